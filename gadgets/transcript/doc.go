@@ -1,0 +1,11 @@
+// Package transcript is the in-circuit twin of package
+// github.com/veriformer/veriformer/transcript: the same Poseidon2
+// compression (gnark's std/permutation/poseidon2 with the default parameters
+// of the circuit's field), the same constants and the same order of
+// operations. It uses frontend.API only and works on any curve whose
+// scalar field has default Poseidon2 parameters in gnark (BN254, BLS12-377,
+// BLS12-381, BW6-761).
+//
+// Cost: one absorb or challenge is one permutation, 186 R1CS constraints on
+// BN254 and 190 on BLS12-377.
+package transcript

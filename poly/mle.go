@@ -1,0 +1,147 @@
+package poly
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/parallel"
+)
+
+// parallelThreshold is the table half-size below which kernels run on the
+// calling goroutine: goroutine start-up costs more than the work.
+const parallelThreshold = 1 << 13
+
+// NbVars returns n such that size = 2ⁿ, or an error if size is not a power of
+// two.
+func NbVars(size int) (int, error) {
+	if size <= 0 || size&(size-1) != 0 {
+		return 0, fmt.Errorf("poly: table size %d is not a power of two", size)
+	}
+	return bits.TrailingZeros(uint(size)), nil
+}
+
+// NextPowerOfTwo returns the smallest power of two ≥ n (1 for n ≤ 1).
+func NextPowerOfTwo(n int) int {
+	if n <= 1 {
+		return 1
+	}
+	return 1 << bits.Len(uint(n-1))
+}
+
+// Log2Ceil returns ⌈log₂ n⌉ (0 for n ≤ 1).
+func Log2Ceil(n int) int {
+	return bits.TrailingZeros(uint(NextPowerOfTwo(n)))
+}
+
+// Fold fixes the first (most significant) variable X₁ of the MLE f to r, in
+// place: f[i] ← f[i] + r·(f[i+h] − f[i]) for i < h = len(f)/2, and returns
+// f[:h]. The upper half of f is left as scratch. len(f) must be a power of
+// two ≥ 2.
+func Fold[E field.Scalar, P field.Ptr[E]](f []E, r *E) []E {
+	half := len(f) / 2
+	lo, hi := f[:half], f[half:]
+	parallel.Execute(half, parallelThreshold, func(start, end int) {
+		// hi ← (hi − lo)·r; lo ← lo + hi
+		field.Sub(hi[start:end], hi[start:end], lo[start:end])
+		field.ScalarMul(hi[start:end], hi[start:end], r)
+		field.Add(lo[start:end], lo[start:end], hi[start:end])
+	})
+	return lo
+}
+
+// Evaluate returns f(point) for the MLE whose table is f; len(f) must be
+// 2^len(point). f is not modified. O(2ⁿ) field operations.
+func Evaluate[E field.Scalar, P field.Ptr[E]](f []E, point []E) E {
+	if len(f) != 1<<len(point) {
+		panic(fmt.Sprintf("poly: Evaluate: table of %d entries at a point of %d variables", len(f), len(point)))
+	}
+	if len(point) == 0 {
+		return f[0]
+	}
+	// First fold writes into a fresh half-size buffer so f stays intact.
+	half := len(f) / 2
+	buf := make([]E, half)
+	lo, hi := f[:half], f[half:]
+	parallel.Execute(half, parallelThreshold, func(start, end int) {
+		field.Sub(buf[start:end], hi[start:end], lo[start:end])
+		field.ScalarMul(buf[start:end], buf[start:end], &point[0])
+		field.Add(buf[start:end], buf[start:end], lo[start:end])
+	})
+	for k := 1; k < len(point); k++ {
+		buf = Fold[E, P](buf, &point[k])
+	}
+	return buf[0]
+}
+
+// EqTable returns the table of β(point, x) = Πₖ (pₖxₖ + (1−pₖ)(1−xₖ)) over
+// x ∈ {0,1}ⁿ, in O(2ⁿ) multiplications.
+func EqTable[E field.Scalar, P field.Ptr[E]](point []E) []E {
+	var one E
+	P(&one).SetOne()
+	return EqTableScaled[E, P](point, &one)
+}
+
+// EqTableScaled returns scale·β(point, x) for all x ∈ {0,1}ⁿ.
+func EqTableScaled[E field.Scalar, P field.Ptr[E]](point []E, scale *E) []E {
+	table := make([]E, 1<<len(point))
+	table[0] = *scale
+	// Variables enter from the last to the first, each as the new most
+	// significant bit: after adding Xₖ the first 2^(n−k+1) entries hold the
+	// table over (Xₖ…Xₙ). Entry i splits into i (Xₖ = 0) and i+size (Xₖ = 1),
+	// so each step is two vector operations on contiguous halves.
+	size := 1
+	for k := len(point) - 1; k >= 0; k-- {
+		lo, hi := table[:size], table[size:2*size]
+		r := &point[k]
+		parallel.Execute(size, parallelThreshold, func(start, end int) {
+			field.ScalarMul(hi[start:end], lo[start:end], r)
+			field.Sub(lo[start:end], lo[start:end], hi[start:end])
+		})
+		size *= 2
+	}
+	return table
+}
+
+// Eq returns β(a, b) = Πₖ (aₖbₖ + (1−aₖ)(1−bₖ)) for points of equal length.
+func Eq[E field.Scalar, P field.Ptr[E]](a, b []E) E {
+	if len(a) != len(b) {
+		panic(fmt.Sprintf("poly: Eq of points with %d and %d variables", len(a), len(b)))
+	}
+	var res, t, one E
+	P(&res).SetOne()
+	P(&one).SetOne()
+	for k := range a {
+		// aₖbₖ + (1−aₖ)(1−bₖ) = 1 − aₖ − bₖ + 2aₖbₖ
+		P(&t).Mul(&a[k], &b[k])
+		P(&t).Double(&t)
+		P(&t).Sub(&t, &a[k])
+		P(&t).Sub(&t, &b[k])
+		P(&t).Add(&t, &one)
+		P(&res).Mul(&res, &t)
+	}
+	return res
+}
+
+// Pad returns a copy of values extended with zeros to the next power of two
+// (at least 1 entry).
+func Pad[E field.Scalar](values []E) []E {
+	out := make([]E, NextPowerOfTwo(len(values)))
+	copy(out, values)
+	return out
+}
+
+// PadMatrix lays out a rows×cols row-major matrix in a 2^a × 2^b table
+// (a = ⌈log₂ rows⌉, b = ⌈log₂ cols⌉) with zeros in the padding, so entry
+// (i, j) sits at index i·2^b + j.
+func PadMatrix[E field.Scalar](values []E, rows, cols int) []E {
+	if len(values) != rows*cols {
+		panic(fmt.Sprintf("poly: PadMatrix: %d values for a %d×%d matrix", len(values), rows, cols))
+	}
+	pc := NextPowerOfTwo(cols)
+	out := make([]E, NextPowerOfTwo(rows)*pc)
+	for i := range rows {
+		copy(out[i*pc:i*pc+cols], values[i*cols:(i+1)*cols])
+	}
+	return out
+}
