@@ -1,0 +1,442 @@
+package poly
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/veriformer/veriformer/field"
+)
+
+// Structured multilinear extensions.
+//
+// The verifier of several layer protocols needs the MLE of a fixed 0/1 (or
+// 0/c) table at a random point: a one-hot row, the "first s rows" selector,
+// the causal zeroifier and mask of attention, the head padding and unpadding
+// matrices. The tables have 2ⁿ entries; their MLEs have closed forms that cost
+// O(n) field operations and never build the table. Every closed form below is
+// a sum over the accepting paths of a small automaton that reads the bits of
+// the table index from one end to the other; each path is a product of one
+// factor per bit, each factor multilinear in the coordinates of that bit, so
+// the sum is multilinear and agrees with the table on {0,1}ⁿ: it is the MLE.
+//
+// Notation: n variables, index x = Σₖ xₖ·2^(n−k) (X₁ most significant, as
+// everywhere in this package); bit k of an integer v counted from the most
+// significant end is vₖ; β(r, b) = r·b + (1−r)(1−b) on one coordinate.
+//
+// One-hot row (EqIndex). e_v(x) = [x = v]:
+//
+//	ẽ_v(r) = β(r, bits(v)) = Πₖ (vₖ = 1 ? rₖ : 1 − rₖ),  n − 1 multiplications,
+//
+// and 0 when v ∉ [0, 2ⁿ). The pad vector of the KV-cache concatenation
+// (one 1 at the row of the new token, 0-based row s − 1 when the cache holds
+// s tokens) is EqIndex(r, s − 1).
+//
+// "First s rows" selector (Prefix). Sel_s(x) = [x < s], 0 ≤ s ≤ 2ⁿ. x < s iff
+// at the first bit k where they differ sₖ = 1 and xₖ = 0. Reading from the
+// least significant bit, with Lₙ₊₁ = 0:
+//
+//	Lₖ = sₖ = 1 ? (1 − rₖ) + rₖ·Lₖ₊₁ : (1 − rₖ)·Lₖ₊₁,   S̃el_s(r) = L₁,
+//
+// one multiplication per bit above the lowest set bit of s; Sel_0 = 0 and
+// Sel_{2ⁿ} = 1. For s = 2ᵗ it is Π_{k ≤ n−t} (1 − rₖ), the weight of the
+// first block in the recursive halving of seed 003.
+//
+// Causal zeroifier (CausalZeroifier). Over the padded ŝ×ŝ matrix, ℓ = log₂ ŝ
+// variables per side, point (ρ ‖ γ) = (r_row ‖ r_col):
+//
+//	z[i,j] = [i < s ∧ j < s ∧ j ≤ i] = [i < s ∧ j ≤ i]   (j ≤ i < s ⇒ j < s).
+//
+// The automaton reads the pairs (iₖ, jₖ) and keeps two comparisons: i against
+// s (E: equal so far, L: already less) and j against i (E, L). With the
+// per-bit quantities πₖ = ρₖγₖ, gₖ = ρₖ − πₖ = ρₖ(1−γₖ) (iₖ=1, jₖ=0),
+// eₖ = 1 − ρₖ − γₖ + 2πₖ = β(ρₖ, γₖ) and wₖ = 1 − ρₖ − γₖ + πₖ (iₖ=jₖ=0), the
+// weights of accepting from each state over bits k…ℓ satisfy, from
+// LE = 1, EL = 0, EE = 0 past the last bit (LL is constantly 1):
+//
+//	LEₖ = eₖ·LEₖ₊₁ + gₖ                                   (MLE of [j ≤ i])
+//	ELₖ = Lₖ of the selector above                          (MLE of [i < s])
+//	EEₖ = sₖ = 1 ? wₖ·LEₖ₊₁ + πₖ·EEₖ₊₁ + gₖ·ELₖ₊₁ : wₖ·EEₖ₊₁
+//
+// and z̃(ρ, γ) = EE₁ when s < ŝ, LE₁ when s = ŝ: at most 6 multiplications per
+// bit. The mask is m = c·(1 − z) (c the field element that stands for −∞),
+// so m̃ = c·(1 − z̃). Over ĥ×ŝ×ŝ (heads first) the tables do not depend on the
+// head index, and since Σ_x β(r_h, x) = 1 their MLEs do not depend on the head
+// coordinates: ẑ(r_h, ρ, γ) = z̃(ρ, γ).
+//
+// Head padding (Padding) and unpadding (Unpadding). For h heads of width m,
+// with ĥ = 2^⌈log₂ h⌉, m̂ = 2^⌈log₂ m⌉ and D = 2^⌈log₂(h·m)⌉, the padding
+// matrix P ∈ F^{D × ĥm̂} has rows c ∈ [0, D) (the unpadded width h·m padded to
+// a power of two) and columns J = i·m̂ + j (head i, offset j):
+//
+//	P[c, i·m̂ + j] = [i < h ∧ j < m ∧ c = i·m + j],
+//
+// its point is (r_c ‖ r_i ‖ r_j) with ⌈log₂(hm)⌉ + ⌈log₂ h⌉ + ⌈log₂ m⌉
+// coordinates. The unpadding matrix is its transpose U = Pᵀ ∈ F^{ĥm̂ × D},
+// point (r_i ‖ r_j ‖ r_c), Ũ(r_i, r_j, r_c) = P̃(r_c, r_i, r_j).
+//
+//   - m a power of two (every GPT-2 and Llama head width): c = i·m + j is the
+//     concatenation of the bits of i and j, D = ĥ·m, so with r_c = (r_c' ‖ r_c'')
+//     split ⌈log₂ h⌉ + log₂ m,
+//     P̃ = β(r_c'', r_j) · Σ_{i<h} β(r_c', i)·β(r_i, i),
+//     and the diagonal prefix sum is the selector recurrence on pairs with
+//     per-bit weights πₖ = xₖyₖ, wₖ = 1 − xₖ − yₖ + πₖ, eₖ = wₖ + πₖ:
+//     Eₖ = hₖ = 1 ? wₖ·Qₖ₊₁ + πₖ·Eₖ₊₁ : wₖ·Eₖ₊₁, Qₖ = eₖ·Qₖ₊₁ (E past the end 0,
+//     Q past the end 1): about 4 multiplications per bit.
+//   - any m: P̃ = Σ_{i<h} β(r_i, i) · Σ_{j<m} β(r_j, j)·β(r_c, i·m + j). The inner
+//     sum is read from the least significant bit by a 4-state automaton (carry
+//     of i·m + j, and whether j < m on the bits read), one multiplication for
+//     the per-bit weights and at most 8 for the transitions: about
+//     h·(9·⌈log₂(hm)⌉ + ⌈log₂ h⌉) multiplications. Reading i, j and c together
+//     instead needs a carry of up to m, so no bit-serial form of this index
+//     order is poly-logarithmic in both h and m; the head sum is the cheaper
+//     one for real models (h ≤ 128).
+//
+// The vector b of seed 002, b(x) = β(x_head, r), is Eq on the head
+// coordinates and needs nothing here.
+
+// EqIndex returns β(point, bits(idx)), the MLE of the one-hot vector of length
+// 2ⁿ (n = len(point)) with its 1 at idx, at point. It is 0 when idx is outside
+// [0, 2ⁿ). Cost: n − 1 multiplications.
+func EqIndex[E field.Scalar, P field.Ptr[E]](point []E, idx int) E {
+	var res E
+	n := len(point)
+	if !inRange(idx, n) {
+		return res
+	}
+	P(&res).SetOne()
+	for k := range point {
+		f := betaBit[E, P](&point[k], bitFromTop(idx, n, k))
+		if k == 0 {
+			res = f
+			continue
+		}
+		P(&res).Mul(&res, &f)
+	}
+	return res
+}
+
+// Prefix returns the MLE at point of the selector of the first s indices,
+// Sel_s(x) = [x < s] over n = len(point) variables: 0 for s ≤ 0, 1 for s ≥ 2ⁿ.
+// Cost: at most n − 1 multiplications.
+func Prefix[E field.Scalar, P field.Ptr[E]](point []E, s int) E {
+	var res E
+	n := len(point)
+	if s <= 0 {
+		return res
+	}
+	if !inRange(s, n) {
+		P(&res).SetOne()
+		return res
+	}
+	live := false
+	for k := n - 1; k >= 0; k-- {
+		r := &point[k]
+		if bitFromTop(s, n, k) == 1 {
+			// L ← (1 − r) + r·L = 1 − r·(1 − L)
+			if live {
+				var t E
+				one := field.One[E, P]()
+				P(&t).Sub(&one, &res)
+				P(&t).Mul(&t, r)
+				P(&res).Sub(&one, &t)
+			} else {
+				res = oneMinus[E, P](r)
+				live = true
+			}
+		} else if live {
+			// L ← (1 − r)·L
+			var t E
+			P(&t).Mul(r, &res)
+			P(&res).Sub(&res, &t)
+		}
+	}
+	return res
+}
+
+// CausalZeroifier returns the MLE at point = (r_row ‖ r_col), ℓ coordinates
+// each, of the causal zeroifier over the padded 2^ℓ × 2^ℓ matrix,
+// z[i,j] = [i < s ∧ j < s ∧ j ≤ i]. s is clamped to [0, 2^ℓ]. Cost: at most
+// 6ℓ multiplications. The length of point must be even.
+func CausalZeroifier[E field.Scalar, P field.Ptr[E]](point []E, s int) (E, error) {
+	var res E
+	if len(point)%2 != 0 {
+		return res, fmt.Errorf("poly: causal zeroifier: odd number of variables %d", len(point))
+	}
+	return causalZeroifier[E, P](point, s), nil
+}
+
+// CausalZeroifierHeads is [CausalZeroifier] over the ĥ × ŝ × ŝ tensor whose
+// every head is the same zeroifier: point = (r_head ‖ r_row ‖ r_col) with
+// headVars head coordinates. The MLE does not depend on r_head.
+func CausalZeroifierHeads[E field.Scalar, P field.Ptr[E]](point []E, headVars, s int) (E, error) {
+	var res E
+	if headVars < 0 || headVars > len(point) || (len(point)-headVars)%2 != 0 {
+		return res, fmt.Errorf("poly: causal zeroifier: %d head variables do not split %d variables into heads, rows and columns", headVars, len(point))
+	}
+	return causalZeroifier[E, P](point[headVars:], s), nil
+}
+
+// CausalMask returns the MLE at point = (r_row ‖ r_col) of the causal mask
+// m = c·(1 − z), z the zeroifier of [CausalZeroifier] and c the field element
+// standing for −∞. Cost: one multiplication more than the zeroifier.
+func CausalMask[E field.Scalar, P field.Ptr[E]](point []E, s int, c E) (E, error) {
+	z, err := CausalZeroifier[E, P](point, s)
+	if err != nil {
+		return z, fmt.Errorf("poly: causal mask: %w", err)
+	}
+	return maskFromZeroifier[E, P](&z, &c), nil
+}
+
+// CausalMaskHeads is [CausalMask] over the ĥ × ŝ × ŝ tensor, point =
+// (r_head ‖ r_row ‖ r_col) with headVars head coordinates, which it ignores.
+func CausalMaskHeads[E field.Scalar, P field.Ptr[E]](point []E, headVars, s int, c E) (E, error) {
+	z, err := CausalZeroifierHeads[E, P](point, headVars, s)
+	if err != nil {
+		return z, fmt.Errorf("poly: causal mask: %w", err)
+	}
+	return maskFromZeroifier[E, P](&z, &c), nil
+}
+
+// PaddingVars returns the numbers of variables of the padding matrix of
+// [Padding] for h heads of width m: rows ⌈log₂(h·m)⌉, heads ⌈log₂ h⌉, head
+// width ⌈log₂ m⌉. The unpadding matrix has the same three groups, rows last.
+func PaddingVars(h, m int) (rowVars, headVars, widthVars int, err error) {
+	if h < 1 || m < 1 || h > maxPaddingSide || m > maxPaddingSide {
+		return 0, 0, 0, fmt.Errorf("poly: padding: heads %d and head width %d must lie in [1, 2^%d]", h, m, maxPaddingLog)
+	}
+	return Log2Ceil(h * m), Log2Ceil(h), Log2Ceil(m), nil
+}
+
+// maxPaddingLog bounds h and m of the padding matrices so that h·m fits an int
+// on every platform Go supports with room to spare.
+const (
+	maxPaddingLog  = 15
+	maxPaddingSide = 1 << maxPaddingLog
+)
+
+// Padding returns the MLE of the head padding matrix P ∈ F^{D × ĥm̂} of seed
+// 002 at point = (r_c ‖ r_i ‖ r_j), P[c, i·m̂ + j] = [i < h ∧ j < m ∧
+// c = i·m + j], with the variable counts of [PaddingVars]. Cost: about
+// 4·⌈log₂(hm)⌉ multiplications when m is a power of two, about
+// h·(9·⌈log₂(hm)⌉ + ⌈log₂ h⌉) otherwise.
+func Padding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
+	var res E
+	rowVars, headVars, widthVars, err := PaddingVars(h, m)
+	if err != nil {
+		return res, err
+	}
+	if len(point) != rowVars+headVars+widthVars {
+		return res, fmt.Errorf("poly: padding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
+	}
+	rc, ri, rj := point[:rowVars], point[rowVars:rowVars+headVars], point[rowVars+headVars:]
+	return padding[E, P](rc, ri, rj, h, m), nil
+}
+
+// Unpadding returns the MLE of the unpadding matrix U = Pᵀ ∈ F^{ĥm̂ × D} of
+// seed 002 at point = (r_i ‖ r_j ‖ r_c): U[i·m̂ + j, c] = [i < h ∧ j < m ∧
+// c = i·m + j]. Same cost as [Padding].
+func Unpadding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
+	var res E
+	rowVars, headVars, widthVars, err := PaddingVars(h, m)
+	if err != nil {
+		return res, fmt.Errorf("poly: unpadding: %w", err)
+	}
+	if len(point) != rowVars+headVars+widthVars {
+		return res, fmt.Errorf("poly: unpadding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
+	}
+	ri, rj, rc := point[:headVars], point[headVars:headVars+widthVars], point[headVars+widthVars:]
+	return padding[E, P](rc, ri, rj, h, m), nil
+}
+
+func padding[E field.Scalar, P field.Ptr[E]](rc, ri, rj []E, h, m int) E {
+	if m&(m-1) == 0 {
+		// c = i·m + j is the concatenation of the bits of i and of j.
+		hi, lo := rc[:len(ri)], rc[len(ri):]
+		eq := Eq[E, P](lo, rj)
+		d := diagonalPrefix[E, P](hi, ri, h)
+		P(&eq).Mul(&eq, &d)
+		return eq
+	}
+	var res E
+	for i := range h {
+		t := shiftedInterval[E, P](rc, rj, i*m, m)
+		w := EqIndex[E, P](ri, i)
+		P(&t).Mul(&t, &w)
+		P(&res).Add(&res, &t)
+	}
+	return res
+}
+
+// shiftedInterval returns Σ_{j<m} β(rj, j)·β(rc, base + j) (terms with
+// base + j ≥ 2^len(rc) are absent), reading bits from the least significant
+// end with the state (carry of base + j, [j < m] on the bits read).
+func shiftedInterval[E field.Scalar, P field.Ptr[E]](rc, rj []E, base, m int) E {
+	const states = 4 // index carry·2 + less
+	var v [states]E
+	var live [states]bool
+	P(&v[0]).SetOne()
+	live[0] = true
+	nc, nj := len(rc), len(rj)
+	for p := range nc {
+		c := &rc[nc-1-p]
+		// w[jb][cb] = β(rj, jb)·β(rc, cb) for the bit p of j and of c.
+		var w [2][2]E
+		jBits := 1
+		if p < nj {
+			jBits = 2
+			r := &rj[nj-1-p]
+			P(&w[1][1]).Mul(r, c)
+			P(&w[1][0]).Sub(r, &w[1][1])
+			P(&w[0][1]).Sub(c, &w[1][1])
+			w[0][0] = oneMinus[E, P](r)
+			P(&w[0][0]).Sub(&w[0][0], &w[0][1])
+		} else {
+			w[0][0] = oneMinus[E, P](c)
+			w[0][1] = *c
+		}
+		bb, mb := (base>>p)&1, (m>>p)&1
+		var next [states]E
+		var nextLive [states]bool
+		for st := range states {
+			if !live[st] {
+				continue
+			}
+			carry, less := st>>1, st&1
+			for jb := range jBits {
+				sum := bb + jb + carry
+				nl := less
+				if jb < mb {
+					nl = 1
+				} else if jb > mb {
+					nl = 0
+				}
+				to := (sum>>1)<<1 | nl
+				var t E
+				P(&t).Mul(&v[st], &w[jb][sum&1])
+				P(&next[to]).Add(&next[to], &t)
+				nextLive[to] = true
+			}
+		}
+		v, live = next, nextLive
+	}
+	return v[1]
+}
+
+// diagonalPrefix returns Σ_{i<h} β(x, i)·β(y, i) over len(x) = len(y)
+// variables (the selector recurrence on pairs of coordinates).
+func diagonalPrefix[E field.Scalar, P field.Ptr[E]](x, y []E, h int) E {
+	n := len(x)
+	full := !inRange(h, n)
+	var less E
+	all := field.One[E, P]()
+	for k := n - 1; k >= 0; k-- {
+		var pi, w, e, t E
+		P(&pi).Mul(&x[k], &y[k])
+		w = oneMinus[E, P](&x[k])
+		P(&w).Sub(&w, &y[k])
+		P(&w).Add(&w, &pi)
+		P(&e).Add(&w, &pi)
+		if !full {
+			if bitFromTop(h, n, k) == 1 {
+				// E ← w·Q + π·E
+				P(&t).Mul(&pi, &less)
+				P(&less).Mul(&w, &all)
+				P(&less).Add(&less, &t)
+			} else {
+				// E ← w·E
+				P(&less).Mul(&w, &less)
+			}
+		}
+		// Q ← e·Q
+		P(&all).Mul(&e, &all)
+	}
+	if full {
+		return all
+	}
+	return less
+}
+
+func causalZeroifier[E field.Scalar, P field.Ptr[E]](point []E, s int) E {
+	var res E
+	l := len(point) / 2
+	if s <= 0 {
+		return res
+	}
+	row, col := point[:l], point[l:]
+	full := !inRange(s, l)
+	le := field.One[E, P]()
+	var el, ee E
+	for k := l - 1; k >= 0; k-- {
+		rho, gamma := &row[k], &col[k]
+		var pi, g, e, t E
+		P(&pi).Mul(rho, gamma)
+		P(&g).Sub(rho, &pi)
+		e = oneMinus[E, P](rho)
+		P(&e).Sub(&e, gamma)
+		w := e
+		P(&w).Add(&w, &pi)
+		P(&e).Add(&w, &pi)
+		if !full {
+			if bitFromTop(s, l, k) == 1 {
+				// EE ← w·LE + π·EE + g·EL; EL ← 1 − ρ·(1 − EL)
+				P(&ee).Mul(&pi, &ee)
+				P(&t).Mul(&w, &le)
+				P(&ee).Add(&ee, &t)
+				P(&t).Mul(&g, &el)
+				P(&ee).Add(&ee, &t)
+				one := field.One[E, P]()
+				P(&t).Sub(&one, &el)
+				P(&t).Mul(&t, rho)
+				P(&el).Sub(&one, &t)
+			} else {
+				// EE ← w·EE; EL ← (1 − ρ)·EL
+				P(&ee).Mul(&w, &ee)
+				P(&t).Mul(rho, &el)
+				P(&el).Sub(&el, &t)
+			}
+		}
+		// LE ← e·LE + g
+		P(&le).Mul(&e, &le)
+		P(&le).Add(&le, &g)
+	}
+	if full {
+		return le
+	}
+	return ee
+}
+
+// maskFromZeroifier returns c·(1 − z).
+func maskFromZeroifier[E field.Scalar, P field.Ptr[E]](z, c *E) E {
+	res := oneMinus[E, P](z)
+	P(&res).Mul(&res, c)
+	return res
+}
+
+// betaBit returns β(r, b) for a bit b: r or 1 − r.
+func betaBit[E field.Scalar, P field.Ptr[E]](r *E, b int) E {
+	if b == 1 {
+		return *r
+	}
+	return oneMinus[E, P](r)
+}
+
+func oneMinus[E field.Scalar, P field.Ptr[E]](r *E) E {
+	res := field.One[E, P]()
+	P(&res).Sub(&res, r)
+	return res
+}
+
+// inRange reports whether 0 ≤ v < 2ⁿ.
+func inRange(v, n int) bool {
+	return v >= 0 && (n >= bits.UintSize-1 || v < 1<<n)
+}
+
+// bitFromTop returns bit k (0-based, most significant first) of v written
+// with n bits; v ≥ 0.
+func bitFromTop(v, n, k int) int {
+	shift := n - 1 - k
+	if shift >= bits.UintSize {
+		return 0
+	}
+	return (v >> shift) & 1
+}

@@ -1,0 +1,314 @@
+package poly
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+
+	"github.com/veriformer/veriformer/field"
+)
+
+// structuredSeed seeds every randomized test of this file; it is printed so a
+// failure can be replayed.
+const structuredSeed = 20261122
+
+func structuredRNG(t testing.TB) *rand.Rand {
+	t.Logf("rng seed %d", structuredSeed)
+	return rand.New(rand.NewPCG(structuredSeed, 0x5eed))
+}
+
+// denseTable turns a 0/1 (or small integer) table built with plain integers
+// into field elements.
+func denseTable[E field.Scalar, P field.Ptr[E]](ints []int64) []E {
+	t := make([]E, len(ints))
+	for i, v := range ints {
+		t[i] = field.FromInt64[E, P](v)
+	}
+	return t
+}
+
+// checkAgainstTable compares a closed form with the dense table at random
+// points (through Evaluate) and at every point of the hypercube.
+func checkAgainstTable[E field.Scalar, P field.Ptr[E]](t *testing.T, rng *rand.Rand, name string, table []E, closed func(point []E) (E, error)) {
+	t.Helper()
+	n := 0
+	for 1<<n < len(table) {
+		n++
+	}
+	for trial := range 3 {
+		point := field.RandomVector[E, P](rng, n)
+		got, err := closed(point)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := Evaluate[E, P](table, point)
+		if !P(&got).Equal(&want) {
+			t.Fatalf("%s, random point %d: closed form %s, dense %s", name, trial, P(&got).String(), P(&want).String())
+		}
+	}
+	for x := range table {
+		point := make([]E, n)
+		for k := range point {
+			point[k] = field.FromInt64[E, P](int64(bitFromTop(x, n, k)))
+		}
+		got, err := closed(point)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !P(&got).Equal(&table[x]) {
+			t.Fatalf("%s, hypercube index %d: closed form %s, table %s", name, x, P(&got).String(), P(&table[x]).String())
+		}
+	}
+}
+
+func forBothFields(t *testing.T, run func(t *testing.T, bn bool)) {
+	t.Run("bn254", func(t *testing.T) { run(t, true) })
+	t.Run("bls12-377", func(t *testing.T) { run(t, false) })
+}
+
+func TestEqIndex(t *testing.T) {
+	forBothFields(t, func(t *testing.T, bn bool) {
+		if bn {
+			testEqIndex[bn254fr.Element](t)
+		} else {
+			testEqIndex[bls12377fr.Element](t)
+		}
+	})
+}
+
+func testEqIndex[E field.Scalar, P field.Ptr[E]](t *testing.T) {
+	rng := structuredRNG(t)
+	for n := range 7 {
+		for idx := -1; idx <= 1<<n; idx++ {
+			ints := make([]int64, 1<<n)
+			if idx >= 0 && idx < 1<<n {
+				ints[idx] = 1
+			}
+			checkAgainstTable[E, P](t, rng, fmt.Sprintf("n=%d idx=%d", n, idx), denseTable[E, P](ints), func(point []E) (E, error) {
+				return EqIndex[E, P](point, idx), nil
+			})
+		}
+	}
+}
+
+func TestPrefix(t *testing.T) {
+	forBothFields(t, func(t *testing.T, bn bool) {
+		if bn {
+			testPrefix[bn254fr.Element](t)
+		} else {
+			testPrefix[bls12377fr.Element](t)
+		}
+	})
+}
+
+func testPrefix[E field.Scalar, P field.Ptr[E]](t *testing.T) {
+	rng := structuredRNG(t)
+	for n := range 7 {
+		for s := -1; s <= 1<<n+1; s++ {
+			ints := make([]int64, 1<<n)
+			for x := range ints {
+				if x < s {
+					ints[x] = 1
+				}
+			}
+			checkAgainstTable[E, P](t, rng, fmt.Sprintf("n=%d s=%d", n, s), denseTable[E, P](ints), func(point []E) (E, error) {
+				return Prefix[E, P](point, s), nil
+			})
+		}
+	}
+}
+
+// causalInts is the padded zeroifier (mask = false) or the 0/1 pattern of the
+// mask (mask = true) over heads × 2^l × 2^l, index (head·2^l + i)·2^l + j.
+func causalInts(heads, l, s int, mask bool) []int64 {
+	side := 1 << l
+	ints := make([]int64, heads*side*side)
+	for head := range heads {
+		for i := range side {
+			for j := range side {
+				z := i < s && j < s && i >= j
+				if z != mask {
+					ints[(head*side+i)*side+j] = 1
+				}
+			}
+		}
+	}
+	return ints
+}
+
+func TestCausal(t *testing.T) {
+	forBothFields(t, func(t *testing.T, bn bool) {
+		if bn {
+			testCausal[bn254fr.Element](t)
+		} else {
+			testCausal[bls12377fr.Element](t)
+		}
+	})
+}
+
+func testCausal[E field.Scalar, P field.Ptr[E]](t *testing.T) {
+	rng := structuredRNG(t)
+	for l := range 4 {
+		for s := -1; s <= 1<<l+1; s++ {
+			for headVars := range 3 {
+				name := fmt.Sprintf("l=%d s=%d headVars=%d", l, s, headVars)
+				z := denseTable[E, P](causalInts(1<<headVars, l, s, false))
+				checkAgainstTable[E, P](t, rng, "zeroifier "+name, z, func(point []E) (E, error) {
+					return CausalZeroifierHeads[E, P](point, headVars, s)
+				})
+				c := field.Random[E, P](rng)
+				m := denseTable[E, P](causalInts(1<<headVars, l, s, true))
+				field.ScalarMul(m, m, &c)
+				checkAgainstTable[E, P](t, rng, "mask "+name, m, func(point []E) (E, error) {
+					return CausalMaskHeads[E, P](point, headVars, s, c)
+				})
+				if headVars == 0 {
+					checkAgainstTable[E, P](t, rng, "zeroifier "+name, z, func(point []E) (E, error) {
+						return CausalZeroifier[E, P](point, s)
+					})
+					checkAgainstTable[E, P](t, rng, "mask "+name, m, func(point []E) (E, error) {
+						return CausalMask[E, P](point, s, c)
+					})
+				}
+			}
+		}
+	}
+}
+
+// paddingInts is the padding matrix (transpose = false, index c·ĥm̂ + J) or
+// the unpadding matrix (transpose = true, index J·D + c) built entry by entry
+// from the definition of seed 002.
+func paddingInts(h, m int, transpose bool) []int64 {
+	rows := 1 << Log2Ceil(h*m)
+	hh, mm := 1<<Log2Ceil(h), 1<<Log2Ceil(m)
+	cols := hh * mm
+	ints := make([]int64, rows*cols)
+	for c := range rows {
+		for col := range cols {
+			i, j := col/mm, col%mm
+			if i < h && j < m && c == i*m+j {
+				if transpose {
+					ints[col*rows+c] = 1
+				} else {
+					ints[c*cols+col] = 1
+				}
+			}
+		}
+	}
+	return ints
+}
+
+func TestPadding(t *testing.T) {
+	forBothFields(t, func(t *testing.T, bn bool) {
+		if bn {
+			testPadding[bn254fr.Element](t)
+		} else {
+			testPadding[bls12377fr.Element](t)
+		}
+	})
+}
+
+func testPadding[E field.Scalar, P field.Ptr[E]](t *testing.T) {
+	rng := structuredRNG(t)
+	for h := 1; h <= 7; h++ {
+		for m := 1; m <= 9; m++ {
+			name := fmt.Sprintf("h=%d m=%d", h, m)
+			checkAgainstTable[E, P](t, rng, "padding "+name, denseTable[E, P](paddingInts(h, m, false)), func(point []E) (E, error) {
+				return Padding[E, P](point, h, m)
+			})
+			checkAgainstTable[E, P](t, rng, "unpadding "+name, denseTable[E, P](paddingInts(h, m, true)), func(point []E) (E, error) {
+				return Unpadding[E, P](point, h, m)
+			})
+		}
+	}
+	// Sizes of real models, at random points only (the tables are large).
+	for _, hm := range [][2]int{{12, 64}, {12, 24}, {3, 100}} {
+		h, m := hm[0], hm[1]
+		table := denseTable[E, P](paddingInts(h, m, false))
+		rowVars, headVars, widthVars, err := PaddingVars(h, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		point := field.RandomVector[E, P](rng, rowVars+headVars+widthVars)
+		got, err := Padding[E, P](point, h, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := Evaluate[E, P](table, point); !P(&got).Equal(&want) {
+			t.Fatalf("padding h=%d m=%d: closed form %s, dense %s", h, m, P(&got).String(), P(&want).String())
+		}
+	}
+}
+
+func TestStructuredErrors(t *testing.T) {
+	type E = bn254fr.Element
+	point := make([]E, 5)
+	if _, err := CausalZeroifier(point, 3); err == nil {
+		t.Error("zeroifier accepted an odd number of variables")
+	}
+	if _, err := CausalMask(point, 3, E{}); err == nil {
+		t.Error("mask accepted an odd number of variables")
+	}
+	for _, headVars := range []int{-1, 0, 2, 6} {
+		if _, err := CausalZeroifierHeads(point, headVars, 3); err == nil {
+			t.Errorf("zeroifier accepted %d head variables of 5", headVars)
+		}
+		if _, err := CausalMaskHeads(point, headVars, 3, E{}); err == nil {
+			t.Errorf("mask accepted %d head variables of 5", headVars)
+		}
+	}
+	for _, hm := range [][2]int{{0, 4}, {4, 0}, {-1, 3}, {1 << 16, 1}} {
+		if _, _, _, err := PaddingVars(hm[0], hm[1]); err == nil {
+			t.Errorf("padding shape h=%d m=%d accepted", hm[0], hm[1])
+		}
+		if _, err := Padding(point, hm[0], hm[1]); err == nil {
+			t.Errorf("padding h=%d m=%d accepted", hm[0], hm[1])
+		}
+		if _, err := Unpadding(point, hm[0], hm[1]); err == nil {
+			t.Errorf("unpadding h=%d m=%d accepted", hm[0], hm[1])
+		}
+	}
+	// h = 3, m = 5: 4 + 2 + 3 = 9 coordinates.
+	if _, err := Padding(point, 3, 5); err == nil {
+		t.Error("padding accepted a point of the wrong length")
+	}
+	if _, err := Unpadding(point, 3, 5); err == nil {
+		t.Error("unpadding accepted a point of the wrong length")
+	}
+}
+
+func benchmarkPadding[E field.Scalar, P field.Ptr[E]](b *testing.B, h, m int) {
+	rng := rand.New(rand.NewPCG(structuredSeed, 1))
+	rowVars, headVars, widthVars, err := PaddingVars(h, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	point := field.RandomVector[E, P](rng, rowVars+headVars+widthVars)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Padding[E, P](point, h, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPadding(b *testing.B) {
+	for _, hm := range [][2]int{{12, 64}, {32, 128}, {12, 48}, {25, 80}} {
+		b.Run(fmt.Sprintf("bn254/h=%d/m=%d", hm[0], hm[1]), func(b *testing.B) {
+			benchmarkPadding[bn254fr.Element](b, hm[0], hm[1])
+		})
+	}
+}
+
+func BenchmarkCausalZeroifier(b *testing.B) {
+	rng := rand.New(rand.NewPCG(structuredSeed, 2))
+	point := field.RandomVector[bn254fr.Element](rng, 20)
+	for b.Loop() {
+		if _, err := CausalZeroifier(point, 1000); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
