@@ -75,9 +75,9 @@ import (
 // point (r_i ‖ r_j ‖ r_c), Ũ(r_i, r_j, r_c) = P̃(r_c, r_i, r_j).
 //
 //   - m a power of two (every GPT-2 and Llama head width): c = i·m + j is the
-//     concatenation of the bits of i and j, D = ĥ·m, so with r_c = (r_c' ‖ r_c'')
+//     concatenation of the bits of i and j, D = ĥ·m, so with r_c = (r_c^hi ‖ r_c^lo)
 //     split ⌈log₂ h⌉ + log₂ m,
-//     P̃ = β(r_c'', r_j) · Σ_{i<h} β(r_c', i)·β(r_i, i),
+//     P̃ = β(r_c^lo, r_j) · Σ_{i<h} β(r_c^hi, i)·β(r_i, i),
 //     and the diagonal prefix sum is the selector recurrence on pairs with
 //     per-bit weights πₖ = xₖyₖ, wₖ = 1 − xₖ − yₖ + πₖ, eₖ = wₖ + πₖ:
 //     Eₖ = hₖ = 1 ? wₖ·Qₖ₊₁ + πₖ·Eₖ₊₁ : wₖ·Eₖ₊₁, Qₖ = eₖ·Qₖ₊₁ (E past the end 0,

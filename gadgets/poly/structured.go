@@ -1,0 +1,337 @@
+package poly
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/consensys/gnark/frontend"
+)
+
+// Structured multilinear extensions in a circuit.
+//
+// These are the in-circuit twins of the structured MLEs of the native package
+// poly (one-hot row, "first s rows" selector, causal zeroifier and mask, head
+// padding and unpadding); the closed forms are written out there. The integer
+// parameters (index, s, h, m) are constants of the circuit, so every branch on
+// their bits is taken at compile time and only the point is a witness. A
+// product of two non-constant values costs one R1CS constraint; sums and
+// products by constants are free. The counts in the doc comments are those of
+// the gadget alone; testdata/constraints_structured.csv snapshots them (plus
+// one constraint for the equality with the claimed value) for BN254.
+
+// EqIndex returns β(point, bits(idx)) = Πₖ (idxₖ = 1 ? rₖ : 1 − rₖ), the MLE
+// of the one-hot vector of length 2ⁿ with its 1 at the constant idx; 0 when
+// idx is outside [0, 2ⁿ). n − 1 constraints (none for n ≤ 1 or idx out of
+// range).
+func EqIndex(api frontend.API, point []frontend.Variable, idx int) frontend.Variable {
+	n := len(point)
+	if !inRange(idx, n) {
+		return 0
+	}
+	var res frontend.Variable = 1
+	for k := range point {
+		f := betaBit(api, point[k], bitFromTop(idx, n, k))
+		if k == 0 {
+			res = f
+			continue
+		}
+		res = api.Mul(res, f)
+	}
+	return res
+}
+
+// Prefix returns the MLE at point of the selector of the first s indices,
+// Sel_s(x) = [x < s] over n = len(point) variables, for a constant s: 0 for
+// s ≤ 0, 1 for s ≥ 2ⁿ. Reading from the least significant bit,
+// L ← sₖ = 1 ? 1 − rₖ·(1 − L) : L − rₖ·L. n − 1 − t constraints for
+// 0 < s < 2ⁿ with t trailing zero bits (one per bit above the lowest set bit
+// of s), none otherwise.
+func Prefix(api frontend.API, point []frontend.Variable, s int) frontend.Variable {
+	n := len(point)
+	if s <= 0 {
+		return 0
+	}
+	if !inRange(s, n) {
+		return 1
+	}
+	var res frontend.Variable = 0
+	for k := n - 1; k >= 0; k-- {
+		res = prefixStep(api, point[k], res, bitFromTop(s, n, k))
+	}
+	return res
+}
+
+// prefixStep is one bit of the selector recurrence.
+func prefixStep(api frontend.API, r, l frontend.Variable, bit int) frontend.Variable {
+	if bit == 1 {
+		return api.Sub(1, api.Mul(r, api.Sub(1, l)))
+	}
+	return api.Sub(l, api.Mul(r, l))
+}
+
+// CausalZeroifier returns the MLE at point = (r_row ‖ r_col), ℓ coordinates
+// each, of the causal zeroifier over the padded 2^ℓ × 2^ℓ matrix,
+// z[i,j] = [i < s ∧ j < s ∧ j ≤ i], for a constant s clamped to [0, 2^ℓ].
+// Constraints: 6ℓ − 5 when s is odd and 0 < s < 2^ℓ (each trailing zero bit
+// of s costs less), 2ℓ − 1 when s ≥ 2^ℓ, none when s ≤ 0. The length of
+// point must be even.
+func CausalZeroifier(api frontend.API, point []frontend.Variable, s int) (frontend.Variable, error) {
+	if len(point)%2 != 0 {
+		return nil, fmt.Errorf("poly: causal zeroifier: odd number of variables %d", len(point))
+	}
+	return causalZeroifier(api, point, s), nil
+}
+
+// CausalZeroifierHeads is [CausalZeroifier] over the ĥ × ŝ × ŝ tensor whose
+// every head is the same zeroifier: point = (r_head ‖ r_row ‖ r_col) with
+// headVars head coordinates. The MLE does not depend on r_head, which costs
+// nothing.
+func CausalZeroifierHeads(api frontend.API, point []frontend.Variable, headVars, s int) (frontend.Variable, error) {
+	if headVars < 0 || headVars > len(point) || (len(point)-headVars)%2 != 0 {
+		return nil, fmt.Errorf("poly: causal zeroifier: %d head variables do not split %d variables into heads, rows and columns", headVars, len(point))
+	}
+	return causalZeroifier(api, point[headVars:], s), nil
+}
+
+// CausalMask returns the MLE at point = (r_row ‖ r_col) of the causal mask
+// c·(1 − z), z the zeroifier of [CausalZeroifier] and c the field element
+// standing for −∞. One constraint more than the zeroifier, none when c is a
+// constant.
+func CausalMask(api frontend.API, point []frontend.Variable, s int, c frontend.Variable) (frontend.Variable, error) {
+	z, err := CausalZeroifier(api, point, s)
+	if err != nil {
+		return nil, fmt.Errorf("poly: causal mask: %w", err)
+	}
+	return api.Mul(c, api.Sub(1, z)), nil
+}
+
+// CausalMaskHeads is [CausalMask] over the ĥ × ŝ × ŝ tensor, point =
+// (r_head ‖ r_row ‖ r_col) with headVars head coordinates, which it ignores.
+func CausalMaskHeads(api frontend.API, point []frontend.Variable, headVars, s int, c frontend.Variable) (frontend.Variable, error) {
+	z, err := CausalZeroifierHeads(api, point, headVars, s)
+	if err != nil {
+		return nil, fmt.Errorf("poly: causal mask: %w", err)
+	}
+	return api.Mul(c, api.Sub(1, z)), nil
+}
+
+func causalZeroifier(api frontend.API, point []frontend.Variable, s int) frontend.Variable {
+	l := len(point) / 2
+	if s <= 0 {
+		return 0
+	}
+	row, col := point[:l], point[l:]
+	full := !inRange(s, l)
+	// le: MLE of [j ≤ i]; el: MLE of [i < s]; ee: the zeroifier; all over
+	// the bits read so far, from the least significant end.
+	var le, el, ee frontend.Variable = 1, 0, 0
+	for k := l - 1; k >= 0; k-- {
+		rho, gamma := row[k], col[k]
+		pi := api.Mul(rho, gamma)
+		g := api.Sub(rho, pi)
+		w := api.Add(api.Sub(1, rho, gamma), pi) // (1 − ρ)(1 − γ)
+		e := api.Add(w, pi)                      // β(ρ, γ)
+		if !full {
+			if bitFromTop(s, l, k) == 1 {
+				ee = api.Add(api.Mul(w, le), api.Mul(pi, ee), api.Mul(g, el))
+			} else {
+				ee = api.Mul(w, ee)
+			}
+			el = prefixStep(api, rho, el, bitFromTop(s, l, k))
+		}
+		le = api.Add(api.Mul(e, le), g)
+	}
+	if full {
+		return le
+	}
+	return ee
+}
+
+// PaddingVars returns the numbers of variables of the padding matrix of
+// [Padding] for h heads of width m: rows ⌈log₂(h·m)⌉, heads ⌈log₂ h⌉, head
+// width ⌈log₂ m⌉. The unpadding matrix has the same three groups, rows last.
+func PaddingVars(h, m int) (rowVars, headVars, widthVars int, err error) {
+	if h < 1 || m < 1 || h > maxPaddingSide || m > maxPaddingSide {
+		return 0, 0, 0, fmt.Errorf("poly: padding: heads %d and head width %d must lie in [1, 2^%d]", h, m, maxPaddingLog)
+	}
+	return log2Ceil(h * m), log2Ceil(h), log2Ceil(m), nil
+}
+
+// maxPaddingLog bounds h and m of the padding matrices (as in the native
+// package).
+const (
+	maxPaddingLog  = 15
+	maxPaddingSide = 1 << maxPaddingLog
+)
+
+// Padding returns the MLE of the head padding matrix P ∈ F^{D × ĥm̂} of seed
+// 002 at point = (r_c ‖ r_i ‖ r_j), P[c, i·m̂ + j] = [i < h ∧ j < m ∧
+// c = i·m + j], with the variable counts of [PaddingVars] and constant h, m.
+// With δ = ⌈log₂(hm)⌉, L = ⌈log₂ h⌉, μ = ⌈log₂ m⌉:
+//
+//   - m a power of two: β(r_c^lo, r_j)·Σ_{i<h} β(r_c^hi, i)·β(r_i, i), at most
+//     (2μ − 1) + (4L − 3) + 1 constraints (2μ + 2L − 3 when h is a power of
+//     two too); 22 for GPT-2 (h = 12, m = 64), 23 for Llama-2-7B (h = 32,
+//     m = 128);
+//   - otherwise Σ_{i<h} β(r_i, i)·S_i with shared per-bit weights (μ
+//     constraints) and a 4-state carry automaton per head (at most 8 per bit),
+//     at most μ + h·(L + 8δ) constraints; 306 for h = 12, m = 48.
+func Padding(api frontend.API, point []frontend.Variable, h, m int) (frontend.Variable, error) {
+	rowVars, headVars, widthVars, err := PaddingVars(h, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(point) != rowVars+headVars+widthVars {
+		return nil, fmt.Errorf("poly: padding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
+	}
+	rc, ri, rj := point[:rowVars], point[rowVars:rowVars+headVars], point[rowVars+headVars:]
+	return padding(api, rc, ri, rj, h, m), nil
+}
+
+// Unpadding returns the MLE of the unpadding matrix U = Pᵀ ∈ F^{ĥm̂ × D} of
+// seed 002 at point = (r_i ‖ r_j ‖ r_c). Same cost as [Padding].
+func Unpadding(api frontend.API, point []frontend.Variable, h, m int) (frontend.Variable, error) {
+	rowVars, headVars, widthVars, err := PaddingVars(h, m)
+	if err != nil {
+		return nil, fmt.Errorf("poly: unpadding: %w", err)
+	}
+	if len(point) != rowVars+headVars+widthVars {
+		return nil, fmt.Errorf("poly: unpadding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
+	}
+	ri, rj, rc := point[:headVars], point[headVars:headVars+widthVars], point[headVars+widthVars:]
+	return padding(api, rc, ri, rj, h, m), nil
+}
+
+func padding(api frontend.API, rc, ri, rj []frontend.Variable, h, m int) frontend.Variable {
+	if m&(m-1) == 0 {
+		// c = i·m + j is the concatenation of the bits of i and of j.
+		hi, lo := rc[:len(ri)], rc[len(ri):]
+		return api.Mul(Eq(api, lo, rj), diagonalPrefix(api, hi, ri, h))
+	}
+	// The per-bit weights β(r_j, j_p)·β(r_c, c_p) are the same for every
+	// head: compute them once.
+	weights := shiftedIntervalWeights(api, rc, rj)
+	var res frontend.Variable = 0
+	for i := range h {
+		res = api.Add(res, api.Mul(EqIndex(api, ri, i), shiftedInterval(api, weights, len(rj), i*m, m)))
+	}
+	return res
+}
+
+// shiftedIntervalWeights returns, for each bit p of c from the least
+// significant, w[p][jb][cb] = β(r_j, jb)·β(r_c, cb) for bit p of j and of c
+// (only jb = 0 once j has no bit p).
+func shiftedIntervalWeights(api frontend.API, rc, rj []frontend.Variable) [][2][2]frontend.Variable {
+	nc, nj := len(rc), len(rj)
+	w := make([][2][2]frontend.Variable, nc)
+	for p := range nc {
+		c := rc[nc-1-p]
+		if p < nj {
+			r := rj[nj-1-p]
+			w[p][1][1] = api.Mul(r, c)
+			w[p][1][0] = api.Sub(r, w[p][1][1])
+			w[p][0][1] = api.Sub(c, w[p][1][1])
+			w[p][0][0] = api.Sub(api.Sub(1, r), w[p][0][1])
+		} else {
+			w[p][0][0] = api.Sub(1, c)
+			w[p][0][1] = c
+		}
+	}
+	return w
+}
+
+// shiftedInterval returns Σ_{j<m} β(r_j, j)·β(r_c, base + j) from the
+// per-bit weights, reading bits from the least significant end with the state
+// (carry of base + j, [j < m] on the bits read).
+func shiftedInterval(api frontend.API, w [][2][2]frontend.Variable, nj, base, m int) frontend.Variable {
+	const states = 4 // index carry·2 + less
+	var v [states]frontend.Variable
+	v[0] = 1
+	for p := range w {
+		jBits := 1
+		if p < nj {
+			jBits = 2
+		}
+		bb, mb := (base>>p)&1, (m>>p)&1
+		var next [states]frontend.Variable
+		for st := range states {
+			if v[st] == nil {
+				continue
+			}
+			carry, less := st>>1, st&1
+			for jb := range jBits {
+				sum := bb + jb + carry
+				nl := less
+				if jb < mb {
+					nl = 1
+				} else if jb > mb {
+					nl = 0
+				}
+				to := (sum>>1)<<1 | nl
+				t := api.Mul(v[st], w[p][jb][sum&1])
+				if next[to] == nil {
+					next[to] = t
+				} else {
+					next[to] = api.Add(next[to], t)
+				}
+			}
+		}
+		v = next
+	}
+	if v[1] == nil {
+		return 0
+	}
+	return v[1]
+}
+
+// diagonalPrefix returns Σ_{i<h} β(x, i)·β(y, i) over len(x) = len(y)
+// variables: the selector recurrence on pairs of coordinates.
+func diagonalPrefix(api frontend.API, x, y []frontend.Variable, h int) frontend.Variable {
+	n := len(x)
+	full := !inRange(h, n)
+	var less, all frontend.Variable = 0, 1
+	for k := n - 1; k >= 0; k-- {
+		pi := api.Mul(x[k], y[k])
+		w := api.Add(api.Sub(1, x[k], y[k]), pi)
+		if !full {
+			if bitFromTop(h, n, k) == 1 {
+				less = api.Add(api.Mul(w, all), api.Mul(pi, less))
+			} else {
+				less = api.Mul(w, less)
+			}
+		}
+		all = api.Mul(api.Add(w, pi), all)
+	}
+	if full {
+		return all
+	}
+	return less
+}
+
+// betaBit returns β(r, b) for a constant bit b: r or 1 − r.
+func betaBit(api frontend.API, r frontend.Variable, b int) frontend.Variable {
+	if b == 1 {
+		return r
+	}
+	return api.Sub(1, r)
+}
+
+// inRange reports whether 0 ≤ v < 2ⁿ.
+func inRange(v, n int) bool {
+	return v >= 0 && (n >= bits.UintSize-1 || v < 1<<n)
+}
+
+// bitFromTop returns bit k (0-based, most significant first) of v written
+// with n bits; v ≥ 0.
+func bitFromTop(v, n, k int) int {
+	shift := n - 1 - k
+	if shift >= bits.UintSize {
+		return 0
+	}
+	return (v >> shift) & 1
+}
+
+// log2Ceil returns ⌈log₂ v⌉ for v ≥ 1.
+func log2Ceil(v int) int {
+	return bits.Len(uint(v - 1))
+}

@@ -1,0 +1,350 @@
+package poly
+
+import (
+	"bytes"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+	"github.com/consensys/gnark/test"
+
+	"github.com/veriformer/veriformer/field"
+	native "github.com/veriformer/veriformer/poly"
+)
+
+var updateStructured = flag.Bool("update-structured", false, "rewrite testdata/constraints_structured.csv from the compiled structured gadgets")
+
+const constraintsStructuredFile = "testdata/constraints_structured.csv"
+
+// structuredCircuit checks one structured MLE at a witness point against a
+// claimed value. C holds the mask constant when the case has one.
+type structuredCircuit struct {
+	Point    []frontend.Variable
+	C        []frontend.Variable
+	Expected frontend.Variable `gnark:",public"`
+
+	// tc is a pointer so that gnark's test engine, which compares circuit
+	// copies with reflect.DeepEqual, sees equal copies.
+	tc *structuredCase
+}
+
+func (circuit *structuredCircuit) Define(api frontend.API) error {
+	got, err := circuit.tc.eval(api, circuit.Point, circuit.C)
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(got, circuit.Expected)
+	return nil
+}
+
+// structuredCase is one gadget with fixed integer parameters and its native
+// twin, evaluated at a point of nbVars coordinates (and a mask constant when
+// withC).
+type structuredCase struct {
+	gadget, params string
+	nbVars         int
+	withC          bool
+	eval           func(api frontend.API, point, c []frontend.Variable) (frontend.Variable, error)
+	bn             func(point []bn254fr.Element, c bn254fr.Element) (bn254fr.Element, error)
+	bls            func(point []bls12377fr.Element, c bls12377fr.Element) (bls12377fr.Element, error)
+}
+
+func eqIndexCase(n, idx int) structuredCase {
+	return structuredCase{
+		gadget: "EqIndex", params: fmt.Sprintf("n=%d idx=%d", n, idx), nbVars: n,
+		eval: func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
+			return EqIndex(api, point, idx), nil
+		},
+		bn: func(point []bn254fr.Element, _ bn254fr.Element) (bn254fr.Element, error) {
+			return native.EqIndex(point, idx), nil
+		},
+		bls: func(point []bls12377fr.Element, _ bls12377fr.Element) (bls12377fr.Element, error) {
+			return native.EqIndex(point, idx), nil
+		},
+	}
+}
+
+func prefixCase(n, s int) structuredCase {
+	return structuredCase{
+		gadget: "Prefix", params: fmt.Sprintf("n=%d s=%d", n, s), nbVars: n,
+		eval: func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
+			return Prefix(api, point, s), nil
+		},
+		bn: func(point []bn254fr.Element, _ bn254fr.Element) (bn254fr.Element, error) {
+			return native.Prefix(point, s), nil
+		},
+		bls: func(point []bls12377fr.Element, _ bls12377fr.Element) (bls12377fr.Element, error) {
+			return native.Prefix(point, s), nil
+		},
+	}
+}
+
+func zeroifierCase(headVars, l, s int) structuredCase {
+	return structuredCase{
+		gadget: "CausalZeroifierHeads", params: fmt.Sprintf("headVars=%d l=%d s=%d", headVars, l, s), nbVars: headVars + 2*l,
+		eval: func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
+			return CausalZeroifierHeads(api, point, headVars, s)
+		},
+		bn: func(point []bn254fr.Element, _ bn254fr.Element) (bn254fr.Element, error) {
+			return native.CausalZeroifierHeads(point, headVars, s)
+		},
+		bls: func(point []bls12377fr.Element, _ bls12377fr.Element) (bls12377fr.Element, error) {
+			return native.CausalZeroifierHeads(point, headVars, s)
+		},
+	}
+}
+
+func maskCase(l, s int) structuredCase {
+	return structuredCase{
+		gadget: "CausalMask", params: fmt.Sprintf("l=%d s=%d", l, s), nbVars: 2 * l, withC: true,
+		eval: func(api frontend.API, point, c []frontend.Variable) (frontend.Variable, error) {
+			return CausalMask(api, point, s, c[0])
+		},
+		bn: func(point []bn254fr.Element, c bn254fr.Element) (bn254fr.Element, error) {
+			return native.CausalMask(point, s, c)
+		},
+		bls: func(point []bls12377fr.Element, c bls12377fr.Element) (bls12377fr.Element, error) {
+			return native.CausalMask(point, s, c)
+		},
+	}
+}
+
+func maskHeadsCase(headVars, l, s int) structuredCase {
+	return structuredCase{
+		gadget: "CausalMaskHeads", params: fmt.Sprintf("headVars=%d l=%d s=%d", headVars, l, s), nbVars: headVars + 2*l, withC: true,
+		eval: func(api frontend.API, point, c []frontend.Variable) (frontend.Variable, error) {
+			return CausalMaskHeads(api, point, headVars, s, c[0])
+		},
+		bn: func(point []bn254fr.Element, c bn254fr.Element) (bn254fr.Element, error) {
+			return native.CausalMaskHeads(point, headVars, s, c)
+		},
+		bls: func(point []bls12377fr.Element, c bls12377fr.Element) (bls12377fr.Element, error) {
+			return native.CausalMaskHeads(point, headVars, s, c)
+		},
+	}
+}
+
+func paddingCase(h, m int, transpose bool) structuredCase {
+	rowVars, headVars, widthVars, err := PaddingVars(h, m)
+	if err != nil {
+		panic(err) // test table bug
+	}
+	gadget := "Padding"
+	eval, bn, bls := Padding, native.Padding[bn254fr.Element], native.Padding[bls12377fr.Element]
+	if transpose {
+		gadget = "Unpadding"
+		eval, bn, bls = Unpadding, native.Unpadding[bn254fr.Element], native.Unpadding[bls12377fr.Element]
+	}
+	return structuredCase{
+		gadget: gadget, params: fmt.Sprintf("h=%d m=%d", h, m), nbVars: rowVars + headVars + widthVars,
+		eval: func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
+			return eval(api, point, h, m)
+		},
+		bn: func(point []bn254fr.Element, _ bn254fr.Element) (bn254fr.Element, error) {
+			return bn(point, h, m)
+		},
+		bls: func(point []bls12377fr.Element, _ bls12377fr.Element) (bls12377fr.Element, error) {
+			return bls(point, h, m)
+		},
+	}
+}
+
+// structuredCircuitCases are checked on both curves with valid and invalid
+// assignments: sizes around the edge cases (empty point, s = 0, s = 2ⁿ,
+// non-powers of two).
+func structuredCircuitCases() []structuredCase {
+	var cases []structuredCase
+	for _, n := range []int{0, 1, 3, 5} {
+		for _, idx := range []int{-1, 0, 5 % (1 << n), 1<<n - 1, 1 << n} {
+			cases = append(cases, eqIndexCase(n, idx))
+		}
+	}
+	for _, n := range []int{0, 1, 4, 6} {
+		for _, s := range []int{0, 1, 5, 37, 1<<n - 1, 1 << n} {
+			cases = append(cases, prefixCase(n, s))
+		}
+	}
+	for _, l := range []int{0, 1, 3} {
+		for _, s := range []int{0, 1, 3, 5, 8} {
+			for _, headVars := range []int{0, 2} {
+				cases = append(cases, zeroifierCase(headVars, l, s), maskHeadsCase(headVars, l, s))
+			}
+			cases = append(cases, maskCase(l, s))
+		}
+	}
+	for _, hm := range [][2]int{{1, 1}, {3, 5}, {4, 8}, {5, 3}, {6, 6}, {2, 7}, {12, 64}, {3, 12}} {
+		cases = append(cases, paddingCase(hm[0], hm[1], false), paddingCase(hm[0], hm[1], true))
+	}
+	return cases
+}
+
+func structuredAssignments[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, tc structuredCase, evalNative func(point []E, c E) (E, error)) (placeholder, valid, invalid *structuredCircuit, err error) {
+	point := field.RandomVector[E, P](rng, tc.nbVars)
+	c := field.Random[E, P](rng)
+	want, err := evalNative(point, c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	wrong := field.One[E, P]()
+	P(&wrong).Add(&wrong, &want)
+	mk := func(expected E) *structuredCircuit {
+		circuit := &structuredCircuit{Point: make([]frontend.Variable, tc.nbVars), Expected: P(&expected).String(), tc: &tc}
+		for k := range point {
+			circuit.Point[k] = P(&point[k]).String()
+		}
+		if tc.withC {
+			circuit.C = []frontend.Variable{P(&c).String()}
+		}
+		return circuit
+	}
+	placeholder = tc.placeholder()
+	return placeholder, mk(want), mk(wrong), nil
+}
+
+func (tc *structuredCase) placeholder() *structuredCircuit {
+	circuit := &structuredCircuit{Point: make([]frontend.Variable, tc.nbVars), tc: tc}
+	if tc.withC {
+		circuit.C = make([]frontend.Variable, 1)
+	}
+	return circuit
+}
+
+func TestStructuredGadgets(t *testing.T) {
+	const seed = 20261122
+	t.Logf("rng seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	assert := test.NewAssert(t)
+	for _, tc := range structuredCircuitCases() {
+		for _, curve := range []ecc.ID{ecc.BN254, ecc.BLS12_377} {
+			var placeholder, valid, invalid *structuredCircuit
+			var err error
+			if curve == ecc.BN254 {
+				placeholder, valid, invalid, err = structuredAssignments[bn254fr.Element](rng, tc, tc.bn)
+			} else {
+				placeholder, valid, invalid, err = structuredAssignments[bls12377fr.Element](rng, tc, tc.bls)
+			}
+			if err != nil {
+				t.Fatalf("%s %s: native: %v", tc.gadget, tc.params, err)
+			}
+			assert.Run(func(assert *test.Assert) {
+				assert.CheckCircuit(placeholder,
+					test.WithValidAssignment(valid), test.WithInvalidAssignment(invalid),
+					test.WithCurves(curve), test.NoFuzzing(), test.NoSerializationChecks())
+			}, tc.gadget, tc.params)
+		}
+	}
+}
+
+// errorCircuit compiles a structured gadget called with a malformed shape.
+type errorCircuit struct {
+	Point []frontend.Variable
+	call  func(api frontend.API, point []frontend.Variable) (frontend.Variable, error)
+}
+
+func (circuit *errorCircuit) Define(api frontend.API) error {
+	v, err := circuit.call(api, circuit.Point)
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(v, 0)
+	return nil
+}
+
+func TestStructuredGadgetErrors(t *testing.T) {
+	calls := map[string]func(api frontend.API, point []frontend.Variable) (frontend.Variable, error){
+		"zeroifier odd": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
+			return CausalZeroifier(api, point, 2)
+		},
+		"mask odd": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
+			return CausalMask(api, point, 2, 7)
+		},
+		"zeroifier heads": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
+			return CausalZeroifierHeads(api, point, 2, 2)
+		},
+		"zeroifier negative heads": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
+			return CausalZeroifierHeads(api, point, -1, 2)
+		},
+		"mask heads": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
+			return CausalMaskHeads(api, point, 6, 2, 7)
+		},
+		"padding length": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
+			return Padding(api, point, 3, 5)
+		},
+		"unpadding length": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
+			return Unpadding(api, point, 3, 5)
+		},
+		"padding heads": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
+			return Padding(api, point, 0, 5)
+		},
+		"unpadding width": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
+			return Unpadding(api, point, 3, 1<<16)
+		},
+	}
+	for name, call := range calls {
+		circuit := &errorCircuit{Point: make([]frontend.Variable, 5), call: call}
+		if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, circuit); err == nil {
+			t.Errorf("%s: compiled a malformed shape", name)
+		}
+	}
+}
+
+// constraintCountCases are the sizes of the snapshot: small ones to read the
+// per-bit costs off, real model sizes for the padding matrices.
+func constraintCountCases() []structuredCase {
+	var cases []structuredCase
+	for _, n := range []int{1, 4, 8, 16} {
+		cases = append(cases, eqIndexCase(n, 1<<n-1), eqIndexCase(n, 0))
+	}
+	for _, n := range []int{4, 8, 16} {
+		cases = append(cases, prefixCase(n, 1<<n-1), prefixCase(n, 5))
+	}
+	for _, l := range []int{3, 6, 10} {
+		cases = append(cases, zeroifierCase(0, l, 1<<l-1), zeroifierCase(0, l, 1<<l), zeroifierCase(0, l, 5), zeroifierCase(4, l, 1<<l-1), maskCase(l, 1<<l-1))
+	}
+	for _, hm := range [][2]int{{1, 1}, {3, 5}, {12, 64}, {32, 128}, {25, 64}, {12, 48}, {25, 80}} {
+		cases = append(cases, paddingCase(hm[0], hm[1], false), paddingCase(hm[0], hm[1], true))
+	}
+	return cases
+}
+
+func TestStructuredConstraintCounts(t *testing.T) {
+	rows := [][]string{{"gadget", "params", "nb_constraints"}}
+	for _, tc := range constraintCountCases() {
+		ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, tc.placeholder())
+		if err != nil {
+			t.Fatalf("%s %s: compile: %v", tc.gadget, tc.params, err)
+		}
+		rows = append(rows, []string{tc.gadget, tc.params, strconv.Itoa(ccs.GetNbConstraints())})
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.WriteAll(rows); err != nil {
+		t.Fatal(err)
+	}
+	if *updateStructured {
+		if err := os.MkdirAll(filepath.Dir(constraintsStructuredFile), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(constraintsStructuredFile, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(constraintsStructuredFile)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestStructuredConstraintCounts -update-structured to create it)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("constraint counts differ from %s (run with -update-structured if the change is intended):\n%s", constraintsStructuredFile, buf.String())
+	}
+}
