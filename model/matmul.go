@@ -7,55 +7,117 @@ import "github.com/veriformer/veriformer/internal/parallel"
 const matmulMinWork = 1 << 15
 
 // MatMulInt computes acc[r·out+j] = Σᵢ x[r·in+i]·w[j·in+i] + bias[j] for
-// rows×in activations x and out×in int8 weights w (bias may be nil). Output
-// columns are split across cores; within a worker four rows share each
-// pass over a weight row, so a weight row is read once per four rows.
-// The caller guarantees the accumulator bound (see doc.go, "Bounds").
+// rows×in activations x and out×in int8 weights w (bias may be nil). The
+// caller guarantees that the int64 accumulators cannot wrap (see doc.go,
+// "Bounds").
+//
+// Output columns are split across cores. With two or more rows the kernel
+// multiplies two rows at once: it packs x[2p][i] + x[2p+1][i]·2^32 into one
+// int64, so each multiplication by a weight yields two products, and sums
+// blocks of inputs short enough that each half stays inside an int32
+// (block·127·max|x| < 2^31); every block sum is split exactly into its two
+// halves before it is added to the int64 totals. A single row (decoding)
+// uses a plain dot product.
 func MatMulInt(x []int64, rows, in int, w []int8, out int, bias []int64) []int64 {
 	acc := make([]int64, rows*out)
+	var maxX int64
+	for _, v := range x[:rows*in] {
+		maxX = max(maxX, v, -v)
+	}
+	block := in
+	if maxX > 0 {
+		block = min(in, int((1<<31-1)/(WeightMax*maxX)))
+	}
 	minChunk := max(1, matmulMinWork/max(1, rows*in))
+	if rows < 2 || block < 16 {
+		parallel.Execute(out, minChunk, func(start, end int) {
+			for j := start; j < end; j++ {
+				for r := range rows {
+					acc[r*out+j] = dotInt(x[r*in:(r+1)*in], w[j*in:(j+1)*in]) + biasAt(bias, j)
+				}
+			}
+		})
+		return acc
+	}
+	pairs := rows / 2
+	packed := make([]int64, pairs*in)
+	for p := range pairs {
+		x0, x1 := x[2*p*in:(2*p+1)*in], x[(2*p+1)*in:(2*p+2)*in]
+		for i := range in {
+			packed[p*in+i] = x0[i] + x1[i]<<32
+		}
+	}
 	parallel.Execute(out, minChunk, func(start, end int) {
+		var totals [8]int64
 		for j := start; j < end; j++ {
 			wj := w[j*in : (j+1)*in]
-			var b int64
-			if bias != nil {
-				b = bias[j]
+			b := biasAt(bias, j)
+			for p := 0; p < pairs; p += 4 {
+				n := min(4, pairs-p)
+				totals = [8]int64{}
+				for b0 := 0; b0 < in; b0 += block {
+					b1 := min(b0+block, in)
+					ww := wj[b0:b1]
+					var sums [4]int64
+					if n == 4 {
+						y0 := packed[p*in+b0 : p*in+b1][:len(ww)]
+						y1 := packed[(p+1)*in+b0 : (p+1)*in+b1][:len(ww)]
+						y2 := packed[(p+2)*in+b0 : (p+2)*in+b1][:len(ww)]
+						y3 := packed[(p+3)*in+b0 : (p+3)*in+b1][:len(ww)]
+						var s0, s1, s2, s3 int64
+						for i, wv := range ww {
+							v := int64(wv)
+							s0 += y0[i] * v
+							s1 += y1[i] * v
+							s2 += y2[i] * v
+							s3 += y3[i] * v
+						}
+						sums = [4]int64{s0, s1, s2, s3}
+					} else {
+						for k := range n {
+							sums[k] = dotInt(packed[(p+k)*in+b0:(p+k)*in+b1], ww)
+						}
+					}
+					for k := range n {
+						lo := int64(int32(sums[k]))
+						totals[2*k] += lo
+						totals[2*k+1] += (sums[k] - lo) >> 32
+					}
+				}
+				for k := range 2 * n {
+					acc[(2*p+k)*out+j] = totals[k] + b
+				}
 			}
-			r := 0
-			for ; r+4 <= rows; r += 4 {
-				x0 := x[r*in : (r+1)*in]
-				x1 := x[(r+1)*in : (r+2)*in]
-				x2 := x[(r+2)*in : (r+3)*in]
-				x3 := x[(r+3)*in : (r+4)*in]
-				var s0, s1, s2, s3 int64
-				for i, wv := range wj {
-					v := int64(wv)
-					s0 += x0[i] * v
-					s1 += x1[i] * v
-					s2 += x2[i] * v
-					s3 += x3[i] * v
-				}
-				acc[r*out+j] = s0 + b
-				acc[(r+1)*out+j] = s1 + b
-				acc[(r+2)*out+j] = s2 + b
-				acc[(r+3)*out+j] = s3 + b
-			}
-			for ; r < rows; r++ {
-				xr := x[r*in : (r+1)*in]
-				var s0, s1 int64
-				i := 0
-				for ; i+2 <= in; i += 2 {
-					s0 += xr[i] * int64(wj[i])
-					s1 += xr[i+1] * int64(wj[i+1])
-				}
-				if i < in {
-					s0 += xr[i] * int64(wj[i])
-				}
-				acc[r*out+j] = s0 + s1 + b
+			if rows%2 == 1 {
+				acc[(rows-1)*out+j] = dotInt(x[(rows-1)*in:rows*in], wj) + b
 			}
 		}
 	})
 	return acc
+}
+
+func biasAt(bias []int64, j int) int64 {
+	if bias == nil {
+		return 0
+	}
+	return bias[j]
+}
+
+// dotInt returns Σᵢ x[i]·w[i] over len(w) terms.
+func dotInt(x []int64, w []int8) int64 {
+	x = x[:len(w)]
+	var s0, s1, s2, s3 int64
+	i := 0
+	for ; i+4 <= len(w); i += 4 {
+		s0 += x[i] * int64(w[i])
+		s1 += x[i+1] * int64(w[i+1])
+		s2 += x[i+2] * int64(w[i+2])
+		s3 += x[i+3] * int64(w[i+3])
+	}
+	for ; i < len(w); i++ {
+		s0 += x[i] * int64(w[i])
+	}
+	return s0 + s1 + s2 + s3
 }
 
 // MatMulFloat32 is the float32 twin of [MatMulInt] with the same blocking
@@ -76,6 +138,7 @@ func MatMulFloat32(x []float32, rows, in int, w []float32, out int, bias []float
 				x1 := x[(r+1)*in : (r+2)*in]
 				x2 := x[(r+2)*in : (r+3)*in]
 				x3 := x[(r+3)*in : (r+4)*in]
+				x0, x1, x2, x3 = x0[:len(wj)], x1[:len(wj)], x2[:len(wj)], x3[:len(wj)]
 				var s0, s1, s2, s3 float32
 				for i, v := range wj {
 					s0 += x0[i] * v
@@ -90,6 +153,7 @@ func MatMulFloat32(x []float32, rows, in int, w []float32, out int, bias []float
 			}
 			for ; r < rows; r++ {
 				xr := x[r*in : (r+1)*in]
+				xr = xr[:len(wj)]
 				var s0, s1 float32
 				i := 0
 				for ; i+2 <= in; i += 2 {

@@ -1,0 +1,214 @@
+package model
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+// smallGPT2 is a GPT-2-shaped model with non-power-of-two shapes.
+func smallGPT2Config() *Config {
+	return &Config{Family: GPT2, Vocab: 90, Hidden: 48, Layers: 2, Heads: 3, KVHeads: 3,
+		Intermediate: 144, MaxPositions: 20, NormEps: 1e-5, TiedEmbeddings: true}
+}
+
+// smallLlamaConfig is a Llama-shaped model with grouped-query attention
+// (4 query heads, 2 key/value heads) and an untied LM head.
+func smallLlamaConfig() *Config {
+	return &Config{Family: Llama, Vocab: 100, Hidden: 40, Layers: 2, Heads: 4, KVHeads: 2,
+		Intermediate: 72, MaxPositions: 24, NormEps: 1e-6, RopeTheta: 10000}
+}
+
+func newModel(t testing.TB, c *Config, seed uint64) *Model {
+	t.Helper()
+	w, err := RandomWeights(c, seed, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(c, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestTraceRelations(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    *Model
+	}{
+		{"default", Default()},
+		{"gpt2", newModel(t, smallGPT2Config(), 1)},
+		{"llama", newModel(t, smallLlamaConfig(), 2)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := tc.m.Generate([]int{3, 14, 15, 9, 26}, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(g.Traces) != 4 || len(g.Tokens) != 4 {
+				t.Fatalf("%d traces and %d tokens, want 4 and 4", len(g.Traces), len(g.Tokens))
+			}
+			start := 0
+			for i, tr := range g.Traces {
+				if tr.Start != start {
+					t.Fatalf("pass %d starts at %d, want %d", i, tr.Start, start)
+				}
+				if i > 0 && !slices.Equal(tr.Tokens, []int{g.Tokens[i-1]}) {
+					t.Fatalf("pass %d reads %v, want the previous token %d", i, tr.Tokens, g.Tokens[i-1])
+				}
+				checkTrace(t, tc.m, tr)
+				start += len(tr.Tokens)
+			}
+			for li := range g.Traces[1].Layers {
+				prev := g.Traces[0].Layers[li].Attention
+				cur := g.Traces[1].Layers[li].Attention
+				kvd := tc.m.Config.KVDim()
+				if !slices.Equal(cur.Keys.Data[:prev.Keys.Shape[0]*kvd], prev.Keys.Data) || !slices.Equal(cur.Values.Data[:prev.Values.Shape[0]*kvd], prev.Values.Data) {
+					t.Fatalf("layer %d: cached keys/values differ from the previous pass", li)
+				}
+			}
+		})
+	}
+}
+
+// TestCacheMatchesRecomputation checks that decoding with the KV cache
+// yields exactly the logits of one pass over the whole sequence.
+func TestCacheMatchesRecomputation(t *testing.T) {
+	for _, m := range []*Model{Default(), newModel(t, smallLlamaConfig(), 3)} {
+		prompt := []int{7, 1, 8, 2, 8}
+		g, err := m.Generate(prompt, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq := append(slices.Clone(prompt), g.Tokens[:5]...)
+		full, err := m.Forward(m.NewCache(), seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := m.Config.Vocab
+		var cached []int64
+		for _, tr := range g.Traces {
+			cached = append(cached, tr.Logits().Data...)
+		}
+		if !slices.Equal(cached, full.Logits().Data) {
+			t.Fatalf("%s: cached decoding logits differ from a full recomputation", m.Config.Family)
+		}
+		for i, tok := range g.Tokens {
+			row := full.Logits().Data[(len(prompt)-1+i)*v : (len(prompt)+i)*v]
+			if Argmax(row) != tok {
+				t.Fatalf("%s: token %d is %d, full pass says %d", m.Config.Family, i, tok, Argmax(row))
+			}
+		}
+	}
+}
+
+func TestForwardErrors(t *testing.T) {
+	m := Default()
+	if _, err := m.Forward(m.NewCache(), nil); err == nil {
+		t.Error("empty input accepted")
+	}
+	if _, err := m.Forward(m.NewCache(), []int{256}); err == nil {
+		t.Error("token outside the vocabulary accepted")
+	}
+	if _, err := m.Forward(m.NewCache(), []int{-1}); err == nil {
+		t.Error("negative token accepted")
+	}
+	if _, err := m.Forward(nil, []int{1}); err == nil {
+		t.Error("nil cache accepted")
+	}
+	if _, err := m.Forward(m.NewCache(), make([]int, 33)); err == nil {
+		t.Error("33 positions accepted with a context of 32")
+	}
+	if _, err := m.Generate(make([]int, 30), 4); err == nil {
+		t.Error("generation past the context accepted")
+	}
+	if _, err := m.Generate([]int{1}, 0); err == nil {
+		t.Error("generation of zero tokens accepted")
+	}
+	cache := m.NewCache()
+	if _, err := m.Forward(cache, []int{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Forward(cache, make([]int, 31)); err == nil {
+		t.Error("cache overflow accepted")
+	}
+	if cache.Len != 2 {
+		t.Errorf("failed pass changed the cache length to %d", cache.Len)
+	}
+}
+
+// TestBoundError checks that a value outside its checked range stops the
+// pass with a *BoundError instead of wrapping or clamping.
+func TestBoundError(t *testing.T) {
+	c := DefaultConfig()
+	w, err := RandomWeights(c, DefaultSeed, DefaultEmbedScale, DefaultGain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(c, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A token embedding far larger than anything seen in calibration
+	// drives the attention and MLP inputs out of their tables' domains.
+	lo, hi := rangeOf(ResidualBits)
+	d := c.Hidden
+	for i := range d {
+		m.Quant.TokenEmbedding[5*d+i] = []int64{lo, hi}[i%2]
+	}
+	cache := m.NewCache()
+	_, err = m.Forward(cache, []int{5})
+	var be *BoundError
+	if !errors.As(err, &be) {
+		t.Fatalf("got %v, want a *BoundError", err)
+	}
+	if cache.Len != 0 {
+		t.Errorf("failed pass changed the cache")
+	}
+	m.Quant.TokenEmbedding[5*d] = hi + 1
+	if _, err = m.Forward(m.NewCache(), []int{5}); !errors.As(err, &be) || be.Tensor != "embedding" {
+		t.Fatalf("got %v, want a *BoundError on the embedding", err)
+	}
+}
+
+func TestArgmaxTies(t *testing.T) {
+	if got := Argmax([]int64{1, 5, 3, 5, 5}); got != 1 {
+		t.Errorf("Argmax = %d, want the first maximum 1", got)
+	}
+	if got := Argmax([]int64{-3}); got != 0 {
+		t.Errorf("Argmax = %d, want 0", got)
+	}
+}
+
+func TestMatMulIntMatchesNaive(t *testing.T) {
+	const in, out = 37, 11
+	for _, rows := range []int{1, 2, 3, 8, 9, 13} {
+		for _, scale := range []int64{1, 1 << 15, 1 << 22} {
+			x := make([]int64, rows*in)
+			w := make([]int8, out*in)
+			bias := make([]int64, out)
+			for i := range x {
+				x[i] = (int64(i*7919)%(2*scale+1) - scale)
+			}
+			for i := range w {
+				w[i] = int8(i*31%255 - 127)
+			}
+			for j := range bias {
+				bias[j] = int64(j*1000 - 5000)
+			}
+			got := MatMulInt(x, rows, in, w, out, bias)
+			for r := range rows {
+				for j := range out {
+					want := bias[j]
+					for i := range in {
+						want += x[r*in+i] * int64(w[j*in+i])
+					}
+					if got[r*out+j] != want {
+						t.Fatalf("rows %d scale %d: acc[%d][%d] = %d, want %d", rows, scale, r, j, got[r*out+j], want)
+					}
+				}
+			}
+		}
+	}
+}
