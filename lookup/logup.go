@@ -1,0 +1,350 @@
+package lookup
+
+import (
+	"fmt"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// MultiplicityBits bounds multiplicities: each is < 2³².
+const MultiplicityBits = 32
+
+// Lookups are the tuples looked up in a table: Columns[c][i] is entry c of
+// tuple i, one column per table column. The tuples fill a tensor of the
+// given shape (row-major, unpadded); the protocol's claims are on each
+// column's MLE over the shape padded dimension by dimension to powers of
+// two, with zeros in the padding.
+type Lookups struct {
+	Shape   []int
+	Columns [][]int64
+}
+
+// Proof is a LogUp proof that every tuple of a [Lookups] is a row of a
+// [Table].
+type Proof[E field.Scalar] struct {
+	// Multiplicities[i] counts the tuples equal to row i. They are
+	// opened in full: the verifier binds them to the transcript before
+	// drawing α and evaluates their MLE itself.
+	Multiplicities []uint64
+	Witness        FractionProof[E]
+	Table          FractionProof[E]
+	// ColumnEvals[c] is column c of the lookups at the leaf point ρ of
+	// the witness tree: the claims the protocol outputs.
+	ColumnEvals []E
+}
+
+// ShapeVars returns the number of variables of each padded dimension and
+// their total.
+func ShapeVars(shape []int) (dims []int, total int, err error) {
+	if len(shape) == 0 {
+		return nil, 0, fmt.Errorf("lookup: empty shape")
+	}
+	for i, d := range shape {
+		if d <= 0 {
+			return nil, 0, fmt.Errorf("lookup: dimension %d of the shape is %d", i, d)
+		}
+		v := poly.Log2Ceil(d)
+		dims = append(dims, v)
+		total += v
+	}
+	if total > 30 {
+		return nil, 0, fmt.Errorf("lookup: shape %v has 2^%d padded entries", shape, total)
+	}
+	return dims, total, nil
+}
+
+// witnessVars is the number of variables of the witness tree: the padded
+// shape, and at least one.
+func witnessVars(total int) int { return max(total, 1) }
+
+// Selector returns the MLE at point of the indicator of the valid (unpadded)
+// entries of the shape: Πᵢ Prefix(ρᵢ, shapeᵢ) over the blocks of the point.
+func Selector[E field.Scalar, P field.Ptr[E]](shape []int, point []E) E {
+	dims, total, _ := ShapeVars(shape)
+	res := field.One[E, P]()
+	// A witness tree of one variable over a 1-entry shape: the extra
+	// (most significant) variable must be 0.
+	off := len(point) - total
+	for k := range off {
+		var t E
+		P(&t).SetOne()
+		P(&t).Sub(&t, &point[k])
+		P(&res).Mul(&res, &t)
+	}
+	for i, v := range dims {
+		s := poly.Prefix[E, P](point[off:off+v], shape[i])
+		P(&res).Mul(&res, &s)
+		off += v
+	}
+	return res
+}
+
+// padIndex maps a row-major index of the shape to its index in the padded
+// layout.
+func padIndex(shape, dims []int, i int) int {
+	idx := 0
+	for d := len(shape) - 1; d >= 0; d-- {
+		coord := i % shape[d]
+		i /= shape[d]
+		idx |= coord << shiftOf(dims, d)
+	}
+	return idx
+}
+
+func shiftOf(dims []int, d int) int {
+	s := 0
+	for _, v := range dims[d+1:] {
+		s += v
+	}
+	return s
+}
+
+// PackedMultiplicities packs multiplicities into field elements, ⌊(b−1)/32⌋
+// per element (7 for both fields), little end first: the transcript absorbs
+// these elements.
+func PackedMultiplicities[E field.Scalar, P field.Ptr[E]](m []uint64) []E {
+	per := PackingFactor[E]()
+	out := make([]E, (len(m)+per-1)/per)
+	var shift, t E
+	P(&shift).SetUint64(1 << 32)
+	for i := range out {
+		for j := min(len(m), (i+1)*per) - 1; j >= i*per; j-- {
+			P(&out[i]).Mul(&out[i], &shift)
+			P(&t).SetUint64(m[j])
+			P(&out[i]).Add(&out[i], &t)
+		}
+	}
+	return out
+}
+
+// PackingFactor is the number of 32-bit multiplicities per field element.
+func PackingFactor[E field.Scalar]() int {
+	return (field.Bits[E]() - 1) / MultiplicityBits
+}
+
+// challenges binds the multiplicities and draws the column-folding β and
+// the LogUp point α.
+func challenges[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], table *Table, m []uint64) (beta, alpha E) {
+	tr.Label("lookup/" + table.Name)
+	tr.Absorb(PackedMultiplicities[E, P](m)...)
+	if len(table.Columns) > 1 {
+		beta = tr.Challenge()
+	}
+	alpha = tr.Challenge()
+	return beta, alpha
+}
+
+// fold returns Σ_c βᶜ·v_c.
+func fold[E field.Scalar, P field.Ptr[E]](beta *E, values []E) E {
+	var res E
+	for c := len(values) - 1; c >= 0; c-- {
+		P(&res).Mul(&res, beta)
+		P(&res).Add(&res, &values[c])
+	}
+	return res
+}
+
+// Prove proves that every tuple of lk is a row of table. The caller must
+// have bound the lookups to the transcript (they are tensors whose claims
+// are reduced elsewhere, or advice absorbed before) before calling. It
+// returns one claim per column on the padded column MLE.
+func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], table *Table, lk *Lookups) (*Proof[E], []poly.Claim[E], error) {
+	if err := table.Validate(); err != nil {
+		return nil, nil, err
+	}
+	dims, total, err := ShapeVars(lk.Shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(lk.Columns) != len(table.Columns) {
+		return nil, nil, fmt.Errorf("lookup: %d columns looked up in table %q of %d columns", len(lk.Columns), table.Name, len(table.Columns))
+	}
+	count := 1
+	for _, d := range lk.Shape {
+		count *= d
+	}
+	for c, col := range lk.Columns {
+		if len(col) != count {
+			return nil, nil, fmt.Errorf("lookup: column %d has %d entries for shape %v", c, len(col), lk.Shape)
+		}
+	}
+	m, err := Multiplicities(table, lk)
+	if err != nil {
+		return nil, nil, err
+	}
+	return prove(tr, table, lk, dims, total, count, m)
+}
+
+// Multiplicities counts, for each row of table, the tuples of lk equal to
+// it; it fails if a tuple is not in the table.
+func Multiplicities(table *Table, lk *Lookups) ([]uint64, error) {
+	m := make([]uint64, 1<<table.NbVars)
+	tuple := make([]int64, len(lk.Columns))
+	for i := range lk.Columns[0] {
+		for c := range tuple {
+			tuple[c] = lk.Columns[c][i]
+		}
+		row, err := table.Row(tuple)
+		if err != nil {
+			return nil, fmt.Errorf("tuple %d: %w", i, err)
+		}
+		m[row]++
+	}
+	return m, nil
+}
+
+// prove runs the protocol with the given multiplicities (which an honest
+// prover computes with [Multiplicities]).
+func prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], table *Table, lk *Lookups, dims []int, total, count int, m []uint64) (*Proof[E], []poly.Claim[E], error) {
+	var err error
+	beta, alpha := challenges(tr, table, m)
+
+	// Witness tree over n = max(total, 1) variables: p = 1, q = α − Σ βᶜ w_c
+	// on valid entries; p = 0, q = 1 in the padding.
+	n := witnessVars(total)
+	wp, wq := make([]E, 1<<n), make([]E, 1<<n)
+	for i := range wq {
+		P(&wq[i]).SetOne()
+	}
+	columns := make([][]E, len(lk.Columns))
+	for c := range columns {
+		columns[c] = make([]E, 1<<total)
+	}
+	values := make([]E, len(lk.Columns))
+	for i := range count {
+		at := padIndex(lk.Shape, dims, i)
+		for c := range values {
+			P(&values[c]).SetInt64(lk.Columns[c][i])
+			columns[c][at] = values[c]
+		}
+		w := fold[E, P](&beta, values)
+		P(&wp[at]).SetOne()
+		P(&wq[at]).Sub(&alpha, &w)
+	}
+	proof := &Proof[E]{Multiplicities: m}
+	var rho []E
+	if proof.Witness, rho, err = proveFraction(tr, wp, wq); err != nil {
+		return nil, nil, err
+	}
+	// Table tree: p = m, q = α − Σ βᶜ t_c.
+	tp, tq := make([]E, len(m)), make([]E, len(m))
+	for i := range tp {
+		P(&tp[i]).SetUint64(m[i])
+		for c := range values {
+			P(&values[c]).SetInt64(table.Value(c, i))
+		}
+		t := fold[E, P](&beta, values)
+		P(&tq[i]).Sub(&alpha, &t)
+	}
+	if proof.Table, _, err = proveFraction(tr, tp, tq); err != nil {
+		return nil, nil, err
+	}
+	tail := rho[n-total:]
+	proof.ColumnEvals = make([]E, len(columns))
+	for c := range columns {
+		proof.ColumnEvals[c] = poly.Evaluate[E, P](columns[c], tail)
+	}
+	tr.Absorb(proof.ColumnEvals...)
+	return proof, columnClaims(tail, proof.ColumnEvals), nil
+}
+
+func columnClaims[E field.Scalar](point, values []E) []poly.Claim[E] {
+	claims := make([]poly.Claim[E], len(values))
+	for c := range values {
+		claims[c] = poly.Claim[E]{Point: append([]E(nil), point...), Value: values[c]}
+	}
+	return claims
+}
+
+// Verify checks a LogUp proof that the tuples of a tensor of the given
+// shape are rows of table, and returns the claims on the lookups' columns
+// that the caller must reduce further. Cost: O(n²) for a witness of 2ⁿ
+// entries and O(k²) + the table's column evaluations (O(k) for affine
+// columns, O(2ᵏ) for dense ones) + O(2ᵏ) for the multiplicities.
+func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], table *Table, shape []int, proof *Proof[E]) ([]poly.Claim[E], error) {
+	if err := table.Validate(); err != nil {
+		return nil, err
+	}
+	_, total, err := ShapeVars(shape)
+	if err != nil {
+		return nil, err
+	}
+	if len(proof.Multiplicities) != 1<<table.NbVars {
+		return nil, fmt.Errorf("lookup: %d multiplicities for a table of %d rows", len(proof.Multiplicities), 1<<table.NbVars)
+	}
+	for i, m := range proof.Multiplicities {
+		if m>>MultiplicityBits != 0 {
+			return nil, fmt.Errorf("lookup: multiplicity %d is %d, not below 2^%d", i, m, MultiplicityBits)
+		}
+	}
+	if len(proof.ColumnEvals) != len(table.Columns) {
+		return nil, fmt.Errorf("lookup: %d column evaluations for %d columns", len(proof.ColumnEvals), len(table.Columns))
+	}
+	beta, alpha := challenges(tr, table, proof.Multiplicities)
+	one := field.One[E, P]()
+
+	n := witnessVars(total)
+	wl, err := verifyFraction(tr, n, &proof.Witness)
+	if err != nil {
+		return nil, fmt.Errorf("lookup: witness tree: %w", err)
+	}
+	tl, err := verifyFraction(tr, table.NbVars, &proof.Table)
+	if err != nil {
+		return nil, fmt.Errorf("lookup: table tree: %w", err)
+	}
+	tr.Absorb(proof.ColumnEvals...)
+
+	// Witness leaves: p(ρ) = sel(ρ), q(ρ) = 1 + sel(ρ)(α − 1) − z(ρ)·Σ βᶜ w_c(ρ_tail)
+	// where z(ρ) = Π over the extra leading variables of (1 − ρₖ).
+	sel := Selector[E, P](shape, wl.Point)
+	if !P(&wl.PValue).Equal(&sel) {
+		return nil, fmt.Errorf("lookup: witness numerators do not match the shape")
+	}
+	z := one
+	for k := range n - total {
+		var t E
+		P(&t).Sub(&one, &wl.Point[k])
+		P(&z).Mul(&z, &t)
+	}
+	w := fold[E, P](&beta, proof.ColumnEvals)
+	var q, t E
+	P(&q).Sub(&alpha, &one)
+	P(&q).Mul(&q, &sel)
+	P(&q).Add(&q, &one)
+	P(&t).Mul(&z, &w)
+	P(&q).Sub(&q, &t)
+	if !P(&wl.QValue).Equal(&q) {
+		return nil, fmt.Errorf("lookup: witness denominators do not match the column evaluations")
+	}
+	// Table leaves: p(ρ') = m(ρ'), q(ρ') = α − Σ βᶜ t_c(ρ').
+	mv := make([]E, len(proof.Multiplicities))
+	for i, m := range proof.Multiplicities {
+		P(&mv[i]).SetUint64(m)
+	}
+	mEval := poly.Evaluate[E, P](mv, tl.Point)
+	if !P(&tl.PValue).Equal(&mEval) {
+		return nil, fmt.Errorf("lookup: table numerators do not match the multiplicities")
+	}
+	tv := make([]E, len(table.Columns))
+	for c := range tv {
+		tv[c] = EvaluateColumn[E, P](table, c, tl.Point)
+	}
+	tf := fold[E, P](&beta, tv)
+	P(&q).Sub(&alpha, &tf)
+	if !P(&tl.QValue).Equal(&q) {
+		return nil, fmt.Errorf("lookup: table denominators do not match the table")
+	}
+	// Σ 1/(α − w) = Σ m/(α − t)  ⇔  P_w·Q_t = P_t·Q_w, with nonzero Q.
+	if P(&wl.Q).IsZero() || P(&tl.Q).IsZero() {
+		return nil, fmt.Errorf("lookup: a denominator vanishes")
+	}
+	var lhs, rhs E
+	P(&lhs).Mul(&wl.P, &tl.Q)
+	P(&rhs).Mul(&tl.P, &wl.Q)
+	if !P(&lhs).Equal(&rhs) {
+		return nil, fmt.Errorf("lookup: table %q: the lookups are not all rows of the table", table.Name)
+	}
+	return columnClaims(wl.Point[n-total:], proof.ColumnEvals), nil
+}
