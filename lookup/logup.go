@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/transcript"
 )
@@ -126,10 +127,10 @@ func PackingFactor[E field.Scalar]() int {
 
 // challenges binds the multiplicities and draws the column-folding β and
 // the LogUp point α.
-func challenges[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], table *Table, m []uint64) (beta, alpha E) {
-	tr.Label("lookup/" + table.Name)
+func challenges[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl *table.Table, m []uint64) (beta, alpha E) {
+	tr.Label("lookup/" + tbl.Name)
 	tr.Absorb(PackedMultiplicities[E, P](m)...)
-	if len(table.Columns) > 1 {
+	if len(tbl.Columns) > 1 {
 		beta = tr.Challenge()
 	}
 	alpha = tr.Challenge()
@@ -146,20 +147,20 @@ func fold[E field.Scalar, P field.Ptr[E]](beta *E, values []E) E {
 	return res
 }
 
-// Prove proves that every tuple of lk is a row of table. The caller must
+// Prove proves that every tuple of lk is a row of tbl. The caller must
 // have bound the lookups to the transcript (they are tensors whose claims
 // are reduced elsewhere, or advice absorbed before) before calling. It
 // returns one claim per column on the padded column MLE.
-func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], table *Table, lk *Lookups) (*Proof[E], []poly.Claim[E], error) {
-	if err := table.Validate(); err != nil {
+func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl *table.Table, lk *Lookups) (*Proof[E], []poly.Claim[E], error) {
+	if err := tbl.Validate(); err != nil {
 		return nil, nil, err
 	}
 	dims, total, err := ShapeVars(lk.Shape)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(lk.Columns) != len(table.Columns) {
-		return nil, nil, fmt.Errorf("lookup: %d columns looked up in table %q of %d columns", len(lk.Columns), table.Name, len(table.Columns))
+	if len(lk.Columns) != len(tbl.Columns) {
+		return nil, nil, fmt.Errorf("lookup: %d columns looked up in tbl %q of %d columns", len(lk.Columns), tbl.Name, len(tbl.Columns))
 	}
 	count := 1
 	for _, d := range lk.Shape {
@@ -170,23 +171,23 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tabl
 			return nil, nil, fmt.Errorf("lookup: column %d has %d entries for shape %v", c, len(col), lk.Shape)
 		}
 	}
-	m, err := Multiplicities(table, lk)
+	m, err := Multiplicities(tbl, lk)
 	if err != nil {
 		return nil, nil, err
 	}
-	return prove(tr, table, lk, dims, total, count, m)
+	return prove(tr, tbl, lk, dims, total, count, m)
 }
 
-// Multiplicities counts, for each row of table, the tuples of lk equal to
+// Multiplicities counts, for each row of tbl, the tuples of lk equal to
 // it; it fails if a tuple is not in the table.
-func Multiplicities(table *Table, lk *Lookups) ([]uint64, error) {
-	m := make([]uint64, 1<<table.NbVars)
+func Multiplicities(tbl *table.Table, lk *Lookups) ([]uint64, error) {
+	m := make([]uint64, 1<<tbl.NbVars)
 	tuple := make([]int64, len(lk.Columns))
 	for i := range lk.Columns[0] {
 		for c := range tuple {
 			tuple[c] = lk.Columns[c][i]
 		}
-		row, err := table.Row(tuple)
+		row, err := tbl.Row(tuple)
 		if err != nil {
 			return nil, fmt.Errorf("tuple %d: %w", i, err)
 		}
@@ -197,9 +198,9 @@ func Multiplicities(table *Table, lk *Lookups) ([]uint64, error) {
 
 // prove runs the protocol with the given multiplicities (which an honest
 // prover computes with [Multiplicities]).
-func prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], table *Table, lk *Lookups, dims []int, total, count int, m []uint64) (*Proof[E], []poly.Claim[E], error) {
+func prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl *table.Table, lk *Lookups, dims []int, total, count int, m []uint64) (*Proof[E], []poly.Claim[E], error) {
 	var err error
-	beta, alpha := challenges(tr, table, m)
+	beta, alpha := challenges(tr, tbl, m)
 
 	// Witness tree over n = max(total, 1) variables: p = 1, q = α − Σ βᶜ w_c
 	// on valid entries; p = 0, q = 1 in the padding.
@@ -233,7 +234,7 @@ func prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tabl
 	for i := range tp {
 		P(&tp[i]).SetUint64(m[i])
 		for c := range values {
-			P(&values[c]).SetInt64(table.Value(c, i))
+			P(&values[c]).SetInt64(tbl.Value(c, i))
 		}
 		t := fold[E, P](&beta, values)
 		P(&tq[i]).Sub(&alpha, &t)
@@ -259,30 +260,30 @@ func columnClaims[E field.Scalar](point, values []E) []poly.Claim[E] {
 }
 
 // Verify checks a LogUp proof that the tuples of a tensor of the given
-// shape are rows of table, and returns the claims on the lookups' columns
+// shape are rows of tbl, and returns the claims on the lookups' columns
 // that the caller must reduce further. Cost: O(n²) for a witness of 2ⁿ
 // entries and O(k²) + the table's column evaluations (O(k) for affine
 // columns, O(2ᵏ) for dense ones) + O(2ᵏ) for the multiplicities.
-func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], table *Table, shape []int, proof *Proof[E]) ([]poly.Claim[E], error) {
-	if err := table.Validate(); err != nil {
+func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl *table.Table, shape []int, proof *Proof[E]) ([]poly.Claim[E], error) {
+	if err := tbl.Validate(); err != nil {
 		return nil, err
 	}
 	_, total, err := ShapeVars(shape)
 	if err != nil {
 		return nil, err
 	}
-	if len(proof.Multiplicities) != 1<<table.NbVars {
-		return nil, fmt.Errorf("lookup: %d multiplicities for a table of %d rows", len(proof.Multiplicities), 1<<table.NbVars)
+	if len(proof.Multiplicities) != 1<<tbl.NbVars {
+		return nil, fmt.Errorf("lookup: %d multiplicities for a tbl of %d rows", len(proof.Multiplicities), 1<<tbl.NbVars)
 	}
 	for i, m := range proof.Multiplicities {
 		if m>>MultiplicityBits != 0 {
 			return nil, fmt.Errorf("lookup: multiplicity %d is %d, not below 2^%d", i, m, MultiplicityBits)
 		}
 	}
-	if len(proof.ColumnEvals) != len(table.Columns) {
-		return nil, fmt.Errorf("lookup: %d column evaluations for %d columns", len(proof.ColumnEvals), len(table.Columns))
+	if len(proof.ColumnEvals) != len(tbl.Columns) {
+		return nil, fmt.Errorf("lookup: %d column evaluations for %d columns", len(proof.ColumnEvals), len(tbl.Columns))
 	}
-	beta, alpha := challenges(tr, table, proof.Multiplicities)
+	beta, alpha := challenges(tr, tbl, proof.Multiplicities)
 	one := field.One[E, P]()
 
 	n := witnessVars(total)
@@ -290,9 +291,9 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tab
 	if err != nil {
 		return nil, fmt.Errorf("lookup: witness tree: %w", err)
 	}
-	tl, err := verifyFraction(tr, table.NbVars, &proof.Table)
+	tl, err := verifyFraction(tr, tbl.NbVars, &proof.Table)
 	if err != nil {
-		return nil, fmt.Errorf("lookup: table tree: %w", err)
+		return nil, fmt.Errorf("lookup: tbl tree: %w", err)
 	}
 	tr.Absorb(proof.ColumnEvals...)
 
@@ -325,16 +326,16 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tab
 	}
 	mEval := poly.Evaluate[E, P](mv, tl.Point)
 	if !P(&tl.PValue).Equal(&mEval) {
-		return nil, fmt.Errorf("lookup: table numerators do not match the multiplicities")
+		return nil, fmt.Errorf("lookup: tbl numerators do not match the multiplicities")
 	}
-	tv := make([]E, len(table.Columns))
+	tv := make([]E, len(tbl.Columns))
 	for c := range tv {
-		tv[c] = EvaluateColumn[E, P](table, c, tl.Point)
+		tv[c] = EvaluateColumn[E, P](tbl, c, tl.Point)
 	}
 	tf := fold[E, P](&beta, tv)
 	P(&q).Sub(&alpha, &tf)
 	if !P(&tl.QValue).Equal(&q) {
-		return nil, fmt.Errorf("lookup: table denominators do not match the table")
+		return nil, fmt.Errorf("lookup: tbl denominators do not match the table")
 	}
 	// Σ 1/(α − w) = Σ m/(α − t)  ⇔  P_w·Q_t = P_t·Q_w, with nonzero Q.
 	if P(&wl.Q).IsZero() || P(&tl.Q).IsZero() {
@@ -344,7 +345,7 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tab
 	P(&lhs).Mul(&wl.P, &tl.Q)
 	P(&rhs).Mul(&tl.P, &wl.Q)
 	if !P(&lhs).Equal(&rhs) {
-		return nil, fmt.Errorf("lookup: table %q: the lookups are not all rows of the table", table.Name)
+		return nil, fmt.Errorf("lookup: tbl %q: the lookups are not all rows of the table", tbl.Name)
 	}
 	return columnClaims(wl.Point[n-total:], proof.ColumnEvals), nil
 }

@@ -9,14 +9,15 @@ import (
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/transcript"
 )
 
 type lookupCase struct {
-	name  string
-	table Table
-	lk    Lookups
+	name string
+	tbl  table.Table
+	lk   Lookups
 }
 
 func squareMod97(x int64) int64 { return (x * x) % 97 }
@@ -28,7 +29,7 @@ func cases(t testing.TB, rng *rand.Rand) []lookupCase {
 	for i := range outputs {
 		outputs[i] = squareMod97(int64(i) - 50)
 	}
-	fn, err := FunctionTable("square-mod-97", -50, outputs)
+	fn, err := table.Function("square-mod-97", -50, outputs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,9 +58,9 @@ func cases(t testing.TB, rng *rand.Rand) []lookupCase {
 		return Lookups{Shape: shape, Columns: [][]int64{xs, ys}}
 	}
 	return []lookupCase{
-		{"range/5x3", RangeTable(8), rangeLookups(5, 3)},
-		{"range/1", RangeTable(8), rangeLookups(1)},
-		{"range/2x1x7", RangeTable(8), rangeLookups(2, 1, 7)},
+		{"range/5x3", table.Range(8), rangeLookups(5, 3)},
+		{"range/1", table.Range(8), rangeLookups(1)},
+		{"range/2x1x7", table.Range(8), rangeLookups(2, 1, 7)},
 		{"function/3x7", fn, fnLookups(3, 7)},
 		{"function/16", fn, fnLookups(16)},
 	}
@@ -109,11 +110,11 @@ func testLookup[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 5))
 	for _, tc := range cases(t, rng) {
 		t.Run(tc.name, func(t *testing.T) {
-			proof, claims, err := Prove(statement[E, P](), &tc.table, &tc.lk)
+			proof, claims, err := Prove(statement[E, P](), &tc.tbl, &tc.lk)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := Verify(statement[E, P](), &tc.table, tc.lk.Shape, proof)
+			got, err := Verify(statement[E, P](), &tc.tbl, tc.lk.Shape, proof)
 			if err != nil {
 				t.Fatalf("honest proof rejected: %v", err)
 			}
@@ -126,7 +127,7 @@ func testLookup[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 				}
 			}
 			// Another statement: rejected.
-			if _, err := Verify(transcript.New[E, P]("lookup-test", field.FromInt64[E, P](43)), &tc.table, tc.lk.Shape, proof); err == nil {
+			if _, err := Verify(transcript.New[E, P]("lookup-test", field.FromInt64[E, P](43)), &tc.tbl, tc.lk.Shape, proof); err == nil {
 				t.Fatal("proof accepted under another statement")
 			}
 			// Every field element of the proof, tampered: rejected.
@@ -136,7 +137,7 @@ func testLookup[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 				saved := *x
 				one := field.One[E, P]()
 				P(x).Add(x, &one)
-				if _, err := Verify(statement[E, P](), &tc.table, tc.lk.Shape, proof); err == nil {
+				if _, err := Verify(statement[E, P](), &tc.tbl, tc.lk.Shape, proof); err == nil {
 					t.Fatalf("tampered %s accepted", name)
 				}
 				*x = saved
@@ -144,7 +145,7 @@ func testLookup[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 			// Every multiplicity, tampered: rejected.
 			for i := range proof.Multiplicities {
 				proof.Multiplicities[i]++
-				if _, err := Verify(statement[E, P](), &tc.table, tc.lk.Shape, proof); err == nil {
+				if _, err := Verify(statement[E, P](), &tc.tbl, tc.lk.Shape, proof); err == nil {
 					t.Fatalf("tampered multiplicity %d accepted", i)
 				}
 				proof.Multiplicities[i]--
@@ -162,23 +163,23 @@ func TestLookup(t *testing.T) {
 // A prover that looks up a tuple outside the table, with multiplicities
 // that count it as some row, is caught.
 func testCheatingProver[E field.Scalar, P field.Ptr[E]](t *testing.T) {
-	table := RangeTable(4)
+	tbl := table.Range(4)
 	for _, bad := range []int64{16, -1, 1 << 40} {
 		lk := Lookups{Shape: []int{3}, Columns: [][]int64{{3, bad, 7}}}
-		if _, _, err := Prove(statement[E, P](), &table, &lk); err == nil {
+		if _, _, err := Prove(statement[E, P](), &tbl, &lk); err == nil {
 			t.Fatalf("honest prover accepted %d in a 4-bit range", bad)
 		}
-		for row := range 1 << table.NbVars {
+		for row := range 1 << tbl.NbVars {
 			m := make([]uint64, 16)
 			m[3]++
 			m[7]++
 			m[row]++
 			dims, total, _ := ShapeVars(lk.Shape)
-			proof, _, err := prove(statement[E, P](), &table, &lk, dims, total, 3, m)
+			proof, _, err := prove(statement[E, P](), &tbl, &lk, dims, total, 3, m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Verify(statement[E, P](), &table, lk.Shape, proof); err == nil {
+			if _, err := Verify(statement[E, P](), &tbl, lk.Shape, proof); err == nil {
 				t.Fatalf("value %d counted as row %d accepted", bad, row)
 			}
 		}
@@ -191,42 +192,42 @@ func TestCheatingProver(t *testing.T) {
 }
 
 func TestTableErrors(t *testing.T) {
-	if _, err := FunctionTable("empty", 0, nil); err == nil {
-		t.Fatal("empty function table accepted")
+	if _, err := table.Function("empty", 0, nil); err == nil {
+		t.Fatal("empty function tbl accepted")
 	}
-	bad := []Table{
-		RangeTable(0),
-		RangeTable(MaxTableVars + 1),
+	bad := []table.Table{
+		table.Range(0),
+		table.Range(table.MaxTableVars + 1),
 		{Name: "no columns", NbVars: 2},
-		{Name: "dense key", NbVars: 1, Columns: []Column{{Values: []int64{1, 2}}}},
-		{Name: "short column", NbVars: 2, Columns: []Column{{}, {Values: []int64{1}}}},
+		{Name: "dense key", NbVars: 1, Columns: []table.Column{{Values: []int64{1, 2}}}},
+		{Name: "short column", NbVars: 2, Columns: []table.Column{{}, {Values: []int64{1}}}},
 	}
 	for _, tb := range bad {
 		if err := tb.Validate(); err == nil {
-			t.Errorf("table %q accepted", tb.Name)
+			t.Errorf("tbl %q accepted", tb.Name)
 		}
 	}
-	table := RangeTable(4)
+	tbl := table.Range(4)
 	for _, lk := range []Lookups{
 		{Shape: nil, Columns: [][]int64{{}}},
 		{Shape: []int{0}, Columns: [][]int64{{}}},
 		{Shape: []int{2}, Columns: [][]int64{{1}}},
 		{Shape: []int{1}, Columns: [][]int64{{1}, {1}}},
 	} {
-		if _, _, err := Prove(statement[bn254fr.Element](), &table, &lk); err == nil {
+		if _, _, err := Prove(statement[bn254fr.Element](), &tbl, &lk); err == nil {
 			t.Errorf("lookups %+v accepted", lk)
 		}
 	}
-	proof, _, err := Prove(statement[bn254fr.Element](), &table, &Lookups{Shape: []int{2}, Columns: [][]int64{{1, 2}}})
+	proof, _, err := Prove(statement[bn254fr.Element](), &tbl, &Lookups{Shape: []int{2}, Columns: [][]int64{{1, 2}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	proof.Multiplicities[0] = 1 << 32
-	if _, err := Verify(statement[bn254fr.Element](), &table, []int{2}, proof); err == nil {
+	if _, err := Verify(statement[bn254fr.Element](), &tbl, []int{2}, proof); err == nil {
 		t.Fatal("multiplicity of 2^32 accepted")
 	}
 	proof.Multiplicities = proof.Multiplicities[:3]
-	if _, err := Verify(statement[bn254fr.Element](), &table, []int{2}, proof); err == nil {
+	if _, err := Verify(statement[bn254fr.Element](), &tbl, []int{2}, proof); err == nil {
 		t.Fatal("short multiplicities accepted")
 	}
 }
@@ -236,17 +237,17 @@ func TestSelector(t *testing.T) {
 	for _, shape := range [][]int{{5, 3}, {1}, {2, 1, 7}, {16}} {
 		dims, total, _ := ShapeVars(shape)
 		n := witnessVars(total)
-		table := make([]bn254fr.Element, 1<<n)
+		tbl := make([]bn254fr.Element, 1<<n)
 		count := 1
 		for _, d := range shape {
 			count *= d
 		}
 		for i := range count {
-			table[padIndex(shape, dims, i)].SetOne()
+			tbl[padIndex(shape, dims, i)].SetOne()
 		}
 		point := field.RandomVector[bn254fr.Element](rng, n)
 		got := Selector[bn254fr.Element](shape, point)
-		want := poly.Evaluate[bn254fr.Element](table, point)
+		want := poly.Evaluate[bn254fr.Element](tbl, point)
 		if !got.Equal(&want) {
 			t.Fatalf("shape %v: selector differs from the dense table", shape)
 		}
@@ -273,10 +274,10 @@ func BenchmarkProve(b *testing.B) {
 			col[i] = rng.Int64N(256)
 		}
 		lk := Lookups{Shape: []int{1 << n}, Columns: [][]int64{col}}
-		table := RangeTable(8)
+		tbl := table.Range(8)
 		b.Run(fmt.Sprintf("range8/n=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := Prove(statement[bn254fr.Element](), &table, &lk); err != nil {
+				if _, _, err := Prove(statement[bn254fr.Element](), &tbl, &lk); err != nil {
 					b.Fatal(err)
 				}
 			}
