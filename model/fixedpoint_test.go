@@ -140,7 +140,7 @@ func TestQuantizeWeights(t *testing.T) {
 
 func TestFracFor(t *testing.T) {
 	for _, tc := range []struct {
-		m, margin float64
+		m, margin  float64
 		bits, want int
 	}{
 		{1, 1, 15, 14}, {1, 4, 15, 12}, {3000, 2, 20, 7}, {0, 4, 15, 8}, {1e-12, 1, 15, 24}, {1e12, 1, 15, -8},
