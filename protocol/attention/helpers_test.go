@@ -1,0 +1,126 @@
+package attention
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// randomWitness draws Q, K, V in [−2⁷, 2⁷) and probabilities in [0, 2⁸)
+// at visible positions (0 at masked ones, as the softmax produces).
+func randomWitness(rng *rand.Rand, cfg Config) *Witness {
+	d, err := cfg.dims()
+	if err != nil {
+		panic(err)
+	}
+	small := func(n int) []int64 {
+		v := make([]int64, n)
+		for i := range v {
+			v[i] = rng.Int64N(256) - 128
+		}
+		return v
+	}
+	w := &Witness{
+		Query:  small(d.queryRows * d.heads * d.width),
+		Keys:   small(d.keyRows * d.kvHeads * d.width),
+		Values: small(d.keyRows * d.kvHeads * d.width),
+		Probs:  make([]int64, d.heads*d.queryRows*d.keyRows),
+	}
+	for i := range d.heads {
+		for j := range d.queryRows {
+			for k := range d.keyRows {
+				if d.visible(j, k) {
+					w.Probs[(i*d.queryRows+j)*d.keyRows+k] = rng.Int64N(256)
+				}
+			}
+		}
+	}
+	return w
+}
+
+// session is one run of both halves with claims drawn from the transcript
+// as a pipeline would: claims on O, then (in place of the softmax layer)
+// claims on S_M.
+type session[E field.Scalar] struct {
+	cfg         Config
+	w           *Witness
+	out         []poly.Claim[E]
+	outProof    *OutputProof[E]
+	outClaims   OutputClaims[E]
+	masked      []poly.Claim[E]
+	scoresProof *ScoresProof[E]
+	inClaims    InputClaims[E]
+	final       E // transcript state at the end
+}
+
+const testDomain = "attention-test"
+
+// drawClaims draws n points of nbVars coordinates and evaluates table there,
+// absorbing the values.
+func drawClaims[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], table []E, n, nbVars int) []poly.Claim[E] {
+	claims := make([]poly.Claim[E], n)
+	for i := range claims {
+		claims[i].Point = tr.Challenges(nbVars)
+		claims[i].Value = poly.Evaluate[E, P](table, claims[i].Point)
+		tr.Absorb(claims[i].Value)
+	}
+	return claims
+}
+
+// prove runs the prover on w (or on tampered padded tensors when p is not
+// nil) and returns the session.
+func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness, p *padded) *session[E] {
+	t.Helper()
+	d, err := cfg.dims()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p == nil {
+		p = &padded{query: d.padQuery(w.Query), keys: d.padKV(w.Keys), values: d.padKV(w.Values), probs: d.padScores(w.Probs)}
+	}
+	s := &session[E]{cfg: cfg, w: w}
+	tr := transcript.New[E, P](testDomain)
+	outTable := toField[E](d.unpadOutput(d.outputOf(p.probs, p.values)))
+	s.out = drawClaims(tr, outTable, cfg.outputClaims(), d.rowVars+d.queryColVars)
+	if s.outProof, s.outClaims, err = proveOutput(tr, &d, cfg.outputClaims(), p, s.out); err != nil {
+		t.Fatal(err)
+	}
+	maskedTable := toField[E](d.maskedOf(d.scoresOf(p.query, p.keys), cfg.MaskValue))
+	s.masked = drawClaims(tr, maskedTable, cfg.scoreClaims(), d.scoreVars())
+	if s.scoresProof, s.inClaims, err = proveScores(tr, &d, cfg.MaskValue, cfg.scoreClaims(), w, p, s.masked, s.outClaims.PaddedValues); err != nil {
+		t.Fatal(err)
+	}
+	s.final = tr.State()
+	return s
+}
+
+// verifyNative runs the native verifier on the session's proofs and claim
+// values; the points come from the verifier's own transcript.
+func verifyNative[E field.Scalar, P field.Ptr[E]](s *session[E]) (OutputClaims[E], InputClaims[E], error) {
+	d, err := s.cfg.dims()
+	if err != nil {
+		return OutputClaims[E]{}, InputClaims[E]{}, err
+	}
+	tr := transcript.New[E, P](testDomain)
+	out := redraw(tr, s.out, d.rowVars+d.queryColVars)
+	outClaims, err := VerifyOutput(tr, s.cfg, s.outProof, out)
+	if err != nil {
+		return OutputClaims[E]{}, InputClaims[E]{}, err
+	}
+	masked := redraw(tr, s.masked, d.scoreVars())
+	in, err := VerifyScores(tr, s.cfg, s.scoresProof, masked, outClaims.PaddedValues)
+	return outClaims, in, err
+}
+
+// redraw draws the points of claims from tr and takes their values.
+func redraw[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], claims []poly.Claim[E], nbVars int) []poly.Claim[E] {
+	out := make([]poly.Claim[E], len(claims))
+	for i := range claims {
+		out[i] = poly.Claim[E]{Point: tr.Challenges(nbVars), Value: claims[i].Value}
+		tr.Absorb(out[i].Value)
+	}
+	return out
+}

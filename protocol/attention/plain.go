@@ -1,0 +1,190 @@
+package attention
+
+import "fmt"
+
+// Witness holds the tensors of one attention layer, int64 row-major.
+type Witness struct {
+	// Query is Q, QueryRows × Heads·HeadDim; head i is columns i·m…i·m+m−1.
+	Query []int64
+	// Keys is K, KeyRows × KVHeads·HeadDim.
+	Keys []int64
+	// Values is V, KeyRows × KVHeads·HeadDim.
+	Values []int64
+	// Probs is the softmax output A, Heads × QueryRows × KeyRows (entries
+	// at masked positions are whatever the softmax layer produced, 0 in the
+	// model's fixed-point pass).
+	Probs []int64
+}
+
+// checkMatrix checks the length of a rows×cols matrix and returns the bit
+// length of its largest |entry|.
+func checkMatrix(name string, m []int64, rows, cols int) (int, error) {
+	if len(m) != rows*cols {
+		return 0, fmt.Errorf("attention: %s has %d entries, want %d×%d", name, len(m), rows, cols)
+	}
+	b := 0
+	for _, v := range m {
+		b = max(b, bitLen(v))
+	}
+	return b, nil
+}
+
+// maxProductBits bounds the plain sums: a sum of n products of entries of
+// bit lengths a and b has bit length at most a + b + bitLen(n) ≤ 62, so it
+// fits an int64 and, far below the field size, never wraps.
+const maxProductBits = 62
+
+func checkProduct(what string, a, b, n int) error {
+	if a+b+bitLen(int64(n)) > maxProductBits {
+		return fmt.Errorf("attention: %s: entries of %d and %d bits summed %d times may exceed 2^%d", what, a, b, n, maxProductBits)
+	}
+	return nil
+}
+
+// checkScores validates Query and Keys against d.
+func (d *dims) checkScores(w *Witness) error {
+	qb, err := checkMatrix("query", w.Query, d.queryRows, d.heads*d.width)
+	if err != nil {
+		return err
+	}
+	kb, err := checkMatrix("keys", w.Keys, d.keyRows, d.kvHeads*d.width)
+	if err != nil {
+		return err
+	}
+	return checkProduct("scores", qb, kb, d.width)
+}
+
+// checkOutput validates Probs and Values against d.
+func (d *dims) checkOutput(w *Witness) error {
+	ab, err := checkMatrix("probabilities", w.Probs, d.heads*d.queryRows, d.keyRows)
+	if err != nil {
+		return err
+	}
+	vb, err := checkMatrix("values", w.Values, d.keyRows, d.kvHeads*d.width)
+	if err != nil {
+		return err
+	}
+	return checkProduct("output", ab, vb, d.keyRows)
+}
+
+// Scores returns the integer scores S = Q_i·K_{⌊i/g⌋}ᵀ of every head,
+// Heads × QueryRows × KeyRows, at every position (masked ones included).
+// The 1/√m scaling is not applied here: the scores stay exact integers and
+// the scaling belongs to the requantization before the softmax lookups.
+func Scores(cfg Config, query, keys []int64) ([]int64, error) {
+	d, err := cfg.dims()
+	if err != nil {
+		return nil, err
+	}
+	if err := d.checkScores(&Witness{Query: query, Keys: keys}); err != nil {
+		return nil, err
+	}
+	m, qw, kw := d.width, d.heads*d.width, d.kvHeads*d.width
+	out := make([]int64, d.heads*d.queryRows*d.keyRows)
+	for i := range d.heads {
+		a := i / d.group
+		for j := range d.queryRows {
+			q := query[j*qw+i*m : j*qw+(i+1)*m]
+			row := out[(i*d.queryRows+j)*d.keyRows:]
+			for k := range d.keyRows {
+				row[k] = dot(q, keys[k*kw+a*m:k*kw+(a+1)*m])
+			}
+		}
+	}
+	return out, nil
+}
+
+// MaskedScores returns the softmax input S_M = S ⊙ z + c·(1 − z) as the
+// padded table of the protocol (length 2^ScoreVars, index
+// [Config.ScoreIndex]): visible entries hold the score, every other entry
+// (future keys, padded rows, keys, heads and group members) holds
+// MaskValue.
+func MaskedScores(cfg Config, query, keys []int64) ([]int64, error) {
+	d, err := cfg.dims()
+	if err != nil {
+		return nil, err
+	}
+	s, err := Scores(cfg, query, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, 1<<d.scoreVars())
+	for i := range out {
+		out[i] = cfg.MaskValue
+	}
+	for i := range d.heads {
+		for j := range d.queryRows {
+			for k := range d.keyRows {
+				if d.visible(j, k) {
+					out[d.scoreIndex(i, j, k)] = s[(i*d.queryRows+j)*d.keyRows+k]
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// PadProbabilities lays the softmax output A (Heads × QueryRows × KeyRows)
+// out in the padded table of the protocol (index [Config.ScoreIndex]),
+// zeros elsewhere. Claims on A produced by [ProveOutput] are claims on this
+// table's MLE.
+func PadProbabilities(cfg Config, probs []int64) ([]int64, error) {
+	d, err := cfg.dims()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := checkMatrix("probabilities", probs, d.heads*d.queryRows, d.keyRows); err != nil {
+		return nil, err
+	}
+	return d.padScores(probs), nil
+}
+
+func (d *dims) padScores(t []int64) []int64 {
+	out := make([]int64, 1<<d.scoreVars())
+	for i := range d.heads {
+		for j := range d.queryRows {
+			src := t[(i*d.queryRows+j)*d.keyRows : (i*d.queryRows+j+1)*d.keyRows]
+			copy(out[d.scoreIndex(i, j, 0):], src)
+		}
+	}
+	return out
+}
+
+// Output returns O = A_i·V_{⌊i/g⌋} for every head, concatenated by columns:
+// QueryRows × Heads·HeadDim.
+func Output(cfg Config, probs, values []int64) ([]int64, error) {
+	d, err := cfg.dims()
+	if err != nil {
+		return nil, err
+	}
+	if err := d.checkOutput(&Witness{Probs: probs, Values: values}); err != nil {
+		return nil, err
+	}
+	m, ow, vw := d.width, d.heads*d.width, d.kvHeads*d.width
+	out := make([]int64, d.queryRows*ow)
+	for i := range d.heads {
+		a := i / d.group
+		for j := range d.queryRows {
+			o := out[j*ow+i*m : j*ow+(i+1)*m]
+			p := probs[(i*d.queryRows+j)*d.keyRows : (i*d.queryRows+j+1)*d.keyRows]
+			for k, pk := range p {
+				if pk == 0 {
+					continue
+				}
+				v := values[k*vw+a*m : k*vw+(a+1)*m]
+				for t := range o {
+					o[t] += pk * v[t]
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func dot(a, b []int64) int64 {
+	var s int64
+	for t := range a {
+		s += a[t] * b[t]
+	}
+	return s
+}

@@ -1,0 +1,280 @@
+package attention
+
+import (
+	"fmt"
+
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/poly"
+)
+
+// padded holds the padded integer tensors the prover works on.
+type padded struct {
+	query  []int64 // Q̂: ŝ_q × ĥ·m̂, columns (a, b, t)
+	keys   []int64 // K̂: l̂ × ĥ_kv·m̂, columns (a, t)
+	values []int64 // V̂: l̂ × ĥ_kv·m̂
+	probs  []int64 // A: ĥ × ŝ_q × l̂
+}
+
+// padQuery returns Q̂ = Q·P_Q: column i·m + t of row j moves to column
+// (a·ĝ + b)·m̂ + t.
+func (d *dims) padQuery(q []int64) []int64 {
+	out := make([]int64, d.paddedRows()*d.paddedQueryCols())
+	w, pw := d.heads*d.width, d.paddedQueryCols()
+	for j := range d.queryRows {
+		for c := range w {
+			out[j*pw+d.queryColumn(c)] = q[j*w+c]
+		}
+	}
+	return out
+}
+
+// padKV returns K̂ = K·P_kv (or V̂): column a·m + t moves to a·m̂ + t.
+func (d *dims) padKV(k []int64) []int64 {
+	out := make([]int64, d.paddedKeys()*d.paddedKVCols())
+	w, pw := d.kvHeads*d.width, d.paddedKVCols()
+	for r := range d.keyRows {
+		for c := range w {
+			out[r*pw+d.kvColumn(c)] = k[r*w+c]
+		}
+	}
+	return out
+}
+
+// scoresOf returns Q̂_{(a,b)}·K̂_aᵀ for every padded head: ĥ × ŝ_q × l̂.
+func (d *dims) scoresOf(q, k []int64) []int64 {
+	hkv, hg, mw := d.paddedKVHeads(), d.paddedGroup(), d.paddedWidth()
+	rows, keys, qw, kw := d.paddedRows(), d.paddedKeys(), d.paddedQueryCols(), d.paddedKVCols()
+	out := make([]int64, hkv*hg*rows*keys)
+	for a := range hkv {
+		for b := range hg {
+			h := a*hg + b
+			for j := range rows {
+				qr := q[j*qw+h*mw : j*qw+(h+1)*mw]
+				dst := out[(h*rows+j)*keys : (h*rows+j+1)*keys]
+				for r := range keys {
+					dst[r] = dot(qr, k[r*kw+a*mw:r*kw+(a+1)*mw])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// maskedOf returns S ⊙ ẑ + c·(1 − ẑ) over the padded score tensor.
+func (d *dims) maskedOf(s []int64, c int64) []int64 {
+	out := make([]int64, len(s))
+	rows, keys := d.paddedRows(), d.paddedKeys()
+	for i := range out {
+		j, k := (i/keys)%rows, i%keys
+		if d.zero(j, k) {
+			out[i] = s[i]
+		} else {
+			out[i] = c
+		}
+	}
+	return out
+}
+
+// zero is the zeroifier entry z[j, k] over the padded ŝ_q × l̂ matrix.
+func (d *dims) zero(j, k int) bool {
+	return j < d.queryRows && k < d.keyRows && d.visible(j, k)
+}
+
+// outputOf returns Ô = A_{(a,b)}·V̂_a for every padded head, concatenated by
+// columns: ŝ_q × ĥ·m̂.
+func (d *dims) outputOf(a, v []int64) []int64 {
+	hkv, hg, mw := d.paddedKVHeads(), d.paddedGroup(), d.paddedWidth()
+	rows, keys, ow, vw := d.paddedRows(), d.paddedKeys(), d.paddedQueryCols(), d.paddedKVCols()
+	out := make([]int64, rows*ow)
+	for kv := range hkv {
+		for b := range hg {
+			h := kv*hg + b
+			for j := range rows {
+				o := out[j*ow+h*mw : j*ow+(h+1)*mw]
+				p := a[(h*rows+j)*keys : (h*rows+j+1)*keys]
+				for r, pr := range p {
+					if pr == 0 {
+						continue
+					}
+					vr := v[r*vw+kv*mw : r*vw+(kv+1)*mw]
+					for t := range o {
+						o[t] += pr * vr[t]
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// fromInt64s sets dst[i] = src[i] as field elements (negative v ↦ p − |v|),
+// with direct calls on the concrete element type.
+func fromInt64s[E field.Scalar](dst []E, src []int64) {
+	switch v := any(dst).(type) {
+	case []bn254fr.Element:
+		for i, x := range src {
+			v[i].SetInt64(x)
+		}
+	case []bls12377fr.Element:
+		for i, x := range src {
+			v[i].SetInt64(x)
+		}
+	}
+}
+
+// toField returns src as field elements.
+func toField[E field.Scalar](src []int64) []E {
+	out := make([]E, len(src))
+	fromInt64s(out, src)
+	return out
+}
+
+// combineRows returns Σ_r weights[r]·m[r], m a matrix of width cols stored
+// row-major (rows beyond len(weights) are ignored, as are zero weights).
+func combineRows[E field.Scalar, P field.Ptr[E]](m []int64, cols int, weights []E) []E {
+	out := make([]E, cols)
+	row := make([]E, cols)
+	for r := 0; r*cols < len(m) && r < len(weights); r++ {
+		if P(&weights[r]).IsZero() {
+			continue
+		}
+		fromInt64s(row, m[r*cols:(r+1)*cols])
+		field.ScalarMul(row, row, &weights[r])
+		field.Add(out, out, row)
+	}
+	return out
+}
+
+// expand returns the table of f(x, y) = v[x] over len(v) × inner entries.
+func expand[E field.Scalar](v []E, inner int) []E {
+	out := make([]E, len(v)*inner)
+	for x := range v {
+		for y := range inner {
+			out[x*inner+y] = v[x]
+		}
+	}
+	return out
+}
+
+// gatherQuery returns T[c] = eqCol[column of c in Q̂] for the real columns c
+// < h_q·m of Q and 0 for the other rows of [0, D_q): the table of
+// P_Q(·, r_col) from eqCol = β(r_col, ·) over the ĥ·m̂ columns of Q̂.
+func gatherQuery[E field.Scalar](d *dims, eqCol []E) []E {
+	out := make([]E, d.queryCols())
+	for c := range d.heads * d.width {
+		out[c] = eqCol[d.queryColumn(c)]
+	}
+	return out
+}
+
+// scatterQuery returns T[column of c in Q̂] = eqRow[c] for c < h_q·m and 0
+// elsewhere: the table of U(·, r_d) = P_Q(r_d, ·) over the ĥ·m̂ columns of
+// Ô, from eqRow = β(r_d, ·) over [0, D_q).
+func scatterQuery[E field.Scalar](d *dims, eqRow []E) []E {
+	out := make([]E, d.paddedQueryCols())
+	for c := range d.heads * d.width {
+		out[d.queryColumn(c)] = eqRow[c]
+	}
+	return out
+}
+
+// gatherKV is [gatherQuery] for K and V: the table of P_kv(·, r_col) over
+// [0, D_kv).
+func gatherKV[E field.Scalar](d *dims, eqCol []E) []E {
+	out := make([]E, d.kvCols())
+	for c := range d.kvHeads * d.width {
+		out[c] = eqCol[d.kvColumn(c)]
+	}
+	return out
+}
+
+// zeroifierTable returns the 0/1 table of z over ŝ_q × l̂.
+func zeroifierTable[E field.Scalar, P field.Ptr[E]](d *dims) []E {
+	rows, keys := d.paddedRows(), d.paddedKeys()
+	out := make([]E, rows*keys)
+	for j := range rows {
+		for k := range keys {
+			if d.zero(j, k) {
+				P(&out[j*keys+k]).SetOne()
+			}
+		}
+	}
+	return out
+}
+
+// The verifier's closed forms (O(log) field operations each).
+
+// queryPadding returns P̃_Q(r_c, r_a, r_b, r_t) for Q̂ = Q·P_Q,
+// P_Q[(a·g + b)·m + t, (a·ĝ + b)·m̂ + t] = 1 (a < h_kv, b < g, t < m):
+//   - g a power of two: (a, b) are the bits of the head index i = a·g + b,
+//     and P_Q is the padding matrix of h_q heads of width m;
+//   - m a power of two: the low log₂ m bits of the row are t, so
+//     P̃_Q = β(r_c^lo, r_t) · P̃_{h_kv, g}(r_c^hi, r_a, r_b), the padding
+//     matrix of h_kv "heads" of g members.
+func queryPadding[E field.Scalar, P field.Ptr[E]](d *dims, rc, rCol []E) (E, error) {
+	if isPowerOfTwo(d.group) {
+		v, err := poly.Padding[E, P](concat(rc, rCol), d.heads, d.width)
+		if err != nil {
+			return v, fmt.Errorf("attention: query padding: %w", err)
+		}
+		return v, nil
+	}
+	hv := len(rc) - d.widthVars
+	ra := rCol[:d.headVars()]
+	rt := rCol[d.headVars():]
+	v, err := poly.Padding[E, P](concat(rc[:hv], ra), d.kvHeads, d.group)
+	if err != nil {
+		return v, fmt.Errorf("attention: query padding: %w", err)
+	}
+	eq := poly.Eq[E, P](rc[hv:], rt)
+	P(&v).Mul(&v, &eq)
+	return v, nil
+}
+
+// kvPadding returns P̃_kv(r_c, r_a, r_t), the padding matrix of h_kv heads of
+// width m.
+func kvPadding[E field.Scalar, P field.Ptr[E]](d *dims, rc, rCol []E) (E, error) {
+	v, err := poly.Padding[E, P](concat(rc, rCol), d.kvHeads, d.width)
+	if err != nil {
+		return v, fmt.Errorf("attention: key/value padding: %w", err)
+	}
+	return v, nil
+}
+
+// zeroifier returns z̃(r_row, r_key): the causal zeroifier of seed 002 for a
+// prefill pass, the selector of the first l keys for a decoding pass (one
+// query row, no row variables).
+func zeroifier[E field.Scalar, P field.Ptr[E]](d *dims, rRow, rKey []E) (E, error) {
+	if d.decoding {
+		return poly.Prefix[E, P](rKey, d.keyRows), nil
+	}
+	z, err := poly.CausalZeroifier[E, P](concat(rRow, rKey), d.queryRows)
+	if err != nil {
+		return z, fmt.Errorf("attention: zeroifier: %w", err)
+	}
+	return z, nil
+}
+
+// prefixZero returns Πₖ (1 − rₖ): the factor that extends a table of 2ⁿ
+// entries with zeros to 2^(n+len(r)) entries (the new variables first).
+func prefixZero[E field.Scalar, P field.Ptr[E]](r []E) E {
+	res := field.One[E, P]()
+	one := field.One[E, P]()
+	for k := range r {
+		var t E
+		P(&t).Sub(&one, &r[k])
+		P(&res).Mul(&res, &t)
+	}
+	return res
+}
+
+func concat[E any](parts ...[]E) []E {
+	var out []E
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
