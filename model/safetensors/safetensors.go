@@ -470,23 +470,19 @@ func (t *Tensor) Float64s() ([]float64, error) {
 // HalfToFloat64 converts an IEEE 754 binary16 bit pattern (1 sign bit, 5
 // exponent bits with bias 15, 10 mantissa bits) to float64 exactly.
 func HalfToFloat64(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp := int(h>>10) & 0x1f
-	mant := float64(h & 0x3ff)
+	sign := uint64(h>>15) << 63
+	exp := uint64(h>>10) & 0x1f
+	mant := uint64(h & 0x3ff)
 	switch exp {
 	case 0:
-		// Subnormal: mant · 2⁻²⁴ (also ±0).
-		return sign * math.Ldexp(mant, -24)
+		// Subnormal or zero: mant · 2⁻²⁴, exact since mant < 2¹⁰.
+		return math.Float64frombits(sign | math.Float64bits(float64(mant)*0x1p-24))
 	case 0x1f:
-		if mant != 0 {
-			return math.NaN()
-		}
-		return math.Inf(int(sign))
+		// Infinity, or NaN with the payload kept in the top mantissa bits.
+		return math.Float64frombits(sign | 0x7ff<<52 | mant<<42)
 	}
-	return sign * math.Ldexp(1024+mant, exp-25)
+	// Normal: rebias the exponent from 15 to 1023 and widen the mantissa.
+	return math.Float64frombits(sign | (exp+1023-15)<<52 | mant<<42)
 }
 
 // BFloat16ToFloat64 converts a bfloat16 bit pattern (the upper half of a

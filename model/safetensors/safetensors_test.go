@@ -207,14 +207,26 @@ func TestHalfAndBFloat16(t *testing.T) {
 	if !math.IsNaN(BFloat16ToFloat64(0x7fc0)) {
 		t.Error("bf16 NaN not NaN")
 	}
-	// Every finite half value must survive float64 → float32 → nearest half.
+	// Every pattern against the definition: (−1)ˢ · 2^(e−15) · (1 + m/2¹⁰)
+	// for 0 < e < 31, (−1)ˢ · 2⁻¹⁴ · m/2¹⁰ for e = 0.
 	for h := 0; h < 1<<16; h++ {
-		v := HalfToFloat64(uint16(h))
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		s, e, m := h>>15, h>>10&0x1f, h&0x3ff
+		got := HalfToFloat64(uint16(h))
+		if e == 0x1f {
+			if m == 0 && !math.IsInf(got, 1-2*s) || m != 0 && !math.IsNaN(got) {
+				t.Fatalf("half %#04x = %v", h, got)
+			}
 			continue
 		}
-		if float64(float32(v)) != v {
-			t.Fatalf("half %#04x = %v is not a float32", h, v)
+		want := math.Ldexp(float64(m), -24)
+		if e > 0 {
+			want = math.Ldexp(1+float64(m)/1024, e-15)
+		}
+		if s == 1 {
+			want = -want
+		}
+		if got != want || math.Signbit(got) != (s == 1) {
+			t.Fatalf("half %#04x = %v, want %v", h, got, want)
 		}
 	}
 	// Through a tensor, little-endian.

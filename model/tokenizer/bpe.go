@@ -246,13 +246,12 @@ type addedToken struct {
 
 // addedSet holds added tokens indexed by first byte, longest first.
 type addedSet struct {
-	byFirst map[byte][]addedToken
+	byFirst [256][]addedToken
+	count   int
 }
 
 func (a *addedSet) add(t addedToken) {
-	if a.byFirst == nil {
-		a.byFirst = make(map[byte][]addedToken)
-	}
+	a.count++
 	list := append(a.byFirst[t.content[0]], t)
 	// Keep longest first so the first prefix match is the longest.
 	for i := len(list) - 1; i > 0 && len(list[i].content) > len(list[i-1].content); i-- {
@@ -272,7 +271,7 @@ type segment struct {
 // split cuts s at the leftmost-longest occurrences of added tokens. A token
 // with lstrip (rstrip) also takes the whitespace to its left (right).
 func (a *addedSet) split(s string) []segment {
-	if len(a.byFirst) == 0 {
+	if a.count == 0 {
 		return []segment{{text: s, id: -1}}
 	}
 	var out []segment
