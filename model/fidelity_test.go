@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"testing"
+
+	"github.com/veriformer/veriformer/model/tokenizer"
 )
 
 // Documented tolerances of the integer pass against the float reference
@@ -129,18 +131,27 @@ func TestQuantOptionErrors(t *testing.T) {
 
 func ExampleDefault() {
 	m := Default()
-	g, err := m.Generate([]int{'H', 'e', 'l', 'l', 'o'}, 5)
+	tok := tokenizer.NewByte()
+	prompt, err := tok.Encode("Hello")
+	if err != nil {
+		panic(err)
+	}
+	g, err := m.Generate(prompt, 5)
 	if err != nil {
 		panic(err)
 	}
 	tr := g.Traces[0]
-	fmt.Println("generated:", len(g.Tokens), "tokens")
-	fmt.Println("passes:", len(g.Traces))
+	fmt.Println("generated:", len(g.Tokens), "tokens in", len(g.Traces), "passes")
 	fmt.Println("first pass rows:", tr.Embedding.Shape[0], "layers:", len(tr.Layers))
 	fmt.Println("logits shape:", tr.Logits().Shape)
+	f, err := m.Fidelity(prompt, 5)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("top-1 agreement with float: %d/%d\n", f.Agree, len(f.Tokens))
 	// Output:
-	// generated: 5 tokens
-	// passes: 5
+	// generated: 5 tokens in 5 passes
 	// first pass rows: 5 layers: 2
 	// logits shape: [5 256]
+	// top-1 agreement with float: 5/5
 }
