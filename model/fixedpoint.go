@@ -141,15 +141,6 @@ func chooseMultipliers(factors []float64) ([]int64, uint, error) {
 	return m, uint(k), nil
 }
 
-// splat returns n copies of f.
-func splat(f float64, n int) []float64 {
-	s := make([]float64, n)
-	for i := range s {
-		s[i] = f
-	}
-	return s
-}
-
 // toFixed returns round(x·2^frac) or an error when it leaves [lo, hi].
 func toFixed(name string, x []float64, frac int, lo, hi int64) ([]int64, error) {
 	out := make([]int64, len(x))
