@@ -74,22 +74,37 @@ import (
 // coordinates. The unpadding matrix is its transpose U = Pᵀ ∈ F^{ĥm̂ × D},
 // point (r_i ‖ r_j ‖ r_c), Ũ(r_i, r_j, r_c) = P̃(r_c, r_i, r_j).
 //
-//   - m a power of two (every GPT-2 and Llama head width): c = i·m + j is the
-//     concatenation of the bits of i and j, D = ĥ·m, so with r_c = (r_c^hi ‖ r_c^lo)
-//     split ⌈log₂ h⌉ + log₂ m,
-//     P̃ = β(r_c^lo, r_j) · Σ_{i<h} β(r_c^hi, i)·β(r_i, i),
-//     and the diagonal prefix sum is the selector recurrence on pairs with
-//     per-bit weights πₖ = xₖyₖ, wₖ = 1 − xₖ − yₖ + πₖ, eₖ = wₖ + πₖ:
-//     Eₖ = hₖ = 1 ? wₖ·Qₖ₊₁ + πₖ·Eₖ₊₁ : wₖ·Eₖ₊₁, Qₖ = eₖ·Qₖ₊₁ (E past the end 0,
-//     Q past the end 1): about 4 multiplications per bit.
-//   - any m: P̃ = Σ_{i<h} β(r_i, i) · Σ_{j<m} β(r_j, j)·β(r_c, i·m + j). The inner
-//     sum is read from the least significant bit by a 4-state automaton (carry
-//     of i·m + j, and whether j < m on the bits read), one multiplication for
-//     the per-bit weights and at most 8 for the transitions: about
-//     h·(9·⌈log₂(hm)⌉ + ⌈log₂ h⌉) multiplications. Reading i, j and c together
-//     instead needs a carry of up to m, so no bit-serial form of this index
-//     order is poly-logarithmic in both h and m; the head sum is the cheaper
-//     one for real models (h ≤ 128).
+// Write m = m'·2ᵃ with m' odd. The low a bits of c = i·m + j are the low a
+// bits of j, and the rest is c' = i·m' + j' (j = j'·2ᵃ + j₀); splitting r_c =
+// (r_c^hi ‖ r_c^lo) and r_j = (r_j^hi ‖ r_j^lo) with a low coordinates each,
+//
+//	P̃_{h,m}(r_c, r_i, r_j) = β(r_c^lo, r_j^lo) · P̃_{h,m'}(r_c^hi, r_i, r_j^hi),
+//
+// and P̃_{h,m'} is evaluated by one of three automata (δ' = ⌈log₂(hm')⌉,
+// L = ⌈log₂ h⌉, μ' = ⌈log₂ m'⌉):
+//
+//   - m' = 1 (every GPT-2 and Llama head width): c' = i, so
+//     P̃_{h,1} = Σ_{i<h} β(r_c^hi, i)·β(r_i, i), the selector recurrence on
+//     pairs with per-bit weights πₖ = xₖyₖ, wₖ = 1 − xₖ − yₖ + πₖ,
+//     eₖ = wₖ + πₖ = β(xₖ, yₖ): Eₖ = hₖ = 1 ? wₖ·Qₖ₊₁ + πₖ·Eₖ₊₁ : wₖ·Eₖ₊₁ and
+//     Qₖ = eₖ·Qₖ₊₁ (E = 0 and Q = 1 past the last bit), result E₁ (Q₁ when
+//     h = 2^L): at most 4 multiplications per bit, 2a + 4L + 1 in all.
+//   - long division (m' small): Σ_{c<hm'} β(r_c^hi, c)·β(r_i, ⌊c/m'⌋)·
+//     β(r_j^hi, c mod m'). Reading c from its most significant bit, the state
+//     is the remainder t ∈ [0, m') and whether the quotient read so far is
+//     already below h; bit cₚ moves t to 2t + cₚ, emits the quotient bit
+//     qₚ = [2t + cₚ ≥ m'] (weighted by β of the coordinate of bit p of i, and
+//     required to be 0 for p ≥ L) and subtracts qₚ·m'. The final remainder is
+//     j', weighted by EqIndex(r_j^hi, t). About δ'·(4m' + 1) + m'·μ'
+//     multiplications.
+//   - sum over heads (h small): Σ_{i<h} β(r_i, i)·S_i with
+//     S_i = Σ_{j<m'} β(r_j^hi, j)·β(r_c^hi, i·m' + j), each S_i read from the
+//     least significant bit by a 4-state automaton (carry of i·m' + j, and
+//     whether j < m' on the bits read): about h·(9δ' + L) multiplications.
+//
+// The cheaper of the last two is used: O(min(h, m')·log(hm)) in general, and
+// O(log(hm)) whenever the odd part m' of the head width is a small constant
+// (48 = 3·2⁴, 80 = 5·2⁴, 96 = 3·2⁵, 112 = 7·2⁴, …).
 //
 // The vector b of seed 002, b(x) = β(x_head, r), is Eq on the head
 // coordinates and needs nothing here.
@@ -216,9 +231,10 @@ const (
 
 // Padding returns the MLE of the head padding matrix P ∈ F^{D × ĥm̂} of seed
 // 002 at point = (r_c ‖ r_i ‖ r_j), P[c, i·m̂ + j] = [i < h ∧ j < m ∧
-// c = i·m + j], with the variable counts of [PaddingVars]. Cost: about
-// 4·⌈log₂(hm)⌉ multiplications when m is a power of two, about
-// h·(9·⌈log₂(hm)⌉ + ⌈log₂ h⌉) otherwise.
+// c = i·m + j], with the variable counts of [PaddingVars]. With m = m'·2ᵃ
+// (m' odd), δ' = ⌈log₂(hm')⌉, L = ⌈log₂ h⌉, μ' = ⌈log₂ m'⌉, the cost is
+// at most 2a + 4L + 1 multiplications when m' = 1 (all GPT-2 and Llama head
+// widths) and about 2a + min(δ'·(4m' + 1) + m'·μ', h·(9δ' + L)) otherwise.
 func Padding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
 	var res E
 	rowVars, headVars, widthVars, err := PaddingVars(h, m)
@@ -249,19 +265,122 @@ func Unpadding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
 }
 
 func padding[E field.Scalar, P field.Ptr[E]](rc, ri, rj []E, h, m int) E {
-	if m&(m-1) == 0 {
-		// c = i·m + j is the concatenation of the bits of i and of j.
-		hi, lo := rc[:len(ri)], rc[len(ri):]
-		eq := Eq[E, P](lo, rj)
-		d := diagonalPrefix[E, P](hi, ri, h)
-		P(&eq).Mul(&eq, &d)
-		return eq
+	// m = odd·2ᵃ: the low a bits of c are the low a bits of j.
+	a := bits.TrailingZeros(uint(m))
+	odd := m >> a
+	rcHi, rcLo := rc[:len(rc)-a], rc[len(rc)-a:]
+	rjHi, rjLo := rj[:len(rj)-a], rj[len(rj)-a:]
+	res := Eq[E, P](rcLo, rjLo)
+	var rest E
+	switch {
+	case odd == 1:
+		rest = diagonalPrefix[E, P](rcHi, ri, h)
+	case useDivision(len(rcHi), len(ri), len(rjHi), h, odd):
+		rest = paddingByDivision[E, P](rcHi, ri, rjHi, h, odd)
+	default:
+		rest = paddingByHeads[E, P](rcHi, ri, rjHi, h, odd)
 	}
+	P(&res).Mul(&res, &rest)
+	return res
+}
+
+// useDivision reports whether the long-division automaton of
+// [paddingByDivision] (about δ·(4m + 1) + m·μ multiplications) is cheaper
+// than the sum over heads of [paddingByHeads] (about h·(9δ + L)).
+func useDivision(rowVars, headVars, widthVars, h, m int) bool {
+	return rowVars*(4*m+1)+m*widthVars <= h*(9*rowVars+headVars)
+}
+
+// paddingByHeads returns Σ_{i<h} β(ri, i)·Σ_{j<m} β(rj, j)·β(rc, i·m + j).
+func paddingByHeads[E field.Scalar, P field.Ptr[E]](rc, ri, rj []E, h, m int) E {
 	var res E
 	for i := range h {
 		t := shiftedInterval[E, P](rc, rj, i*m, m)
 		w := EqIndex[E, P](ri, i)
 		P(&t).Mul(&t, &w)
+		P(&res).Add(&res, &t)
+	}
+	return res
+}
+
+// paddingByDivision returns Σ_{c < h·m} β(rc, c)·β(ri, ⌊c/m⌋)·β(rj, c mod m)
+// by long division of c by m from its most significant bit: the state is the
+// running remainder and whether the quotient read so far is already below h;
+// quotient bit p pairs with the coordinate of bit p of i (and must be 0 at
+// and above bit len(ri)), and the final remainder is j.
+func paddingByDivision[E field.Scalar, P field.Ptr[E]](rc, ri, rj []E, h, m int) E {
+	nc, ni := len(rc), len(ri)
+	// state index remainder·2 + less
+	v := make([]E, 2*m)
+	live := make([]bool, 2*m)
+	start := 0
+	if !inRange(h, ni) {
+		start = 1
+	}
+	P(&v[start]).SetOne()
+	live[start] = true
+	next := make([]E, 2*m)
+	nextLive := make([]bool, 2*m)
+	for p := nc - 1; p >= 0; p-- {
+		c := &rc[nc-1-p]
+		// w[cb][qb] = β(rc, cb)·β(ri, qb) for bit p of c and of the quotient.
+		var w [2][2]E
+		if p < ni {
+			r := &ri[ni-1-p]
+			P(&w[1][1]).Mul(r, c)
+			P(&w[1][0]).Sub(c, &w[1][1])
+			P(&w[0][1]).Sub(r, &w[1][1])
+			w[0][0] = oneMinus[E, P](c)
+			P(&w[0][0]).Sub(&w[0][0], &w[0][1])
+		} else {
+			w[0][0] = oneMinus[E, P](c)
+			w[1][0] = *c
+		}
+		hb := (h >> p) & 1
+		for st := range next {
+			var zero E
+			next[st], nextLive[st] = zero, false
+		}
+		for st := range v {
+			if !live[st] {
+				continue
+			}
+			rem, less := st>>1, st&1
+			for cb := range 2 {
+				r2 := 2*rem + cb
+				qb := 0
+				if r2 >= m {
+					qb, r2 = 1, r2-m
+				}
+				if p >= ni && qb == 1 {
+					continue
+				}
+				nl := less
+				if less == 0 {
+					if qb > hb {
+						continue
+					}
+					if qb < hb {
+						nl = 1
+					}
+				}
+				to := r2<<1 | nl
+				var t E
+				P(&t).Mul(&v[st], &w[cb][qb])
+				P(&next[to]).Add(&next[to], &t)
+				nextLive[to] = true
+			}
+		}
+		v, next = next, v
+		live, nextLive = nextLive, live
+	}
+	var res E
+	for rem := range m {
+		if !live[rem<<1|1] {
+			continue
+		}
+		t := EqIndex[E, P](rj, rem)
+		P(&t).Mul(&t, &v[rem<<1|1])
 		P(&res).Add(&res, &t)
 	}
 	return res
@@ -318,6 +437,10 @@ func shiftedInterval[E field.Scalar, P field.Ptr[E]](rc, rj []E, base, m int) E 
 			}
 		}
 		v, live = next, nextLive
+	}
+	if m>>nc != 0 {
+		// m has a bit above the bits read, where j has none: j < m.
+		P(&v[1]).Add(&v[1], &v[0])
 	}
 	return v[1]
 }
