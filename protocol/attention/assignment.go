@@ -7,9 +7,9 @@ import (
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/consensys/gnark/frontend"
 
+	"github.com/veriformer/veriformer/field"
 	gadget "github.com/veriformer/veriformer/gadgets/attention"
 	gsumcheck "github.com/veriformer/veriformer/gadgets/sumcheck"
-	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/sumcheck"
 )
 

@@ -60,14 +60,14 @@ type dims struct {
 }
 
 func (d *dims) headVars() int      { return d.kvHeadVars + d.groupVars }
-func (d *dims) paddedWidth() int   { return 1 << d.widthVars }                  // m̂
-func (d *dims) paddedGroup() int   { return 1 << d.groupVars }                  // ĝ
-func (d *dims) paddedKVHeads() int { return 1 << d.kvHeadVars }                 // ĥ_kv
-func (d *dims) paddedHeads() int   { return 1 << d.headVars() }                 // ĥ = ĥ_kv·ĝ
-func (d *dims) paddedRows() int    { return 1 << d.rowVars }                    // ŝ_q
-func (d *dims) paddedKeys() int    { return 1 << d.keyVars }                    // l̂
-func (d *dims) queryCols() int     { return 1 << d.queryColVars }               // D_q
-func (d *dims) kvCols() int        { return 1 << d.kvColVars }                  // D_kv
+func (d *dims) paddedWidth() int   { return 1 << d.widthVars }    // m̂
+func (d *dims) paddedGroup() int   { return 1 << d.groupVars }    // ĝ
+func (d *dims) paddedKVHeads() int { return 1 << d.kvHeadVars }   // ĥ_kv
+func (d *dims) paddedHeads() int   { return 1 << d.headVars() }   // ĥ = ĥ_kv·ĝ
+func (d *dims) paddedRows() int    { return 1 << d.rowVars }      // ŝ_q
+func (d *dims) paddedKeys() int    { return 1 << d.keyVars }      // l̂
+func (d *dims) queryCols() int     { return 1 << d.queryColVars } // D_q
+func (d *dims) kvCols() int        { return 1 << d.kvColVars }    // D_kv
 func (d *dims) paddedQueryCols() int {
 	return d.paddedHeads() * d.paddedWidth() // ĥ·m̂, columns (a, b, t)
 }

@@ -70,14 +70,22 @@ func drawClaims[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P],
 	return claims
 }
 
-// prove runs the prover on w (or on tampered padded tensors when p is not
-// nil) and returns the session.
-func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness, p *padded) *session[E] {
+// cheat describes a dishonest prover: padded tensors with a wrong padding
+// entry, or claims on a wrongly masked softmax input.
+type cheat struct {
+	padded *padded
+	mask   func(d *dims, masked []int64)
+}
+
+// prove runs the prover on w (dishonestly as c says) and returns the
+// session.
+func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness, c cheat) *session[E] {
 	t.Helper()
 	d, err := cfg.dims()
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := c.padded
 	if p == nil {
 		p = &padded{query: d.padQuery(w.Query), keys: d.padKV(w.Keys), values: d.padKV(w.Values), probs: d.padScores(w.Probs)}
 	}
@@ -88,7 +96,11 @@ func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness,
 	if s.outProof, s.outClaims, err = proveOutput(tr, &d, cfg.outputClaims(), p, s.out); err != nil {
 		t.Fatal(err)
 	}
-	maskedTable := toField[E](d.maskedOf(d.scoresOf(p.query, p.keys), cfg.MaskValue))
+	masked := d.maskedOf(d.scoresOf(p.query, p.keys), cfg.MaskValue)
+	if c.mask != nil {
+		c.mask(&d, masked)
+	}
+	maskedTable := toField[E](masked)
 	s.masked = drawClaims(tr, maskedTable, cfg.scoreClaims(), d.scoreVars())
 	if s.scoresProof, s.inClaims, err = proveScores(tr, &d, cfg.MaskValue, cfg.scoreClaims(), w, p, s.masked, s.outClaims.PaddedValues); err != nil {
 		t.Fatal(err)

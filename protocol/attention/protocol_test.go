@@ -26,7 +26,7 @@ func checkClaim[E field.Scalar, P field.Ptr[E]](t *testing.T, name string, table
 func honest[E field.Scalar, P field.Ptr[E]](t *testing.T, cfg Config, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	w := randomWitness(rng, cfg)
-	s := prove[E, P](t, cfg, w, nil)
+	s := prove[E, P](t, cfg, w, cheat{})
 	outClaims, in, err := verifyNative[E, P](s)
 	if err != nil {
 		t.Fatalf("honest proof rejected: %v", err)
