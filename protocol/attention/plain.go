@@ -94,34 +94,20 @@ func Scores(cfg Config, query, keys []int64) ([]int64, error) {
 	return out, nil
 }
 
-// MaskedScores returns the softmax input S_M = S ⊙ z + c·(1 − z) as the
+// MaskedScores returns the softmax input S_M = S ⊙ ẑ + c·(1 − ẑ) as the
 // padded table of the protocol (length 2^ScoreVars, index
-// [Config.ScoreIndex]): visible entries hold the score, every other entry
-// (future keys, padded rows, keys, heads and group members) holds
-// MaskValue.
+// [Config.ScoreIndex]), c = MaskValue: visible entries (row < s_q, key
+// < l, key ≤ row in a prefill pass) hold the score, which is 0 in the padded
+// heads; every other entry (future keys, padded rows and keys) holds c.
 func MaskedScores(cfg Config, query, keys []int64) ([]int64, error) {
 	d, err := cfg.dims()
 	if err != nil {
 		return nil, err
 	}
-	s, err := Scores(cfg, query, keys)
-	if err != nil {
+	if err := d.checkScores(&Witness{Query: query, Keys: keys}); err != nil {
 		return nil, err
 	}
-	out := make([]int64, 1<<d.scoreVars())
-	for i := range out {
-		out[i] = cfg.MaskValue
-	}
-	for i := range d.heads {
-		for j := range d.queryRows {
-			for k := range d.keyRows {
-				if d.visible(j, k) {
-					out[d.scoreIndex(i, j, k)] = s[(i*d.queryRows+j)*d.keyRows+k]
-				}
-			}
-		}
-	}
-	return out, nil
+	return d.maskedOf(d.scoresOf(d.padQuery(query), d.padKV(keys)), cfg.MaskValue), nil
 }
 
 // PadProbabilities lays the softmax output A (Heads × QueryRows × KeyRows)
