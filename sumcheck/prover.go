@@ -80,7 +80,12 @@ func proveRounds[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P],
 	nodes := lagrangeWeights[E, P](degree)
 	values := make([]E, degree+1) // p(0), p(1), …, p(d)
 	for round := range nbVars {
-		sent := p.roundValues()
+		var sent []E
+		if round == 0 {
+			sent = p.evaluate()
+		} else {
+			sent = p.foldEvaluate(&point[round-1])
+		}
 		proof.Rounds[round] = sent
 		t.Absorb(sent...)
 		r := t.Challenge()
@@ -89,32 +94,38 @@ func proveRounds[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P],
 		P(&values[1]).Sub(&claim, &sent[0])
 		copy(values[2:], sent[1:])
 		claim = interpolate[E, P](values, &r, nodes)
-		p.fold(&r)
 	}
 	opening := Opening[E]{Point: point, Evaluations: make([]E, len(p.tables))}
 	for j, table := range p.tables {
-		opening.Evaluations[j] = table[0]
+		if nbVars == 0 {
+			opening.Evaluations[j] = table[0]
+			continue
+		}
+		// Tables have two entries left: bind Xₙ.
+		var v E
+		P(&v).Sub(&table[1], &table[0])
+		P(&v).Mul(&v, &point[nbVars-1])
+		P(&opening.Evaluations[j]).Add(&table[0], &v)
 	}
 	return proof, opening
 }
 
-// prover holds the folded tables and the per-worker scratch space. The
-// tables are copied on the first fold, so the caller's tables are never
-// written.
+// prover holds the current tables and the per-worker scratch space. The
+// first fold writes into fresh buffers, so the caller's tables are never
+// written; later folds work in place.
 type prover[E field.Scalar, P field.Ptr[E]] struct {
-	tables  [][]E
-	owned   bool
-	terms   []Term[E]
-	degree  int
-	spaces  []*workspace[E]
-	pool    chan *workspace[E]
-	sums    []E // per term and node, summed over workers
-	scratch []E // the copies of the tables made by the first fold
+	tables [][]E
+	owned  bool
+	terms  []Term[E]
+	degree int
+	spaces []*workspace[E]
+	pool   chan *workspace[E]
+	sums   []E // per term and slot, summed over workers
 }
 
 // workspace is one worker's scratch: for each table, the differences
 // hi − lo and the extrapolations f(2), …, f(d) of one block, a product
-// buffer, and the per-term, per-node partial sums.
+// buffer, and the per-term, per-slot partial sums.
 type workspace[E field.Scalar] struct {
 	diff  [][]E   // [table][pair]
 	evals [][][]E // [table][node−2][pair]
@@ -148,14 +159,63 @@ func newProver[E field.Scalar, P field.Ptr[E]](tables [][]E, terms []Term[E], de
 	return p
 }
 
-// roundValues returns p(0), p(2), …, p(d) for the current round.
-func (p *prover[E, P]) roundValues() []E {
+// evaluate returns p(0), p(2), …, p(d) of the first round.
+func (p *prover[E, P]) evaluate() []E {
 	half := len(p.tables[0]) / 2
 	parallel.Execute(half, minPairsPerWorker, func(start, end int) {
 		ws := <-p.pool
-		p.accumulate(ws, start, end, half)
+		for b := start; b < end; b += blockSize {
+			p.evaluateBlock(ws, b, min(blockSize, end-b), half)
+		}
 		p.pool <- ws
 	})
+	return p.roundValues()
+}
+
+// foldEvaluate binds the current first variable to r in every table,
+// f'[i] = f[i] + r·(f[i+half] − f[i]), and returns the next round's
+// values. Both happen in one pass: a block of pairs (i, i + half/2) of the
+// folded table is folded and then evaluated while it is in cache.
+func (p *prover[E, P]) foldEvaluate(r *E) []E {
+	half := len(p.tables[0]) / 2
+	quarter := half / 2
+	src := append([][]E(nil), p.tables...)
+	if !p.owned {
+		scratch := make([]E, half*len(p.tables))
+		for j := range p.tables {
+			p.tables[j] = scratch[j*half : (j+1)*half : (j+1)*half]
+		}
+		p.owned = true
+	} else {
+		for j := range p.tables {
+			p.tables[j] = p.tables[j][:half]
+		}
+	}
+	parallel.Execute(quarter, minPairsPerWorker, func(start, end int) {
+		ws := <-p.pool
+		for b := start; b < end; b += blockSize {
+			m := min(blockSize, end-b)
+			for j := range p.tables {
+				foldBlock(p.tables[j][b:b+m], src[j][b:b+m], src[j][half+b:half+b+m], ws.prod[:m], r)
+				foldBlock(p.tables[j][quarter+b:quarter+b+m], src[j][quarter+b:quarter+b+m], src[j][half+quarter+b:half+quarter+b+m], ws.prod[:m], r)
+			}
+			p.evaluateBlock(ws, b, m, quarter)
+		}
+		p.pool <- ws
+	})
+	return p.roundValues()
+}
+
+// foldBlock sets dst = lo + r·(hi − lo), with diff as scratch; dst may be lo.
+func foldBlock[E field.Scalar](dst, lo, hi, diff []E, r *E) {
+	field.Sub(diff, hi, lo)
+	field.ScalarMul(diff, diff, r)
+	field.Add(dst, lo, diff)
+}
+
+// roundValues sums the workers' partial sums and returns
+// Σ_k c_k · (partial sum of term k) at the nodes 0, 2, …, d.
+func (p *prover[E, P]) roundValues() []E {
 	clear(p.sums)
 	for _, ws := range p.spaces {
 		for i := range p.sums {
@@ -174,43 +234,40 @@ func (p *prover[E, P]) roundValues() []E {
 	return out
 }
 
-// accumulate adds, for pairs [start, end), Σ_pairs ∏ⱼ f_j(node) of every
-// term at every node 0, 2, …, d into ws.acc, with vector kernels on blocks:
-// f(0) = lo, f(2) = hi + (hi − lo), f(s+1) = f(s) + (hi − lo).
-func (p *prover[E, P]) accumulate(ws *workspace[E], start, end, half int) {
+// evaluateBlock adds, for the pairs (i, i+half), i ∈ [b, b+m), the sums
+// Σ_i ∏ⱼ f_j(node) of every term at every node 0, 2, …, d into ws.acc, with
+// vector kernels: f(0) = lo, f(2) = hi + (hi − lo), f(s+1) = f(s) + (hi − lo).
+func (p *prover[E, P]) evaluateBlock(ws *workspace[E], b, m, half int) {
 	d := p.degree
-	for b := start; b < end; b += blockSize {
-		m := min(blockSize, end-b)
-		if d >= 2 {
-			for j, table := range p.tables {
-				lo, hi := table[b:b+m], table[half+b:half+b+m]
-				diff := ws.diff[j][:m]
-				field.Sub(diff, hi, lo)
-				field.Add(ws.evals[j][0][:m], hi, diff)
-				for s := 1; s < d-1; s++ {
-					field.Add(ws.evals[j][s][:m], ws.evals[j][s-1][:m], diff)
-				}
+	if d >= 2 {
+		for j, table := range p.tables {
+			lo, hi := table[b:b+m], table[half+b:half+b+m]
+			diff := ws.diff[j][:m]
+			field.Sub(diff, hi, lo)
+			field.Add(ws.evals[j][0][:m], hi, diff)
+			for s := 1; s < d-1; s++ {
+				field.Add(ws.evals[j][s][:m], ws.evals[j][s-1][:m], diff)
 			}
 		}
-		for k, term := range p.terms {
-			for s := range d {
-				var v E
-				f := term.Factors
-				switch len(f) {
-				case 1:
-					v = field.Sum(p.nodeValues(ws, s, b, m, f[0]))
-				case 2:
-					v = field.InnerProduct(p.nodeValues(ws, s, b, m, f[0]), p.nodeValues(ws, s, b, m, f[1]))
-				default:
-					prod := ws.prod[:m]
-					field.Mul(prod, p.nodeValues(ws, s, b, m, f[0]), p.nodeValues(ws, s, b, m, f[1]))
-					for _, j := range f[2 : len(f)-1] {
-						field.Mul(prod, prod, p.nodeValues(ws, s, b, m, j))
-					}
-					v = field.InnerProduct(prod, p.nodeValues(ws, s, b, m, f[len(f)-1]))
+	}
+	for k, term := range p.terms {
+		f := term.Factors
+		for s := range d {
+			var v E
+			switch len(f) {
+			case 1:
+				v = field.Sum(p.nodeValues(ws, s, b, m, f[0]))
+			case 2:
+				v = field.InnerProduct(p.nodeValues(ws, s, b, m, f[0]), p.nodeValues(ws, s, b, m, f[1]))
+			default:
+				prod := ws.prod[:m]
+				field.Mul(prod, p.nodeValues(ws, s, b, m, f[0]), p.nodeValues(ws, s, b, m, f[1]))
+				for _, j := range f[2 : len(f)-1] {
+					field.Mul(prod, prod, p.nodeValues(ws, s, b, m, j))
 				}
-				P(&ws.acc[k*d+s]).Add(&ws.acc[k*d+s], &v)
+				v = field.InnerProduct(prod, p.nodeValues(ws, s, b, m, f[len(f)-1]))
 			}
+			P(&ws.acc[k*d+s]).Add(&ws.acc[k*d+s], &v)
 		}
 	}
 }
@@ -222,37 +279,4 @@ func (p *prover[E, P]) nodeValues(ws *workspace[E], s, b, m, j int) []E {
 		return p.tables[j][b : b+m]
 	}
 	return ws.evals[j][s-1][:m]
-}
-
-// fold binds the current first variable to r in every table:
-// f'[i] = f[i] + r·(f[i+half] − f[i]). The first fold writes into fresh
-// buffers so the caller's tables stay intact; later folds work in place.
-func (p *prover[E, P]) fold(r *E) {
-	half := len(p.tables[0]) / 2
-	dst := p.tables
-	if !p.owned {
-		p.scratch = make([]E, half*len(p.tables))
-		dst = make([][]E, len(p.tables))
-		for j := range dst {
-			dst[j] = p.scratch[j*half : (j+1)*half : (j+1)*half]
-		}
-	}
-	parallel.Execute(half, minPairsPerWorker, func(start, end int) {
-		ws := <-p.pool
-		for b := start; b < end; b += blockSize {
-			m := min(blockSize, end-b)
-			diff := ws.prod[:m]
-			for j, table := range p.tables {
-				lo, hi := table[b:b+m], table[half+b:half+b+m]
-				field.Sub(diff, hi, lo)
-				field.ScalarMul(diff, diff, r)
-				field.Add(dst[j][b:b+m], lo, diff)
-			}
-		}
-		p.pool <- ws
-	})
-	for j := range dst {
-		p.tables[j] = dst[j][:half]
-	}
-	p.owned = true
 }

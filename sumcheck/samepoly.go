@@ -3,6 +3,7 @@ package sumcheck
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/poly"
@@ -26,7 +27,7 @@ func ProveSamePoly[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P
 	if err != nil {
 		return SamePolyProof[E]{}, poly.Claim[E]{}, err
 	}
-	if len(table) != 1<<nbVars {
+	if nbVars >= bits.UintSize-1 || len(table) != 1<<nbVars {
 		return SamePolyProof[E]{}, poly.Claim[E]{}, fmt.Errorf("sumcheck: same-poly: table length %d, points have %d variables", len(table), nbVars)
 	}
 	alpha, claim := bindSamePoly(t, claims)

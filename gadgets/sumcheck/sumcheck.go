@@ -94,6 +94,16 @@ func VerifyBatch(api frontend.API, t *transcript.Transcript, instances []Instanc
 	if len(instances) == 0 {
 		return FinalClaim{}, errors.New("sumcheck: no instance")
 	}
+	for i, inst := range instances {
+		if len(inst.Terms) == 0 {
+			return FinalClaim{}, fmt.Errorf("sumcheck: instance %d has no term", i)
+		}
+		for k, term := range inst.Terms {
+			if len(term.Factors) == 0 {
+				return FinalClaim{}, fmt.Errorf("sumcheck: instance %d term %d has no factor", i, k)
+			}
+		}
+	}
 	sums := make([]frontend.Variable, len(instances))
 	for k := range instances {
 		sums[k] = instances[k].Sum
