@@ -24,6 +24,14 @@
 // every element absorbed or squeezed before it, in order. Nothing is
 // encoded as bytes: field elements go in as they are.
 //
+// # Opened tensors
+//
+// [Transcript.AbsorbPacked] binds a tensor of integers in [lo, hi]: the
+// count, then the values shifted to v − lo and packed ⌊(bits(p)−1)/b⌋ per
+// field element (b = bitlen(hi − lo)), little end first. The circuit
+// range-checks every shifted value below 2ᵇ, which makes the packing
+// injective, so the digest binds the tensor.
+//
 // # Statement
 //
 // The caller seeds the transcript with the statement of the proof (model
