@@ -98,14 +98,16 @@
 //
 // # Performance
 //
-// The prover's inner loop works on blocks of pairs (f[i], f[i + 2ⁿ⁻¹]) with
+// The prover's inner loop works on blocks of pairs (f[i], f[i + 2ⁿ⁻ⁱ]) with
 // the vector kernels of package field: hi − lo once per table, the values at
 // 2, …, d by repeated addition of that difference, products by vector
-// multiplication and the last factor by an inner product; folding is a
-// scalar multiplication and an addition. Blocks are spread over cores with
-// internal/parallel and per-worker scratch, so a round allocates nothing
-// proportional to the table size. The first fold copies the tables; the
-// caller's tables are never written.
+// multiplication and the last factor by an inner product. Folding by rᵢ (a
+// subtraction, a scalar multiplication and an addition) is fused with the
+// evaluation of round i+1: each block of the folded tables is evaluated
+// while it is in cache. Blocks are spread over cores with internal/parallel
+// and per-worker scratch, so no round allocates anything proportional to
+// the table size; the first fold writes into fresh buffers, so the caller's
+// tables are never written.
 //
 // Benchmarks: go test -run '^$' -bench Prove ./sumcheck reports ns/element
 // and mul-ratio (time per element over the time of one vector field
