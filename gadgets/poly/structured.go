@@ -167,15 +167,15 @@ const (
 // Padding returns the MLE of the head padding matrix P ∈ F^{D × ĥm̂} of seed
 // 002 at point = (r_c ‖ r_i ‖ r_j), P[c, i·m̂ + j] = [i < h ∧ j < m ∧
 // c = i·m + j], with the variable counts of [PaddingVars] and constant h, m.
-// With δ = ⌈log₂(hm)⌉, L = ⌈log₂ h⌉, μ = ⌈log₂ m⌉:
+// With m = m'·2ᵃ (m' odd), δ' = ⌈log₂(hm')⌉, L = ⌈log₂ h⌉, μ' = ⌈log₂ m'⌉,
+// it is β(r_c^lo, r_j^lo) (a low coordinates each, 2a − 1 constraints) times
 //
-//   - m a power of two: β(r_c^lo, r_j)·Σ_{i<h} β(r_c^hi, i)·β(r_i, i), at most
-//     (2μ − 1) + (4L − 3) + 1 constraints (2μ + 2L − 3 when h is a power of
-//     two too); 22 for GPT-2 (h = 12, m = 64), 23 for Llama-2-7B (h = 32,
-//     m = 128);
-//   - otherwise Σ_{i<h} β(r_i, i)·S_i with shared per-bit weights (μ
-//     constraints) and a 4-state carry automaton per head (at most 8 per bit),
-//     at most μ + h·(L + 8δ) constraints; 306 for h = 12, m = 48.
+//   - m' = 1: Σ_{i<h} β(r_c^hi, i)·β(r_i, i), at most 4L − 3 constraints,
+//     2a + 4L − 3 in all; 22 for GPT-2 (h = 12, m = 64), 23 for
+//     Llama-2-7B (h = 32, m = 128);
+//   - otherwise the cheaper of the long-division automaton (about
+//     δ'·(4m' + 1) + m'·μ') and the sum over heads (about h·(9δ' + L)); 57
+//     for h = 12, m = 48, 100 for h = 25, m = 80, 59 for h = 12, m = 96.
 func Padding(api frontend.API, point []frontend.Variable, h, m int) (frontend.Variable, error) {
 	rowVars, headVars, widthVars, err := PaddingVars(h, m)
 	if err != nil {
@@ -203,17 +203,114 @@ func Unpadding(api frontend.API, point []frontend.Variable, h, m int) (frontend.
 }
 
 func padding(api frontend.API, rc, ri, rj []frontend.Variable, h, m int) frontend.Variable {
-	if m&(m-1) == 0 {
-		// c = i·m + j is the concatenation of the bits of i and of j.
-		hi, lo := rc[:len(ri)], rc[len(ri):]
-		return api.Mul(Eq(api, lo, rj), diagonalPrefix(api, hi, ri, h))
+	// m = odd·2ᵃ: the low a bits of c are the low a bits of j.
+	a := bits.TrailingZeros(uint(m))
+	odd := m >> a
+	rcHi, rcLo := rc[:len(rc)-a], rc[len(rc)-a:]
+	rjHi, rjLo := rj[:len(rj)-a], rj[len(rj)-a:]
+	var rest frontend.Variable
+	switch {
+	case odd == 1:
+		rest = diagonalPrefix(api, rcHi, ri, h)
+	case useDivision(len(rcHi), len(ri), len(rjHi), h, odd):
+		rest = paddingByDivision(api, rcHi, ri, rjHi, h, odd)
+	default:
+		rest = paddingByHeads(api, rcHi, ri, rjHi, h, odd)
 	}
-	// The per-bit weights β(r_j, j_p)·β(r_c, c_p) are the same for every
-	// head: compute them once.
+	return api.Mul(Eq(api, rcLo, rjLo), rest)
+}
+
+// useDivision reports whether the long-division automaton of
+// [paddingByDivision] (about δ·(4m + 1) + m·μ constraints) is cheaper than
+// the sum over heads of [paddingByHeads] (about h·(9δ + L)); the same rule
+// as the native package.
+func useDivision(rowVars, headVars, widthVars, h, m int) bool {
+	return rowVars*(4*m+1)+m*widthVars <= h*(9*rowVars+headVars)
+}
+
+// paddingByHeads returns Σ_{i<h} β(ri, i)·Σ_{j<m} β(rj, j)·β(rc, i·m + j).
+// The per-bit weights β(rj, j_p)·β(rc, c_p) are the same for every head and
+// computed once.
+func paddingByHeads(api frontend.API, rc, ri, rj []frontend.Variable, h, m int) frontend.Variable {
 	weights := shiftedIntervalWeights(api, rc, rj)
 	var res frontend.Variable = 0
 	for i := range h {
 		res = api.Add(res, api.Mul(EqIndex(api, ri, i), shiftedInterval(api, weights, len(rj), i*m, m)))
+	}
+	return res
+}
+
+// paddingByDivision returns Σ_{c < h·m} β(rc, c)·β(ri, ⌊c/m⌋)·β(rj, c mod m)
+// by long division of c by m from its most significant bit: the state is the
+// running remainder and whether the quotient read so far is already below h;
+// quotient bit p pairs with the coordinate of bit p of i (and must be 0 at
+// and above bit len(ri)), and the final remainder is j. A nil state is
+// unreachable.
+func paddingByDivision(api frontend.API, rc, ri, rj []frontend.Variable, h, m int) frontend.Variable {
+	nc, ni := len(rc), len(ri)
+	// state index remainder·2 + less
+	v := make([]frontend.Variable, 2*m)
+	if inRange(h, ni) {
+		v[0] = 1
+	} else {
+		v[1] = 1
+	}
+	for p := nc - 1; p >= 0; p-- {
+		c := rc[nc-1-p]
+		// w[cb][qb] = β(rc, cb)·β(ri, qb) for bit p of c and of the quotient.
+		var w [2][2]frontend.Variable
+		if p < ni {
+			r := ri[ni-1-p]
+			w[1][1] = api.Mul(r, c)
+			w[1][0] = api.Sub(c, w[1][1])
+			w[0][1] = api.Sub(r, w[1][1])
+			w[0][0] = api.Sub(api.Sub(1, c), w[0][1])
+		} else {
+			w[0][0] = api.Sub(1, c)
+			w[1][0] = c
+		}
+		hb := (h >> p) & 1
+		next := make([]frontend.Variable, 2*m)
+		for st := range v {
+			if v[st] == nil {
+				continue
+			}
+			rem, less := st>>1, st&1
+			for cb := range 2 {
+				r2 := 2*rem + cb
+				qb := 0
+				if r2 >= m {
+					qb, r2 = 1, r2-m
+				}
+				if p >= ni && qb == 1 {
+					continue
+				}
+				nl := less
+				if less == 0 {
+					if qb > hb {
+						continue
+					}
+					if qb < hb {
+						nl = 1
+					}
+				}
+				to := r2<<1 | nl
+				t := api.Mul(v[st], w[cb][qb])
+				if next[to] == nil {
+					next[to] = t
+				} else {
+					next[to] = api.Add(next[to], t)
+				}
+			}
+		}
+		v = next
+	}
+	var res frontend.Variable = 0
+	for rem := range m {
+		if v[rem<<1|1] == nil {
+			continue
+		}
+		res = api.Add(res, api.Mul(EqIndex(api, rj, rem), v[rem<<1|1]))
 	}
 	return res
 }
@@ -278,10 +375,19 @@ func shiftedInterval(api frontend.API, w [][2][2]frontend.Variable, nj, base, m 
 		}
 		v = next
 	}
-	if v[1] == nil {
+	res := v[1]
+	if m>>len(w) != 0 && v[0] != nil {
+		// m has a bit above the bits read, where j has none: j < m.
+		if res == nil {
+			res = v[0]
+		} else {
+			res = api.Add(res, v[0])
+		}
+	}
+	if res == nil {
 		return 0
 	}
-	return v[1]
+	return res
 }
 
 // diagonalPrefix returns Σ_{i<h} β(x, i)·β(y, i) over len(x) = len(y)

@@ -159,6 +159,26 @@ func paddingCase(h, m int, transpose bool) structuredCase {
 	}
 }
 
+// paddingStrategyCase checks one evaluation strategy of the padding matrix on
+// its own (without the power-of-two split), against the native Padding.
+func paddingStrategyCase(h, m int, division bool) structuredCase {
+	tc := paddingCase(h, m, false)
+	rowVars, headVars, _, err := PaddingVars(h, m)
+	if err != nil {
+		panic(err) // test table bug
+	}
+	tc.gadget = "paddingByHeads"
+	strategy := paddingByHeads
+	if division {
+		tc.gadget = "paddingByDivision"
+		strategy = paddingByDivision
+	}
+	tc.eval = func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
+		return strategy(api, point[:rowVars], point[rowVars:rowVars+headVars], point[rowVars+headVars:], h, m), nil
+	}
+	return tc
+}
+
 // structuredCircuitCases are checked on both curves with valid and invalid
 // assignments: sizes around the edge cases (empty point, s = 0, s = 2ⁿ,
 // non-powers of two).
@@ -184,6 +204,9 @@ func structuredCircuitCases() []structuredCase {
 	}
 	for _, hm := range [][2]int{{1, 1}, {3, 5}, {4, 8}, {5, 3}, {6, 6}, {2, 7}, {12, 64}, {3, 12}} {
 		cases = append(cases, paddingCase(hm[0], hm[1], false), paddingCase(hm[0], hm[1], true))
+	}
+	for _, hm := range [][2]int{{1, 1}, {1, 4}, {3, 5}, {4, 3}, {5, 6}, {2, 7}, {7, 9}, {3, 75}} {
+		cases = append(cases, paddingStrategyCase(hm[0], hm[1], false), paddingStrategyCase(hm[0], hm[1], true))
 	}
 	return cases
 }
@@ -311,7 +334,7 @@ func constraintCountCases() []structuredCase {
 	for _, l := range []int{3, 6, 10} {
 		cases = append(cases, zeroifierCase(0, l, 1<<l-1), zeroifierCase(0, l, 1<<l), zeroifierCase(0, l, 5), zeroifierCase(4, l, 1<<l-1), maskCase(l, 1<<l-1))
 	}
-	for _, hm := range [][2]int{{1, 1}, {3, 5}, {12, 64}, {32, 128}, {25, 64}, {12, 48}, {25, 80}} {
+	for _, hm := range [][2]int{{1, 1}, {3, 5}, {12, 64}, {32, 128}, {25, 64}, {12, 48}, {25, 80}, {12, 96}, {3, 75}, {40, 75}} {
 		cases = append(cases, paddingCase(hm[0], hm[1], false), paddingCase(hm[0], hm[1], true))
 	}
 	return cases
