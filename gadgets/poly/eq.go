@@ -37,3 +37,44 @@ func EvaluateDense(api frontend.API, table []frontend.Variable, point []frontend
 	}
 	return cur[0]
 }
+
+// EqTable returns β(point, x) for all x ∈ {0,1}ⁿ in the package's index
+// order, with 2ⁿ − 2 multiplications (the first level is linear).
+func EqTable(api frontend.API, point []frontend.Variable) []frontend.Variable {
+	table := []frontend.Variable{1}
+	// Variables enter from the last, each as the new most significant bit.
+	for k := len(point) - 1; k >= 0; k-- {
+		size := len(table)
+		next := make([]frontend.Variable, 2*size)
+		for i := range size {
+			hi := api.Mul(table[i], point[k])
+			next[i] = api.Sub(table[i], hi)
+			next[i+size] = hi
+		}
+		table = next
+	}
+	return table
+}
+
+// EvaluateTensor returns the MLE at point of a tensor given row-major with
+// the given shape and zero-padded dimension by dimension to powers of two
+// (poly.TensorVars): the eq table of the point (2ⁿ multiplications) and
+// one multiplication per entry.
+func EvaluateTensor(api frontend.API, values []frontend.Variable, paddedIndex []int, point []frontend.Variable) frontend.Variable {
+	eq := EqTable(api, point)
+	terms := make([]frontend.Variable, len(values))
+	for i, v := range values {
+		terms[i] = api.Mul(eq[paddedIndex[i]], v)
+	}
+	return sum(api, terms)
+}
+
+func sum(api frontend.API, terms []frontend.Variable) frontend.Variable {
+	switch len(terms) {
+	case 0:
+		return 0
+	case 1:
+		return terms[0]
+	}
+	return api.Add(terms[0], terms[1], terms[2:]...)
+}

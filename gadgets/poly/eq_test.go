@@ -76,3 +76,46 @@ func TestEqAndEvaluateDense(t *testing.T) {
 		}
 	}
 }
+
+type tensorCircuit struct {
+	idx    []int
+	Values []frontend.Variable
+	Point  []frontend.Variable
+	Eval   frontend.Variable `gnark:",public"`
+}
+
+func (c *tensorCircuit) Define(api frontend.API) error {
+	api.AssertIsEqual(EvaluateTensor(api, c.Values, c.idx, c.Point), c.Eval)
+	return nil
+}
+
+func TestEvaluateTensor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	shape := []int{3, 5}
+	idx, _ := native.PaddedIndices(shape)
+	vals := make([]int64, 15)
+	for i := range vals {
+		vals[i] = rng.Int64N(200) - 100
+	}
+	point := field.RandomVector[bn254fr.Element](rng, 5)
+	eval, err := native.EvaluateTensor[bn254fr.Element](vals, shape, point)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assign := func(e bn254fr.Element) *tensorCircuit {
+		c := &tensorCircuit{idx: idx, Eval: e.String()}
+		for _, v := range vals {
+			c.Values = append(c.Values, v)
+		}
+		for i := range point {
+			c.Point = append(c.Point, point[i].String())
+		}
+		return c
+	}
+	var wrong bn254fr.Element
+	wrong.SetOne()
+	wrong.Add(&wrong, &eval)
+	test.NewAssert(t).CheckCircuit(&tensorCircuit{idx: idx, Values: make([]frontend.Variable, 15), Point: make([]frontend.Variable, 5)},
+		test.WithValidAssignment(assign(eval)), test.WithInvalidAssignment(assign(wrong)),
+		test.WithCurves(ecc.BN254), test.NoFuzzing(), test.NoSerializationChecks())
+}
