@@ -39,7 +39,9 @@ import (
 //
 // one multiplication per bit above the lowest set bit of s; Sel_0 = 0 and
 // Sel_{2ⁿ} = 1. For s = 2ᵗ it is Π_{k ≤ n−t} (1 − rₖ), the weight of the
-// first block in the recursive halving of seed 003.
+// first block in the recursive halving of seed 003. The selector of the first
+// s rows of a matrix does not depend on the column variables (as for the
+// heads below): at (r_row ‖ r_col) it is Prefix(r_row, s).
 //
 // Causal zeroifier (CausalZeroifier). Over the padded ŝ×ŝ matrix, ℓ = log₂ ŝ
 // variables per side, point (ρ ‖ γ) = (r_row ‖ r_col):

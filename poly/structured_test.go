@@ -3,6 +3,7 @@ package poly
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
@@ -339,4 +340,34 @@ func BenchmarkCausalZeroifier(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// The causal zeroifier of a 4×4 matrix holding s = 3 tokens, read back at the
+// Boolean points (bits(i) ‖ bits(j)): row variables first, most significant
+// bit first.
+func ExampleCausalZeroifier() {
+	type E = bn254fr.Element
+	const l, s = 2, 3
+	for i := range 1 << l {
+		row := make([]string, 1<<l)
+		for j := range 1 << l {
+			point := make([]E, 2*l)
+			for k := range l {
+				point[k].SetUint64(uint64(i>>(l-1-k)) & 1)
+				point[l+k].SetUint64(uint64(j>>(l-1-k)) & 1)
+			}
+			z, err := CausalZeroifier(point, s)
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			row[j] = z.String()
+		}
+		fmt.Println(strings.Join(row, " "))
+	}
+	// Output:
+	// 1 0 0 0
+	// 1 1 0 0
+	// 1 1 1 0
+	// 0 0 0 0
 }
