@@ -1,0 +1,82 @@
+package kvcache
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/consensys/gnark/frontend"
+
+	"github.com/veriformer/veriformer/gadgets/poly"
+	"github.com/veriformer/veriformer/gadgets/sumcheck"
+	"github.com/veriformer/veriformer/gadgets/transcript"
+)
+
+func log2Ceil(n int) int {
+	if n <= 1 {
+		return 0
+	}
+	return bits.Len(uint(n - 1))
+}
+
+// Shape is the shape of one decoding-pass append (see the native Config).
+type Shape struct {
+	Context, Width, Position int
+	Claims                   int
+}
+
+// Proof is the in-circuit append proof.
+type Proof struct {
+	// Merge holds the same-poly proof when Claims > 1 (one entry).
+	Merge     []sumcheck.SamePolyProof
+	Prev, Row frontend.Variable
+}
+
+// PlaceholderProof sizes a proof for shape.
+func PlaceholderProof(shape Shape) Proof {
+	var p Proof
+	if shape.Claims > 1 {
+		p.Merge = []sumcheck.SamePolyProof{sumcheck.PlaceholderSamePolyProof(log2Ceil(shape.Context) + log2Ceil(shape.Width))}
+	}
+	return p
+}
+
+// Claims are the claims an append leaves: on the previous cache and on
+// the new row.
+type Claims struct {
+	Prev, Row poly.Claim
+}
+
+// Verify checks an append proof against the claims on the new cache,
+// K̃_new(p) = K̃_prev(p) + β(p_row, bits(Position))·k̃(p_col) at the
+// accumulated point p, and returns the claims on the previous cache and on
+// the new row.
+func Verify(api frontend.API, tr *transcript.Transcript, shape Shape, proof Proof, out []poly.Claim) (Claims, error) {
+	rv, vars := log2Ceil(shape.Context), log2Ceil(shape.Context)+log2Ceil(shape.Width)
+	if shape.Context < 1 || shape.Width < 1 || shape.Position < 0 || shape.Position >= shape.Context || shape.Claims < 1 {
+		return Claims{}, fmt.Errorf("kvcache: invalid shape %+v", shape)
+	}
+	if len(out) != shape.Claims || len(proof.Merge) != len(PlaceholderProof(shape).Merge) {
+		return Claims{}, fmt.Errorf("kvcache: %d claims and %d same-poly proofs for shape %+v", len(out), len(proof.Merge), shape)
+	}
+	for i, c := range out {
+		if len(c.Point) != vars {
+			return Claims{}, fmt.Errorf("kvcache: claim %d has %d coordinates, want %d", i, len(c.Point), vars)
+		}
+	}
+	tr.Label("kvcache")
+	claim := out[0]
+	if shape.Claims > 1 {
+		c, err := sumcheck.VerifySamePoly(api, tr, out, proof.Merge[0])
+		if err != nil {
+			return Claims{}, fmt.Errorf("kvcache: same-poly: %w", err)
+		}
+		claim = c
+	}
+	tr.Absorb(proof.Prev, proof.Row)
+	pad := poly.EqIndex(api, claim.Point[:rv], shape.Position)
+	api.AssertIsEqual(claim.Value, api.Add(proof.Prev, api.Mul(pad, proof.Row)))
+	return Claims{
+		Prev: poly.Claim{Point: claim.Point, Value: proof.Prev},
+		Row:  poly.Claim{Point: claim.Point[rv:], Value: proof.Row},
+	}, nil
+}

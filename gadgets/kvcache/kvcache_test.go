@@ -1,0 +1,308 @@
+package kvcache_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"flag"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+	"github.com/consensys/gnark/test"
+
+	"github.com/veriformer/veriformer/field"
+	gkvcache "github.com/veriformer/veriformer/gadgets/kvcache"
+	"github.com/veriformer/veriformer/gadgets/poly"
+	"github.com/veriformer/veriformer/gadgets/transcript"
+	npoly "github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/kvcache"
+	"github.com/veriformer/veriformer/protocol/qkv"
+	ntranscript "github.com/veriformer/veriformer/transcript"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/constraints.csv")
+
+const constraintsFile = "testdata/constraints.csv"
+
+// appendCircuit verifies one append; with tensors set it also checks the
+// left claims against them.
+type appendCircuit struct {
+	Proof gkvcache.Proof
+	Out   []poly.Claim
+	fixed *appendFixed
+}
+
+type appendFixed struct {
+	cfg       kvcache.Config
+	prev, row []int64
+}
+
+func (c *appendCircuit) Define(api frontend.API) error {
+	tr, err := transcript.New(api, "kvcache-test")
+	if err != nil {
+		return err
+	}
+	claims, err := gkvcache.Verify(api, tr, c.fixed.cfg.Shape(), c.Proof, c.Out)
+	if err != nil || c.fixed.prev == nil {
+		return err
+	}
+	cfg := c.fixed.cfg
+	cache := make([]int64, cfg.Context*cfg.Width)
+	copy(cache, c.fixed.prev)
+	api.AssertIsEqual(poly.EvaluateDense(api, constantTable(cache, cfg.Context, cfg.Width), claims.Prev.Point), claims.Prev.Value)
+	api.AssertIsEqual(poly.EvaluateDense(api, constantTable(c.fixed.row, 1, cfg.Width), claims.Row.Point), claims.Row.Value)
+	return nil
+}
+
+func placeholderAppend(f *appendFixed) *appendCircuit {
+	out := make([]poly.Claim, f.cfg.Claims)
+	for i := range out {
+		out[i].Point = make([]frontend.Variable, f.cfg.RowVars()+f.cfg.ColVars())
+	}
+	return &appendCircuit{Proof: gkvcache.PlaceholderProof(f.cfg.Shape()), Out: out, fixed: f}
+}
+
+func claimsAssignment[E field.Scalar, P field.Ptr[E]](claims []npoly.Claim[E]) []poly.Claim {
+	out := make([]poly.Claim, len(claims))
+	for i, c := range claims {
+		out[i].Point = make([]frontend.Variable, len(c.Point))
+		for k := range c.Point {
+			out[i].Point[k] = P(&c.Point[k]).BigInt(new(big.Int))
+		}
+		out[i].Value = P(&c.Value).BigInt(new(big.Int))
+	}
+	return out
+}
+
+// nativeAppendAccepts runs the native verifier and the tensor checks.
+func nativeAppendAccepts[E field.Scalar, P field.Ptr[E]](f *appendFixed, proof *kvcache.Proof[E], out []npoly.Claim[E]) bool {
+	claims, err := kvcache.Verify(ntranscript.New[E, P]("kvcache-test"), f.cfg, proof, out)
+	if err != nil {
+		return false
+	}
+	cache := make([]int64, f.cfg.Context*f.cfg.Width)
+	copy(cache, f.prev)
+	prev := qkv.EvaluateMatrix[E, P](cache, f.cfg.Context, f.cfg.Width, claims.Prev.Point)
+	row := qkv.EvaluateMatrix[E, P](f.row, 1, f.cfg.Width, claims.Row.Point)
+	return P(&prev).Equal(&claims.Prev.Value) && P(&row).Equal(&claims.Row.Value)
+}
+
+func testAppendBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	one := field.One[E, P]()
+	for _, cfg := range []kvcache.Config{{Context: 6, Width: 3, Position: 4, Claims: 2}, {Context: 8, Width: 5, Position: 0, Claims: 1}} {
+		f := &appendFixed{cfg: cfg, prev: randomInts(rng, cfg.Position*cfg.Width, 1<<15), row: randomInts(rng, cfg.Width, 1<<15)}
+		next := make([]int64, cfg.Context*cfg.Width)
+		copy(next, append(append([]int64(nil), f.prev...), f.row...))
+		out := make([]npoly.Claim[E], cfg.Claims)
+		for i := range out {
+			point := field.RandomVector[E, P](rng, cfg.RowVars()+cfg.ColVars())
+			out[i] = npoly.Claim[E]{Point: point, Value: qkv.EvaluateMatrix[E, P](next, cfg.Context, cfg.Width, point)}
+		}
+		proof, _, err := kvcache.Prove(ntranscript.New[E, P]("kvcache-test"), cfg, kvcache.Witness{Prev: f.prev, Row: f.row}, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		circuit := placeholderAppend(f)
+		solved := func() bool {
+			return test.IsSolved(circuit, &appendCircuit{Proof: proof.Assignment(), Out: claimsAssignment[E, P](out), fixed: f}, curve.ScalarField()) == nil
+		}
+		if !nativeAppendAccepts[E, P](f, proof, out) || !solved() {
+			t.Fatalf("%+v: honest proof rejected", cfg)
+		}
+		elements := []*E{&proof.Prev, &proof.Row}
+		if proof.Merge != nil {
+			for _, r := range proof.Merge.SumCheck.Rounds {
+				for i := range r {
+					elements = append(elements, &r[i])
+				}
+			}
+			elements = append(elements, &proof.Merge.Evaluation)
+		}
+		for i, x := range elements {
+			saved := *x
+			P(x).Add(x, &one)
+			if nativeAppendAccepts[E, P](f, proof, out) {
+				t.Errorf("%+v: element %d tampered: native accepts", cfg, i)
+			}
+			if solved() {
+				t.Errorf("%+v: element %d tampered: circuit accepts", cfg, i)
+			}
+			*x = saved
+		}
+		// A previous cache with two rows swapped.
+		if cfg.Position >= 2 {
+			swapped := append([]int64(nil), f.prev...)
+			for c := range cfg.Width {
+				swapped[c], swapped[cfg.Width+c] = swapped[cfg.Width+c], swapped[c]
+			}
+			g := &appendFixed{cfg: cfg, prev: swapped, row: f.row}
+			if nativeAppendAccepts[E, P](g, proof, out) {
+				t.Errorf("%+v: swapped previous cache: native accepts", cfg)
+			}
+			if test.IsSolved(placeholderAppend(g), &appendCircuit{Proof: proof.Assignment(), Out: claimsAssignment[E, P](out), fixed: g}, curve.ScalarField()) == nil {
+				t.Errorf("%+v: swapped previous cache: circuit accepts", cfg)
+			}
+		}
+	}
+}
+
+func TestAppendBothFaces(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	t.Run("bn254", func(t *testing.T) { testAppendBothFaces[bn254fr.Element](t, ecc.BN254, seed) })
+	t.Run("bls12-377", func(t *testing.T) { testAppendBothFaces[bls12377fr.Element](t, ecc.BLS12_377, seed) })
+}
+
+// promptCircuit verifies one prompt-cache proof.
+type promptCircuit struct {
+	Proof         gkvcache.PromptProof
+	Cache, Prompt []poly.Claim
+	cfg           *kvcache.PromptConfig
+}
+
+func (c *promptCircuit) Define(api frontend.API) error {
+	tr, err := transcript.New(api, "kvcache-test")
+	if err != nil {
+		return err
+	}
+	_, err = gkvcache.VerifyPrompt(api, tr, c.cfg.Shape(), c.Proof, c.Cache, c.Prompt)
+	return err
+}
+
+func placeholderPrompt(cfg *kvcache.PromptConfig) *promptCircuit {
+	c := &promptCircuit{Proof: gkvcache.PlaceholderPromptProof(cfg.Shape()), cfg: cfg}
+	for range cfg.CacheClaims {
+		c.Cache = append(c.Cache, poly.Claim{Point: make([]frontend.Variable, cfg.CacheVars())})
+	}
+	for range cfg.PromptClaims {
+		c.Prompt = append(c.Prompt, poly.Claim{Point: make([]frontend.Variable, cfg.PromptVars())})
+	}
+	return c
+}
+
+func testPromptBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 8))
+	one := field.One[E, P]()
+	for _, cfg := range []kvcache.PromptConfig{{Context: 64, Rows: 5, Width: 10, CacheClaims: 1, PromptClaims: 2}, {Context: 8, Rows: 8, Width: 3, CacheClaims: 1, PromptClaims: 1}} {
+		keys := randomInts(rng, cfg.Rows*cfg.Width, 1<<15)
+		cacheTable := make([]int64, cfg.Context*cfg.Width)
+		copy(cacheTable, keys)
+		var cache, prompt []npoly.Claim[E]
+		for range cfg.CacheClaims {
+			point := field.RandomVector[E, P](rng, cfg.CacheVars())
+			cache = append(cache, npoly.Claim[E]{Point: point, Value: qkv.EvaluateMatrix[E, P](cacheTable, cfg.Context, cfg.Width, point)})
+		}
+		for range cfg.PromptClaims {
+			point := field.RandomVector[E, P](rng, cfg.PromptVars())
+			prompt = append(prompt, npoly.Claim[E]{Point: point, Value: qkv.EvaluateMatrix[E, P](keys, cfg.Rows, cfg.Width, point)})
+		}
+		proof, _, err := kvcache.ProvePrompt(ntranscript.New[E, P]("kvcache-test"), cfg, keys, cache, prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		circuit := placeholderPrompt(&cfg)
+		accepts := func() (bool, bool) {
+			_, err := kvcache.VerifyPrompt(ntranscript.New[E, P]("kvcache-test"), cfg, proof, cache, prompt)
+			a := &promptCircuit{Proof: proof.Assignment(), Cache: claimsAssignment[E, P](cache), Prompt: claimsAssignment[E, P](prompt), cfg: &cfg}
+			return err == nil, test.IsSolved(circuit, a, curve.ScalarField()) == nil
+		}
+		if n, c := accepts(); !n || !c {
+			t.Fatalf("%+v: honest proof rejected (native %v, circuit %v)", cfg, n, c)
+		}
+		var elements []*E
+		for i := range proof.Prompt {
+			elements = append(elements, &proof.Prompt[i])
+		}
+		for _, r := range proof.Merge.SumCheck.Rounds {
+			for i := range r {
+				elements = append(elements, &r[i])
+			}
+		}
+		elements = append(elements, &proof.Merge.Evaluation)
+		for i, x := range elements {
+			saved := *x
+			P(x).Add(x, &one)
+			if n, c := accepts(); n || c {
+				t.Errorf("%+v: element %d tampered: native %v, circuit %v", cfg, i, n, c)
+			}
+			*x = saved
+		}
+	}
+}
+
+func TestPromptBothFaces(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	t.Run("bn254", func(t *testing.T) { testPromptBothFaces[bn254fr.Element](t, ecc.BN254, seed) })
+	t.Run("bls12-377", func(t *testing.T) { testPromptBothFaces[bls12377fr.Element](t, ecc.BLS12_377, seed) })
+}
+
+func TestConstraintCounts(t *testing.T) {
+	rows := [][]string{{"step", "context", "rows", "width", "position", "claims", "nb_constraints"}}
+	compile := func(c frontend.Circuit) int {
+		ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ccs.GetNbConstraints()
+	}
+	// GPT-2 small: 12 key/value heads of 64 (width 768), context 64 (the
+	// benchmark's) and 1024 (the model's).
+	for _, cfg := range []kvcache.Config{
+		{Context: 64, Width: 768, Position: 16, Claims: 1},
+		{Context: 64, Width: 768, Position: 16, Claims: 2},
+		{Context: 1024, Width: 768, Position: 16, Claims: 2},
+	} {
+		n := compile(placeholderAppend(&appendFixed{cfg: cfg}))
+		rows = append(rows, []string{"append", strconv.Itoa(cfg.Context), "1", strconv.Itoa(cfg.Width), strconv.Itoa(cfg.Position), strconv.Itoa(cfg.Claims), strconv.Itoa(n)})
+	}
+	for _, cfg := range []kvcache.PromptConfig{
+		{Context: 64, Rows: 16, Width: 768, CacheClaims: 1, PromptClaims: 1},
+		{Context: 1024, Rows: 16, Width: 768, CacheClaims: 1, PromptClaims: 1},
+	} {
+		n := compile(placeholderPrompt(&cfg))
+		rows = append(rows, []string{"prompt", strconv.Itoa(cfg.Context), strconv.Itoa(cfg.Rows), strconv.Itoa(cfg.Width), "0", strconv.Itoa(cfg.CacheClaims + cfg.PromptClaims), strconv.Itoa(n)})
+	}
+	var buf bytes.Buffer
+	if err := csv.NewWriter(&buf).WriteAll(rows); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(constraintsFile), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(constraintsFile, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(constraintsFile)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestConstraintCounts -update to create it)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("constraint counts differ from %s (run with -update if the change is intended):\n%s", constraintsFile, buf.String())
+	}
+}
+
+func TestShapeErrors(t *testing.T) {
+	bad := []frontend.Circuit{
+		&appendCircuit{fixed: &appendFixed{cfg: kvcache.Config{Context: 4, Width: 2, Position: 4, Claims: 1}}, Out: []poly.Claim{{Point: make([]frontend.Variable, 3)}}},
+		&appendCircuit{fixed: &appendFixed{cfg: kvcache.Config{Context: 4, Width: 2, Position: 1, Claims: 2}}, Out: []poly.Claim{{Point: make([]frontend.Variable, 3)}}},
+		&promptCircuit{cfg: &kvcache.PromptConfig{Context: 4, Rows: 8, Width: 2, PromptClaims: 1}},
+	}
+	for i, c := range bad {
+		if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c); err == nil {
+			t.Errorf("malformed circuit %d compiled", i)
+		}
+	}
+}

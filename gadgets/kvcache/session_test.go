@@ -1,0 +1,429 @@
+package kvcache_test
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/test"
+
+	"github.com/veriformer/veriformer/field"
+	gkvcache "github.com/veriformer/veriformer/gadgets/kvcache"
+	"github.com/veriformer/veriformer/gadgets/poly"
+	gqkv "github.com/veriformer/veriformer/gadgets/qkv"
+	"github.com/veriformer/veriformer/gadgets/transcript"
+	npoly "github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/kvcache"
+	"github.com/veriformer/veriformer/protocol/qkv"
+	ntranscript "github.com/veriformer/veriformer/transcript"
+)
+
+// A session is one prompt pass and several decoding passes of one QKV
+// layer with its KV cache, proven over one transcript from the last pass
+// back to the prompt. The attention of each pass is stood in for by
+// claims at transcript challenges on its inputs: q (or Q), and the whole
+// K and V caches (the prompt's own K and V for the prompt pass).
+type session struct {
+	context, prompt, passes int
+	layer                   qkv.Config // Rows set per pass
+	w                       qkv.Witness
+	inputs                  [][]int64 // per pass: the QKV input rows
+	// keys, values: per pass, the cache after the pass as the prover holds
+	// it (rows × KVCols); prevKeys: the cache the pass appends to.
+	keys, values, prevKeys, prevValues [][]int64
+	queries, newKeys, newValues        [][]int64
+}
+
+func randomInts(rng *rand.Rand, n int, bound int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = rng.Int64N(2*bound+1) - bound
+	}
+	return out
+}
+
+// newSession runs the plain computation; swapPass > 0 makes that decoding
+// pass append to its cache with rows 0 and 1 swapped.
+func newSession(rng *rand.Rand, swapPass int) (*session, error) {
+	s := &session{context: 6, prompt: 3, passes: 3,
+		layer: qkv.Config{Hidden: 12, Heads: 4, KVHeads: 1, HeadDim: 3, Bias: true}}
+	d, qc, kc := s.layer.Hidden, s.layer.QCols(), s.layer.KVCols()
+	s.w = qkv.Witness{WQ: randomInts(rng, qc*d, 127), WK: randomInts(rng, kc*d, 127), WV: randomInts(rng, kc*d, 127),
+		BQ: randomInts(rng, qc, 1000), BK: randomInts(rng, kc, 1000), BV: randomInts(rng, kc, 1000)}
+	var keys, values []int64
+	for p := range s.passes {
+		rows := 1
+		if p == 0 {
+			rows = s.prompt
+		}
+		x := randomInts(rng, rows*d, 1<<10)
+		cfg := s.layer
+		cfg.Rows = rows
+		w := s.w
+		w.X = x
+		q, k, v, err := qkv.Compute(cfg, w)
+		if err != nil {
+			return nil, err
+		}
+		prevK, prevV := slices.Clone(keys), slices.Clone(values)
+		if swapPass > 0 && p == swapPass {
+			for c := range kc {
+				prevK[c], prevK[kc+c] = prevK[kc+c], prevK[c]
+			}
+		}
+		keys, values = append(slices.Clone(prevK), k...), append(slices.Clone(prevV), v...)
+		s.inputs = append(s.inputs, x)
+		s.prevKeys, s.prevValues = append(s.prevKeys, prevK), append(s.prevValues, prevV)
+		s.keys, s.values = append(s.keys, keys), append(s.values, values)
+		s.queries, s.newKeys, s.newValues = append(s.queries, q), append(s.newKeys, k), append(s.newValues, v)
+	}
+	return s, nil
+}
+
+func (s *session) rows(p int) int {
+	if p == 0 {
+		return s.prompt
+	}
+	return 1
+}
+
+func (s *session) layerConfig(p int) qkv.Config {
+	cfg := s.layer
+	cfg.Rows = s.rows(p)
+	return cfg
+}
+
+// attentionVars returns the coordinates of the stand-in attention claims
+// of pass p: on q, K and V (the cache for decoding passes, the prompt's own
+// K and V for the prompt pass).
+func (s *session) attentionVars(p int) [3]int {
+	kvRows := npoly.Log2Ceil(s.context)
+	if p == 0 {
+		kvRows = npoly.Log2Ceil(s.prompt)
+	}
+	q, kv := npoly.Log2Ceil(s.layer.QCols()), npoly.Log2Ceil(s.layer.KVCols())
+	return [3]int{npoly.Log2Ceil(s.rows(p)) + q, kvRows + kv, kvRows + kv}
+}
+
+// sessionProof is the prover's messages, per pass in proving order
+// (passes−1 down to 0).
+type sessionProof[E field.Scalar] struct {
+	attention [][3]E
+	appendK   []*kvcache.Proof[E]
+	appendV   []*kvcache.Proof[E]
+	promptK   *kvcache.PromptProof[E]
+	promptV   *kvcache.PromptProof[E]
+	layers    []*qkv.Proof[E]
+}
+
+func newTranscript[E field.Scalar, P field.Ptr[E]]() *ntranscript.Transcript[E, P] {
+	return ntranscript.New[E, P]("kv-session", field.FromInt64[E, P](3))
+}
+
+func (s *session) appendConfig(p, claims int) kvcache.Config {
+	return kvcache.Config{Context: s.context, Width: s.layer.KVCols(), Position: s.prompt + p - 1, Claims: claims}
+}
+
+func (s *session) promptConfig() kvcache.PromptConfig {
+	return kvcache.PromptConfig{Context: s.context, Rows: s.prompt, Width: s.layer.KVCols(), CacheClaims: 1, PromptClaims: 1}
+}
+
+// prove runs the prover over all passes.
+func prove[E field.Scalar, P field.Ptr[E]](s *session) (*sessionProof[E], error) {
+	tr := newTranscript[E, P]()
+	proof := &sessionProof[E]{}
+	var carryK, carryV []npoly.Claim[E]
+	kc := s.layer.KVCols()
+	for p := s.passes - 1; p >= 0; p-- {
+		vars := s.attentionVars(p)
+		kvRows := s.context
+		if p == 0 {
+			kvRows = s.prompt
+		}
+		tensors := [3][]int64{s.queries[p], pad(s.keys[p], kvRows*kc), pad(s.values[p], kvRows*kc)}
+		widths := [3]int{s.layer.QCols(), kc, kc}
+		rows := [3]int{s.rows(p), kvRows, kvRows}
+		var attn [3]npoly.Claim[E]
+		var values [3]E
+		for o := range 3 {
+			point := tr.Challenges(vars[o])
+			values[o] = qkv.EvaluateMatrix[E, P](tensors[o], rows[o], widths[o], point)
+			attn[o] = npoly.Claim[E]{Point: point, Value: values[o]}
+		}
+		tr.Absorb(values[:]...)
+		proof.attention = append(proof.attention, values)
+		var kClaim, vClaim npoly.Claim[E]
+		if p > 0 {
+			ak, ck, err := kvcache.Prove(tr, s.appendConfig(p, 1+len(carryK)), kvcache.Witness{Prev: s.prevKeys[p], Row: s.newKeys[p]}, append([]npoly.Claim[E]{attn[1]}, carryK...))
+			if err != nil {
+				return nil, fmt.Errorf("pass %d: append K: %w", p, err)
+			}
+			av, cv, err := kvcache.Prove(tr, s.appendConfig(p, 1+len(carryV)), kvcache.Witness{Prev: s.prevValues[p], Row: s.newValues[p]}, append([]npoly.Claim[E]{attn[2]}, carryV...))
+			if err != nil {
+				return nil, fmt.Errorf("pass %d: append V: %w", p, err)
+			}
+			proof.appendK, proof.appendV = append(proof.appendK, ak), append(proof.appendV, av)
+			carryK, carryV = []npoly.Claim[E]{ck.Prev}, []npoly.Claim[E]{cv.Prev}
+			kClaim, vClaim = ck.Row, cv.Row
+		} else {
+			pk, ck, err := kvcache.ProvePrompt(tr, s.promptConfig(), s.keys[0], carryK, []npoly.Claim[E]{attn[1]})
+			if err != nil {
+				return nil, fmt.Errorf("prompt K: %w", err)
+			}
+			pv, cv, err := kvcache.ProvePrompt(tr, s.promptConfig(), s.values[0], carryV, []npoly.Claim[E]{attn[2]})
+			if err != nil {
+				return nil, fmt.Errorf("prompt V: %w", err)
+			}
+			proof.promptK, proof.promptV = pk, pv
+			kClaim, vClaim = ck, cv
+		}
+		w := s.w
+		w.X = s.inputs[p]
+		lp, _, err := qkv.Prove(tr, s.layerConfig(p), w, []npoly.Claim[E]{attn[0], kClaim, vClaim})
+		if err != nil {
+			return nil, fmt.Errorf("pass %d: qkv: %w", p, err)
+		}
+		proof.layers = append(proof.layers, lp)
+	}
+	return proof, nil
+}
+
+// pad extends a row-major cache with zero rows to n entries.
+func pad(values []int64, n int) []int64 {
+	out := make([]int64, n)
+	copy(out, values)
+	return out
+}
+
+// verify runs the native verifier over all passes and checks the claims
+// left on the inputs and weights.
+func verify[E field.Scalar, P field.Ptr[E]](s *session, proof *sessionProof[E]) error {
+	tr := newTranscript[E, P]()
+	var carryK, carryV []npoly.Claim[E]
+	for i, p := 0, s.passes-1; p >= 0; i, p = i+1, p-1 {
+		vars := s.attentionVars(p)
+		var attn [3]npoly.Claim[E]
+		for o := range 3 {
+			attn[o] = npoly.Claim[E]{Point: tr.Challenges(vars[o]), Value: proof.attention[i][o]}
+		}
+		tr.Absorb(proof.attention[i][:]...)
+		var kClaim, vClaim npoly.Claim[E]
+		if p > 0 {
+			ck, err := kvcache.Verify(tr, s.appendConfig(p, 1+len(carryK)), proof.appendK[i], append([]npoly.Claim[E]{attn[1]}, carryK...))
+			if err != nil {
+				return fmt.Errorf("pass %d: append K: %w", p, err)
+			}
+			cv, err := kvcache.Verify(tr, s.appendConfig(p, 1+len(carryV)), proof.appendV[i], append([]npoly.Claim[E]{attn[2]}, carryV...))
+			if err != nil {
+				return fmt.Errorf("pass %d: append V: %w", p, err)
+			}
+			carryK, carryV = []npoly.Claim[E]{ck.Prev}, []npoly.Claim[E]{cv.Prev}
+			kClaim, vClaim = ck.Row, cv.Row
+		} else {
+			ck, err := kvcache.VerifyPrompt(tr, s.promptConfig(), proof.promptK, carryK, []npoly.Claim[E]{attn[1]})
+			if err != nil {
+				return fmt.Errorf("prompt K: %w", err)
+			}
+			cv, err := kvcache.VerifyPrompt(tr, s.promptConfig(), proof.promptV, carryV, []npoly.Claim[E]{attn[2]})
+			if err != nil {
+				return fmt.Errorf("prompt V: %w", err)
+			}
+			kClaim, vClaim = ck, cv
+		}
+		cfg := s.layerConfig(p)
+		claims, err := qkv.Verify(tr, cfg, proof.layers[i], []npoly.Claim[E]{attn[0], kClaim, vClaim})
+		if err != nil {
+			return fmt.Errorf("pass %d: qkv: %w", p, err)
+		}
+		for _, c := range layerChecks(s, p, claimsOf(claims)) {
+			want := qkv.EvaluateMatrix[E, P](c.values, c.rows, c.cols, c.claim.Point)
+			if !P(&want).Equal(&c.claim.Value) {
+				return fmt.Errorf("pass %d: %s claim does not match", p, c.name)
+			}
+		}
+	}
+	return nil
+}
+
+type claimCheck[C any] struct {
+	name       string
+	claim      C
+	values     []int64
+	rows, cols int
+}
+
+func claimsOf[E field.Scalar](c qkv.Claims[E]) [7]npoly.Claim[E] {
+	return [7]npoly.Claim[E]{c.Input, c.WeightQ, c.WeightK, c.WeightV, c.BiasQ, c.BiasK, c.BiasV}
+}
+
+// layerChecks pairs the claims a QKV layer leaves (input, weights, biases)
+// with the tensors they must match.
+func layerChecks[C any](s *session, p int, claims [7]C) []claimCheck[C] {
+	d, qc, kc := s.layer.Hidden, s.layer.QCols(), s.layer.KVCols()
+	return []claimCheck[C]{
+		{"input", claims[0], s.inputs[p], s.rows(p), d},
+		{"W_Q", claims[1], s.w.WQ, qc, d}, {"W_K", claims[2], s.w.WK, kc, d}, {"W_V", claims[3], s.w.WV, kc, d},
+		{"b_Q", claims[4], s.w.BQ, 1, qc}, {"b_K", claims[5], s.w.BK, 1, kc}, {"b_V", claims[6], s.w.BV, 1, kc},
+	}
+}
+
+// sessionCircuit verifies a whole session in a circuit, in the native
+// verifier's order, and checks the claims left on the inputs and weights
+// against constants.
+type sessionCircuit struct {
+	Attention        [][3]frontend.Variable
+	AppendK, AppendV []gkvcache.Proof
+	PromptK, PromptV gkvcache.PromptProof
+	Layers           []gqkv.Proof
+
+	s *session
+}
+
+func (c *sessionCircuit) Define(api frontend.API) error {
+	s := c.s
+	tr, err := transcript.New(api, "kv-session", 3)
+	if err != nil {
+		return err
+	}
+	var carryK, carryV []poly.Claim
+	for i, p := 0, s.passes-1; p >= 0; i, p = i+1, p-1 {
+		vars := s.attentionVars(p)
+		var attn [3]poly.Claim
+		for o := range 3 {
+			attn[o] = poly.Claim{Point: tr.Challenges(vars[o]), Value: c.Attention[i][o]}
+		}
+		tr.Absorb(c.Attention[i][:]...)
+		var kClaim, vClaim poly.Claim
+		if p > 0 {
+			ck, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryK)).Shape(), c.AppendK[i], append([]poly.Claim{attn[1]}, carryK...))
+			if err != nil {
+				return err
+			}
+			cv, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryV)).Shape(), c.AppendV[i], append([]poly.Claim{attn[2]}, carryV...))
+			if err != nil {
+				return err
+			}
+			carryK, carryV = []poly.Claim{ck.Prev}, []poly.Claim{cv.Prev}
+			kClaim, vClaim = ck.Row, cv.Row
+		} else {
+			if kClaim, err = gkvcache.VerifyPrompt(api, tr, s.promptConfig().Shape(), c.PromptK, carryK, []poly.Claim{attn[1]}); err != nil {
+				return err
+			}
+			if vClaim, err = gkvcache.VerifyPrompt(api, tr, s.promptConfig().Shape(), c.PromptV, carryV, []poly.Claim{attn[2]}); err != nil {
+				return err
+			}
+		}
+		claims, err := gqkv.Verify(api, tr, s.layerConfig(p).Shape(), c.Layers[i], []poly.Claim{attn[0], kClaim, vClaim})
+		if err != nil {
+			return err
+		}
+		left := [7]poly.Claim{claims.Input, claims.WeightQ, claims.WeightK, claims.WeightV, claims.BiasQ, claims.BiasK, claims.BiasV}
+		for _, ch := range layerChecks(s, p, left) {
+			api.AssertIsEqual(poly.EvaluateDense(api, constantTable(ch.values, ch.rows, ch.cols), ch.claim.Point), ch.claim.Value)
+		}
+	}
+	return nil
+}
+
+// constantTable lays a matrix out as padded circuit constants.
+func constantTable(values []int64, rows, cols int) []frontend.Variable {
+	pc := npoly.NextPowerOfTwo(cols)
+	out := make([]frontend.Variable, npoly.NextPowerOfTwo(rows)*pc)
+	for i := range out {
+		out[i] = 0
+	}
+	for i := range rows {
+		for j := range cols {
+			out[i*pc+j] = big.NewInt(values[i*cols+j])
+		}
+	}
+	return out
+}
+
+func placeholderSession(s *session) *sessionCircuit {
+	c := &sessionCircuit{s: s}
+	for i, p := 0, s.passes-1; p >= 0; i, p = i+1, p-1 {
+		c.Attention = append(c.Attention, [3]frontend.Variable{})
+		if p > 0 {
+			claims := 1
+			if i > 0 {
+				claims = 2
+			}
+			c.AppendK = append(c.AppendK, gkvcache.PlaceholderProof(s.appendConfig(p, claims).Shape()))
+			c.AppendV = append(c.AppendV, gkvcache.PlaceholderProof(s.appendConfig(p, claims).Shape()))
+		}
+		c.Layers = append(c.Layers, gqkv.PlaceholderProof(s.layerConfig(p).Shape()))
+	}
+	c.PromptK = gkvcache.PlaceholderPromptProof(s.promptConfig().Shape())
+	c.PromptV = gkvcache.PlaceholderPromptProof(s.promptConfig().Shape())
+	return c
+}
+
+func sessionAssignment[E field.Scalar, P field.Ptr[E]](s *session, proof *sessionProof[E]) *sessionCircuit {
+	c := &sessionCircuit{s: s, PromptK: proof.promptK.Assignment(), PromptV: proof.promptV.Assignment()}
+	for _, a := range proof.attention {
+		var v [3]frontend.Variable
+		for o := range 3 {
+			v[o] = P(&a[o]).BigInt(new(big.Int))
+		}
+		c.Attention = append(c.Attention, v)
+	}
+	for i := range proof.appendK {
+		c.AppendK = append(c.AppendK, proof.appendK[i].Assignment())
+		c.AppendV = append(c.AppendV, proof.appendV[i].Assignment())
+	}
+	for _, l := range proof.layers {
+		c.Layers = append(c.Layers, l.Assignment())
+	}
+	return c
+}
+
+func testSession[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, seed uint64) {
+	honest, err := newSession(rand.New(rand.NewPCG(seed, 1)), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, err := prove[E, P](honest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify[E, P](honest, proof); err != nil {
+		t.Fatalf("native rejects the honest session: %v", err)
+	}
+	circuit := placeholderSession(honest)
+	if err := test.IsSolved(circuit, sessionAssignment[E, P](honest, proof), curve.ScalarField()); err != nil {
+		t.Fatalf("circuit rejects the honest session: %v", err)
+	}
+	// Decoding pass 2 appends to the cache of pass 1 with two rows
+	// swapped; every pass is proven honestly from the tensors the prover
+	// holds.
+	swapped, err := newSession(rand.New(rand.NewPCG(seed, 1)), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := prove[E, P](swapped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify[E, P](swapped, bad); err == nil {
+		t.Error("native accepts a swapped KV-cache row")
+	} else {
+		t.Logf("swapped row: %v", err)
+	}
+	if err := test.IsSolved(placeholderSession(swapped), sessionAssignment[E, P](swapped, bad), curve.ScalarField()); err == nil {
+		t.Error("circuit accepts a swapped KV-cache row")
+	}
+}
+
+func TestSession(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	t.Run("bn254", func(t *testing.T) { testSession[bn254fr.Element](t, ecc.BN254, seed) })
+	t.Run("bls12-377", func(t *testing.T) { testSession[bls12377fr.Element](t, ecc.BLS12_377, seed) })
+}

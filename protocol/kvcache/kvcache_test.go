@@ -1,0 +1,219 @@
+package kvcache
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+func randomInts(rng *rand.Rand, n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = rng.Int64N(1<<16) - 1<<15
+	}
+	return out
+}
+
+func newTranscript[E field.Scalar, P field.Ptr[E]]() *transcript.Transcript[E, P] {
+	return transcript.New[E, P]("kvcache-test")
+}
+
+// evaluateCache evaluates the rows×width matrix zero-padded to context rows.
+func evaluateCache[E field.Scalar, P field.Ptr[E]](values []int64, rows, context, width int, point []E) E {
+	return poly.Evaluate[E, P](padCache[E, P](values, rows, context, width), point)
+}
+
+// appendCase is one honest append: the new cache's claims at random points.
+func appendCase[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, cfg Config) (Witness, []poly.Claim[E]) {
+	w := Witness{Prev: randomInts(rng, cfg.Position*cfg.Width), Row: randomInts(rng, cfg.Width)}
+	next := append(append([]int64(nil), w.Prev...), w.Row...)
+	out := make([]poly.Claim[E], cfg.Claims)
+	for i := range out {
+		point := field.RandomVector[E, P](rng, cfg.RowVars()+cfg.ColVars())
+		out[i] = poly.Claim[E]{Point: point, Value: evaluateCache[E, P](next, cfg.Position+1, cfg.Context, cfg.Width, point)}
+	}
+	return w, out
+}
+
+// checkAppend verifies and checks the left claims against the tensors.
+func checkAppend[E field.Scalar, P field.Ptr[E]](cfg Config, w Witness, proof *Proof[E], out []poly.Claim[E]) bool {
+	claims, err := Verify(newTranscript[E, P](), cfg, proof, out)
+	if err != nil {
+		return false
+	}
+	prev := evaluateCache[E, P](w.Prev, cfg.Position, cfg.Context, cfg.Width, claims.Prev.Point)
+	row := evaluateCache[E, P](w.Row, 1, 1, cfg.Width, claims.Row.Point)
+	return P(&prev).Equal(&claims.Prev.Value) && P(&row).Equal(&claims.Row.Value)
+}
+
+func testAppend[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	one := field.One[E, P]()
+	for _, cfg := range []Config{
+		{Context: 6, Width: 3, Position: 0, Claims: 1},
+		{Context: 6, Width: 3, Position: 5, Claims: 2},
+		{Context: 64, Width: 10, Position: 17, Claims: 2},
+		{Context: 1, Width: 1, Position: 0, Claims: 3},
+	} {
+		w, out := appendCase[E, P](rng, cfg)
+		proof, _, err := Prove(newTranscript[E, P](), cfg, w, out)
+		if err != nil {
+			t.Fatalf("%+v: %v", cfg, err)
+		}
+		if !checkAppend[E, P](cfg, w, proof, out) {
+			t.Fatalf("%+v: honest proof rejected", cfg)
+		}
+		var elements []*E
+		if proof.Merge != nil {
+			for _, r := range proof.Merge.SumCheck.Rounds {
+				for i := range r {
+					elements = append(elements, &r[i])
+				}
+			}
+			elements = append(elements, &proof.Merge.Evaluation)
+		}
+		elements = append(elements, &proof.Prev, &proof.Row)
+		for i, x := range elements {
+			saved := *x
+			P(x).Add(x, &one)
+			if checkAppend[E, P](cfg, w, proof, out) {
+				t.Errorf("%+v: element %d tampered, accepted", cfg, i)
+			}
+			*x = saved
+		}
+		// The new row claimed at another position.
+		if cfg.Context > 1 {
+			wrong := cfg
+			wrong.Position = (cfg.Position + 1) % cfg.Context
+			if _, err := Verify(newTranscript[E, P](), wrong, proof, out); err == nil {
+				t.Errorf("%+v: accepted at position %d", cfg, wrong.Position)
+			}
+		}
+	}
+}
+
+func TestAppend(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	t.Run("bn254", func(t *testing.T) { testAppend[bn254fr.Element](t, seed) })
+	t.Run("bls12-377", func(t *testing.T) { testAppend[bls12377fr.Element](t, seed) })
+}
+
+func testPrompt[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	one := field.One[E, P]()
+	for _, cfg := range []PromptConfig{
+		{Context: 6, Rows: 3, Width: 3, CacheClaims: 1, PromptClaims: 1},
+		{Context: 64, Rows: 5, Width: 10, CacheClaims: 2, PromptClaims: 1},
+		{Context: 4, Rows: 3, Width: 2, CacheClaims: 1, PromptClaims: 1},
+		{Context: 16, Rows: 16, Width: 2, CacheClaims: 0, PromptClaims: 1},
+		{Context: 16, Rows: 2, Width: 2, CacheClaims: 1, PromptClaims: 0},
+	} {
+		keys := randomInts(rng, cfg.Rows*cfg.Width)
+		var cache, prompt []poly.Claim[E]
+		for range cfg.CacheClaims {
+			point := field.RandomVector[E, P](rng, cfg.CacheVars())
+			cache = append(cache, poly.Claim[E]{Point: point, Value: evaluateCache[E, P](keys, cfg.Rows, cfg.Context, cfg.Width, point)})
+		}
+		for range cfg.PromptClaims {
+			point := field.RandomVector[E, P](rng, cfg.PromptVars())
+			prompt = append(prompt, poly.Claim[E]{Point: point, Value: evaluateCache[E, P](keys, cfg.Rows, cfg.Rows, cfg.Width, point)})
+		}
+		proof, _, err := ProvePrompt(newTranscript[E, P](), cfg, keys, cache, prompt)
+		if err != nil {
+			t.Fatalf("%+v: %v", cfg, err)
+		}
+		check := func() bool {
+			c, err := VerifyPrompt(newTranscript[E, P](), cfg, proof, cache, prompt)
+			if err != nil {
+				return false
+			}
+			want := evaluateCache[E, P](keys, cfg.Rows, cfg.Rows, cfg.Width, c.Point)
+			return P(&want).Equal(&c.Value)
+		}
+		if !check() {
+			t.Fatalf("%+v: honest proof rejected", cfg)
+		}
+		var elements []*E
+		for i := range proof.Prompt {
+			elements = append(elements, &proof.Prompt[i])
+		}
+		if proof.Merge != nil {
+			for _, r := range proof.Merge.SumCheck.Rounds {
+				for i := range r {
+					elements = append(elements, &r[i])
+				}
+			}
+			elements = append(elements, &proof.Merge.Evaluation)
+		}
+		for i, x := range elements {
+			saved := *x
+			P(x).Add(x, &one)
+			if check() {
+				t.Errorf("%+v: element %d tampered, accepted", cfg, i)
+			}
+			*x = saved
+		}
+		// A cache claim on a matrix with a non-zero row beyond the prompt.
+		if cfg.CacheClaims > 0 {
+			extra := append(append([]int64(nil), keys...), randomInts(rng, cfg.Width)...)
+			saved := cache[0].Value
+			cache[0].Value = evaluateCache[E, P](extra, cfg.Rows+1, cfg.Context, cfg.Width, cache[0].Point)
+			if cfg.Rows < cfg.Context && check() {
+				t.Errorf("%+v: cache with an extra row accepted", cfg)
+			}
+			cache[0].Value = saved
+		}
+	}
+}
+
+func TestPrompt(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	t.Run("bn254", func(t *testing.T) { testPrompt[bn254fr.Element](t, seed) })
+	t.Run("bls12-377", func(t *testing.T) { testPrompt[bls12377fr.Element](t, seed) })
+}
+
+func TestInvalid(t *testing.T) {
+	type E = bn254fr.Element
+	for _, cfg := range []Config{{Context: 0, Width: 1, Claims: 1}, {Context: 4, Width: 1, Position: 4, Claims: 1}, {Context: 4, Width: 1, Claims: 0}} {
+		if cfg.Validate() == nil {
+			t.Errorf("%+v accepted", cfg)
+		}
+	}
+	for _, cfg := range []PromptConfig{{Context: 4, Rows: 5, Width: 1, PromptClaims: 1}, {Context: 4, Rows: 2, Width: 1}} {
+		if cfg.Validate() == nil {
+			t.Errorf("%+v accepted", cfg)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	cfg := Config{Context: 8, Width: 4, Position: 2, Claims: 2}
+	w, out := appendCase[E](rng, cfg)
+	if _, _, err := Prove(newTranscript[E](), cfg, Witness{Prev: w.Prev, Row: w.Row[1:]}, out); err == nil {
+		t.Error("short row accepted")
+	}
+	if _, _, err := Prove(newTranscript[E](), cfg, w, out[:1]); err == nil {
+		t.Error("wrong claim count accepted")
+	}
+	proof, _, err := Prove(newTranscript[E](), cfg, w, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof.Merge = nil
+	if _, err := Verify(newTranscript[E](), cfg, proof, out); err == nil {
+		t.Error("proof without same-poly accepted")
+	}
+	pc := PromptConfig{Context: 8, Rows: 2, Width: 4, CacheClaims: 1, PromptClaims: 1}
+	if _, _, err := ProvePrompt(newTranscript[E](), pc, make([]int64, 7), nil, nil); err == nil {
+		t.Error("short prompt matrix accepted")
+	}
+	if _, err := VerifyPrompt(newTranscript[E](), pc, &PromptProof[E]{}, []poly.Claim[E]{{Point: make([]E, 5)}}, []poly.Claim[E]{{Point: make([]E, 3)}}); err == nil {
+		t.Error("empty prompt proof accepted")
+	}
+}
