@@ -176,8 +176,8 @@ func Prefix[E field.Scalar, P field.Ptr[E]](point []E, s int) E {
 // 6ℓ multiplications. The length of point must be even.
 func CausalZeroifier[E field.Scalar, P field.Ptr[E]](point []E, s int) (E, error) {
 	var res E
-	if len(point)%2 != 0 {
-		return res, fmt.Errorf("poly: causal zeroifier: odd number of variables %d", len(point))
+	if err := checkCausalShape(len(point), 0); err != nil {
+		return res, fmt.Errorf("poly: causal zeroifier: %w", err)
 	}
 	return causalZeroifier[E, P](point, s), nil
 }
@@ -187,8 +187,8 @@ func CausalZeroifier[E field.Scalar, P field.Ptr[E]](point []E, s int) (E, error
 // headVars head coordinates. The MLE does not depend on r_head.
 func CausalZeroifierHeads[E field.Scalar, P field.Ptr[E]](point []E, headVars, s int) (E, error) {
 	var res E
-	if headVars < 0 || headVars > len(point) || (len(point)-headVars)%2 != 0 {
-		return res, fmt.Errorf("poly: causal zeroifier: %d head variables do not split %d variables into heads, rows and columns", headVars, len(point))
+	if err := checkCausalShape(len(point), headVars); err != nil {
+		return res, fmt.Errorf("poly: causal zeroifier: %w", err)
 	}
 	return causalZeroifier[E, P](point[headVars:], s), nil
 }
@@ -197,20 +197,22 @@ func CausalZeroifierHeads[E field.Scalar, P field.Ptr[E]](point []E, headVars, s
 // m = c·(1 − z), z the zeroifier of [CausalZeroifier] and c the field element
 // standing for −∞. Cost: one multiplication more than the zeroifier.
 func CausalMask[E field.Scalar, P field.Ptr[E]](point []E, s int, c E) (E, error) {
-	z, err := CausalZeroifier[E, P](point, s)
-	if err != nil {
+	var z E
+	if err := checkCausalShape(len(point), 0); err != nil {
 		return z, fmt.Errorf("poly: causal mask: %w", err)
 	}
+	z = causalZeroifier[E, P](point, s)
 	return maskFromZeroifier[E, P](&z, &c), nil
 }
 
 // CausalMaskHeads is [CausalMask] over the ĥ × ŝ × ŝ tensor, point =
 // (r_head ‖ r_row ‖ r_col) with headVars head coordinates, which it ignores.
 func CausalMaskHeads[E field.Scalar, P field.Ptr[E]](point []E, headVars, s int, c E) (E, error) {
-	z, err := CausalZeroifierHeads[E, P](point, headVars, s)
-	if err != nil {
+	var z E
+	if err := checkCausalShape(len(point), headVars); err != nil {
 		return z, fmt.Errorf("poly: causal mask: %w", err)
 	}
+	z = causalZeroifier[E, P](point[headVars:], s)
 	return maskFromZeroifier[E, P](&z, &c), nil
 }
 
@@ -218,10 +220,27 @@ func CausalMaskHeads[E field.Scalar, P field.Ptr[E]](point []E, headVars, s int,
 // [Padding] for h heads of width m: rows ⌈log₂(h·m)⌉, heads ⌈log₂ h⌉, head
 // width ⌈log₂ m⌉. The unpadding matrix has the same three groups, rows last.
 func PaddingVars(h, m int) (rowVars, headVars, widthVars int, err error) {
-	if h < 1 || m < 1 || h > maxPaddingSide || m > maxPaddingSide {
-		return 0, 0, 0, fmt.Errorf("poly: padding: heads %d and head width %d must lie in [1, 2^%d]", h, m, maxPaddingLog)
+	if err := checkPaddingShape(h, m); err != nil {
+		return 0, 0, 0, fmt.Errorf("poly: padding shape: %w", err)
 	}
 	return Log2Ceil(h * m), Log2Ceil(h), Log2Ceil(m), nil
+}
+
+// checkPaddingShape checks that h and m lie in [1, 2^maxPaddingLog].
+func checkPaddingShape(h, m int) error {
+	if h < 1 || m < 1 || h > maxPaddingSide || m > maxPaddingSide {
+		return fmt.Errorf("heads %d and head width %d must lie in [1, 2^%d]", h, m, maxPaddingLog)
+	}
+	return nil
+}
+
+// checkCausalShape checks that n variables split into headVars head
+// variables and two equal halves (rows, columns).
+func checkCausalShape(n, headVars int) error {
+	if headVars < 0 || headVars > n || (n-headVars)%2 != 0 {
+		return fmt.Errorf("%d head variables do not split %d variables into heads and two equal halves (rows, columns)", headVars, n)
+	}
+	return nil
 }
 
 // maxPaddingLog bounds h and m of the padding matrices so that h·m fits an int
@@ -239,10 +258,10 @@ const (
 // widths) and about 2a + min(δ'·(4m' + 1) + m'·μ', h·(9δ' + L)) otherwise.
 func Padding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
 	var res E
-	rowVars, headVars, widthVars, err := PaddingVars(h, m)
-	if err != nil {
-		return res, err
+	if err := checkPaddingShape(h, m); err != nil {
+		return res, fmt.Errorf("poly: padding: %w", err)
 	}
+	rowVars, headVars, widthVars := Log2Ceil(h*m), Log2Ceil(h), Log2Ceil(m)
 	if len(point) != rowVars+headVars+widthVars {
 		return res, fmt.Errorf("poly: padding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
 	}
@@ -255,10 +274,10 @@ func Padding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
 // c = i·m + j]. Same cost as [Padding].
 func Unpadding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
 	var res E
-	rowVars, headVars, widthVars, err := PaddingVars(h, m)
-	if err != nil {
+	if err := checkPaddingShape(h, m); err != nil {
 		return res, fmt.Errorf("poly: unpadding: %w", err)
 	}
+	rowVars, headVars, widthVars := Log2Ceil(h*m), Log2Ceil(h), Log2Ceil(m)
 	if len(point) != rowVars+headVars+widthVars {
 		return res, fmt.Errorf("poly: unpadding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
 	}

@@ -76,8 +76,8 @@ func prefixStep(api frontend.API, r, l frontend.Variable, bit int) frontend.Vari
 // of s costs less), 2ℓ − 1 when s ≥ 2^ℓ, none when s ≤ 0. The length of
 // point must be even.
 func CausalZeroifier(api frontend.API, point []frontend.Variable, s int) (frontend.Variable, error) {
-	if len(point)%2 != 0 {
-		return nil, fmt.Errorf("poly: causal zeroifier: odd number of variables %d", len(point))
+	if err := checkCausalShape(len(point), 0); err != nil {
+		return nil, fmt.Errorf("poly: causal zeroifier: %w", err)
 	}
 	return causalZeroifier(api, point, s), nil
 }
@@ -87,8 +87,8 @@ func CausalZeroifier(api frontend.API, point []frontend.Variable, s int) (fronte
 // headVars head coordinates. The MLE does not depend on r_head, which costs
 // nothing.
 func CausalZeroifierHeads(api frontend.API, point []frontend.Variable, headVars, s int) (frontend.Variable, error) {
-	if headVars < 0 || headVars > len(point) || (len(point)-headVars)%2 != 0 {
-		return nil, fmt.Errorf("poly: causal zeroifier: %d head variables do not split %d variables into heads, rows and columns", headVars, len(point))
+	if err := checkCausalShape(len(point), headVars); err != nil {
+		return nil, fmt.Errorf("poly: causal zeroifier: %w", err)
 	}
 	return causalZeroifier(api, point[headVars:], s), nil
 }
@@ -98,21 +98,19 @@ func CausalZeroifierHeads(api frontend.API, point []frontend.Variable, headVars,
 // standing for −∞. One constraint more than the zeroifier, none when c is a
 // constant.
 func CausalMask(api frontend.API, point []frontend.Variable, s int, c frontend.Variable) (frontend.Variable, error) {
-	z, err := CausalZeroifier(api, point, s)
-	if err != nil {
+	if err := checkCausalShape(len(point), 0); err != nil {
 		return nil, fmt.Errorf("poly: causal mask: %w", err)
 	}
-	return api.Mul(c, api.Sub(1, z)), nil
+	return api.Mul(c, api.Sub(1, causalZeroifier(api, point, s))), nil
 }
 
 // CausalMaskHeads is [CausalMask] over the ĥ × ŝ × ŝ tensor, point =
 // (r_head ‖ r_row ‖ r_col) with headVars head coordinates, which it ignores.
 func CausalMaskHeads(api frontend.API, point []frontend.Variable, headVars, s int, c frontend.Variable) (frontend.Variable, error) {
-	z, err := CausalZeroifierHeads(api, point, headVars, s)
-	if err != nil {
+	if err := checkCausalShape(len(point), headVars); err != nil {
 		return nil, fmt.Errorf("poly: causal mask: %w", err)
 	}
-	return api.Mul(c, api.Sub(1, z)), nil
+	return api.Mul(c, api.Sub(1, causalZeroifier(api, point[headVars:], s))), nil
 }
 
 func causalZeroifier(api frontend.API, point []frontend.Variable, s int) frontend.Variable {
@@ -151,10 +149,27 @@ func causalZeroifier(api frontend.API, point []frontend.Variable, s int) fronten
 // [Padding] for h heads of width m: rows ⌈log₂(h·m)⌉, heads ⌈log₂ h⌉, head
 // width ⌈log₂ m⌉. The unpadding matrix has the same three groups, rows last.
 func PaddingVars(h, m int) (rowVars, headVars, widthVars int, err error) {
-	if h < 1 || m < 1 || h > maxPaddingSide || m > maxPaddingSide {
-		return 0, 0, 0, fmt.Errorf("poly: padding: heads %d and head width %d must lie in [1, 2^%d]", h, m, maxPaddingLog)
+	if err := checkPaddingShape(h, m); err != nil {
+		return 0, 0, 0, fmt.Errorf("poly: padding shape: %w", err)
 	}
 	return log2Ceil(h * m), log2Ceil(h), log2Ceil(m), nil
+}
+
+// checkPaddingShape checks that h and m lie in [1, 2^maxPaddingLog].
+func checkPaddingShape(h, m int) error {
+	if h < 1 || m < 1 || h > maxPaddingSide || m > maxPaddingSide {
+		return fmt.Errorf("heads %d and head width %d must lie in [1, 2^%d]", h, m, maxPaddingLog)
+	}
+	return nil
+}
+
+// checkCausalShape checks that n variables split into headVars head
+// variables and two equal halves (rows, columns).
+func checkCausalShape(n, headVars int) error {
+	if headVars < 0 || headVars > n || (n-headVars)%2 != 0 {
+		return fmt.Errorf("%d head variables do not split %d variables into heads and two equal halves (rows, columns)", headVars, n)
+	}
+	return nil
 }
 
 // maxPaddingLog bounds h and m of the padding matrices (as in the native
@@ -177,10 +192,10 @@ const (
 //     δ'·(4m' + 1) + m'·μ') and the sum over heads (about h·(9δ' + L)); 57
 //     for h = 12, m = 48, 100 for h = 25, m = 80, 59 for h = 12, m = 96.
 func Padding(api frontend.API, point []frontend.Variable, h, m int) (frontend.Variable, error) {
-	rowVars, headVars, widthVars, err := PaddingVars(h, m)
-	if err != nil {
-		return nil, err
+	if err := checkPaddingShape(h, m); err != nil {
+		return nil, fmt.Errorf("poly: padding: %w", err)
 	}
+	rowVars, headVars, widthVars := log2Ceil(h*m), log2Ceil(h), log2Ceil(m)
 	if len(point) != rowVars+headVars+widthVars {
 		return nil, fmt.Errorf("poly: padding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
 	}
@@ -191,10 +206,10 @@ func Padding(api frontend.API, point []frontend.Variable, h, m int) (frontend.Va
 // Unpadding returns the MLE of the unpadding matrix U = Pᵀ ∈ F^{ĥm̂ × D} of
 // seed 002 at point = (r_i ‖ r_j ‖ r_c). Same cost as [Padding].
 func Unpadding(api frontend.API, point []frontend.Variable, h, m int) (frontend.Variable, error) {
-	rowVars, headVars, widthVars, err := PaddingVars(h, m)
-	if err != nil {
+	if err := checkPaddingShape(h, m); err != nil {
 		return nil, fmt.Errorf("poly: unpadding: %w", err)
 	}
+	rowVars, headVars, widthVars := log2Ceil(h*m), log2Ceil(h), log2Ceil(m)
 	if len(point) != rowVars+headVars+widthVars {
 		return nil, fmt.Errorf("poly: unpadding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
 	}
