@@ -136,3 +136,14 @@ func redraw[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cla
 	}
 	return out
 }
+
+// padColumns lays a matrix of width cols out with width newCols (zeros on
+// the right).
+func padColumns(m []int64, cols, newCols int) []int64 {
+	rows := len(m) / cols
+	out := make([]int64, rows*newCols)
+	for r := range rows {
+		copy(out[r*newCols:], m[r*cols:(r+1)*cols])
+	}
+	return out
+}

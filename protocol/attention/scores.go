@@ -111,9 +111,11 @@ func proveScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P]
 	rv, valuesCol := paddedValues.Point[:d.keyVars], paddedValues.Point[d.keyVars:]
 
 	// Padding, batched: Q̂(ρ_j, ·) = Σ_c Q(ρ_j, c)·P_Q(c, ·), and K̂, V̂ with P_kv.
-	queryRows := combineRows[E, P](padColumns(w.Query, d.heads*d.width, d.queryCols()), d.queryCols(), poly.EqTable[E, P](qj))
-	keyRows := combineRows[E, P](padColumns(w.Keys, d.kvHeads*d.width, d.kvCols()), d.kvCols(), poly.EqTable[E, P](qk))
-	valueRows := combineRows[E, P](padColumns(w.Values, d.kvHeads*d.width, d.kvCols()), d.kvCols(), poly.EqTable[E, P](rv))
+	// Q(ρ_j, ·) and K(ρ_k, ·) are the real columns of the rows of Q̂ and K̂
+	// already folded.
+	queryRows := gatherQuery(d, queryRow)
+	keyRows := gatherKV(d, keys)
+	valueRows := gatherKV(d, combineRows[E, P](p.values, d.paddedKVCols(), poly.EqTable[E, P](rv)))
 	n := d.queryCols()
 	tables := [][]E{
 		queryRows, gatherQuery(d, poly.EqTable[E, P](queryCol)),
@@ -276,17 +278,6 @@ func foldGroup[E field.Scalar, P field.Ptr[E]](d *dims, row, eqGroup []E) []E {
 			field.ScalarMul(tmp, src, &eqGroup[b])
 			field.Add(dst, dst, tmp)
 		}
-	}
-	return out
-}
-
-// padColumns lays a matrix of width cols out with width newCols (zeros on
-// the right).
-func padColumns(m []int64, cols, newCols int) []int64 {
-	rows := len(m) / cols
-	out := make([]int64, rows*newCols)
-	for r := range rows {
-		copy(out[r*newCols:], m[r*cols:(r+1)*cols])
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package attention
 
 import (
 	"fmt"
+	"math/big"
 
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
@@ -132,6 +133,41 @@ func toField[E field.Scalar](src []int64) []E {
 	return out
 }
 
+// loadRaw sets the Montgomery limbs of dst[i] to src[i] (p − |src[i]| for a
+// negative entry): dst[i] then holds the value src[i]·R⁻¹ (R = 2²⁵⁶ for
+// both fields) at no multiplication. Products of such elements with field
+// elements are scaled by R once at the end ([montgomeryR]) instead of
+// converting every entry.
+func loadRaw[E field.Scalar](dst []E, src []int64) {
+	switch v := any(dst).(type) {
+	case []bn254fr.Element:
+		for i, x := range src {
+			if x >= 0 {
+				v[i] = bn254fr.Element{uint64(x)}
+			} else {
+				v[i] = bn254fr.Element{uint64(-x)}
+				v[i].Neg(&v[i])
+			}
+		}
+	case []bls12377fr.Element:
+		for i, x := range src {
+			if x >= 0 {
+				v[i] = bls12377fr.Element{uint64(x)}
+			} else {
+				v[i] = bls12377fr.Element{uint64(-x)}
+				v[i].Neg(&v[i])
+			}
+		}
+	}
+}
+
+// montgomeryR returns the field element of value R = 2²⁵⁶ mod p.
+func montgomeryR[E field.Scalar, P field.Ptr[E]]() E {
+	var r E
+	P(&r).SetBigInt(new(big.Int).Lsh(big.NewInt(1), 256))
+	return r
+}
+
 // combineRows returns Σ_r weights[r]·m[r], m a matrix of width cols stored
 // row-major (rows beyond len(weights) are ignored, as are zero weights).
 func combineRows[E field.Scalar, P field.Ptr[E]](m []int64, cols int, weights []E) []E {
@@ -141,10 +177,12 @@ func combineRows[E field.Scalar, P field.Ptr[E]](m []int64, cols int, weights []
 		if P(&weights[r]).IsZero() {
 			continue
 		}
-		fromInt64s(row, m[r*cols:(r+1)*cols])
+		loadRaw(row, m[r*cols:(r+1)*cols])
 		field.ScalarMul(row, row, &weights[r])
 		field.Add(out, out, row)
 	}
+	scale := montgomeryR[E, P]()
+	field.ScalarMul(out, out, &scale)
 	return out
 }
 
@@ -159,13 +197,14 @@ func expand[E field.Scalar](v []E, inner int) []E {
 	return out
 }
 
-// gatherQuery returns T[c] = eqCol[column of c in Q̂] for the real columns c
-// < h_q·m of Q and 0 for the other rows of [0, D_q): the table of
-// P_Q(·, r_col) from eqCol = β(r_col, ·) over the ĥ·m̂ columns of Q̂.
-func gatherQuery[E field.Scalar](d *dims, eqCol []E) []E {
+// gatherQuery returns T[c] = v[column of c in Q̂] for the real columns c <
+// h_q·m of Q and 0 for the other indices of [0, D_q): from eqCol =
+// β(r_col, ·) over the ĥ·m̂ columns of Q̂ it is the table of P_Q(·, r_col);
+// from a row of Q̂ it is the same row of Q = Q̂·Pᵀ_Q.
+func gatherQuery[E field.Scalar](d *dims, v []E) []E {
 	out := make([]E, d.queryCols())
 	for c := range d.heads * d.width {
-		out[c] = eqCol[d.queryColumn(c)]
+		out[c] = v[d.queryColumn(c)]
 	}
 	return out
 }
@@ -181,12 +220,11 @@ func scatterQuery[E field.Scalar](d *dims, eqRow []E) []E {
 	return out
 }
 
-// gatherKV is [gatherQuery] for K and V: the table of P_kv(·, r_col) over
-// [0, D_kv).
-func gatherKV[E field.Scalar](d *dims, eqCol []E) []E {
+// gatherKV is [gatherQuery] for K and V (indices of [0, D_kv)).
+func gatherKV[E field.Scalar](d *dims, v []E) []E {
 	out := make([]E, d.kvCols())
 	for c := range d.kvHeads * d.width {
-		out[c] = eqCol[d.kvColumn(c)]
+		out[c] = v[d.kvColumn(c)]
 	}
 	return out
 }
