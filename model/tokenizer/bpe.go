@@ -73,8 +73,9 @@ const (
 // preTokenizer splits normalized text into words.
 type preTokenizer struct {
 	kind preTokenizerKind
-	// ByteLevel.
-	addPrefixSpace, useRegex bool
+	// ByteLevel: prefix a space, split with splitWords (nil for no split).
+	addPrefixSpace bool
+	splitWords     func(string) []string
 	// Metaspace.
 	replacement string
 	prepend     prependScheme
@@ -98,8 +99,8 @@ func (p *preTokenizer) words(s string, atStart bool) []string {
 			s = " " + s
 		}
 		pieces := []string{s}
-		if p.useRegex {
-			pieces = splitGPT2(s)
+		if p.splitWords != nil {
+			pieces = p.splitWords(s)
 		}
 		for i, piece := range pieces {
 			pieces[i] = byteLevelString(piece)
@@ -390,27 +391,30 @@ func (t *BPE) encodeWord(ids []int, word string) ([]int, error) {
 		}
 	}
 	var symbols []int
+	lastUnknown := false
 	for i := 0; i < len(word); {
 		_, size := decodeRune(word[i:])
 		char := word[i : i+size]
 		i += size
 		if id, ok := t.vocab[char]; ok {
 			symbols = append(symbols, id)
+			lastUnknown = false
 			continue
 		}
 		if t.byteFallback {
 			if fallback, ok := t.byteIDs(char); ok {
 				symbols = append(symbols, fallback...)
+				lastUnknown = false
 				continue
 			}
 		}
 		if t.unk < 0 {
 			return nil, fmt.Errorf("tokenizer: character %q is not in the vocabulary and there is no unknown token", char)
 		}
-		if t.fuseUnk && len(symbols) > 0 && symbols[len(symbols)-1] == t.unk {
-			continue
+		if !(t.fuseUnk && lastUnknown) {
+			symbols = append(symbols, t.unk)
 		}
-		symbols = append(symbols, t.unk)
+		lastUnknown = true
 	}
 	return append(ids, t.mergeSymbols(symbols)...), nil
 }

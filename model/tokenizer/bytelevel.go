@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -152,6 +153,117 @@ func splitGPT2(s string) []string {
 func contractionLen(s string) int {
 	for _, c := range contractions {
 		if len(s) >= len(c) && s[:len(c)] == c {
+			return len(c)
+		}
+	}
+	return 0
+}
+
+// gpt2Pattern is the pre-tokenization pattern of GPT-2, split by
+// [splitGPT2].
+const gpt2Pattern = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
+
+// llama3Pattern is the pre-tokenization pattern of Llama 3, split by
+// [splitLlama3] with up to 3 digits per number; qwen2Pattern is the same with
+// single digits.
+const (
+	llama3Pattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	qwen2Pattern  = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+)
+
+func isNewline(r rune) bool { return r == '\r' || r == '\n' }
+
+// splitLlama3 splits s as the Llama 3 pattern does, with numbers cut into
+// runs of at most maxDigits:
+//
+//	(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+//	 ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// Alternatives are tried in order at each position. A word takes one
+// leading character that is neither a line break, a letter nor a digit (a
+// space, a tab, a quote); \s*[\r\n]+ takes whitespace up to and including
+// the last line break of the run; the last two alternatives behave as in
+// [splitGPT2].
+func splitLlama3(s string, maxDigits int) []string {
+	var pieces []string
+	i := 0
+	for i < len(s) {
+		r, size := decodeRune(s[i:])
+		start := i
+		if r == '\'' {
+			if n := contractionLenFold(s[i+1:]); n > 0 {
+				i += 1 + n
+				pieces = append(pieces, s[start:i])
+				continue
+			}
+		}
+		class := classify(r)
+		var next rune = -1
+		if i+size < len(s) {
+			next, _ = decodeRune(s[i+size:])
+		}
+		switch {
+		case class == classLetter || (!isNewline(r) && class != classNumber && next >= 0 && classify(next) == classLetter):
+			// [^\r\n\p{L}\p{N}]?\p{L}+
+			if class != classLetter {
+				i += size
+			}
+			i = skipClass(s, i, classLetter, -1)
+		case class == classNumber:
+			i = skipClass(s, i, classNumber, maxDigits)
+		case class == classOther || (r == ' ' && next >= 0 && classify(next) == classOther):
+			//  ?[^\s\p{L}\p{N}]+[\r\n]*
+			if r == ' ' {
+				i += size
+			}
+			i = skipClass(s, i, classOther, -1)
+			for i < len(s) && isNewline(rune(s[i])) {
+				i++
+			}
+		default:
+			// Whitespace: \s*[\r\n]+, else \s+(?!\S), else \s+.
+			end, last, lastNewline := i, i, -1
+			for end < len(s) {
+				r, size := decodeRune(s[end:])
+				if classify(r) != classSpace {
+					break
+				}
+				if isNewline(r) {
+					lastNewline = end + size
+				}
+				last = end
+				end += size
+			}
+			switch {
+			case lastNewline >= 0:
+				end = lastNewline
+			case end < len(s) && last > i:
+				end = last
+			}
+			i = end
+		}
+		pieces = append(pieces, s[start:i])
+	}
+	return pieces
+}
+
+// skipClass returns the end of the run of characters of class starting at
+// i, stopping after limit characters if limit > 0.
+func skipClass(s string, i int, class runeClass, limit int) int {
+	for n := 0; i < len(s) && (limit < 0 || n < limit); n++ {
+		r, size := decodeRune(s[i:])
+		if classify(r) != class {
+			break
+		}
+		i += size
+	}
+	return i
+}
+
+// contractionLenFold is contractionLen ignoring ASCII case.
+func contractionLenFold(s string) int {
+	for _, c := range contractions {
+		if len(s) >= len(c) && strings.EqualFold(s[:len(c)], c) {
 			return len(c)
 		}
 	}

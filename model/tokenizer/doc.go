@@ -26,7 +26,9 @@
 //     for x ≠ ε) and literal Replace, possibly in a Sequence.
 //  3. Pre-tokenizer, splitting a piece into words:
 //     - ByteLevel: optionally prefix a space, split with the GPT-2 pattern
-//     below, then write each byte b as the character β(b), where β is
+//     below (or, for Llama 3, a Sequence of Split on the Llama 3 pattern
+//     below and ByteLevel without its own split), then write each byte b
+//     as the character β(b), where β is
 //     GPT-2's bijection from bytes to printable characters (the printable
 //     bytes '!'…'~', '¡'…'¬', '®'…'ÿ' stand for themselves; the other 68,
 //     in increasing order, become U+0100, U+0101, …; so ' ' ↦ 'Ġ', '\n' ↦ 'Ċ').
@@ -66,6 +68,20 @@
 // run of one such character is a piece by itself. \s is Unicode White_Space,
 // \p{L} letters, \p{N} numbers; an invalid UTF-8 byte counts as neither.
 //
+// # Llama 3 pre-tokenization
+//
+// Llama 3 (and, with \p{N} for \p{N}{1,3}, Qwen 2) splits with
+//
+//	(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+//	 ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// also written by hand: contractions in any case; a word takes one leading
+// character that is not a line break, letter or digit (a space, a tab, an
+// opening bracket); numbers are cut into runs of at most three digits;
+// punctuation takes the line breaks after it; a whitespace run containing a
+// line break ends at its last line break. Only these exact pattern strings
+// are accepted in a Split; any other regular expression is an error.
+//
 // # Invertibility
 //
 // For byte-level tokenizers whose vocabulary holds all 256 characters of β,
@@ -81,7 +97,10 @@
 // # Not supported
 //
 // Models other than BPE, BPE dropout, subword prefixes and suffixes, regular
-// expression patterns (so the Llama 3 pre-tokenizer), Unicode normalization
-// forms, and single_word added tokens. Loading such a tokenizer.json fails
+// expressions other than the GPT-2, Llama 3 and Qwen 2 patterns, Unicode
+// normalization forms (so Qwen's NFC normalizer), and single_word added
+// tokens. A character missing from the vocabulary, with neither byte
+// fallback nor an unknown token, is an Encode error (the reference library
+// drops it silently). Loading such a tokenizer.json fails
 // with an error naming the part, rather than tokenizing differently.
 package tokenizer

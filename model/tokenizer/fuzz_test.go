@@ -21,8 +21,10 @@ func FuzzEncodeDecode(f *testing.F) {
 	}
 	byteLevel := NewByte()
 	f.Fuzz(func(t *testing.T, text string) {
-		if joined := strings.Join(splitGPT2(text), ""); joined != text {
-			t.Fatalf("pieces of %q join to %q", text, joined)
+		for _, split := range splitPatterns {
+			if joined := strings.Join(split(text), ""); joined != text {
+				t.Fatalf("pieces of %q join to %q", text, joined)
+			}
 		}
 		check := func(name string, tok Tokenizer) {
 			ids, err := tok.Encode(text)
@@ -53,6 +55,7 @@ func FuzzLoadTokenizerJSON(f *testing.F) {
 	f.Add([]byte(`{"model":{"vocab":{"a":0,"b":1,"ab":2},"merges":[["a","b"]]},"pre_tokenizer":{"type":"Metaspace","prepend_scheme":"first"},"decoder":{"type":"Metaspace"}}`), "ab a")
 	f.Add([]byte(`{"added_tokens":[{"id":3,"content":"x","lstrip":true,"rstrip":true}],"model":{"vocab":{"a":0},"merges":[]},"decoder":{"type":"Strip","content":"a","start":2,"stop":1}}`), "a x a")
 	f.Add([]byte(`{"model":{"vocab":{"a":0}}}`), "")
+	f.Add([]byte(`{"pre_tokenizer":`+splitSequence(llama3Pattern, "Isolated", false, false)+`,"model":{"ignore_merges":true,"vocab":{"a":0,"Ġ":1,"Ġa":2},"merges":["Ġ a"]}}`), "a a 123")
 	f.Fuzz(func(t *testing.T, data []byte, text string) {
 		tok, err := LoadTokenizerJSON(data)
 		if err != nil {

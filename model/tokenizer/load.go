@@ -128,7 +128,7 @@ func LoadGPT2(vocabJSON, mergesTXT []byte) (Tokenizer, error) {
 	spec := &modelSpec{
 		vocab:    vocab,
 		merges:   merges,
-		pre:      preTokenizer{kind: preByteLevel, useRegex: true},
+		pre:      preTokenizer{kind: preByteLevel, splitWords: splitGPT2},
 		decoders: []decoder{{kind: decodeByteLevel}},
 	}
 	if id, ok := vocab[endOfText]; ok {
@@ -327,8 +327,12 @@ func isNull(raw json.RawMessage) bool {
 type component struct {
 	Type string `json:"type"`
 	// Sequence.
-	Normalizers []json.RawMessage `json:"normalizers"`
-	Decoders    []json.RawMessage `json:"decoders"`
+	Normalizers   []json.RawMessage `json:"normalizers"`
+	PreTokenizers []json.RawMessage `json:"pretokenizers"`
+	Decoders      []json.RawMessage `json:"decoders"`
+	// Split.
+	Behavior string `json:"behavior"`
+	Invert   bool   `json:"invert"`
 	// Prepend.
 	Prepend string `json:"prepend"`
 	// Replace.
@@ -439,12 +443,12 @@ func decodePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 	}
 	switch c.Type {
 	case "ByteLevel":
-		p := preTokenizer{kind: preByteLevel, addPrefixSpace: true, useRegex: true}
+		p := preTokenizer{kind: preByteLevel, addPrefixSpace: true, splitWords: splitGPT2}
 		if c.AddPrefixSpace != nil {
 			p.addPrefixSpace = *c.AddPrefixSpace
 		}
-		if c.UseRegex != nil {
-			p.useRegex = *c.UseRegex
+		if c.UseRegex != nil && !*c.UseRegex {
+			p.splitWords = nil
 		}
 		return p, nil
 	case "Metaspace":
@@ -457,8 +461,42 @@ func decodePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 			p.split = *c.Split
 		}
 		return p, nil
+	case "Sequence":
+		return decodeSplitByteLevel(c)
 	}
 	return preTokenizer{}, fmt.Errorf("tokenizer: pre_tokenizer %q is not supported", c.Type)
+}
+
+// splitPatterns are the Split regular expressions this package implements by
+// hand, with the splitter of each.
+var splitPatterns = map[string]func(string) []string{
+	gpt2Pattern:   splitGPT2,
+	llama3Pattern: func(s string) []string { return splitLlama3(s, 3) },
+	qwen2Pattern:  func(s string) []string { return splitLlama3(s, 1) },
+}
+
+// decodeSplitByteLevel accepts the pre-tokenizer of Llama 3 and similar
+// models: a Sequence of a Split on a known pattern (Isolated, not inverted)
+// and a ByteLevel that neither splits nor prefixes a space.
+func decodeSplitByteLevel(c *component) (preTokenizer, error) {
+	unsupported := errors.New("tokenizer: pre_tokenizer Sequence is supported only as Split on a known pattern followed by ByteLevel without regex and prefix space")
+	if len(c.PreTokenizers) != 2 {
+		return preTokenizer{}, unsupported
+	}
+	var split, byteLevel component
+	if json.Unmarshal(c.PreTokenizers[0], &split) != nil || json.Unmarshal(c.PreTokenizers[1], &byteLevel) != nil {
+		return preTokenizer{}, unsupported
+	}
+	if split.Type != "Split" || split.Behavior != "Isolated" || split.Invert || split.Pattern.Regex == nil ||
+		byteLevel.Type != "ByteLevel" || byteLevel.UseRegex == nil || *byteLevel.UseRegex ||
+		(byteLevel.AddPrefixSpace != nil && *byteLevel.AddPrefixSpace) {
+		return preTokenizer{}, unsupported
+	}
+	splitWords, ok := splitPatterns[*split.Pattern.Regex]
+	if !ok {
+		return preTokenizer{}, fmt.Errorf("tokenizer: pre_tokenizer Split pattern %q is not supported", *split.Pattern.Regex)
+	}
+	return preTokenizer{kind: preByteLevel, splitWords: splitWords}, nil
 }
 
 func decodeDecoder(raw json.RawMessage) ([]decoder, error) {

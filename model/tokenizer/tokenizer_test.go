@@ -353,6 +353,91 @@ func TestTokenizerJSONMatchesGPT2(t *testing.T) {
 	}
 }
 
+func TestSplitLlama3(t *testing.T) {
+	cases := map[string][]string{
+		"":                 nil,
+		"Hello world":      {"Hello", " world"},
+		"I'M here, 'S 'Re": {"I", "'M", " here", ",", " '", "S", " '", "Re"},
+		"'sup":             {"'s", "up"},
+		"'hello":           {"'hello"},
+		"(hi) [there]":     {"(hi", ")", " [", "there", "]"},
+		"!hello !!x":       {"!hello", " !!", "x"},
+		"\thello":          {"\thello"},
+		"\nhello":          {"\n", "hello"},
+		"1234567 12":       {"123", "456", "7", " ", "12"},
+		"٣٤٥٦":             {"٣٤٥", "٦"},
+		"x\n\n  y":         {"x", "\n\n", " ", " y"},
+		"  \n  hello":      {"  \n", " ", " hello"},
+		"a  \n":            {"a", "  \n"},
+		"end.\r\n\r\nnext": {"end", ".\r\n\r\n", "next"},
+		"\t!":              {"\t", "!"},
+		"tail   ":          {"tail", "   "},
+		"a\u00a0b c":       {"a", "\u00a0b", " c"},
+		"日本語 text😀😀\xff":   {"日本語", " text", "😀😀\xff"},
+	}
+	for in, want := range cases {
+		if got := splitLlama3(in, 3); !reflect.DeepEqual(got, want) {
+			t.Errorf("splitLlama3(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got, want := splitLlama3("12345", 1), []string{"1", "2", "3", "4", "5"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("single digits: %q", got)
+	}
+}
+
+func TestLlama3Style(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(gpt2TokenizerJSON(t, false), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var pre any
+	if err := json.Unmarshal([]byte(splitSequence(llama3Pattern, "Isolated", false, false)), &pre); err != nil {
+		t.Fatal(err)
+	}
+	doc["pre_tokenizer"] = pre
+	doc["model"].(map[string]any)["ignore_merges"] = true
+	data, _ := json.Marshal(doc)
+	tok, err := LoadTokenizerJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vocab := testVocab()
+	cases := []struct {
+		text   string
+		tokens []string
+	}{
+		// ignore_merges: a word in the vocabulary is taken whole, even
+		// "hello", which the merges never reach (compare TestGPT2KnownEncodings).
+		{"hello world", []string{"hello", "Ġworld"}},
+		{"ello", []string{"ell", "o"}},
+		// Numbers split into runs of three digits before merging.
+		{"1212", []string{"12", "1", "2"}},
+		{"x\n\n  the", []string{"x", "Ċ", "Ċ", "Ġ", "Ġthe"}},
+	}
+	for _, c := range cases {
+		got, err := tok.Encode(c.text)
+		if err != nil || !reflect.DeepEqual(got, ids(t, vocab, c.tokens...)) {
+			t.Errorf("Encode(%q) = %v, %v; want %q", c.text, got, err, c.tokens)
+		}
+	}
+	seed := int64(11)
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	for i := 0; i < 2000; i++ {
+		text := randomText(rng, false)
+		if joined := strings.Join(splitLlama3(text, 3), ""); joined != text {
+			t.Fatalf("pieces of %q join to %q", text, joined)
+		}
+		ids, err := tok.Encode(text)
+		if err != nil {
+			t.Fatalf("Encode(%q): %v", text, err)
+		}
+		if back, err := tok.Decode(ids); err != nil || back != text {
+			t.Fatalf("Decode(Encode(%q)) = %q, %v", text, back, err)
+		}
+	}
+}
+
 func TestByteLevelPrefixSpace(t *testing.T) {
 	var doc map[string]any
 	if err := json.Unmarshal(gpt2TokenizerJSON(t, false), &doc); err != nil {
@@ -513,6 +598,18 @@ func TestUnknownToken(t *testing.T) {
 		t.Errorf("Encode = %v, %v; want %v", got, err, want)
 	}
 
+	// Fusing joins runs of unknown characters only, not a known character
+	// that happens to be the unknown token.
+	fused, err := LoadTokenizerJSON([]byte(`{"model":{"unk_token":"?","fuse_unk":true,"vocab":{"?":0,"a":1},"merges":[]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string][]int{"?xy": {0, 0}, "xy?": {0, 0}, "x?ya": {0, 0, 0, 1}} {
+		if got, err := fused.Encode(text); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("fused Encode(%q) = %v, %v; want %v", text, got, err, want)
+		}
+	}
+
 	// Without an unknown token, an unknown character is an error.
 	vocabJSON, _ := json.Marshal(map[string]int{"a": 0, "b": 1})
 	gpt2, err := LoadGPT2(vocabJSON, nil)
@@ -631,6 +728,13 @@ func TestIgnoreMerges(t *testing.T) {
 	}
 }
 
+// splitSequence is a Split-then-ByteLevel pre-tokenizer as Llama 3 spells it.
+func splitSequence(pattern, behavior string, invert, prefixSpace bool) string {
+	p, _ := json.Marshal(pattern)
+	return fmt.Sprintf(`{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"Regex":%s},"behavior":%q,"invert":%v},`+
+		`{"type":"ByteLevel","add_prefix_space":%v,"trim_offsets":true,"use_regex":false}]}`, p, behavior, invert, prefixSpace)
+}
+
 func TestLoadErrors(t *testing.T) {
 	vocab := `{"a":0,"b":1,"ab":2}`
 	model := func(extra string) string {
@@ -669,7 +773,13 @@ func TestLoadErrors(t *testing.T) {
 		{"normalizer empty pattern", with("normalizer", `{"type":"Replace","pattern":{"String":""},"content":" "}`), "non-empty"},
 		{"normalizer not object", with("normalizer", `7`), "normalizer"},
 		{"pre-tokenizer", with("pre_tokenizer", `{"type":"Whitespace"}`), `pre_tokenizer "Whitespace"`},
-		{"pre-tokenizer split", with("pre_tokenizer", `{"type":"Sequence","pretokenizers":[]}`), `"Sequence" is not supported`},
+		{"pre-tokenizer empty sequence", with("pre_tokenizer", `{"type":"Sequence","pretokenizers":[]}`), "Sequence is supported only"},
+		{"pre-tokenizer sequence order", with("pre_tokenizer", `{"type":"Sequence","pretokenizers":[{"type":"ByteLevel","use_regex":false},{"type":"Split","pattern":{"Regex":"\\s+"},"behavior":"Isolated"}]}`), "Sequence is supported only"},
+		{"pre-tokenizer split behavior", with("pre_tokenizer", splitSequence(gpt2Pattern, "Removed", false, false)), "Sequence is supported only"},
+		{"pre-tokenizer split inverted", with("pre_tokenizer", splitSequence(gpt2Pattern, "Isolated", true, false)), "Sequence is supported only"},
+		{"pre-tokenizer split prefix", with("pre_tokenizer", splitSequence(gpt2Pattern, "Isolated", false, true)), "Sequence is supported only"},
+		{"pre-tokenizer split pattern", with("pre_tokenizer", splitSequence(`\\s+`, "Isolated", false, false)), "pattern"},
+		{"pre-tokenizer split not object", with("pre_tokenizer", `{"type":"Sequence","pretokenizers":[1,2]}`), "Sequence is supported only"},
 		{"metaspace scheme", with("pre_tokenizer", `{"type":"Metaspace","prepend_scheme":"sometimes"}`), "prepend_scheme"},
 		{"metaspace replacement", with("pre_tokenizer", `{"type":"Metaspace","replacement":"ab"}`), "not one character"},
 		{"decoder", with("decoder", `{"type":"WordPiece"}`), `decoder "WordPiece"`},
