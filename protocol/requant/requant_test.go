@@ -1,0 +1,187 @@
+package requant
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/backend"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/test"
+
+	"github.com/veriformer/veriformer/field"
+	grequant "github.com/veriformer/veriformer/gadgets/requant"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/poly"
+)
+
+// instance requantizes random accumulators with the model's rule.
+func instance(t testing.TB, rng *rand.Rand, shape []int, perColumn bool) (s Spec, acc, out, rem []int64) {
+	s = Spec{Shape: shape, Shift: 24, OutLo: -(1<<15 - 1), OutHi: 1<<15 - 1}
+	cols := shape[len(shape)-1]
+	if perColumn {
+		for range cols {
+			s.Multiplier = append(s.Multiplier, 1<<19+rng.Int64N(1<<19))
+		}
+	} else {
+		s.Multiplier = []int64{1<<19 + 12345}
+	}
+	n := s.Size()
+	acc, out, rem = make([]int64, n), make([]int64, n), make([]int64, n)
+	for i := range acc {
+		acc[i] = rng.Int64N(1<<19) - 1<<18
+		var ok bool
+		out[i], rem[i], ok = model.Requantize(acc[i], s.MultiplierOf(i), s.Shift)
+		if !ok {
+			t.Fatal("requantize")
+		}
+	}
+	return s, acc, out, rem
+}
+
+func testEvaluateAcc[E field.Scalar, P field.Ptr[E]](t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, shape := range [][]int{{5, 3}, {1}, {2, 3, 7}, {16}} {
+		for _, perColumn := range []bool{false, true} {
+			s, acc, out, rem := instance(t, rng, shape, perColumn)
+			if err := Check(&s, out, rem); err != nil {
+				t.Fatal(err)
+			}
+			_, total, _ := poly.TensorVars(shape)
+			point := field.RandomVector[E, P](rng, total)
+			got, err := EvaluateAcc[E, P](&s, out, rem, point)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := poly.EvaluateTensor[E, P](acc, shape, point)
+			if !P(&got).Equal(&want) {
+				t.Fatalf("shape %v: accumulator MLE differs", shape)
+			}
+		}
+	}
+}
+
+func TestEvaluateAcc(t *testing.T) {
+	t.Run("bn254", testEvaluateAcc[bn254fr.Element])
+	t.Run("bls12-377", testEvaluateAcc[bls12377fr.Element])
+}
+
+func TestCheckRejects(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	s, _, out, rem := instance(t, rng, []int{4, 3}, true)
+	// Moving 2^k from Out to Rem keeps the accumulator: only the range
+	// check catches it.
+	rem[5] += 1 << s.Shift
+	out[5]--
+	if err := Check(&s, out, rem); err == nil {
+		t.Fatal("remainder of 2^k accepted")
+	}
+	rem[5] -= 1 << s.Shift
+	out[5]++
+	rem[2] = -1
+	if err := Check(&s, out, rem); err == nil {
+		t.Fatal("negative remainder accepted")
+	}
+	rem[2] = 0
+	out[0] = s.OutHi + 1
+	if err := Check(&s, out, rem); err == nil {
+		t.Fatal("output above range accepted")
+	}
+	for _, bad := range []Spec{
+		{Shape: []int{2}, Multiplier: []int64{1, 2, 3}, Shift: 3, OutHi: 1},
+		{Shape: []int{2}, Multiplier: []int64{0}, Shift: 3, OutHi: 1},
+		{Shape: []int{2}, Multiplier: []int64{1}, Shift: 0, OutHi: 1},
+		{Shape: []int{2}, Multiplier: []int64{1}, Shift: 63, OutHi: 1},
+		{Shape: []int{0}, Multiplier: []int64{1}, Shift: 3, OutHi: 1},
+		{Shape: []int{2}, Multiplier: []int64{1}, Shift: 3, OutLo: 2, OutHi: 1},
+	} {
+		if err := bad.Validate(); err == nil {
+			t.Errorf("spec %+v accepted", bad)
+		}
+	}
+	if err := Check(&s, out[:3], rem); err == nil {
+		t.Fatal("short tensor accepted")
+	}
+}
+
+type circuit struct {
+	spec     Spec
+	idx      []int
+	Out, Rem []frontend.Variable
+	Point    []frontend.Variable
+	Acc      frontend.Variable `gnark:",public"`
+}
+
+func (c *circuit) Define(api frontend.API) error {
+	if err := grequant.New(api).Assert(&c.spec, c.Out, c.Rem); err != nil {
+		return err
+	}
+	acc, err := grequant.EvaluateAcc(api, &c.spec, c.Out, c.Rem, c.idx, c.Point)
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(acc, c.Acc)
+	return nil
+}
+
+// TestCircuit: the circuit accepts the honest tensors with the native
+// accumulator value, and rejects the carry attack (Out − 1, Rem + 2^k),
+// a negative remainder, an out-of-range output and a wrong value.
+func TestCircuit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	shape := []int{3, 5}
+	s, _, out, rem := instance(t, rng, shape, true)
+	idx, _ := poly.PaddedIndices(shape)
+	_, total, _ := poly.TensorVars(shape)
+	for _, curve := range []ecc.ID{ecc.BN254, ecc.BLS12_377} {
+		var accValue string
+		var point []string
+		if curve == ecc.BN254 {
+			accValue, point = nativeAcc[bn254fr.Element](t, rng, &s, out, rem, total)
+		} else {
+			accValue, point = nativeAcc[bls12377fr.Element](t, rng, &s, out, rem, total)
+		}
+		assign := func(out, rem []int64, acc string) *circuit {
+			c := &circuit{spec: s, idx: idx, Acc: acc}
+			for i := range out {
+				c.Out = append(c.Out, out[i])
+				c.Rem = append(c.Rem, rem[i])
+			}
+			for _, p := range point {
+				c.Point = append(c.Point, p)
+			}
+			return c
+		}
+		carryOut, carryRem := append([]int64(nil), out...), append([]int64(nil), rem...)
+		carryOut[4]--
+		carryRem[4] += 1 << s.Shift
+		negOut, negRem := append([]int64(nil), out...), append([]int64(nil), rem...)
+		negOut[1]++
+		negRem[1] -= 1 << s.Shift
+		bigOut := append([]int64(nil), out...)
+		bigOut[0] = 1 << 16
+		placeholder := &circuit{spec: s, idx: idx, Out: make([]frontend.Variable, len(out)), Rem: make([]frontend.Variable, len(out)), Point: make([]frontend.Variable, total)}
+		test.NewAssert(t).CheckCircuit(placeholder,
+			test.WithValidAssignment(assign(out, rem, accValue)),
+			test.WithInvalidAssignment(assign(carryOut, carryRem, accValue)),
+			test.WithInvalidAssignment(assign(negOut, negRem, accValue)),
+			test.WithInvalidAssignment(assign(bigOut, rem, accValue)),
+			test.WithInvalidAssignment(assign(out, rem, "1")),
+			test.WithCurves(curve), test.WithBackends(backend.GROTH16), test.NoFuzzing(), test.NoSerializationChecks())
+	}
+}
+
+func nativeAcc[E field.Scalar, P field.Ptr[E]](t *testing.T, rng *rand.Rand, s *Spec, out, rem []int64, total int) (string, []string) {
+	point := field.RandomVector[E, P](rng, total)
+	v, err := EvaluateAcc[E, P](s, out, rem, point)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := make([]string, len(point))
+	for i := range point {
+		ps[i] = P(&point[i]).String()
+	}
+	return P(&v).String(), ps
+}
