@@ -22,7 +22,20 @@ import (
 	native "github.com/veriformer/veriformer/poly"
 )
 
-var updateStructured = flag.Bool("update-structured", false, "rewrite testdata/constraints_structured.csv from the compiled structured gadgets")
+// The snapshot is rewritten by go test -update. Other snapshot tests of this
+// package may define the same flag as a package variable, which is
+// initialized before any init function runs: define it only if nobody has.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the snapshots in testdata")
+	}
+}
+
+// updateStructured reports whether -update was given.
+func updateStructured() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 const constraintsStructuredFile = "testdata/constraints_structured.csv"
 
@@ -354,7 +367,7 @@ func TestStructuredConstraintCounts(t *testing.T) {
 	if err := w.WriteAll(rows); err != nil {
 		t.Fatal(err)
 	}
-	if *updateStructured {
+	if updateStructured() {
 		if err := os.MkdirAll(filepath.Dir(constraintsStructuredFile), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -365,9 +378,9 @@ func TestStructuredConstraintCounts(t *testing.T) {
 	}
 	want, err := os.ReadFile(constraintsStructuredFile)
 	if err != nil {
-		t.Fatalf("%v (run go test -run TestStructuredConstraintCounts -update-structured to create it)", err)
+		t.Fatalf("%v (run go test -run TestStructuredConstraintCounts -update to create it)", err)
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("constraint counts differ from %s (run with -update-structured if the change is intended):\n%s", constraintsStructuredFile, buf.String())
+		t.Fatalf("constraint counts differ from %s (run with -update if the change is intended):\n%s", constraintsStructuredFile, buf.String())
 	}
 }
