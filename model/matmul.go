@@ -17,7 +17,8 @@ const matmulMinWork = 1 << 15
 // blocks of inputs short enough that each half stays inside an int32
 // (block·127·max|x| < 2^31); every block sum is split exactly into its two
 // halves before it is added to the int64 totals. A single row (decoding)
-// uses a plain dot product.
+// uses a plain dot product: packing two weight rows instead measured no
+// faster here.
 func MatMulInt(x []int64, rows, in int, w []int8, out int, bias []int64) []int64 {
 	acc := make([]int64, rows*out)
 	var maxX int64

@@ -32,12 +32,18 @@ type Table struct {
 	Name   string
 	Lo     int64
 	values []int64
+	// outLo and outHi are the smallest and largest output.
+	outLo, outHi int64
 }
 
 func newTable(name string, lo, hi int64, f func(x int64) int64) *Table {
 	t := &Table{Name: name, Lo: lo, values: make([]int64, hi-lo+1)}
 	for i := range t.values {
 		t.values[i] = f(lo + int64(i))
+	}
+	t.outLo, t.outHi = t.values[0], t.values[0]
+	for _, v := range t.values {
+		t.outLo, t.outHi = min(t.outLo, v), max(t.outHi, v)
 	}
 	return t
 }
@@ -68,13 +74,7 @@ func (t *Table) Entries() (inputs, outputs []int64) {
 }
 
 // OutputRange returns the smallest and largest output.
-func (t *Table) OutputRange() (lo, hi int64) {
-	lo, hi = t.values[0], t.values[0]
-	for _, v := range t.values {
-		lo, hi = min(lo, v), max(hi, v)
-	}
-	return lo, hi
-}
+func (t *Table) OutputRange() (lo, hi int64) { return t.outLo, t.outHi }
 
 // apply evaluates t on every input, failing on the first input outside the
 // domain.
