@@ -17,7 +17,8 @@ const maxID = 1 << 24
 // added tokens are split out of the text, the rest is normalized,
 // pre-tokenized into words, and each word is encoded by merging symbol pairs
 // in rank order. Decoding maps ids to token strings and runs the decoder
-// chain. Build one with [LoadGPT2], [LoadTokenizerJSON] or [LoadDir].
+// chain. Build one with [LoadGPT2], [LoadTokenizerJSON] or [LoadDir]. A BPE
+// is immutable once built and safe for concurrent use.
 type BPE struct {
 	vocab     map[string]int // token string → id, model vocabulary
 	tokens    map[int]string // id → token string, including added tokens
@@ -43,8 +44,8 @@ type merge struct {
 	rank, id int
 }
 
-// normalizer rewrites text before pre-tokenization: it prepends prepend
-// (when the text is not empty) and then replaces old with new.
+// normalizer rewrites text before pre-tokenization: it either prepends
+// prepend to non-empty text or, when prepend is empty, replaces old with new.
 type normalizer struct {
 	prepend  string
 	old, new string
@@ -326,10 +327,10 @@ func (t *BPE) TokenID(token string) (int, bool) {
 	if id, ok := t.vocab[token]; ok {
 		return id, true
 	}
+	if token == "" {
+		return 0, false
+	}
 	for _, set := range []*addedSet{&t.rawAdded, &t.normalizedAdded} {
-		if token == "" {
-			break
-		}
 		for _, a := range set.byFirst[token[0]] {
 			if a.content == token {
 				return a.id, true
