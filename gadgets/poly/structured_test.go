@@ -3,8 +3,10 @@ package poly
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -98,6 +100,21 @@ func prefixCase(n, s int) structuredCase {
 		},
 		bls: func(point []bls12377fr.Element, _ bls12377fr.Element) (bls12377fr.Element, error) {
 			return native.Prefix(point, s), nil
+		},
+	}
+}
+
+func plainZeroifierCase(l, s int) structuredCase {
+	return structuredCase{
+		gadget: "CausalZeroifier", params: fmt.Sprintf("l=%d s=%d", l, s), nbVars: 2 * l,
+		eval: func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
+			return CausalZeroifier(api, point, s)
+		},
+		bn: func(point []bn254fr.Element, _ bn254fr.Element) (bn254fr.Element, error) {
+			return native.CausalZeroifier(point, s)
+		},
+		bls: func(point []bls12377fr.Element, _ bls12377fr.Element) (bls12377fr.Element, error) {
+			return native.CausalZeroifier(point, s)
 		},
 	}
 }
@@ -212,7 +229,7 @@ func structuredCircuitCases() []structuredCase {
 			for _, headVars := range []int{0, 2} {
 				cases = append(cases, zeroifierCase(headVars, l, s), maskHeadsCase(headVars, l, s))
 			}
-			cases = append(cases, maskCase(l, s))
+			cases = append(cases, maskCase(l, s), plainZeroifierCase(l, s))
 		}
 	}
 	for _, hm := range [][2]int{{1, 1}, {3, 5}, {4, 8}, {5, 3}, {6, 6}, {2, 7}, {12, 64}, {3, 12}} {
@@ -382,5 +399,100 @@ func TestStructuredConstraintCounts(t *testing.T) {
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
 		t.Fatalf("constraint counts differ from %s (run with -update if the change is intended):\n%s", constraintsStructuredFile, buf.String())
+	}
+}
+
+// structuredVectorsFile holds the golden evaluations written by the native
+// package's tests.
+const structuredVectorsFile = "../../poly/testdata/structured_vectors.json"
+
+type structuredVector struct {
+	Curve    string   `json:"curve"`
+	Function string   `json:"function"`
+	Params   []int    `json:"params"`
+	Point    []string `json:"point"`
+	C        string   `json:"c,omitempty"`
+	Value    string   `json:"value"`
+}
+
+// vectorCase maps a golden vector to the case that evaluates its function.
+func vectorCase(v structuredVector) (structuredCase, error) {
+	want := map[string]int{"EqIndex": 2, "Prefix": 2, "CausalZeroifier": 2, "CausalMask": 2,
+		"CausalZeroifierHeads": 3, "CausalMaskHeads": 3, "Padding": 2, "Unpadding": 2}
+	n, ok := want[v.Function]
+	if !ok || len(v.Params) != n {
+		return structuredCase{}, fmt.Errorf("vector %s with params %v", v.Function, v.Params)
+	}
+	p := v.Params
+	switch v.Function {
+	case "EqIndex":
+		return eqIndexCase(p[0], p[1]), nil
+	case "Prefix":
+		return prefixCase(p[0], p[1]), nil
+	case "CausalZeroifier":
+		return plainZeroifierCase(p[0], p[1]), nil
+	case "CausalMask":
+		return maskCase(p[0], p[1]), nil
+	case "CausalZeroifierHeads":
+		return zeroifierCase(p[0], p[1], p[2]), nil
+	case "CausalMaskHeads":
+		return maskHeadsCase(p[0], p[1], p[2]), nil
+	case "Padding":
+		return paddingCase(p[0], p[1], false), nil
+	default:
+		return paddingCase(p[0], p[1], true), nil
+	}
+}
+
+// TestStructuredVectors evaluates the golden vectors of the native package in
+// circuit: the recorded value is accepted, the value + 1 is not.
+func TestStructuredVectors(t *testing.T) {
+	data, err := os.ReadFile(structuredVectorsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vectors []structuredVector
+	if err := json.Unmarshal(data, &vectors); err != nil {
+		t.Fatalf("%s: %v", structuredVectorsFile, err)
+	}
+	if len(vectors) == 0 {
+		t.Fatalf("%s: no vectors", structuredVectorsFile)
+	}
+	curves := map[string]ecc.ID{"bn254": ecc.BN254, "bls12-377": ecc.BLS12_377}
+	for _, v := range vectors {
+		curve, ok := curves[v.Curve]
+		if !ok {
+			t.Fatalf("vector on unknown curve %q", v.Curve)
+		}
+		tc, err := vectorCase(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Point) != tc.nbVars || (v.C != "") != tc.withC {
+			t.Fatalf("%s %v: %d coordinates (mask constant %q), want %d", v.Function, v.Params, len(v.Point), v.C, tc.nbVars)
+		}
+		assignment := func(value string) *structuredCircuit {
+			circuit := &structuredCircuit{Point: make([]frontend.Variable, len(v.Point)), Expected: value, tc: &tc}
+			for k, x := range v.Point {
+				circuit.Point[k] = x
+			}
+			if tc.withC {
+				circuit.C = []frontend.Variable{v.C}
+			}
+			return circuit
+		}
+		modulus := curve.ScalarField()
+		value, ok := new(big.Int).SetString(v.Value, 10)
+		if !ok {
+			t.Fatalf("%s %v: value %q", v.Function, v.Params, v.Value)
+		}
+		wrong := new(big.Int).Add(value, big.NewInt(1))
+		wrong.Mod(wrong, modulus)
+		if err := test.IsSolved(tc.placeholder(), assignment(v.Value), modulus); err != nil {
+			t.Errorf("%s %s %v: golden value rejected: %v", v.Curve, v.Function, v.Params, err)
+		}
+		if err := test.IsSolved(tc.placeholder(), assignment(wrong.String()), modulus); err == nil {
+			t.Errorf("%s %s %v: golden value + 1 accepted", v.Curve, v.Function, v.Params)
+		}
 	}
 }
