@@ -41,7 +41,7 @@
 // [−8, 24] with m_K·margin·2^F_K ≤ 2^B_K − 1 (margin 4 by default). The
 // checked ranges are
 //
-//	residual stream (embeddings, layer inputs and outputs)        |x| ≤ 2²⁰ − 1
+//	residual stream (embeddings, layer inputs and outputs)        |x| ≤ 2²² − 1
 //	norm outputs, queries, keys, values, contexts, MLP activations |x| ≤ 2¹⁵ − 1
 //	attention scores (ScoreFrac = 12 fixed)                       |x| ≤ 2³⁰ − 1
 //	logits                                                        |x| ≤ 2³⁰ − 1
@@ -68,7 +68,8 @@
 //
 // so y·2^k + rem = a·M + 2^(k−1) is one product check and rem one range
 // check (in 16-bit limbs). M and k approximate the real factor f (ratio of
-// scales): k is the largest shift ≤ 62 with max M < 2²⁰, M = round(f·2^k) ≥ 1.
+// scales): k is the largest shift ≤ 62 with max M < 2²⁰, M = round(f·2^k) ≥ 1
+// (a factor needing a shift above 62 for 12 bits of precision is refused).
 // Per-row weight scales give one multiplier per output column; the trace
 // stores the multiplier vector. a·M is computed in 128 bits.
 //

@@ -13,8 +13,11 @@ const (
 	// [−127, 127], so −128 never occurs and negation stays in range.
 	WeightMax = 127
 	// ResidualBits bounds the residual stream (embeddings, layer inputs and
-	// outputs): |h| < 2^20.
-	ResidualBits = 20
+	// outputs): |h| < 2^22. The residual stream needs the widest range
+	// because a few channels of trained models carry values in the
+	// thousands next to channels of order one; with n ≤ 2^14 channels a
+	// norm's sum of squares stays below n·(2^23)² ≤ 2^60.
+	ResidualBits = 22
 	// ActivationBits bounds every activation that enters a matmul or a
 	// table: norm outputs, queries, keys, values, attention contexts, MLP
 	// pre-activations and activations: |x| < 2^15, so a table indexed by
@@ -29,6 +32,10 @@ const (
 	// shift is chosen so that the largest multiplier of a tensor lies in
 	// [2^19, 2^20) when the shift range allows it.
 	MultiplierBits = 20
+	// minMultiplierBits is the least precision accepted: a rescaling whose
+	// largest multiplier would stay below 2^12 even at the largest shift
+	// is refused rather than computed with a coarse multiplier.
+	minMultiplierBits = 12
 	// MaxShift is the largest requantization shift; remainders are below
 	// 2^MaxShift.
 	MaxShift = 62
@@ -129,6 +136,9 @@ func chooseMultipliers(factors []float64) ([]int64, uint, error) {
 	k := MaxShift
 	for k > 1 && maxF*math.Ldexp(1, k) >= math.Ldexp(1, MultiplierBits) {
 		k--
+	}
+	if maxF*math.Ldexp(1, k) < math.Ldexp(1, minMultiplierBits) {
+		return nil, 0, fmt.Errorf("model: rescaling factor %g is too small for a %d-bit shift", maxF, MaxShift)
 	}
 	m := make([]int64, len(factors))
 	for i, f := range factors {

@@ -97,7 +97,7 @@ func TestChooseMultipliers(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range [][]float64{{0}, {-1}, {math.Inf(1)}, {math.NaN()}, {1e30}} {
+	for _, bad := range [][]float64{{0}, {-1}, {math.Inf(1)}, {math.NaN()}, {1e30}, {1e-16}} {
 		if _, _, err := chooseMultipliers(bad); err == nil {
 			t.Errorf("factors %v accepted", bad)
 		}

@@ -348,6 +348,11 @@ func (m *Model) Forward(cache *Cache, tokens []int) (*Trace, error) {
 		return nil, fmt.Errorf("model: forward needs a cache from NewCache")
 	}
 	start, n, d, kvd := cache.Len, len(tokens), c.Hidden, c.KVDim()
+	for l := range c.Layers {
+		if start < 0 || len(cache.Keys[l]) != start*kvd || len(cache.Values[l]) != start*kvd {
+			return nil, fmt.Errorf("model: forward: cache layer %d does not hold %d positions of width %d", l, start, kvd)
+		}
+	}
 	if err := checkTokens(c, tokens, start); err != nil {
 		return nil, err
 	}

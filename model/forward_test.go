@@ -126,6 +126,11 @@ func TestForwardErrors(t *testing.T) {
 	if _, err := m.Generate([]int{1}, 0); err == nil {
 		t.Error("generation of zero tokens accepted")
 	}
+	bad := m.NewCache()
+	bad.Len = 3
+	if _, err := m.Forward(bad, []int{1}); err == nil {
+		t.Error("inconsistent cache accepted")
+	}
 	cache := m.NewCache()
 	if _, err := m.Forward(cache, []int{1, 2}); err != nil {
 		t.Fatal(err)

@@ -362,10 +362,11 @@ func quantizeLinear(name string, l *Linear, perTensor bool, inFrac, outFrac int,
 	return q, nil
 }
 
-// normExponentFor returns the smallest e ≥ 0 with v < 2^16·4^e.
+// normExponentFor returns the smallest e ≥ 0 with v < 2^16·4^e, for
+// 0 ≤ v < 2^62.
 func normExponentFor(v int64) int {
 	e := 0
-	for v >= int64(1)<<(tableBits+2*e) {
+	for e < (62-tableBits)/2 && v >= int64(1)<<(tableBits+2*e) {
 		e++
 	}
 	return e

@@ -72,8 +72,9 @@ func prefixStep(api frontend.API, r, l frontend.Variable, bit int) frontend.Vari
 // CausalZeroifier returns the MLE at point = (r_row ‖ r_col), ℓ coordinates
 // each, of the causal zeroifier over the padded 2^ℓ × 2^ℓ matrix,
 // z[i,j] = [i < s ∧ j < s ∧ j ≤ i], for a constant s clamped to [0, 2^ℓ].
-// Constraints: 6ℓ − 5 when s is odd and 0 < s < 2^ℓ (each trailing zero bit
-// of s costs less), 2ℓ − 1 when s ≥ 2^ℓ, none when s ≤ 0. The length of
+// Constraints for 0 < s < 2^ℓ: 6 per set bit and 4 per zero bit of s above
+// its lowest set bit, at most 3 per bit from there down, at most 6ℓ − 5 in
+// all (s = 2^ℓ − 1); 2ℓ − 1 when s ≥ 2^ℓ; none when s ≤ 0. The length of
 // point must be even.
 func CausalZeroifier(api frontend.API, point []frontend.Variable, s int) (frontend.Variable, error) {
 	if err := checkCausalShape(len(point), 0); err != nil {
