@@ -11,7 +11,7 @@ import (
 	"github.com/veriformer/veriformer/poly"
 )
 
-// layerCircuit replays a session in a circuit: the claims on O and S_M are
+// layerCircuit replays a run in a circuit: the claims on O and S_M are
 // drawn from the in-circuit transcript as the native test draws them, both
 // halves are verified, and the input claims and final state must match the
 // native run.
@@ -77,8 +77,8 @@ func claimValues[E field.Scalar](claims []poly.Claim[E]) []frontend.Variable {
 	return out
 }
 
-// circuits returns the placeholder circuit and the assignment of a session.
-func circuits[E field.Scalar](s *session[E]) (*layerCircuit, *layerCircuit) {
+// circuits returns the placeholder circuit and the assignment of a run.
+func circuits[E field.Scalar](s *run[E]) (*layerCircuit, *layerCircuit) {
 	shape := s.cfg.Shape()
 	placeholder := &layerCircuit{
 		shape:        shape,
@@ -108,8 +108,8 @@ func circuits[E field.Scalar](s *session[E]) (*layerCircuit, *layerCircuit) {
 	return placeholder, assignment
 }
 
-// solve runs the gadget on a session with gnark's test engine.
-func solve[E field.Scalar](s *session[E]) error {
+// solve runs the gadget on a run with gnark's test engine.
+func solve[E field.Scalar](s *run[E]) error {
 	placeholder, assignment := circuits(s)
 	return test.IsSolved(placeholder, assignment, field.Modulus[E]())
 }

@@ -119,12 +119,12 @@
 //
 // where K', V', P'_kv are the K, V, P_kv tables of width D_kv ≤ D_q extended
 // with zeros (new leading variables) so that all terms share the variables.
-// The prover sends Q(ρ_j, ρ''), K(ρ_k, ρ''_kv), V(ρ_v, ρ''_kv), ρ''_kv the
-// last ⌈log₂(h_kv·m)⌉ coordinates of ρ''.
+// The prover sends Q(ρ_j, ρ″), K(ρ_k, ρ″_kv), V(ρ_v, ρ″_kv), ρ″_kv the
+// last ⌈log₂(h_kv·m)⌉ coordinates of ρ″.
 //
 // # Scores half: claims out
 //
-//	Q(ρ_j, ρ''), K(ρ_k, ρ''_kv), V(ρ_v, ρ''_kv)   ([InputClaims])
+//	Q(ρ_j, ρ″), K(ρ_k, ρ″_kv), V(ρ_v, ρ″_kv)   ([InputClaims])
 //
 // # What the verifier evaluates itself
 //
@@ -140,7 +140,7 @@
 //     a padding of h_kv "heads" of g members); shapes where neither g nor m
 //     is a power of two are rejected by [Config.Validate];
 //   - U(ρ, r_d) = P_Q(r_d, ρ);
-//   - the zero-extension factor Π_{k<e}(1 − ρ''_k) of K', V', P'_kv.
+//   - the zero-extension factor Π_{k<e}(1 − ρ″_k) of K', V', P'_kv.
 //
 // # Transcript
 //

@@ -28,8 +28,8 @@ type ScoresProof[E field.Scalar] struct {
 	// Padding proves, batched, Q̂ = Q·P_Q, K̂ = K·P_kv and V̂ = V·P_kv at the
 	// claimed points.
 	Padding sumcheck.Proof[E]
-	// Query, Keys and Values are the claimed Q(ρ_j, ρ''), K(ρ_k, ρ''_kv),
-	// V(ρ_v, ρ''_kv).
+	// Query, Keys and Values are the claimed Q(ρ_j, ρ″), K(ρ_k, ρ″_kv),
+	// V(ρ_v, ρ″_kv).
 	Query, Keys, Values E
 }
 

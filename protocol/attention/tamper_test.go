@@ -12,7 +12,7 @@ import (
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
-// element names one field element of a session's proofs.
+// element names one field element of a run's proofs.
 type element[E field.Scalar] struct {
 	name string
 	x    *E
@@ -36,7 +36,7 @@ func samePolyElements[E field.Scalar](name string, p *sumcheck.SamePolyProof[E])
 }
 
 // elements lists every round value and claimed evaluation of both proofs.
-func (s *session[E]) elements() []element[E] {
+func (s *run[E]) elements() []element[E] {
 	o, c := s.outProof, s.scoresProof
 	var out []element[E]
 	out = append(out, samePolyElements("output", o.SamePoly)...)
@@ -55,8 +55,8 @@ func (s *session[E]) elements() []element[E] {
 }
 
 // rejectedByBoth fails the test unless the native verifier and the gadget
-// both reject the session.
-func rejectedByBoth[E field.Scalar, P field.Ptr[E]](t *testing.T, what string, s *session[E]) {
+// both reject the run.
+func rejectedByBoth[E field.Scalar, P field.Ptr[E]](t *testing.T, what string, s *run[E]) {
 	t.Helper()
 	if _, _, err := verifyNative[E, P](s); err == nil {
 		t.Errorf("%s: accepted by the native verifier", what)

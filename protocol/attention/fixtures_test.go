@@ -41,10 +41,10 @@ func randomWitness(rng *rand.Rand, cfg Config) *Witness {
 	return w
 }
 
-// session is one run of both halves with claims drawn from the transcript
+// run is one execution of both halves with claims drawn from the transcript
 // as a pipeline would: claims on O, then (in place of the softmax layer)
 // claims on S_M.
-type session[E field.Scalar] struct {
+type run[E field.Scalar] struct {
 	cfg         Config
 	w           *Witness
 	out         []poly.Claim[E]
@@ -78,8 +78,8 @@ type cheat struct {
 }
 
 // prove runs the prover on w (dishonestly as c says) and returns the
-// session.
-func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness, c cheat) *session[E] {
+// run.
+func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness, c cheat) *run[E] {
 	t.Helper()
 	d, err := cfg.dims()
 	if err != nil {
@@ -89,7 +89,7 @@ func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness,
 	if p == nil {
 		p = &padded{query: d.padQuery(w.Query), keys: d.padKV(w.Keys), values: d.padKV(w.Values), probs: d.padScores(w.Probs)}
 	}
-	s := &session[E]{cfg: cfg, w: w}
+	s := &run[E]{cfg: cfg, w: w}
 	tr := transcript.New[E, P](testDomain)
 	outTable := toField[E](d.unpadOutput(d.outputOf(p.probs, p.values)))
 	s.out = drawClaims(tr, outTable, cfg.outputClaims(), d.rowVars+d.queryColVars)
@@ -109,9 +109,9 @@ func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness,
 	return s
 }
 
-// verifyNative runs the native verifier on the session's proofs and claim
+// verifyNative runs the native verifier on the run's proofs and claim
 // values; the points come from the verifier's own transcript.
-func verifyNative[E field.Scalar, P field.Ptr[E]](s *session[E]) (OutputClaims[E], InputClaims[E], error) {
+func verifyNative[E field.Scalar, P field.Ptr[E]](s *run[E]) (OutputClaims[E], InputClaims[E], error) {
 	d, err := s.cfg.dims()
 	if err != nil {
 		return OutputClaims[E]{}, InputClaims[E]{}, err
