@@ -59,16 +59,23 @@
 //
 // # Batching
 //
-// [ProveBatch] proves several instances (g_k, H_k) over the same tables and
-// variables in one run: the sums H₀, H₁, … are absorbed, λ is drawn (only
-// when there is more than one instance), and the protocol runs on
+// [ProveBatch] proves several instances (g_k, H_k) over shared tables in
+// one run: the sums H₀, H₁, … are absorbed, λ is drawn (only when there is
+// more than one instance), and the protocol runs on
 //
-//	Σ_x Σ_k λᵏ g_k(x) = Σ_k λᵏ H_k.
+//	Σ_{x ∈ {0,1}ⁿ} Σ_k λᵏ g̃_k(x) = Σ_k λᵏ·2^{o_k}·H_k.
 //
-// A false H_k survives with probability at most (K−1)/|F| over λ, plus the
-// sum-check error. [VerifyBatch] returns the weights λᵏ with the final
-// claim. All instances must have the same number of variables; batching
-// instances of different sizes is not provided.
+// Instances may have fewer variables than the batch: an instance with
+// [Instance].Offset o_k has tables of 2^{n−o_k} entries and enters as
+// g̃_k(x₁, …, xₙ) = g_k(x_{o_k+1}, …, xₙ), constant in X₁, …, X_{o_k}, so
+// its sum over the n-cube is 2^{o_k}·H_k. In rounds 1, …, o_k its share of
+// the round polynomial is the constant λᵏ·H_k·2^{o_k−i}, which the prover
+// adds without touching its tables; from round o_k + 1 on its tables fold
+// with the others, and its factors are opened at (r_{o_k+1}, …, rₙ), the
+// last coordinates of the final point. A false H_k survives with
+// probability at most (K−1)/|F| over λ, plus the sum-check error.
+// [VerifyBatch] returns the weights λᵏ with the final claim, for
+// [CheckEvaluations].
 //
 // # Same-poly accumulation
 //

@@ -29,52 +29,86 @@ func Prove[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], table
 	return ProveBatch(t, tables, []Instance[E]{{Terms: terms, Sum: sum}})
 }
 
-// ProveBatch runs one sum-check for several instances over the same tables
-// and variables: it absorbs the sums H₀, H₁, …, draws λ when there is more
-// than one instance, and proves Σ_x Σ_k λᵏ g_k(x) = Σ_k λᵏ H_k. Tables are
-// left unchanged.
+// ProveBatch runs one sum-check for several instances over shared tables:
+// it absorbs the sums H₀, H₁, …, draws λ when there is more than one
+// instance, and proves Σ_x Σ_k λᵏ g̃_k(x) = Σ_k λᵏ 2^{o_k} H_k, where
+// g̃_k(x₁, …, xₙ) = g_k(x_{o_k+1}, …, xₙ) and o_k is instance k's Offset.
+// n is set by the largest table; the factors of instance k must have
+// 2^{n−o_k} entries. Tables are left unchanged.
 func ProveBatch[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], tables [][]E, instances []Instance[E]) (Proof[E], Opening[E], error) {
 	nbVars, err := tableVars(tables)
 	if err != nil {
 		return Proof[E]{}, Opening[E]{}, err
 	}
-	if err := validate(len(tables), instances); err != nil {
+	if err := validate(len(tables), nbVars, instances); err != nil {
 		return Proof[E]{}, Opening[E]{}, err
 	}
+	for k, inst := range instances {
+		for i, term := range inst.Terms {
+			for _, j := range term.Factors {
+				if len(tables[j]) != 1<<(nbVars-inst.Offset) {
+					return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: instance %d term %d: table %d has length %d, want 2^(%d−%d)",
+						k, i, j, len(tables[j]), nbVars, inst.Offset)
+				}
+			}
+		}
+	}
 	weights, claim := bindClaims(t, instances)
-	var terms []Term[E]
+	g := summand[E]{degree: Degree(instances)}
 	for k, inst := range instances {
 		for _, term := range inst.Terms {
 			c := term.Coefficient
 			P(&c).Mul(&c, &weights[k])
-			terms = append(terms, Term[E]{Coefficient: c, Factors: term.Factors})
+			g.terms = append(g.terms, Term[E]{Coefficient: c, Factors: term.Factors})
+			g.offsets = append(g.offsets, inst.Offset)
+		}
+		if inst.Offset > 0 {
+			var v E
+			P(&v).Mul(&weights[k], &inst.Sum)
+			g.pending = append(g.pending, pendingSum[E]{offset: inst.Offset, value: v})
 		}
 	}
-	proof, opening := proveRounds(t, tables, terms, Degree(instances), nbVars, claim)
+	proof, opening := proveRounds(t, tables, g, nbVars, claim)
 	return proof, opening, nil
 }
 
-// tableVars returns n for tables of common length 2ⁿ.
+// summand is the batched summand as the prover runs it: the weighted terms
+// with the offset of each, and for every instance with an offset o > 0 its
+// weighted sum λᵏ·H_k, which stands for it in rounds 1, …, o: there its
+// round polynomial is the constant λᵏ·H_k·2^{o−i}.
+type summand[E field.Scalar] struct {
+	terms   []Term[E]
+	offsets []int
+	pending []pendingSum[E]
+	degree  int
+}
+
+type pendingSum[E field.Scalar] struct {
+	offset int
+	value  E
+}
+
+// tableVars checks that every table length is a power of two and returns
+// n for the largest, 2ⁿ.
 func tableVars[E field.Scalar](tables [][]E) (int, error) {
 	if len(tables) == 0 {
 		return 0, fmt.Errorf("sumcheck: no table")
 	}
-	size := len(tables[0])
-	if size == 0 || size&(size-1) != 0 {
-		return 0, fmt.Errorf("sumcheck: table length %d is not a power of two", size)
-	}
+	size := 0
 	for j, table := range tables {
-		if len(table) != size {
-			return 0, fmt.Errorf("sumcheck: table %d has length %d, table 0 has %d", j, len(table), size)
+		if len(table) == 0 || len(table)&(len(table)-1) != 0 {
+			return 0, fmt.Errorf("sumcheck: table %d has length %d, not a power of two", j, len(table))
 		}
+		size = max(size, len(table))
 	}
 	return bits.TrailingZeros(uint(size)), nil
 }
 
 // proveRounds runs the rounds on validated input; claim is the batched sum
 // (already bound to the transcript).
-func proveRounds[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], tables [][]E, terms []Term[E], degree, nbVars int, claim E) (Proof[E], Opening[E]) {
-	p := newProver[E, P](tables, terms, degree)
+func proveRounds[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], tables [][]E, g summand[E], nbVars int, claim E) (Proof[E], Opening[E]) {
+	p := newProver[E, P](tables, g, nbVars)
+	degree := g.degree
 	proof := Proof[E]{Rounds: make([][]E, nbVars)}
 	point := make([]E, nbVars)
 	nodes := lagrangeWeights[E, P](degree)
@@ -97,11 +131,11 @@ func proveRounds[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P],
 	}
 	opening := Opening[E]{Point: point, Evaluations: make([]E, len(p.tables))}
 	for j, table := range p.tables {
-		if nbVars == 0 {
+		if len(table) == 1 {
 			opening.Evaluations[j] = table[0]
 			continue
 		}
-		// Tables have two entries left: bind Xₙ.
+		// Tables active in the last round have two entries left: bind Xₙ.
 		var v E
 		P(&v).Sub(&table[1], &table[0])
 		P(&v).Mul(&v, &point[nbVars-1])
@@ -110,17 +144,24 @@ func proveRounds[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P],
 	return proof, opening
 }
 
-// prover holds the current tables and the per-worker scratch space. The
-// first fold writes into fresh buffers, so the caller's tables are never
-// written; later folds work in place.
+// prover holds the current tables and the per-worker scratch space. A
+// table takes part in round i (i = 0, …, n−1 here) when it has 2^{n−i}
+// entries, i.e. from round o on for a table of an instance with offset o;
+// it is folded after every round it took part in. Its first fold writes
+// into a fresh buffer, so the caller's tables are never written; later
+// folds work in place.
 type prover[E field.Scalar, P field.Ptr[E]] struct {
-	tables [][]E
-	owned  bool
-	terms  []Term[E]
-	degree int
-	spaces []*workspace[E]
-	pool   chan *workspace[E]
-	sums   []E // per term and slot, summed over workers
+	g       summand[E]
+	nbVars  int
+	round   int
+	tables  [][]E
+	owned   []bool
+	active  []int // tables of the current round
+	folded  []int // tables folded into the current round
+	spaces  []*workspace[E]
+	pool    chan *workspace[E]
+	sums    []E   // per term and slot, summed over workers
+	sources [][]E // the tables before the current fold
 }
 
 // workspace is one worker's scratch: for each table, the differences
@@ -133,19 +174,32 @@ type workspace[E field.Scalar] struct {
 	acc   []E // [term·degree + slot], slot 0 ↔ node 0, slot s ↔ node s+1
 }
 
-func newProver[E field.Scalar, P field.Ptr[E]](tables [][]E, terms []Term[E], degree int) *prover[E, P] {
-	p := &prover[E, P]{tables: append([][]E(nil), tables...), terms: terms, degree: degree}
+func newProver[E field.Scalar, P field.Ptr[E]](tables [][]E, g summand[E], nbVars int) *prover[E, P] {
+	p := &prover[E, P]{
+		g:       g,
+		nbVars:  nbVars,
+		tables:  append([][]E(nil), tables...),
+		owned:   make([]bool, len(tables)),
+		active:  make([]int, 0, len(tables)),
+		folded:  make([]int, 0, len(tables)),
+		sums:    make([]E, len(g.terms)*g.degree),
+		sources: make([][]E, len(tables)),
+	}
+	degree := g.degree
 	workers := runtime.GOMAXPROCS(0)
-	block := min(blockSize, len(tables[0])/2)
+	block := min(blockSize, (1<<nbVars)/2)
 	p.pool = make(chan *workspace[E], workers)
 	for range workers {
 		ws := &workspace[E]{
 			diff:  make([][]E, len(tables)),
 			evals: make([][][]E, len(tables)),
 			prod:  make([]E, block),
-			acc:   make([]E, len(terms)*degree),
+			acc:   make([]E, len(g.terms)*degree),
 		}
 		for j := range tables {
+			if len(tables[j]) < 2 {
+				continue
+			}
 			ws.diff[j] = make([]E, block)
 			ws.evals[j] = make([][]E, max(degree-1, 0))
 			for s := range ws.evals[j] {
@@ -155,13 +209,28 @@ func newProver[E field.Scalar, P field.Ptr[E]](tables [][]E, terms []Term[E], de
 		p.spaces = append(p.spaces, ws)
 		p.pool <- ws
 	}
-	p.sums = make([]E, len(terms)*degree)
 	return p
+}
+
+// selectTables sets p.active to the tables with size entries and p.folded
+// to those with 2·size.
+func (p *prover[E, P]) selectTables(size int) {
+	p.active, p.folded = p.active[:0], p.folded[:0]
+	for j, table := range p.tables {
+		switch len(table) {
+		case size:
+			p.active = append(p.active, j)
+		case 2 * size:
+			p.folded = append(p.folded, j)
+		}
+	}
 }
 
 // evaluate returns p(0), p(2), …, p(d) of the first round.
 func (p *prover[E, P]) evaluate() []E {
-	half := len(p.tables[0]) / 2
+	size := 1 << p.nbVars
+	p.selectTables(size)
+	half := size / 2
 	parallel.Execute(half, minPairsPerWorker, func(start, end int) {
 		ws := <-p.pool
 		for b := start; b < end; b += blockSize {
@@ -172,34 +241,36 @@ func (p *prover[E, P]) evaluate() []E {
 	return p.roundValues()
 }
 
-// foldEvaluate binds the current first variable to r in every table,
-// f'[i] = f[i] + r·(f[i+half] − f[i]), and returns the next round's
-// values. Both happen in one pass: a block of pairs (i, i + half/2) of the
-// folded table is folded and then evaluated while it is in cache.
+// foldEvaluate binds the variable of the previous round to r in the tables
+// that took part in it, f'[i] = f[i] + r·(f[i+half] − f[i]), and returns
+// the values of the next round. Both happen in one pass: a block of pairs
+// (i, i + size/2) of the folded tables is folded and then evaluated while it
+// is in cache.
 func (p *prover[E, P]) foldEvaluate(r *E) []E {
-	half := len(p.tables[0]) / 2
-	quarter := half / 2
-	src := append([][]E(nil), p.tables...)
-	if !p.owned {
-		scratch := make([]E, half*len(p.tables))
-		for j := range p.tables {
-			p.tables[j] = scratch[j*half : (j+1)*half : (j+1)*half]
-		}
-		p.owned = true
-	} else {
-		for j := range p.tables {
-			p.tables[j] = p.tables[j][:half]
+	p.round++
+	size := 1 << (p.nbVars - p.round)
+	p.selectTables(size)
+	src := p.sources
+	for _, j := range p.folded {
+		src[j] = p.tables[j]
+		if p.owned[j] {
+			p.tables[j] = p.tables[j][:size]
+		} else {
+			p.tables[j] = make([]E, size)
+			p.owned[j] = true
 		}
 	}
-	parallel.Execute(quarter, minPairsPerWorker, func(start, end int) {
+	p.active = append(p.active, p.folded...)
+	half := size / 2
+	parallel.Execute(half, minPairsPerWorker, func(start, end int) {
 		ws := <-p.pool
 		for b := start; b < end; b += blockSize {
 			m := min(blockSize, end-b)
-			for j := range p.tables {
-				foldBlock(p.tables[j][b:b+m], src[j][b:b+m], src[j][half+b:half+b+m], ws.prod[:m], r)
-				foldBlock(p.tables[j][quarter+b:quarter+b+m], src[j][quarter+b:quarter+b+m], src[j][half+quarter+b:half+quarter+b+m], ws.prod[:m], r)
+			for _, j := range p.folded {
+				foldBlock(p.tables[j][b:b+m], src[j][b:b+m], src[j][size+b:size+b+m], ws.prod[:m], r)
+				foldBlock(p.tables[j][half+b:half+b+m], src[j][half+b:half+b+m], src[j][size+half+b:size+half+b+m], ws.prod[:m], r)
 			}
-			p.evaluateBlock(ws, b, m, quarter)
+			p.evaluateBlock(ws, b, m, half)
 		}
 		p.pool <- ws
 	})
@@ -213,8 +284,9 @@ func foldBlock[E field.Scalar](dst, lo, hi, diff []E, r *E) {
 	field.Add(dst, lo, diff)
 }
 
-// roundValues sums the workers' partial sums and returns
-// Σ_k c_k · (partial sum of term k) at the nodes 0, 2, …, d.
+// roundValues sums the workers' partial sums and returns the round values
+// Σ_k c_k · (partial sum of term k) at the nodes 0, 2, …, d, plus the
+// constant contributions of the instances that have not started.
 func (p *prover[E, P]) roundValues() []E {
 	clear(p.sums)
 	for _, ws := range p.spaces {
@@ -223,24 +295,40 @@ func (p *prover[E, P]) roundValues() []E {
 		}
 		clear(ws.acc)
 	}
-	out := make([]E, p.degree)
-	for k, term := range p.terms {
-		for s := range p.degree {
+	d := p.g.degree
+	out := make([]E, d)
+	for k, term := range p.g.terms {
+		if p.g.offsets[k] > p.round {
+			continue
+		}
+		for s := range d {
 			var v E
-			P(&v).Mul(&term.Coefficient, &p.sums[k*p.degree+s])
+			P(&v).Mul(&term.Coefficient, &p.sums[k*d+s])
 			P(&out[s]).Add(&out[s], &v)
+		}
+	}
+	for _, pending := range p.g.pending {
+		if pending.offset <= p.round {
+			continue
+		}
+		scale := field.FromUint64[E, P](1 << (pending.offset - p.round - 1))
+		P(&scale).Mul(&scale, &pending.value)
+		for s := range out {
+			P(&out[s]).Add(&out[s], &scale)
 		}
 	}
 	return out
 }
 
-// evaluateBlock adds, for the pairs (i, i+half), i ∈ [b, b+m), the sums
-// Σ_i ∏ⱼ f_j(node) of every term at every node 0, 2, …, d into ws.acc, with
-// vector kernels: f(0) = lo, f(2) = hi + (hi − lo), f(s+1) = f(s) + (hi − lo).
+// evaluateBlock adds, for the pairs (i, i+half), i ∈ [b, b+m), of the
+// active tables, the sums Σ_i ∏ⱼ f_j(node) of every started term at every
+// node 0, 2, …, d into ws.acc, with vector kernels: f(0) = lo,
+// f(2) = hi + (hi − lo), f(s+1) = f(s) + (hi − lo).
 func (p *prover[E, P]) evaluateBlock(ws *workspace[E], b, m, half int) {
-	d := p.degree
+	d := p.g.degree
 	if d >= 2 {
-		for j, table := range p.tables {
+		for _, j := range p.active {
+			table := p.tables[j]
 			lo, hi := table[b:b+m], table[half+b:half+b+m]
 			diff := ws.diff[j][:m]
 			field.Sub(diff, hi, lo)
@@ -250,7 +338,10 @@ func (p *prover[E, P]) evaluateBlock(ws *workspace[E], b, m, half int) {
 			}
 		}
 	}
-	for k, term := range p.terms {
+	for k, term := range p.g.terms {
+		if p.g.offsets[k] > p.round {
+			continue
+		}
 		f := term.Factors
 		for s := range d {
 			var v E

@@ -38,8 +38,8 @@ func ProveSamePoly[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P
 		eq := poly.EqTableScaled[E, P](c.Point, &power)
 		field.Add(combination, combination, eq)
 	}
-	terms := []Term[E]{{Coefficient: field.One[E, P](), Factors: []int{0, 1}}}
-	proof, opening := proveRounds(t, [][]E{combination, table}, terms, 2, nbVars, claim)
+	g := summand[E]{terms: []Term[E]{{Coefficient: field.One[E, P](), Factors: []int{0, 1}}}, offsets: []int{0}, degree: 2}
+	proof, opening := proveRounds(t, [][]E{combination, table}, g, nbVars, claim)
 	t.Absorb(opening.Evaluations[1])
 	return SamePolyProof[E]{SumCheck: proof, Evaluation: opening.Evaluations[1]},
 		poly.Claim[E]{Point: opening.Point, Value: opening.Evaluations[1]}, nil

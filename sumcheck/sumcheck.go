@@ -20,10 +20,15 @@ type Term[E field.Scalar] struct {
 	Factors     []int `json:"factors"`
 }
 
-// Instance is one sum-check claim: Σ_{x ∈ {0,1}ⁿ} Σ_k Terms[k](x) = Sum.
+// Instance is one sum-check claim: Σ_{x ∈ {0,1}ⁿ⁻ᵒ} Σ_k Terms[k](x) = Sum,
+// with o = Offset. In a batch over n variables, an instance with offset o
+// has tables of 2ⁿ⁻ᵒ entries and does not depend on X₁, …, X_o: its
+// variables are bound by the last n − o challenges, so its factors are
+// opened at (r_{o+1}, …, rₙ). Offset is 0 for instances of full size.
 type Instance[E field.Scalar] struct {
-	Terms []Term[E] `json:"terms"`
-	Sum   E         `json:"sum"`
+	Terms  []Term[E] `json:"terms"`
+	Sum    E         `json:"sum"`
+	Offset int       `json:"offset,omitempty"`
 }
 
 // Proof holds the prover's messages: Rounds[i] = (pᵢ(0), pᵢ(2), pᵢ(3), …,
@@ -34,17 +39,20 @@ type Proof[E field.Scalar] struct {
 }
 
 // Opening is what the prover holds at the end: the point (r₁, …, rₙ) the
-// rounds bound X₁, …, Xₙ to, and every table evaluated there (Evaluations[j]
-// = f_j(r₁, …, rₙ)). The caller sends the evaluations the verifier cannot
-// compute itself and turns them into claims on the tables.
+// rounds bound X₁, …, Xₙ to, and every table evaluated there: a table of
+// 2ᵐ entries at the last m coordinates, Evaluations[j] = f_j(r_{n−m+1}, …, rₙ)
+// (the whole point for full-size tables). The caller sends the evaluations
+// the verifier cannot compute itself and turns them into claims on the
+// tables.
 type Opening[E field.Scalar] struct {
 	Point       []E
 	Evaluations []E
 }
 
 // FinalClaim is what the verifier holds at the end: the batched summand
-// g(x) = Σ_k Weights[k] · g_k(x) must satisfy g(Point) = Value. Weights are
-// the batching coefficients λᵏ (a single 1 for one instance).
+// must satisfy Σ_k Weights[k] · g_k(Point[o_k:]) = Value, where o_k is the
+// offset of instance k. Weights are the batching coefficients λᵏ (a single
+// 1 for one instance).
 type FinalClaim[E field.Scalar] struct {
 	Point   []E
 	Value   E
@@ -82,7 +90,9 @@ func EvaluateTerms[E field.Scalar, P field.Ptr[E]](terms []Term[E], values []E) 
 
 // CheckEvaluations verifies claimed factor values against a final claim:
 // Σ_k Weights[k] · g_k(values) = Value, where g_k is instance k's summand.
-// values[j] is the claimed f_j(Point), indexed like the prover's tables. The
+// values[j] is the claimed value of table j at the final point (at
+// Point[o:] for the tables of an instance with offset o), indexed like the
+// prover's tables, as in [Opening]. The
 // caller must bind the values to the transcript (absorb them, or compute
 // them itself) before relying on them as claims on the tables.
 func CheckEvaluations[E field.Scalar, P field.Ptr[E]](c *FinalClaim[E], instances []Instance[E], values []E) error {
@@ -104,13 +114,17 @@ func CheckEvaluations[E field.Scalar, P field.Ptr[E]](c *FinalClaim[E], instance
 	return nil
 }
 
-// validate checks the shape of a batch against the tables: every term has
-// at least one factor and every factor index exists.
-func validate[E field.Scalar](nbTables int, instances []Instance[E]) error {
+// validate checks the shape of a batch over nbVars variables: every term
+// has at least one factor, every factor index is below nbTables, every
+// offset is in [0, nbVars].
+func validate[E field.Scalar](nbTables, nbVars int, instances []Instance[E]) error {
 	if len(instances) == 0 {
 		return errors.New("sumcheck: no instance")
 	}
 	for i, inst := range instances {
+		if inst.Offset < 0 || inst.Offset > nbVars {
+			return fmt.Errorf("sumcheck: instance %d has offset %d, outside [0, %d]", i, inst.Offset, nbVars)
+		}
 		if len(inst.Terms) == 0 {
 			return fmt.Errorf("sumcheck: instance %d has no term", i)
 		}
@@ -129,7 +143,9 @@ func validate[E field.Scalar](nbTables int, instances []Instance[E]) error {
 }
 
 // bindClaims absorbs the instance sums and, for more than one instance,
-// draws λ and returns the weights λ⁰, λ¹, … and the batched claim Σ λᵏ Hₖ.
+// draws λ; it returns the weights λ⁰, λ¹, … and the batched claim
+// Σ_k λᵏ·2^{o_k}·H_k (an instance with offset o_k is summed over 2^{o_k}
+// copies of its cube).
 func bindClaims[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], instances []Instance[E]) ([]E, E) {
 	sums := make([]E, len(instances))
 	for i := range instances {
@@ -138,15 +154,20 @@ func bindClaims[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], 
 	t.Absorb(sums...)
 	weights := make([]E, len(instances))
 	weights[0] = field.One[E, P]()
-	if len(instances) == 1 {
-		return weights, sums[0]
+	var lambda E
+	if len(instances) > 1 {
+		lambda = t.Challenge()
 	}
-	lambda := t.Challenge()
-	claim := sums[0]
-	for k := 1; k < len(instances); k++ {
-		P(&weights[k]).Mul(&weights[k-1], &lambda)
+	var claim E
+	for k := range instances {
+		if k > 0 {
+			P(&weights[k]).Mul(&weights[k-1], &lambda)
+		}
 		var s E
 		P(&s).Mul(&weights[k], &sums[k])
+		for range instances[k].Offset {
+			P(&s).Double(&s)
+		}
 		P(&claim).Add(&claim, &s)
 	}
 	return weights, claim

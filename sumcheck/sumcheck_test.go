@@ -2,6 +2,7 @@ package sumcheck
 
 import (
 	"errors"
+	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -21,13 +22,17 @@ func newTestRand(t testing.TB) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0))
 }
 
-// bruteSum returns Σ_x Σ_k c_k ∏ⱼ f_j(x) by direct evaluation on the cube.
+// bruteSum returns Σ_x Σ_k c_k ∏ⱼ f_j(x) by direct evaluation on the cube
+// of the terms' tables (which all have the size of the first factor).
 func bruteSum[E field.Scalar, P field.Ptr[E]](tables [][]E, terms []Term[E]) E {
 	var sum E
-	for x := range tables[0] {
-		values := make([]E, len(tables))
+	size := len(tables[terms[0].Factors[0]])
+	values := make([]E, len(tables))
+	for x := range size {
 		for j := range tables {
-			values[j] = tables[j][x]
+			if len(tables[j]) == size {
+				values[j] = tables[j][x]
+			}
 		}
 		v, err := EvaluateTerms[E, P](terms, values)
 		if err != nil {
@@ -38,22 +43,41 @@ func bruteSum[E field.Scalar, P field.Ptr[E]](tables [][]E, terms []Term[E]) E {
 	return sum
 }
 
-// randomTerms returns nbTerms terms over nbTables tables, the first of
-// degree exactly degree, the others of degree 1..degree, sharing tables.
-func randomTerms[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, nbTables, nbTerms, degree int) []Term[E] {
-	terms := make([]Term[E], nbTerms)
-	for k := range terms {
-		d := degree
-		if k > 0 {
-			d = 1 + rng.IntN(degree)
+// randomBatch returns tables and 1 to 3 instances over nbVars variables:
+// instance 0 has offset 0 and a term of degree exactly degree, the others
+// random offsets (when withOffsets) and terms of degree 1 to degree;
+// instances with the same offset share tables.
+func randomBatch[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, nbVars, degree int, withOffsets bool) ([][]E, []Instance[E]) {
+	var tables [][]E
+	groups := map[int][]int{} // offset → table indices
+	instances := make([]Instance[E], 1+rng.IntN(3))
+	for k := range instances {
+		offset := 0
+		if k > 0 && withOffsets {
+			offset = rng.IntN(nbVars + 1)
 		}
-		factors := make([]int, d)
-		for i := range factors {
-			factors[i] = rng.IntN(nbTables)
+		if groups[offset] == nil {
+			for range 1 + rng.IntN(3) {
+				groups[offset] = append(groups[offset], len(tables))
+				tables = append(tables, field.RandomVector[E, P](rng, 1<<(nbVars-offset)))
+			}
 		}
-		terms[k] = Term[E]{Coefficient: field.Random[E, P](rng), Factors: factors}
+		group := groups[offset]
+		terms := make([]Term[E], 1+rng.IntN(3))
+		for i := range terms {
+			d := degree
+			if k > 0 || i > 0 {
+				d = 1 + rng.IntN(degree)
+			}
+			factors := make([]int, d)
+			for f := range factors {
+				factors[f] = group[rng.IntN(len(group))]
+			}
+			terms[i] = Term[E]{Coefficient: field.Random[E, P](rng), Factors: factors}
+		}
+		instances[k] = Instance[E]{Terms: terms, Sum: bruteSum[E, P](tables, terms), Offset: offset}
 	}
-	return terms
+	return tables, instances
 }
 
 func TestProveVerifyRandom(t *testing.T) {
@@ -63,23 +87,13 @@ func TestProveVerifyRandom(t *testing.T) {
 
 func testProveVerifyRandom[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	rng := newTestRand(t)
-	for iter := range 40 {
+	for iter := range 60 {
 		nbVars := rng.IntN(8)
 		degree := 1 + iter%4
-		nbTables := 1 + rng.IntN(4)
-		nbInstances := 1 + rng.IntN(3)
-		tables := make([][]E, nbTables)
-		for j := range tables {
-			tables[j] = field.RandomVector[E, P](rng, 1<<nbVars)
-		}
-		originals := make([][]E, nbTables)
+		tables, instances := randomBatch[E, P](rng, nbVars, degree, iter%3 != 0)
+		originals := make([][]E, len(tables))
 		for j := range tables {
 			originals[j] = append([]E(nil), tables[j]...)
-		}
-		instances := make([]Instance[E], nbInstances)
-		for k := range instances {
-			terms := randomTerms[E, P](rng, nbTables, 1+rng.IntN(4), degree)
-			instances[k] = Instance[E]{Terms: terms, Sum: bruteSum[E, P](tables, terms)}
 		}
 		statement := field.RandomVector[E, P](rng, 2)
 		proof, opening, err := ProveBatch(transcript.New[E, P](testDomain, statement...), tables, instances)
@@ -92,7 +106,8 @@ func testProveVerifyRandom[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 					t.Fatalf("iteration %d: prover changed table %d", iter, j)
 				}
 			}
-			want := poly.Evaluate[E, P](tables[j], opening.Point)
+			tableVars := bits.TrailingZeros(uint(len(tables[j])))
+			want := poly.Evaluate[E, P](tables[j], opening.Point[nbVars-tableVars:])
 			if opening.Evaluations[j] != want {
 				t.Fatalf("iteration %d: evaluation %d is not the table at the point", iter, j)
 			}
@@ -113,12 +128,12 @@ func testProveVerifyRandom[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 			t.Fatalf("iteration %d: %v", iter, err)
 		}
 		// A wrong sum must be caught by the rounds or the final check.
-		wrong := append([]Instance[E](nil), instances...)
 		one := field.One[E, P]()
-		P(&wrong[0].Sum).Add(&wrong[0].Sum, &one)
-		if nbVars > 0 {
+		for k := range instances {
+			wrong := append([]Instance[E](nil), instances...)
+			P(&wrong[k].Sum).Add(&wrong[k].Sum, &one)
 			if err := rejects(transcript.New[E, P](testDomain, statement...), wrong, nbVars, proof, opening.Evaluations); err != nil {
-				t.Fatalf("iteration %d: wrong sum: %v", iter, err)
+				t.Fatalf("iteration %d: wrong sum %d (offset %d): %v", iter, k, instances[k].Offset, err)
 			}
 		}
 	}
@@ -197,7 +212,7 @@ func TestInputErrors(t *testing.T) {
 		{"no table", nil, square},
 		{"empty table", [][]E{{}}, square},
 		{"length 3", [][]E{make([]E, 3)}, square},
-		{"lengths differ", [][]E{make([]E, 4), make([]E, 2)}, square},
+		{"lengths differ", [][]E{make([]E, 4), make([]E, 2)}, []Term[E]{{Coefficient: one, Factors: []int{0, 1}}}},
 		{"no term", [][]E{make([]E, 4)}, nil},
 		{"no factor", [][]E{make([]E, 4)}, []Term[E]{{Coefficient: one}}},
 		{"factor out of range", [][]E{make([]E, 4)}, []Term[E]{{Coefficient: one, Factors: []int{1}}}},
@@ -206,6 +221,18 @@ func TestInputErrors(t *testing.T) {
 	for _, c := range cases {
 		if _, _, err := Prove(tr(), c.tables, c.terms, one); err == nil {
 			t.Errorf("%s: Prove accepted", c.name)
+		}
+	}
+	tables := [][]E{make([]E, 4), make([]E, 2)}
+	for _, offset := range []int{-1, 3, 0} {
+		instances := []Instance[E]{{Terms: square, Sum: one}, {Terms: []Term[E]{{Coefficient: one, Factors: []int{1}}}, Offset: offset}}
+		if _, _, err := ProveBatch(tr(), tables, instances); err == nil {
+			t.Errorf("ProveBatch accepted offset %d for a table of 2 entries out of 4", offset)
+		}
+		if offset != 0 {
+			if _, err := VerifyBatch(tr(), instances, 2, Proof[E]{Rounds: make([][]E, 2)}); err == nil || errors.Is(err, ErrRejected) {
+				t.Errorf("VerifyBatch with offset %d: %v", offset, err)
+			}
 		}
 	}
 	if _, _, err := Verify(tr(), one, 0, 2, Proof[E]{Rounds: make([][]E, 2)}); err == nil {

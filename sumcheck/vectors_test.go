@@ -53,6 +53,8 @@ type vectorShape struct {
 		coefficient int64
 		factors     []int
 	}
+	// offsets of the instances and of the tables (zero when nil)
+	instanceOffsets, tableOffsets []int
 }
 
 type termShape = struct {
@@ -69,6 +71,12 @@ var vectorShapes = []vectorShape{
 		{{5, []int{0, 2, 3}}, {-1, []int{3}}},
 		{{1, []int{1, 1}}, {7, []int{2, 0}}},
 	}},
+	{name: "offsets", nbVars: 4, nbTables: 5, instances: [][]termShape{
+		{{1, []int{0, 1}}},
+		{{2, []int{2, 3, 3}}},
+		{{1, []int{4}}},
+		{{3, []int{1}}},
+	}, instanceOffsets: []int{0, 2, 4, 0}, tableOffsets: []int{0, 0, 2, 2, 4}},
 }
 
 func TestVectors(t *testing.T) {
@@ -126,10 +134,17 @@ func makeSumCheckVector[E field.Scalar, P field.Ptr[E]](shape vectorShape, seed 
 	rng := rand.New(rand.NewPCG(seed, 1))
 	tables := make([][]E, shape.nbTables)
 	for j := range tables {
-		tables[j] = field.RandomVector[E, P](rng, 1<<shape.nbVars)
+		offset := 0
+		if shape.tableOffsets != nil {
+			offset = shape.tableOffsets[j]
+		}
+		tables[j] = field.RandomVector[E, P](rng, 1<<(shape.nbVars-offset))
 	}
 	instances := make([]Instance[E], len(shape.instances))
 	for k, terms := range shape.instances {
+		if shape.instanceOffsets != nil {
+			instances[k].Offset = shape.instanceOffsets[k]
+		}
 		for _, term := range terms {
 			instances[k].Terms = append(instances[k].Terms, Term[E]{Coefficient: field.FromInt64[E, P](term.coefficient), Factors: term.factors})
 		}

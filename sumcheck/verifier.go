@@ -21,7 +21,7 @@ func Verify[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], clai
 // sums, draws λ when there is more than one instance, and checks the rounds
 // of Σ_k λᵏ H_k. The degree is the largest number of factors of a term.
 func VerifyBatch[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], instances []Instance[E], nbVars int, proof Proof[E]) (FinalClaim[E], error) {
-	if err := validate(maxFactor(instances)+1, instances); err != nil {
+	if err := validate(maxFactor(instances)+1, nbVars, instances); err != nil {
 		return FinalClaim[E]{}, err
 	}
 	weights, claim := bindClaims(t, instances)

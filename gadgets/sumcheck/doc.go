@@ -39,9 +39,11 @@
 // # Batching
 //
 // [VerifyBatch] absorbs the instance sums H₀, …, H_{K−1}, draws λ when
-// K > 1 and checks Σ_x Σ_k λᵏ g_k(x) = Σ_k λᵏ H_k; the returned
-// [FinalClaim] carries the weights λᵏ for [AssertEvaluations]. All
-// instances share the number of variables.
+// K > 1 and checks Σ_x Σ_k λᵏ g̃_k(x) = Σ_k λᵏ·2^{o_k}·H_k; the returned
+// [FinalClaim] carries the weights λᵏ for [AssertEvaluations]. An
+// instance with [Instance].Offset o_k has n − o_k variables and does not
+// depend on X₁, …, X_{o_k}: its factor values are taken at the last n − o_k
+// coordinates of the final point (see the native package).
 //
 // # Same-poly accumulation
 //

@@ -55,6 +55,14 @@ var errorCases = map[string]func(api frontend.API, t *transcript.Transcript) err
 		_, err := VerifyBatch(api, t, []Instance{{Terms: []Term{{Coefficient: 1}}, Sum: 1}}, PlaceholderProof(1, 2))
 		return err
 	},
+	"negative offset": func(api frontend.API, t *transcript.Transcript) error {
+		_, err := VerifyBatch(api, t, []Instance{{Terms: square, Sum: 1, Offset: -1}}, PlaceholderProof(1, 2))
+		return err
+	},
+	"offset beyond the variables": func(api frontend.API, t *transcript.Transcript) error {
+		_, err := VerifyBatch(api, t, []Instance{{Terms: square, Sum: 1, Offset: 2}}, PlaceholderProof(1, 2))
+		return err
+	},
 	"factor out of range": func(api frontend.API, t *transcript.Transcript) error {
 		_, err := EvaluateTerms(api, square, nil)
 		return err

@@ -52,10 +52,14 @@ type Term struct {
 	Factors     []int
 }
 
-// Instance is one claim Σ_{x ∈ {0,1}ⁿ} Σ_k Terms[k](x) = Sum.
+// Instance is one claim Σ_{x ∈ {0,1}ⁿ⁻ᵒ} Σ_k Terms[k](x) = Sum, o = Offset:
+// in a batch over n variables, an instance with offset o does not depend
+// on X₁, …, X_o and its factors are opened at (r_{o+1}, …, rₙ), the last
+// n − o coordinates of the final point.
 type Instance struct {
-	Terms []Term
-	Sum   frontend.Variable
+	Terms  []Term
+	Sum    frontend.Variable
+	Offset int
 }
 
 // FinalClaim is the verifier's state at the end: Σ_k Weights[k] · g_k(Point)
@@ -89,12 +93,15 @@ func Verify(api frontend.API, t *transcript.Transcript, claim frontend.Variable,
 
 // VerifyBatch checks a batched proof: it absorbs the instance sums, draws
 // λ when there is more than one instance and checks the rounds of
-// Σ_k λᵏ H_k.
+// Σ_k λᵏ·2^{o_k}·H_k (o_k the offset of instance k).
 func VerifyBatch(api frontend.API, t *transcript.Transcript, instances []Instance, proof Proof) (FinalClaim, error) {
 	if len(instances) == 0 {
 		return FinalClaim{}, errors.New("sumcheck: no instance")
 	}
 	for i, inst := range instances {
+		if inst.Offset < 0 || inst.Offset > len(proof.Rounds) {
+			return FinalClaim{}, fmt.Errorf("sumcheck: instance %d has offset %d, outside [0, %d]", i, inst.Offset, len(proof.Rounds))
+		}
 		if len(inst.Terms) == 0 {
 			return FinalClaim{}, fmt.Errorf("sumcheck: instance %d has no term", i)
 		}
@@ -110,13 +117,17 @@ func VerifyBatch(api frontend.API, t *transcript.Transcript, instances []Instanc
 	}
 	t.Absorb(sums...)
 	weights := []frontend.Variable{1}
-	claim := sums[0]
 	if len(instances) > 1 {
 		lambda := t.Challenge()
 		for k := 1; k < len(instances); k++ {
 			weights = append(weights, api.Mul(weights[k-1], lambda))
-			claim = api.Add(claim, api.Mul(weights[k], sums[k]))
 		}
+	}
+	// Σ_k λᵏ·2^{o_k}·H_k: an instance with offset o_k counts 2^{o_k} times.
+	var claim frontend.Variable = 0
+	for k, inst := range instances {
+		scale := new(big.Int).Lsh(big.NewInt(1), uint(inst.Offset))
+		claim = api.Add(claim, api.Mul(scale, api.Mul(weights[k], sums[k])))
 	}
 	point, value, err := verifyRounds(api, t, claim, Degree(instances), proof)
 	if err != nil {

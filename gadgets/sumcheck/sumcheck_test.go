@@ -59,8 +59,9 @@ type batchCircuit struct {
 	Evaluations []frontend.Variable
 	Point       []frontend.Variable
 
-	domain string   `gnark:"-"`
-	terms  [][]Term `gnark:"-"`
+	domain  string   `gnark:"-"`
+	terms   [][]Term `gnark:"-"`
+	offsets []int    `gnark:"-"`
 }
 
 func (c *batchCircuit) Define(api frontend.API) error {
@@ -70,7 +71,7 @@ func (c *batchCircuit) Define(api frontend.API) error {
 	}
 	instances := make([]Instance, len(c.terms))
 	for k := range instances {
-		instances[k] = Instance{Terms: c.terms[k], Sum: c.Sums[k]}
+		instances[k] = Instance{Terms: c.terms[k], Sum: c.Sums[k], Offset: c.offsets[k]}
 	}
 	final, err := VerifyBatch(api, t, instances, c.Proof)
 	if err != nil {
@@ -93,8 +94,10 @@ func newBatchCircuit[E field.Scalar, P field.Ptr[E]](domain string, instances []
 		Point:       make([]frontend.Variable, nbVars),
 		domain:      domain,
 		terms:       make([][]Term, len(instances)),
+		offsets:     make([]int, len(instances)),
 	}
 	for k, inst := range instances {
+		c.offsets[k] = inst.Offset
 		for _, term := range inst.Terms {
 			c.terms[k] = append(c.terms[k], Term{Coefficient: P(&term.Coefficient).BigInt(new(big.Int)), Factors: term.Factors})
 		}
@@ -290,8 +293,8 @@ func checkCircuit[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID) {
 }
 
 // TestRandom proves random batches natively (random sizes, degrees 1 to
-// 4, several terms and instances sharing tables) and checks that the
-// circuit accepts them and rejects a wrong sum.
+// 4, several terms and instances sharing tables, random offsets) and
+// checks that the circuit accepts them and rejects a wrong sum.
 func TestRandom(t *testing.T) {
 	t.Run("bn254", testRandom[bn254fr.Element])
 	t.Run("bls12-377", testRandom[bls12377fr.Element])
@@ -305,24 +308,34 @@ func testRandom[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	for iter := range 8 {
 		nbVars := 1 + rng.IntN(5)
 		degree := 1 + iter%4
-		nbTables := 1 + rng.IntN(4)
-		tables := make([][]E, nbTables)
-		for j := range tables {
-			tables[j] = field.RandomVector[E, P](rng, 1<<nbVars)
-		}
+		// Instances with the same offset share tables.
+		var tables [][]E
+		groups := map[int][]int{}
 		instances := make([]native.Instance[E], 1+rng.IntN(3))
 		for k := range instances {
+			offset := 0
+			if k > 0 {
+				offset = rng.IntN(nbVars + 1)
+			}
+			if groups[offset] == nil {
+				for range 1 + rng.IntN(3) {
+					groups[offset] = append(groups[offset], len(tables))
+					tables = append(tables, field.RandomVector[E, P](rng, 1<<(nbVars-offset)))
+				}
+			}
+			group := groups[offset]
 			for i := range 1 + rng.IntN(3) {
 				d := degree
-				if i > 0 {
+				if k > 0 || i > 0 {
 					d = 1 + rng.IntN(degree)
 				}
 				factors := make([]int, d)
 				for f := range factors {
-					factors[f] = rng.IntN(nbTables)
+					factors[f] = group[rng.IntN(len(group))]
 				}
 				instances[k].Terms = append(instances[k].Terms, native.Term[E]{Coefficient: field.Random[E, P](rng), Factors: factors})
 			}
+			instances[k].Offset = offset
 			instances[k].Sum = sumOver[E, P](tables, instances[k].Terms)
 		}
 		statement := field.RandomVector[E, P](rng, 2)
@@ -338,21 +351,27 @@ func testRandom[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 		if err := test.IsSolved(circuit, valid, field.Modulus[E]()); err != nil {
 			t.Fatalf("iteration %d (n=%d, d=%d): honest proof rejected: %v", iter, nbVars, degree, err)
 		}
-		wrong := batchAssignment[E, P](statement, instances, proof.Rounds, evaluations, opening.Point)
-		increment(&wrong.Sums[len(wrong.Sums)-1])
-		if err := test.IsSolved(circuit, wrong, field.Modulus[E]()); err == nil {
-			t.Fatalf("iteration %d: wrong sum accepted", iter)
+		for k := range instances {
+			wrong := batchAssignment[E, P](statement, instances, proof.Rounds, evaluations, opening.Point)
+			increment(&wrong.Sums[k])
+			if err := test.IsSolved(circuit, wrong, field.Modulus[E]()); err == nil {
+				t.Fatalf("iteration %d: wrong sum %d (offset %d) accepted", iter, k, instances[k].Offset)
+			}
 		}
 	}
 }
 
-// sumOver returns Σ_x Σ_k c_k ∏ⱼ f_j(x) by direct evaluation.
+// sumOver returns Σ_x Σ_k c_k ∏ⱼ f_j(x) by direct evaluation on the cube
+// of the terms' tables (which all have the size of the first factor).
 func sumOver[E field.Scalar, P field.Ptr[E]](tables [][]E, terms []native.Term[E]) E {
 	var sum E
+	size := len(tables[terms[0].Factors[0]])
 	values := make([]E, len(tables))
-	for x := range tables[0] {
+	for x := range size {
 		for j := range tables {
-			values[j] = tables[j][x]
+			if len(tables[j]) == size {
+				values[j] = tables[j][x]
+			}
 		}
 		v, err := native.EvaluateTerms[E, P](terms, values)
 		if err != nil {
