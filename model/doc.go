@@ -156,6 +156,27 @@
 // lookups the prover needs; their ranges are the Min/Max of each trace
 // [Tensor].
 //
+// # Bounds
+//
+// Activations are checked during the pass against the ranges above. The
+// rest is bounded by construction, and the static parts are checked when a
+// model is quantized (n ≤ 2¹⁴ channels, hd ≤ n, T ≤ 2¹⁶ positions):
+//
+//	matmul Acc          |Acc| ≤ In·127·(2¹⁵−1) + max|bq| < 2⁶²
+//	norm Centered       |c| ≤ 2²³ (LayerNorm), 2²² (RMSNorm)
+//	norm SumSquares     1 ≤ V ≤ n·2⁴⁶ + ε_int < 2⁶¹
+//	norm Scaled         |u| ≤ 2^(22+E_max+1)
+//	norm Acc            |acc| ≤ 127·2^(23+E_max) + max|βq| < 2⁶²
+//	score Acc           |Acc| ≤ hd·(2¹⁵−1)²
+//	softmax             2·x·2¹⁶ + Σ ≤ 2³⁴ + T·2¹⁶, Σ ∈ [2¹⁶, T·2¹⁶]
+//	context Acc         |Acc| ≤ (2¹⁶ + T)·(2¹⁵−1)
+//	RoPE, product Acc   |Acc| ≤ 2·(2¹⁵−1)·2¹⁴, (2¹⁵−1)²
+//	requant products    |Acc·M| < 2⁸² (formed in 128 bits)
+//
+// All are far below the ≈ 2²⁵³ scalar fields, so the prover can map every
+// value v to the field (negative v as p − |v|) and every relation of the
+// trace holds in the field exactly as over the integers.
+//
 // # Argmax
 //
 // The next token is the argmax of the last row of the logits, ties broken

@@ -21,6 +21,15 @@ const matmulMinWork = 1 << 15
 // faster here.
 func MatMulInt(x []int64, rows, in int, w []int8, out int, bias []int64) []int64 {
 	acc := make([]int64, rows*out)
+	minChunk := max(1, matmulMinWork/max(1, rows*in))
+	if rows == 1 {
+		parallel.Execute(out, minChunk, func(start, end int) {
+			for j := start; j < end; j++ {
+				acc[j] = dotInt(x, w[j*in:(j+1)*in]) + biasAt(bias, j)
+			}
+		})
+		return acc
+	}
 	var maxX int64
 	for _, v := range x[:rows*in] {
 		maxX = max(maxX, v, -v)
@@ -29,8 +38,7 @@ func MatMulInt(x []int64, rows, in int, w []int8, out int, bias []int64) []int64
 	if maxX > 0 {
 		block = min(in, int((1<<31-1)/(WeightMax*maxX)))
 	}
-	minChunk := max(1, matmulMinWork/max(1, rows*in))
-	if rows < 2 || block < 16 {
+	if block < 16 {
 		parallel.Execute(out, minChunk, func(start, end int) {
 			for j := start; j < end; j++ {
 				for r := range rows {
@@ -110,10 +118,12 @@ func dotInt(x []int64, w []int8) int64 {
 	var s0, s1, s2, s3 int64
 	i := 0
 	for ; i+4 <= len(w); i += 4 {
-		s0 += x[i] * int64(w[i])
-		s1 += x[i+1] * int64(w[i+1])
-		s2 += x[i+2] * int64(w[i+2])
-		s3 += x[i+3] * int64(w[i+3])
+		ww := w[i : i+4 : i+4]
+		xx := x[i : i+4 : i+4]
+		s0 += xx[0] * int64(ww[0])
+		s1 += xx[1] * int64(ww[1])
+		s2 += xx[2] * int64(ww[2])
+		s3 += xx[3] * int64(ww[3])
 	}
 	for ; i < len(w); i++ {
 		s0 += x[i] * int64(w[i])
