@@ -217,3 +217,24 @@ func TestMatMulIntMatchesNaive(t *testing.T) {
 		}
 	}
 }
+
+// TestRopePositionLimit checks that a pass beyond the positions covered by
+// the RoPE tables (2^16 entries) is refused.
+func TestRopePositionLimit(t *testing.T) {
+	c := &Config{Family: Llama, Vocab: 16, Hidden: 64, Layers: 1, Heads: 1, KVHeads: 1,
+		Intermediate: 32, MaxPositions: 4096, NormEps: 1e-6, RopeTheta: 10000}
+	m := newModel(t, c, 4)
+	if m.Quant.RopePositions != 2048 || m.Quant.Tables.RopeCos.Len() != 1<<16 {
+		t.Fatalf("RoPE tables cover %d positions with %d entries", m.Quant.RopePositions, m.Quant.Tables.RopeCos.Len())
+	}
+	cache := m.NewCache()
+	cache.Len = 2047
+	cache.Keys[0] = make([]int64, 2047*64)
+	cache.Values[0] = make([]int64, 2047*64)
+	if _, err := m.Forward(cache, []int{1, 2}); err == nil {
+		t.Fatal("position 2048 accepted")
+	}
+	if _, err := m.Forward(cache, []int{1}); err != nil {
+		t.Fatalf("position 2047: %v", err)
+	}
+}
