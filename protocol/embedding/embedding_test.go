@@ -140,3 +140,31 @@ func TestInvalid(t *testing.T) {
 		t.Error("nil proof accepted")
 	}
 }
+
+func testEvaluateTable[E field.Scalar, P field.Ptr[E]](t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	rows, cols := 5, 7
+	values := make([]int64, rows*cols)
+	dense := make([]E, 8*8)
+	for i := range rows {
+		for j := range cols {
+			v := rng.Int64N(1<<40) - 1<<39
+			if i == 0 && j == 0 {
+				v = -1 << 63
+			}
+			values[i*cols+j] = v
+			P(&dense[i*8+j]).SetInt64(v)
+		}
+	}
+	point := field.RandomVector[E, P](rng, 6)
+	got := EvaluateTable[E, P](values, rows, cols, point)
+	want := poly.Evaluate[E, P](dense, point)
+	if !P(&got).Equal(&want) {
+		t.Error("EvaluateTable differs from the dense evaluation")
+	}
+}
+
+func TestEvaluateTable(t *testing.T) {
+	t.Run("bn254", testEvaluateTable[bn254fr.Element])
+	t.Run("bls12-377", testEvaluateTable[bls12377fr.Element])
+}

@@ -1,13 +1,16 @@
 package qkv
 
 import (
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 )
 
 // maxBucketWeight is the largest |w| for which [foldRows] sorts the eq
-// entries into buckets by weight value instead of multiplying: 4·B
+// entries into buckets by weight value instead of multiplying: 3·B
 // additions per column against one multiplication per weight.
 const maxBucketWeight = 1 << 8
 
@@ -41,8 +44,8 @@ func EvaluateMatrix[E field.Scalar, P field.Ptr[E]](values []int64, rows, cols i
 // bound to the point of eq. Small weights (|w| ≤ 256, every quantized
 // model) are summed by value: per column, bucket[v] = Σ_{j: W[j,c]=v} eq[j]
 // with one addition per weight, then Σ_v v·bucket[v] as Σ_{t≥1} Σ_{v≥t}
-// bucket[v] minus the same for the negative values, 4·B additions for
-// weights in [−B, B]. Larger weights take one multiplication each.
+// (bucket[v] − bucket[−v]), 3·B additions for weights in [−B, B]. Larger
+// weights take one multiplication each.
 func foldRows[E field.Scalar, P field.Ptr[E]](w []int64, rows, cols int, eq []E, paddedCols int) []E {
 	out := make([]E, paddedCols)
 	bound := int64(0)
@@ -71,27 +74,43 @@ func foldRows[E field.Scalar, P field.Ptr[E]](w []int64, rows, cols int, eq []E,
 		for blk := start; blk < end; blk++ {
 			c0, c1 := blk*columnBlock, min((blk+1)*columnBlock, cols)
 			for j := range rows {
-				e := &eq[j]
-				for k, v := range w[j*cols+c0 : j*cols+c1] {
-					bucket := &buckets[k*width+int(v)+b]
-					P(bucket).Add(bucket, e)
-				}
+				addToBuckets(buckets, &eq[j], w[j*cols+c0:j*cols+c1], width, b)
 			}
 			for k := range c1 - c0 {
 				bk := buckets[k*width : (k+1)*width]
-				var pos, neg, sumPos, sumNeg E
+				// Σ_v v·bk[v] = Σ_{v>0} v·(bk[v] − bk[−v]) = Σ_{t>0} Σ_{v≥t} (bk[v] − bk[−v]).
+				var acc, suffix, d E
 				for v := b; v >= 1; v-- {
-					P(&sumPos).Add(&sumPos, &bk[b+v])
-					P(&pos).Add(&pos, &sumPos)
-					P(&sumNeg).Add(&sumNeg, &bk[b-v])
-					P(&neg).Add(&neg, &sumNeg)
+					P(&d).Sub(&bk[b+v], &bk[b-v])
+					P(&suffix).Add(&suffix, &d)
+					P(&acc).Add(&acc, &suffix)
 				}
-				P(&out[c0+k]).Sub(&pos, &neg)
+				out[c0+k] = acc
 				clear(bk)
 			}
 		}
 	})
 	return out
+}
+
+// addToBuckets adds e to buckets[k·width + row[k] + offset] for every k.
+// It dispatches once to a loop over the concrete element type, whose
+// additions the compiler calls directly: this is the prover's hottest loop.
+func addToBuckets[E field.Scalar](buckets []E, e *E, row []int64, width, offset int) {
+	switch bk := any(buckets).(type) {
+	case []bn254fr.Element:
+		x := any(e).(*bn254fr.Element)
+		for k, v := range row {
+			i := k*width + int(v) + offset
+			bk[i].Add(&bk[i], x)
+		}
+	case []bls12377fr.Element:
+		x := any(e).(*bls12377fr.Element)
+		for k, v := range row {
+			i := k*width + int(v) + offset
+			bk[i].Add(&bk[i], x)
+		}
+	}
 }
 
 // foldMatrixRows returns Σ_row eq[row]·M[row, ·] for a padded field table M
