@@ -103,6 +103,16 @@ type Tables struct {
 	RopeCos, RopeSin *Table
 }
 
+// All returns the model's tables (those of its family) in a fixed order:
+// activation, exp, exp_high, rsqrt, then rope_cos and rope_sin for Llama.
+func (t *Tables) All() []*Table {
+	all := []*Table{t.Activation, t.Exp, t.ExpHigh, t.RSqrt}
+	if t.RopeCos != nil {
+		all = append(all, t.RopeCos, t.RopeSin)
+	}
+	return all
+}
+
 // Quantized holds everything the integer pass reads.
 type Quantized struct {
 	Formats Formats

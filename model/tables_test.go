@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -135,5 +136,24 @@ func TestRopeTables(t *testing.T) {
 	c := &Config{Family: Llama, Hidden: 2048, Heads: 32, MaxPositions: 4096}
 	if got := ropePositions(c); got != 2048 {
 		t.Errorf("RoPE positions for head dim 64 = %d, want 2048 (2^16 entries)", got)
+	}
+}
+
+func TestModelTables(t *testing.T) {
+	names := func(m *Model) []string {
+		var out []string
+		for _, tb := range m.Quant.Tables.All() {
+			if tb.Len() > 1<<tableBits {
+				t.Errorf("%s has %d entries", tb.Name, tb.Len())
+			}
+			out = append(out, tb.Name)
+		}
+		return out
+	}
+	if got := names(Default()); !slices.Equal(got, []string{"gelu", "exp", "exp_high", "rsqrt"}) {
+		t.Errorf("GPT-2 tables %v", got)
+	}
+	if got := names(newModel(t, smallLlamaConfig(), 1)); !slices.Equal(got, []string{"silu", "exp", "exp_high", "rsqrt", "rope_cos", "rope_sin"}) {
+		t.Errorf("Llama tables %v", got)
 	}
 }
