@@ -1,0 +1,28 @@
+// Package statement is the in-circuit twin of package statement: the
+// digest of a token sequence, computed exactly as natively (see
+// statement.TokensDigest), so a circuit can expose the digests of its
+// input and output tokens as public inputs.
+package statement
+
+import (
+	"github.com/consensys/gnark/frontend"
+
+	"github.com/veriformer/veriformer/gadgets/transcript"
+)
+
+// tokenBits matches statement.TokenBits.
+const tokenBits = 20
+
+// TokensDigest returns the digest of the tokens; each token is
+// range-checked below 2²⁰. Cost: one range check per token and one
+// permutation per twelve tokens, plus two.
+func TokensDigest(api frontend.API, tokens []frontend.Variable) (frontend.Variable, error) {
+	tr, err := transcript.New(api, "tokens")
+	if err != nil {
+		return nil, err
+	}
+	if err := tr.AbsorbPacked(tokens, 0, 1<<tokenBits-1); err != nil {
+		return nil, err
+	}
+	return tr.State(), nil
+}

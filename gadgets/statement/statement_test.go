@@ -1,0 +1,64 @@
+package statement
+
+import (
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/backend"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/test"
+
+	native "github.com/veriformer/veriformer/statement"
+)
+
+type digestCircuit struct {
+	Tokens []frontend.Variable
+	Digest frontend.Variable `gnark:",public"`
+}
+
+func (c *digestCircuit) Define(api frontend.API) error {
+	d, err := TokensDigest(api, c.Tokens)
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(d, c.Digest)
+	return nil
+}
+
+func TestTokensDigest(t *testing.T) {
+	tokens := []int{72, 101, 108, 108, 111, 0, 255, 50256, 1<<20 - 1, 3, 4, 5, 6}
+	for _, curve := range []ecc.ID{ecc.BN254, ecc.BLS12_377} {
+		var digest string
+		if curve == ecc.BN254 {
+			d, err := native.TokensDigest[bn254fr.Element](tokens)
+			if err != nil {
+				t.Fatal(err)
+			}
+			digest = d.String()
+		} else {
+			d, err := native.TokensDigest[bls12377fr.Element](tokens)
+			if err != nil {
+				t.Fatal(err)
+			}
+			digest = d.String()
+		}
+		assign := func(ts []int) *digestCircuit {
+			c := &digestCircuit{Digest: digest}
+			for _, tk := range ts {
+				c.Tokens = append(c.Tokens, tk)
+			}
+			return c
+		}
+		changed := append([]int(nil), tokens...)
+		changed[3]++
+		tooBig := append([]int(nil), tokens...)
+		tooBig[0] = 1 << 20
+		test.NewAssert(t).CheckCircuit(&digestCircuit{Tokens: make([]frontend.Variable, len(tokens))},
+			test.WithValidAssignment(assign(tokens)),
+			test.WithInvalidAssignment(assign(changed)),
+			test.WithInvalidAssignment(assign(tooBig)),
+			test.WithCurves(curve), test.WithBackends(backend.GROTH16), test.NoFuzzing(), test.NoSerializationChecks())
+	}
+}
