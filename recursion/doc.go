@@ -1,0 +1,118 @@
+// Package recursion turns the segment proofs of the aggregated shape into
+// one BN254 Groth16 proof whose three public inputs — model id, input
+// digest, output digest — are what an Ethereum contract checks.
+//
+// # Curve chain
+//
+//	segments     BLS12-377 Groth16, public (ModelID, InputDigest, OutputDigest, ChainIn, ChainOut)
+//	   │          verified natively: BLS12-377 Fp = BW6-761 Fr
+//	   ▼
+//	aggregator   BW6-761 Groth16 ([Aggregator]), arity k, public (ModelID, InputDigest, OutputDigest)
+//	   │          verified by emulating BW6-761 Fp and Fr on BN254 Fr
+//	   ▼
+//	wrapper      BN254 Groth16 ([Wrapper]), public (FinalModelID, InputDigest, OutputDigest)
+//
+// Since r(BLS12-377) < r(BN254) < r(BW6-761), a BLS12-377 scalar is the same
+// integer in the three scalar fields: the digests travel unchanged, as field
+// elements, from the segments to the chain. Both outer circuits take the
+// verifying key of the proofs they check as a witness and hash it into the
+// model id, so the aggregator (one per arity) and the wrapper are set up
+// once and serve every model; models are told apart by id.
+//
+// # Segment contract
+//
+// A segment circuit is a Groth16 circuit over BLS12-377 Fr whose public
+// inputs are exactly, in order, ModelID, InputDigest, OutputDigest, ChainIn,
+// ChainOut ([SegmentPublicInputs]). Its proofs carry 0 or 1 Pedersen
+// commitment (gnark's api.Commit, used by range checks and lookups), never
+// committing to a public input; that number is the [SegmentShape] the
+// aggregator is compiled for. A segment prover passes
+// [SegmentProverOption] to groth16.Prove so the commitment challenge is the
+// one the aggregator recomputes. The segments of one proof carry one
+// (ModelID, InputDigest, OutputDigest) and chain: ChainOutᵢ = ChainInᵢ₊₁.
+// The first segment checks that its ChainIn is the transcript's initial
+// state for the statement and the last that every claim is closed; the
+// aggregator does not look inside the chaining values.
+//
+// # Aggregator
+//
+// [Aggregator] of arity k has public inputs (ModelID, InputDigest,
+// OutputDigest) and witnesses: the graph digest g, the chaining values
+// c₀ … c_k, and per segment i a proof πᵢ and a verifying key vkᵢ. It asserts
+//
+//	ModelID = low₂₅₀ Poseidon2_{BW6-761}(K("recursion/model-id"), k, n_c, vk₁ … vk_k, g)
+//	InputDigest, OutputDigest < r(BLS12-377)
+//	Verify_{vkᵢ}(πᵢ; ModelID, InputDigest, OutputDigest, cᵢ₋₁, cᵢ)   for i = 1 … k
+//
+// where n_c is the number of commitments per segment. The Groth16 checks run
+// in BW6-761 R1CS with native BLS12-377 arithmetic (gnark's
+// std/recursion/groth16 over sw_bls12377), with subgroup checks on the
+// proof points. The statement values enter the segment verifiers through
+// their bits, so the segment sees the same integer; the canonicity check on
+// the digests rules out aliases x + r(BLS12-377). Swapping, dropping or
+// foreign segments break the chain or change the hashed keys; a wrong
+// statement value fails a segment's pairing check.
+//
+// # Model ids
+//
+// [ModelID] is the aggregator's id, the one the segments seed their
+// transcript with: the hash above over the keys in the form the circuit
+// verifies with (e(α, β), K₀ … K₅, −γ, −δ, commitment keys, each
+// coordinate a BLS12-377 Fp element, i.e. a BW6-761 Fr element), truncated to
+// [ModelIDBits] = 250 bits. [FinalModelID] is the id the wrapper exposes:
+//
+//	FinalModelID = low₂₅₀ Poseidon2_{BN254}(K("recursion/final-model-id"), n_c, limbs(vk_agg), ModelID)
+//
+// with limbs listing every BW6-761 Fp coordinate of the aggregator key as 12
+// little-endian 64-bit words. Both are recomputed natively from the keys;
+// K(t) = SHA-256("veriformer/"+t) mod r as in package transcript, and the
+// hashes are gnark-crypto's Poseidon2 Merkle–Damgård hashers (zero IV,
+// width-2 compression), matching gnark's std/hash/poseidon2 in-circuit.
+//
+// # Wrapper
+//
+// [Wrapper] has public inputs (ModelID, InputDigest, OutputDigest) — the
+// on-chain layout — and witnesses the inner model id, the aggregator proof
+// and the aggregator key. It asserts ModelID = FinalModelID(vk_agg, inner id)
+// and verifies the BW6-761 proof by field emulation (std/recursion/groth16
+// over sw_bw6761) on public inputs (inner id, InputDigest, OutputDigest),
+// with subgroup checks. One wrapper serves every arity: all aggregators
+// share the key layout (3 public inputs, no commitment).
+//
+// # Driver
+//
+// [CheckSegments] checks segments natively; [Aggregate] checks them, proves
+// the aggregator and verifies the fresh proof; [Wrap] does the same for the
+// wrapper and returns the final [Statement], made for gnark's Solidity
+// verifier. [AggregatorAssignment] and [WrapperAssignment] build the
+// witnesses from native proofs and keys ([ValueOfSegmentProof],
+// [ValueOfAggregatorProof]).
+//
+// # Keys
+//
+// [LoadOrSetup] looks the keys of a compiled circuit up in a cache
+// directory ([DefaultCacheDir]: $VERIFORMER_CACHE, else .cache/keys under
+// the module root) by [CircuitHash], the SHA-256 of a format tag, the gnark
+// version, the field and the constraint system's serialization; when they
+// are missing it runs groth16.Setup — DEVELOPMENT ONLY, logged as such —
+// and stores them atomically. Production keys come from the MPC ceremony
+// (gnark's backend/groth16/<curve>/mpcsetup for BN254, BW6-761 and
+// BLS12-377), exchanged as files:
+//
+//	Phase1Init → Phase1Contribute × m → Phase1Seal(beacon₁) → SRS commons
+//	Phase2Init(ccs, commons) → Phase2Contribute × n → Phase2Seal(beacon₂) → (pk, vk)
+//	StoreKeys(ccs, dir, pk, vk)
+//
+// The keys are sound if one participant of each phase destroyed their
+// randomness.
+//
+// # Tests and flags
+//
+// The default run builds toy segments, sets up (once; cached) and proves the
+// arity-2 aggregator, and checks the negative cases on its constraint
+// system. Two flags enable the wrapper checks:
+//
+//	-recursion.engine  the wrapper on a real aggregator proof in gnark's test engine
+//	-recursion.full    the above, plus compile, size snapshot, solve, Groth16 setup,
+//	                   prove and verify of the wrapper (≈ 8M constraints; see docs/recursion.md)
+package recursion

@@ -1,0 +1,266 @@
+package recursion
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	bn254poseidon2 "github.com/consensys/gnark-crypto/ecc/bn254/fr/poseidon2"
+	bw6761 "github.com/consensys/gnark-crypto/ecc/bw6-761"
+	bw6761fr "github.com/consensys/gnark-crypto/ecc/bw6-761/fr"
+	bw6761poseidon2 "github.com/consensys/gnark-crypto/ecc/bw6-761/fr/poseidon2"
+	"github.com/consensys/gnark/backend/groth16"
+	groth16bls12377 "github.com/consensys/gnark/backend/groth16/bls12-377"
+	groth16bw6761 "github.com/consensys/gnark/backend/groth16/bw6-761"
+
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// ModelIDBits is the width of both model ids: 250 bits, so that an id is the
+// same integer in BLS12-377 Fr, BN254 Fr and BW6-761 Fr.
+const ModelIDBits = 250
+
+// Domain-separation labels of the two id hashes; the constants absorbed first
+// are transcript.ConstantBig(label, r), i.e. SHA-256("veriformer/"+label) mod r.
+const (
+	modelIDLabel      = "recursion/model-id"
+	finalModelIDLabel = "recursion/final-model-id"
+)
+
+// limbBits and baseLimbs describe how an aggregator key coordinate (a
+// BW6-761 Fp element, 761 bits) enters the final id: as 12 little-endian
+// 64-bit words, the limbs gnark's field emulation uses on BN254.
+const (
+	limbBits  = 64
+	baseLimbs = 12
+)
+
+var errNoSegments = errors.New("recursion: no segment verifying keys")
+
+// ModelID is the model id of an aggregated proof: the Poseidon2 hash over
+// BW6-761 Fr (gnark-crypto's Merkle–Damgård hasher, zero IV, width-2
+// compression) of
+//
+//	K("recursion/model-id"), k, c, keyElements(vk₁), …, keyElements(vk_k), g
+//
+// truncated to its low [ModelIDBits] bits, where k is the number of segments,
+// c their number of Pedersen commitments, g the layer-graph digest and
+// keyElements lists a BLS12-377 key in the form the aggregator verifies
+// with — every coordinate is a BLS12-377 Fp element, hence a BW6-761 Fr
+// element:
+//
+//	e(α, β) ∈ GT: C0.B0.A0, C0.B0.A1, C0.B1.A0, …, C1.B2.A1 (12)
+//	K₀ … K₅ ∈ G1: X, Y each (12)
+//	−γ, −δ ∈ G2: X.A0, X.A1, Y.A0, Y.A1 each (8)
+//	per commitment key: G, −σ·G ∈ G2 as above (8)
+//
+// All segment keys must have the segment public-input layout
+// ([SegmentPublicInputs]) and the same number of commitments.
+func ModelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element) (bls12377fr.Element, error) {
+	if len(segmentVKs) == 0 {
+		return bls12377fr.Element{}, errNoSegments
+	}
+	elements := []bw6761fr.Element{constantBW6(modelIDLabel), bw6FromUint64(uint64(len(segmentVKs)))}
+	nbCommitments := -1
+	var keys [][]bw6761fr.Element
+	for i, vk := range segmentVKs {
+		shape, err := segmentShapeOfKey(vk)
+		if err != nil {
+			return bls12377fr.Element{}, fmt.Errorf("recursion: model id: segment key %d: %w", i, err)
+		}
+		if nbCommitments >= 0 && shape.NbCommitments != nbCommitments {
+			return bls12377fr.Element{}, fmt.Errorf("recursion: model id: segment key %d has %d commitments, segment key 0 has %d", i, shape.NbCommitments, nbCommitments)
+		}
+		nbCommitments = shape.NbCommitments
+		key, err := segmentKeyElements(vk)
+		if err != nil {
+			return bls12377fr.Element{}, fmt.Errorf("recursion: model id: segment key %d: %w", i, err)
+		}
+		keys = append(keys, key)
+	}
+	elements = append(elements, bw6FromUint64(uint64(nbCommitments)))
+	for _, key := range keys {
+		elements = append(elements, key...)
+	}
+	var g bw6761fr.Element
+	g.SetBigInt(graphDigest.BigInt(new(big.Int)))
+	elements = append(elements, g)
+
+	h := bw6761poseidon2.NewMerkleDamgardHasher()
+	for i := range elements {
+		b := elements[i].Bytes()
+		if _, err := h.Write(b[:]); err != nil {
+			return bls12377fr.Element{}, fmt.Errorf("recursion: model id: hash element %d: %w", i, err)
+		}
+	}
+	var digest bw6761fr.Element
+	if err := digest.SetBytesCanonical(h.Sum(nil)); err != nil {
+		return bls12377fr.Element{}, fmt.Errorf("recursion: model id: digest: %w", err)
+	}
+	return truncate(digest.BigInt(new(big.Int))), nil
+}
+
+// FinalModelID is the model id the wrapper exposes on-chain: the Poseidon2
+// hash over BN254 Fr (gnark-crypto's Merkle–Damgård hasher, zero IV, width-2
+// compression) of
+//
+//	K("recursion/final-model-id"), c, keyLimbs(vk), id
+//
+// truncated to its low [ModelIDBits] bits, where vk is the aggregator's
+// BW6-761 verifying key, c its number of commitments, id the aggregator's
+// model id ([ModelID]), and keyLimbs lists every coordinate of the key — in
+// the form the wrapper verifies with — as 12 little-endian 64-bit words:
+//
+//	e(α, β) ∈ GT (BW6-761 Fp⁶ = Fp³[v]): B0.A0, B1.A0, B0.A1, B1.A1, B0.A2, B1.A2 (6 coordinates)
+//	K₀ … K₃ ∈ G1: X, Y each (8)
+//	−γ, −δ ∈ G2: X, Y each (4)
+//	per commitment key: G, −σ·G ∈ G2: X, Y each (4)
+//
+// The aggregator key digest is thereby part of the id: a proof from another
+// aggregator (another arity, another setup) yields another final id.
+func FinalModelID(aggregatorVK groth16.VerifyingKey, modelID bls12377fr.Element) (bls12377fr.Element, error) {
+	vk, ok := aggregatorVK.(*groth16bw6761.VerifyingKey)
+	if !ok {
+		return bls12377fr.Element{}, fmt.Errorf("recursion: final model id: aggregator key is %T, not a BW6-761 key", aggregatorVK)
+	}
+	if err := checkAggregatorKey(vk); err != nil {
+		return bls12377fr.Element{}, fmt.Errorf("recursion: final model id: %w", err)
+	}
+	coordinates, err := aggregatorKeyCoordinates(vk)
+	if err != nil {
+		return bls12377fr.Element{}, fmt.Errorf("recursion: final model id: %w", err)
+	}
+	var tag bn254fr.Element
+	tag.SetBigInt(transcript.ConstantBig(finalModelIDLabel, ecc.BN254.ScalarField()))
+	elements := []bn254fr.Element{tag, bn254FromUint64(uint64(len(vk.CommitmentKeys)))}
+	for _, c := range coordinates {
+		for _, limb := range limbs(c) {
+			elements = append(elements, bn254FromUint64(limb))
+		}
+	}
+	var id bn254fr.Element
+	id.SetBigInt(modelID.BigInt(new(big.Int)))
+	elements = append(elements, id)
+
+	h := bn254poseidon2.NewMerkleDamgardHasher()
+	for i := range elements {
+		b := elements[i].Bytes()
+		if _, err := h.Write(b[:]); err != nil {
+			return bls12377fr.Element{}, fmt.Errorf("recursion: final model id: hash element %d: %w", i, err)
+		}
+	}
+	var digest bn254fr.Element
+	if err := digest.SetBytesCanonical(h.Sum(nil)); err != nil {
+		return bls12377fr.Element{}, fmt.Errorf("recursion: final model id: digest: %w", err)
+	}
+	return truncate(digest.BigInt(new(big.Int))), nil
+}
+
+// segmentKeyElements lists a BLS12-377 verifying key as BW6-761 Fr elements,
+// in the order documented on [ModelID].
+func segmentKeyElements(key groth16.VerifyingKey) ([]bw6761fr.Element, error) {
+	vk, ok := key.(*groth16bls12377.VerifyingKey)
+	if !ok {
+		return nil, fmt.Errorf("key is %T, not a BLS12-377 key", key)
+	}
+	e, err := bls12377.Pair([]bls12377.G1Affine{vk.G1.Alpha}, []bls12377.G2Affine{vk.G2.Beta})
+	if err != nil {
+		return nil, fmt.Errorf("e(α, β): %w", err)
+	}
+	var out []bw6761fr.Element
+	for _, e6 := range []bls12377.E6{e.C0, e.C1} {
+		for _, e2 := range []bls12377.E2{e6.B0, e6.B1, e6.B2} {
+			out = append(out, bw6761fr.Element(e2.A0), bw6761fr.Element(e2.A1))
+		}
+	}
+	for _, k := range vk.G1.K {
+		out = append(out, bw6761fr.Element(k.X), bw6761fr.Element(k.Y))
+	}
+	g2 := func(p bls12377.G2Affine) {
+		out = append(out, bw6761fr.Element(p.X.A0), bw6761fr.Element(p.X.A1), bw6761fr.Element(p.Y.A0), bw6761fr.Element(p.Y.A1))
+	}
+	var gammaNeg, deltaNeg bls12377.G2Affine
+	gammaNeg.Neg(&vk.G2.Gamma)
+	deltaNeg.Neg(&vk.G2.Delta)
+	g2(gammaNeg)
+	g2(deltaNeg)
+	for _, ck := range vk.CommitmentKeys {
+		g2(ck.G)
+		g2(ck.GSigmaNeg)
+	}
+	return out, nil
+}
+
+// aggregatorKeyCoordinates lists a BW6-761 verifying key's Fp coordinates in
+// the order documented on [FinalModelID].
+func aggregatorKeyCoordinates(vk *groth16bw6761.VerifyingKey) ([]*big.Int, error) {
+	e, err := bw6761.Pair([]bw6761.G1Affine{vk.G1.Alpha}, []bw6761.G2Affine{vk.G2.Beta})
+	if err != nil {
+		return nil, fmt.Errorf("e(α, β): %w", err)
+	}
+	out := []*big.Int{
+		e.B0.A0.BigInt(new(big.Int)), e.B1.A0.BigInt(new(big.Int)),
+		e.B0.A1.BigInt(new(big.Int)), e.B1.A1.BigInt(new(big.Int)),
+		e.B0.A2.BigInt(new(big.Int)), e.B1.A2.BigInt(new(big.Int)),
+	}
+	for _, k := range vk.G1.K {
+		out = append(out, k.X.BigInt(new(big.Int)), k.Y.BigInt(new(big.Int)))
+	}
+	g2 := func(p bw6761.G2Affine) {
+		out = append(out, p.X.BigInt(new(big.Int)), p.Y.BigInt(new(big.Int)))
+	}
+	var gammaNeg, deltaNeg bw6761.G2Affine
+	gammaNeg.Neg(&vk.G2.Gamma)
+	deltaNeg.Neg(&vk.G2.Delta)
+	g2(gammaNeg)
+	g2(deltaNeg)
+	for _, ck := range vk.CommitmentKeys {
+		g2(ck.G)
+		g2(ck.GSigmaNeg)
+	}
+	return out, nil
+}
+
+// limbs splits a canonical BW6-761 Fp coordinate into 12 little-endian 64-bit
+// words.
+func limbs(c *big.Int) [baseLimbs]uint64 {
+	var out [baseLimbs]uint64
+	mask := new(big.Int).SetUint64(^uint64(0))
+	v := new(big.Int).Set(c)
+	for i := range out {
+		out[i] = new(big.Int).And(v, mask).Uint64()
+		v.Rsh(v, limbBits)
+	}
+	return out
+}
+
+// truncate keeps the low ModelIDBits bits of v.
+func truncate(v *big.Int) bls12377fr.Element {
+	mask := new(big.Int).Lsh(big.NewInt(1), ModelIDBits)
+	mask.Sub(mask, big.NewInt(1))
+	var out bls12377fr.Element
+	out.SetBigInt(new(big.Int).And(v, mask))
+	return out
+}
+
+func constantBW6(label string) bw6761fr.Element {
+	var out bw6761fr.Element
+	out.SetBigInt(transcript.ConstantBig(label, ecc.BW6_761.ScalarField()))
+	return out
+}
+
+func bw6FromUint64(v uint64) bw6761fr.Element {
+	var out bw6761fr.Element
+	out.SetUint64(v)
+	return out
+}
+
+func bn254FromUint64(v uint64) bn254fr.Element {
+	var out bn254fr.Element
+	out.SetUint64(v)
+	return out
+}

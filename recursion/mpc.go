@@ -1,0 +1,292 @@
+package recursion
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/backend/groth16"
+	mpcbls12377 "github.com/consensys/gnark/backend/groth16/bls12-377/mpcsetup"
+	mpcbn254 "github.com/consensys/gnark/backend/groth16/bn254/mpcsetup"
+	mpcbw6761 "github.com/consensys/gnark/backend/groth16/bw6-761/mpcsetup"
+	"github.com/consensys/gnark/constraint"
+	csbls12377 "github.com/consensys/gnark/constraint/bls12-377"
+	csbn254 "github.com/consensys/gnark/constraint/bn254"
+	csbw6761 "github.com/consensys/gnark/constraint/bw6-761"
+)
+
+// The MPC ceremony wraps gnark's two-phase Groth16 ceremony
+// (backend/groth16/<curve>/mpcsetup) for BN254 (wrapper), BW6-761
+// (aggregator) and BLS12-377 (segments). Every object travels as gnark's
+// serialization, so participants exchange files:
+//
+//	Phase1Init(curve, N, w)                      coordinator
+//	Phase1Contribute(curve, r, w)                each participant, in turn
+//	Phase1Seal(curve, N, beacon₁, [c₁…c_m], w)   anyone: verifies the chain, writes the SRS commons
+//	Phase2Init(ccs, commons, w)                  coordinator, per circuit
+//	Phase2Contribute(curve, r, w)                each participant, in turn
+//	Phase2Seal(ccs, commons, beacon₂, [d₁…d_n])  anyone: verifies the chain, returns the keys
+//	StoreKeys(ccs, dir, pk, vk)                  puts them where LoadOrSetup finds them
+//
+// N is a power of two at least the number of constraints ([DomainSize]).
+// The keys are sound if one participant of each phase kept their
+// randomness secret; the beacons are public randomness fixed after the last
+// contribution.
+
+// DomainSize returns the phase-1 domain size for ccs: the number of its
+// constraints rounded up to a power of two.
+func DomainSize(ccs constraint.ConstraintSystem) uint64 {
+	return ecc.NextPowerOfTwo(uint64(ccs.GetNbConstraints()))
+}
+
+// maxDomainLog bounds the phase-1 domain at 2²⁸ points.
+const maxDomainLog = 28
+
+func checkDomain(n uint64) error {
+	if n == 0 || n&(n-1) != 0 || n > 1<<maxDomainLog {
+		return fmt.Errorf("recursion: mpc: domain size %d is not a power of two in [1, 2^%d]", n, maxDomainLog)
+	}
+	return nil
+}
+
+// curveOf returns the curve whose scalar field ccs is defined over.
+func curveOf(ccs constraint.ConstraintSystem) ecc.ID {
+	for _, id := range []ecc.ID{ecc.BN254, ecc.BLS12_377, ecc.BW6_761} {
+		if ccs.Field().Cmp(id.ScalarField()) == 0 {
+			return id
+		}
+	}
+	return ecc.UNKNOWN
+}
+
+var errMPCCurve = errors.New("recursion: mpc: curve must be BN254, BLS12-377 or BW6-761")
+
+// serialized is what every ceremony object is.
+type serialized interface {
+	io.WriterTo
+	io.ReaderFrom
+}
+
+// Phase1Init writes the initial phase-1 object of domain size n.
+func Phase1Init(curve ecc.ID, n uint64, w io.Writer) error {
+	if err := checkDomain(n); err != nil {
+		return err
+	}
+	var p io.WriterTo
+	switch curve {
+	case ecc.BN254:
+		p = mpcbn254.NewPhase1(n)
+	case ecc.BLS12_377:
+		p = mpcbls12377.NewPhase1(n)
+	case ecc.BW6_761:
+		p = mpcbw6761.NewPhase1(n)
+	default:
+		return errMPCCurve
+	}
+	if _, err := p.WriteTo(w); err != nil {
+		return fmt.Errorf("recursion: mpc: write phase 1: %w", err)
+	}
+	return nil
+}
+
+// Phase1Contribute reads the latest phase-1 object, adds fresh randomness
+// (τ, α, β) with its proof of update and writes the result.
+func Phase1Contribute(curve ecc.ID, r io.Reader, w io.Writer) error {
+	switch curve {
+	case ecc.BN254:
+		return contribute(new(mpcbn254.Phase1), (*mpcbn254.Phase1).Contribute, r, w)
+	case ecc.BLS12_377:
+		return contribute(new(mpcbls12377.Phase1), (*mpcbls12377.Phase1).Contribute, r, w)
+	case ecc.BW6_761:
+		return contribute(new(mpcbw6761.Phase1), (*mpcbw6761.Phase1).Contribute, r, w)
+	default:
+		return errMPCCurve
+	}
+}
+
+// Phase2Contribute reads the latest phase-2 object, adds fresh randomness
+// (δ and the commitment keys' σ) with its proof of update and writes the
+// result.
+func Phase2Contribute(curve ecc.ID, r io.Reader, w io.Writer) error {
+	switch curve {
+	case ecc.BN254:
+		return contribute(new(mpcbn254.Phase2), (*mpcbn254.Phase2).Contribute, r, w)
+	case ecc.BLS12_377:
+		return contribute(new(mpcbls12377.Phase2), (*mpcbls12377.Phase2).Contribute, r, w)
+	case ecc.BW6_761:
+		return contribute(new(mpcbw6761.Phase2), (*mpcbw6761.Phase2).Contribute, r, w)
+	default:
+		return errMPCCurve
+	}
+}
+
+func contribute[T serialized](p T, add func(T), r io.Reader, w io.Writer) error {
+	if _, err := p.ReadFrom(r); err != nil {
+		return fmt.Errorf("recursion: mpc: read previous contribution: %w", err)
+	}
+	add(p)
+	if _, err := p.WriteTo(w); err != nil {
+		return fmt.Errorf("recursion: mpc: write contribution: %w", err)
+	}
+	return nil
+}
+
+// readAll decodes every contribution into a fresh object.
+func readAll[T serialized](fresh func() T, contributions []io.Reader) ([]T, error) {
+	if len(contributions) == 0 {
+		return nil, errors.New("recursion: mpc: no contributions")
+	}
+	out := make([]T, len(contributions))
+	for i, r := range contributions {
+		out[i] = fresh()
+		if _, err := out[i].ReadFrom(r); err != nil {
+			return nil, fmt.Errorf("recursion: mpc: read contribution %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+// Phase1Seal verifies the phase-1 contributions, in order, from the initial
+// object of domain size n, applies the public beacon and writes the
+// circuit-independent SRS commons.
+func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader, w io.Writer) error {
+	if err := checkDomain(n); err != nil {
+		return err
+	}
+	var commons io.WriterTo
+	switch curve {
+	case ecc.BN254:
+		c, err := readAll(func() *mpcbn254.Phase1 { return new(mpcbn254.Phase1) }, contributions)
+		if err != nil {
+			return err
+		}
+		s, err := mpcbn254.VerifyPhase1(n, beacon, c...)
+		if err != nil {
+			return fmt.Errorf("recursion: mpc: verify phase 1: %w", err)
+		}
+		commons = &s
+	case ecc.BLS12_377:
+		c, err := readAll(func() *mpcbls12377.Phase1 { return new(mpcbls12377.Phase1) }, contributions)
+		if err != nil {
+			return err
+		}
+		s, err := mpcbls12377.VerifyPhase1(n, beacon, c...)
+		if err != nil {
+			return fmt.Errorf("recursion: mpc: verify phase 1: %w", err)
+		}
+		commons = &s
+	case ecc.BW6_761:
+		c, err := readAll(func() *mpcbw6761.Phase1 { return new(mpcbw6761.Phase1) }, contributions)
+		if err != nil {
+			return err
+		}
+		s, err := mpcbw6761.VerifyPhase1(n, beacon, c...)
+		if err != nil {
+			return fmt.Errorf("recursion: mpc: verify phase 1: %w", err)
+		}
+		commons = &s
+	default:
+		return errMPCCurve
+	}
+	if _, err := commons.WriteTo(w); err != nil {
+		return fmt.Errorf("recursion: mpc: write commons: %w", err)
+	}
+	return nil
+}
+
+// Phase2Init writes the initial phase-2 object of ccs from the SRS commons.
+func Phase2Init(ccs constraint.ConstraintSystem, commons io.Reader, w io.Writer) error {
+	var p io.WriterTo
+	switch r1cs := ccs.(type) {
+	case *csbn254.R1CS:
+		c, err := readCommons(new(mpcbn254.SrsCommons), commons, func(c *mpcbn254.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		if err != nil {
+			return err
+		}
+		var p2 mpcbn254.Phase2
+		p2.Initialize(r1cs, c)
+		p = &p2
+	case *csbls12377.R1CS:
+		c, err := readCommons(new(mpcbls12377.SrsCommons), commons, func(c *mpcbls12377.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		if err != nil {
+			return err
+		}
+		var p2 mpcbls12377.Phase2
+		p2.Initialize(r1cs, c)
+		p = &p2
+	case *csbw6761.R1CS:
+		c, err := readCommons(new(mpcbw6761.SrsCommons), commons, func(c *mpcbw6761.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		if err != nil {
+			return err
+		}
+		var p2 mpcbw6761.Phase2
+		p2.Initialize(r1cs, c)
+		p = &p2
+	default:
+		return fmt.Errorf("recursion: mpc: constraint system %T is not an R1CS over BN254, BLS12-377 or BW6-761", ccs)
+	}
+	if _, err := p.WriteTo(w); err != nil {
+		return fmt.Errorf("recursion: mpc: write phase 2: %w", err)
+	}
+	return nil
+}
+
+// readCommons decodes SRS commons and checks they are large enough for ccs.
+func readCommons[T serialized](c T, r io.Reader, size func(T) int, ccs constraint.ConstraintSystem) (T, error) {
+	if _, err := c.ReadFrom(r); err != nil {
+		return c, fmt.Errorf("recursion: mpc: read commons: %w", err)
+	}
+	if n := size(c); n < ccs.GetNbConstraints() {
+		return c, fmt.Errorf("recursion: mpc: commons of domain size %d for a circuit of %d constraints", n, ccs.GetNbConstraints())
+	}
+	return c, nil
+}
+
+// Phase2Seal verifies the phase-2 contributions of ccs, in order, applies
+// the public beacon and returns the circuit's Groth16 keys.
+func Phase2Seal(ccs constraint.ConstraintSystem, commons io.Reader, beacon []byte, contributions []io.Reader) (groth16.ProvingKey, groth16.VerifyingKey, error) {
+	var (
+		pk  groth16.ProvingKey
+		vk  groth16.VerifyingKey
+		err error
+	)
+	switch r1cs := ccs.(type) {
+	case *csbn254.R1CS:
+		c, e := readCommons(new(mpcbn254.SrsCommons), commons, func(c *mpcbn254.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		if e != nil {
+			return nil, nil, e
+		}
+		d, e := readAll(func() *mpcbn254.Phase2 { return new(mpcbn254.Phase2) }, contributions)
+		if e != nil {
+			return nil, nil, e
+		}
+		pk, vk, err = mpcbn254.VerifyPhase2(r1cs, c, beacon, d...)
+	case *csbls12377.R1CS:
+		c, e := readCommons(new(mpcbls12377.SrsCommons), commons, func(c *mpcbls12377.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		if e != nil {
+			return nil, nil, e
+		}
+		d, e := readAll(func() *mpcbls12377.Phase2 { return new(mpcbls12377.Phase2) }, contributions)
+		if e != nil {
+			return nil, nil, e
+		}
+		pk, vk, err = mpcbls12377.VerifyPhase2(r1cs, c, beacon, d...)
+	case *csbw6761.R1CS:
+		c, e := readCommons(new(mpcbw6761.SrsCommons), commons, func(c *mpcbw6761.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		if e != nil {
+			return nil, nil, e
+		}
+		d, e := readAll(func() *mpcbw6761.Phase2 { return new(mpcbw6761.Phase2) }, contributions)
+		if e != nil {
+			return nil, nil, e
+		}
+		pk, vk, err = mpcbw6761.VerifyPhase2(r1cs, c, beacon, d...)
+	default:
+		return nil, nil, fmt.Errorf("recursion: mpc: constraint system %T is not an R1CS over BN254, BLS12-377 or BW6-761", ccs)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("recursion: mpc: verify phase 2: %w", err)
+	}
+	return pk, vk, nil
+}

@@ -1,0 +1,165 @@
+package recursion
+
+import (
+	"math/big"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/test"
+)
+
+// aggregated is one honest aggregator proof of arity 2, shared by the
+// wrapper tests.
+type aggregated struct {
+	proof     groth16.Proof
+	statement Statement
+}
+
+var (
+	aggregatedOnce  sync.Once
+	aggregatedValue aggregated
+	aggregatedErr   error
+)
+
+func getAggregated(t *testing.T) aggregated {
+	t.Helper()
+	f := getFixture(t)
+	aggregatedOnce.Do(func() {
+		var chain *chainFixture
+		chain, aggregatedErr = newChain([]*toyCircuit{f.layer0, f.layer1}, 51, 52, 53, 54)
+		if aggregatedErr != nil {
+			return
+		}
+		aggregatedValue.proof, aggregatedValue.statement, aggregatedErr = Aggregate(chain.proofs, chain.keys, chain.publics, chain.graph, f.aggregator2)
+	})
+	if aggregatedErr != nil {
+		t.Fatal(aggregatedErr)
+	}
+	return aggregatedValue
+}
+
+func TestWrapperAssignment(t *testing.T) {
+	f := getFixture(t)
+	a := getAggregated(t)
+	w, final, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := FinalModelID(f.aggregator2.VK, a.statement.ModelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.ModelID != want || final.InputDigest != a.statement.InputDigest || final.OutputDigest != a.statement.OutputDigest {
+		t.Fatalf("final statement %+v", final)
+	}
+	if w.InnerModelID.(*big.Int).Cmp(a.statement.ModelID.BigInt(new(big.Int))) != 0 {
+		t.Fatal("wrapper assignment carries another inner model id")
+	}
+	if _, _, err := WrapperAssignment(a.proof, f.layer0.vk, a.statement); err == nil {
+		t.Fatal("wrapper assignment with a BLS12-377 key")
+	}
+	if _, _, err := Wrap(a.proof, f.aggregator2.VK, Statement{}, &Keys{}); err == nil {
+		t.Fatal("Wrap accepted an aggregator proof for another statement")
+	}
+}
+
+// TestWrapperTestEngine runs the wrapper on a real BW6-761 proof in gnark's
+// test engine: the honest assignment and one with a wrong final model id.
+func TestWrapperTestEngine(t *testing.T) {
+	if !*engine && !*full {
+		t.Skip("needs -recursion.engine or -recursion.full")
+	}
+	f := getFixture(t)
+	a := getAggregated(t)
+	placeholder, err := NewWrapper(AggregatorCommitments(f.aggregator2.CCS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := test.IsSolved(placeholder, w, ecc.BN254.ScalarField()); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrapper in the test engine: %v", time.Since(start))
+	w.ModelID = w.InnerModelID
+	if err := test.IsSolved(placeholder, w, ecc.BN254.ScalarField()); err == nil {
+		t.Fatal("wrapper accepts the inner model id as the final one")
+	}
+}
+
+// TestWrapperFull compiles the wrapper, checks its size, solves it on honest
+// and dishonest witnesses, then sets it up (cached), proves and verifies.
+func TestWrapperFull(t *testing.T) {
+	if !*full {
+		t.Skip("needs -recursion.full")
+	}
+	f := getFixture(t)
+	a := getAggregated(t)
+	start := time.Now()
+	ccs, err := CompileWrapper(AggregatorCommitments(f.aggregator2.CCS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrapper: %d constraints, compiled in %v", ccs.GetNbConstraints(), time.Since(start))
+	checkCount(t, "wrapper", ccs.GetNbConstraints())
+
+	assignment, final, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	solve := func(w *Wrapper) error {
+		full, err := frontend.NewWitness(w, ecc.BN254.ScalarField())
+		if err != nil {
+			return err
+		}
+		return ccs.IsSolved(full)
+	}
+	start = time.Now()
+	if err := solve(assignment); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrapper solved in %v", time.Since(start))
+	for name, tamper := range map[string]func(*Wrapper){
+		"final model id": func(w *Wrapper) { w.ModelID = w.InnerModelID },
+		"input digest":   func(w *Wrapper) { w.InputDigest = 1 },
+		"output digest":  func(w *Wrapper) { w.OutputDigest = 1 },
+	} {
+		bad := *assignment
+		tamper(&bad)
+		if err := solve(&bad); err == nil {
+			t.Errorf("wrapper accepts a wrong %s", name)
+		}
+	}
+
+	dir, err := DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	keys, err := LoadOrSetupKeys(ccs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrapper keys (setup or cache) in %v", time.Since(start))
+	start = time.Now()
+	proof, got, err := Wrap(a.proof, f.aggregator2.VK, a.statement, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrapper proved and verified in %v", time.Since(start))
+	if got != final {
+		t.Fatalf("Wrap states %+v, want %+v", got, final)
+	}
+	bad := final
+	bad.InputDigest.SetUint64(1)
+	if err := VerifyWrapped(proof, keys.VK, bad); err == nil {
+		t.Fatal("wrapper proof verifies for another input digest")
+	}
+}
