@@ -100,13 +100,11 @@ func (s *session) layerConfig(p int) qkv.Config {
 }
 
 // attentionVars returns the coordinates of the stand-in attention claims
-// of pass p: on q, K and V (the cache for decoding passes, the prompt's own
-// K and V for the prompt pass).
+// of pass p: on q, K and V, which hold the prompt + p rows seen so far
+// (padded to a power of two); a decoding pass extends its K and V claims
+// to the whole cache with ExtendRows.
 func (s *session) attentionVars(p int) [3]int {
-	kvRows := npoly.Log2Ceil(s.context)
-	if p == 0 {
-		kvRows = npoly.Log2Ceil(s.prompt)
-	}
+	kvRows := npoly.Log2Ceil(s.prompt + p)
 	q, kv := npoly.Log2Ceil(s.layer.QCols()), npoly.Log2Ceil(s.layer.KVCols())
 	return [3]int{npoly.Log2Ceil(s.rows(p)) + q, kvRows + kv, kvRows + kv}
 }
@@ -142,10 +140,7 @@ func prove[E field.Scalar, P field.Ptr[E]](s *session) (*sessionProof[E], error)
 	kc := s.layer.KVCols()
 	for p := s.passes - 1; p >= 0; p-- {
 		vars := s.attentionVars(p)
-		kvRows := s.context
-		if p == 0 {
-			kvRows = s.prompt
-		}
+		kvRows := s.prompt + p
 		tensors := [3][]int64{s.queries[p], pad(s.keys[p], kvRows*kc), pad(s.values[p], kvRows*kc)}
 		widths := [3]int{s.layer.QCols(), kc, kc}
 		rows := [3]int{s.rows(p), kvRows, kvRows}
@@ -160,6 +155,9 @@ func prove[E field.Scalar, P field.Ptr[E]](s *session) (*sessionProof[E], error)
 		proof.attention = append(proof.attention, values)
 		var kClaim, vClaim npoly.Claim[E]
 		if p > 0 {
+			if err := extend(&attn, s); err != nil {
+				return nil, err
+			}
 			ak, ck, err := kvcache.Prove(tr, s.appendConfig(p, 1+len(carryK)), kvcache.Witness{Prev: s.prevKeys[p], Row: s.newKeys[p]}, append([]npoly.Claim[E]{attn[1]}, carryK...))
 			if err != nil {
 				return nil, fmt.Errorf("pass %d: append K: %w", p, err)
@@ -194,6 +192,19 @@ func prove[E field.Scalar, P field.Ptr[E]](s *session) (*sessionProof[E], error)
 	return proof, nil
 }
 
+// extend turns the attention's claims on K and V (the rows seen so far)
+// into claims on the whole cache.
+func extend[E field.Scalar](attn *[3]npoly.Claim[E], s *session) error {
+	for o := 1; o < 3; o++ {
+		c, err := kvcache.ExtendRows(attn[o], len(attn[o].Point)-npoly.Log2Ceil(s.layer.KVCols()), npoly.Log2Ceil(s.context))
+		if err != nil {
+			return err
+		}
+		attn[o] = c
+	}
+	return nil
+}
+
 // pad extends a row-major cache with zero rows to n entries.
 func pad(values []int64, n int) []int64 {
 	out := make([]int64, n)
@@ -215,6 +226,9 @@ func verify[E field.Scalar, P field.Ptr[E]](s *session, proof *sessionProof[E]) 
 		tr.Absorb(proof.attention[i][:]...)
 		var kClaim, vClaim npoly.Claim[E]
 		if p > 0 {
+			if err := extend(&attn, s); err != nil {
+				return err
+			}
 			ck, err := kvcache.Verify(tr, s.appendConfig(p, 1+len(carryK)), proof.appendK[i], append([]npoly.Claim[E]{attn[1]}, carryK...))
 			if err != nil {
 				return fmt.Errorf("pass %d: append K: %w", p, err)
@@ -301,6 +315,11 @@ func (c *sessionCircuit) Define(api frontend.API) error {
 		tr.Absorb(c.Attention[i][:]...)
 		var kClaim, vClaim poly.Claim
 		if p > 0 {
+			for o := 1; o < 3; o++ {
+				if attn[o], err = gkvcache.ExtendRows(attn[o], vars[o]-npoly.Log2Ceil(s.layer.KVCols()), npoly.Log2Ceil(s.context)); err != nil {
+					return err
+				}
+			}
 			ck, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryK)).Shape(), c.AppendK[i], append([]poly.Claim{attn[1]}, carryK...))
 			if err != nil {
 				return err

@@ -25,7 +25,11 @@
 //
 // Append ([Prove], [Verify]): Config.Claims claims on K_new (l̂ × ŵ,
 // point (p_row ‖ p_col)): the attention's and, except for the last pass,
-// the next pass's claim on its K_prev, which is this K_new.
+// the next pass's claim on its K_prev, which is this K_new. An attention
+// that reads only the t + 1 rows filled so far (padded to 2^k rows) makes
+// its claim on those rows; [ExtendRows] turns it into a claim on the whole
+// cache by prepending ⌈log₂ l⌉ − k zero coordinates (M̃(0…0 ‖ x) is the MLE
+// of the first rows of M), at no cost.
 // Prompt ([ProvePrompt], [VerifyPrompt]): claims on the prompt pass's cache
 // (l̂ × ŵ) from the first decoding pass, and the attention's claims on the
 // prompt's own K (ŝ × ŵ).

@@ -206,3 +206,16 @@ func samePolyAssignment[E field.Scalar](m *sumcheck.SamePolyProof[E]) gsumcheck.
 func toBig[E field.Scalar](x *E) *big.Int {
 	return any(x).(interface{ BigInt(*big.Int) *big.Int }).BigInt(new(big.Int))
 }
+
+// ExtendRows turns a claim on the first 2^k rows of the cache (a matrix of
+// k row coordinates, such as the keys the attention of a decoding pass
+// reads, t + 1 rows padded) into a claim on the whole cache of contextVars
+// row coordinates: M̃(0…0 ‖ x) is the MLE of the first rows of M, so the
+// point gains contextVars − k leading zeros and the value is unchanged.
+func ExtendRows[E field.Scalar](c poly.Claim[E], k, contextVars int) (poly.Claim[E], error) {
+	if k < 0 || k > contextVars || k > len(c.Point) {
+		return poly.Claim[E]{}, fmt.Errorf("kvcache: cannot extend a claim of %d row coordinates to %d", k, contextVars)
+	}
+	point := make([]E, contextVars-k, contextVars-k+len(c.Point))
+	return poly.Claim[E]{Point: append(point, c.Point...), Value: c.Value}, nil
+}

@@ -209,6 +209,13 @@ func TestInvalid(t *testing.T) {
 	if _, err := Verify(newTranscript[E](), cfg, proof, out); err == nil {
 		t.Error("proof without same-poly accepted")
 	}
+	if _, err := ExtendRows(out[0], 4, 3); err == nil {
+		t.Error("extension to fewer row coordinates accepted")
+	}
+	ext, err := ExtendRows(poly.Claim[E]{Point: make([]E, 2), Value: out[0].Value}, 1, 3)
+	if err != nil || len(ext.Point) != 4 || !ext.Value.Equal(&out[0].Value) {
+		t.Errorf("extension: %v, %d coordinates", err, len(ext.Point))
+	}
 	pc := PromptConfig{Context: 8, Rows: 2, Width: 4, CacheClaims: 1, PromptClaims: 1}
 	if _, _, err := ProvePrompt(newTranscript[E](), pc, make([]int64, 7), nil, nil); err == nil {
 		t.Error("short prompt matrix accepted")
