@@ -2,6 +2,7 @@ package attention
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/consensys/gnark/frontend"
 
@@ -12,10 +13,11 @@ import (
 
 // Shape is the shape of one attention layer; the fields mean what they mean
 // in the native configuration (KVHeads 0 means Heads, claim counts 0 mean
-// one claim).
+// one claim; query row j sees keys 0…Start+j).
 type Shape struct {
 	Heads, KVHeads, HeadDim int
 	QueryRows, KeyRows      int
+	Start                   int
 	MaskValue               int64
 	OutputClaims            int
 	ScoreClaims             int
@@ -61,8 +63,7 @@ type InputClaims struct {
 // padded sizes).
 type dims struct {
 	heads, kvHeads, group, width     int
-	queryRows, keyRows               int
-	decoding                         bool
+	queryRows, keyRows, start        int
 	kvHeadVars, groupVars, widthVars int
 	rowVars, keyVars                 int
 	queryColVars, kvColVars          int
@@ -103,8 +104,8 @@ func (s Shape) dims() (dims, error) {
 		return dims{}, fmt.Errorf("attention: head dimension %d outside [1, %d]", s.HeadDim, maxHeads)
 	case s.QueryRows < 1 || s.QueryRows > maxRows || s.KeyRows < 1 || s.KeyRows > maxRows:
 		return dims{}, fmt.Errorf("attention: rows %d, %d outside [1, %d]", s.QueryRows, s.KeyRows, maxRows)
-	case s.QueryRows != s.KeyRows && s.QueryRows != 1:
-		return dims{}, fmt.Errorf("attention: %d query rows against %d keys: only prefill and single-row decoding are supported", s.QueryRows, s.KeyRows)
+	case s.Start < 0 || s.Start > s.KeyRows-s.QueryRows:
+		return dims{}, fmt.Errorf("attention: %d query rows from position %d against %d keys", s.QueryRows, s.Start, s.KeyRows)
 	case s.MaskValue <= -(1<<maxMaskBits) || s.MaskValue >= 1<<maxMaskBits:
 		return dims{}, fmt.Errorf("attention: mask value %d outside (−2^%d, 2^%d)", s.MaskValue, maxMaskBits, maxMaskBits)
 	case s.OutputClaims < 0 || s.ScoreClaims < 0:
@@ -116,7 +117,7 @@ func (s Shape) dims() (dims, error) {
 	}
 	return dims{
 		heads: s.Heads, kvHeads: kv, group: group, width: s.HeadDim,
-		queryRows: s.QueryRows, keyRows: s.KeyRows, decoding: s.QueryRows != s.KeyRows,
+		queryRows: s.QueryRows, keyRows: s.KeyRows, start: s.Start,
 		kvHeadVars: log2Ceil(kv), groupVars: log2Ceil(group), widthVars: log2Ceil(s.HeadDim),
 		rowVars: log2Ceil(s.QueryRows), keyVars: log2Ceil(s.KeyRows),
 		queryColVars: log2Ceil(s.Heads * s.HeadDim), kvColVars: log2Ceil(kv * s.HeadDim),
@@ -383,17 +384,110 @@ func kvPadding(api frontend.API, d *dims, rc, rCol []frontend.Variable) (fronten
 	return v, nil
 }
 
-// zeroifier is the closed form z̃(r_row, r_key): causal for a prefill pass,
-// the selector of the first l keys for a decoding pass.
-func zeroifier(api frontend.API, d *dims, rRow, rKey []frontend.Variable) (frontend.Variable, error) {
-	if d.decoding {
-		return poly.Prefix(api, rKey, d.keyRows), nil
-	}
-	z, err := poly.CausalZeroifier(api, concat(rRow, rKey), d.queryRows)
+// Zeroifier returns the MLE of the zeroifier z[j, k] = [j < s_q ∧ k ≤
+// Start + j] over ŝ_q × l̂ at point = (r_row ‖ r_key), the twin of the
+// native function.
+func Zeroifier(api frontend.API, shape Shape, point []frontend.Variable) (frontend.Variable, error) {
+	d, err := shape.dims()
 	if err != nil {
-		return nil, fmt.Errorf("attention: zeroifier: %w", err)
+		return nil, err
 	}
-	return z, nil
+	if len(point) != d.rowVars+d.keyVars {
+		return nil, fmt.Errorf("attention: zeroifier: point has %d coordinates, want %d", len(point), d.rowVars+d.keyVars)
+	}
+	return zeroifier(api, &d, point[:d.rowVars], point[d.rowVars:])
+}
+
+// zeroifier is the closed form z̃(r_row, r_key) of z[j, k] = [j < s_q ∧
+// k ≤ Start + j]: causal for a prefill pass, the selector of the first
+// Start + 1 keys for one query row, the shifted causal automaton otherwise.
+func zeroifier(api frontend.API, d *dims, rRow, rKey []frontend.Variable) (frontend.Variable, error) {
+	switch {
+	case d.queryRows == 1:
+		return poly.Prefix(api, rKey, d.start+1), nil
+	case d.start == 0 && d.queryRows == d.keyRows:
+		z, err := poly.CausalZeroifier(api, concat(rRow, rKey), d.queryRows)
+		if err != nil {
+			return nil, fmt.Errorf("attention: zeroifier: %w", err)
+		}
+		return z, nil
+	default:
+		return shiftedCausal(api, rRow, rKey, d.queryRows, d.start), nil
+	}
+}
+
+// shiftedCausal is the automaton of the native package (same states, same
+// order): the MLE at (ρ, γ) of [j < rows ∧ k ≤ j + start], reading the bits
+// from the least significant end. One constraint per bit for the pair
+// weights and one per live (state, bit pair) transition whose state value is
+// not a constant: at most 33 per bit.
+func shiftedCausal(api frontend.API, rho, gamma []frontend.Variable, rows, start int) frontend.Variable {
+	nr, nk := len(rho), len(gamma)
+	n := max(nr, nk, bits.Len(uint(start))) + 1
+	const states = 8 // carry·4 + greater·2 + less
+	var v [states]frontend.Variable
+	v[0] = 1
+	for p := range n {
+		var wj, wk [2]frontend.Variable
+		nj, nkb := 1, 1
+		wj[0], wk[0] = 1, 1
+		if p < nr {
+			nj = 2
+			wj[1] = rho[nr-1-p]
+			wj[0] = api.Sub(1, wj[1])
+		}
+		if p < nk {
+			nkb = 2
+			wk[1] = gamma[nk-1-p]
+			wk[0] = api.Sub(1, wk[1])
+		}
+		var w [2][2]frontend.Variable
+		if nj == 2 && nkb == 2 {
+			// one product: the other three are linear in it
+			w[1][1] = api.Mul(wj[1], wk[1])
+			w[1][0] = api.Sub(wj[1], w[1][1])
+			w[0][1] = api.Sub(wk[1], w[1][1])
+			w[0][0] = api.Sub(wj[0], w[0][1])
+		} else {
+			for jb := range nj {
+				for kb := range nkb {
+					w[jb][kb] = api.Mul(wj[jb], wk[kb])
+				}
+			}
+		}
+		ob, rb := (start>>p)&1, (rows>>p)&1
+		var next [states]frontend.Variable
+		for st := range states {
+			if v[st] == nil {
+				continue
+			}
+			carry, greater, less := st>>2, (st>>1)&1, st&1
+			for jb := range nj {
+				for kb := range nkb {
+					sum := jb + ob + carry
+					g, l := greater, less
+					if kb != sum&1 {
+						g = kb
+					}
+					if jb != rb {
+						l = rb
+					}
+					to := (sum>>1)<<2 | g<<1 | l
+					t := api.Mul(v[st], w[jb][kb])
+					if next[to] == nil {
+						next[to] = t
+					} else {
+						next[to] = api.Add(next[to], t)
+					}
+				}
+			}
+		}
+		v = next
+	}
+	if v[1] == nil {
+		return 0
+	}
+	return v[1]
 }
 
 func concat(parts ...[]frontend.Variable) []frontend.Variable {

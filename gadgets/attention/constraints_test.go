@@ -91,7 +91,8 @@ var snapshotShapes = []struct {
 	shape Shape
 }{
 	{"gpt2-prefill-s16", Shape{Heads: 12, HeadDim: 64, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40)}},
-	{"gpt2-decoding-l64", Shape{Heads: 12, HeadDim: 64, QueryRows: 1, KeyRows: 64, MaskValue: -(1 << 40)}},
+	{"gpt2-decoding-l64", Shape{Heads: 12, HeadDim: 64, QueryRows: 1, KeyRows: 64, Start: 63, MaskValue: -(1 << 40)}},
+	{"gpt2-continuation-4-after-60", Shape{Heads: 12, HeadDim: 64, QueryRows: 4, KeyRows: 64, Start: 60, MaskValue: -(1 << 40)}},
 	{"gpt2-prefill-s16-2claims", Shape{Heads: 12, HeadDim: 64, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40), OutputClaims: 2, ScoreClaims: 2}},
 	{"llama-gqa4-prefill-s16", Shape{Heads: 32, KVHeads: 8, HeadDim: 128, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40)}},
 	{"mqa12-prefill-s16", Shape{Heads: 12, KVHeads: 1, HeadDim: 64, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40)}},
@@ -101,7 +102,7 @@ var snapshotShapes = []struct {
 
 func TestConstraintSnapshot(t *testing.T) {
 	path := filepath.Join("testdata", "constraints.csv")
-	rows := [][]string{{"shape", "heads", "kv_heads", "head_dim", "query_rows", "key_rows", "output_half", "scores_half", "total"}}
+	rows := [][]string{{"shape", "heads", "kv_heads", "head_dim", "query_rows", "key_rows", "start", "output_half", "scores_half", "total"}}
 	for _, s := range snapshotShapes {
 		o, c := count(t, s.shape)
 		kv := s.shape.KVHeads
@@ -109,7 +110,7 @@ func TestConstraintSnapshot(t *testing.T) {
 			kv = s.shape.Heads
 		}
 		rows = append(rows, []string{s.name, strconv.Itoa(s.shape.Heads), strconv.Itoa(kv), strconv.Itoa(s.shape.HeadDim),
-			strconv.Itoa(s.shape.QueryRows), strconv.Itoa(s.shape.KeyRows), strconv.Itoa(o), strconv.Itoa(c), strconv.Itoa(o + c)})
+			strconv.Itoa(s.shape.QueryRows), strconv.Itoa(s.shape.KeyRows), strconv.Itoa(s.shape.Start), strconv.Itoa(o), strconv.Itoa(c), strconv.Itoa(o + c)})
 	}
 	if *update {
 		f, err := os.Create(path)

@@ -5,8 +5,9 @@
 // on the masked scores S_M and the claim on V̂ into claims on Q, K and V.
 // Both take frontend.API only, follow the native transcript order step for
 // step, and evaluate every structured MLE (β factors, causal zeroifier and
-// mask or the decoding prefix selector, padding matrices P_Q and P_kv, the
-// unpadding U = P_Qᵀ) in closed form with package gadgets/poly. The shape
+// mask, the prefix selector of a decoding step or the shifted causal
+// automaton of a continuation ([Zeroifier]), padding matrices P_Q and P_kv,
+// the unpadding U = P_Qᵀ) in closed form with package gadgets/poly. The shape
 // is a constant of the circuit; [PlaceholderOutputProof] and
 // [PlaceholderScoresProof] size a circuit, the native proofs' Assignment
 // methods fill it.
@@ -37,6 +38,7 @@
 // testdata/constraints.csv records the exact counts
 // (TestConstraintSnapshot; go test -run Snapshot -update rewrites it):
 // 33,935 for GPT-2 small (12 heads of 64, 16-token prefill: T = 68 + 115),
-// 33,916 for a GPT-2 decoding step at context 64, 35,425 for Llama-style
-// GQA 4:1 (32 query heads of 128, 8 key/value heads).
+// 33,916 for a GPT-2 decoding step at context 64, 35,467 for 4 tokens
+// appended to a cache of 60, 35,425 for Llama-style GQA 4:1 (32 query
+// heads of 128, 8 key/value heads).
 package attention

@@ -17,7 +17,7 @@ import (
 func (c Config) Shape() gadget.Shape {
 	return gadget.Shape{
 		Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim,
-		QueryRows: c.QueryRows, KeyRows: c.KeyRows, MaskValue: c.MaskValue,
+		QueryRows: c.QueryRows, KeyRows: c.KeyRows, Start: c.Start, MaskValue: c.MaskValue,
 		OutputClaims: c.OutputClaims, ScoreClaims: c.ScoreClaims,
 	}
 }

@@ -17,7 +17,7 @@ import (
 // tokens and a decoding pass of one token against a context of 64.
 var (
 	gpt2Prefill  = Config{Heads: 12, HeadDim: 64, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40)}
-	gpt2Decoding = Config{Heads: 12, HeadDim: 64, QueryRows: 1, KeyRows: 64, MaskValue: -(1 << 40)}
+	gpt2Decoding = Config{Heads: 12, HeadDim: 64, QueryRows: 1, KeyRows: 64, Start: 63, MaskValue: -(1 << 40)}
 	// Llama-style GQA 4:1 (32 query heads, 8 key/value heads of 128).
 	llamaPrefill = Config{Heads: 32, KVHeads: 8, HeadDim: 128, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40)}
 )

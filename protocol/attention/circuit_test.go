@@ -31,7 +31,7 @@ func (c *layerCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	d, err := Config{Heads: c.shape.Heads, KVHeads: c.shape.KVHeads, HeadDim: c.shape.HeadDim, QueryRows: c.shape.QueryRows, KeyRows: c.shape.KeyRows}.dims()
+	d, err := Config{Heads: c.shape.Heads, KVHeads: c.shape.KVHeads, HeadDim: c.shape.HeadDim, QueryRows: c.shape.QueryRows, KeyRows: c.shape.KeyRows, Start: c.shape.Start}.dims()
 	if err != nil {
 		return err
 	}

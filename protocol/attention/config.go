@@ -9,9 +9,13 @@ import (
 
 // Config is the shape of one attention layer.
 //
-// Two shapes are supported: a prefill pass (QueryRows = KeyRows = s, query
-// row i sees keys 0…i) and a decoding pass (QueryRows = 1: the query at
-// position KeyRows − 1 sees all KeyRows keys of the cache, itself included).
+// The query rows are the tokens at positions Start, Start+1, …, and query
+// row j sees the keys 0…Start+j (causal attention against a KV cache). A
+// prefill pass has Start = 0 and QueryRows = KeyRows; a decoding pass has
+// QueryRows = 1 and Start the position of the token (KeyRows = Start + 1
+// for a cache of exactly the keys so far, more for a fixed-size cache whose
+// later rows are masked); a continuation appends QueryRows > 1 tokens to a
+// cache of Start rows.
 type Config struct {
 	// Heads is the number of query heads h_q.
 	Heads int
@@ -25,6 +29,9 @@ type Config struct {
 	QueryRows int
 	// KeyRows is the number of key/value rows l (context length).
 	KeyRows int
+	// Start is the position of the first query row; Start + QueryRows ≤
+	// KeyRows.
+	Start int
 	// MaskValue is the value c of the masked entries of the softmax input
 	// (the seed's −∞); 0 gives the zeroified scores.
 	MaskValue int64
@@ -51,8 +58,7 @@ const (
 // sizes are powers of two, vars are their logarithms).
 type dims struct {
 	heads, kvHeads, group, width int // h_q, h_kv, g, m
-	queryRows, keyRows           int // s_q, l
-	decoding                     bool
+	queryRows, keyRows, start    int // s_q, l, position of query row 0
 
 	kvHeadVars, groupVars, widthVars int // ⌈log₂ h_kv⌉, ⌈log₂ g⌉, ⌈log₂ m⌉
 	rowVars, keyVars                 int // ⌈log₂ s_q⌉, ⌈log₂ l⌉
@@ -108,8 +114,8 @@ func (c Config) dims() (dims, error) {
 		return dims{}, fmt.Errorf("attention: query rows %d outside [1, %d]", c.QueryRows, MaxRows)
 	case c.KeyRows < 1 || c.KeyRows > MaxRows:
 		return dims{}, fmt.Errorf("attention: key rows %d outside [1, %d]", c.KeyRows, MaxRows)
-	case c.QueryRows != c.KeyRows && c.QueryRows != 1:
-		return dims{}, fmt.Errorf("attention: %d query rows against %d keys: only prefill (equal counts) and single-row decoding are supported", c.QueryRows, c.KeyRows)
+	case c.Start < 0 || c.Start > c.KeyRows-c.QueryRows:
+		return dims{}, fmt.Errorf("attention: %d query rows from position %d against %d keys", c.QueryRows, c.Start, c.KeyRows)
 	case c.MaskValue <= -(1<<MaxMaskBits) || c.MaskValue >= 1<<MaxMaskBits:
 		return dims{}, fmt.Errorf("attention: mask value %d outside (−2^%d, 2^%d)", c.MaskValue, MaxMaskBits, MaxMaskBits)
 	case c.OutputClaims < 0 || c.ScoreClaims < 0:
@@ -121,8 +127,7 @@ func (c Config) dims() (dims, error) {
 	}
 	return dims{
 		heads: c.Heads, kvHeads: kv, group: group, width: c.HeadDim,
-		queryRows: c.QueryRows, keyRows: c.KeyRows,
-		decoding:   c.QueryRows != c.KeyRows,
+		queryRows: c.QueryRows, keyRows: c.KeyRows, start: c.Start,
 		kvHeadVars: poly.Log2Ceil(kv), groupVars: poly.Log2Ceil(group), widthVars: poly.Log2Ceil(c.HeadDim),
 		rowVars: poly.Log2Ceil(c.QueryRows), keyVars: poly.Log2Ceil(c.KeyRows),
 		queryColVars: poly.Log2Ceil(c.Heads * c.HeadDim), kvColVars: poly.Log2Ceil(kv * c.HeadDim),
@@ -168,12 +173,7 @@ func (d *dims) scoreIndex(head, row, key int) int {
 }
 
 // visible reports whether key is visible from query row (the causal rule).
-func (d *dims) visible(row, key int) bool {
-	if d.decoding {
-		return key < d.keyRows
-	}
-	return key <= row
-}
+func (d *dims) visible(row, key int) bool { return key <= d.start+row }
 
 // bitLen returns the bit length of |v|.
 func bitLen(v int64) int {

@@ -20,11 +20,14 @@
 //
 //	S_i = Q_i·K_{⌊i/g⌋}ᵀ,  A_i = softmax(S_i masked),  O_i = A_i·V_{⌊i/g⌋},
 //
-// and O = [O_0 | … | O_{h_q−1}] is s_q × h_q·m. Two shapes are supported: a
-// prefill pass (s_q = l = s, row i sees keys 0…i) and a decoding pass (s_q =
-// 1, the new token at position l − 1 sees the l keys of the cache, itself
-// included). [Scores], [MaskedScores], [Output] and [PadProbabilities] are
-// the plain integer computations.
+// and O = [O_0 | … | O_{h_q−1}] is s_q × h_q·m. The query rows are the
+// tokens at positions o, o+1, … (o = [Config].Start) and row j sees keys
+// 0…o+j: a prefill pass has o = 0 and s_q = l; a decoding pass has s_q = 1
+// and o the token's position (l = o + 1 for a cache of exactly the keys so
+// far, larger for a fixed-size cache whose later rows are masked); a
+// continuation appends s_q > 1 tokens to a cache of o rows. [Scores],
+// [MaskedScores], [Output] and [PadProbabilities] are the plain integer
+// computations.
 //
 // Scaling. The scores are the exact integers Q_i·K_iᵀ: the 1/√m of
 // softmax(Q·Kᵀ/√m) is not applied here. It is folded into the fixed-point
@@ -47,8 +50,9 @@
 //
 // with zeros in every padded entry of Q̂, K̂, V̂ (they are products with the
 // 0/1 matrices P). The masked scores are S_M = S ⊙ ẑ + c·(1 − ẑ) over the
-// whole padded tensor: ẑ[a,b,j,k] = z[j,k] with z[j,k] = [j < s ∧ k ≤ j]
-// (prefill) or [k < l] (decoding), c = [Config.MaskValue] (the seed's −∞; 0
+// whole padded tensor: ẑ[a,b,j,k] = z[j,k] with z[j,k] = [j < s_q ∧ k ≤ o + j]
+// (the seed's [j < s ∧ k ≤ j] for a prefill pass, which also masks the
+// padded rows and keys), c = [Config.MaskValue] (the seed's −∞; 0
 // gives the zeroified scores of the model's trace). A is the softmax output
 // laid out the same way with zeros outside the h_q × s_q × l real entries
 // ([PadProbabilities]); the rows j ≥ s_q must be zero for O to be the
@@ -130,8 +134,12 @@
 //
 // All in O(log) field operations, never a table:
 //   - β/eq factors: β(ρ'_a, ρ_a), β((ρ_j,ρ_k), (r_j,r_k)), β(ρ'_a, r_a);
-//   - the mask and zeroifier: poly.CausalZeroifier (prefill) or poly.Prefix
-//     (decoding, z(k) = [k < l]), m̃ = c·(1 − z̃);
+//   - the mask and zeroifier ([Zeroifier]), m̃ = c·(1 − z̃):
+//     poly.CausalZeroifier for a prefill pass, poly.Prefix (z(k) = [k ≤ o])
+//     for one query row, and otherwise an automaton of this package that
+//     reads the bits of j and k from the least significant end in the state
+//     (carry of j + o, [k > j + o], [j < s_q] on the bits read), about 36
+//     multiplications per bit;
 //   - P_kv = poly.Padding for h_kv heads of width m; P_Q = poly.Padding for
 //     h_q heads of width m when g is a power of two (then (a, b) are the bits
 //     of the head index), and otherwise, m being a power of two,

@@ -62,7 +62,7 @@ func TestPlainAgainstNaive(t *testing.T) {
 						t.Fatal(err)
 					}
 					want := cfg.MaskValue
-					if (d.decoding && k < cfg.KeyRows) || (!d.decoding && k <= r) {
+					if k <= cfg.Start+r {
 						want = scores[(h*cfg.QueryRows+r)*cfg.KeyRows+k]
 					}
 					if masked[at] != want {
@@ -83,14 +83,15 @@ func TestPlainAgainstNaive(t *testing.T) {
 }
 
 // TestModelTrace proves the attention of every layer of the built-in model
-// on a prefill pass and a decoding pass, and checks the plain computation
+// on a prefill pass, a decoding pass and a three-token continuation, and
+// checks the plain computation
 // against the model's own: the zeroified scores (MaskValue 0) are the score
 // accumulators and the output is the context accumulator.
 func TestModelTrace(t *testing.T) {
 	m := model.Default()
 	c := m.Config
 	cache := m.NewCache()
-	for pass, tokens := range [][]int{{72, 101, 108, 108, 111}, {33}} {
+	for pass, tokens := range [][]int{{72, 101, 108, 108, 111}, {33}, {32, 119, 111}} {
 		trace, err := m.Forward(cache, tokens)
 		if err != nil {
 			t.Fatal(err)
@@ -98,7 +99,7 @@ func TestModelTrace(t *testing.T) {
 		for li, layer := range trace.Layers {
 			a := layer.Attention
 			n, total := len(tokens), a.Start+len(tokens)
-			cfg := Config{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim(), QueryRows: n, KeyRows: total}
+			cfg := Config{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim(), QueryRows: n, KeyRows: total, Start: a.Start}
 			w := &Witness{Query: a.Query.Data, Keys: a.Keys.Data, Values: a.Values.Data, Probs: a.Probs.Data}
 			masked, err := MaskedScores(cfg, w.Query, w.Keys)
 			if err != nil {

@@ -79,10 +79,12 @@ func testConfigs() []Config {
 		}
 	}
 	return append(cfgs,
-		Config{Heads: 8, KVHeads: 2, HeadDim: 10, QueryRows: 5, KeyRows: 5, MaskValue: -7},   // GQA 4:1
-		Config{Heads: 12, KVHeads: 4, HeadDim: 16, QueryRows: 3, KeyRows: 3},                 // GQA 3:1, c = 0
-		Config{Heads: 6, KVHeads: 1, HeadDim: 8, QueryRows: 1, KeyRows: 7, MaskValue: -1000}, // MQA decoding
-		Config{Heads: 3, HeadDim: 10, QueryRows: 1, KeyRows: 5, MaskValue: -99, OutputClaims: 2, ScoreClaims: 3},
+		Config{Heads: 8, KVHeads: 2, HeadDim: 10, QueryRows: 5, KeyRows: 5, MaskValue: -7},                                 // GQA 4:1
+		Config{Heads: 12, KVHeads: 4, HeadDim: 16, QueryRows: 3, KeyRows: 3},                                               // GQA 3:1, c = 0
+		Config{Heads: 6, KVHeads: 1, HeadDim: 8, QueryRows: 1, KeyRows: 7, Start: 6, MaskValue: -1000},                     // MQA decoding
+		Config{Heads: 3, HeadDim: 10, QueryRows: 1, KeyRows: 5, Start: 2, MaskValue: -99, OutputClaims: 2, ScoreClaims: 3}, // fixed-size cache
+		Config{Heads: 4, KVHeads: 2, HeadDim: 16, QueryRows: 3, KeyRows: 7, Start: 4, MaskValue: -3},                       // continuation
+		Config{Heads: 3, HeadDim: 10, QueryRows: 2, KeyRows: 9, Start: 3, MaskValue: -(1 << 50)},
 		Config{Heads: 8, KVHeads: 2, HeadDim: 64, QueryRows: 1, KeyRows: 1},
 	)
 }

@@ -90,7 +90,7 @@ func TestTamperedElements(t *testing.T) {
 		tamperEveryElement[bn254fr.Element](t, Config{Heads: 4, KVHeads: 2, HeadDim: 10, QueryRows: 3, KeyRows: 3, MaskValue: -(1 << 30), OutputClaims: 2, ScoreClaims: 2}, 11)
 	})
 	t.Run("bls12-377/decoding", func(t *testing.T) {
-		tamperEveryElement[bls12377fr.Element](t, Config{Heads: 3, HeadDim: 8, QueryRows: 1, KeyRows: 5, MaskValue: -5, OutputClaims: 2, ScoreClaims: 2}, 12)
+		tamperEveryElement[bls12377fr.Element](t, Config{Heads: 3, HeadDim: 8, QueryRows: 1, KeyRows: 5, Start: 4, MaskValue: -5, OutputClaims: 2, ScoreClaims: 2}, 12)
 	})
 }
 
@@ -115,7 +115,8 @@ func honestPadding(d *dims, w *Witness) *padded {
 
 func TestWrongMask(t *testing.T) {
 	prefill := Config{Heads: 3, HeadDim: 10, QueryRows: 5, KeyRows: 5, MaskValue: -(1 << 20)}
-	decoding := Config{Heads: 4, KVHeads: 1, HeadDim: 8, QueryRows: 1, KeyRows: 3, MaskValue: -(1 << 20)}
+	decoding := Config{Heads: 4, KVHeads: 1, HeadDim: 8, QueryRows: 1, KeyRows: 3, Start: 2, MaskValue: -(1 << 20)}
+	continuation := Config{Heads: 2, HeadDim: 4, QueryRows: 3, KeyRows: 6, Start: 3, MaskValue: -(1 << 20)}
 	for i, tc := range []struct {
 		name string
 		cfg  Config
@@ -131,6 +132,9 @@ func TestWrongMask(t *testing.T) {
 		{"padded head unmasked", prefill, 3, 1, 2, func([]int64, int) int64 { return 0 }},
 		{"decoding: padded key unmasked", decoding, 2, 0, 3, func([]int64, int) int64 { return 0 }},
 		{"decoding: visible key masked", decoding, 3, 0, 2, func([]int64, int) int64 { return -(1 << 20) }},
+		{"continuation: future key unmasked", continuation, 1, 0, 4, nil},
+		{"continuation: visible key masked", continuation, 0, 2, 5, func([]int64, int) int64 { return -(1 << 20) }},
+		{"continuation: padded row unmasked", continuation, 1, 3, 0, func([]int64, int) int64 { return 0 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cheatingProver[bn254fr.Element](t, tc.name, tc.cfg, uint64(i), func(d *dims, w *Witness) cheat {
