@@ -161,6 +161,15 @@
 // batched padding sum-check (the three sums, λ, the rounds); Q, K, V at its
 // final point. The gadget absorbs the same elements in the same order.
 //
+// # Warning
+//
+// The two halves prove O = A·V and S_M = mask(Q·Kᵀ) exactly; they do not
+// relate A to S_M. That future and padded keys get no weight (causality)
+// and that the padded rows of A, hence of O, are zero, rest on the softmax
+// layer in between: it must prove A = 0 wherever S_M holds the mask value c
+// (as the model's fixed-point softmax computes), and A = 0 in the padded
+// rows.
+//
 // # Bounds
 //
 // The plain computation and the prover check that every sum fits 62 bits
