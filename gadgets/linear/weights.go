@@ -1,0 +1,85 @@
+package linear
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark/frontend"
+
+	"github.com/veriformer/veriformer/gadgets/poly"
+)
+
+// EvaluateWeight returns the MLE of the zero-padded out × in matrix w
+// (row-major, circuit constants) at point = (r_row ‖ r_col), ⌈log₂ out⌉ +
+// ⌈log₂ in⌉ coordinates:
+//
+//	W̃(r_row, r_col) = Σ_{j<out} β(r_row, j) · Σ_{i<in} W[j, i]·β(r_col, i).
+//
+// The eq tables cost 2^a − 2 and 2^b − 2 multiplications; the inner sums
+// have constant coefficients (free in R1CS); then one multiplication per
+// row. When out > in the roles swap (one multiplication per column), so
+// the total is (2^a − 2) + (2^b − 2) + min(out, in). An inner sum of at
+// least gnark's compress threshold of terms (300 by default) is turned into
+// a variable by the compiler: one more constraint for that row.
+func EvaluateWeight(api frontend.API, w []int8, out, in int, point []frontend.Variable) (frontend.Variable, error) {
+	if out < 1 || in < 1 || out > maxSide || in > maxSide || len(w) != out*in {
+		return nil, fmt.Errorf("linear: %d weights for a %d×%d matrix", len(w), out, in)
+	}
+	a, b := log2Ceil(out), log2Ceil(in)
+	if len(point) != a+b {
+		return nil, fmt.Errorf("linear: %d×%d matrix evaluated at a point of %d coordinates, want %d", out, in, len(point), a+b)
+	}
+	eqRow := poly.EqTable(api, point[:a])
+	eqCol := poly.EqTable(api, point[a:])
+	// outer indexes the multiplied side (rows unless there are more rows
+	// than columns), inner the side summed with constant coefficients.
+	outerN, innerN := out, in
+	outerEq, innerEq := eqRow, eqCol
+	at := func(o, i int) int8 { return w[o*in+i] }
+	if out > in {
+		outerN, innerN = in, out
+		outerEq, innerEq = eqCol, eqRow
+		at = func(o, i int) int8 { return w[i*in+o] }
+	}
+	products := make([]frontend.Variable, 0, outerN)
+	terms := make([]frontend.Variable, 0, innerN)
+	for o := range outerN {
+		terms = terms[:0]
+		for i := range innerN {
+			if v := at(o, i); v != 0 {
+				terms = append(terms, api.Mul(int(v), innerEq[i]))
+			}
+		}
+		if len(terms) == 0 {
+			continue
+		}
+		products = append(products, api.Mul(outerEq[o], sum(api, terms)))
+	}
+	return sum(api, products), nil
+}
+
+// EvaluateBias returns the MLE of the zero-padded vector b (circuit
+// constants) at point, ⌈log₂ len(b)⌉ coordinates: the eq table (2ⁿ − 2
+// multiplications) and a linear combination with constant coefficients.
+func EvaluateBias(api frontend.API, b []int64, point []frontend.Variable) (frontend.Variable, error) {
+	if len(b) < 1 || len(b) > maxSide || len(point) != log2Ceil(len(b)) {
+		return nil, fmt.Errorf("linear: bias of %d entries evaluated at a point of %d coordinates", len(b), len(point))
+	}
+	eq := poly.EqTable(api, point)
+	terms := make([]frontend.Variable, 0, len(b))
+	for j, v := range b {
+		if v != 0 {
+			terms = append(terms, api.Mul(v, eq[j]))
+		}
+	}
+	return sum(api, terms), nil
+}
+
+func sum(api frontend.API, terms []frontend.Variable) frontend.Variable {
+	switch len(terms) {
+	case 0:
+		return 0
+	case 1:
+		return terms[0]
+	}
+	return api.Add(terms[0], terms[1], terms[2:]...)
+}
