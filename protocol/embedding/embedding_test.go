@@ -14,6 +14,7 @@ import (
 
 var testConfigs = []Config{
 	{Rows: 1, Vocab: 1, Width: 3},
+	{Rows: 2, Vocab: 2, Width: 1},
 	{Rows: 3, Vocab: 7, Width: 10},
 	{Rows: 5, Vocab: 64, Width: 10},
 	{Rows: 16, Vocab: 100, Width: 12},

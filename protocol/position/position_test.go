@@ -20,6 +20,8 @@ var testConfigs = []Config{
 	{Rows: 1, Width: 10, Context: 64, Start: 0},
 	{Rows: 1, Width: 10, Context: 64, Start: 37},
 	{Rows: 1, Width: 5, Context: 6, Start: 5},
+	{Rows: 2, Width: 1, Context: 2, Start: 0},
+	{Rows: 1, Width: 1, Context: 1, Start: 0},
 }
 
 func randomInts(rng *rand.Rand, n int) []int64 {

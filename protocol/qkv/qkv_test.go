@@ -22,6 +22,7 @@ var testConfigs = []Config{
 	{Rows: 16, Hidden: 64, Heads: 4, KVHeads: 1, HeadDim: 64, Bias: false},
 	{Rows: 1, Hidden: 48, Heads: 12, KVHeads: 12, HeadDim: 10, Bias: true},
 	{Rows: 3, Hidden: 17, Heads: 12, KVHeads: 4, HeadDim: 10, Bias: false},
+	{Rows: 2, Hidden: 1, Heads: 1, KVHeads: 1, HeadDim: 1, Bias: true},
 }
 
 func randomInts(rng *rand.Rand, n int, bound int64) []int64 {
