@@ -1,0 +1,67 @@
+package solidity
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/consensys/gnark/backend"
+	"github.com/consensys/gnark/backend/groth16"
+	groth16bn254 "github.com/consensys/gnark/backend/groth16/bn254"
+	gnarksolidity "github.com/consensys/gnark/backend/solidity"
+	"golang.org/x/crypto/sha3"
+)
+
+// NbPublicInputs is the number of public inputs of every final proof:
+// modelId, inputDigest, outputDigest, in this order.
+const NbPublicInputs = 3
+
+// ExportVerifier writes the Solidity source of gnark's Groth16 verifier for
+// vk. The key must be a BN254 key with exactly [NbPublicInputs] public inputs
+// and at most one Pedersen commitment (gnark's Solidity verifier checks one).
+// The commitment challenge is hashed to the field with legacy Keccak-256, so
+// proofs must be made with [ProverOptions].
+func ExportVerifier(vk groth16.VerifyingKey, w io.Writer) error {
+	key, err := bn254Key(vk)
+	if err != nil {
+		return err
+	}
+	if err := key.ExportSolidity(w, gnarksolidity.WithHashToFieldFunction(sha3.NewLegacyKeccak256())); err != nil {
+		return fmt.Errorf("solidity: export verifier: %w", err)
+	}
+	return nil
+}
+
+// ProverOptions returns the options to pass to groth16.Prove for a proof
+// that the exported verifier accepts: the commitment challenge is hashed to
+// the field with legacy Keccak-256 (the EVM's KECCAK256 opcode) instead of
+// gnark's default RFC 9380 hash, which the verifier does not implement.
+func ProverOptions() []backend.ProverOption {
+	return []backend.ProverOption{gnarksolidity.WithProverTargetSolidityVerifier(backend.GROTH16)}
+}
+
+// VerifierOptions returns the options to pass to groth16.Verify to check a
+// proof made with [ProverOptions] natively.
+func VerifierOptions() []backend.VerifierOption {
+	return []backend.VerifierOption{gnarksolidity.WithVerifierTargetSolidityVerifier(backend.GROTH16)}
+}
+
+// bn254Key checks that vk is a BN254 key of the shape the exported verifier
+// and the registry expect.
+func bn254Key(vk groth16.VerifyingKey) (*groth16bn254.VerifyingKey, error) {
+	key, ok := vk.(*groth16bn254.VerifyingKey)
+	if !ok {
+		return nil, fmt.Errorf("solidity: verifying key is %T, want a BN254 Groth16 key", vk)
+	}
+	if len(key.G1.K) == 0 {
+		return nil, fmt.Errorf("solidity: verifying key has no public input points")
+	}
+	nbCommitments := len(key.PublicAndCommitmentCommitted)
+	if nbCommitments > 1 || len(key.CommitmentKeys) != nbCommitments {
+		return nil, fmt.Errorf("solidity: verifying key has %d commitments (%d commitment keys), the Solidity verifier supports at most 1",
+			nbCommitments, len(key.CommitmentKeys))
+	}
+	if nbPublic := len(key.G1.K) - 1 - nbCommitments; nbPublic != NbPublicInputs {
+		return nil, fmt.Errorf("solidity: verifying key has %d public inputs, want %d (modelId, inputDigest, outputDigest)", nbPublic, NbPublicInputs)
+	}
+	return key, nil
+}

@@ -1,0 +1,77 @@
+package solidity
+
+import (
+	"bytes"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// FuzzRevertReason decodes arbitrary revert data: it must not panic, and
+// known errors must round-trip.
+func FuzzRevertReason(f *testing.F) {
+	for _, e := range verifierABI.Errors {
+		f.Add(bytes.Clone(e.ID[:4]))
+	}
+	unexpected, err := registryABI.Errors["UnexpectedModelId"].Inputs.Pack(big.NewInt(1), big.NewInt(2))
+	if err != nil {
+		f.Fatal(err)
+	}
+	selector := registryABI.Errors["UnexpectedModelId"].ID
+	f.Add(append(bytes.Clone(selector[:4]), unexpected...))
+	f.Add([]byte{0x08, 0xc3, 0x79, 0xa0})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		reason := RevertReason(data)
+		if reason == "" {
+			t.Fatal("empty reason")
+		}
+	})
+}
+
+// FuzzEvents decodes arbitrary log data as an InferenceVerified event.
+func FuzzEvents(f *testing.F) {
+	event := registryABI.Events["InferenceVerified"]
+	data, err := event.Inputs.NonIndexed().Pack(big.NewInt(7), big.NewInt(8), common.HexToAddress("0x1234"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data, []byte{1})
+	f.Add([]byte{}, []byte{})
+	f.Fuzz(func(t *testing.T, data, modelID []byte) {
+		decoded, err := unpackInferenceVerified([]common.Hash{event.ID, common.BytesToHash(modelID)}, data)
+		if err != nil {
+			return
+		}
+		again, err := event.Inputs.NonIndexed().Pack(decoded.Statement.InputDigest, decoded.Statement.OutputDigest, decoded.Submitter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		redecoded, err := unpackInferenceVerified([]common.Hash{event.ID, common.BytesToHash(modelID)}, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameStatement(decoded.Statement, redecoded.Statement) || decoded.Submitter != redecoded.Submitter {
+			t.Fatalf("decode → encode → decode differs: %+v, %+v", decoded, redecoded)
+		}
+	})
+}
+
+// FuzzParseStandardOutput reads arbitrary compiler output.
+func FuzzParseStandardOutput(f *testing.F) {
+	f.Add([]byte(`{"contracts":{"a.sol":{"A":{"abi":[],"evm":{"bytecode":{"object":"6000"},"deployedBytecode":{"object":"00"}}}}}}`))
+	f.Add([]byte(`>>> notice` + "\n" + `{"errors":[{"severity":"error","formattedMessage":"boom"}]}`))
+	f.Add([]byte(`{"contracts":{"a.sol":{"A":{"abi":[],"evm":{"bytecode":{"object":"zz"}}}}}}`))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		artifacts, err := parseStandardOutput(out)
+		if err != nil {
+			return
+		}
+		for name, artifact := range artifacts {
+			if artifact.Name != name || len(artifact.Bytecode) == 0 {
+				t.Fatalf("artifact %q: %+v", name, artifact)
+			}
+		}
+	})
+}

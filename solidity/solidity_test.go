@@ -1,0 +1,495 @@
+package solidity
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/big"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+func TestExportGolden(t *testing.T) {
+	f := loadFixture(t)
+	for _, v := range f.variants() {
+		t.Run(v.name, func(t *testing.T) {
+			var got bytes.Buffer
+			if err := ExportVerifier(v.vk, &got); err != nil {
+				t.Fatal(err)
+			}
+			if *updateGolden || *updateKeys {
+				if err := os.WriteFile(v.goldenPath(), got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(v.goldenPath())
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestExportGolden -update)", err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Fatalf("exported verifier differs from %s (%d bytes, want %d); run go test -run TestExportGolden -update if the change is intended",
+					v.goldenPath(), got.Len(), len(want))
+			}
+			hasCommitment := strings.Contains(got.String(), "PEDERSEN_G_X_0")
+			if hasCommitment != v.rangeCheck {
+				t.Fatalf("verifier checks a commitment: %v, want %v", hasCommitment, v.rangeCheck)
+			}
+			if v.rangeCheck && !strings.Contains(got.String(), "keccak256(hashInput)") {
+				t.Fatal("the commitment challenge is not hashed with keccak256")
+			}
+		})
+	}
+}
+
+// testCircuit has a configurable number of public inputs.
+type testCircuit struct {
+	Public []frontend.Variable `gnark:",public"`
+	Secret frontend.Variable
+}
+
+func (c *testCircuit) Define(api frontend.API) error {
+	sum := frontend.Variable(0)
+	for _, p := range c.Public {
+		sum = api.Add(sum, p)
+	}
+	api.AssertIsEqual(sum, c.Secret)
+	return nil
+}
+
+func TestExportRejectsOtherShapes(t *testing.T) {
+	setup := func(t *testing.T, curve ecc.ID, nbPublic int) groth16.VerifyingKey {
+		ccs, err := frontend.Compile(curve.ScalarField(), r1cs.NewBuilder, &testCircuit{Public: make([]frontend.Variable, nbPublic)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, vk, err := groth16.Setup(ccs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vk
+	}
+	for _, tc := range []struct {
+		name     string
+		curve    ecc.ID
+		nbPublic int
+		want     string
+	}{
+		{"two public inputs", ecc.BN254, 2, "2 public inputs"},
+		{"four public inputs", ecc.BN254, 4, "4 public inputs"},
+		{"BLS12-377 key", ecc.BLS12_377, 3, "want a BN254"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ExportVerifier(setup(t, tc.curve, tc.nbPublic), &bytes.Buffer{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ExportVerifier: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestABIConstants(t *testing.T) {
+	f := loadFixture(t)
+	signatures := func(a abi.ABI) []string {
+		var out []string
+		for _, m := range a.Methods {
+			var outputs []string
+			for _, o := range m.Outputs {
+				outputs = append(outputs, o.Type.String())
+			}
+			out = append(out, "function "+m.Sig+" "+m.StateMutability+" returns ("+strings.Join(outputs, ",")+")")
+		}
+		for _, e := range a.Events {
+			out = append(out, "event "+e.String())
+		}
+		for _, e := range a.Errors {
+			out = append(out, "error "+e.String())
+		}
+		out = append(out, "constructor "+a.Constructor.String())
+		sort.Strings(out)
+		return out
+	}
+	got, want := signatures(registryABI), signatures(f.plain.contracts.Registry.ABI)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("RegistryABI differs from the compiled registry:\n got %q\nwant %q", got, want)
+	}
+	for _, v := range f.variants() {
+		compiled := v.contracts.Verifier.ABI
+		if compiled.Methods["verifyProof"].Sig != verifierABI.Methods["verifyProof"].Sig {
+			t.Fatalf("%s: verifyProof is %s, want %s", v.name, compiled.Methods["verifyProof"].Sig, verifierABI.Methods["verifyProof"].Sig)
+		}
+		for name, e := range compiled.Errors {
+			if mine, ok := verifierABI.Errors[name]; !ok || mine.ID != e.ID {
+				t.Fatalf("%s: verifier error %s is missing from VerifierABI", v.name, e)
+			}
+		}
+	}
+}
+
+func TestCodeSize(t *testing.T) {
+	f := loadFixture(t)
+	for _, v := range f.variants() {
+		if err := v.contracts.CheckCodeSize(); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: verifier runtime %d bytes, registry runtime %d bytes (limit %d)",
+			v.name, len(v.contracts.Verifier.DeployedBytecode), len(v.contracts.Registry.DeployedBytecode), MaxCodeSize)
+	}
+	oversized := *f.plain.contracts
+	big := *oversized.Verifier
+	big.DeployedBytecode = make([]byte, MaxCodeSize+1)
+	oversized.Verifier = &big
+	if err := oversized.CheckCodeSize(); err == nil {
+		t.Fatal("CheckCodeSize accepted 24,577 bytes of code")
+	}
+}
+
+// osakaRules runs the simulated chain with the rules of Osaka, the fork
+// Ethereum mainnet runs, instead of every fork go-ethereum knows: the later
+// ones reprice storage creation (EIP-8037), and the gas figures the tests
+// report and bound are meant for mainnet.
+func osakaRules(_ *node.Config, eth *ethconfig.Config) {
+	config := *eth.Genesis.Config
+	config.AmsterdamTime, config.BogotaTime = nil, nil
+	eth.Genesis.Config = &config
+}
+
+// simChain is a simulated chain with one funded account.
+type simChain struct {
+	*Chain
+	sim  *simulated.Backend
+	auth *bind.TransactOpts
+}
+
+func newSimChain(t testing.TB) *simChain {
+	t.Helper()
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := bind.NewKeyedTransactor(key, params.AllDevChainProtocolChanges.ChainID)
+	sim := simulated.NewBackend(types.GenesisAlloc{auth.From: {Balance: new(big.Int).Lsh(big.NewInt(1), 100)}}, osakaRules)
+	t.Cleanup(func() { _ = sim.Close() })
+	return &simChain{Chain: NewSimulatedChain(sim, auth), sim: sim, auth: auth}
+}
+
+func testContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func isVerified(t testing.TB, chain *simChain, registry common.Address, statement Statement) bool {
+	t.Helper()
+	verified, err := IsVerified(testContext(t), chain.Backend(), registry, statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return verified
+}
+
+// wantRevert checks that err is a revert whose reason is one of reasons.
+func wantRevert(t *testing.T, err error, reasons ...string) {
+	t.Helper()
+	var revert *RevertError
+	if !errors.As(err, &revert) {
+		t.Fatalf("error %v, want a revert with one of %q", err, reasons)
+	}
+	for _, reason := range reasons {
+		if revert.Reason == reason {
+			return
+		}
+	}
+	t.Fatalf("reverted with %s, want one of %q", revert.Reason, reasons)
+}
+
+// Gas ceilings asserted by the tests: the verifier's goal for the plain
+// proof, and the plain ceiling plus one more pairing check of two pairs
+// (45,000 + 2·34,000 gas since EIP-1108) plus hashing for the commitment.
+const (
+	maxVerifyGasPlain      = 250_000
+	maxVerifyGasCommitment = 370_000
+)
+
+func TestSimulatedChain(t *testing.T) {
+	f := loadFixture(t)
+	for _, v := range f.variants() {
+		t.Run(v.name, func(t *testing.T) {
+			ctx := testContext(t)
+			chain := newSimChain(t)
+			deployment, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: deployment gas: verifier %d, registry %d", v.name, deployment.VerifierGas, deployment.RegistryGas)
+			if isVerified(t, chain, deployment.Registry, v.statement) {
+				t.Fatal("statement recorded before any submission")
+			}
+
+			verifyGas, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.statement)
+			if err != nil {
+				t.Fatal(err)
+			}
+			receipt, err := chain.Submit(ctx, deployment.Registry, v.proof, v.statement)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: gas: verifyProof transaction %d, submit transaction %d", v.name, verifyGas, receipt.GasUsed)
+			ceiling := uint64(maxVerifyGasPlain)
+			if v.rangeCheck {
+				ceiling = maxVerifyGasCommitment
+			}
+			if verifyGas > ceiling {
+				t.Fatalf("verifyProof costs %d gas, over %d", verifyGas, ceiling)
+			}
+			if !isVerified(t, chain, deployment.Registry, v.statement) {
+				t.Fatal("honest statement not recorded")
+			}
+			events, err := Events(receipt, deployment.Registry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(events) != 1 || events[0].Submitter != chain.From() || !sameStatement(events[0].Statement, v.statement) {
+				t.Fatalf("events %+v, want one InferenceVerified of %+v by %s", events, v.statement, chain.From())
+			}
+			checkStatementKey(t, chain, deployment.Registry, v.statement)
+
+			proofBytes, err := ProofBytes(v.proof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantLen := 256
+			if v.rangeCheck {
+				wantLen = 384
+			}
+			if len(proofBytes) != wantLen {
+				t.Fatalf("proof is %d bytes, want %d", len(proofBytes), wantLen)
+			}
+			rejectTampered(t, chain, deployment.Registry, proofBytes, v.statement, v.rangeCheck)
+		})
+	}
+}
+
+func sameStatement(a, b Statement) bool {
+	for i, word := range a.Words() {
+		if word.Cmp(b.Words()[i]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func checkStatementKey(t *testing.T, chain *simChain, registry common.Address, statement Statement) {
+	t.Helper()
+	key, err := statement.Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := registryABI.Pack("statementKey", statement.ModelID, statement.InputDigest, statement.OutputDigest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := chain.Backend().CallContract(testContext(t), callMsg(registry, data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if common.BytesToHash(out) != key {
+		t.Fatalf("statementKey on chain %x, Statement.Key %s", out, key)
+	}
+}
+
+// rejectTampered submits variants of an honest submission that must all be
+// rejected, and checks that none of their statements is recorded.
+func rejectTampered(t *testing.T, chain *simChain, registry common.Address, proof []byte, statement Statement, hasCommitment bool) {
+	ctx := testContext(t)
+	for word := 0; word < len(proof)/32; word++ {
+		tampered := bytes.Clone(proof)
+		tampered[32*word+31] ^= 1
+		data, err := packSubmitBytes(tampered, statement)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = chain.SubmitCalldata(ctx, registry, data)
+		reasons := []string{"ProofInvalid()"}
+		if hasCommitment {
+			reasons = append(reasons, "CommitmentInvalid()")
+		}
+		wantRevert(t, err, reasons...)
+	}
+	for _, tc := range []struct {
+		name   string
+		modify func(*Statement)
+	}{
+		{"model id", func(s *Statement) { s.ModelID = new(big.Int).Add(s.ModelID, big.NewInt(1)) }},
+		{"input digest", func(s *Statement) { s.InputDigest = new(big.Int).Add(s.InputDigest, big.NewInt(1)) }},
+		{"output digest", func(s *Statement) { s.OutputDigest = new(big.Int).Add(s.OutputDigest, big.NewInt(1)) }},
+		{"output digest zero", func(s *Statement) { s.OutputDigest = new(big.Int) }},
+	} {
+		wrong := statement
+		tc.modify(&wrong)
+		data, err := packSubmitBytes(proof, wrong)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = chain.SubmitCalldata(ctx, registry, data)
+		wantRevert(t, err, "ProofInvalid()")
+		if isVerified(t, chain, registry, wrong) {
+			t.Fatalf("wrong %s recorded", tc.name)
+		}
+	}
+
+	// A public input not reduced modulo r: the same value plus r.
+	data, err := registryABI.Pack("submit", proof, statement.ModelID, new(big.Int).Add(statement.InputDigest, frModulus()), statement.OutputDigest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = chain.SubmitCalldata(ctx, registry, data)
+	wantRevert(t, err, "PublicInputNotInField()")
+
+	// A truncated proof.
+	data, err = packSubmitBytes(proof[:len(proof)-32], statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = chain.SubmitCalldata(ctx, registry, data)
+	wantRevert(t, err, `Error("invalid proof length")`)
+
+	// A transaction sent without gas estimation is mined and reverts.
+	tampered := bytes.Clone(proof)
+	tampered[31] ^= 1
+	data, err = packSubmitBytes(tampered, statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixedGas := &Chain{backend: chain.backend, auth: withGasLimit(chain.auth, 1_000_000), mine: chain.mine, poll: chain.poll}
+	receipt, err := fixedGas.SubmitCalldata(ctx, registry, data)
+	if !errors.Is(err, ErrReverted) || receipt != nil {
+		t.Fatalf("mined tampered submission: receipt %v, error %v, want ErrReverted", receipt, err)
+	}
+}
+
+func withGasLimit(auth *bind.TransactOpts, gas uint64) *bind.TransactOpts {
+	copied := *auth
+	copied.GasLimit = gas
+	return &copied
+}
+
+func TestRegistryModelRestriction(t *testing.T) {
+	f := loadFixture(t)
+	v := f.plain
+	ctx := testContext(t)
+	chain := newSimChain(t)
+	other := new(big.Int).Add(v.statement.ModelID, big.NewInt(1))
+	restricted, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = chain.Submit(ctx, restricted.Registry, v.proof, v.statement)
+	wantRevert(t, err, "UnexpectedModelId("+other.String()+", "+v.statement.ModelID.String()+")")
+	if isVerified(t, chain, restricted.Registry, v.statement) {
+		t.Fatal("statement of another model recorded")
+	}
+
+	accepting, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, v.statement.ModelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chain.Submit(ctx, accepting.Registry, v.proof, v.statement); err != nil {
+		t.Fatal(err)
+	}
+	if !isVerified(t, chain, accepting.Registry, v.statement) {
+		t.Fatal("statement of the required model not recorded")
+	}
+}
+
+func TestRegistryNeedsVerifierCode(t *testing.T) {
+	f := loadFixture(t)
+	ctx := testContext(t)
+	chain := newSimChain(t)
+	args, err := registryConstructorArgs(chain.From(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = chain.deploy(ctx, f.plain.contracts.Registry.Bytecode, args)
+	wantRevert(t, err, "VerifierHasNoCode("+chain.From().Hex()+")")
+}
+
+func TestStatementValidate(t *testing.T) {
+	one := big.NewInt(1)
+	for _, tc := range []struct {
+		name      string
+		statement Statement
+		valid     bool
+	}{
+		{"small", Statement{one, one, one}, true},
+		{"r-1", Statement{new(big.Int).Sub(frModulus(), one), one, one}, true},
+		{"r", Statement{one, frModulus(), one}, false},
+		{"negative", Statement{one, one, big.NewInt(-1)}, false},
+		{"nil", Statement{one, nil, one}, false},
+	} {
+		err := tc.statement.Validate()
+		if (err == nil) != tc.valid {
+			t.Fatalf("%s: Validate() = %v, want valid %v", tc.name, err, tc.valid)
+		}
+		if _, err := tc.statement.Key(); (err == nil) != tc.valid {
+			t.Fatalf("%s: Key() error %v, want valid %v", tc.name, err, tc.valid)
+		}
+	}
+}
+
+// BenchmarkSubmitGas reports the gas of the first submission of a statement
+// and of a transaction calling the verifier alone, for both test circuits;
+// the time per operation is that of a repeated submission on the simulated
+// chain.
+func BenchmarkSubmitGas(b *testing.B) {
+	f := loadFixture(b)
+	for _, v := range f.variants() {
+		b.Run(v.name, func(b *testing.B) {
+			ctx := testContext(b)
+			chain := newSimChain(b)
+			deployment, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			verifyGas, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.statement)
+			if err != nil {
+				b.Fatal(err)
+			}
+			first, err := chain.Submit(ctx, deployment.Registry, v.proof, v.statement)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := chain.Submit(ctx, deployment.Registry, v.proof, v.statement); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(verifyGas), "gas/verify")
+			b.ReportMetric(float64(first.GasUsed), "gas/first-submit")
+		})
+	}
+}
+
+func frModulus() *big.Int { return fr.Modulus() }
+
+func callMsg(to common.Address, data []byte) ethereum.CallMsg {
+	return ethereum.CallMsg{To: &to, Data: data}
+}
