@@ -31,7 +31,7 @@ func (s SoftmaxShape) Columns() int { return s.Start + s.Rows }
 //	x_j = EXP(lo_j)·[hi_j = 0],  Σ = Σ_j x_j
 //	p_j·2Σ + ρ_j = 2·x_j·2^P + Σ,  ρ_j ∈ [0, 2Σ),  p_j ∈ [0, 2^(P+1))
 //
-// and p_j = 0 on masked entries. Cost per unmasked entry: an exp lookup,
+// and p_j = hi_j = 0 on masked entries. Cost per unmasked entry: an exp lookup,
 // an equality test, about four multiplications and four range checks.
 func (c *Checker) Softmax(sh SoftmaxShape, exp *model.Table, scores, rowMax, high, probs, probRem []frontend.Variable) error {
 	api := c.api
@@ -78,6 +78,7 @@ func (c *Checker) Softmax(sh SoftmaxShape, exp *model.Table, scores, rowMax, hig
 				c.rc.Check(probs[k], model.ProbFrac+1)
 			} else {
 				api.AssertIsEqual(probs[k], 0)
+				api.AssertIsEqual(high[k], 0)
 			}
 			api.AssertIsEqual(api.Add(api.Mul(probs[k], twoSum), probRem[k]), api.Add(api.Mul(x, two), sum))
 			c.rc.Check(probRem[k], remBits)

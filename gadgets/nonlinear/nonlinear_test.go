@@ -85,6 +85,7 @@ func TestSoftmax(t *testing.T) {
 		func(c *softmaxCircuit) { c.High[0] = inc(c.High[0]) },
 		// Row 0 of head 0 has one unmasked column: column 1 is masked.
 		func(c *softmaxCircuit) { c.Probs[1] = inc(c.Probs[1]) },
+		func(c *softmaxCircuit) { c.High[1] = inc(c.High[1]) },
 	)
 }
 

@@ -47,17 +47,18 @@ func checkRange(t *model.Tensor, lo, hi int64) error {
 	return nil
 }
 
-// CheckSoftmax verifies the softmax of an attention layer, from the opened
-// scores to the opened probabilities (model doc, "Attention"): for every
-// row (h, i) over its unmasked entries j ≤ Start + i, with s = Scores.Out,
+// CheckSoftmax verifies the softmax of an attention layer from its opened
+// tensors — Scores.Out, RowMax, ExpHigh.In (the high limbs), Probs and
+// ProbRem — and the exp table (model doc, "Attention"): for every row
+// (h, i) over its unmasked entries j ≤ Start + i, with s = Scores.Out,
 //
 //	m = RowMax ≥ s_j, with equality for some j
 //	z_j = m − s_j = lo_j + 2¹⁶·hi_j,  lo_j ∈ [0, 2¹⁶), hi_j ∈ [0, 2¹⁵)
 //	x_j = EXP(lo_j)·[hi_j = 0],  Σ = Σ_j x_j
 //	p_j·2Σ + ρ_j = 2·x_j·2^P + Σ,  ρ_j ∈ [0, 2Σ)
 //
-// and p_j = 0 on masked entries. The element-wise tensors of the trace
-// (Shifted, limbs, Exp, RowSum) must agree with these values.
+// and p_j = hi_j = 0 on masked entries. The derived tensors of the trace
+// (Shifted, ExpLow.In, Exp, RowSum) are not read: they follow from these.
 func CheckSoftmax(a *model.Attention) error {
 	cube := a.Scores.Out.Shape
 	if len(cube) != 3 {
@@ -68,24 +69,24 @@ func CheckSoftmax(a *model.Attention) error {
 		return fmt.Errorf("nonlinear: softmax: %d new rows from position %d over %d columns", n, a.Start, total)
 	}
 	size := heads * n * total
-	for _, t := range []*model.Tensor{&a.Scores.Out, &a.Shifted, &a.ExpLow.In, &a.ExpHigh.In, &a.Exp, &a.Probs, &a.ProbRem} {
+	for _, t := range []*model.Tensor{&a.Scores.Out, &a.ExpHigh.In, &a.Probs, &a.ProbRem} {
 		if len(t.Data) != size {
 			return fmt.Errorf("nonlinear: softmax: %s has %d entries, want %d", t.Name, len(t.Data), size)
 		}
 	}
-	if len(a.RowMax.Data) != heads*n || len(a.RowSum.Data) != heads*n {
-		return fmt.Errorf("nonlinear: softmax: row tensors of %d and %d entries, want %d", len(a.RowMax.Data), len(a.RowSum.Data), heads*n)
+	if len(a.RowMax.Data) != heads*n {
+		return fmt.Errorf("nonlinear: softmax: row maxima of %d entries, want %d", len(a.RowMax.Data), heads*n)
 	}
 	const limb = 16
-	s, p, rho := a.Scores.Out.Data, a.Probs.Data, a.ProbRem.Data
-	lo, hi := a.ExpLow.In.Data, a.ExpHigh.In.Data
+	s, p, rho, hi := a.Scores.Out.Data, a.Probs.Data, a.ProbRem.Data, a.ExpHigh.In.Data
+	xs := make([]int64, total)
 	for row := range heads * n {
 		i := row % n
 		m := a.RowMax.Data[row]
 		base := row * total
 		attained := false
 		var sum int64
-		xs := make([]int64, total)
+		clear(xs)
 		for j := 0; j <= a.Start+i; j++ {
 			k := base + j
 			z := m - s[k]
@@ -93,18 +94,16 @@ func CheckSoftmax(a *model.Attention) error {
 				return fmt.Errorf("nonlinear: softmax row %d: score %d exceeds the row maximum %d", row, s[k], m)
 			}
 			attained = attained || z == 0
-			if a.Shifted.Data[k] != z || lo[k] < 0 || lo[k] >= 1<<limb || hi[k] < 0 || hi[k] >= 1<<15 || lo[k]+hi[k]<<limb != z {
-				return fmt.Errorf("nonlinear: softmax row %d column %d: shifted score %d is not split as (%d, %d)", row, j, z, lo[k], hi[k])
+			lo := z - hi[k]<<limb
+			if hi[k] < 0 || hi[k] >= 1<<15 || lo < 0 || lo >= 1<<limb {
+				return fmt.Errorf("nonlinear: softmax row %d column %d: shifted score %d does not split with high limb %d", row, j, z, hi[k])
 			}
-			e, ok := a.ExpLow.Table.Eval(lo[k])
+			e, ok := a.ExpLow.Table.Eval(lo)
 			if !ok {
-				return fmt.Errorf("nonlinear: softmax row %d column %d: exp input %d outside the table", row, j, lo[k])
+				return fmt.Errorf("nonlinear: softmax row %d column %d: exp input %d outside the table", row, j, lo)
 			}
 			if hi[k] != 0 {
 				e = 0
-			}
-			if a.Exp.Data[k] != e {
-				return fmt.Errorf("nonlinear: softmax row %d column %d: exp is %d, want %d", row, j, a.Exp.Data[k], e)
 			}
 			xs[j] = e
 			sum += e
@@ -112,13 +111,10 @@ func CheckSoftmax(a *model.Attention) error {
 		if !attained {
 			return fmt.Errorf("nonlinear: softmax row %d: the row maximum %d is not a score", row, m)
 		}
-		if a.RowSum.Data[row] != sum {
-			return fmt.Errorf("nonlinear: softmax row %d: row sum %d, want %d", row, a.RowSum.Data[row], sum)
-		}
 		for j := range total {
 			k := base + j
-			if j > a.Start+i && p[k] != 0 {
-				return fmt.Errorf("nonlinear: softmax row %d column %d: masked probability %d", row, j, p[k])
+			if j > a.Start+i && (p[k] != 0 || hi[k] != 0) {
+				return fmt.Errorf("nonlinear: softmax row %d column %d: masked entry with probability %d and high limb %d", row, j, p[k], hi[k])
 			}
 			if rho[k] < 0 || rho[k] >= 2*sum || p[k]*2*sum+rho[k] != 2*xs[j]<<model.ProbFrac+sum {
 				return fmt.Errorf("nonlinear: softmax row %d column %d: (%d, %d) is not the rounded quotient of %d by %d", row, j, p[k], rho[k], 2*xs[j]<<model.ProbFrac+sum, 2*sum)

@@ -103,13 +103,13 @@ func TestTampered(t *testing.T) {
 		tamper(t, "probs", a.Probs.Data, k, 1, soft)
 		tamper(t, "prob_rem", a.ProbRem.Data, k, 1, soft)
 		tamper(t, "scores", a.Scores.Out.Data, k, 1, soft)
-		tamper(t, "exp", a.Exp.Data, k, 1, soft)
+		tamper(t, "high limb", a.ExpHigh.In.Data, k, 1, soft)
 	}
 	tamper(t, "row_max", a.RowMax.Data, 0, 1, soft)
 	tamper(t, "row_max", a.RowMax.Data, 0, -1, soft)
-	tamper(t, "row_sum", a.RowSum.Data, 1, 1, soft)
 	// A masked probability: row 0 of head 0 has only column 0 unmasked.
 	tamper(t, "masked probs", a.Probs.Data, 1, 1, soft)
+	tamper(t, "masked high limb", a.ExpHigh.In.Data, 1, 1, soft)
 	// Rounding moved between quotient and remainder.
 	sum := a.RowSum.Data[0]
 	a.Probs.Data[0]--
