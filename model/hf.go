@@ -91,7 +91,7 @@ func WeightsFromSafetensors(c *Config, f *safetensors.File) (*Weights, error) {
 	return w, nil
 }
 
-// transpose returns the [cols, rows] transpose of the rows×cols matrix m
+// transposeColumns returns the [n, rows] transpose of the rows×cols matrix m
 // restricted to columns [from, from+n).
 func transposeColumns(m []float64, rows, cols, from, n int) []float64 {
 	out := make([]float64, n*rows)
