@@ -88,3 +88,27 @@ func EvaluateTensor[E field.Scalar, P field.Ptr[E]](values []int64, shape []int,
 	}
 	return Evaluate[E, P](table, point), nil
 }
+
+// EvaluateIndexed returns the MLE at point (nbVars = len(point)) of the
+// table holding values[i] at index[i] and zeros elsewhere: the evaluation
+// of an opened tensor laid out by any padding rule.
+func EvaluateIndexed[E field.Scalar, P field.Ptr[E]](values []int64, index []int, point []E) (E, error) {
+	var res E
+	if len(values) != len(index) {
+		return res, fmt.Errorf("poly: %d values for %d indices", len(values), len(index))
+	}
+	eq := EqTable[E, P](point)
+	var t E
+	for i, v := range values {
+		if index[i] < 0 || index[i] >= len(eq) {
+			return res, fmt.Errorf("poly: index %d outside a table of %d entries", index[i], len(eq))
+		}
+		if v == 0 {
+			continue
+		}
+		P(&t).SetInt64(v)
+		P(&t).Mul(&t, &eq[index[i]])
+		P(&res).Add(&res, &t)
+	}
+	return res, nil
+}

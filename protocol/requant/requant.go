@@ -45,14 +45,30 @@ func EvaluateAcc[E field.Scalar, P field.Ptr[E]](s *Spec, out, rem []int64, poin
 	if err := s.Validate(); err != nil {
 		return res, err
 	}
-	if len(out) != s.Size() || len(rem) != s.Size() {
-		return res, fmt.Errorf("requant: %d outputs and %d remainders for %d elements", len(out), len(rem), s.Size())
-	}
 	_, total, _ := poly.TensorVars(s.Shape)
 	if len(point) != total {
 		return res, fmt.Errorf("requant: point of %d variables for shape %v", len(point), s.Shape)
 	}
 	idx, _ := poly.PaddedIndices(s.Shape)
+	return EvaluateAccIndexed[E, P](s, out, rem, idx, point)
+}
+
+// EvaluateAccIndexed is EvaluateAcc for a tensor laid out by another
+// padding rule: element i sits at index[i] of a table of 2^len(point)
+// entries.
+func EvaluateAccIndexed[E field.Scalar, P field.Ptr[E]](s *Spec, out, rem []int64, idx []int, point []E) (E, error) {
+	var res E
+	if err := s.Validate(); err != nil {
+		return res, err
+	}
+	if len(out) != s.Size() || len(rem) != s.Size() || len(idx) != s.Size() {
+		return res, fmt.Errorf("requant: %d outputs, %d remainders and %d indices for %d elements", len(out), len(rem), len(idx), s.Size())
+	}
+	for _, i := range idx {
+		if i < 0 || i >= 1<<len(point) {
+			return res, fmt.Errorf("requant: index %d outside a table of 2^%d entries", i, len(point))
+		}
+	}
 	inverses := s.Inverses(field.Modulus[E]())
 	eq := poly.EqTable[E, P](point)
 	var pow, half, t, acc E
