@@ -247,7 +247,9 @@
 // ≤ 3% for every layer output and the logits; for the default model the
 // integer and float tokens agree on every step for a fixed set of prompts.
 // Measured on the default model: about 0.6% per layer and 0.5% on the
-// logits.
+// logits; on GPT-2 small's shape with random weights the error grows from
+// 0.8% after the first layer to 1.5% after the twelfth and on the logits,
+// and the first four greedy tokens agree.
 //
 // # Default model
 //
