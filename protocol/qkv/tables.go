@@ -14,9 +14,10 @@ import (
 // additions per column against one multiplication per weight.
 const maxBucketWeight = 1 << 8
 
-// columnBlock is the number of columns whose buckets a worker keeps at
-// once: 16·(2·256 + 1) elements of 32 bytes stay in the L2 cache.
-const columnBlock = 16
+// columnBlock is the number of columns whose bucket indices a worker
+// gathers at once from the row-major weights: 1 KiB of each row read
+// sequentially, 2·128·rows bytes of indices kept in the L2 cache.
+const columnBlock = 128
 
 // PadMatrix returns the rows×cols row-major integer matrix as field
 // elements in a 2^a × 2^b table, a = ⌈log₂ rows⌉, b = ⌈log₂ cols⌉, zeros in
@@ -70,47 +71,62 @@ func foldRows[E field.Scalar, P field.Ptr[E]](w []int64, rows, cols int, eq []E,
 	width := 2*b + 1
 	blocks := (cols + columnBlock - 1) / columnBlock
 	parallel.Execute(blocks, 1, func(start, end int) {
-		buckets := make([]E, columnBlock*width)
+		buckets := make([]E, width)
+		// index[k·rows + j] = W[j, c0+k] + B: a block of columns gathered
+		// once, so that each column's pass touches only its buckets, eq and
+		// these indices (all in L1 for real widths).
+		index := make([]uint16, columnBlock*rows)
 		for blk := start; blk < end; blk++ {
 			c0, c1 := blk*columnBlock, min((blk+1)*columnBlock, cols)
 			for j := range rows {
-				addToBuckets(buckets, &eq[j], w[j*cols+c0:j*cols+c1], width, b)
+				for k, v := range w[j*cols+c0 : j*cols+c1] {
+					index[k*rows+j] = uint16(int(v) + b)
+				}
 			}
 			for k := range c1 - c0 {
-				bk := buckets[k*width : (k+1)*width]
-				// Σ_v v·bk[v] = Σ_{v>0} v·(bk[v] − bk[−v]) = Σ_{t>0} Σ_{v≥t} (bk[v] − bk[−v]).
-				var acc, suffix, d E
-				for v := b; v >= 1; v-- {
-					P(&d).Sub(&bk[b+v], &bk[b-v])
-					P(&suffix).Add(&suffix, &d)
-					P(&acc).Add(&acc, &suffix)
-				}
-				out[c0+k] = acc
-				clear(bk)
+				out[c0+k] = bucketColumn(buckets, eq[:rows], index[k*rows:(k+1)*rows], b)
 			}
 		}
 	})
 	return out
 }
 
-// addToBuckets adds e to buckets[k·width + row[k] + offset] for every k.
-// It dispatches once to a loop over the concrete element type, whose
-// additions the compiler calls directly: this is the prover's hottest loop.
-func addToBuckets[E field.Scalar](buckets []E, e *E, row []int64, width, offset int) {
+// bucketColumn returns Σ_j eq[j]·(index[j] − B) for one column: it adds
+// eq[j] to buckets[index[j]], then computes Σ_v v·bucket[v] =
+// Σ_{v>0} v·(bucket[B+v] − bucket[B−v]) = Σ_{t>0} Σ_{v≥t} (bucket[B+v] −
+// bucket[B−v]) with 3·B additions, and clears the buckets. It dispatches
+// once to loops over the concrete element type, whose additions the
+// compiler calls directly: this is the prover's hottest loop.
+func bucketColumn[E field.Scalar](buckets, eq []E, index []uint16, b int) E {
+	var res E
 	switch bk := any(buckets).(type) {
 	case []bn254fr.Element:
-		x := any(e).(*bn254fr.Element)
-		for k, v := range row {
-			i := k*width + int(v) + offset
-			bk[i].Add(&bk[i], x)
+		e := any(eq).([]bn254fr.Element)
+		for j, i := range index {
+			bk[i].Add(&bk[i], &e[j])
 		}
+		var acc, suffix, d bn254fr.Element
+		for v := b; v >= 1; v-- {
+			d.Sub(&bk[b+v], &bk[b-v])
+			suffix.Add(&suffix, &d)
+			acc.Add(&acc, &suffix)
+		}
+		*any(&res).(*bn254fr.Element) = acc
 	case []bls12377fr.Element:
-		x := any(e).(*bls12377fr.Element)
-		for k, v := range row {
-			i := k*width + int(v) + offset
-			bk[i].Add(&bk[i], x)
+		e := any(eq).([]bls12377fr.Element)
+		for j, i := range index {
+			bk[i].Add(&bk[i], &e[j])
 		}
+		var acc, suffix, d bls12377fr.Element
+		for v := b; v >= 1; v-- {
+			d.Sub(&bk[b+v], &bk[b-v])
+			suffix.Add(&suffix, &d)
+			acc.Add(&acc, &suffix)
+		}
+		*any(&res).(*bls12377fr.Element) = acc
 	}
+	clear(buckets)
+	return res
 }
 
 // foldMatrixRows returns Σ_row eq[row]·M[row, ·] for a padded field table M
