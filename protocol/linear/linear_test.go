@@ -181,6 +181,15 @@ func testProveVerify[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) 
 			if err := verifyAndCheck[E, P](cfg, w, proof, bad); err == nil {
 				t.Fatalf("%+v: wrong claim on Acc_%d accepted", cfg, k)
 			}
+			// The prover run on the false claim: only the final check
+			// can catch it.
+			lying, _, err := Prove(newTranscript[E, P](), cfg, w, bad)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := verifyAndCheck[E, P](cfg, w, lying, bad); err == nil {
+				t.Fatalf("%+v: proof of a false claim on Acc_%d accepted", cfg, k)
+			}
 		}
 		// A weight matrix other than the one proven: the caller's check
 		// fails.
