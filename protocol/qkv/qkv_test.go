@@ -250,18 +250,22 @@ func TestInvalidInputs(t *testing.T) {
 }
 
 func TestFoldRows(t *testing.T) {
-	type E = bn254fr.Element
+	t.Run("bn254", testFoldRows[bn254fr.Element])
+	t.Run("bls12-377", testFoldRows[bls12377fr.Element])
+}
+
+func testFoldRows[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, bound := range []int64{0, 1, 127, 256, 257, 1 << 40} {
-		rows, cols := 7, 37
+		rows, cols := 7, 300
 		w := randomInts(rng, rows*cols, bound)
-		point := field.RandomVector[E](rng, 3)
-		eq := poly.EqTable[E](point)
-		got := foldRows[E](w, rows, cols, eq, 64)
-		table := PadMatrix[E](w, rows, cols)
+		point := field.RandomVector[E, P](rng, 3)
+		eq := poly.EqTable[E, P](point)
+		got := foldRows[E, P](w, rows, cols, eq, 512)
+		table := PadMatrix[E, P](w, rows, cols)
 		want := foldMatrixRows(table, eq)
 		for c := range want {
-			if !got[c].Equal(&want[c]) {
+			if !P(&got[c]).Equal(&want[c]) {
 				t.Fatalf("bound %d: column %d differs", bound, c)
 			}
 		}
