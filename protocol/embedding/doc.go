@@ -50,4 +50,9 @@
 // V/s: the price of a claim on E at a random point, which any evaluation
 // argument for E needs. The table is fixed, so E bound to r_col could be
 // cached across proofs only if r_col repeated, which it does not.
+//
+// Benchmarks: go test -run '^$' -bench . ./protocol/embedding uses a
+// 4,096-entry vocabulary of width 768; -embedding.gpt2 runs GPT-2's 50,257
+// entries (a 309 MB integer table): about 1.5 s per proof on the shared
+// 2-core machine.
 package embedding
