@@ -1,0 +1,81 @@
+package inference
+
+import (
+	"fmt"
+
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/protocol/nonlinear"
+)
+
+// checkOutput checks that the rows promptLen−1, … of the logits have the
+// output tokens as their argmax (ties to the smallest index).
+func checkOutput(tr *model.Trace, promptLen int, output []int) error {
+	logits := tr.Logits()
+	rows, vocab := logits.Shape[0], logits.Shape[1]
+	if promptLen+len(output)-1 != rows {
+		return fmt.Errorf("a pass of %d rows for %d prompt and %d output tokens", rows, promptLen, len(output))
+	}
+	for k, tok := range output {
+		row := promptLen - 1 + k
+		if err := nonlinear.CheckArgmax(logits.Data[row*vocab:(row+1)*vocab], tok); err != nil {
+			return fmt.Errorf("output token %d: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// checkPass runs every element-wise check of a GPT-2 pass over tokens on
+// its opened tensors: the embedding, the norms, the softmax, the GELU and
+// the residual adds.
+func checkPass(m *model.Model, tr *model.Trace, tokens []int) error {
+	if err := checkEmbedding(m, tr, tokens); err != nil {
+		return err
+	}
+	for i := range tr.Layers {
+		l := &tr.Layers[i]
+		if err := nonlinear.CheckNorm(&l.AttnNorm, true); err != nil {
+			return fmt.Errorf("layer %d: %w", i, err)
+		}
+		if err := nonlinear.CheckSoftmax(&l.Attention); err != nil {
+			return fmt.Errorf("layer %d: %w", i, err)
+		}
+		if err := nonlinear.CheckSum(&l.Input, &l.O.Out, &l.Mid); err != nil {
+			return fmt.Errorf("layer %d: %w", i, err)
+		}
+		if err := nonlinear.CheckNorm(&l.MLPNorm, true); err != nil {
+			return fmt.Errorf("layer %d: %w", i, err)
+		}
+		if err := nonlinear.CheckLookup(&l.Activation); err != nil {
+			return fmt.Errorf("layer %d: %w", i, err)
+		}
+		if err := nonlinear.CheckSum(&l.Mid, &l.Down.Out, &l.Output); err != nil {
+			return fmt.Errorf("layer %d: %w", i, err)
+		}
+	}
+	return nonlinear.CheckNorm(&tr.FinalNorm, true)
+}
+
+// checkEmbedding checks embedding[r] = E[token_r] + P[r].
+func checkEmbedding(m *model.Model, tr *model.Trace, tokens []int) error {
+	q := m.Quant
+	d := m.Config.Hidden
+	emb := tr.Embedding.Data
+	if len(emb) != len(tokens)*d {
+		return fmt.Errorf("embedding of %d values for %d tokens", len(emb), len(tokens))
+	}
+	for r, tok := range tokens {
+		if tok < 0 || tok >= m.Config.Vocab {
+			return fmt.Errorf("token %d = %d outside the vocabulary", r, tok)
+		}
+		for i := range d {
+			want := q.TokenEmbedding[tok*d+i]
+			if q.PositionEmbedding != nil {
+				want += q.PositionEmbedding[r*d+i]
+			}
+			if emb[r*d+i] != want {
+				return fmt.Errorf("embedding[%d][%d] = %d, want %d", r, i, emb[r*d+i], want)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,39 @@
+// Package inference proves and verifies a whole inference natively: greedy
+// generation of output tokens after a prompt by a GPT-2 family model, as
+// one integer pass over prompt ‖ output[:−1] (causal attention makes each
+// row's computation the same as incremental decoding with a KV cache; the
+// tests check it) whose logits rows from the last prompt token on have the
+// output tokens as argmax.
+//
+// # Proof
+//
+// The proof opens the outputs of every non-linear step (see
+// docs/architecture.md and [Tensors] for the canonical list) and proves
+// every contraction by sum-check:
+//
+//	per block: Q, K, V projections (one batched linear proof); attention
+//	(context = probabilities·values, then scores = queries·keysᵀ, zero where
+//	masked); output projection; MLP up; MLP down
+//	then: the LM head
+//
+// # Transcript
+//
+// Domain "veriformer/inference/v1", seeded with the statement (model id,
+// input digest, output digest). The opened tensors are absorbed first, in
+// canonical order (AbsorbPacked over their checked ranges). Then for each
+// block (label "layer/i") and finally the LM head (label "lm_head"): for
+// every contraction, its random point (row coordinates once, then the
+// column coordinates of each projection), the accumulator claims computed
+// from the opened outputs and remainders (protocol/requant), and the
+// protocol's own transcript.
+//
+// # Verification
+//
+// [Verify] recomputes the statement from the model and tokens, binds the
+// opened tensors to a shape pass of the model (sizes and ranges come from
+// the model, not from the proof), checks every element-wise relation
+// (protocol/nonlinear, the embedding rows, the argmax of each output
+// token), replays the transcript, verifies every sum-check and checks the
+// claims it leaves: on opened tensors by direct evaluation, on weights and
+// biases by evaluating the model's own.
+package inference

@@ -1,0 +1,377 @@
+package inference
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/attention"
+	"github.com/veriformer/veriformer/protocol/linear"
+	"github.com/veriformer/veriformer/protocol/requant"
+	"github.com/veriformer/veriformer/statement"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// Domain separates veriformer inference transcripts from any other use of
+// the transcript.
+const Domain = "veriformer/inference/v1"
+
+// Proof proves one inference: greedy generation of len(output) tokens after
+// a prompt, as one pass over prompt ‖ output[:len(output)−1] whose last
+// len(output) rows of logits have the output tokens as their argmax.
+type Proof[E field.Scalar] struct {
+	// Tensors are the opened tensors of the pass, in canonical order.
+	Tensors [][]int64
+	// Layers are the sum-check proofs of each block's contractions.
+	Layers []LayerProof[E]
+	// LMHead proves the logits' accumulator.
+	LMHead *linear.Proof[E]
+}
+
+// LayerProof holds the sum-check proofs of one transformer block.
+type LayerProof[E field.Scalar] struct {
+	// QKV proves the Q, K, V projections of the attention norm's output.
+	QKV *linear.Proof[E]
+	// Output proves the context (probabilities times values), Scores the
+	// scores (queries times keys).
+	Output *attention.OutputProof[E]
+	Scores *attention.ScoresProof[E]
+	// O proves the output projection of the context.
+	O *linear.Proof[E]
+	// MLP proves the up projection (gate and up for Llama) of the MLP
+	// norm's output, Down the down projection.
+	MLP, Down *linear.Proof[E]
+}
+
+// ErrRejected wraps every reason a proof is rejected.
+var ErrRejected = errors.New("inference: proof rejected")
+
+// Sequence returns the tokens of the proven pass: the prompt followed by
+// all generated tokens but the last.
+func Sequence(prompt, output []int) []int {
+	return append(append([]int(nil), prompt...), output[:len(output)-1]...)
+}
+
+// Generate runs greedy decoding of n tokens and returns them with the
+// trace of the single pass that the proof covers.
+func Generate(m *model.Model, prompt []int, n int) (output []int, tr *model.Trace, err error) {
+	if len(prompt) == 0 || n < 1 {
+		return nil, nil, fmt.Errorf("inference: need a prompt and at least one new token (got %d and %d)", len(prompt), n)
+	}
+	g, err := m.Generate(prompt, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, err = m.Forward(m.NewCache(), Sequence(prompt, g.Tokens))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkOutput(tr, len(prompt), g.Tokens); err != nil {
+		return nil, nil, fmt.Errorf("inference: the pass over the sequence disagrees with decoding: %w", err)
+	}
+	return g.Tokens, tr, nil
+}
+
+// Prove proves the inference whose pass is tr (from [Generate]) for the
+// statement: the model, prompt and output it states must be those of tr.
+func Prove[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statement, prompt, output []int, tr *model.Trace) (*Proof[E], error) {
+	if err := supported(m); err != nil {
+		return nil, err
+	}
+	proof := &Proof[E]{Tensors: Tensors(tr)}
+	s := newSession[E, P](m, st, tr, proof, true)
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	return proof, nil
+}
+
+// Verify checks a proof that model m, on the prompt, greedily generated
+// output, with statement st (whose digests must be those of the tokens).
+func Verify[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statement, prompt, output []int, proof *Proof[E]) error {
+	if err := supported(m); err != nil {
+		return err
+	}
+	if len(prompt) == 0 || len(output) == 0 {
+		return fmt.Errorf("%w: empty prompt or output", ErrRejected)
+	}
+	want, err := statement.New[E, P](m, prompt, output)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	if want.ModelID.Cmp(st.ModelID) != 0 || want.InputDigest.Cmp(st.InputDigest) != 0 || want.OutputDigest.Cmp(st.OutputDigest) != 0 {
+		return fmt.Errorf("%w: the statement is not that of this model and these tokens", ErrRejected)
+	}
+	// The shapes, ranges and constants of the pass come from the model:
+	// a pass over placeholder tokens of the same length, whose opened
+	// tensors are then replaced by the proof's.
+	view, err := m.Forward(m.NewCache(), make([]int, len(prompt)+len(output)-1))
+	if err != nil {
+		return fmt.Errorf("inference: shape pass: %w", err)
+	}
+	if err := bind(view, proof.Tensors); err != nil {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	if err := checkPass(m, view, Sequence(prompt, output)); err != nil {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	if err := checkOutput(view, len(prompt), output); err != nil {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	s := newSession[E, P](m, st, view, proof, false)
+	if err := s.run(); err != nil {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	return nil
+}
+
+// supported reports whether the pipeline proves this model's family.
+func supported(m *model.Model) error {
+	if m.Config.Family != model.GPT2 {
+		return fmt.Errorf("inference: the %s family is not proven yet (GPT-2 only)", m.Config.Family)
+	}
+	return nil
+}
+
+// session runs the transcript of one proof: the prover fills the proof,
+// the verifier checks it, both derive the same challenges.
+type session[E field.Scalar, P field.Ptr[E]] struct {
+	m     *model.Model
+	tr    *model.Trace
+	t     *transcript.Transcript[E, P]
+	proof *Proof[E]
+	prove bool
+}
+
+func newSession[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statement, tr *model.Trace, proof *Proof[E], prove bool) *session[E, P] {
+	return &session[E, P]{m: m, tr: tr, t: transcript.New[E, P](Domain, statement.Elements[E, P](st)...), proof: proof, prove: prove}
+}
+
+// run binds the opened tensors, then proves or verifies every
+// contraction in order.
+func (s *session[E, P]) run() error {
+	var err error
+	walk(s.tr, func(t *model.Tensor) {
+		if err == nil {
+			err = s.t.AbsorbPacked(t.Data, t.Min, t.Max)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if s.prove {
+		s.proof.Layers = make([]LayerProof[E], len(s.tr.Layers))
+	} else if len(s.proof.Layers) != len(s.tr.Layers) {
+		return fmt.Errorf("inference: %d layer proofs for %d layers", len(s.proof.Layers), len(s.tr.Layers))
+	}
+	for i := range s.tr.Layers {
+		s.t.Label(fmt.Sprintf("layer/%d", i))
+		if err := s.layer(i); err != nil {
+			return fmt.Errorf("inference: layer %d: %w", i, err)
+		}
+	}
+	s.t.Label("lm_head")
+	lm := &s.tr.LMHead
+	return s.linear(&s.proof.LMHead, &lm.Input, []*model.MatMul{lm})
+}
+
+func (s *session[E, P]) layer(i int) error {
+	l := &s.tr.Layers[i]
+	p := &s.proof.Layers[i]
+	if err := s.linear(&p.QKV, &l.AttnNorm.Out, []*model.MatMul{&l.Q, &l.K, &l.V}); err != nil {
+		return fmt.Errorf("qkv: %w", err)
+	}
+	if err := s.attention(p, l); err != nil {
+		return fmt.Errorf("attention: %w", err)
+	}
+	if err := s.linear(&p.O, &l.Attention.Context.Out, []*model.MatMul{&l.O}); err != nil {
+		return fmt.Errorf("output projection: %w", err)
+	}
+	if err := s.linear(&p.MLP, &l.MLPNorm.Out, []*model.MatMul{&l.Up}); err != nil {
+		return fmt.Errorf("mlp up: %w", err)
+	}
+	if err := s.linear(&p.Down, &l.Activation.Out, []*model.MatMul{&l.Down}); err != nil {
+		return fmt.Errorf("mlp down: %w", err)
+	}
+	return nil
+}
+
+// accClaim draws a point for the accumulator of r (shape of r.Out, padded
+// by index) and returns the claim that its opened output and remainder
+// determine there.
+func (s *session[E, P]) accClaim(r *model.Requant, index []int, nbVars int) (poly.Claim[E], error) {
+	point := s.t.Challenges(nbVars)
+	spec := requant.Spec{Shape: r.Out.Shape, Multiplier: r.Multiplier, Shift: r.Shift, OutLo: r.Out.Min, OutHi: r.Out.Max}
+	v, err := requant.EvaluateAccIndexed[E, P](&spec, r.Out.Data, r.Rem.Data, index, point)
+	if err != nil {
+		return poly.Claim[E]{}, err
+	}
+	return poly.Claim[E]{Point: point, Value: v}, nil
+}
+
+// linear proves or verifies the matmuls mms of one input x (opened): the
+// claims on their accumulators share one row point. It then checks the
+// claims the protocol leaves on x and on the weights and biases.
+func (s *session[E, P]) linear(slot **linear.Proof[E], x *model.Tensor, mms []*model.MatMul) error {
+	rows, in := x.Shape[0], x.Shape[1]
+	cfg := linear.Config{Rows: rows, In: in, SharedRow: true}
+	rowVars := poly.Log2Ceil(rows)
+	rowPoint := s.t.Challenges(rowVars)
+	var claims []poly.Claim[E]
+	for _, mm := range mms {
+		out := mm.Weight.Shape[0]
+		cfg.Projections = append(cfg.Projections, linear.Projection{Out: out, Bias: mm.Bias != nil})
+		colPoint := s.t.Challenges(poly.Log2Ceil(out))
+		spec := requant.Spec{Shape: mm.Out.Shape, Multiplier: mm.Multiplier, Shift: mm.Shift, OutLo: mm.Out.Min, OutHi: mm.Out.Max}
+		point := append(append([]E(nil), rowPoint...), colPoint...)
+		v, err := requant.EvaluateAcc[E, P](&spec, mm.Out.Data, mm.Rem.Data, point)
+		if err != nil {
+			return err
+		}
+		claims = append(claims, poly.Claim[E]{Point: point, Value: v})
+	}
+	var got linear.Claims[E]
+	var err error
+	if s.prove {
+		w := linear.Witness{X: x.Data}
+		for _, mm := range mms {
+			w.Weights = append(w.Weights, mm.Weight.Data)
+			w.Biases = append(w.Biases, mm.Bias)
+		}
+		*slot, got, err = linear.Prove(s.t, cfg, w, claims)
+	} else {
+		if *slot == nil {
+			return fmt.Errorf("missing proof")
+		}
+		got, err = linear.Verify(s.t, cfg, *slot, claims)
+	}
+	if err != nil {
+		return err
+	}
+	if err := checkTensorClaim[E, P](x, got.Input); err != nil {
+		return err
+	}
+	for k, mm := range mms {
+		w, err := linear.EvaluateWeight[E, P](mm.Weight.Data, mm.Weight.Shape[0], in, got.Weights[k].Point)
+		if err != nil {
+			return err
+		}
+		if !P(&w).Equal(&got.Weights[k].Value) {
+			return fmt.Errorf("claim on %s does not match the model's weights", mm.Weight.Name)
+		}
+		if mm.Bias != nil {
+			b, err := linear.EvaluateBias[E, P](mm.Bias, got.Biases[k].Point)
+			if err != nil {
+				return err
+			}
+			if !P(&b).Equal(&got.Biases[k].Value) {
+				return fmt.Errorf("claim on the bias of %s does not match the model's", mm.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// checkTensorClaim checks a claim on an opened matrix (zero-padded
+// row-major layout).
+func checkTensorClaim[E field.Scalar, P field.Ptr[E]](t *model.Tensor, c poly.Claim[E]) error {
+	v, err := poly.EvaluateTensor[E, P](t.Data, t.Shape, c.Point)
+	if err != nil {
+		return err
+	}
+	if !P(&v).Equal(&c.Value) {
+		return fmt.Errorf("claim on %s does not match its opened values", t.Name)
+	}
+	return nil
+}
+
+// attention proves or verifies the two halves of causal attention: the
+// context accumulator from the probabilities and values, then the score
+// accumulator (zero where masked) from the queries and keys.
+func (s *session[E, P]) attention(p *LayerProof[E], l *model.Layer) error {
+	a := &l.Attention
+	c := &s.m.Config
+	n := a.Query.Shape[0]
+	cfg := attention.Config{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim(), QueryRows: n, KeyRows: a.Start + n, Start: a.Start}
+	scoreVars, err := cfg.ScoreVars()
+	if err != nil {
+		return err
+	}
+	scoreIndex, err := scoreLayout(cfg, a.Scores.Out.Shape)
+	if err != nil {
+		return err
+	}
+	ctxIndex, err := poly.PaddedIndices(a.Context.Out.Shape)
+	if err != nil {
+		return err
+	}
+	_, ctxVars, _ := poly.TensorVars(a.Context.Out.Shape)
+	ctx, err := s.accClaim(&a.Context, ctxIndex, ctxVars)
+	if err != nil {
+		return err
+	}
+	w := &attention.Witness{Query: a.Query.Data, Keys: a.Keys.Data, Values: a.Values.Data, Probs: a.Probs.Data}
+	var oc attention.OutputClaims[E]
+	if s.prove {
+		p.Output, oc, err = attention.ProveOutput(s.t, cfg, w, []poly.Claim[E]{ctx})
+	} else if p.Output == nil {
+		return fmt.Errorf("missing output proof")
+	} else {
+		oc, err = attention.VerifyOutput(s.t, cfg, p.Output, []poly.Claim[E]{ctx})
+	}
+	if err != nil {
+		return err
+	}
+	probs, err := poly.EvaluateIndexed[E, P](a.Probs.Data, scoreIndex, oc.Probs.Point)
+	if err != nil {
+		return err
+	}
+	if !P(&probs).Equal(&oc.Probs.Value) {
+		return fmt.Errorf("claim on %s does not match its opened values", a.Probs.Name)
+	}
+	scores, err := s.accClaim(&a.Scores, scoreIndex, scoreVars)
+	if err != nil {
+		return err
+	}
+	var ic attention.InputClaims[E]
+	if s.prove {
+		p.Scores, ic, err = attention.ProveScores(s.t, cfg, w, []poly.Claim[E]{scores}, oc.PaddedValues)
+	} else if p.Scores == nil {
+		return fmt.Errorf("missing scores proof")
+	} else {
+		ic, err = attention.VerifyScores(s.t, cfg, p.Scores, []poly.Claim[E]{scores}, oc.PaddedValues)
+	}
+	if err != nil {
+		return err
+	}
+	for _, check := range []struct {
+		t *model.Tensor
+		c poly.Claim[E]
+	}{{&a.Query, ic.Query}, {&a.Keys, ic.Keys}, {&a.Values, ic.Values}} {
+		if err := checkTensorClaim[E, P](check.t, check.c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scoreLayout returns the padded index of every entry (h, i, j) of a score
+// tensor of the given shape, in the attention protocol's layout.
+func scoreLayout(cfg attention.Config, shape []int) ([]int, error) {
+	heads, rows, keys := shape[0], shape[1], shape[2]
+	out := make([]int, 0, heads*rows*keys)
+	for h := range heads {
+		for i := range rows {
+			for j := range keys {
+				k, err := cfg.ScoreIndex(h, i, j)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, k)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,140 @@
+package inference
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/statement"
+)
+
+func proveDefault[E field.Scalar, P field.Ptr[E]](t *testing.T, prompt []int, n int) (*model.Model, statement.Statement, []int, *Proof[E]) {
+	t.Helper()
+	m := model.Default()
+	output, tr, err := Generate(m, prompt, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := statement.New[E, P](m, prompt, output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, err := Prove[E, P](m, st, prompt, output, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, st, output, proof
+}
+
+func testHonest[E field.Scalar, P field.Ptr[E]](t *testing.T) {
+	prompt := []int{'H', 'e', 'l', 'l', 'o'}
+	m, st, output, proof := proveDefault[E, P](t, prompt, 3)
+	if err := Verify[E, P](m, st, prompt, output, proof); err != nil {
+		t.Fatalf("honest proof rejected: %v", err)
+	}
+	// Another output, another prompt, another statement: rejected.
+	other := append([]int(nil), output...)
+	other[0] = (other[0] + 1) % 256
+	if err := Verify[E, P](m, st, prompt, other, proof); !errors.Is(err, ErrRejected) {
+		t.Fatalf("other output: %v", err)
+	}
+	if err := Verify[E, P](m, st, []int{'J', 'e', 'l', 'l', 'o'}, output, proof); !errors.Is(err, ErrRejected) {
+		t.Fatalf("other prompt: %v", err)
+	}
+}
+
+func TestHonest(t *testing.T) {
+	t.Run("bn254", testHonest[bn254fr.Element])
+	t.Run("bls12-377", testHonest[bls12377fr.Element])
+}
+
+// TestTamperedTensors changes one value of every opened tensor in turn:
+// either an element-wise check or a sum-check claim must reject it.
+func TestTamperedTensors(t *testing.T) {
+	prompt := []int{'a', 'b', 'c'}
+	m, st, output, proof := proveDefault[bn254fr.Element](t, prompt, 2)
+	for i, values := range proof.Tensors {
+		for _, k := range []int{0, len(values) - 1} {
+			saved := values[k]
+			values[k]++
+			if err := Verify[bn254fr.Element](m, st, prompt, output, proof); !errors.Is(err, ErrRejected) {
+				t.Errorf("tensor %d value %d changed: %v", i, k, err)
+			}
+			values[k] = saved
+		}
+	}
+}
+
+func TestOtherModel(t *testing.T) {
+	prompt := []int{'x', 'y'}
+	_, st, output, proof := proveDefault[bn254fr.Element](t, prompt, 2)
+	c := model.DefaultConfig()
+	w, err := model.RandomWeights(c, model.DefaultSeed+1, model.DefaultEmbedScale, model.DefaultGain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := model.New(c, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify[bn254fr.Element](other, st, prompt, output, proof); !errors.Is(err, ErrRejected) {
+		t.Fatalf("proof accepted for another model: %v", err)
+	}
+}
+
+// visitElements calls f with a pointer to every field element reachable
+// from v (structs, pointers, slices, arrays).
+func visitElements[E field.Scalar](v reflect.Value, f func(*E)) {
+	if v.CanAddr() && v.Type() == reflect.TypeFor[E]() {
+		f(v.Addr().Interface().(*E))
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			visitElements[E](v.Elem(), f)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				visitElements[E](v.Field(i), f)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			visitElements[E](v.Index(i), f)
+		}
+	}
+}
+
+// TestTamperedProof changes, one at a time, every sum-check round value and
+// every claimed evaluation of every contraction proof: all are rejected.
+func TestTamperedProof(t *testing.T) {
+	prompt := []int{'o', 'k'}
+	m, st, output, proof := proveDefault[bn254fr.Element](t, prompt, 2)
+	var elems []*bn254fr.Element
+	visitElements[bn254fr.Element](reflect.ValueOf(proof.Layers), func(e *bn254fr.Element) { elems = append(elems, e) })
+	visitElements[bn254fr.Element](reflect.ValueOf(proof.LMHead), func(e *bn254fr.Element) { elems = append(elems, e) })
+	if len(elems) < 100 {
+		t.Fatalf("only %d proof elements found", len(elems))
+	}
+	tested := 0
+	for i := range elems {
+		e := elems[i]
+		saved := *e
+		var one bn254fr.Element
+		one.SetOne()
+		e.Add(e, &one)
+		if err := Verify[bn254fr.Element](m, st, prompt, output, proof); !errors.Is(err, ErrRejected) {
+			t.Errorf("proof element %d of %d changed: %v", i, len(elems), err)
+		}
+		*e = saved
+		tested++
+	}
+	t.Logf("%d of %d proof elements tampered", tested, len(elems))
+}

@@ -1,0 +1,147 @@
+package inference
+
+import (
+	"fmt"
+
+	"github.com/veriformer/veriformer/model"
+)
+
+// walk visits the opened tensors of a pass in their canonical order: the
+// embedding; per layer the attention norm, the Q, K, V projections (and
+// RoPE), the attention scores, softmax and context, the output projection,
+// the residual, the MLP norm, the MLP projections and activation, the
+// residual; the final norm; the LM head. It is the order in which the
+// transcript absorbs them and the circuit holds them.
+//
+// Norm statistics: mean and its remainder (LayerNorm), exponent, the 1/√
+// input, remainder and output, then the output and its remainder.
+// Softmax: the row maxima, the high limbs of the shifted scores, the
+// probabilities and their remainders.
+func walk(tr *model.Trace, visit func(t *model.Tensor)) {
+	requant := func(r *model.Requant) { visit(&r.Out); visit(&r.Rem) }
+	norm := func(n *model.Norm) {
+		if tr.Family == model.GPT2 {
+			visit(&n.Mean)
+			visit(&n.MeanRem)
+		}
+		visit(&n.Exponent)
+		visit(&n.RSqrt.In)
+		visit(&n.RSqrtRem)
+		visit(&n.RSqrt.Out)
+		requant(&n.Requant)
+	}
+	visit(&tr.Embedding)
+	for i := range tr.Layers {
+		l := &tr.Layers[i]
+		norm(&l.AttnNorm)
+		requant(&l.Q.Requant)
+		requant(&l.K.Requant)
+		requant(&l.V.Requant)
+		if l.RopeQ != nil {
+			requant(&l.RopeQ.Requant)
+			requant(&l.RopeK.Requant)
+		}
+		a := &l.Attention
+		requant(&a.Scores)
+		visit(&a.RowMax)
+		visit(&a.ExpHigh.In)
+		visit(&a.Probs)
+		visit(&a.ProbRem)
+		requant(&a.Context)
+		requant(&l.O.Requant)
+		visit(&l.Mid)
+		norm(&l.MLPNorm)
+		if l.Gate != nil {
+			requant(&l.Gate.Requant)
+		}
+		requant(&l.Up.Requant)
+		visit(&l.Activation.Out)
+		if l.Product != nil {
+			requant(l.Product)
+		}
+		requant(&l.Down.Requant)
+		visit(&l.Output)
+	}
+	norm(&tr.FinalNorm)
+	requant(&tr.LMHead.Requant)
+}
+
+// relink points the tensors that the model's trace shares between steps
+// (a step's input is an earlier step's output) at their sources, after the
+// opened tensors were replaced.
+func relink(tr *model.Trace) {
+	in := tr.Embedding
+	for i := range tr.Layers {
+		l := &tr.Layers[i]
+		l.Input = in
+		l.AttnNorm.Input = in
+		l.Q.Input, l.K.Input, l.V.Input = l.AttnNorm.Out, l.AttnNorm.Out, l.AttnNorm.Out
+		a := &l.Attention
+		a.Query, a.Keys, a.Values = l.Q.Out, l.K.Out, l.V.Out
+		if l.RopeQ != nil {
+			l.RopeQ.Input, l.RopeK.Input = l.Q.Out, l.K.Out
+			a.Query, a.Keys = l.RopeQ.Out, l.RopeK.Out
+		}
+		l.O.Input = a.Context.Out
+		l.MLPNorm.Input = l.Mid
+		l.Up.Input = l.MLPNorm.Out
+		hidden := l.Activation.Out
+		if l.Gate != nil {
+			l.Gate.Input = l.MLPNorm.Out
+			l.Activation.In = l.Gate.Out
+			hidden = l.Product.Out
+		} else {
+			l.Activation.In = l.Up.Out
+		}
+		l.Down.Input = hidden
+		in = l.Output
+	}
+	tr.FinalNorm.Input = in
+	tr.LMHead.Input = tr.FinalNorm.Out
+}
+
+// Tensors returns the values of the opened tensors of a pass, in canonical
+// order.
+func Tensors(tr *model.Trace) [][]int64 {
+	var out [][]int64
+	walk(tr, func(t *model.Tensor) { out = append(out, t.Data) })
+	return out
+}
+
+// bind replaces the opened tensors of a trace (in canonical order) by the
+// given values, checking their sizes and ranges, and relinks the shared
+// tensors.
+func bind(tr *model.Trace, values [][]int64) error {
+	i := 0
+	var err error
+	walk(tr, func(t *model.Tensor) {
+		if err != nil {
+			return
+		}
+		if i >= len(values) {
+			err = fmt.Errorf("inference: the proof opens %d tensors, the model needs more", len(values))
+			return
+		}
+		v := values[i]
+		i++
+		if len(v) != len(t.Data) {
+			err = fmt.Errorf("inference: opened tensor %s has %d values, want %d", t.Name, len(v), len(t.Data))
+			return
+		}
+		for k, x := range v {
+			if x < t.Min || x > t.Max {
+				err = fmt.Errorf("inference: opened tensor %s[%d] = %d outside [%d, %d]", t.Name, k, x, t.Min, t.Max)
+				return
+			}
+		}
+		t.Data = v
+	})
+	if err != nil {
+		return err
+	}
+	if i != len(values) {
+		return fmt.Errorf("inference: the proof opens %d tensors, the model needs %d", len(values), i)
+	}
+	relink(tr)
+	return nil
+}
