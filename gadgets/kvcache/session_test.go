@@ -51,7 +51,7 @@ func randomInts(rng *rand.Rand, n int, bound int64) []int64 {
 // newSession runs the plain computation; swapPass > 0 makes that decoding
 // pass append to its cache with rows 0 and 1 swapped.
 func newSession(rng *rand.Rand, swapPass int) (*session, error) {
-	s := &session{context: 6, prompt: 3, passes: 3,
+	s := &session{context: 6, prompt: 3, passes: 4,
 		layer: qkv.Config{Hidden: 12, Heads: 4, KVHeads: 1, HeadDim: 3, Bias: true}}
 	d, qc, kc := s.layer.Hidden, s.layer.QCols(), s.layer.KVCols()
 	s.w = qkv.Witness{WQ: randomInts(rng, qc*d, 127), WK: randomInts(rng, kc*d, 127), WV: randomInts(rng, kc*d, 127),
