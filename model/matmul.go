@@ -69,19 +69,9 @@ func MatMulInt(x []int64, rows, in int, w []int8, out int, bias []int64) []int64
 					ww := wj[b0:b1]
 					var sums [4]int64
 					if n == 4 {
-						y0 := packed[p*in+b0 : p*in+b1][:len(ww)]
-						y1 := packed[(p+1)*in+b0 : (p+1)*in+b1][:len(ww)]
-						y2 := packed[(p+2)*in+b0 : (p+2)*in+b1][:len(ww)]
-						y3 := packed[(p+3)*in+b0 : (p+3)*in+b1][:len(ww)]
-						var s0, s1, s2, s3 int64
-						for i, wv := range ww {
-							v := int64(wv)
-							s0 += y0[i] * v
-							s1 += y1[i] * v
-							s2 += y2[i] * v
-							s3 += y3[i] * v
-						}
-						sums = [4]int64{s0, s1, s2, s3}
+						sums[0], sums[1], sums[2], sums[3] = dot4Int(
+							packed[p*in+b0:p*in+b1], packed[(p+1)*in+b0:(p+1)*in+b1],
+							packed[(p+2)*in+b0:(p+2)*in+b1], packed[(p+3)*in+b0:(p+3)*in+b1], ww)
 					} else {
 						for k := range n {
 							sums[k] = dotInt(packed[(p+k)*in+b0:(p+k)*in+b1], ww)
@@ -112,6 +102,20 @@ func biasAt(bias []int64, j int) int64 {
 	return bias[j]
 }
 
+// dot4Int returns the dot products of four vectors with w. It is a leaf
+// function so that its accumulators stay in registers.
+func dot4Int(y0, y1, y2, y3 []int64, w []int8) (s0, s1, s2, s3 int64) {
+	y0, y1, y2, y3 = y0[:len(w)], y1[:len(w)], y2[:len(w)], y3[:len(w)]
+	for i, wv := range w {
+		v := int64(wv)
+		s0 += y0[i] * v
+		s1 += y1[i] * v
+		s2 += y2[i] * v
+		s3 += y3[i] * v
+	}
+	return s0, s1, s2, s3
+}
+
 // dotInt returns Σᵢ x[i]·w[i] over len(w) terms.
 func dotInt(x []int64, w []int8) int64 {
 	x = x[:len(w)]
@@ -131,8 +135,10 @@ func dotInt(x []int64, w []int8) int64 {
 	return s0 + s1 + s2 + s3
 }
 
-// MatMulFloat32 is the float32 twin of [MatMulInt] with the same blocking
-// and parallelism: the baseline the benchmarks compare against.
+// MatMulFloat32 is the float32 twin of [MatMulInt] with the same
+// parallelism and dot-product structure (four rows per pass over a weight
+// row, four accumulators for one row): the baseline the benchmarks compare
+// against.
 func MatMulFloat32(x []float32, rows, in int, w []float32, out int, bias []float32) []float32 {
 	acc := make([]float32, rows*out)
 	minChunk := max(1, matmulMinWork/max(1, rows*in))
@@ -145,38 +151,45 @@ func MatMulFloat32(x []float32, rows, in int, w []float32, out int, bias []float
 			}
 			r := 0
 			for ; r+4 <= rows; r += 4 {
-				x0 := x[r*in : (r+1)*in]
-				x1 := x[(r+1)*in : (r+2)*in]
-				x2 := x[(r+2)*in : (r+3)*in]
-				x3 := x[(r+3)*in : (r+4)*in]
-				x0, x1, x2, x3 = x0[:len(wj)], x1[:len(wj)], x2[:len(wj)], x3[:len(wj)]
-				var s0, s1, s2, s3 float32
-				for i, v := range wj {
-					s0 += x0[i] * v
-					s1 += x1[i] * v
-					s2 += x2[i] * v
-					s3 += x3[i] * v
-				}
+				s0, s1, s2, s3 := dot4Float(x[r*in:(r+1)*in], x[(r+1)*in:(r+2)*in], x[(r+2)*in:(r+3)*in], x[(r+3)*in:(r+4)*in], wj)
 				acc[r*out+j] = s0 + b
 				acc[(r+1)*out+j] = s1 + b
 				acc[(r+2)*out+j] = s2 + b
 				acc[(r+3)*out+j] = s3 + b
 			}
 			for ; r < rows; r++ {
-				xr := x[r*in : (r+1)*in]
-				xr = xr[:len(wj)]
-				var s0, s1 float32
-				i := 0
-				for ; i+2 <= in; i += 2 {
-					s0 += xr[i] * wj[i]
-					s1 += xr[i+1] * wj[i+1]
-				}
-				if i < in {
-					s0 += xr[i] * wj[i]
-				}
-				acc[r*out+j] = s0 + s1 + b
+				acc[r*out+j] = dotFloat(x[r*in:(r+1)*in], wj) + b
 			}
 		}
 	})
 	return acc
+}
+
+func dot4Float(x0, x1, x2, x3, w []float32) (s0, s1, s2, s3 float32) {
+	x0, x1, x2, x3 = x0[:len(w)], x1[:len(w)], x2[:len(w)], x3[:len(w)]
+	for i, v := range w {
+		s0 += x0[i] * v
+		s1 += x1[i] * v
+		s2 += x2[i] * v
+		s3 += x3[i] * v
+	}
+	return s0, s1, s2, s3
+}
+
+func dotFloat(x, w []float32) float32 {
+	x = x[:len(w)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(w); i += 4 {
+		ww := w[i : i+4 : i+4]
+		xx := x[i : i+4 : i+4]
+		s0 += xx[0] * ww[0]
+		s1 += xx[1] * ww[1]
+		s2 += xx[2] * ww[2]
+		s3 += xx[3] * ww[3]
+	}
+	for ; i < len(w); i++ {
+		s0 += x[i] * w[i]
+	}
+	return s0 + s1 + s2 + s3
 }
