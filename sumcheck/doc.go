@@ -19,7 +19,8 @@
 //	H = Σ_{x ∈ {0,1}ⁿ} g(x).
 //
 // The degree d of g in each variable is the largest |F_k|; any d ≥ 1 is
-// supported (the benchmarks cover 2 and 3, the tests 1 to 4).
+// supported (the benchmarks cover 2 and 3, the native tests 1 to 8, the
+// circuit tests 1 to 4).
 //
 // # Variable order
 //

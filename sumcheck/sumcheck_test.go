@@ -87,9 +87,9 @@ func TestProveVerifyRandom(t *testing.T) {
 
 func testProveVerifyRandom[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	rng := newTestRand(t)
-	for iter := range 60 {
+	for iter := range 64 {
 		nbVars := rng.IntN(8)
-		degree := 1 + iter%4
+		degree := 1 + iter%8
 		tables, instances := randomBatch[E, P](rng, nbVars, degree, iter%3 != 0)
 		originals := make([][]E, len(tables))
 		for j := range tables {
