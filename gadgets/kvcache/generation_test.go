@@ -24,12 +24,12 @@ import (
 	ntranscript "github.com/veriformer/veriformer/transcript"
 )
 
-// A session is one prompt pass and several decoding passes of one QKV
+// A generation is one prompt pass and several decoding passes of one QKV
 // layer with its KV cache, proven over one transcript from the last pass
 // back to the prompt. The attention of each pass is stood in for by
 // claims at transcript challenges on its inputs: q (or Q), and the whole
 // K and V caches (the prompt's own K and V for the prompt pass).
-type session struct {
+type generation struct {
 	context, prompt, passes int
 	layer                   qkv.Config // Rows set per pass
 	w                       qkv.Witness
@@ -48,10 +48,10 @@ func randomInts(rng *rand.Rand, n int, bound int64) []int64 {
 	return out
 }
 
-// newSession runs the plain computation; swapPass > 0 makes that decoding
+// newGeneration runs the plain computation; swapPass > 0 makes that decoding
 // pass append to its cache with rows 0 and 1 swapped.
-func newSession(rng *rand.Rand, swapPass int) (*session, error) {
-	s := &session{context: 6, prompt: 3, passes: 4,
+func newGeneration(rng *rand.Rand, swapPass int) (*generation, error) {
+	s := &generation{context: 6, prompt: 3, passes: 4,
 		layer: qkv.Config{Hidden: 12, Heads: 4, KVHeads: 1, HeadDim: 3, Bias: true}}
 	d, qc, kc := s.layer.Hidden, s.layer.QCols(), s.layer.KVCols()
 	s.w = qkv.Witness{WQ: randomInts(rng, qc*d, 127), WK: randomInts(rng, kc*d, 127), WV: randomInts(rng, kc*d, 127),
@@ -86,14 +86,14 @@ func newSession(rng *rand.Rand, swapPass int) (*session, error) {
 	return s, nil
 }
 
-func (s *session) rows(p int) int {
+func (s *generation) rows(p int) int {
 	if p == 0 {
 		return s.prompt
 	}
 	return 1
 }
 
-func (s *session) layerConfig(p int) qkv.Config {
+func (s *generation) layerConfig(p int) qkv.Config {
 	cfg := s.layer
 	cfg.Rows = s.rows(p)
 	return cfg
@@ -103,15 +103,15 @@ func (s *session) layerConfig(p int) qkv.Config {
 // of pass p: on q, K and V, which hold the prompt + p rows seen so far
 // (padded to a power of two); a decoding pass extends its K and V claims
 // to the whole cache with ExtendRows.
-func (s *session) attentionVars(p int) [3]int {
+func (s *generation) attentionVars(p int) [3]int {
 	kvRows := npoly.Log2Ceil(s.prompt + p)
 	q, kv := npoly.Log2Ceil(s.layer.QCols()), npoly.Log2Ceil(s.layer.KVCols())
 	return [3]int{npoly.Log2Ceil(s.rows(p)) + q, kvRows + kv, kvRows + kv}
 }
 
-// sessionProof is the prover's messages, per pass in proving order
+// generationProof is the prover's messages, per pass in proving order
 // (passes−1 down to 0).
-type sessionProof[E field.Scalar] struct {
+type generationProof[E field.Scalar] struct {
 	attention [][3]E
 	appendK   []*kvcache.Proof[E]
 	appendV   []*kvcache.Proof[E]
@@ -121,21 +121,21 @@ type sessionProof[E field.Scalar] struct {
 }
 
 func newTranscript[E field.Scalar, P field.Ptr[E]]() *ntranscript.Transcript[E, P] {
-	return ntranscript.New[E, P]("kv-session", field.FromInt64[E, P](3))
+	return ntranscript.New[E, P]("kv-generation", field.FromInt64[E, P](3))
 }
 
-func (s *session) appendConfig(p, claims int) kvcache.Config {
+func (s *generation) appendConfig(p, claims int) kvcache.Config {
 	return kvcache.Config{Context: s.context, Width: s.layer.KVCols(), Position: s.prompt + p - 1, Claims: claims}
 }
 
-func (s *session) promptConfig() kvcache.PromptConfig {
+func (s *generation) promptConfig() kvcache.PromptConfig {
 	return kvcache.PromptConfig{Context: s.context, Rows: s.prompt, Width: s.layer.KVCols(), CacheClaims: 1, PromptClaims: 1}
 }
 
 // prove runs the prover over all passes.
-func prove[E field.Scalar, P field.Ptr[E]](s *session) (*sessionProof[E], error) {
+func prove[E field.Scalar, P field.Ptr[E]](s *generation) (*generationProof[E], error) {
 	tr := newTranscript[E, P]()
-	proof := &sessionProof[E]{}
+	proof := &generationProof[E]{}
 	var carryK, carryV []npoly.Claim[E]
 	kc := s.layer.KVCols()
 	for p := s.passes - 1; p >= 0; p-- {
@@ -194,7 +194,7 @@ func prove[E field.Scalar, P field.Ptr[E]](s *session) (*sessionProof[E], error)
 
 // extend turns the attention's claims on K and V (the rows seen so far)
 // into claims on the whole cache.
-func extend[E field.Scalar](attn *[3]npoly.Claim[E], s *session) error {
+func extend[E field.Scalar](attn *[3]npoly.Claim[E], s *generation) error {
 	for o := 1; o < 3; o++ {
 		c, err := kvcache.ExtendRows(attn[o], len(attn[o].Point)-npoly.Log2Ceil(s.layer.KVCols()), npoly.Log2Ceil(s.context))
 		if err != nil {
@@ -214,7 +214,7 @@ func pad(values []int64, n int) []int64 {
 
 // verify runs the native verifier over all passes and checks the claims
 // left on the inputs and weights.
-func verify[E field.Scalar, P field.Ptr[E]](s *session, proof *sessionProof[E]) error {
+func verify[E field.Scalar, P field.Ptr[E]](s *generation, proof *generationProof[E]) error {
 	tr := newTranscript[E, P]()
 	var carryK, carryV []npoly.Claim[E]
 	for i, p := 0, s.passes-1; p >= 0; i, p = i+1, p-1 {
@@ -278,7 +278,7 @@ func claimsOf[E field.Scalar](c qkv.Claims[E]) [7]npoly.Claim[E] {
 
 // layerChecks pairs the claims a QKV layer leaves (input, weights, biases)
 // with the tensors they must match.
-func layerChecks[C any](s *session, p int, claims [7]C) []claimCheck[C] {
+func layerChecks[C any](s *generation, p int, claims [7]C) []claimCheck[C] {
 	d, qc, kc := s.layer.Hidden, s.layer.QCols(), s.layer.KVCols()
 	return []claimCheck[C]{
 		{"input", claims[0], s.inputs[p], s.rows(p), d},
@@ -287,21 +287,21 @@ func layerChecks[C any](s *session, p int, claims [7]C) []claimCheck[C] {
 	}
 }
 
-// sessionCircuit verifies a whole session in a circuit, in the native
+// generationCircuit verifies a whole generation in a circuit, in the native
 // verifier's order, and checks the claims left on the inputs and weights
 // against constants.
-type sessionCircuit struct {
+type generationCircuit struct {
 	Attention        [][3]frontend.Variable
 	AppendK, AppendV []gkvcache.Proof
 	PromptK, PromptV gkvcache.PromptProof
 	Layers           []gqkv.Proof
 
-	s *session
+	s *generation
 }
 
-func (c *sessionCircuit) Define(api frontend.API) error {
+func (c *generationCircuit) Define(api frontend.API) error {
 	s := c.s
-	tr, err := transcript.New(api, "kv-session", 3)
+	tr, err := transcript.New(api, "kv-generation", 3)
 	if err != nil {
 		return err
 	}
@@ -365,8 +365,8 @@ func constantTable(values []int64, rows, cols int) []frontend.Variable {
 	return out
 }
 
-func placeholderSession(s *session) *sessionCircuit {
-	c := &sessionCircuit{s: s}
+func placeholderGeneration(s *generation) *generationCircuit {
+	c := &generationCircuit{s: s}
 	for i, p := 0, s.passes-1; p >= 0; i, p = i+1, p-1 {
 		c.Attention = append(c.Attention, [3]frontend.Variable{})
 		if p > 0 {
@@ -384,8 +384,8 @@ func placeholderSession(s *session) *sessionCircuit {
 	return c
 }
 
-func sessionAssignment[E field.Scalar, P field.Ptr[E]](s *session, proof *sessionProof[E]) *sessionCircuit {
-	c := &sessionCircuit{s: s, PromptK: proof.promptK.Assignment(), PromptV: proof.promptV.Assignment()}
+func generationAssignment[E field.Scalar, P field.Ptr[E]](s *generation, proof *generationProof[E]) *generationCircuit {
+	c := &generationCircuit{s: s, PromptK: proof.promptK.Assignment(), PromptV: proof.promptV.Assignment()}
 	for _, a := range proof.attention {
 		var v [3]frontend.Variable
 		for o := range 3 {
@@ -403,8 +403,8 @@ func sessionAssignment[E field.Scalar, P field.Ptr[E]](s *session, proof *sessio
 	return c
 }
 
-func testSession[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, seed uint64) {
-	honest, err := newSession(rand.New(rand.NewPCG(seed, 1)), 0)
+func testGeneration[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, seed uint64) {
+	honest, err := newGeneration(rand.New(rand.NewPCG(seed, 1)), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,16 +413,16 @@ func testSession[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, see
 		t.Fatal(err)
 	}
 	if err := verify[E, P](honest, proof); err != nil {
-		t.Fatalf("native rejects the honest session: %v", err)
+		t.Fatalf("native rejects the honest generation: %v", err)
 	}
-	circuit := placeholderSession(honest)
-	if err := test.IsSolved(circuit, sessionAssignment[E, P](honest, proof), curve.ScalarField()); err != nil {
-		t.Fatalf("circuit rejects the honest session: %v", err)
+	circuit := placeholderGeneration(honest)
+	if err := test.IsSolved(circuit, generationAssignment[E, P](honest, proof), curve.ScalarField()); err != nil {
+		t.Fatalf("circuit rejects the honest generation: %v", err)
 	}
 	// Decoding pass 2 appends to the cache of pass 1 with two rows
 	// swapped; every pass is proven honestly from the tensors the prover
 	// holds.
-	swapped, err := newSession(rand.New(rand.NewPCG(seed, 1)), 2)
+	swapped, err := newGeneration(rand.New(rand.NewPCG(seed, 1)), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,14 +435,14 @@ func testSession[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, see
 	} else {
 		t.Logf("swapped row: %v", err)
 	}
-	if err := test.IsSolved(placeholderSession(swapped), sessionAssignment[E, P](swapped, bad), curve.ScalarField()); err == nil {
+	if err := test.IsSolved(placeholderGeneration(swapped), generationAssignment[E, P](swapped, bad), curve.ScalarField()); err == nil {
 		t.Error("circuit accepts a swapped KV-cache row")
 	}
 }
 
-func TestSession(t *testing.T) {
+func TestGeneration(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
-	t.Run("bn254", func(t *testing.T) { testSession[bn254fr.Element](t, ecc.BN254, seed) })
-	t.Run("bls12-377", func(t *testing.T) { testSession[bls12377fr.Element](t, ecc.BLS12_377, seed) })
+	t.Run("bn254", func(t *testing.T) { testGeneration[bn254fr.Element](t, ecc.BN254, seed) })
+	t.Run("bls12-377", func(t *testing.T) { testGeneration[bls12377fr.Element](t, ecc.BLS12_377, seed) })
 }

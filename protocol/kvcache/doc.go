@@ -1,9 +1,9 @@
-// Package kvcache proves the key/value cache of a decoding session: the
+// Package kvcache proves the key/value cache of a generation: the
 // cache after a decoding pass is the cache before it with the new row
 // written at the next position, and the prompt pass's cache is the
 // prompt's keys (or values) zero-padded to the context. Claims on the cache
 // of pass i made by pass i+1 are bound to the outputs of pass i by
-// same-poly accumulation, so one transcript proves a whole session from
+// same-poly accumulation, so one transcript proves a whole generation from
 // the last pass back to the prompt. The in-circuit verifier is
 // gadgets/kvcache.
 //
@@ -77,7 +77,7 @@
 //	prompt: label "kvcache/prompt"; y' per cache claim (when l̂ > ŝ);
 //	        [same-poly].
 //
-// # Soundness of the session
+// # Soundness across passes
 //
 // The invariant "rows ≥ t of the cache are zero" holds by induction: the
 // prompt step fixes rows ≥ ŝ of the first cache to zero, rows s…ŝ−1 are
@@ -85,7 +85,7 @@
 // zero), and each append writes only row t. A cache altered between passes
 // (say two rows swapped) makes the next pass's claim on K_prev disagree
 // with the previous pass's K_new, and the same-poly check of that pass
-// fails; the session test in gadgets/kvcache shows it for both verifiers.
+// fails; the generation test in gadgets/kvcache shows it for both verifiers.
 //
 // # Prover cost
 //
