@@ -278,9 +278,9 @@
 // decoding with full traces, and, in the same run, the tokens/s of the
 // same passes' matmuls alone with the int8 kernel and with a float32
 // kernel of the same blocking ([MatMulFloat32]), and the ratios. Measured
-// on a shared, heavily loaded 2-core machine: the default model decodes
-// about 4,500 tokens/s; GPT-2 small 3.2–3.6 tokens/s with full traces,
-// where the same passes' matmuls alone run at 4.4–4.6 tokens/s with the
-// int8 kernel and 3.4–5.5 tokens/s with the float32 kernel (int8 ÷ float32
-// 0.8–1.3).
+// on a shared, heavily loaded 2-core machine (figures vary between runs):
+// the default model decodes 1,800–4,600 tokens/s; GPT-2 small 3.1–4.5
+// tokens/s with full traces, about as fast as the same passes' float32
+// matmuls alone (ratio 0.66–1.35), the int8 kernel running at 0.8–1.3
+// times the float32 kernel's speed.
 package model
