@@ -107,9 +107,9 @@ func Verify[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Stateme
 	// The shapes, ranges and constants of the pass come from the model:
 	// a pass over placeholder tokens of the same length, whose opened
 	// tensors are then replaced by the proof's.
-	view, err := m.Forward(m.NewCache(), make([]int, len(prompt)+len(output)-1))
+	view, err := ShapePass(m, len(prompt)+len(output)-1)
 	if err != nil {
-		return fmt.Errorf("inference: shape pass: %w", err)
+		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if err := bind(view, proof.Tensors); err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
@@ -153,7 +153,7 @@ func newSession[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Sta
 // contraction in order.
 func (s *session[E, P]) run() error {
 	var err error
-	walk(s.tr, func(t *model.Tensor) {
+	Walk(s.tr, func(t *model.Tensor) {
 		if err == nil {
 			err = s.t.AbsorbPacked(t.Data, t.Min, t.Max)
 		}
@@ -299,7 +299,7 @@ func (s *session[E, P]) attention(p *LayerProof[E], l *model.Layer) error {
 	if err != nil {
 		return err
 	}
-	scoreIndex, err := scoreLayout(cfg, a.Scores.Out.Shape)
+	scoreIndex, err := ScoreLayout(cfg, a.Scores.Out.Shape)
 	if err != nil {
 		return err
 	}
@@ -357,9 +357,9 @@ func (s *session[E, P]) attention(p *LayerProof[E], l *model.Layer) error {
 	return nil
 }
 
-// scoreLayout returns the padded index of every entry (h, i, j) of a score
+// ScoreLayout returns the padded index of every entry (h, i, j) of a score
 // tensor of the given shape, in the attention protocol's layout.
-func scoreLayout(cfg attention.Config, shape []int) ([]int, error) {
+func ScoreLayout(cfg attention.Config, shape []int) ([]int, error) {
 	heads, rows, keys := shape[0], shape[1], shape[2]
 	out := make([]int, 0, heads*rows*keys)
 	for h := range heads {

@@ -4,9 +4,10 @@ import (
 	"fmt"
 
 	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/transcript"
 )
 
-// walk visits the opened tensors of a pass in their canonical order: the
+// Walk visits the opened tensors of a pass in their canonical order: the
 // embedding; per layer the attention norm, the Q, K, V projections (and
 // RoPE), the attention scores, softmax and context, the output projection,
 // the residual, the MLP norm, the MLP projections and activation, the
@@ -17,7 +18,7 @@ import (
 // input, remainder and output, then the output and its remainder.
 // Softmax: the row maxima, the high limbs of the shifted scores, the
 // probabilities and their remainders.
-func walk(tr *model.Trace, visit func(t *model.Tensor)) {
+func Walk(tr *model.Trace, visit func(t *model.Tensor)) {
 	requant := func(r *model.Requant) { visit(&r.Out); visit(&r.Rem) }
 	norm := func(n *model.Norm) {
 		if tr.Family == model.GPT2 {
@@ -104,7 +105,7 @@ func relink(tr *model.Trace) {
 // order.
 func Tensors(tr *model.Trace) [][]int64 {
 	var out [][]int64
-	walk(tr, func(t *model.Tensor) { out = append(out, t.Data) })
+	Walk(tr, func(t *model.Tensor) { out = append(out, t.Data) })
 	return out
 }
 
@@ -114,7 +115,7 @@ func Tensors(tr *model.Trace) [][]int64 {
 func bind(tr *model.Trace, values [][]int64) error {
 	i := 0
 	var err error
-	walk(tr, func(t *model.Tensor) {
+	Walk(tr, func(t *model.Tensor) {
 		if err != nil {
 			return
 		}
@@ -128,9 +129,17 @@ func bind(tr *model.Trace, values [][]int64) error {
 			err = fmt.Errorf("inference: opened tensor %s has %d values, want %d", t.Name, len(v), len(t.Data))
 			return
 		}
+		// The window the transcript's packing (and the circuit's range
+		// check) enforces: [Min, Min + 2^b) ⊇ [Min, Max]. The exact
+		// ranges that matter are checked by the element-wise checks.
+		layout, lerr := transcript.Layout(t.Min, t.Max, 254)
+		if lerr != nil {
+			err = lerr
+			return
+		}
 		for k, x := range v {
-			if x < t.Min || x > t.Max {
-				err = fmt.Errorf("inference: opened tensor %s[%d] = %d outside [%d, %d]", t.Name, k, x, t.Min, t.Max)
+			if x < t.Min || (uint64(x)-uint64(t.Min))>>layout.Bits != 0 {
+				err = fmt.Errorf("inference: opened tensor %s[%d] = %d outside [%d, %d + 2^%d)", t.Name, k, x, t.Min, t.Min, layout.Bits)
 				return
 			}
 		}
@@ -144,4 +153,22 @@ func bind(tr *model.Trace, values [][]int64) error {
 	}
 	relink(tr)
 	return nil
+}
+
+// ShapePass returns a pass of the model over rows placeholder tokens: its
+// shapes, ranges and constants are those of every pass of that length,
+// whatever the tokens. Verifiers and circuits take their layout from it.
+func ShapePass(m *model.Model, rows int) (*model.Trace, error) {
+	if rows < 1 || rows > m.Config.MaxPositions {
+		return nil, fmt.Errorf("inference: a pass of %d rows (context %d)", rows, m.Config.MaxPositions)
+	}
+	return m.Forward(m.NewCache(), make([]int, rows))
+}
+
+// Index maps each opened tensor of a pass (by its address in tr) to its
+// position in the canonical order.
+func Index(tr *model.Trace) map[*model.Tensor]int {
+	out := map[*model.Tensor]int{}
+	Walk(tr, func(t *model.Tensor) { out[t] = len(out) })
+	return out
 }

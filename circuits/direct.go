@@ -1,0 +1,445 @@
+package circuits
+
+import (
+	"fmt"
+	"math/big"
+
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/std/lookup/logderivlookup"
+
+	gattention "github.com/veriformer/veriformer/gadgets/attention"
+	glinear "github.com/veriformer/veriformer/gadgets/linear"
+	"github.com/veriformer/veriformer/gadgets/nonlinear"
+	gpoly "github.com/veriformer/veriformer/gadgets/poly"
+	grequant "github.com/veriformer/veriformer/gadgets/requant"
+	gstatement "github.com/veriformer/veriformer/gadgets/statement"
+	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/attention"
+	"github.com/veriformer/veriformer/statement"
+)
+
+// Direct is the circuit of the direct proof shape: one BN254 circuit that
+// verifies a whole inference of one model (inference.Verify, step for
+// step), with the model's weights and tables as constants. Its public
+// inputs are the statement: model id, input digest, output digest.
+type Direct struct {
+	ModelID      frontend.Variable `gnark:",public"`
+	InputDigest  frontend.Variable `gnark:",public"`
+	OutputDigest frontend.Variable `gnark:",public"`
+
+	Prompt  []frontend.Variable
+	Output  []frontend.Variable
+	Tensors [][]frontend.Variable
+	Layers  []LayerProof
+	LMHead  glinear.Proof
+
+	layout *Layout
+}
+
+// LayerProof is the in-circuit form of inference.LayerProof.
+type LayerProof struct {
+	QKV          glinear.Proof
+	Output       gattention.OutputProof
+	Scores       gattention.ScoresProof
+	O, MLP, Down glinear.Proof
+}
+
+// Layout is what a circuit fixes: the model, the prompt and output lengths,
+// and the shape pass whose tensors give shapes, ranges and constants.
+type Layout struct {
+	Model                *model.Model
+	PromptLen, OutputLen int
+	modelID              *big.Int
+	shape                *model.Trace
+	index                map[*model.Tensor]int
+}
+
+// NewLayout prepares the layout of proofs of model m over promptLen prompt
+// tokens and outputLen generated tokens.
+func NewLayout(m *model.Model, promptLen, outputLen int) (*Layout, error) {
+	if m.Config.Family != model.GPT2 {
+		return nil, fmt.Errorf("circuits: the %s family is not proven yet (GPT-2 only)", m.Config.Family)
+	}
+	if promptLen < 1 || outputLen < 1 {
+		return nil, fmt.Errorf("circuits: need a prompt and an output (got %d and %d tokens)", promptLen, outputLen)
+	}
+	shape, err := inference.ShapePass(m, promptLen+outputLen-1)
+	if err != nil {
+		return nil, err
+	}
+	return &Layout{Model: m, PromptLen: promptLen, OutputLen: outputLen, modelID: statement.ModelID(m), shape: shape, index: inference.Index(shape)}, nil
+}
+
+// Placeholder returns the circuit sized for the layout, to compile.
+func (l *Layout) Placeholder() (*Direct, error) {
+	c := &Direct{layout: l, Prompt: make([]frontend.Variable, l.PromptLen), Output: make([]frontend.Variable, l.OutputLen)}
+	for _, t := range inference.Tensors(l.shape) {
+		c.Tensors = append(c.Tensors, make([]frontend.Variable, len(t)))
+	}
+	for i := range l.shape.Layers {
+		lp := LayerProof{
+			QKV:  glinear.PlaceholderProof(l.qkvShape(i)),
+			O:    glinear.PlaceholderProof(l.linearShape(&l.shape.Layers[i].O)),
+			MLP:  glinear.PlaceholderProof(l.linearShape(&l.shape.Layers[i].Up)),
+			Down: glinear.PlaceholderProof(l.linearShape(&l.shape.Layers[i].Down)),
+		}
+		as := l.attentionConfig(i).Shape()
+		lp.Output = gattention.PlaceholderOutputProof(as)
+		lp.Scores = gattention.PlaceholderScoresProof(as)
+		c.Layers = append(c.Layers, lp)
+	}
+	c.LMHead = glinear.PlaceholderProof(l.linearShape(&l.shape.LMHead))
+	return c, nil
+}
+
+// Assign returns the witness of a native BN254 proof for the statement.
+func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inference.Proof[bn254fr.Element]) (*Direct, error) {
+	if len(prompt) != l.PromptLen || len(output) != l.OutputLen {
+		return nil, fmt.Errorf("circuits: %d prompt and %d output tokens for a circuit of %d and %d", len(prompt), len(output), l.PromptLen, l.OutputLen)
+	}
+	if len(proof.Layers) != len(l.shape.Layers) || proof.LMHead == nil {
+		return nil, fmt.Errorf("circuits: proof of %d layers for a model of %d", len(proof.Layers), len(l.shape.Layers))
+	}
+	c := &Direct{layout: l, ModelID: st.ModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest}
+	for _, t := range prompt {
+		c.Prompt = append(c.Prompt, t)
+	}
+	for _, t := range output {
+		c.Output = append(c.Output, t)
+	}
+	want := inference.Tensors(l.shape)
+	if len(proof.Tensors) != len(want) {
+		return nil, fmt.Errorf("circuits: proof opens %d tensors, the layout %d", len(proof.Tensors), len(want))
+	}
+	for i, t := range proof.Tensors {
+		if len(t) != len(want[i]) {
+			return nil, fmt.Errorf("circuits: opened tensor %d has %d values, want %d", i, len(t), len(want[i]))
+		}
+		vs := make([]frontend.Variable, len(t))
+		for k, v := range t {
+			vs[k] = v
+		}
+		c.Tensors = append(c.Tensors, vs)
+	}
+	for _, lp := range proof.Layers {
+		if lp.QKV == nil || lp.Output == nil || lp.Scores == nil || lp.O == nil || lp.MLP == nil || lp.Down == nil {
+			return nil, fmt.Errorf("circuits: incomplete layer proof")
+		}
+		c.Layers = append(c.Layers, LayerProof{
+			QKV: lp.QKV.Assignment(), Output: lp.Output.Assignment(), Scores: lp.Scores.Assignment(),
+			O: lp.O.Assignment(), MLP: lp.MLP.Assignment(), Down: lp.Down.Assignment(),
+		})
+	}
+	c.LMHead = proof.LMHead.Assignment()
+	return c, nil
+}
+
+func (l *Layout) linearShape(mm *model.MatMul) glinear.Shape {
+	return glinear.Shape{Rows: mm.Out.Shape[0], In: mm.Weight.Shape[1], SharedRow: true,
+		Projections: []glinear.Projection{{Out: mm.Weight.Shape[0], Bias: mm.Bias != nil}}}
+}
+
+func (l *Layout) qkvShape(i int) glinear.Shape {
+	ly := &l.shape.Layers[i]
+	s := l.linearShape(&ly.Q)
+	for _, mm := range []*model.MatMul{&ly.K, &ly.V} {
+		s.Projections = append(s.Projections, glinear.Projection{Out: mm.Weight.Shape[0], Bias: mm.Bias != nil})
+	}
+	return s
+}
+
+func (l *Layout) attentionConfig(i int) attention.Config {
+	c := &l.Model.Config
+	a := &l.shape.Layers[i].Attention
+	n := a.Query.Shape[0]
+	return attention.Config{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim(), QueryRows: n, KeyRows: a.Start + n, Start: a.Start}
+}
+
+// Define verifies the inference.
+func (c *Direct) Define(api frontend.API) error {
+	l := c.layout
+	if l == nil {
+		return fmt.Errorf("circuits: circuit without a layout (use Layout.Placeholder)")
+	}
+	d := &definer{api: api, c: c, l: l, check: nonlinear.New(api)}
+	return d.define()
+}
+
+type definer struct {
+	api   frontend.API
+	c     *Direct
+	l     *Layout
+	tr    *transcript.Transcript
+	check *nonlinear.Checker
+}
+
+// t returns the opened tensor at this address of the shape pass.
+func (d *definer) t(x *model.Tensor) []frontend.Variable {
+	i, ok := d.l.index[x]
+	if !ok {
+		panic(fmt.Sprintf("circuits: %s is not an opened tensor", x.Name)) // layout bug, caught at compile time
+	}
+	return d.c.Tensors[i]
+}
+
+func (d *definer) define() error {
+	api, c, l := d.api, d.c, d.l
+	api.AssertIsEqual(c.ModelID, l.modelID)
+	in, err := gstatement.TokensDigest(api, c.Prompt)
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(in, c.InputDigest)
+	out, err := gstatement.TokensDigest(api, c.Output)
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(out, c.OutputDigest)
+	if d.tr, err = transcript.New(api, inference.Domain, c.ModelID, c.InputDigest, c.OutputDigest); err != nil {
+		return err
+	}
+	var absorbErr error
+	i := 0
+	inference.Walk(l.shape, func(t *model.Tensor) {
+		if absorbErr == nil {
+			absorbErr = d.tr.AbsorbPacked(c.Tensors[i], t.Min, t.Max)
+		}
+		i++
+	})
+	if absorbErr != nil {
+		return absorbErr
+	}
+	if err := d.elementwise(); err != nil {
+		return err
+	}
+	for i := range l.shape.Layers {
+		d.tr.Label(fmt.Sprintf("layer/%d", i))
+		if err := d.layer(i); err != nil {
+			return fmt.Errorf("circuits: layer %d: %w", i, err)
+		}
+	}
+	d.tr.Label("lm_head")
+	lm := &l.shape.LMHead
+	return d.linear(c.LMHead, d.t(&l.shape.FinalNorm.Out), &l.shape.FinalNorm.Out, []*model.MatMul{lm})
+}
+
+// elementwise asserts the embedding rows, every norm, softmax, GELU and
+// residual add, and the argmax of each output token.
+func (d *definer) elementwise() error {
+	api, l, s := d.api, d.l, d.l.shape
+	m := l.Model
+	dim := m.Config.Hidden
+	tokens := append(append([]frontend.Variable(nil), d.c.Prompt...), d.c.Output[:len(d.c.Output)-1]...)
+	emb := logderivlookup.New(api)
+	for _, v := range m.Quant.TokenEmbedding {
+		emb.Insert(v)
+	}
+	x := d.t(&s.Embedding)
+	// Tokens are below 2²⁰ (the digests range-check them), so the lookup
+	// index tok·d + i, which the lookup bounds by Vocab·d, cannot wrap.
+	for r, tok := range tokens {
+		idx := make([]frontend.Variable, dim)
+		for i := range dim {
+			idx[i] = api.Add(api.Mul(tok, dim), i)
+		}
+		rows := emb.Lookup(idx...)
+		for i := range dim {
+			var pos int64
+			if m.Quant.PositionEmbedding != nil {
+				pos = m.Quant.PositionEmbedding[r*dim+i]
+			}
+			api.AssertIsEqual(x[r*dim+i], api.Add(rows[i], pos))
+		}
+	}
+	input := x
+	for i := range s.Layers {
+		ly := &s.Layers[i]
+		if err := d.norm(&ly.AttnNorm, input, ly.Input.Min, ly.Input.Max); err != nil {
+			return err
+		}
+		a := &ly.Attention
+		cube := a.Scores.Out.Shape
+		if err := d.check.Softmax(nonlinear.SoftmaxShape{Heads: cube[0], Rows: cube[1], Start: a.Start}, a.ExpLow.Table,
+			d.t(&a.Scores.Out), d.t(&a.RowMax), d.t(&a.ExpHigh.In), d.t(&a.Probs), d.t(&a.ProbRem)); err != nil {
+			return err
+		}
+		if err := d.check.Sum(input, d.t(&ly.O.Out), d.t(&ly.Mid), ly.Mid.Min, ly.Mid.Max); err != nil {
+			return err
+		}
+		if err := d.norm(&ly.MLPNorm, d.t(&ly.Mid), ly.Mid.Min, ly.Mid.Max); err != nil {
+			return err
+		}
+		if err := d.check.Lookup(ly.Activation.Table, d.t(&ly.Up.Out), d.t(&ly.Activation.Out)); err != nil {
+			return err
+		}
+		if err := d.check.Sum(d.t(&ly.Mid), d.t(&ly.Down.Out), d.t(&ly.Output), ly.Output.Min, ly.Output.Max); err != nil {
+			return err
+		}
+		input = d.t(&ly.Output)
+	}
+	if err := d.norm(&s.FinalNorm, input, s.FinalNorm.Input.Min, s.FinalNorm.Input.Max); err != nil {
+		return err
+	}
+	logits := d.t(&s.LMHead.Out)
+	vocab := s.LMHead.Out.Shape[1]
+	for k, tok := range d.c.Output {
+		row := l.PromptLen - 1 + k
+		d.check.Argmax(logits[row*vocab:(row+1)*vocab], tok, model.LogitBits)
+	}
+	return nil
+}
+
+func (d *definer) norm(nm *model.Norm, input []frontend.Variable, inLo, inHi int64) error {
+	gamma := make([]int64, len(nm.Gamma.Data))
+	for i, g := range nm.Gamma.Data {
+		gamma[i] = int64(g)
+	}
+	spec := nonlinear.NormSpec{Rows: nm.Input.Shape[0], N: nm.Input.Shape[1], WithMean: true, Epsilon: nm.Epsilon,
+		MaxExponent: nm.MaxExponent, RSqrt: nm.RSqrt.Table, Gamma: gamma, Beta: nm.Beta, Multiplier: nm.Multiplier[0],
+		Shift: nm.Shift, OutLo: nm.Out.Min, OutHi: nm.Out.Max, InLo: inLo, InHi: inHi}
+	return d.check.Norm(spec, nonlinear.NormTensors{Input: input, Mean: d.t(&nm.Mean), MeanRem: d.t(&nm.MeanRem),
+		Exponent: d.t(&nm.Exponent), Small: d.t(&nm.RSqrt.In), SmallRem: d.t(&nm.RSqrtRem), RSqrt: d.t(&nm.RSqrt.Out),
+		Out: d.t(&nm.Out), Rem: d.t(&nm.Rem)})
+}
+
+func (d *definer) layer(i int) error {
+	s := d.l.shape
+	ly := &s.Layers[i]
+	p := d.c.Layers[i]
+	if err := d.linear(p.QKV, d.t(&ly.AttnNorm.Out), &ly.AttnNorm.Out, []*model.MatMul{&ly.Q, &ly.K, &ly.V}); err != nil {
+		return fmt.Errorf("qkv: %w", err)
+	}
+	if err := d.attention(i, p); err != nil {
+		return fmt.Errorf("attention: %w", err)
+	}
+	if err := d.linear(p.O, d.t(&ly.Attention.Context.Out), &ly.Attention.Context.Out, []*model.MatMul{&ly.O}); err != nil {
+		return fmt.Errorf("output projection: %w", err)
+	}
+	if err := d.linear(p.MLP, d.t(&ly.MLPNorm.Out), &ly.MLPNorm.Out, []*model.MatMul{&ly.Up}); err != nil {
+		return fmt.Errorf("mlp up: %w", err)
+	}
+	if err := d.linear(p.Down, d.t(&ly.Activation.Out), &ly.Activation.Out, []*model.MatMul{&ly.Down}); err != nil {
+		return fmt.Errorf("mlp down: %w", err)
+	}
+	return nil
+}
+
+// accClaim draws a point and returns the claim on the accumulator of r
+// that its opened output and remainder determine.
+func (d *definer) accClaim(r *model.Requant, index []int, nbVars int) (gpoly.Claim, error) {
+	point := d.tr.Challenges(nbVars)
+	spec := grequant.Spec{Shape: r.Out.Shape, Multiplier: r.Multiplier, Shift: r.Shift, OutLo: r.Out.Min, OutHi: r.Out.Max}
+	v, err := grequant.EvaluateAcc(d.api, &spec, d.t(&r.Out), d.t(&r.Rem), index, point)
+	if err != nil {
+		return gpoly.Claim{}, err
+	}
+	return gpoly.Claim{Point: point, Value: v}, nil
+}
+
+// linear verifies the matmuls mms of the opened input x (whose shape-pass
+// tensor is xs) and checks the claims left on x, the weights and biases.
+func (d *definer) linear(proof glinear.Proof, x []frontend.Variable, xs *model.Tensor, mms []*model.MatMul) error {
+	api := d.api
+	rows, in := xs.Shape[0], xs.Shape[1]
+	shape := glinear.Shape{Rows: rows, In: in, SharedRow: true}
+	rowPoint := d.tr.Challenges(poly.Log2Ceil(rows))
+	var claims []gpoly.Claim
+	for _, mm := range mms {
+		out := mm.Weight.Shape[0]
+		shape.Projections = append(shape.Projections, glinear.Projection{Out: out, Bias: mm.Bias != nil})
+		colPoint := d.tr.Challenges(poly.Log2Ceil(out))
+		point := append(append([]frontend.Variable(nil), rowPoint...), colPoint...)
+		index, err := poly.PaddedIndices(mm.Out.Shape)
+		if err != nil {
+			return err
+		}
+		spec := grequant.Spec{Shape: mm.Out.Shape, Multiplier: mm.Multiplier, Shift: mm.Shift, OutLo: mm.Out.Min, OutHi: mm.Out.Max}
+		v, err := grequant.EvaluateAcc(api, &spec, d.t(&mm.Out), d.t(&mm.Rem), index, point)
+		if err != nil {
+			return err
+		}
+		claims = append(claims, gpoly.Claim{Point: point, Value: v})
+	}
+	got, err := glinear.Verify(api, d.tr, shape, proof, claims)
+	if err != nil {
+		return err
+	}
+	if err := d.tensorClaim(x, xs.Shape, got.Input); err != nil {
+		return err
+	}
+	for k, mm := range mms {
+		w, err := glinear.EvaluateWeight(api, mm.Weight.Data, mm.Weight.Shape[0], in, got.Weights[k].Point)
+		if err != nil {
+			return err
+		}
+		api.AssertIsEqual(w, got.Weights[k].Value)
+		if mm.Bias != nil {
+			b, err := glinear.EvaluateBias(api, mm.Bias, got.Biases[k].Point)
+			if err != nil {
+				return err
+			}
+			api.AssertIsEqual(b, got.Biases[k].Value)
+		}
+	}
+	return nil
+}
+
+// tensorClaim asserts a claim on an opened tensor (zero-padded row-major
+// layout).
+func (d *definer) tensorClaim(x []frontend.Variable, shape []int, c gpoly.Claim) error {
+	index, err := poly.PaddedIndices(shape)
+	if err != nil {
+		return err
+	}
+	d.api.AssertIsEqual(gpoly.EvaluateTensor(d.api, x, index, c.Point), c.Value)
+	return nil
+}
+
+func (d *definer) attention(i int, p LayerProof) error {
+	api, s := d.api, d.l.shape
+	ly := &s.Layers[i]
+	a := &ly.Attention
+	cfg := d.l.attentionConfig(i)
+	shape := cfg.Shape()
+	scoreVars, err := cfg.ScoreVars()
+	if err != nil {
+		return err
+	}
+	scoreIndex, err := inference.ScoreLayout(cfg, a.Scores.Out.Shape)
+	if err != nil {
+		return err
+	}
+	ctxIndex, err := poly.PaddedIndices(a.Context.Out.Shape)
+	if err != nil {
+		return err
+	}
+	_, ctxVars, _ := poly.TensorVars(a.Context.Out.Shape)
+	ctx, err := d.accClaim(&a.Context, ctxIndex, ctxVars)
+	if err != nil {
+		return err
+	}
+	oc, err := gattention.VerifyOutput(api, d.tr, shape, p.Output, []gpoly.Claim{ctx})
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(gpoly.EvaluateTensor(api, d.t(&a.Probs), scoreIndex, oc.Probs.Point), oc.Probs.Value)
+	scores, err := d.accClaim(&a.Scores, scoreIndex, scoreVars)
+	if err != nil {
+		return err
+	}
+	ic, err := gattention.VerifyScores(api, d.tr, shape, p.Scores, []gpoly.Claim{scores}, oc.PaddedValues)
+	if err != nil {
+		return err
+	}
+	if err := d.tensorClaim(d.t(&ly.Q.Out), ly.Q.Out.Shape, ic.Query); err != nil {
+		return err
+	}
+	if err := d.tensorClaim(d.t(&ly.K.Out), ly.K.Out.Shape, ic.Keys); err != nil {
+		return err
+	}
+	return d.tensorClaim(d.t(&ly.V.Out), ly.V.Out.Shape, ic.Values)
+}
