@@ -101,6 +101,8 @@ func Compute(cfg Config, w Witness) ([]int64, error) {
 
 // EvaluateTable returns the MLE of the zero-padded rows × cols matrix at
 // point: the native check of the table claim.
+// Like poly.Evaluate it panics when the point has the wrong number of
+// coordinates, a programming error.
 func EvaluateTable[E field.Scalar, P field.Ptr[E]](values []int64, rows, cols int, point []E) E {
 	eq := poly.EqTable[E, P](point[poly.Log2Ceil(rows):])
 	column := foldColumns[E, P](values, rows, cols, eq)

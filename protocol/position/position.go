@@ -107,6 +107,8 @@ func padMatrix[E field.Scalar, P field.Ptr[E]](values []int64, rows, cols, padRo
 // EvaluateTable returns the MLE of the zero-padded rows × cols matrix at
 // point (⌈log₂ rows⌉ + ⌈log₂ cols⌉ coordinates): the native check of the
 // table claim (and of the input claim).
+// Like poly.Evaluate it panics when the point has the wrong number of
+// coordinates, a programming error.
 func EvaluateTable[E field.Scalar, P field.Ptr[E]](values []int64, rows, cols int, point []E) E {
 	return poly.Evaluate[E, P](padMatrix[E, P](values, rows, cols, poly.NextPowerOfTwo(rows)), point)
 }

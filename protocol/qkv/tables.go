@@ -35,7 +35,10 @@ func PadMatrix[E field.Scalar, P field.Ptr[E]](values []int64, rows, cols int) [
 
 // EvaluateMatrix returns the MLE of the zero-padded rows×cols matrix at
 // point = (r_row ‖ r_col) with ⌈log₂ rows⌉ + ⌈log₂ cols⌉ coordinates: the
-// native check of a weight claim. A vector is a 1×n matrix.
+// native check of a weight claim. A vector is a 1×n matrix. Like
+// poly.Evaluate it panics when the point has the wrong number of
+// coordinates, a programming error (claims returned by the verifiers have
+// the documented lengths).
 func EvaluateMatrix[E field.Scalar, P field.Ptr[E]](values []int64, rows, cols int, point []E) E {
 	return poly.Evaluate[E, P](PadMatrix[E, P](values, rows, cols), point)
 }

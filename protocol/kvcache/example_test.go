@@ -1,0 +1,37 @@
+package kvcache_test
+
+import (
+	"fmt"
+
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/kvcache"
+	"github.com/veriformer/veriformer/protocol/qkv"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// A decoding pass writes its key row at position 2 of a cache of context 4:
+// a claim on the new cache splits into a claim on the previous cache (for
+// the previous pass) and a claim on the new row (for the layers that made
+// it).
+func Example() {
+	type E = bn254fr.Element
+	cfg := kvcache.Config{Context: 4, Width: 3, Position: 2, Claims: 1}
+	w := kvcache.Witness{Prev: []int64{1, 2, 3, 4, 5, 6}, Row: []int64{7, 8, 9}}
+	next := append(append([]int64(nil), w.Prev...), w.Row...)
+	point := transcript.New[E]("example").Challenges(cfg.RowVars() + cfg.ColVars())
+	out := []poly.Claim[E]{{Point: point, Value: qkv.EvaluateMatrix[E](append(next, 0, 0, 0), 4, 3, point)}}
+	proof, _, err := kvcache.Prove(transcript.New[E]("pass"), cfg, w, out)
+	if err != nil {
+		panic(err)
+	}
+	claims, err := kvcache.Verify(transcript.New[E]("pass"), cfg, proof, out)
+	if err != nil {
+		panic(err)
+	}
+	prev := qkv.EvaluateMatrix[E](append(w.Prev, make([]int64, 6)...), 4, 3, claims.Prev.Point)
+	row := qkv.EvaluateMatrix[E](w.Row, 1, 3, claims.Row.Point)
+	fmt.Println(prev.Equal(&claims.Prev.Value), row.Equal(&claims.Row.Value))
+	// Output: true true
+}
