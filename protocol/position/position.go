@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"math/big"
 
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/consensys/gnark/frontend"
 
 	"github.com/veriformer/veriformer/field"
 	gadget "github.com/veriformer/veriformer/gadgets/position"
 	gsumcheck "github.com/veriformer/veriformer/gadgets/sumcheck"
+	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
 	"github.com/veriformer/veriformer/transcript"
@@ -150,7 +153,7 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg 
 	}
 	// column[i] = P̂(i, r_col) for every padded row i.
 	cHat := poly.NextPowerOfTwo(cfg.Context)
-	column := foldColumns(padMatrix[E, P](w.Table, cfg.Context, cfg.Width, cHat), poly.EqTable[E, P](r[rv:]))
+	column := foldColumns[E, P](w.Table, cfg.Context, cfg.Width, poly.EqTable[E, P](r[rv:]))
 	sHat := 1 << rv
 	point := append([]E(nil), r[:rv]...)
 	if cfg.masked() {
@@ -202,14 +205,49 @@ func rowPoint[E field.Scalar, P field.Ptr[E]](cfg Config, r []E) []E {
 	return append(point, r...)
 }
 
-// foldColumns returns M[row, ·]·eq for every row of the padded table M.
-func foldColumns[E field.Scalar](m []E, eq []E) []E {
-	cols := len(eq)
-	out := make([]E, len(m)/cols)
-	for row := range out {
-		out[row] = field.InnerProduct(m[row*cols:(row+1)*cols], eq)
-	}
+// foldColumns returns t[i] = Σ_c eq[c]·M[i, c] for the rows×cols integer
+// matrix M, zero up to the next power of two of rows: the MLE of M with its
+// column coordinates bound. The integers enter the inner products without
+// their conversion to Montgomery form: the limbs of m (or of p − |m|) are
+// read as the Montgomery form of m·R⁻¹, so scaling eq by R once makes each
+// product exact.
+func foldColumns[E field.Scalar, P field.Ptr[E]](m []int64, rows, cols int, eq []E) []E {
+	var r E
+	P(&r).SetBigInt(new(big.Int).Lsh(big.NewInt(1), 256))
+	scaled := make([]E, cols)
+	field.ScalarMul(scaled, eq[:cols], &r)
+	out := make([]E, poly.NextPowerOfTwo(rows))
+	parallel.Execute(rows, 64, func(start, end int) {
+		buf := make([]E, cols)
+		for i := start; i < end; i++ {
+			setMontgomeryLimbs(buf, m[i*cols:(i+1)*cols])
+			out[i] = field.InnerProduct(buf, scaled)
+		}
+	})
 	return out
+}
+
+// setMontgomeryLimbs sets the limbs of dst[i] to src[i] (p − |src[i]| when
+// negative), so that dst[i] stands for src[i]·R⁻¹.
+func setMontgomeryLimbs[E field.Scalar](dst []E, src []int64) {
+	switch d := any(dst).(type) {
+	case []bn254fr.Element:
+		for i, x := range src {
+			d[i] = bn254fr.Element{uint64(x)}
+			if x < 0 {
+				d[i] = bn254fr.Element{uint64(-x)}
+				d[i].Neg(&d[i])
+			}
+		}
+	case []bls12377fr.Element:
+		for i, x := range src {
+			d[i] = bls12377fr.Element{uint64(x)}
+			if x < 0 {
+				d[i] = bls12377fr.Element{uint64(-x)}
+				d[i].Neg(&d[i])
+			}
+		}
+	}
 }
 
 // Verify checks a proof from one claim on O and returns the claims on X
