@@ -2,6 +2,8 @@ package linear
 
 import (
 	"fmt"
+	"math/big"
+	"math/bits"
 
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
@@ -12,8 +14,8 @@ import (
 )
 
 // columnBlock is the number of columns whose buckets a worker keeps at
-// once: 32 columns of 257 buckets of 32 bytes (257 KiB) stay in L2.
-const columnBlock = 32
+// once: 16 columns of 129 buckets of 40 bytes (81 KiB) stay in L2.
+const columnBlock = 16
 
 // maxSide mirrors the gadget's bound on a dimension.
 const maxSide = 1 << 24
@@ -55,34 +57,56 @@ func EvaluateBias[E field.Scalar, P field.Ptr[E]](b []int64, point []E) (E, erro
 
 // foldWeight returns t[i] = Σ_{j<out} eq[j]·W[j, i] for i < in, zero up to
 // padded: the MLE of W with its row variables bound to the point of eq.
+//
 // The weights are int8, so eq entries are summed by weight value: per
-// column, bucket[v] = Σ_{j: W[j,i]=v} eq[j] with one addition per weight,
-// then Σ_v v·bucket[v] = Σ_{t=1}^{B} Σ_{v≥t} (bucket[v] − bucket[−v]) in
-// 3·B additions for weights in [−B, B]: no multiplication at all.
+// column, bucket[|v|] = Σ_{j: W[j,i]=v} sign(v)·eq[j] with one addition
+// per weight (−eq[j] is precomputed), then Σ_v v·bucket[v] =
+// Σ_{t=1}^{B} Σ_{v≥t} bucket[v], 2·B additions for weights in [−B, B]: no
+// multiplication at all. The additions are integer additions of the
+// Montgomery representations into 320-bit accumulators ([wide]), reduced
+// modulo p once per column; the representation is linear, so the reduced
+// sum is the representation of the field sum. Bounds: a bucket holds at
+// most out ≤ 2^24 values below p < 2^254, and the weighted sum at most
+// 128·out·p < 2^286.
 func foldWeight[E field.Scalar, P field.Ptr[E]](w []int8, out, in int, eq []E, padded int) []E {
 	res := make([]E, padded)
 	bound := 0
 	for _, v := range w {
 		bound = max(bound, int(v), -int(v))
 	}
-	width := 2*bound + 1
+	width := bound + 1
+	neg := make([]E, len(eq))
+	for j := range eq {
+		P(&neg[j]).Neg(&eq[j])
+	}
+	// signed[j] = (eq[j], −eq[j]), indexed by the sign bit of a weight.
+	pos, negs := montgomery(eq), montgomery(neg)
+	signed := make([][2][4]uint64, len(eq))
+	for j := range signed {
+		signed[j] = [2][4]uint64{pos[j], negs[j]}
+	}
+	red := newReducer[E, P]()
 	blocks := (in + columnBlock - 1) / columnBlock
 	parallel.Execute(blocks, 1, func(start, end int) {
-		buckets := make([]E, columnBlock*width)
+		buckets := make([]wide, columnBlock*width)
 		for blk := start; blk < end; blk++ {
 			c0, c1 := blk*columnBlock, min((blk+1)*columnBlock, in)
 			for j := range out {
-				addToBuckets(buckets, &eq[j], w[j*in+c0:j*in+c1], width, bound)
+				x := &signed[j]
+				for k, v := range w[j*in+c0 : j*in+c1] {
+					a := int(v)
+					m := a >> 63
+					buckets[k*width+(a^m)-m].add(&x[uint8(v)>>7])
+				}
 			}
 			for k := range c1 - c0 {
 				bk := buckets[k*width : (k+1)*width]
-				var acc, suffix, d E
+				var acc, suffix wide
 				for v := bound; v >= 1; v-- {
-					P(&d).Sub(&bk[bound+v], &bk[bound-v])
-					P(&suffix).Add(&suffix, &d)
-					P(&acc).Add(&acc, &suffix)
+					suffix.addWide(&bk[v])
+					acc.addWide(&suffix)
 				}
-				res[c0+k] = acc
+				res[c0+k] = red.reduce(&acc)
 				clear(bk)
 			}
 		}
@@ -90,24 +114,79 @@ func foldWeight[E field.Scalar, P field.Ptr[E]](w []int8, out, in int, eq []E, p
 	return res
 }
 
-// addToBuckets adds e to buckets[k·width + row[k] + offset] for every k,
-// in a loop over the concrete element type so that the additions are
-// direct calls: this is the prover's hottest loop.
-func addToBuckets[E field.Scalar](buckets []E, e *E, row []int8, width, offset int) {
-	switch bk := any(buckets).(type) {
+// wide is a 320-bit unsigned integer, little-endian limbs: a sum of up to
+// 2^66 field elements' representations without reduction.
+type wide [5]uint64
+
+// add adds a 256-bit representation.
+func (a *wide) add(x *[4]uint64) {
+	var c uint64
+	a[0], c = bits.Add64(a[0], x[0], 0)
+	a[1], c = bits.Add64(a[1], x[1], c)
+	a[2], c = bits.Add64(a[2], x[2], c)
+	a[3], c = bits.Add64(a[3], x[3], c)
+	a[4] += c
+}
+
+// addWide adds another accumulator (the caller keeps the sum below
+// 2^320).
+func (a *wide) addWide(x *wide) {
+	var c uint64
+	a[0], c = bits.Add64(a[0], x[0], 0)
+	a[1], c = bits.Add64(a[1], x[1], c)
+	a[2], c = bits.Add64(a[2], x[2], c)
+	a[3], c = bits.Add64(a[3], x[3], c)
+	a[4], _ = bits.Add64(a[4], x[4], c)
+}
+
+// montgomery returns the Montgomery representations (the limbs) of field
+// elements of BN254 or BLS12-377.
+func montgomery[E field.Scalar](xs []E) [][4]uint64 {
+	out := make([][4]uint64, len(xs))
+	switch v := any(xs).(type) {
 	case []bn254fr.Element:
-		x := any(e).(*bn254fr.Element)
-		for k, v := range row {
-			i := k*width + int(v) + offset
-			bk[i].Add(&bk[i], x)
+		for i := range v {
+			out[i] = [4]uint64(v[i])
 		}
 	case []bls12377fr.Element:
-		x := any(e).(*bls12377fr.Element)
-		for k, v := range row {
-			i := k*width + int(v) + offset
-			bk[i].Add(&bk[i], x)
+		for i := range v {
+			out[i] = [4]uint64(v[i])
 		}
+	default:
+		panic(fmt.Sprintf("linear: no Montgomery limbs for %T", xs)) // unreachable: field.Scalar has two types
 	}
+	return out
+}
+
+// reducer turns a [wide] sum of representations into the field element
+// it represents: representation T means T·R⁻¹ (R = 2^256), so the result
+// is Σᵢ limbᵢ·kᵢ with kᵢ = 2^(64i)·R⁻¹ mod p.
+type reducer[E field.Scalar, P field.Ptr[E]] struct {
+	k [5]E
+}
+
+func newReducer[E field.Scalar, P field.Ptr[E]]() *reducer[E, P] {
+	m := field.Modulus[E]()
+	rInv := new(big.Int).ModInverse(new(big.Int).Lsh(big.NewInt(1), 256), m)
+	r := &reducer[E, P]{}
+	for i := range r.k {
+		k := new(big.Int).Lsh(rInv, uint(64*i))
+		P(&r.k[i]).SetBigInt(k.Mod(k, m))
+	}
+	return r
+}
+
+func (r *reducer[E, P]) reduce(x *wide) E {
+	var res, t E
+	for i := range x {
+		if x[i] == 0 {
+			continue
+		}
+		P(&t).SetUint64(x[i])
+		P(&t).Mul(&t, &r.k[i])
+		P(&res).Add(&res, &t)
+	}
+	return res
 }
 
 // inputTable returns X (rows × in) as field elements, rows × paddedIn with
