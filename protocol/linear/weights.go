@@ -5,9 +5,6 @@ import (
 	"math/big"
 	"math/bits"
 
-	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
-	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
-
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
@@ -140,20 +137,11 @@ func (a *wide) addWide(x *wide) {
 }
 
 // montgomery returns the Montgomery representations (the limbs) of field
-// elements of BN254 or BLS12-377.
+// elements: both Scalar types are [4]uint64 underneath.
 func montgomery[E field.Scalar](xs []E) [][4]uint64 {
 	out := make([][4]uint64, len(xs))
-	switch v := any(xs).(type) {
-	case []bn254fr.Element:
-		for i := range v {
-			out[i] = [4]uint64(v[i])
-		}
-	case []bls12377fr.Element:
-		for i := range v {
-			out[i] = [4]uint64(v[i])
-		}
-	default:
-		panic(fmt.Sprintf("linear: no Montgomery limbs for %T", xs)) // unreachable: field.Scalar has two types
+	for i := range xs {
+		out[i] = [4]uint64(xs[i])
 	}
 	return out
 }
