@@ -26,6 +26,9 @@
 // (d = 768, 12 heads of 64, with bias), 7,655 for its one-token decoding
 // pass, 10,668 / 7,657 for a TinyLlama layer (d = 2048, 32:4 heads).
 //
+// go test -tags prover_checks ./gadgets/qkv also proves and verifies a small
+// instance with Groth16 on BN254 and BLS12-377.
+//
 // Not included, left to the caller: the fixed-weight evaluations W̃_o at
 // (r_o^col ‖ r) and b̃_o at r_o^col, about 2^a + 2^b multiplications for an
 // eq table per point and free constant linear combinations per matrix.

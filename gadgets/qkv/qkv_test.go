@@ -15,6 +15,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/backend"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/test"
@@ -342,4 +343,37 @@ func TestShapeErrors(t *testing.T) {
 	if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c); err == nil {
 		t.Error("proof with two weight evaluations compiled")
 	}
+}
+
+// TestCheckCircuit runs gnark's circuit checks on one small QKV
+// verification on both curves; with -tags prover_checks they include a
+// Groth16 setup, proof and verification (about 12 s).
+func TestCheckCircuit(t *testing.T) {
+	assert := test.NewAssert(t)
+	cfg := native.Config{Rows: 3, Hidden: 5, Heads: 2, KVHeads: 1, HeadDim: 3, Bias: true}
+	for _, curve := range []ecc.ID{ecc.BN254, ecc.BLS12_377} {
+		var valid, invalid *verifyCircuit
+		var circuit *verifyCircuit
+		switch curve {
+		case ecc.BN254:
+			valid, invalid, circuit = groth16Assignments[bn254fr.Element](t, cfg)
+		default:
+			valid, invalid, circuit = groth16Assignments[bls12377fr.Element](t, cfg)
+		}
+		assert.CheckCircuit(circuit, test.WithValidAssignment(valid), test.WithInvalidAssignment(invalid),
+			test.WithCurves(curve), test.WithBackends(backend.GROTH16), test.NoFuzzing(), test.NoSerializationChecks())
+	}
+}
+
+func groth16Assignments[E field.Scalar, P field.Ptr[E]](t *testing.T, cfg native.Config) (valid, invalid, circuit *verifyCircuit) {
+	in, err := newInstance[E, P](rand.New(rand.NewPCG(11, 12)), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	circuit = placeholder(cfg.Shape(), in.tensors())
+	valid = &verifyCircuit{Proof: in.proof.Assignment(), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
+	one := field.One[E, P]()
+	P(&in.proof.Weights[1]).Add(&in.proof.Weights[1], &one)
+	invalid = &verifyCircuit{Proof: in.proof.Assignment(), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
+	return valid, invalid, circuit
 }
