@@ -23,6 +23,7 @@ var testConfigs = []Config{
 	{Rows: 1, Hidden: 48, Heads: 12, KVHeads: 12, HeadDim: 10, Bias: true},
 	{Rows: 3, Hidden: 17, Heads: 12, KVHeads: 4, HeadDim: 10, Bias: false},
 	{Rows: 2, Hidden: 1, Heads: 1, KVHeads: 1, HeadDim: 1, Bias: true},
+	{Rows: 1, Hidden: 32, Heads: 8, KVHeads: 2, HeadDim: 64, Bias: false},
 }
 
 func randomInts(rng *rand.Rand, n int, bound int64) []int64 {
