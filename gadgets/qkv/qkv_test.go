@@ -206,6 +206,7 @@ var gadgetConfigs = []native.Config{
 	{Rows: 3, Hidden: 24, Heads: 3, KVHeads: 3, HeadDim: 10, Bias: false},
 	{Rows: 5, Hidden: 12, Heads: 12, KVHeads: 3, HeadDim: 10, Bias: true},
 	{Rows: 16, Hidden: 16, Heads: 4, KVHeads: 1, HeadDim: 64, Bias: false},
+	{Rows: 1, Hidden: 8, Heads: 4, KVHeads: 1, HeadDim: 10, Bias: false},
 }
 
 // verifyNative runs the native verifier and the caller's tensor checks.
