@@ -28,6 +28,7 @@ import (
 	"github.com/veriformer/veriformer/model"
 	npoly "github.com/veriformer/veriformer/poly"
 	native "github.com/veriformer/veriformer/protocol/linear"
+	"github.com/veriformer/veriformer/protocol/requant"
 	ntranscript "github.com/veriformer/veriformer/transcript"
 )
 
@@ -553,4 +554,54 @@ func TestShapeErrors(t *testing.T) {
 	if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, placeholder(good, nil)); err != nil {
 		t.Fatalf("good shape: %v", err)
 	}
+}
+
+// testModelTrace proves a real pass's MLP up projection and its output
+// projection of the default model natively, from claims protocol/requant
+// derives from the opened outputs, and checks the proof and every claim it
+// leaves in a circuit with the weights as constants.
+func testModelTrace[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, seed uint64) {
+	m := model.Default()
+	g, err := m.Generate([]int{7, 1, 200, 13}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0))
+	l := &g.Traces[0].Layers[1]
+	for _, mm := range []*model.MatMul{&l.Up, &l.O} {
+		rows, in, outDim := mm.Input.Shape[0], mm.Input.Shape[1], mm.Weight.Shape[0]
+		cfg := native.Config{Rows: rows, In: in, Projections: []native.Projection{{Out: outDim, Bias: mm.Bias != nil}}}
+		spec := &requant.Spec{Shape: mm.Acc.Shape, Multiplier: mm.Multiplier, Shift: mm.Shift, OutLo: mm.Out.Min, OutHi: mm.Out.Max}
+		point := field.RandomVector[E, P](rng, npoly.Log2Ceil(rows)+npoly.Log2Ceil(outDim))
+		v, err := requant.EvaluateAcc[E, P](spec, mm.Out.Data, mm.Rem.Data, point)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in0 := &instance[E]{cfg: cfg, w: native.Witness{X: mm.Input.Data, Weights: [][]int8{mm.Weight.Data}, Biases: [][]int64{mm.Bias}},
+			out: []npoly.Claim[E]{{Point: point, Value: v}}}
+		if in0.proof, _, err = native.Prove(ntranscript.New[E, P]("linear-test", field.FromInt64[E, P](7)), cfg, in0.w, in0.out); err != nil {
+			t.Fatal(err)
+		}
+		if err := verifyNative[E, P](in0, in0.tensors()); err != nil {
+			t.Fatalf("%s: native: %v", mm.Name, err)
+		}
+		circuit := placeholder(cfg.Shape(), in0.tensors())
+		assignment := &verifyCircuit{Proof: in0.proof.Assignment(), Out: claimsAssignment[E, P](in0.out), fixed: circuit.fixed}
+		if err := test.IsSolved(circuit, assignment, curve.ScalarField()); err != nil {
+			t.Fatalf("%s: circuit: %v", mm.Name, err)
+		}
+		one := field.One[E, P]()
+		P(&in0.proof.Weights[0]).Add(&in0.proof.Weights[0], &one)
+		assignment = &verifyCircuit{Proof: in0.proof.Assignment(), Out: claimsAssignment[E, P](in0.out), fixed: circuit.fixed}
+		if err := test.IsSolved(circuit, assignment, curve.ScalarField()); err == nil {
+			t.Fatalf("%s: circuit accepts a wrong weight value", mm.Name)
+		}
+	}
+}
+
+func TestModelTrace(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	t.Run("bn254", func(t *testing.T) { testModelTrace[bn254fr.Element](t, ecc.BN254, seed) })
+	t.Run("bls12-377", func(t *testing.T) { testModelTrace[bls12377fr.Element](t, ecc.BLS12_377, seed) })
 }

@@ -17,6 +17,9 @@ const columnBlock = 16
 // maxSide mirrors the gadget's bound on a dimension.
 const maxSide = 1 << 24
 
+// weightBound is the largest |w| of an int8 weight.
+const weightBound = 128
+
 // EvaluateWeight returns the MLE of the zero-padded out × in int8 matrix w
 // (row-major) at point = (r_row ‖ r_col), ⌈log₂ out⌉ + ⌈log₂ in⌉
 // coordinates: the native check of a weight claim. It costs one field
@@ -58,7 +61,7 @@ func EvaluateBias[E field.Scalar, P field.Ptr[E]](b []int64, point []E) (E, erro
 // The weights are int8, so eq entries are summed by weight value: per
 // column, bucket[|v|] = Σ_{j: W[j,i]=v} sign(v)·eq[j] with one addition
 // per weight (−eq[j] is precomputed), then Σ_v v·bucket[v] =
-// Σ_{t=1}^{B} Σ_{v≥t} bucket[v], 2·B additions for weights in [−B, B]: no
+// Σ_{t=1}^{128} Σ_{v≥t} bucket[v], 256 additions per column: no
 // multiplication at all. The additions are integer additions of the
 // Montgomery representations into 320-bit accumulators ([wide]), reduced
 // modulo p once per column; the representation is linear, so the reduced
@@ -67,11 +70,7 @@ func EvaluateBias[E field.Scalar, P field.Ptr[E]](b []int64, point []E) (E, erro
 // 128·out·p < 2^286.
 func foldWeight[E field.Scalar, P field.Ptr[E]](w []int8, out, in int, eq []E, padded int) []E {
 	res := make([]E, padded)
-	bound := 0
-	for _, v := range w {
-		bound = max(bound, int(v), -int(v))
-	}
-	width := bound + 1
+	const width = weightBound + 1
 	neg := make([]E, len(eq))
 	for j := range eq {
 		P(&neg[j]).Neg(&eq[j])
@@ -99,7 +98,7 @@ func foldWeight[E field.Scalar, P field.Ptr[E]](w []int8, out, in int, eq []E, p
 			for k := range c1 - c0 {
 				bk := buckets[k*width : (k+1)*width]
 				var acc, suffix wide
-				for v := bound; v >= 1; v-- {
+				for v := weightBound; v >= 1; v-- {
 					suffix.addWide(&bk[v])
 					acc.addWide(&suffix)
 				}
