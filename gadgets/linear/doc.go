@@ -50,11 +50,18 @@
 //
 // # Verifier cost
 //
-// About 560 constraints per sum-check round (⌈log₂ In⌉ rounds, Poseidon2
-// Fiat–Shamir) plus about 186 per absorbed value (the biases, the K sums,
-// the K weight values, the X values) and, with distinct rows, a same-poly
-// sum-check of ⌈log₂ Rows⌉ rounds. Measured on BN254: 6,346 for one
-// GPT-2-small projection with In = 768 (7,466 with In = 3072), 7,663 for
+// A degree-2 sum-check round costs 560 constraints on BN254 (two
+// absorptions and a challenge of the Poseidon2 transcript, interpolation),
+// an absorbed value 186. With n = ⌈log₂ In⌉, B biases and ℓ = ⌈log₂ Rows⌉,
+// measured and fitted on BN254:
+//
+//	shared row:     560·(n + 1) + 186·B + [K > 1]·(185 + 376·(K − 1)) + (K − 1)·ℓ·[SharedRow]
+//	distinct rows:  the same + 560·ℓ + 372·K + 185 + about (2ℓ + 1)·K
+//
+// plus at most ℓ per bias for S̃el_Rows when Rows is not a power of two
+// (the same-poly merge: ℓ rounds, the K values again, α, the evaluation).
+// Examples (testdata/constraints.csv): 6,346 for one GPT-2-small projection
+// with In = 768 (prompt or decoding pass), 7,466 with In = 3072, 7,663 for
 // Q, K, V with a shared row point over 16 rows, 11,224 with distinct row
 // points.
 //
