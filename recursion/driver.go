@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -13,14 +14,9 @@ import (
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
-)
 
-// Statement is what a proof of the aggregated shape states: model id, input
-// digest, output digest. Each value is below r(BLS12-377), hence the same
-// integer in BLS12-377 Fr, BN254 Fr and BW6-761 Fr.
-type Statement struct {
-	ModelID, InputDigest, OutputDigest bls12377fr.Element
-}
+	"github.com/veriformer/veriformer/statement"
+)
 
 // SegmentPublic is the public input of one segment proof, in circuit order.
 type SegmentPublic struct {
@@ -28,8 +24,16 @@ type SegmentPublic struct {
 }
 
 // Statement returns the statement part of a segment's public input.
-func (p SegmentPublic) Statement() Statement {
-	return Statement{ModelID: p.ModelID, InputDigest: p.InputDigest, OutputDigest: p.OutputDigest}
+func (p SegmentPublic) Statement() statement.Statement {
+	return statement.Statement{
+		ModelID:      p.ModelID.BigInt(new(big.Int)),
+		InputDigest:  p.InputDigest.BigInt(new(big.Int)),
+		OutputDigest: p.OutputDigest.BigInt(new(big.Int)),
+	}
+}
+
+func (p SegmentPublic) sameStatement(q SegmentPublic) bool {
+	return p.ModelID == q.ModelID && p.InputDigest == q.InputDigest && p.OutputDigest == q.OutputDigest
 }
 
 // Witness returns the public witness of a segment proof, for groth16.Verify.
@@ -54,10 +58,34 @@ func SegmentPublicOf(w witness.Witness) (SegmentPublic, error) {
 	return SegmentPublic{ModelID: vector[0], InputDigest: vector[1], OutputDigest: vector[2], ChainIn: vector[3], ChainOut: vector[4]}, nil
 }
 
-// Witness returns the public witness of an aggregator proof (field
-// BW6-761 Fr) or of a wrapper proof (field BN254 Fr) for this statement.
-func (s Statement) Witness(field *big.Int) (witness.Witness, error) {
-	return publicWitness(field, s.ModelID, s.InputDigest, s.OutputDigest)
+// StatementWitness returns the public witness of an aggregator proof (field
+// BW6-761 Fr) or of a wrapper proof (field BN254 Fr) for a statement. The
+// model id must have at most 250 bits and the digests be canonical
+// BLS12-377 scalars, as the aggregator enforces.
+func StatementWitness(field *big.Int, s statement.Statement) (witness.Witness, error) {
+	if err := checkStatement(s); err != nil {
+		return nil, err
+	}
+	var values [3]bls12377fr.Element
+	for i, v := range []*big.Int{s.ModelID, s.InputDigest, s.OutputDigest} {
+		values[i].SetBigInt(v)
+	}
+	return publicWitness(field, values[:]...)
+}
+
+func checkStatement(s statement.Statement) error {
+	if s.ModelID == nil || s.InputDigest == nil || s.OutputDigest == nil {
+		return errors.New("recursion: statement with a missing value")
+	}
+	if s.ModelID.Sign() < 0 || s.ModelID.BitLen() > ModelIDBits {
+		return fmt.Errorf("recursion: statement model id is not a %d-bit integer", ModelIDBits)
+	}
+	for _, v := range []*big.Int{s.InputDigest, s.OutputDigest} {
+		if v.Sign() < 0 || v.Cmp(ecc.BLS12_377.ScalarField()) >= 0 {
+			return errors.New("recursion: statement digest is not a canonical BLS12-377 scalar")
+		}
+	}
+	return nil
 }
 
 func publicWitness(field *big.Int, values ...bls12377fr.Element) (witness.Witness, error) {
@@ -131,34 +159,34 @@ func LoadOrSetupKeys(ccs constraint.ConstraintSystem, dir string) (*Keys, error)
 // segment proof verifies under its key, all carry one statement, they
 // chain, and the model id is ModelID(keys, graphDigest). It returns the
 // statement.
-func CheckSegments(proofs []groth16.Proof, keys []groth16.VerifyingKey, publics []SegmentPublic, graphDigest bls12377fr.Element) (Statement, error) {
+func CheckSegments(proofs []groth16.Proof, keys []groth16.VerifyingKey, publics []SegmentPublic, graphDigest bls12377fr.Element) (statement.Statement, error) {
 	if len(proofs) == 0 || len(proofs) != len(keys) || len(proofs) != len(publics) {
-		return Statement{}, fmt.Errorf("recursion: %d proofs, %d keys, %d public inputs: want as many, at least one", len(proofs), len(keys), len(publics))
+		return statement.Statement{}, fmt.Errorf("recursion: %d proofs, %d keys, %d public inputs: want as many, at least one", len(proofs), len(keys), len(publics))
 	}
-	statement := publics[0].Statement()
 	for i := range proofs {
-		if publics[i].Statement() != statement {
-			return Statement{}, fmt.Errorf("recursion: segment %d states another (model id, input digest, output digest) than segment 0", i)
+		if !publics[i].sameStatement(publics[0]) {
+			return statement.Statement{}, fmt.Errorf("recursion: segment %d states another (model id, input digest, output digest) than segment 0", i)
 		}
 		if i > 0 && publics[i].ChainIn != publics[i-1].ChainOut {
-			return Statement{}, fmt.Errorf("recursion: segment %d does not chain: its ChainIn is not segment %d's ChainOut", i, i-1)
+			return statement.Statement{}, fmt.Errorf("recursion: segment %d does not chain: its ChainIn is not segment %d's ChainOut", i, i-1)
 		}
 		w, err := publics[i].Witness()
 		if err != nil {
-			return Statement{}, err
+			return statement.Statement{}, err
 		}
 		if err := groth16.Verify(proofs[i], keys[i], w, SegmentVerifierOption()); err != nil {
-			return Statement{}, fmt.Errorf("recursion: segment %d proof: %w", i, err)
+			return statement.Statement{}, fmt.Errorf("recursion: segment %d proof: %w", i, err)
 		}
 	}
 	id, err := ModelID(keys, graphDigest)
 	if err != nil {
-		return Statement{}, err
+		return statement.Statement{}, err
 	}
-	if id != statement.ModelID {
-		return Statement{}, fmt.Errorf("recursion: the segments' model id is not ModelID(segment keys, graph digest)")
+	st := publics[0].Statement()
+	if id.Cmp(st.ModelID) != 0 {
+		return statement.Statement{}, fmt.Errorf("recursion: the segments' model id is not ModelID(segment keys, graph digest)")
 	}
-	return statement, nil
+	return st, nil
 }
 
 // AggregatorAssignment returns the full assignment of the aggregator for the
@@ -167,11 +195,11 @@ func AggregatorAssignment(proofs []groth16.Proof, keys []groth16.VerifyingKey, p
 	if len(proofs) == 0 || len(proofs) > MaxArity || len(proofs) != len(keys) || len(proofs) != len(publics) {
 		return nil, fmt.Errorf("recursion: %d proofs, %d keys, %d public inputs: want as many, between 1 and %d", len(proofs), len(keys), len(publics), MaxArity)
 	}
-	statement := publics[0].Statement()
+	st := publics[0].Statement()
 	a := &Aggregator{
-		ModelID:      statement.ModelID.BigInt(new(big.Int)),
-		InputDigest:  statement.InputDigest.BigInt(new(big.Int)),
-		OutputDigest: statement.OutputDigest.BigInt(new(big.Int)),
+		ModelID:      st.ModelID,
+		InputDigest:  st.InputDigest,
+		OutputDigest: st.OutputDigest,
 		GraphDigest:  graphDigest.BigInt(new(big.Int)),
 		Chain:        make([]frontend.Variable, len(proofs)+1),
 		Segments:     make([]SegmentProof, len(proofs)),
@@ -192,28 +220,28 @@ func AggregatorAssignment(proofs []groth16.Proof, keys []groth16.VerifyingKey, p
 // segment proofs verify and chain; it returns the BW6-761 proof and its
 // statement. The segments are checked natively first ([CheckSegments]) so a
 // bad input fails with a precise error instead of an unsatisfied circuit.
-func Aggregate(proofs []groth16.Proof, keys []groth16.VerifyingKey, publics []SegmentPublic, graphDigest bls12377fr.Element, aggregator *Keys) (groth16.Proof, Statement, error) {
-	statement, err := CheckSegments(proofs, keys, publics, graphDigest)
+func Aggregate(proofs []groth16.Proof, keys []groth16.VerifyingKey, publics []SegmentPublic, graphDigest bls12377fr.Element, aggregator *Keys) (groth16.Proof, statement.Statement, error) {
+	st, err := CheckSegments(proofs, keys, publics, graphDigest)
 	if err != nil {
-		return nil, Statement{}, err
+		return nil, statement.Statement{}, err
 	}
 	assignment, err := AggregatorAssignment(proofs, keys, publics, graphDigest)
 	if err != nil {
-		return nil, Statement{}, err
+		return nil, statement.Statement{}, err
 	}
 	proof, err := prove(aggregator, assignment, ecc.BW6_761.ScalarField(), AggregatorProverOption())
 	if err != nil {
-		return nil, Statement{}, fmt.Errorf("recursion: aggregate: %w", err)
+		return nil, statement.Statement{}, fmt.Errorf("recursion: aggregate: %w", err)
 	}
-	if err := VerifyAggregated(proof, aggregator.VK, statement); err != nil {
-		return nil, Statement{}, fmt.Errorf("recursion: aggregate: fresh proof: %w", err)
+	if err := VerifyAggregated(proof, aggregator.VK, st); err != nil {
+		return nil, statement.Statement{}, fmt.Errorf("recursion: aggregate: fresh proof: %w", err)
 	}
-	return proof, statement, nil
+	return proof, st, nil
 }
 
 // VerifyAggregated verifies an aggregator proof natively.
-func VerifyAggregated(proof groth16.Proof, key groth16.VerifyingKey, statement Statement) error {
-	w, err := statement.Witness(ecc.BW6_761.ScalarField())
+func VerifyAggregated(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement) error {
+	w, err := StatementWitness(ecc.BW6_761.ScalarField(), st)
 	if err != nil {
 		return err
 	}
@@ -226,21 +254,24 @@ func VerifyAggregated(proof groth16.Proof, key groth16.VerifyingKey, statement S
 // WrapperAssignment returns the full wrapper assignment for an aggregator
 // proof of the given statement, and the final statement it proves (the
 // model id replaced by [FinalModelID]).
-func WrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, statement Statement) (*Wrapper, Statement, error) {
+func WrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement) (*Wrapper, statement.Statement, error) {
+	if err := checkStatement(st); err != nil {
+		return nil, statement.Statement{}, err
+	}
 	p, vk, err := ValueOfAggregatorProof(proof, key)
 	if err != nil {
-		return nil, Statement{}, err
+		return nil, statement.Statement{}, err
 	}
-	final, err := FinalModelID(key, statement.ModelID)
+	final, err := FinalModelID(key, st.ModelID)
 	if err != nil {
-		return nil, Statement{}, err
+		return nil, statement.Statement{}, err
 	}
-	out := Statement{ModelID: final, InputDigest: statement.InputDigest, OutputDigest: statement.OutputDigest}
+	out := statement.Statement{ModelID: final, InputDigest: new(big.Int).Set(st.InputDigest), OutputDigest: new(big.Int).Set(st.OutputDigest)}
 	return &Wrapper{
-		ModelID:      final.BigInt(new(big.Int)),
-		InputDigest:  statement.InputDigest.BigInt(new(big.Int)),
-		OutputDigest: statement.OutputDigest.BigInt(new(big.Int)),
-		InnerModelID: statement.ModelID.BigInt(new(big.Int)),
+		ModelID:      final,
+		InputDigest:  st.InputDigest,
+		OutputDigest: st.OutputDigest,
+		InnerModelID: st.ModelID,
 		Proof:        p,
 		Key:          vk,
 	}, out, nil
@@ -249,28 +280,28 @@ func WrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, statement 
 // Wrap proves, with the wrapper keys, that the aggregator proof verifies
 // under the aggregator key; it returns the BN254 proof (made for gnark's
 // Solidity verifier) and the final statement, the on-chain public inputs.
-func Wrap(proof groth16.Proof, key groth16.VerifyingKey, statement Statement, wrapper *Keys) (groth16.Proof, Statement, error) {
-	if err := VerifyAggregated(proof, key, statement); err != nil {
-		return nil, Statement{}, err
+func Wrap(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement, wrapper *Keys) (groth16.Proof, statement.Statement, error) {
+	if err := VerifyAggregated(proof, key, st); err != nil {
+		return nil, statement.Statement{}, err
 	}
-	assignment, final, err := WrapperAssignment(proof, key, statement)
+	assignment, final, err := WrapperAssignment(proof, key, st)
 	if err != nil {
-		return nil, Statement{}, err
+		return nil, statement.Statement{}, err
 	}
 	wrapped, err := prove(wrapper, assignment, ecc.BN254.ScalarField(), solidity.WithProverTargetSolidityVerifier(backend.GROTH16))
 	if err != nil {
-		return nil, Statement{}, fmt.Errorf("recursion: wrap: %w", err)
+		return nil, statement.Statement{}, fmt.Errorf("recursion: wrap: %w", err)
 	}
 	if err := VerifyWrapped(wrapped, wrapper.VK, final); err != nil {
-		return nil, Statement{}, fmt.Errorf("recursion: wrap: fresh proof: %w", err)
+		return nil, statement.Statement{}, fmt.Errorf("recursion: wrap: fresh proof: %w", err)
 	}
 	return wrapped, final, nil
 }
 
 // VerifyWrapped verifies a wrapper proof natively, as the Solidity verifier
 // does.
-func VerifyWrapped(proof groth16.Proof, key groth16.VerifyingKey, final Statement) error {
-	w, err := final.Witness(ecc.BN254.ScalarField())
+func VerifyWrapped(proof groth16.Proof, key groth16.VerifyingKey, final statement.Statement) error {
+	w, err := StatementWitness(ecc.BN254.ScalarField(), final)
 	if err != nil {
 		return err
 	}

@@ -134,7 +134,8 @@ func newChain(circuits []*toyCircuit, inputDigest, outputDigest, chain0, graph u
 	if err != nil {
 		return nil, err
 	}
-	public := SegmentPublic{ModelID: id}
+	var public SegmentPublic
+	public.ModelID.SetBigInt(id)
 	public.InputDigest.SetUint64(inputDigest)
 	public.OutputDigest.SetUint64(outputDigest)
 	public.ChainIn.SetUint64(chain0)

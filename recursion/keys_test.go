@@ -24,7 +24,7 @@ func (c *cubic) Define(api frontend.API) error {
 	return nil
 }
 
-func compileCubic(t *testing.T, curve ecc.ID) constraint.ConstraintSystem {
+func compileCubic(t testing.TB, curve ecc.ID) constraint.ConstraintSystem {
 	t.Helper()
 	ccs, err := frontend.Compile(curve.ScalarField(), r1cs.NewBuilder, &cubic{})
 	if err != nil {

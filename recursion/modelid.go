@@ -17,12 +17,14 @@ import (
 	groth16bls12377 "github.com/consensys/gnark/backend/groth16/bls12-377"
 	groth16bw6761 "github.com/consensys/gnark/backend/groth16/bw6-761"
 
+	"github.com/veriformer/veriformer/statement"
 	"github.com/veriformer/veriformer/transcript"
 )
 
-// ModelIDBits is the width of both model ids: 250 bits, so that an id is the
-// same integer in BLS12-377 Fr, BN254 Fr and BW6-761 Fr.
-const ModelIDBits = 250
+// ModelIDBits is the width of both model ids (statement.ModelIDBits): 250
+// bits, so that an id is the same integer in BLS12-377 Fr, BN254 Fr and
+// BW6-761 Fr.
+const ModelIDBits = statement.ModelIDBits
 
 // Domain-separation labels of the two id hashes; the constants absorbed first
 // are transcript.ConstantBig(label, r), i.e. SHA-256("veriformer/"+label) mod r.
@@ -60,9 +62,9 @@ var errNoSegments = errors.New("recursion: no segment verifying keys")
 //
 // All segment keys must have the segment public-input layout
 // ([SegmentPublicInputs]) and the same number of commitments.
-func ModelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element) (bls12377fr.Element, error) {
+func ModelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element) (*big.Int, error) {
 	if len(segmentVKs) == 0 {
-		return bls12377fr.Element{}, errNoSegments
+		return nil, errNoSegments
 	}
 	elements := []bw6761fr.Element{constantBW6(modelIDLabel), bw6FromUint64(uint64(len(segmentVKs)))}
 	nbCommitments := -1
@@ -70,15 +72,15 @@ func ModelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element) 
 	for i, vk := range segmentVKs {
 		shape, err := segmentShapeOfKey(vk)
 		if err != nil {
-			return bls12377fr.Element{}, fmt.Errorf("recursion: model id: segment key %d: %w", i, err)
+			return nil, fmt.Errorf("recursion: model id: segment key %d: %w", i, err)
 		}
 		if nbCommitments >= 0 && shape.NbCommitments != nbCommitments {
-			return bls12377fr.Element{}, fmt.Errorf("recursion: model id: segment key %d has %d commitments, segment key 0 has %d", i, shape.NbCommitments, nbCommitments)
+			return nil, fmt.Errorf("recursion: model id: segment key %d has %d commitments, segment key 0 has %d", i, shape.NbCommitments, nbCommitments)
 		}
 		nbCommitments = shape.NbCommitments
 		key, err := segmentKeyElements(vk)
 		if err != nil {
-			return bls12377fr.Element{}, fmt.Errorf("recursion: model id: segment key %d: %w", i, err)
+			return nil, fmt.Errorf("recursion: model id: segment key %d: %w", i, err)
 		}
 		keys = append(keys, key)
 	}
@@ -94,12 +96,12 @@ func ModelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element) 
 	for i := range elements {
 		b := elements[i].Bytes()
 		if _, err := h.Write(b[:]); err != nil {
-			return bls12377fr.Element{}, fmt.Errorf("recursion: model id: hash element %d: %w", i, err)
+			return nil, fmt.Errorf("recursion: model id: hash element %d: %w", i, err)
 		}
 	}
 	var digest bw6761fr.Element
 	if err := digest.SetBytesCanonical(h.Sum(nil)); err != nil {
-		return bls12377fr.Element{}, fmt.Errorf("recursion: model id: digest: %w", err)
+		return nil, fmt.Errorf("recursion: model id: digest: %w", err)
 	}
 	return truncate(digest.BigInt(new(big.Int))), nil
 }
@@ -122,17 +124,20 @@ func ModelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element) 
 //
 // The aggregator key digest is thereby part of the id: a proof from another
 // aggregator (another arity, another setup) yields another final id.
-func FinalModelID(aggregatorVK groth16.VerifyingKey, modelID bls12377fr.Element) (bls12377fr.Element, error) {
+func FinalModelID(aggregatorVK groth16.VerifyingKey, modelID *big.Int) (*big.Int, error) {
+	if modelID == nil || modelID.Sign() < 0 || modelID.BitLen() > ModelIDBits {
+		return nil, fmt.Errorf("recursion: final model id: inner model id is not a %d-bit integer", ModelIDBits)
+	}
 	vk, ok := aggregatorVK.(*groth16bw6761.VerifyingKey)
 	if !ok {
-		return bls12377fr.Element{}, fmt.Errorf("recursion: final model id: aggregator key is %T, not a BW6-761 key", aggregatorVK)
+		return nil, fmt.Errorf("recursion: final model id: aggregator key is %T, not a BW6-761 key", aggregatorVK)
 	}
 	if err := checkAggregatorKey(vk); err != nil {
-		return bls12377fr.Element{}, fmt.Errorf("recursion: final model id: %w", err)
+		return nil, fmt.Errorf("recursion: final model id: %w", err)
 	}
 	coordinates, err := aggregatorKeyCoordinates(vk)
 	if err != nil {
-		return bls12377fr.Element{}, fmt.Errorf("recursion: final model id: %w", err)
+		return nil, fmt.Errorf("recursion: final model id: %w", err)
 	}
 	var tag bn254fr.Element
 	tag.SetBigInt(transcript.ConstantBig(finalModelIDLabel, ecc.BN254.ScalarField()))
@@ -143,19 +148,19 @@ func FinalModelID(aggregatorVK groth16.VerifyingKey, modelID bls12377fr.Element)
 		}
 	}
 	var id bn254fr.Element
-	id.SetBigInt(modelID.BigInt(new(big.Int)))
+	id.SetBigInt(modelID)
 	elements = append(elements, id)
 
 	h := bn254poseidon2.NewMerkleDamgardHasher()
 	for i := range elements {
 		b := elements[i].Bytes()
 		if _, err := h.Write(b[:]); err != nil {
-			return bls12377fr.Element{}, fmt.Errorf("recursion: final model id: hash element %d: %w", i, err)
+			return nil, fmt.Errorf("recursion: final model id: hash element %d: %w", i, err)
 		}
 	}
 	var digest bn254fr.Element
 	if err := digest.SetBytesCanonical(h.Sum(nil)); err != nil {
-		return bls12377fr.Element{}, fmt.Errorf("recursion: final model id: digest: %w", err)
+		return nil, fmt.Errorf("recursion: final model id: digest: %w", err)
 	}
 	return truncate(digest.BigInt(new(big.Int))), nil
 }
@@ -239,12 +244,10 @@ func limbs(c *big.Int) [baseLimbs]uint64 {
 }
 
 // truncate keeps the low ModelIDBits bits of v.
-func truncate(v *big.Int) bls12377fr.Element {
+func truncate(v *big.Int) *big.Int {
 	mask := new(big.Int).Lsh(big.NewInt(1), ModelIDBits)
 	mask.Sub(mask, big.NewInt(1))
-	var out bls12377fr.Element
-	out.SetBigInt(new(big.Int).And(v, mask))
-	return out
+	return mask.And(mask, v)
 }
 
 func constantBW6(label string) bw6761fr.Element {

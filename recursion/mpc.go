@@ -22,10 +22,10 @@ import (
 // serialization, so participants exchange files:
 //
 //	Phase1Init(curve, N, w)                      coordinator
-//	Phase1Contribute(curve, r, w)                each participant, in turn
+//	Phase1Contribute(curve, N, r, w)             each participant, in turn
 //	Phase1Seal(curve, N, beacon₁, [c₁…c_m], w)   anyone: verifies the chain, writes the SRS commons
 //	Phase2Init(ccs, commons, w)                  coordinator, per circuit
-//	Phase2Contribute(curve, r, w)                each participant, in turn
+//	Phase2Contribute(ccs, r, w)                  each participant, in turn
 //	Phase2Seal(ccs, commons, beacon₂, [d₁…d_n])  anyone: verifies the chain, returns the keys
 //	StoreKeys(ccs, dir, pk, vk)                  puts them where LoadOrSetup finds them
 //
@@ -35,17 +35,19 @@ import (
 // contribution.
 
 // DomainSize returns the phase-1 domain size for ccs: the number of its
-// constraints rounded up to a power of two.
+// constraints rounded up to a power of two, at least 2.
 func DomainSize(ccs constraint.ConstraintSystem) uint64 {
-	return ecc.NextPowerOfTwo(uint64(ccs.GetNbConstraints()))
+	return max(2, ecc.NextPowerOfTwo(uint64(ccs.GetNbConstraints())))
 }
 
 // maxDomainLog bounds the phase-1 domain at 2²⁸ points.
 const maxDomainLog = 28
 
+// checkDomain accepts powers of two from 2 (gnark's phase-1 proofs read
+// the first power of τ) to 2²⁸.
 func checkDomain(n uint64) error {
-	if n == 0 || n&(n-1) != 0 || n > 1<<maxDomainLog {
-		return fmt.Errorf("recursion: mpc: domain size %d is not a power of two in [1, 2^%d]", n, maxDomainLog)
+	if n < 2 || n&(n-1) != 0 || n > 1<<maxDomainLog {
+		return fmt.Errorf("recursion: mpc: domain size %d is not a power of two in [2, 2^%d]", n, maxDomainLog)
 	}
 	return nil
 }
@@ -90,9 +92,16 @@ func Phase1Init(curve ecc.ID, n uint64, w io.Writer) error {
 	return nil
 }
 
-// Phase1Contribute reads the latest phase-1 object, adds fresh randomness
-// (τ, α, β) with its proof of update and writes the result.
-func Phase1Contribute(curve ecc.ID, r io.Reader, w io.Writer) error {
+// Phase1Contribute reads the latest phase-1 object of domain size n, adds
+// fresh randomness (τ, α, β) with its proof of update and writes the result.
+func Phase1Contribute(curve ecc.ID, n uint64, r io.Reader, w io.Writer) error {
+	if err := checkDomain(n); err != nil {
+		return err
+	}
+	r, err := guardPhase1(curve, n, r)
+	if err != nil {
+		return err
+	}
 	switch curve {
 	case ecc.BN254:
 		return contribute(new(mpcbn254.Phase1), (*mpcbn254.Phase1).Contribute, r, w)
@@ -105,11 +114,15 @@ func Phase1Contribute(curve ecc.ID, r io.Reader, w io.Writer) error {
 	}
 }
 
-// Phase2Contribute reads the latest phase-2 object, adds fresh randomness
-// (δ and the commitment keys' σ) with its proof of update and writes the
-// result.
-func Phase2Contribute(curve ecc.ID, r io.Reader, w io.Writer) error {
-	switch curve {
+// Phase2Contribute reads the latest phase-2 object of ccs, adds fresh
+// randomness (δ and the commitment keys' σ) with its proof of update and
+// writes the result.
+func Phase2Contribute(ccs constraint.ConstraintSystem, r io.Reader, w io.Writer) error {
+	r, err := guardPhase2(ccs, r)
+	if err != nil {
+		return err
+	}
+	switch curveOf(ccs) {
 	case ecc.BN254:
 		return contribute(new(mpcbn254.Phase2), (*mpcbn254.Phase2).Contribute, r, w)
 	case ecc.BLS12_377:
@@ -132,13 +145,18 @@ func contribute[T serialized](p T, add func(T), r io.Reader, w io.Writer) error 
 	return nil
 }
 
-// readAll decodes every contribution into a fresh object.
-func readAll[T serialized](fresh func() T, contributions []io.Reader) ([]T, error) {
+// readAll decodes every contribution into a fresh object, each first
+// checked by guard.
+func readAll[T serialized](fresh func() T, guard func(io.Reader) (io.Reader, error), contributions []io.Reader) ([]T, error) {
 	if len(contributions) == 0 {
 		return nil, errors.New("recursion: mpc: no contributions")
 	}
 	out := make([]T, len(contributions))
 	for i, r := range contributions {
+		r, err := guard(r)
+		if err != nil {
+			return nil, fmt.Errorf("recursion: mpc: contribution %d: %w", i, err)
+		}
 		out[i] = fresh()
 		if _, err := out[i].ReadFrom(r); err != nil {
 			return nil, fmt.Errorf("recursion: mpc: read contribution %d: %w", i, err)
@@ -154,10 +172,11 @@ func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader
 	if err := checkDomain(n); err != nil {
 		return err
 	}
+	guard := func(r io.Reader) (io.Reader, error) { return guardPhase1(curve, n, r) }
 	var commons io.WriterTo
 	switch curve {
 	case ecc.BN254:
-		c, err := readAll(func() *mpcbn254.Phase1 { return new(mpcbn254.Phase1) }, contributions)
+		c, err := readAll(func() *mpcbn254.Phase1 { return new(mpcbn254.Phase1) }, guard, contributions)
 		if err != nil {
 			return err
 		}
@@ -167,7 +186,7 @@ func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader
 		}
 		commons = &s
 	case ecc.BLS12_377:
-		c, err := readAll(func() *mpcbls12377.Phase1 { return new(mpcbls12377.Phase1) }, contributions)
+		c, err := readAll(func() *mpcbls12377.Phase1 { return new(mpcbls12377.Phase1) }, guard, contributions)
 		if err != nil {
 			return err
 		}
@@ -177,7 +196,7 @@ func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader
 		}
 		commons = &s
 	case ecc.BW6_761:
-		c, err := readAll(func() *mpcbw6761.Phase1 { return new(mpcbw6761.Phase1) }, contributions)
+		c, err := readAll(func() *mpcbw6761.Phase1 { return new(mpcbw6761.Phase1) }, guard, contributions)
 		if err != nil {
 			return err
 		}
@@ -200,7 +219,7 @@ func Phase2Init(ccs constraint.ConstraintSystem, commons io.Reader, w io.Writer)
 	var p io.WriterTo
 	switch r1cs := ccs.(type) {
 	case *csbn254.R1CS:
-		c, err := readCommons(new(mpcbn254.SrsCommons), commons, func(c *mpcbn254.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		c, err := readCommons(new(mpcbn254.SrsCommons), commons, ccs)
 		if err != nil {
 			return err
 		}
@@ -208,7 +227,7 @@ func Phase2Init(ccs constraint.ConstraintSystem, commons io.Reader, w io.Writer)
 		p2.Initialize(r1cs, c)
 		p = &p2
 	case *csbls12377.R1CS:
-		c, err := readCommons(new(mpcbls12377.SrsCommons), commons, func(c *mpcbls12377.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		c, err := readCommons(new(mpcbls12377.SrsCommons), commons, ccs)
 		if err != nil {
 			return err
 		}
@@ -216,7 +235,7 @@ func Phase2Init(ccs constraint.ConstraintSystem, commons io.Reader, w io.Writer)
 		p2.Initialize(r1cs, c)
 		p = &p2
 	case *csbw6761.R1CS:
-		c, err := readCommons(new(mpcbw6761.SrsCommons), commons, func(c *mpcbw6761.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		c, err := readCommons(new(mpcbw6761.SrsCommons), commons, ccs)
 		if err != nil {
 			return err
 		}
@@ -232,13 +251,14 @@ func Phase2Init(ccs constraint.ConstraintSystem, commons io.Reader, w io.Writer)
 	return nil
 }
 
-// readCommons decodes SRS commons and checks they are large enough for ccs.
-func readCommons[T serialized](c T, r io.Reader, size func(T) int, ccs constraint.ConstraintSystem) (T, error) {
+// readCommons decodes SRS commons of the domain size of ccs.
+func readCommons[T serialized](c T, r io.Reader, ccs constraint.ConstraintSystem) (T, error) {
+	r, err := guardCommons(DomainSize(ccs), r)
+	if err != nil {
+		return c, err
+	}
 	if _, err := c.ReadFrom(r); err != nil {
 		return c, fmt.Errorf("recursion: mpc: read commons: %w", err)
-	}
-	if n := size(c); n < ccs.GetNbConstraints() {
-		return c, fmt.Errorf("recursion: mpc: commons of domain size %d for a circuit of %d constraints", n, ccs.GetNbConstraints())
 	}
 	return c, nil
 }
@@ -251,33 +271,34 @@ func Phase2Seal(ccs constraint.ConstraintSystem, commons io.Reader, beacon []byt
 		vk  groth16.VerifyingKey
 		err error
 	)
+	guard := func(r io.Reader) (io.Reader, error) { return guardPhase2(ccs, r) }
 	switch r1cs := ccs.(type) {
 	case *csbn254.R1CS:
-		c, e := readCommons(new(mpcbn254.SrsCommons), commons, func(c *mpcbn254.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		c, e := readCommons(new(mpcbn254.SrsCommons), commons, ccs)
 		if e != nil {
 			return nil, nil, e
 		}
-		d, e := readAll(func() *mpcbn254.Phase2 { return new(mpcbn254.Phase2) }, contributions)
+		d, e := readAll(func() *mpcbn254.Phase2 { return new(mpcbn254.Phase2) }, guard, contributions)
 		if e != nil {
 			return nil, nil, e
 		}
 		pk, vk, err = mpcbn254.VerifyPhase2(r1cs, c, beacon, d...)
 	case *csbls12377.R1CS:
-		c, e := readCommons(new(mpcbls12377.SrsCommons), commons, func(c *mpcbls12377.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		c, e := readCommons(new(mpcbls12377.SrsCommons), commons, ccs)
 		if e != nil {
 			return nil, nil, e
 		}
-		d, e := readAll(func() *mpcbls12377.Phase2 { return new(mpcbls12377.Phase2) }, contributions)
+		d, e := readAll(func() *mpcbls12377.Phase2 { return new(mpcbls12377.Phase2) }, guard, contributions)
 		if e != nil {
 			return nil, nil, e
 		}
 		pk, vk, err = mpcbls12377.VerifyPhase2(r1cs, c, beacon, d...)
 	case *csbw6761.R1CS:
-		c, e := readCommons(new(mpcbw6761.SrsCommons), commons, func(c *mpcbw6761.SrsCommons) int { return len(c.G1.AlphaTau) }, ccs)
+		c, e := readCommons(new(mpcbw6761.SrsCommons), commons, ccs)
 		if e != nil {
 			return nil, nil, e
 		}
-		d, e := readAll(func() *mpcbw6761.Phase2 { return new(mpcbw6761.Phase2) }, contributions)
+		d, e := readAll(func() *mpcbw6761.Phase2 { return new(mpcbw6761.Phase2) }, guard, contributions)
 		if e != nil {
 			return nil, nil, e
 		}

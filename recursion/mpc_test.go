@@ -27,7 +27,7 @@ func runCeremony(t *testing.T, curve ecc.ID, ccs constraint.ConstraintSystem) *c
 	}
 	for range 2 {
 		var next bytes.Buffer
-		if err := Phase1Contribute(curve, bytes.NewReader(prev.Bytes()), &next); err != nil {
+		if err := Phase1Contribute(curve, run.n, bytes.NewReader(prev.Bytes()), &next); err != nil {
 			t.Fatal(err)
 		}
 		run.phase1 = append(run.phase1, next.Bytes())
@@ -45,7 +45,7 @@ func runCeremony(t *testing.T, curve ecc.ID, ccs constraint.ConstraintSystem) *c
 	}
 	for range 2 {
 		var next bytes.Buffer
-		if err := Phase2Contribute(curve, bytes.NewReader(prev.Bytes()), &next); err != nil {
+		if err := Phase2Contribute(ccs, bytes.NewReader(prev.Bytes()), &next); err != nil {
 			t.Fatal(err)
 		}
 		run.phase2 = append(run.phase2, next.Bytes())
@@ -126,22 +126,28 @@ func TestMPCErrors(t *testing.T) {
 	// Commons too small for the circuit.
 	ccs := compileCubic(t, ecc.BN254)
 	var p1, c1, commons bytes.Buffer
-	if err := Phase1Init(ecc.BN254, 1, &p1); err != nil {
+	if err := Phase1Init(ecc.BN254, 1, &sink); err == nil {
+		t.Error("domain size 1 accepted")
+	}
+	if err := Phase1Init(ecc.BN254, 2, &p1); err != nil {
 		t.Fatal(err)
 	}
-	if err := Phase1Contribute(ecc.BN254, &p1, &c1); err != nil {
+	if err := Phase1Contribute(ecc.BN254, 4, bytes.NewReader(p1.Bytes()), &c1); err == nil {
+		t.Error("contribution to a phase 1 of another domain size")
+	}
+	if err := Phase1Contribute(ecc.BN254, 2, &p1, &c1); err != nil {
 		t.Fatal(err)
 	}
-	if err := Phase1Seal(ecc.BN254, 1, []byte("b"), []io.Reader{&c1}, &commons); err != nil {
+	if err := Phase1Seal(ecc.BN254, 2, []byte("b"), []io.Reader{&c1}, &commons); err != nil {
 		t.Fatal(err)
 	}
 	if err := Phase2Init(ccs, &commons, &sink); err == nil {
-		t.Error("phase 2 initialised from commons smaller than the circuit")
+		t.Error("phase 2 initialised from commons of another domain size")
 	}
 }
 
-// FuzzPhase1Contribute feeds arbitrary bytes to the contribution decoder:
-// it must fail cleanly, never panic.
+// FuzzPhase1Contribute feeds arbitrary bytes to the phase-1 decoder: it
+// must fail cleanly, never panic nor allocate by a hostile count.
 func FuzzPhase1Contribute(f *testing.F) {
 	var p bytes.Buffer
 	if err := Phase1Init(ecc.BN254, 2, &p); err != nil {
@@ -151,6 +157,31 @@ func FuzzPhase1Contribute(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out bytes.Buffer
-		_ = Phase1Contribute(ecc.BN254, bytes.NewReader(data), &out)
+		_ = Phase1Contribute(ecc.BN254, 2, bytes.NewReader(data), &out)
+	})
+}
+
+// FuzzPhase2Contribute does the same for the phase-2 decoder.
+func FuzzPhase2Contribute(f *testing.F) {
+	ccs := compileCubic(f, ecc.BN254)
+	n := DomainSize(ccs)
+	var p1, c1, commons, p2 bytes.Buffer
+	if err := Phase1Init(ecc.BN254, n, &p1); err != nil {
+		f.Fatal(err)
+	}
+	if err := Phase1Contribute(ecc.BN254, n, &p1, &c1); err != nil {
+		f.Fatal(err)
+	}
+	if err := Phase1Seal(ecc.BN254, n, []byte("b"), []io.Reader{&c1}, &commons); err != nil {
+		f.Fatal(err)
+	}
+	if err := Phase2Init(ccs, &commons, &p2); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(p2.Bytes())
+	f.Add([]byte{0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out bytes.Buffer
+		_ = Phase2Contribute(ccs, bytes.NewReader(data), &out)
 	})
 }

@@ -10,13 +10,15 @@ import (
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/test"
+
+	stmt "github.com/veriformer/veriformer/statement"
 )
 
 // aggregated is one honest aggregator proof of arity 2, shared by the
 // wrapper tests.
 type aggregated struct {
 	proof     groth16.Proof
-	statement Statement
+	statement stmt.Statement
 }
 
 var (
@@ -53,17 +55,22 @@ func TestWrapperAssignment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.ModelID != want || final.InputDigest != a.statement.InputDigest || final.OutputDigest != a.statement.OutputDigest {
-		t.Fatalf("final statement %+v", final)
+	if final.ModelID.Cmp(want) != 0 || final.InputDigest.Cmp(a.statement.InputDigest) != 0 || final.OutputDigest.Cmp(a.statement.OutputDigest) != 0 {
+		t.Fatalf("final statement %v", final)
 	}
-	if w.InnerModelID.(*big.Int).Cmp(a.statement.ModelID.BigInt(new(big.Int))) != 0 {
+	if w.InnerModelID.(*big.Int).Cmp(a.statement.ModelID) != 0 {
 		t.Fatal("wrapper assignment carries another inner model id")
 	}
 	if _, _, err := WrapperAssignment(a.proof, f.layer0.vk, a.statement); err == nil {
 		t.Fatal("wrapper assignment with a BLS12-377 key")
 	}
-	if _, _, err := Wrap(a.proof, f.aggregator2.VK, Statement{}, &Keys{}); err == nil {
+	other := a.statement
+	other.OutputDigest = big.NewInt(1)
+	if _, _, err := Wrap(a.proof, f.aggregator2.VK, other, &Keys{}); err == nil {
 		t.Fatal("Wrap accepted an aggregator proof for another statement")
+	}
+	if _, _, err := WrapperAssignment(a.proof, f.aggregator2.VK, stmt.Statement{}); err == nil {
+		t.Fatal("wrapper assignment of an empty statement")
 	}
 }
 
@@ -154,11 +161,11 @@ func TestWrapperFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrapper proved and verified in %v", time.Since(start))
-	if got != final {
-		t.Fatalf("Wrap states %+v, want %+v", got, final)
+	if got.String() != final.String() {
+		t.Fatalf("Wrap states %v, want %v", got, final)
 	}
 	bad := final
-	bad.InputDigest.SetUint64(1)
+	bad.InputDigest = big.NewInt(1)
 	if err := VerifyWrapped(proof, keys.VK, bad); err == nil {
 		t.Fatal("wrapper proof verifies for another input digest")
 	}
