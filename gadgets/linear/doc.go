@@ -38,9 +38,11 @@
 //	(2^a − 2) + (2^b − 2) + min(out, in)·(1 + [2^max(a,b) ≥ 300]) + [min(out, in) ≥ 300]
 //
 // constraints, plus one for the caller's equality with the claimed value
-// (frontend.WithCompressThreshold(0) removes the compress terms). An eq
-// table for the column point r* serves every matrix of a layer, so a
-// segment circuit that evaluates several weights at (·‖ r*) can share it.
+// (frontend.WithCompressThreshold(0) removes the compress terms). The
+// weight claims of one layer all have the column point r*, so a segment
+// circuit builds its eq table once with [NewColumns] and evaluates each
+// matrix with [Columns.EvaluateWeight]: GPT-2's Q, K and V weights
+// (3 × 768 × 768) cost 8,702 constraints instead of 3 × 3,582.
 // [EvaluateBias] costs the eq table alone, 2ⁿ − 2. Measured on BN254
 // (testdata/constraints.csv, equality included): 189 for 64 × 64, 381 for
 // 256 × 64 or 64 × 256; 3,582 for 768 × 768, 6,654 for 3072 × 768,

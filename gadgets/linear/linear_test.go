@@ -348,6 +348,89 @@ func (c *weightCircuit) Define(api frontend.API) error {
 	return nil
 }
 
+// sharedCircuit evaluates several matrices at (rowPoints[k] ‖ Col) with
+// one column table.
+type sharedCircuit struct {
+	Rows   [][]frontend.Variable
+	Col    []frontend.Variable
+	Values []frontend.Variable
+	fixed  *sharedPart
+}
+
+type sharedPart struct {
+	ws   [][]int8
+	outs []int
+	in   int
+}
+
+func (c *sharedCircuit) Define(api frontend.API) error {
+	cols, err := gadget.NewColumns(api, c.fixed.in, c.Col)
+	if err != nil {
+		return err
+	}
+	for k, w := range c.fixed.ws {
+		v, err := cols.EvaluateWeight(api, w, c.fixed.outs[k], c.Rows[k])
+		if err != nil {
+			return err
+		}
+		api.AssertIsEqual(v, c.Values[k])
+	}
+	return nil
+}
+
+func newSharedCircuit(ws [][]int8, outs []int, in int) *sharedCircuit {
+	c := &sharedCircuit{Col: make([]frontend.Variable, npoly.Log2Ceil(in)), Values: make([]frontend.Variable, len(ws)), fixed: &sharedPart{ws: ws, outs: outs, in: in}}
+	for _, out := range outs {
+		c.Rows = append(c.Rows, make([]frontend.Variable, npoly.Log2Ceil(out)))
+	}
+	return c
+}
+
+func TestColumns(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	outs, in := []int{5, 12, 3}, 7
+	ws := make([][]int8, len(outs))
+	col := field.RandomVector[bn254fr.Element](rng, npoly.Log2Ceil(in))
+	assignment := &sharedCircuit{Col: make([]frontend.Variable, len(col))}
+	for i := range col {
+		assignment.Col[i] = bigOf[bn254fr.Element](col[i])
+	}
+	for k, out := range outs {
+		ws[k] = randomWeights(rng, out*in)
+		row := field.RandomVector[bn254fr.Element](rng, npoly.Log2Ceil(out))
+		v, err := native.EvaluateWeight[bn254fr.Element](ws[k], out, in, append(append([]bn254fr.Element(nil), row...), col...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := make([]frontend.Variable, len(row))
+		for i := range row {
+			r[i] = bigOf[bn254fr.Element](row[i])
+		}
+		assignment.Rows = append(assignment.Rows, r)
+		assignment.Values = append(assignment.Values, bigOf[bn254fr.Element](v))
+	}
+	circuit := newSharedCircuit(ws, outs, in)
+	assignment.fixed = circuit.fixed
+	if err := test.IsSolved(circuit, assignment, ecc.BN254.ScalarField()); err != nil {
+		t.Fatalf("shared column table: %v", err)
+	}
+	assignment.Values[1] = new(big.Int).Add(assignment.Values[1].(*big.Int), big.NewInt(1))
+	if err := test.IsSolved(circuit, assignment, ecc.BN254.ScalarField()); err == nil {
+		t.Fatal("shared column table accepts a wrong value")
+	}
+	for _, bad := range []*sharedCircuit{
+		{Col: make([]frontend.Variable, 2), fixed: &sharedPart{in: 7}},
+		{Col: make([]frontend.Variable, 3), Rows: [][]frontend.Variable{make([]frontend.Variable, 2)}, Values: make([]frontend.Variable, 1), fixed: &sharedPart{ws: [][]int8{make([]int8, 20)}, outs: []int{3}, in: 7}},
+		{Col: make([]frontend.Variable, 3), Rows: [][]frontend.Variable{make([]frontend.Variable, 1)}, Values: make([]frontend.Variable, 1), fixed: &sharedPart{ws: [][]int8{make([]int8, 21)}, outs: []int{3}, in: 7}},
+	} {
+		if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, bad); err == nil {
+			t.Errorf("%+v compiled", bad.fixed)
+		}
+	}
+}
+
 func TestEvaluateWeight(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
@@ -501,6 +584,18 @@ func TestConstraintCounts(t *testing.T) {
 		}
 		rows = append(rows, []string{"evaluate-weight", c.name, strconv.Itoa(c.out), strconv.Itoa(c.in), "", "", "", strconv.Itoa(ccs.GetNbConstraints())})
 	}
+	// GPT-2's Q, K and V weights (3 × 768 × 768) at one column point: the
+	// column table is built once, 2·(2^10 − 2) constraints less than three
+	// separate evaluations.
+	qkv := [][]int8{randomWeights(rng, 768*768), randomWeights(rng, 768*768), randomWeights(rng, 768*768)}
+	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, newSharedCircuit(qkv, []int{768, 768, 768}, 768))
+	if err != nil {
+		t.Fatalf("shared columns: %v", err)
+	}
+	if got, want := ccs.GetNbConstraints(), 3*weightCount(768, 768)-2*(1<<10-2); got != want {
+		t.Errorf("shared columns: %d constraints, the formula gives %d", got, want)
+	}
+	rows = append(rows, []string{"evaluate-weight shared columns", "gpt2-small attn.q,k,v", "768 768 768", "768", "", "", "", strconv.Itoa(ccs.GetNbConstraints())})
 	var buf bytes.Buffer
 	if err := csv.NewWriter(&buf).WriteAll(rows); err != nil {
 		t.Fatal(err)

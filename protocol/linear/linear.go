@@ -54,8 +54,8 @@ func evaluationValues[E field.Scalar](cfg Config, inputs, weights []E) []E {
 // Prove proves Acc_k = X·W_kᵀ + 1·b_kᵀ (zero-padded) for every projection
 // k from the claims out (one per projection, on Acc_k at (r_row_k ‖
 // r_col_k)) and returns the claims on X, the weights and the biases. The
-// claims must be bound to the transcript already (they are absorbed again
-// as the sum-check's sums).
+// claim points must be fixed by the transcript already; the values enter
+// it through the sum-check's sums h_k = y_k − S̃el_Rows(r_row_k)·β_k.
 func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, w Witness, out []poly.Claim[E]) (*Proof[E], Claims[E], error) {
 	var claims Claims[E]
 	if err := cfg.Validate(); err != nil {
