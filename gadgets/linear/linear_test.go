@@ -296,6 +296,21 @@ func testBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, s
 		}
 		in.proof = honest
 		in.out[last].Value = saved
+		// Under SharedRow, claim 1 moved to another row point: its row
+		// coordinates enter nowhere else when it has no bias, so only the
+		// equality of the row points catches it.
+		if cfg.SharedRow && !cfg.Projections[1].Bias {
+			moved := append([]npoly.Claim[E](nil), in.out...)
+			moved[1].Point = append([]E(nil), in.out[1].Point...)
+			P(&moved[1].Point[0]).Add(&moved[1].Point[0], &one)
+			if _, err := native.Verify(ntranscript.New[E, P]("linear-test", field.FromInt64[E, P](7)), cfg, in.proof, moved); err == nil {
+				t.Errorf("%+v: moved row point: native accepts", cfg)
+			}
+			a := &verifyCircuit{Proof: in.proof.Assignment(), Out: claimsAssignment[E, P](moved), fixed: circuit.fixed}
+			if err := test.IsSolved(circuit, a, curve.ScalarField()); err == nil {
+				t.Errorf("%+v: moved row point: circuit accepts", cfg)
+			}
+		}
 		// The honest proof checked against a weight matrix with one value
 		// changed: the weight claim no longer matches.
 		wrong := in.tensors()
