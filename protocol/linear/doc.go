@@ -99,7 +99,7 @@
 //
 // The prover's work is Σ_k out_k·In additions whatever Rows is, while the
 // plain matmul is Rows·Σ_k out_k·In multiply-adds: the ratio is about
-// 1.5–2.5× for a 16-token prompt and an order of magnitude for a one-token
+// 1.3–1.8× for a 16-token prompt and an order of magnitude for a one-token
 // decoding pass. Benchmarks (GPT-2 small shapes, prover against
 // model.MatMulInt timed in the same iterations, both fields):
 //
