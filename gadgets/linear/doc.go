@@ -60,8 +60,10 @@
 //	shared row:     560·(n + 1) + 186·B + [K > 1]·(185 + 376·(K − 1)) + (K − 1)·ℓ·[SharedRow]
 //	distinct rows:  the same + 560·ℓ + 372·K + 185 + about (2ℓ + 1)·K
 //
-// plus at most ℓ per bias for S̃el_Rows when Rows is not a power of two
-// (the same-poly merge: ℓ rounds, the K values again, α, the evaluation).
+// where the distinct-row terms are the K − 1 further X values and the
+// same-poly merge (ℓ rounds, the K values again, α, the evaluation, K
+// equality polynomials), plus at most ℓ per bias for S̃el_Rows when Rows
+// is not a power of two.
 // Examples (testdata/constraints.csv): 6,346 for one GPT-2-small projection
 // with In = 768 (prompt or decoding pass), 7,466 with In = 3072, 7,663 for
 // Q, K, V with a shared row point over 16 rows, 11,224 with distinct row
