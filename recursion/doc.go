@@ -109,10 +109,13 @@
 // # Tests and flags
 //
 // The default run builds toy segments, sets up (once; cached) and proves the
-// arity-2 aggregator, and checks the negative cases on its constraint
-// system. Two flags enable the wrapper checks:
+// arity-2 aggregator, checks the negative cases on its constraint system,
+// and runs the wrapper on a real aggregator proof in gnark's test engine
+// (about 2 minutes and 5 GB). One flag enables the rest of the wrapper:
 //
-//	-recursion.engine  the wrapper on a real aggregator proof in gnark's test engine
-//	-recursion.full    the above, plus compile, size snapshot, solve, Groth16 setup,
-//	                   prove and verify of the wrapper (≈ 8M constraints; see docs/recursion.md)
+//	-recursion.full  compile the wrapper (≈ 7.7M constraints, ≈ 9 GB), check its
+//	                 size snapshot, solve it on honest and dishonest witnesses,
+//	                 then set it up (cached), prove with [Wrap] and verify
+//
+// See docs/recursion.md for the measured numbers.
 package recursion

@@ -15,13 +15,10 @@ import (
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 )
 
-// full enables the wrapper's compilation, test-engine run and Groth16
-// setup + prove + verify (tens of minutes, ~14 GB on 2 cores).
-var full = flag.Bool("recursion.full", false, "run the BN254 wrapper checks: compile, solve, setup, prove, verify")
-
-// engine enables the wrapper run in gnark's test engine alone;
-// -recursion.full implies it.
-var engine = flag.Bool("recursion.engine", false, "run the BN254 wrapper in gnark's test engine on a real aggregator proof")
+// full enables the wrapper's compilation, constraint snapshot and solving
+// (minutes, ~9 GB) and its Groth16 setup + prove + verify (the first time
+// about 40 minutes and ~14 GB on 2 cores; the keys are cached).
+var full = flag.Bool("recursion.full", false, "compile, solve, set up, prove and verify the BN254 wrapper")
 
 // toySegment follows the segment contract: five public inputs in order, a
 // secret step, and a compile-time salt that makes circuits (and so keys)

@@ -109,7 +109,7 @@ func LoadOrSetup(ccs constraint.ConstraintSystem, dir string) (groth16.ProvingKe
 	if err != nil {
 		return nil, nil, fmt.Errorf("recursion: setup: %w", err)
 	}
-	if err := StoreKeys(ccs, dir, pk, vk); err != nil {
+	if err := storeKeys(dir, pkPath, vkPath, pk, vk); err != nil {
 		return nil, nil, err
 	}
 	return pk, vk, nil
@@ -144,12 +144,16 @@ func readFile(path string, read func(io.Reader) (int64, error)) error {
 // needed) under the circuit's hash, atomically: a reader sees either no
 // keys or complete ones.
 func StoreKeys(ccs constraint.ConstraintSystem, dir string, pk groth16.ProvingKey, vk groth16.VerifyingKey) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("recursion: key cache: %w", err)
-	}
 	pkPath, vkPath, err := keyPaths(ccs, dir)
 	if err != nil {
 		return err
+	}
+	return storeKeys(dir, pkPath, vkPath, pk, vk)
+}
+
+func storeKeys(dir, pkPath, vkPath string, pk groth16.ProvingKey, vk groth16.VerifyingKey) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("recursion: key cache: %w", err)
 	}
 	if err := writeFileAtomic(pkPath, pk.WriteRawTo); err != nil {
 		return fmt.Errorf("recursion: store proving key: %w", err)

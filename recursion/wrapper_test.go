@@ -8,6 +8,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/test"
 
@@ -77,9 +78,6 @@ func TestWrapperAssignment(t *testing.T) {
 // TestWrapperTestEngine runs the wrapper on a real BW6-761 proof in gnark's
 // test engine: the honest assignment and one with a wrong final model id.
 func TestWrapperTestEngine(t *testing.T) {
-	if !*engine && !*full {
-		t.Skip("needs -recursion.engine or -recursion.full")
-	}
 	f := getFixture(t)
 	a := getAggregated(t)
 	placeholder, err := NewWrapper(AggregatorCommitments(f.aggregator2.CCS))
@@ -101,23 +99,40 @@ func TestWrapperTestEngine(t *testing.T) {
 	}
 }
 
-// TestWrapperFull compiles the wrapper, checks its size, solves it on honest
-// and dishonest witnesses, then sets it up (cached), proves and verifies.
-func TestWrapperFull(t *testing.T) {
+var (
+	wrapperOnce sync.Once
+	wrapperCCS  constraint.ConstraintSystem
+	wrapperErr  error
+)
+
+// getWrapperCCS compiles the wrapper once per test binary.
+func getWrapperCCS(t *testing.T, nbCommitments int) constraint.ConstraintSystem {
+	t.Helper()
+	wrapperOnce.Do(func() {
+		start := time.Now()
+		wrapperCCS, wrapperErr = CompileWrapper(nbCommitments)
+		if wrapperErr == nil {
+			t.Logf("wrapper: %d constraints, compiled in %v", wrapperCCS.GetNbConstraints(), time.Since(start))
+		}
+	})
+	if wrapperErr != nil {
+		t.Fatal(wrapperErr)
+	}
+	return wrapperCCS
+}
+
+// TestWrapperCircuit compiles the wrapper, checks its size and solves it on
+// honest and dishonest witnesses.
+func TestWrapperCircuit(t *testing.T) {
 	if !*full {
 		t.Skip("needs -recursion.full")
 	}
 	f := getFixture(t)
 	a := getAggregated(t)
-	start := time.Now()
-	ccs, err := CompileWrapper(AggregatorCommitments(f.aggregator2.CCS))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("wrapper: %d constraints, compiled in %v", ccs.GetNbConstraints(), time.Since(start))
+	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator2.CCS))
 	checkCount(t, "wrapper", ccs.GetNbConstraints())
 
-	assignment, final, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	assignment, _, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +143,7 @@ func TestWrapperFull(t *testing.T) {
 		}
 		return ccs.IsSolved(full)
 	}
-	start = time.Now()
+	start := time.Now()
 	if err := solve(assignment); err != nil {
 		t.Fatal(err)
 	}
@@ -144,12 +159,26 @@ func TestWrapperFull(t *testing.T) {
 			t.Errorf("wrapper accepts a wrong %s", name)
 		}
 	}
+}
 
+// TestWrapperProve sets the wrapper up (DEVELOPMENT ONLY keys, cached),
+// proves an aggregator proof with Wrap and verifies the result.
+func TestWrapperProve(t *testing.T) {
+	if !*full {
+		t.Skip("needs -recursion.full")
+	}
+	f := getFixture(t)
+	a := getAggregated(t)
+	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator2.CCS))
+	_, final, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir, err := DefaultCacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	start = time.Now()
+	start := time.Now()
 	keys, err := LoadOrSetupKeys(ccs, dir)
 	if err != nil {
 		t.Fatal(err)
