@@ -274,3 +274,39 @@ func TestModelID(t *testing.T) {
 		t.Error("final model id of a 251-bit inner id")
 	}
 }
+
+// TestAggregatorArity3 solves the aggregator of arity 3 on three chained
+// segments of two circuits, and on the same segments out of order.
+func TestAggregatorArity3(t *testing.T) {
+	f := getFixture(t)
+	ccs, err := CompileAggregator(3, SegmentShape{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCount(t, "aggregator k=3", ccs.GetNbConstraints())
+	solve := func(c *chainFixture) error {
+		a, err := AggregatorAssignment(c.proofs, c.keys, c.publics, c.graph)
+		if err != nil {
+			return err
+		}
+		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
+		if err != nil {
+			return err
+		}
+		return ccs.IsSolved(w)
+	}
+	honest, err := newChain([]*toyCircuit{f.layer0, f.layer1, f.layer0}, 61, 62, 63, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := solve(honest); err != nil {
+		t.Fatalf("honest segments: %v", err)
+	}
+	swapped := *honest
+	swapped.proofs = []groth16.Proof{honest.proofs[0], honest.proofs[2], honest.proofs[1]}
+	swapped.keys = []groth16.VerifyingKey{honest.keys[0], honest.keys[2], honest.keys[1]}
+	swapped.publics = []SegmentPublic{honest.publics[0], honest.publics[2], honest.publics[1]}
+	if err := solve(&swapped); err == nil {
+		t.Error("aggregator of arity 3 accepts segments out of order")
+	}
+}

@@ -48,7 +48,6 @@ func TestAggregatorConstraints(t *testing.T) {
 		shape SegmentShape
 	}{
 		{"aggregator k=1", 1, SegmentShape{}},
-		{"aggregator k=3", 3, SegmentShape{}},
 		{"aggregator k=2 commitments=1", 2, SegmentShape{NbCommitments: 1}},
 	} {
 		ccs, err := CompileAggregator(c.k, c.shape)
