@@ -1,0 +1,99 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/backend/witness"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/veriformer/veriformer/solidity"
+	"github.com/veriformer/veriformer/statement"
+)
+
+type witnessPublic = witness.Witness
+
+// SimulatedChain starts go-ethereum's simulated chain with one funded
+// account, under the rules of the latest fork the pinned go-ethereum
+// activates by default. Close the backend when done.
+func SimulatedChain() (*solidity.Chain, *simulated.Backend, error) {
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	auth := bind.NewKeyedTransactor(key, params.AllDevChainProtocolChanges.ChainID)
+	sim := simulated.NewBackend(types.GenesisAlloc{auth.From: {Balance: new(big.Int).Lsh(big.NewInt(1), 100)}}, currentRules)
+	return solidity.NewSimulatedChain(sim, auth), sim, nil
+}
+
+// currentRules runs the simulated chain with the rules of the fork Ethereum
+// mainnet runs (Osaka) instead of every fork go-ethereum knows: the later
+// ones reprice storage creation (EIP-8037), and the gas figures reported
+// are meant for mainnet.
+func currentRules(_ *node.Config, eth *ethconfig.Config) {
+	config := *eth.Genesis.Config
+	config.AmsterdamTime, config.BogotaTime = nil, nil
+	eth.Genesis.Config = &config
+}
+
+// onChain compiles the verifier and registry, deploys them on the simulated
+// chain, measures the verifier's gas and submits the proof.
+func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof groth16.Proof, st statement.Statement) error {
+	rep := r.report
+	var chain *solidity.Chain
+	var sim *simulated.Backend
+	sst := SolidityStatement(st)
+	if err := r.stage("solidity export and compilation", func() (string, error) {
+		var err error
+		rep.Contracts, err = solidity.CompileContracts(ctx, vk)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("verifier %d bytes, registry %d bytes deployed code", len(rep.Contracts.Verifier.DeployedBytecode), len(rep.Contracts.Registry.DeployedBytecode)), nil
+	}); err != nil {
+		return err
+	}
+	if err := r.stage("deployment (simulated chain)", func() (string, error) {
+		var err error
+		chain, sim, err = SimulatedChain()
+		if err != nil {
+			return "", err
+		}
+		rep.Deployment, err = chain.DeployVerifierAndRegistry(ctx, rep.Contracts, st.ModelID)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("verifier %s, registry %s", rep.Deployment.Verifier, rep.Deployment.Registry), nil
+	}); err != nil {
+		return err
+	}
+	defer sim.Close()
+	return r.stage("on-chain verification", func() (string, error) {
+		gas, err := solidity.EstimateVerifyGas(ctx, chain.Backend(), rep.Deployment.Verifier, proof, sst)
+		if err != nil {
+			return "", err
+		}
+		rep.VerifyGas = gas
+		receipt, err := chain.Submit(ctx, rep.Deployment.Registry, proof, sst)
+		if err != nil {
+			return "", err
+		}
+		rep.SubmitGas = receipt.GasUsed
+		ok, err := solidity.IsVerified(ctx, chain.Backend(), rep.Deployment.Registry, sst)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", fmt.Errorf("the registry did not record the inference")
+		}
+		return fmt.Sprintf("verifyProof %d gas, submit %d gas", rep.VerifyGas, rep.SubmitGas), nil
+	})
+}

@@ -1,0 +1,15 @@
+// Package pipeline runs veriformer end to end in the direct proof shape:
+// greedy generation with the integer model, the native proof and its
+// verification, the BN254 circuit (compiled, keys set up once and cached
+// by circuit hash), the Groth16 proof and its verification, and — on
+// request — the exported Solidity verifier and registry compiled with
+// solcjs, deployed on go-ethereum's simulated chain, with the proof
+// submitted and recorded and the gas measured. cmd/prove is a thin command
+// over [RunDirect].
+//
+// # Warning
+//
+// Keys come from groth16.Setup, which is for development only: whoever ran
+// it can forge proofs. Production keys come from an MPC ceremony (see
+// docs/recursion.md, "MPC setup").
+package pipeline

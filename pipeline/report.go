@@ -1,0 +1,32 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteStats writes the stage table of a run, in the spirit of seed 004's
+// --stats output.
+func (r *Report) WriteStats(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "stage\ttime\tdetails")
+	var total time.Duration
+	for _, s := range r.Stages {
+		fmt.Fprintf(tw, "%s\t%v\t%s\n", s.Name, s.Duration.Round(time.Millisecond), s.Note)
+		total += s.Duration
+	}
+	fmt.Fprintf(tw, "total\t%v\t\n", total.Round(time.Millisecond))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "constraints %d, proof %d bytes, peak heap %.1f MiB", r.Constraints, r.ProofBytes, float64(r.PeakHeap)/(1<<20))
+	if r.VerifyGas > 0 {
+		fmt.Fprintf(&b, ", verifyProof %d gas, submit %d gas", r.VerifyGas, r.SubmitGas)
+	}
+	_, err := fmt.Fprintln(w, b.String())
+	return err
+}
