@@ -18,7 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 )
 
-// Backend is what the helpers need from a chain: calls, transactions and
+// Backend is what a Chain needs from a node: calls, transactions and
 // receipts. An ethclient.Client and a simulated.Client are Backends.
 type Backend interface {
 	bind.ContractBackend
@@ -144,7 +144,7 @@ func (c *Chain) wait(ctx context.Context, tx *types.Transaction) (*types.Receipt
 			}
 			return receipt, nil
 		}
-		if !errors.Is(err, ethereum.NotFound) {
+		if !errors.Is(err, ethereum.NotFound) && !isIndexing(err) {
 			return nil, fmt.Errorf("receipt of %s: %w", tx.Hash(), err)
 		}
 		select {
@@ -153,6 +153,21 @@ func (c *Chain) wait(ctx context.Context, tx *types.Transaction) (*types.Receipt
 		case <-ticker.C:
 		}
 	}
+}
+
+// txIndexing is the data of the error a go-ethereum node returns for a
+// receipt while its transaction index is catching up with a new block.
+const txIndexing = "transaction indexing is in progress"
+
+// isIndexing reports whether a receipt query failed only because the node
+// has not indexed the latest block yet.
+func isIndexing(err error) bool {
+	var dataErr interface{ ErrorData() any }
+	if !errors.As(err, &dataErr) {
+		return false
+	}
+	data, ok := dataErr.ErrorData().(string)
+	return ok && data == txIndexing
 }
 
 // opts copies the transactor with the context set.
