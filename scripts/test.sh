@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 echo "== go mod download"
 go mod download
 
+echo "== setup: solcjs and the development node"
+scripts/setup-solc.sh
+scripts/setup-geth.sh
+
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
@@ -20,9 +24,13 @@ echo "== staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 echo "== go test"
-go test -count=1 -timeout 80m "$@" ./... 2>&1 | tee /tmp/veriformer-test.log
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+go test -count=1 -timeout 80m "$@" ./... 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
-passed=$(grep -c '^ok ' /tmp/veriformer-test.log || true)
-failed=$(grep -c '^FAIL' /tmp/veriformer-test.log || true)
+set -e
+passed=$(grep -c '^ok ' "$log" || true)
+failed=$(grep -c '^FAIL' "$log" || true)
 echo "packages: $passed passed, $failed failed"
 exit "$status"

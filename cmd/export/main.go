@@ -1,0 +1,81 @@
+// Command export sets up (or loads from the cache) the keys of a model's
+// direct-shape circuit and writes its Solidity verifier, the
+// InferenceRegistry, their ABIs and bytecode; with --rpc-url it deploys
+// them.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pipeline"
+	"github.com/veriformer/veriformer/solidity"
+	"github.com/veriformer/veriformer/statement"
+)
+
+var (
+	modelFlag    = flag.String("model", "", "directory with config.json and model.safetensors (default: the built-in model)")
+	promptFlag   = flag.Int("prompt-tokens", 5, "number of prompt tokens the circuit takes")
+	tokensFlag   = flag.Int("tokens", 3, "number of generated tokens the circuit takes")
+	cacheFlag    = flag.String("cache", "", "key cache directory (default $VERIFORMER_CACHE or .cache/keys in the module)")
+	outFlag      = flag.String("out", "out/export", "directory to write the contracts to")
+	rpcFlag      = flag.String("rpc-url", "", "JSON-RPC endpoint to deploy to (optional)")
+	keystoreFlag = flag.String("keystore", "", "keystore file of the deploying account (else $VERIFORMER_PRIVATE_KEY)")
+	passwordFlag = flag.String("password", "", "file holding the keystore password")
+)
+
+func main() {
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: export [flags]\n\nWrites (and optionally deploys) the Solidity verifier of a model's direct-shape circuit.\n\nFlags:\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "export:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	if *promptFlag < 1 || *tokensFlag < 1 {
+		return errors.New("--prompt-tokens and --tokens must be at least 1")
+	}
+	m := model.Default()
+	if *modelFlag != "" {
+		var err error
+		if m, err = model.Load(*modelFlag); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("setting up or loading the keys of the circuit for %d prompt and %d generated tokens …\n", *promptFlag, *tokensFlag)
+	_, vk, constraints, err := pipeline.Keys(m, *promptFlag, *tokensFlag, *cacheFlag)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("circuit of %d R1CS constraints\n", constraints)
+	contracts, err := pipeline.Export(ctx, vk, m, *outFlag)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("wrote the verifier (%d bytes of code) and the registry to %s\n", len(contracts.Verifier.DeployedBytecode), *outFlag)
+	if *rpcFlag == "" {
+		return nil
+	}
+	key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
+	if err != nil {
+		return err
+	}
+	d, err := solidity.DeployRPC(ctx, *rpcFlag, key, contracts, statement.ModelID(m))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("deployed: verifier %s (%d gas), registry %s (%d gas)\n", d.Verifier, d.VerifierGas, d.Registry, d.RegistryGas)
+	return nil
+}

@@ -1,0 +1,125 @@
+// Command prove proves an inference of a transformer and verifies it,
+// natively, with a Groth16 proof and on go-ethereum's simulated chain.
+//
+// With no flags it proves a short greedy generation of the built-in
+// default model. See the README and docs/cli.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/model/tokenizer"
+	"github.com/veriformer/veriformer/pipeline"
+	"github.com/veriformer/veriformer/solidity"
+)
+
+var (
+	modelFlag    = flag.String("model", "", "directory with config.json, model.safetensors and a tokenizer (default: the built-in model)")
+	promptFlag   = flag.String("prompt", "Hello", "prompt text")
+	tokensFlag   = flag.Int("tokens", 3, "number of tokens to generate")
+	cacheFlag    = flag.String("cache", "", "key cache directory (default $VERIFORMER_CACHE or .cache/keys in the module)")
+	outFlag      = flag.String("out", "", "directory to write the proof, statement and Solidity artifacts to")
+	statsFlag    = flag.Bool("stats", true, "print the table of stages")
+	chainFlag    = flag.Bool("chain", true, "verify on go-ethereum's simulated chain")
+	submitFlag   = flag.Bool("submit", false, "also submit the proof to a registry on a JSON-RPC node (--rpc-url, --registry)")
+	rpcFlag      = flag.String("rpc-url", "", "JSON-RPC endpoint for --submit")
+	registryFlag = flag.String("registry", "", "address of the InferenceRegistry for --submit")
+	keystoreFlag = flag.String("keystore", "", "keystore file of the submitting account (else $VERIFORMER_PRIVATE_KEY)")
+	passwordFlag = flag.String("password", "", "file holding the keystore password")
+)
+
+func main() {
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: prove [flags]\n\nProves a greedy generation of a model and verifies it natively, as a Groth16 proof and on a simulated EVM.\n\nFlags:\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "prove:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	if *submitFlag && (*rpcFlag == "" || *registryFlag == "") {
+		return errors.New("--submit needs --rpc-url and --registry")
+	}
+	if *submitFlag && !common.IsHexAddress(*registryFlag) {
+		return fmt.Errorf("--registry %q is not an address", *registryFlag)
+	}
+	m, tok, err := load(*modelFlag)
+	if err != nil {
+		return err
+	}
+	prompt, err := tok.Encode(*promptFlag)
+	if err != nil {
+		return fmt.Errorf("encode prompt: %w", err)
+	}
+	if len(prompt) == 0 {
+		return errors.New("the prompt encodes to no token")
+	}
+	fmt.Printf("model: %s, %d layers, d=%d, %d heads, vocabulary %d\n", m.Config.Family, m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.Vocab)
+	fmt.Printf("prompt: %q (%d tokens), generating %d tokens\n", *promptFlag, len(prompt), *tokensFlag)
+	rep, err := pipeline.RunDirect(ctx, pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Log: os.Stdout})
+	if err != nil {
+		return err
+	}
+	text, err := tok.Decode(rep.Output)
+	if err != nil {
+		return fmt.Errorf("decode output: %w", err)
+	}
+	fmt.Printf("\noutput: %q (tokens %v)\n", text, rep.Output)
+	fmt.Printf("statement: %s\n", rep.Statement)
+	if *statsFlag {
+		fmt.Println()
+		if err := rep.WriteStats(os.Stdout); err != nil {
+			return err
+		}
+	}
+	if *outFlag != "" {
+		if err := pipeline.WriteArtifacts(*outFlag, rep); err != nil {
+			return err
+		}
+		fmt.Printf("artifacts written to %s\n", *outFlag)
+	}
+	if *submitFlag {
+		key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
+		if err != nil {
+			return err
+		}
+		receipt, err := solidity.SubmitRPC(ctx, *rpcFlag, key, common.HexToAddress(*registryFlag), rep.Proof, pipeline.SolidityStatement(rep.Statement))
+		if err != nil {
+			return fmt.Errorf("submit: %w", err)
+		}
+		fmt.Printf("submitted in transaction %s (block %d, %d gas)\n", receipt.TxHash, receipt.BlockNumber, receipt.GasUsed)
+	}
+	return nil
+}
+
+// load returns the built-in model with the byte tokenizer, or a model and
+// tokenizer read from dir.
+func load(dir string) (*model.Model, tokenizer.Tokenizer, error) {
+	if dir == "" {
+		return model.Default(), tokenizer.NewByte(), nil
+	}
+	m, err := model.Load(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	tok, err := tokenizer.LoadDir(filepath.Clean(dir))
+	if err != nil {
+		return nil, nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	return m, tok, nil
+}

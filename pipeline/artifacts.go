@@ -1,0 +1,49 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// WriteArtifacts writes a run's outputs to dir: proof.bin (the Groth16
+// proof, gnark's binary encoding), statement.json, and with the chain
+// stage Verifier.sol, Verifier.abi.json, Verifier.bin, InferenceRegistry.abi.json,
+// InferenceRegistry.bin.
+func WriteArtifacts(dir string, r *Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var proof bytes.Buffer
+	if _, err := r.Proof.WriteTo(&proof); err != nil {
+		return err
+	}
+	files := map[string][]byte{"proof.bin": proof.Bytes()}
+	st, err := json.MarshalIndent(map[string]any{
+		"modelId":      fmt.Sprintf("%#x", r.Statement.ModelID),
+		"inputDigest":  fmt.Sprintf("%#x", r.Statement.InputDigest),
+		"outputDigest": fmt.Sprintf("%#x", r.Statement.OutputDigest),
+		"prompt":       r.Prompt,
+		"output":       r.Output,
+	}, "", "  ")
+	if err != nil {
+		return err
+	}
+	files["statement.json"] = append(st, '\n')
+	if c := r.Contracts; c != nil {
+		files["Verifier.sol"] = []byte(c.VerifierSource)
+		files["Verifier.abi.json"] = []byte(c.Verifier.ABIJSON)
+		files["Verifier.bin"] = []byte(hex.EncodeToString(c.Verifier.Bytecode) + "\n")
+		files["InferenceRegistry.abi.json"] = []byte(c.Registry.ABIJSON)
+		files["InferenceRegistry.bin"] = []byte(hex.EncodeToString(c.Registry.Bytecode) + "\n")
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("pipeline: write %s: %w", name, err)
+		}
+	}
+	return nil
+}

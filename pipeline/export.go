@@ -1,0 +1,91 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+	"github.com/consensys/gnark/logger"
+	"github.com/rs/zerolog"
+
+	"github.com/veriformer/veriformer/circuits"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/solidity"
+	"github.com/veriformer/veriformer/statement"
+)
+
+// Keys compiles the direct circuit of m for the given prompt and output
+// lengths and loads its keys from the cache, or sets them up (development
+// only) and stores them.
+func Keys(m *model.Model, promptLen, outputLen int, cacheDir string) (groth16.ProvingKey, groth16.VerifyingKey, int, error) {
+	logger.Set(zerolog.Nop())
+	if cacheDir == "" {
+		dir, err := recursion.DefaultCacheDir()
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		cacheDir = dir
+	}
+	layout, err := circuits.NewLayout(m, promptLen, outputLen)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	placeholder, err := layout.Placeholder()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, placeholder)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	pk, vk, err := recursion.LoadOrSetup(ccs, cacheDir)
+	return pk, vk, ccs.GetNbConstraints(), err
+}
+
+// Export writes the Solidity verifier of a verifying key, compiled with
+// solcjs, with the InferenceRegistry, to dir: Verifier.sol,
+// *.abi.json, *.bin (creation code, hex) and deploy.md (how to deploy).
+func Export(ctx context.Context, vk groth16.VerifyingKey, m *model.Model, dir string) (*solidity.Contracts, error) {
+	contracts, err := solidity.CompileContracts(ctx, vk)
+	if err != nil {
+		return nil, err
+	}
+	if err := contracts.CheckCodeSize(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	id := statement.ModelID(m)
+	files := map[string][]byte{
+		"Verifier.sol":               []byte(contracts.VerifierSource),
+		"InferenceRegistry.sol":      []byte(solidity.RegistrySource),
+		"Verifier.abi.json":          []byte(contracts.Verifier.ABIJSON),
+		"Verifier.bin":               []byte(hex.EncodeToString(contracts.Verifier.Bytecode) + "\n"),
+		"InferenceRegistry.abi.json": []byte(contracts.Registry.ABIJSON),
+		"InferenceRegistry.bin":      []byte(hex.EncodeToString(contracts.Registry.Bytecode) + "\n"),
+		"deploy.md": []byte(fmt.Sprintf(`# Deploying
+
+1. Deploy Verifier.bin (no constructor arguments).
+2. Deploy InferenceRegistry.bin with constructor arguments
+   (address verifier, uint256 requiredModelId) =
+   (the verifier's address, %#x).
+3. Submit proofs with InferenceRegistry.submit, or run
+   export --rpc-url URL (key from --keystore/--password or
+   $VERIFORMER_PRIVATE_KEY), which does steps 1 and 2.
+`, id)),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return nil, fmt.Errorf("pipeline: write %s: %w", name, err)
+		}
+	}
+	return contracts, nil
+}
