@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,6 +21,29 @@ func TestCompileReportsErrors(t *testing.T) {
 	}
 	if _, err := Compile(ctx, nil); err == nil {
 		t.Fatal("Compile without sources succeeded")
+	}
+}
+
+// TestSolcVersion keeps SolcVersion, scripts/setup-solc.sh and the
+// installed compiler in step.
+func TestSolcVersion(t *testing.T) {
+	solcjs, err := SolcjsPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(solcjs, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(strings.TrimSpace(string(out)), SolcVersion+"+") {
+		t.Fatalf("solcjs is version %s, want %s: run scripts/setup-solc.sh", strings.TrimSpace(string(out)), SolcVersion)
+	}
+	script, err := os.ReadFile(filepath.Join("..", "scripts", "setup-solc.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(script), "\nversion="+SolcVersion+"\n") {
+		t.Fatalf("scripts/setup-solc.sh does not install version %s", SolcVersion)
 	}
 }
 

@@ -244,6 +244,24 @@ func TestSimulatedChain(t *testing.T) {
 				t.Fatal("statement recorded before any submission")
 			}
 
+			// Rejections first, so that a wrongly accepted tampered proof of
+			// the honest statement would show as a record.
+			proofBytes, err := ProofBytes(v.proof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantLen := 256
+			if v.rangeCheck {
+				wantLen = 384
+			}
+			if len(proofBytes) != wantLen {
+				t.Fatalf("proof is %d bytes, want %d", len(proofBytes), wantLen)
+			}
+			rejectTampered(t, chain, deployment.Registry, proofBytes, v.statement, v.rangeCheck)
+			if isVerified(t, chain, deployment.Registry, v.statement) {
+				t.Fatal("statement recorded by a rejected submission")
+			}
+
 			verifyGas, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.statement)
 			if err != nil {
 				t.Fatal(err)
@@ -272,18 +290,6 @@ func TestSimulatedChain(t *testing.T) {
 			}
 			checkStatementKey(t, chain, deployment.Registry, v.statement)
 
-			proofBytes, err := ProofBytes(v.proof)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantLen := 256
-			if v.rangeCheck {
-				wantLen = 384
-			}
-			if len(proofBytes) != wantLen {
-				t.Fatalf("proof is %d bytes, want %d", len(proofBytes), wantLen)
-			}
-			rejectTampered(t, chain, deployment.Registry, proofBytes, v.statement, v.rangeCheck)
 		})
 	}
 }
