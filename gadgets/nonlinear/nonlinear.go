@@ -131,3 +131,16 @@ func (c *Checker) Argmax(logits []frontend.Variable, next frontend.Variable, log
 		c.rc.Check(api.Sub(api.Sub(best, logits[j]), strict), logitBits+1)
 	}
 }
+
+// Product constrains out·2^k + rem = a·b·M + 2^(k−1), rem ∈ [0, 2^k) and
+// out ∈ [lo, hi] element-wise: the gated product of a Llama MLP. One
+// multiplication, one product check and two range checks per element.
+func (c *Checker) Product(a, b, out, rem []frontend.Variable, m int64, k uint, lo, hi int64) error {
+	if len(a) != len(b) || len(out) != len(a) || len(rem) != len(a) {
+		return fmt.Errorf("nonlinear: product of %d and %d entries into %d", len(a), len(b), len(out))
+	}
+	for i := range a {
+		c.requant(c.api.Mul(a[i], b[i]), m, k, out[i], rem[i], lo, hi)
+	}
+	return nil
+}

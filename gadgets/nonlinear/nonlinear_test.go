@@ -238,3 +238,44 @@ func TestRope(t *testing.T) {
 		t.Fatal("rope checked at the wrong position")
 	}
 }
+
+type productCircuit struct {
+	m              int64
+	k              uint
+	lo, hi         int64
+	A, B, Out, Rem []frontend.Variable
+}
+
+func (c *productCircuit) Define(api frontend.API) error {
+	return nonlinear.New(api).Product(c.A, c.B, c.Out, c.Rem, c.m, c.k, c.lo, c.hi)
+}
+
+func TestProduct(t *testing.T) {
+	cfg := &model.Config{Family: model.Llama, Vocab: 64, Hidden: 48, Layers: 1, Heads: 4, KVHeads: 2,
+		Intermediate: 96, MaxPositions: 16, NormEps: 1e-5, RopeTheta: 10000}
+	w, err := model.RandomWeights(cfg, 7, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(cfg, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Generate([]int{1, 2, 3}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &g.Traces[0].Layers[0]
+	p := l.Product
+	valid := func() *productCircuit {
+		return &productCircuit{m: p.Multiplier[0], k: p.Shift, lo: p.Out.Min, hi: p.Out.Max,
+			A: vars(l.Activation.Out.Data), B: vars(l.Up.Out.Data), Out: vars(p.Out.Data), Rem: vars(p.Rem.Data)}
+	}
+	check(t, valid(), valid,
+		func(c *productCircuit) { c.Out[3] = inc(c.Out[3]) },
+		func(c *productCircuit) { c.Rem[3] = inc(c.Rem[3]) },
+		func(c *productCircuit) { c.B[3] = inc(c.B[3]) },
+		// The carry attack: quotient one less, remainder 2^k more.
+		func(c *productCircuit) { c.Out[0] = c.Out[0].(int64) - 1; c.Rem[0] = c.Rem[0].(int64) + 1<<p.Shift },
+	)
+}

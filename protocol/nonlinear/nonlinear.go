@@ -262,3 +262,19 @@ func CheckSum(a, b, sum *model.Tensor) error {
 	}
 	return checkRange(sum, sum.Min, sum.Max)
 }
+
+// CheckProduct verifies the gated product of a Llama MLP from its opened
+// factors: out·2^k + rem = a·b·M + 2^(k−1) with rem ∈ [0, 2^k), element by
+// element (a = SiLU(gate), b = up). Both factors are opened, so the
+// product needs no sum-check.
+func CheckProduct(a, b *model.Tensor, r *model.Requant) error {
+	if len(a.Data) != len(b.Data) || len(r.Out.Data) != len(a.Data) || len(r.Rem.Data) != len(a.Data) || len(r.Multiplier) != 1 {
+		return fmt.Errorf("nonlinear: product of %d and %d entries into %d", len(a.Data), len(b.Data), len(r.Out.Data))
+	}
+	for i := range a.Data {
+		if err := checkRequant("product", i, a.Data[i]*b.Data[i], r.Multiplier[0], r.Shift, r.Out.Data[i], r.Rem.Data[i]); err != nil {
+			return err
+		}
+	}
+	return checkRange(&r.Out, r.Out.Min, r.Out.Max)
+}

@@ -151,6 +151,14 @@ func TestTampered(t *testing.T) {
 	}
 
 	ltr := gens["llama"].Traces[1]
+	ll := &ltr.Layers[0]
+	product := func() error { return CheckProduct(&ll.Activation.Out, &ll.Up.Out, ll.Product) }
+	if err := product(); err != nil {
+		t.Fatalf("honest product: %v", err)
+	}
+	tamper(t, "product out", ll.Product.Out.Data, 3, 1, product)
+	tamper(t, "product rem", ll.Product.Rem.Data, 3, 1, product)
+	tamper(t, "up", ll.Up.Out.Data, 3, 1, product)
 	rp := ltr.Layers[0].RopeQ
 	rope := func() error { return CheckRope(rp, ltr.Start, 4) }
 	tamper(t, "rope out", rp.Out.Data, 7, 1, rope)
