@@ -89,7 +89,10 @@ func keyPaths(ccs constraint.ConstraintSystem, dir string) (pkPath, vkPath strin
 // ceremony ([Phase2Seal]) and are put in the cache with [StoreKeys].
 //
 // The cache directory is trusted: keys are read without the subgroup checks
-// of gnark's safe decoder.
+// of gnark's safe decoder. Each file is written atomically, but two
+// processes setting up the same circuit at once can leave the proving key
+// of one setup beside the verifying key of the other; [Aggregate] and [Wrap]
+// verify every fresh proof, so this shows as an error — delete both files.
 func LoadOrSetup(ccs constraint.ConstraintSystem, dir string) (groth16.ProvingKey, groth16.VerifyingKey, error) {
 	pkPath, vkPath, err := keyPaths(ccs, dir)
 	if err != nil {
