@@ -83,8 +83,8 @@
 //
 // [CheckSegments] checks segments natively; [Aggregate] checks them, proves
 // the aggregator and verifies the fresh proof; [Wrap] does the same for the
-// wrapper and returns the final [Statement], made for gnark's Solidity
-// verifier. [AggregatorAssignment] and [WrapperAssignment] build the
+// wrapper, with a proof made for gnark's Solidity verifier, and returns the
+// final statement (a statement.Statement: the on-chain public inputs). [AggregatorAssignment] and [WrapperAssignment] build the
 // witnesses from native proofs and keys ([ValueOfSegmentProof],
 // [ValueOfAggregatorProof]).
 //

@@ -42,9 +42,10 @@ type Wrapper struct {
 }
 
 // NewWrapper returns the placeholder of the wrapper for aggregators whose
-// proofs carry nbCommitments Pedersen commitments (0 or 1), to compile. All
-// aggregators compiled by this package share one shape ([AggregatorShape]),
-// so one wrapper serves every arity.
+// proofs carry nbCommitments Pedersen commitments (0 or 1,
+// [AggregatorCommitments]), to compile. Every aggregator this package
+// compiles has 3 public inputs and no commitment, so one wrapper serves every
+// arity.
 func NewWrapper(nbCommitments int) (*Wrapper, error) {
 	if nbCommitments < 0 || nbCommitments > 1 {
 		return nil, fmt.Errorf("recursion: wrapper for %d aggregator commitments, want 0 or 1", nbCommitments)
