@@ -1,7 +1,6 @@
 package solidity
 
 import (
-	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,6 +30,9 @@ const devnodeEnv = "VERIFORMER_DEVNODE"
 func devnodePath(t *testing.T) string {
 	t.Helper()
 	if path := os.Getenv(devnodeEnv); path != "" {
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("%s=%s: %v: run scripts/setup-geth.sh or correct the variable", devnodeEnv, path, err)
+		}
 		return path
 	}
 	root, err := moduleRoot()
@@ -57,52 +60,86 @@ func freePort(t *testing.T) int {
 
 // startDevnode starts a development chain on the loopback interface whose
 // genesis funds faucet and returns its JSON-RPC URL; the node is stopped when
-// the test ends.
+// the test ends. A node that exits before listening (its port taken since
+// freePort looked) is started again on another port, up to three times.
 func startDevnode(t *testing.T, faucet string) string {
 	t.Helper()
-	cmd := exec.Command(devnodePath(t),
+	binary := devnodePath(t)
+	var failures []string
+	for range 3 {
+		url, err := tryStartDevnode(t, binary, faucet)
+		if err == nil {
+			return url
+		}
+		failures = append(failures, err.Error())
+	}
+	t.Fatalf("development node did not start:\n%s", strings.Join(failures, "\n"))
+	return ""
+}
+
+func tryStartDevnode(t *testing.T, binary, faucet string) (string, error) {
+	cmd := exec.Command(binary,
 		"-http.addr", "127.0.0.1", "-http.port", fmt.Sprint(freePort(t)),
 		"-datadir", t.TempDir(), "-dev.faucet", faucet)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	output := &nodeOutput{listening: make(chan string, 1)}
+	cmd.Stdout, cmd.Stderr = output, output
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-			t.Error("development node did not stop within 30 s of SIGTERM")
-		}
-	})
+	select {
+	case url := <-output.listening:
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				<-exited
+				t.Error("development node did not stop within 30 s of SIGTERM")
+			}
+		})
+		return url, nil
+	case err := <-exited:
+		return "", fmt.Errorf("exited (%v): %s", err, output.String())
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		<-exited
+		return "", fmt.Errorf("did not listen within 60 s: %s", output.String())
+	}
+}
 
-	url := make(chan string, 1)
-	go func() {
-		scanner := bufio.NewScanner(stdout)
-		for scanner.Scan() {
-			if endpoint, ok := strings.CutPrefix(scanner.Text(), "devnode: listening on "); ok {
-				url <- endpoint
+// nodeOutput collects the node's output and announces the URL of its
+// endpoint once it prints it.
+type nodeOutput struct {
+	mu        sync.Mutex
+	text      strings.Builder
+	announced bool
+	listening chan string
+}
+
+func (o *nodeOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.text.Write(p)
+	if !o.announced {
+		lines := strings.Split(o.text.String(), "\n")
+		for _, line := range lines[:len(lines)-1] { // complete lines only
+			if url, ok := strings.CutPrefix(line, "devnode: listening on "); ok {
+				o.announced = true
+				o.listening <- strings.TrimSpace(url)
+				break
 			}
 		}
-	}()
-	select {
-	case endpoint := <-url:
-		return endpoint
-	case err := <-exited:
-		t.Fatalf("development node exited: %v\n%s", err, stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("development node did not listen within 60 s\n%s", stderr.String())
 	}
-	return ""
+	return len(p), nil
+}
+
+func (o *nodeOutput) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.text.String()
 }
 
 // TestDevnodeRPC deploys and submits over JSON-RPC to a separate node
