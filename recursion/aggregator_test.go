@@ -310,3 +310,18 @@ func TestAggregatorArity3(t *testing.T) {
 		t.Error("aggregator of arity 3 accepts segments out of order")
 	}
 }
+
+// BenchmarkAggregate measures Aggregate for two segments: native checks,
+// witness, BW6-761 Groth16 proof and its verification.
+func BenchmarkAggregate(b *testing.B) {
+	f := getFixture(b)
+	chain, err := newChain([]*toyCircuit{f.layer0, f.layer1}, 71, 72, 73, 74)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, _, err := Aggregate(chain.proofs, chain.keys, chain.publics, chain.graph, f.aggregator2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

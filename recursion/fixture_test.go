@@ -161,7 +161,7 @@ var (
 	fixtureErr   error
 )
 
-func getFixture(t *testing.T) *fixture {
+func getFixture(t testing.TB) *fixture {
 	t.Helper()
 	fixtureOnce.Do(func() {
 		fixtureValue, fixtureErr = buildFixture()
