@@ -54,13 +54,19 @@ func verifyRounds[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P]
 	if len(proof.Rounds) != nbVars {
 		return nil, claim, fmt.Errorf("%w: %d rounds for %d variables", ErrRejected, len(proof.Rounds), nbVars)
 	}
-	weights := lagrangeWeights[E, P](degree)
-	values := make([]E, degree+1)
-	point := make([]E, nbVars)
 	for i, sent := range proof.Rounds {
 		if len(sent) != degree {
 			return nil, claim, fmt.Errorf("%w: round %d has %d values, want %d", ErrRejected, i, len(sent), degree)
 		}
+	}
+	if nbVars == 0 {
+		return []E{}, claim, nil
+	}
+	// Allocations below are bounded by the size of the proof.
+	weights := lagrangeWeights[E, P](degree)
+	values := make([]E, degree+1)
+	point := make([]E, nbVars)
+	for i, sent := range proof.Rounds {
 		t.Absorb(sent...)
 		r := t.Challenge()
 		point[i] = r
