@@ -1,6 +1,7 @@
 package circuits
 
 import (
+	"math/big"
 	"testing"
 	"time"
 
@@ -73,4 +74,65 @@ func TestDirectConstraints(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d R1CS constraints, compiled in %v", cs.GetNbConstraints(), time.Since(start))
+}
+
+// TestDirectRejects: the circuit rejects what the native verifier rejects —
+// a changed opened value, sum-check round value and claimed evaluation,
+// and a statement that is not the proof's.
+func TestDirectRejects(t *testing.T) {
+	f := newFixture(t, []int{'H', 'i'}, 2)
+	placeholder, err := f.layout.Placeholder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var one bn254fr.Element
+	one.SetOne()
+	cases := map[string]func(f *fixture) (statement.Statement, func()){
+		"opened probability": func(f *fixture) (statement.Statement, func()) {
+			v := f.proof.Tensors[len(f.proof.Tensors)/2]
+			v[0]++
+			return f.st, func() { v[0]-- }
+		},
+		"lm head round value": func(f *fixture) (statement.Statement, func()) {
+			e := &f.proof.LMHead.SumCheck.Rounds[0][0]
+			e.Add(e, &one)
+			return f.st, func() { e.Sub(e, &one) }
+		},
+		"qkv weight evaluation": func(f *fixture) (statement.Statement, func()) {
+			e := &f.proof.Layers[0].QKV.Weights[1]
+			e.Add(e, &one)
+			return f.st, func() { e.Sub(e, &one) }
+		},
+		"attention claimed probability": func(f *fixture) (statement.Statement, func()) {
+			e := &f.proof.Layers[1].Output.Probs
+			e.Add(e, &one)
+			return f.st, func() { e.Sub(e, &one) }
+		},
+		"model id": func(f *fixture) (statement.Statement, func()) {
+			st := f.st
+			st.ModelID = new(big.Int).Add(st.ModelID, big.NewInt(1))
+			return st, func() {}
+		},
+		"output digest": func(f *fixture) (statement.Statement, func()) {
+			st := f.st
+			st.OutputDigest = new(big.Int).Add(st.OutputDigest, big.NewInt(1))
+			return st, func() {}
+		},
+	}
+	for name, tamper := range cases {
+		t.Run(name, func(t *testing.T) {
+			st, restore := tamper(f)
+			defer restore()
+			assignment, err := f.layout.Assign(st, f.prompt, f.output, f.proof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField()); err == nil {
+				t.Fatal("tampered assignment satisfies the circuit")
+			}
+			if err := inference.Verify[bn254fr.Element](f.layout.Model, st, f.prompt, f.output, f.proof); err == nil {
+				t.Fatal("tampered proof accepted natively")
+			}
+		})
+	}
 }

@@ -1,0 +1,27 @@
+// Package circuits holds the Groth16 circuits that verify veriformer
+// proofs.
+//
+// [Direct] is the circuit of the direct proof shape: one BN254 circuit per
+// (model, prompt length, output length) that replays inference.Verify with
+// the gadgets — the statement (model id as a constant, token digests),
+// the opened tensors as private witnesses bound to the Poseidon2
+// transcript, every element-wise check (gadgets/nonlinear), every
+// contraction's sum-check (gadgets/linear, gadgets/attention) and the
+// claims they leave, on opened tensors (direct MLE evaluation) and on the
+// weights (constants). Its public inputs are exactly the statement:
+// ModelID, InputDigest, OutputDigest.
+//
+// # Usage
+//
+//	layout, _ := circuits.NewLayout(m, len(prompt), len(output))
+//	placeholder, _ := layout.Placeholder()          // compile this
+//	assignment, _ := layout.Assign(st, prompt, output, nativeProof)
+//
+// # Size
+//
+// The default model (2 layers, d = 64, vocabulary 256) takes 742,659 R1CS
+// constraints for 2 prompt and 2 generated tokens (3 rows) and 1,281,138
+// for 5 and 3 (7 rows). Most of it is the opened tensors: their packed
+// digest, their range checks and their MLE evaluations, and the three
+// 2¹⁶-entry tables (exp, GELU, 1/√).
+package circuits
