@@ -239,6 +239,41 @@ func TestRope(t *testing.T) {
 	}
 }
 
+// llamaPass returns a pass of a small Llama model (RMSNorm, RoPE, GQA,
+// gated MLP).
+func llamaPass(t *testing.T) *model.Trace {
+	cfg := &model.Config{Family: model.Llama, Vocab: 64, Hidden: 48, Layers: 1, Heads: 4, KVHeads: 2,
+		Intermediate: 96, MaxPositions: 16, NormEps: 1e-5, RopeTheta: 10000}
+	w, err := model.RandomWeights(cfg, 7, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(cfg, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Generate([]int{1, 2, 3}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g.Traces[0]
+}
+
+func TestRMSNorm(t *testing.T) {
+	l := &llamaPass(t).Layers[0]
+	nm := &l.AttnNorm
+	valid := func() *normCircuit {
+		return &normCircuit{spec: normSpecOf(nm, false, l.Input.Min, l.Input.Max), T: nonlinear.NormTensors{
+			Input: vars(nm.Input.Data), Exponent: vars(nm.Exponent.Data), Small: vars(nm.RSqrt.In.Data),
+			SmallRem: vars(nm.RSqrtRem.Data), RSqrt: vars(nm.RSqrt.Out.Data), Out: vars(nm.Out.Data), Rem: vars(nm.Rem.Data)}}
+	}
+	check(t, valid(), valid,
+		func(c *normCircuit) { c.T.Out[3] = inc(c.T.Out[3]) },
+		func(c *normCircuit) { c.T.Small[0] = inc(c.T.Small[0]) },
+		func(c *normCircuit) { c.T.Input[1] = inc(c.T.Input[1]) },
+	)
+}
+
 type productCircuit struct {
 	m              int64
 	k              uint
