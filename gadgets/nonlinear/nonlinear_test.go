@@ -206,24 +206,10 @@ func (c *ropeCircuit) Define(api frontend.API) error {
 }
 
 func TestRope(t *testing.T) {
-	cfg := &model.Config{Family: model.Llama, Vocab: 64, Hidden: 48, Layers: 1, Heads: 4, KVHeads: 2,
-		Intermediate: 96, MaxPositions: 16, NormEps: 1e-5, RopeTheta: 10000}
-	w, err := model.RandomWeights(cfg, 7, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(cfg, w, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := m.Generate([]int{1, 2, 3}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := g.Traces[1]
+	tr := llamaPasses(t)[1]
 	rp := tr.Layers[0].RopeQ
 	valid := func() *ropeCircuit {
-		return &ropeCircuit{spec: nonlinear.RopeSpec{Rows: rp.Input.Shape[0], Start: tr.Start, Heads: cfg.Heads, HeadDim: cfg.HeadDim(),
+		return &ropeCircuit{spec: nonlinear.RopeSpec{Rows: rp.Input.Shape[0], Start: tr.Start, Heads: 4, HeadDim: 12,
 			Cos: rp.Cos.Table, Sin: rp.Sin.Table, Multiplier: rp.Multiplier[0], Shift: rp.Shift, OutLo: rp.Out.Min, OutHi: rp.Out.Max},
 			In: vars(rp.Input.Data), Out: vars(rp.Out.Data), Rem: vars(rp.Rem.Data)}
 	}
@@ -239,9 +225,9 @@ func TestRope(t *testing.T) {
 	}
 }
 
-// llamaPass returns a pass of a small Llama model (RMSNorm, RoPE, GQA,
-// gated MLP).
-func llamaPass(t *testing.T) *model.Trace {
+// llamaPasses returns the passes of a small Llama model (RMSNorm, RoPE,
+// GQA, gated MLP): a 3-token prompt, then one decoding pass at position 3.
+func llamaPasses(t *testing.T) []*model.Trace {
 	cfg := &model.Config{Family: model.Llama, Vocab: 64, Hidden: 48, Layers: 1, Heads: 4, KVHeads: 2,
 		Intermediate: 96, MaxPositions: 16, NormEps: 1e-5, RopeTheta: 10000}
 	w, err := model.RandomWeights(cfg, 7, 1, 1)
@@ -252,15 +238,15 @@ func llamaPass(t *testing.T) *model.Trace {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := m.Generate([]int{1, 2, 3}, 1)
+	g, err := m.Generate([]int{1, 2, 3}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g.Traces[0]
+	return g.Traces
 }
 
 func TestRMSNorm(t *testing.T) {
-	l := &llamaPass(t).Layers[0]
+	l := &llamaPasses(t)[0].Layers[0]
 	nm := &l.AttnNorm
 	valid := func() *normCircuit {
 		return &normCircuit{spec: normSpecOf(nm, false, l.Input.Min, l.Input.Max), T: nonlinear.NormTensors{
@@ -286,21 +272,7 @@ func (c *productCircuit) Define(api frontend.API) error {
 }
 
 func TestProduct(t *testing.T) {
-	cfg := &model.Config{Family: model.Llama, Vocab: 64, Hidden: 48, Layers: 1, Heads: 4, KVHeads: 2,
-		Intermediate: 96, MaxPositions: 16, NormEps: 1e-5, RopeTheta: 10000}
-	w, err := model.RandomWeights(cfg, 7, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(cfg, w, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := m.Generate([]int{1, 2, 3}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &g.Traces[0].Layers[0]
+	l := &llamaPasses(t)[0].Layers[0]
 	p := l.Product
 	valid := func() *productCircuit {
 		return &productCircuit{m: p.Multiplier[0], k: p.Shift, lo: p.Out.Min, hi: p.Out.Max,
