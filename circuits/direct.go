@@ -61,8 +61,8 @@ type Layout struct {
 // NewLayout prepares the layout of proofs of model m over promptLen prompt
 // tokens and outputLen generated tokens.
 func NewLayout(m *model.Model, promptLen, outputLen int) (*Layout, error) {
-	if m.Config.Family != model.GPT2 {
-		return nil, fmt.Errorf("circuits: the %s family is not proven yet (GPT-2 only)", m.Config.Family)
+	if m.Config.Family != model.GPT2 && m.Config.Family != model.Llama {
+		return nil, fmt.Errorf("circuits: the %s family is not supported", m.Config.Family)
 	}
 	if promptLen < 1 || outputLen < 1 {
 		return nil, fmt.Errorf("circuits: need a prompt and an output (got %d and %d tokens)", promptLen, outputLen)
@@ -84,7 +84,7 @@ func (l *Layout) Placeholder() (*Direct, error) {
 		lp := LayerProof{
 			QKV:  glinear.PlaceholderProof(l.qkvShape(i)),
 			O:    glinear.PlaceholderProof(l.linearShape(&l.shape.Layers[i].O)),
-			MLP:  glinear.PlaceholderProof(l.linearShape(&l.shape.Layers[i].Up)),
+			MLP:  glinear.PlaceholderProof(l.mlpShape(i)),
 			Down: glinear.PlaceholderProof(l.linearShape(&l.shape.Layers[i].Down)),
 		}
 		as := l.attentionConfig(i).Shape()
@@ -141,6 +141,16 @@ func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inf
 func (l *Layout) linearShape(mm *model.MatMul) glinear.Shape {
 	return glinear.Shape{Rows: mm.Out.Shape[0], In: mm.Weight.Shape[1], SharedRow: true,
 		Projections: []glinear.Projection{{Out: mm.Weight.Shape[0], Bias: mm.Bias != nil}}}
+}
+
+func (l *Layout) mlpShape(i int) glinear.Shape {
+	ly := &l.shape.Layers[i]
+	if ly.Gate == nil {
+		return l.linearShape(&ly.Up)
+	}
+	s := l.linearShape(ly.Gate)
+	s.Projections = append(s.Projections, glinear.Projection{Out: ly.Up.Weight.Shape[0], Bias: ly.Up.Bias != nil})
+	return s
 }
 
 func (l *Layout) qkvShape(i int) glinear.Shape {
@@ -257,29 +267,10 @@ func (d *definer) elementwise() error {
 	}
 	input := x
 	for i := range s.Layers {
-		ly := &s.Layers[i]
-		if err := d.norm(&ly.AttnNorm, input, ly.Input.Min, ly.Input.Max); err != nil {
-			return err
+		if err := d.layerChecks(&s.Layers[i], input); err != nil {
+			return fmt.Errorf("layer %d: %w", i, err)
 		}
-		a := &ly.Attention
-		cube := a.Scores.Out.Shape
-		if err := d.check.Softmax(nonlinear.SoftmaxShape{Heads: cube[0], Rows: cube[1], Start: a.Start}, a.ExpLow.Table,
-			d.t(&a.Scores.Out), d.t(&a.RowMax), d.t(&a.ExpHigh.In), d.t(&a.Probs), d.t(&a.ProbRem)); err != nil {
-			return err
-		}
-		if err := d.check.Sum(input, d.t(&ly.O.Out), d.t(&ly.Mid), ly.Mid.Min, ly.Mid.Max); err != nil {
-			return err
-		}
-		if err := d.norm(&ly.MLPNorm, d.t(&ly.Mid), ly.Mid.Min, ly.Mid.Max); err != nil {
-			return err
-		}
-		if err := d.check.Lookup(ly.Activation.Table, d.t(&ly.Up.Out), d.t(&ly.Activation.Out)); err != nil {
-			return err
-		}
-		if err := d.check.Sum(d.t(&ly.Mid), d.t(&ly.Down.Out), d.t(&ly.Output), ly.Output.Min, ly.Output.Max); err != nil {
-			return err
-		}
-		input = d.t(&ly.Output)
+		input = d.t(&s.Layers[i].Output)
 	}
 	if err := d.norm(&s.FinalNorm, input, s.FinalNorm.Input.Min, s.FinalNorm.Input.Max); err != nil {
 		return err
@@ -293,17 +284,68 @@ func (d *definer) elementwise() error {
 	return nil
 }
 
+// layerChecks asserts the element-wise steps of one block whose input is
+// the opened tensor input.
+func (d *definer) layerChecks(ly *model.Layer, input []frontend.Variable) error {
+	c := &d.l.Model.Config
+	if err := d.norm(&ly.AttnNorm, input, ly.Input.Min, ly.Input.Max); err != nil {
+		return err
+	}
+	if ly.RopeQ != nil {
+		for _, r := range []struct {
+			rope  *model.Rope
+			in    *model.Tensor
+			heads int
+		}{{ly.RopeQ, &ly.Q.Out, c.Heads}, {ly.RopeK, &ly.K.Out, c.KVHeads}} {
+			spec := nonlinear.RopeSpec{Rows: r.in.Shape[0], Start: d.l.shape.Start, Heads: r.heads, HeadDim: c.HeadDim(),
+				Cos: r.rope.Cos.Table, Sin: r.rope.Sin.Table, Multiplier: r.rope.Multiplier[0], Shift: r.rope.Shift,
+				OutLo: r.rope.Out.Min, OutHi: r.rope.Out.Max}
+			if err := d.check.Rope(spec, d.t(r.in), d.t(&r.rope.Out), d.t(&r.rope.Rem)); err != nil {
+				return err
+			}
+		}
+	}
+	a := &ly.Attention
+	cube := a.Scores.Out.Shape
+	if err := d.check.Softmax(nonlinear.SoftmaxShape{Heads: cube[0], Rows: cube[1], Start: a.Start}, a.ExpLow.Table,
+		d.t(&a.Scores.Out), d.t(&a.RowMax), d.t(&a.ExpHigh.In), d.t(&a.Probs), d.t(&a.ProbRem)); err != nil {
+		return err
+	}
+	if err := d.check.Sum(input, d.t(&ly.O.Out), d.t(&ly.Mid), ly.Mid.Min, ly.Mid.Max); err != nil {
+		return err
+	}
+	if err := d.norm(&ly.MLPNorm, d.t(&ly.Mid), ly.Mid.Min, ly.Mid.Max); err != nil {
+		return err
+	}
+	if ly.Gate != nil {
+		if err := d.check.Lookup(ly.Activation.Table, d.t(&ly.Gate.Out), d.t(&ly.Activation.Out)); err != nil {
+			return err
+		}
+		p := ly.Product
+		if err := d.check.Product(d.t(&ly.Activation.Out), d.t(&ly.Up.Out), d.t(&p.Out), d.t(&p.Rem), p.Multiplier[0], p.Shift, p.Out.Min, p.Out.Max); err != nil {
+			return err
+		}
+	} else if err := d.check.Lookup(ly.Activation.Table, d.t(&ly.Up.Out), d.t(&ly.Activation.Out)); err != nil {
+		return err
+	}
+	return d.check.Sum(d.t(&ly.Mid), d.t(&ly.Down.Out), d.t(&ly.Output), ly.Output.Min, ly.Output.Max)
+}
+
 func (d *definer) norm(nm *model.Norm, input []frontend.Variable, inLo, inHi int64) error {
 	gamma := make([]int64, len(nm.Gamma.Data))
 	for i, g := range nm.Gamma.Data {
 		gamma[i] = int64(g)
 	}
-	spec := nonlinear.NormSpec{Rows: nm.Input.Shape[0], N: nm.Input.Shape[1], WithMean: true, Epsilon: nm.Epsilon,
+	withMean := d.l.Model.Config.Family == model.GPT2
+	spec := nonlinear.NormSpec{Rows: nm.Input.Shape[0], N: nm.Input.Shape[1], WithMean: withMean, Epsilon: nm.Epsilon,
 		MaxExponent: nm.MaxExponent, RSqrt: nm.RSqrt.Table, Gamma: gamma, Beta: nm.Beta, Multiplier: nm.Multiplier[0],
 		Shift: nm.Shift, OutLo: nm.Out.Min, OutHi: nm.Out.Max, InLo: inLo, InHi: inHi}
-	return d.check.Norm(spec, nonlinear.NormTensors{Input: input, Mean: d.t(&nm.Mean), MeanRem: d.t(&nm.MeanRem),
-		Exponent: d.t(&nm.Exponent), Small: d.t(&nm.RSqrt.In), SmallRem: d.t(&nm.RSqrtRem), RSqrt: d.t(&nm.RSqrt.Out),
-		Out: d.t(&nm.Out), Rem: d.t(&nm.Rem)})
+	t := nonlinear.NormTensors{Input: input, Exponent: d.t(&nm.Exponent), Small: d.t(&nm.RSqrt.In),
+		SmallRem: d.t(&nm.RSqrtRem), RSqrt: d.t(&nm.RSqrt.Out), Out: d.t(&nm.Out), Rem: d.t(&nm.Rem)}
+	if withMean {
+		t.Mean, t.MeanRem = d.t(&nm.Mean), d.t(&nm.MeanRem)
+	}
+	return d.check.Norm(spec, t)
 }
 
 func (d *definer) layer(i int) error {
@@ -319,10 +361,16 @@ func (d *definer) layer(i int) error {
 	if err := d.linear(p.O, d.t(&ly.Attention.Context.Out), &ly.Attention.Context.Out, []*model.MatMul{&ly.O}); err != nil {
 		return fmt.Errorf("output projection: %w", err)
 	}
-	if err := d.linear(p.MLP, d.t(&ly.MLPNorm.Out), &ly.MLPNorm.Out, []*model.MatMul{&ly.Up}); err != nil {
+	mlp := []*model.MatMul{&ly.Up}
+	hidden := &ly.Activation.Out
+	if ly.Gate != nil {
+		mlp = []*model.MatMul{ly.Gate, &ly.Up}
+		hidden = &ly.Product.Out
+	}
+	if err := d.linear(p.MLP, d.t(&ly.MLPNorm.Out), &ly.MLPNorm.Out, mlp); err != nil {
 		return fmt.Errorf("mlp up: %w", err)
 	}
-	if err := d.linear(p.Down, d.t(&ly.Activation.Out), &ly.Activation.Out, []*model.MatMul{&ly.Down}); err != nil {
+	if err := d.linear(p.Down, d.t(hidden), hidden, []*model.MatMul{&ly.Down}); err != nil {
 		return fmt.Errorf("mlp down: %w", err)
 	}
 	return nil
@@ -435,10 +483,14 @@ func (d *definer) attention(i int, p LayerProof) error {
 	if err != nil {
 		return err
 	}
-	if err := d.tensorClaim(d.t(&ly.Q.Out), ly.Q.Out.Shape, ic.Query); err != nil {
+	query, keys := &ly.Q.Out, &ly.K.Out
+	if ly.RopeQ != nil {
+		query, keys = &ly.RopeQ.Out, &ly.RopeK.Out
+	}
+	if err := d.tensorClaim(d.t(query), query.Shape, ic.Query); err != nil {
 		return err
 	}
-	if err := d.tensorClaim(d.t(&ly.K.Out), ly.K.Out.Shape, ic.Keys); err != nil {
+	if err := d.tensorClaim(d.t(keys), keys.Shape, ic.Keys); err != nil {
 		return err
 	}
 	return d.tensorClaim(d.t(&ly.V.Out), ly.V.Out.Shape, ic.Values)

@@ -136,3 +136,57 @@ func TestDirectRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestDirectLlama solves the circuit of a small Llama model (RMSNorm, RoPE,
+// grouped-query attention, gated MLP, untied LM head).
+func TestDirectLlama(t *testing.T) {
+	c := &model.Config{Family: model.Llama, Vocab: 64, Hidden: 48, Layers: 1, Heads: 4, KVHeads: 2,
+		Intermediate: 96, MaxPositions: 16, NormEps: 1e-5, RopeTheta: 10000}
+	w, err := model.RandomWeights(c, 3, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(c, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := []int{5, 9}
+	output, tr, err := inference.Generate(m, prompt, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := statement.New[bn254fr.Element](m, prompt, output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, err := inference.Prove[bn254fr.Element](m, st, prompt, output, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := NewLayout(m, len(prompt), len(output))
+	if err != nil {
+		t.Fatal(err)
+	}
+	placeholder, err := layout.Placeholder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	assignment, err := layout.Assign(st, prompt, output, proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField()); err != nil {
+		t.Fatalf("honest Llama assignment: %v", err)
+	}
+	// A changed RoPE output is caught.
+	v := proof.Tensors[inference.Index(tr)[&tr.Layers[0].RopeQ.Out]]
+	v[0]++
+	bad, err := layout.Assign(st, prompt, output, proof)
+	v[0]--
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := test.IsSolved(placeholder, bad, ecc.BN254.ScalarField()); err == nil {
+		t.Fatal("changed RoPE output satisfies the circuit")
+	}
+}

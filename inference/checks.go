@@ -24,35 +24,52 @@ func checkOutput(tr *model.Trace, promptLen int, output []int) error {
 	return nil
 }
 
-// checkPass runs every element-wise check of a GPT-2 pass over tokens on
-// its opened tensors: the embedding, the norms, the softmax, the GELU and
-// the residual adds.
+// checkPass runs every element-wise check of a pass over tokens on its
+// opened tensors: the embedding, the norms, RoPE (Llama), the softmax, the
+// activation (GELU, or SiLU and the gated product), the residual adds.
 func checkPass(m *model.Model, tr *model.Trace, tokens []int) error {
 	if err := checkEmbedding(m, tr, tokens); err != nil {
 		return err
 	}
+	withMean := m.Config.Family == model.GPT2
 	for i := range tr.Layers {
-		l := &tr.Layers[i]
-		if err := nonlinear.CheckNorm(&l.AttnNorm, true); err != nil {
-			return fmt.Errorf("layer %d: %w", i, err)
-		}
-		if err := nonlinear.CheckSoftmax(&l.Attention); err != nil {
-			return fmt.Errorf("layer %d: %w", i, err)
-		}
-		if err := nonlinear.CheckSum(&l.Input, &l.O.Out, &l.Mid); err != nil {
-			return fmt.Errorf("layer %d: %w", i, err)
-		}
-		if err := nonlinear.CheckNorm(&l.MLPNorm, true); err != nil {
-			return fmt.Errorf("layer %d: %w", i, err)
-		}
-		if err := nonlinear.CheckLookup(&l.Activation); err != nil {
-			return fmt.Errorf("layer %d: %w", i, err)
-		}
-		if err := nonlinear.CheckSum(&l.Mid, &l.Down.Out, &l.Output); err != nil {
+		if err := checkLayer(m, tr, &tr.Layers[i], withMean); err != nil {
 			return fmt.Errorf("layer %d: %w", i, err)
 		}
 	}
-	return nonlinear.CheckNorm(&tr.FinalNorm, true)
+	return nonlinear.CheckNorm(&tr.FinalNorm, withMean)
+}
+
+func checkLayer(m *model.Model, tr *model.Trace, l *model.Layer, withMean bool) error {
+	if err := nonlinear.CheckNorm(&l.AttnNorm, withMean); err != nil {
+		return err
+	}
+	if l.RopeQ != nil {
+		if err := nonlinear.CheckRope(l.RopeQ, tr.Start, m.Config.Heads); err != nil {
+			return err
+		}
+		if err := nonlinear.CheckRope(l.RopeK, tr.Start, m.Config.KVHeads); err != nil {
+			return err
+		}
+	}
+	if err := nonlinear.CheckSoftmax(&l.Attention); err != nil {
+		return err
+	}
+	if err := nonlinear.CheckSum(&l.Input, &l.O.Out, &l.Mid); err != nil {
+		return err
+	}
+	if err := nonlinear.CheckNorm(&l.MLPNorm, withMean); err != nil {
+		return err
+	}
+	if err := nonlinear.CheckLookup(&l.Activation); err != nil {
+		return err
+	}
+	if l.Product != nil {
+		if err := nonlinear.CheckProduct(&l.Activation.Out, &l.Up.Out, l.Product); err != nil {
+			return err
+		}
+	}
+	return nonlinear.CheckSum(&l.Mid, &l.Down.Out, &l.Output)
 }
 
 // checkEmbedding checks embedding[r] = E[token_r] + P[r].

@@ -1,5 +1,6 @@
 // Package inference proves and verifies a whole inference natively: greedy
-// generation of output tokens after a prompt by a GPT-2 family model, as
+// generation of output tokens after a prompt by a GPT-2 or Llama family
+// model, as
 // one integer pass over prompt ‖ output[:−1] (causal attention makes each
 // row's computation the same as incremental decoding with a KV cache; the
 // tests check it) whose logits rows from the last prompt token on have the
@@ -13,7 +14,8 @@
 //
 //	per block: Q, K, V projections (one batched linear proof); attention
 //	(context = probabilities·values, then scores = queries·keysᵀ, zero where
-//	masked); output projection; MLP up; MLP down
+//	masked; the queries and keys after RoPE for Llama); output projection;
+//	MLP up (gate and up for Llama); MLP down
 //	then: the LM head
 //
 // # Transcript

@@ -41,7 +41,8 @@ type LayerProof[E field.Scalar] struct {
 	// O proves the output projection of the context.
 	O *linear.Proof[E]
 	// MLP proves the up projection (gate and up for Llama) of the MLP
-	// norm's output, Down the down projection.
+	// norm's output, Down the down projection (of the GELU output, or of
+	// the gated product for Llama).
 	MLP, Down *linear.Proof[E]
 }
 
@@ -129,10 +130,11 @@ func Verify[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Stateme
 
 // supported reports whether the pipeline proves this model's family.
 func supported(m *model.Model) error {
-	if m.Config.Family != model.GPT2 {
-		return fmt.Errorf("inference: the %s family is not proven yet (GPT-2 only)", m.Config.Family)
+	switch m.Config.Family {
+	case model.GPT2, model.Llama:
+		return nil
 	}
-	return nil
+	return fmt.Errorf("inference: the %s family is not supported", m.Config.Family)
 }
 
 // session runs the transcript of one proof: the prover fills the proof,
@@ -189,10 +191,16 @@ func (s *session[E, P]) layer(i int) error {
 	if err := s.linear(&p.O, &l.Attention.Context.Out, []*model.MatMul{&l.O}); err != nil {
 		return fmt.Errorf("output projection: %w", err)
 	}
-	if err := s.linear(&p.MLP, &l.MLPNorm.Out, []*model.MatMul{&l.Up}); err != nil {
+	mlp := []*model.MatMul{&l.Up}
+	hidden := &l.Activation.Out
+	if l.Gate != nil {
+		mlp = []*model.MatMul{l.Gate, &l.Up}
+		hidden = &l.Product.Out
+	}
+	if err := s.linear(&p.MLP, &l.MLPNorm.Out, mlp); err != nil {
 		return fmt.Errorf("mlp up: %w", err)
 	}
-	if err := s.linear(&p.Down, &l.Activation.Out, []*model.MatMul{&l.Down}); err != nil {
+	if err := s.linear(&p.Down, hidden, []*model.MatMul{&l.Down}); err != nil {
 		return fmt.Errorf("mlp down: %w", err)
 	}
 	return nil

@@ -138,3 +138,39 @@ func TestTamperedProof(t *testing.T) {
 	}
 	t.Logf("%d of %d proof elements tampered", tested, len(elems))
 }
+
+func TestLlama(t *testing.T) {
+	c := &model.Config{Family: model.Llama, Vocab: 64, Hidden: 48, Layers: 2, Heads: 4, KVHeads: 2,
+		Intermediate: 96, MaxPositions: 16, NormEps: 1e-5, RopeTheta: 10000}
+	w, err := model.RandomWeights(c, 3, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(c, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := []int{5, 9, 2}
+	output, tr, err := Generate(m, prompt, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := statement.New[bn254fr.Element](m, prompt, output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, err := Prove[bn254fr.Element](m, st, prompt, output, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify[bn254fr.Element](m, st, prompt, output, proof); err != nil {
+		t.Fatalf("honest Llama proof rejected: %v", err)
+	}
+	for i, values := range proof.Tensors {
+		values[0]++
+		if err := Verify[bn254fr.Element](m, st, prompt, output, proof); !errors.Is(err, ErrRejected) {
+			t.Errorf("tensor %d changed: %v", i, err)
+		}
+		values[0]--
+	}
+}
