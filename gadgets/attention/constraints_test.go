@@ -1,10 +1,7 @@
 package attention
 
 import (
-	"encoding/csv"
 	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/internal/snapshot"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/constraints.csv")
@@ -112,30 +110,5 @@ func TestConstraintSnapshot(t *testing.T) {
 		rows = append(rows, []string{s.name, strconv.Itoa(s.shape.Heads), strconv.Itoa(kv), strconv.Itoa(s.shape.HeadDim),
 			strconv.Itoa(s.shape.QueryRows), strconv.Itoa(s.shape.KeyRows), strconv.Itoa(s.shape.Start), strconv.Itoa(o), strconv.Itoa(c), strconv.Itoa(o + c)})
 	}
-	if *update {
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := csv.NewWriter(f)
-		if err := w.WriteAll(rows); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	want, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(want) != fmt.Sprint(rows) {
-		t.Errorf("constraint counts changed (run with -update to accept):\ngot  %v\nwant %v", rows, want)
-	}
+	snapshot.CheckCSV(t, path, rows, *update)
 }

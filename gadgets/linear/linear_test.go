@@ -1,15 +1,11 @@
 package linear_test
 
 import (
-	"bytes"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -25,6 +21,7 @@ import (
 	gadget "github.com/veriformer/veriformer/gadgets/linear"
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/internal/snapshot"
 	"github.com/veriformer/veriformer/model"
 	npoly "github.com/veriformer/veriformer/poly"
 	native "github.com/veriformer/veriformer/protocol/linear"
@@ -611,26 +608,7 @@ func TestConstraintCounts(t *testing.T) {
 		t.Errorf("shared columns: %d constraints, the formula gives %d", got, want)
 	}
 	rows = append(rows, []string{"evaluate-weight shared columns", "gpt2-small attn.q,k,v", "768 768 768", "768", "", "", "", strconv.Itoa(ccs.GetNbConstraints())})
-	var buf bytes.Buffer
-	if err := csv.NewWriter(&buf).WriteAll(rows); err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(constraintsFile), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(constraintsFile, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(constraintsFile)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestConstraintCounts -update to create it)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("constraint counts differ from %s (run with -update if the change is intended):\n%s", constraintsFile, buf.String())
-	}
+	snapshot.CheckCSV(t, constraintsFile, rows, *update)
 }
 
 func TestShapeErrors(t *testing.T) {

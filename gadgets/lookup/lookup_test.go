@@ -1,13 +1,11 @@
 package lookup_test
 
 import (
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"testing"
 
@@ -22,6 +20,7 @@ import (
 	"github.com/veriformer/veriformer/field"
 	glookup "github.com/veriformer/veriformer/gadgets/lookup"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/internal/snapshot"
 	native "github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/lookup/table"
 	ntranscript "github.com/veriformer/veriformer/transcript"
@@ -231,37 +230,9 @@ func TestConstraintCounts(t *testing.T) {
 		rows[i].constraints = cs.GetNbConstraints()
 		t.Logf("%s: %d R1CS constraints", rows[i].name, rows[i].constraints)
 	}
-	const path = "testdata/constraints.csv"
-	if *updateLookup {
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := csv.NewWriter(f)
-		_ = w.Write([]string{"gadget", "params", "nb_constraints"})
-		for _, r := range rows {
-			_ = w.Write([]string{"lookup", r.name, strconv.Itoa(r.constraints)})
-		}
-		w.Flush()
-		if err := f.Close(); err != nil || w.Error() != nil {
-			t.Fatal(err, w.Error())
-		}
+	records := [][]string{{"gadget", "params", "nb_constraints"}}
+	for _, r := range rows {
+		records = append(records, []string{"lookup", r.name, strconv.Itoa(r.constraints)})
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	records, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(records) != len(rows)+1 {
-		t.Fatalf("snapshot has %d rows, want %d (run with -update)", len(records)-1, len(rows))
-	}
-	for i, r := range rows {
-		if records[i+1][1] != r.name || records[i+1][2] != strconv.Itoa(r.constraints) {
-			t.Errorf("%s: %d constraints, snapshot says %v (run with -update if intended)", r.name, r.constraints, records[i+1])
-		}
-	}
+	snapshot.CheckCSV(t, "testdata/constraints.csv", records, *updateLookup)
 }

@@ -1,9 +1,7 @@
 package nonlinear_test
 
 import (
-	"encoding/csv"
 	"flag"
-	"os"
 	"strconv"
 	"testing"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
 	"github.com/veriformer/veriformer/gadgets/nonlinear"
+	"github.com/veriformer/veriformer/internal/snapshot"
 	"github.com/veriformer/veriformer/model"
 )
 
@@ -41,46 +40,14 @@ func TestConstraintCounts(t *testing.T) {
 		{"residual+argmax/rows=3,n=64,vocab=256", &residualCircuit{lo: l.Mid.Min, hi: l.Mid.Max, logitBits: model.LogitBits,
 			A: vars(l.Input.Data), B: vars(l.O.Out.Data), Sum: vars(l.Mid.Data), Logits: vars(logits.Data[:vocab]), Next: 0}},
 	}
-	const path = "testdata/constraints.csv"
-	got := map[string]int{}
+	records := [][]string{{"gadget", "params", "nb_constraints"}}
 	for _, r := range rows {
 		cs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, r.circuit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got[r.name] = cs.GetNbConstraints()
-		t.Logf("%s: %d R1CS constraints", r.name, got[r.name])
+		t.Logf("%s: %d R1CS constraints", r.name, cs.GetNbConstraints())
+		records = append(records, []string{"nonlinear", r.name, strconv.Itoa(cs.GetNbConstraints())})
 	}
-	if *updateCounts {
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := csv.NewWriter(f)
-		_ = w.Write([]string{"gadget", "params", "nb_constraints"})
-		for _, r := range rows {
-			_ = w.Write([]string{"nonlinear", r.name, strconv.Itoa(got[r.name])})
-		}
-		w.Flush()
-		if err := f.Close(); err != nil || w.Error() != nil {
-			t.Fatal(err, w.Error())
-		}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	records, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(records) != len(rows)+1 {
-		t.Fatalf("snapshot has %d rows, want %d (run with -update)", len(records)-1, len(rows))
-	}
-	for _, rec := range records[1:] {
-		if strconv.Itoa(got[rec[1]]) != rec[2] {
-			t.Errorf("%s: %d constraints, snapshot says %s (run with -update if intended)", rec[1], got[rec[1]], rec[2])
-		}
-	}
+	snapshot.CheckCSV(t, "testdata/constraints.csv", records, *updateCounts)
 }

@@ -1,15 +1,12 @@
 package poly
 
 import (
-	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -21,23 +18,13 @@ import (
 	"github.com/consensys/gnark/test"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/snapshot"
 	native "github.com/veriformer/veriformer/poly"
 )
 
-// The snapshot is rewritten by go test -update. Other snapshot tests of this
-// package may define the same flag as a package variable, which is
-// initialized before any init function runs: define it only if nobody has.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the snapshots in testdata")
-	}
-}
-
-// updateStructured reports whether -update was given.
-func updateStructured() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// update is the one -update flag of this package's tests: every snapshot test
+// of the package reads it.
+var update = flag.Bool("update", false, "rewrite the snapshots in testdata")
 
 const constraintsStructuredFile = "testdata/constraints_structured.csv"
 
@@ -379,27 +366,7 @@ func TestStructuredConstraintCounts(t *testing.T) {
 		}
 		rows = append(rows, []string{tc.gadget, tc.params, strconv.Itoa(ccs.GetNbConstraints())})
 	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	if err := w.WriteAll(rows); err != nil {
-		t.Fatal(err)
-	}
-	if updateStructured() {
-		if err := os.MkdirAll(filepath.Dir(constraintsStructuredFile), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(constraintsStructuredFile, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(constraintsStructuredFile)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestStructuredConstraintCounts -update to create it)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("constraint counts differ from %s (run with -update if the change is intended):\n%s", constraintsStructuredFile, buf.String())
-	}
+	snapshot.CheckCSV(t, constraintsStructuredFile, rows, *update)
 }
 
 // structuredVectorsFile holds the golden evaluations written by the native

@@ -1,13 +1,9 @@
 package position_test
 
 import (
-	"bytes"
-	"encoding/csv"
 	"flag"
 	"math/big"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -22,6 +18,7 @@ import (
 	"github.com/veriformer/veriformer/gadgets/poly"
 	gadget "github.com/veriformer/veriformer/gadgets/position"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/internal/snapshot"
 	npoly "github.com/veriformer/veriformer/poly"
 	native "github.com/veriformer/veriformer/protocol/position"
 	ntranscript "github.com/veriformer/veriformer/transcript"
@@ -197,26 +194,7 @@ func TestConstraintCounts(t *testing.T) {
 		}
 		rows = append(rows, []string{strconv.Itoa(cfg.Rows), strconv.Itoa(cfg.Width), strconv.Itoa(cfg.Context), strconv.Itoa(cfg.Start), strconv.Itoa(ccs.GetNbConstraints())})
 	}
-	var buf bytes.Buffer
-	if err := csv.NewWriter(&buf).WriteAll(rows); err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(constraintsFile), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(constraintsFile, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(constraintsFile)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestConstraintCounts -update to create it)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("constraint counts differ from %s (run with -update if the change is intended):\n%s", constraintsFile, buf.String())
-	}
+	snapshot.CheckCSV(t, constraintsFile, rows, *update)
 }
 
 func TestShapeErrors(t *testing.T) {

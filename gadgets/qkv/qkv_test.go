@@ -1,14 +1,10 @@
 package qkv_test
 
 import (
-	"bytes"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -24,6 +20,7 @@ import (
 	"github.com/veriformer/veriformer/gadgets/poly"
 	gadget "github.com/veriformer/veriformer/gadgets/qkv"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/internal/snapshot"
 	npoly "github.com/veriformer/veriformer/poly"
 	native "github.com/veriformer/veriformer/protocol/qkv"
 	ntranscript "github.com/veriformer/veriformer/transcript"
@@ -310,26 +307,7 @@ func TestConstraintCounts(t *testing.T) {
 		s := c.shape
 		rows = append(rows, []string{c.name, strconv.Itoa(s.Rows), strconv.Itoa(s.Hidden), strconv.Itoa(s.Heads), strconv.Itoa(s.KVHeads), strconv.Itoa(s.HeadDim), strconv.FormatBool(s.Bias), strconv.Itoa(ccs.GetNbConstraints())})
 	}
-	var buf bytes.Buffer
-	if err := csv.NewWriter(&buf).WriteAll(rows); err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(constraintsFile), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(constraintsFile, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(constraintsFile)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestConstraintCounts -update to create it)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("constraint counts differ from %s (run with -update if the change is intended):\n%s", constraintsFile, buf.String())
-	}
+	snapshot.CheckCSV(t, constraintsFile, rows, *update)
 }
 
 func TestShapeErrors(t *testing.T) {

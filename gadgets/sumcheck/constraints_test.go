@@ -1,11 +1,10 @@
 package sumcheck
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/internal/snapshot"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/constraints.csv")
@@ -83,8 +83,7 @@ func countedCircuits() []struct {
 // The per-round cost of a degree-d round is the difference of the nbVars=9
 // and nbVars=1 rows divided by 8.
 func TestConstraints(t *testing.T) {
-	var csv bytes.Buffer
-	csv.WriteString("circuit,constraints\n")
+	rows := [][]string{{"circuit", "constraints"}}
 	counts := map[string]int{}
 	for _, row := range countedCircuits() {
 		cs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, row.circuit)
@@ -92,7 +91,7 @@ func TestConstraints(t *testing.T) {
 			t.Fatalf("%s: %v", row.name, err)
 		}
 		counts[row.name] = cs.GetNbConstraints()
-		fmt.Fprintf(&csv, "%s,%d\n", row.name, cs.GetNbConstraints())
+		rows = append(rows, []string{row.name, strconv.Itoa(cs.GetNbConstraints())})
 	}
 	for degree := 1; degree <= 4; degree++ {
 		perRound := (counts[fmt.Sprintf("verify/degree=%d/nbVars=9", degree)] - counts[fmt.Sprintf("verify/degree=%d/nbVars=1", degree)]) / 8
@@ -101,20 +100,5 @@ func TestConstraints(t *testing.T) {
 			t.Errorf("a degree-2 round costs %d constraints, more than 800", perRound)
 		}
 	}
-	path := filepath.Join("testdata", "constraints.csv")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, csv.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stored, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (generate with go test -run TestConstraints -update)", err)
-	}
-	if !bytes.Equal(stored, csv.Bytes()) {
-		t.Fatalf("constraint counts changed (rerun with -update if intended):\n%s\nwant\n%s", csv.Bytes(), stored)
-	}
+	snapshot.CheckCSV(t, filepath.Join("testdata", "constraints.csv"), rows, *update)
 }
