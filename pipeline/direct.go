@@ -14,8 +14,6 @@ import (
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
-	"github.com/consensys/gnark/logger"
-	"github.com/rs/zerolog"
 
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/inference"
@@ -117,7 +115,6 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		}
 		opts.CacheDir = dir
 	}
-	logger.Set(zerolog.Nop())
 	r := &runner{opts: &opts, report: &Report{Prompt: opts.Prompt}}
 	m := opts.Model
 	var (

@@ -11,8 +11,6 @@ import (
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
-	"github.com/consensys/gnark/logger"
-	"github.com/rs/zerolog"
 
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/model"
@@ -25,7 +23,6 @@ import (
 // lengths and loads its keys from the cache, or sets them up (development
 // only) and stores them.
 func Keys(m *model.Model, promptLen, outputLen int, cacheDir string) (groth16.ProvingKey, groth16.VerifyingKey, int, error) {
-	logger.Set(zerolog.Nop())
 	if cacheDir == "" {
 		dir, err := recursion.DefaultCacheDir()
 		if err != nil {

@@ -12,6 +12,9 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/consensys/gnark/logger"
+	"github.com/rs/zerolog"
+
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/solidity"
@@ -35,6 +38,8 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	// gnark's own debug lines would interleave with the progress output.
+	logger.Set(zerolog.Nop())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx); err != nil {

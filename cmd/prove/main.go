@@ -14,7 +14,9 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"github.com/consensys/gnark/logger"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/rs/zerolog"
 
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
@@ -43,6 +45,8 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	// gnark's own debug lines would interleave with the progress output.
+	logger.Set(zerolog.Nop())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx); err != nil {
