@@ -82,7 +82,7 @@ func Prove[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statemen
 		return nil, err
 	}
 	proof := &Proof[E]{Tensors: Tensors(tr)}
-	s := newSession[E, P](m, st, tr, proof, true)
+	s := newRun[E, P](m, st, tr, proof, true)
 	if err := s.run(); err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func Verify[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Stateme
 	if err := checkOutput(view, len(prompt), output); err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	s := newSession[E, P](m, st, view, proof, false)
+	s := newRun[E, P](m, st, view, proof, false)
 	if err := s.run(); err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -137,9 +137,9 @@ func supported(m *model.Model) error {
 	return fmt.Errorf("inference: the %s family is not supported", m.Config.Family)
 }
 
-// session runs the transcript of one proof: the prover fills the proof,
+// protocolRun runs the transcript of one proof: the prover fills the proof,
 // the verifier checks it, both derive the same challenges.
-type session[E field.Scalar, P field.Ptr[E]] struct {
+type protocolRun[E field.Scalar, P field.Ptr[E]] struct {
 	m     *model.Model
 	tr    *model.Trace
 	t     *transcript.Transcript[E, P]
@@ -147,13 +147,13 @@ type session[E field.Scalar, P field.Ptr[E]] struct {
 	prove bool
 }
 
-func newSession[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statement, tr *model.Trace, proof *Proof[E], prove bool) *session[E, P] {
-	return &session[E, P]{m: m, tr: tr, t: transcript.New[E, P](Domain, statement.Elements[E, P](st)...), proof: proof, prove: prove}
+func newRun[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statement, tr *model.Trace, proof *Proof[E], prove bool) *protocolRun[E, P] {
+	return &protocolRun[E, P]{m: m, tr: tr, t: transcript.New[E, P](Domain, statement.Elements[E, P](st)...), proof: proof, prove: prove}
 }
 
 // run binds the opened tensors, then proves or verifies every
 // contraction in order.
-func (s *session[E, P]) run() error {
+func (s *protocolRun[E, P]) run() error {
 	var err error
 	Walk(s.tr, func(t *model.Tensor) {
 		if err == nil {
@@ -179,7 +179,7 @@ func (s *session[E, P]) run() error {
 	return s.linear(&s.proof.LMHead, &lm.Input, []*model.MatMul{lm})
 }
 
-func (s *session[E, P]) layer(i int) error {
+func (s *protocolRun[E, P]) layer(i int) error {
 	l := &s.tr.Layers[i]
 	p := &s.proof.Layers[i]
 	if err := s.linear(&p.QKV, &l.AttnNorm.Out, []*model.MatMul{&l.Q, &l.K, &l.V}); err != nil {
@@ -209,7 +209,7 @@ func (s *session[E, P]) layer(i int) error {
 // accClaim draws a point for the accumulator of r (shape of r.Out, padded
 // by index) and returns the claim that its opened output and remainder
 // determine there.
-func (s *session[E, P]) accClaim(r *model.Requant, index []int, nbVars int) (poly.Claim[E], error) {
+func (s *protocolRun[E, P]) accClaim(r *model.Requant, index []int, nbVars int) (poly.Claim[E], error) {
 	point := s.t.Challenges(nbVars)
 	spec := requant.Spec{Shape: r.Out.Shape, Multiplier: r.Multiplier, Shift: r.Shift, OutLo: r.Out.Min, OutHi: r.Out.Max}
 	v, err := requant.EvaluateAccIndexed[E, P](&spec, r.Out.Data, r.Rem.Data, index, point)
@@ -222,7 +222,7 @@ func (s *session[E, P]) accClaim(r *model.Requant, index []int, nbVars int) (pol
 // linear proves or verifies the matmuls mms of one input x (opened): the
 // claims on their accumulators share one row point. It then checks the
 // claims the protocol leaves on x and on the weights and biases.
-func (s *session[E, P]) linear(slot **linear.Proof[E], x *model.Tensor, mms []*model.MatMul) error {
+func (s *protocolRun[E, P]) linear(slot **linear.Proof[E], x *model.Tensor, mms []*model.MatMul) error {
 	rows, in := x.Shape[0], x.Shape[1]
 	cfg := linear.Config{Rows: rows, In: in, SharedRow: true}
 	rowVars := poly.Log2Ceil(rows)
@@ -298,7 +298,7 @@ func checkTensorClaim[E field.Scalar, P field.Ptr[E]](t *model.Tensor, c poly.Cl
 // attention proves or verifies the two halves of causal attention: the
 // context accumulator from the probabilities and values, then the score
 // accumulator (zero where masked) from the queries and keys.
-func (s *session[E, P]) attention(p *LayerProof[E], l *model.Layer) error {
+func (s *protocolRun[E, P]) attention(p *LayerProof[E], l *model.Layer) error {
 	a := &l.Attention
 	c := &s.m.Config
 	n := a.Query.Shape[0]
