@@ -106,17 +106,19 @@
 // The keys are sound if one participant of each phase destroyed their
 // randomness.
 //
-// # Tests and flags
+// # Tests and build tag
 //
 // The default run builds toy segments, sets up (once; cached) and proves the
 // arity-2 aggregator, checks the negative cases on its constraint system,
 // and runs the wrapper on a real aggregator proof in gnark's test engine
-// (about 2 minutes and 5 GB). One flag enables the rest of the wrapper:
+// (about a minute and 5 GB once the keys are cached). The build tag full
+// adds the rest of the wrapper:
 //
-//	-recursion.full  compile the wrapper (≈ 7.7M constraints, ≈ 9 GB), check its
-//	                 size snapshot, solve it on honest and dishonest witnesses,
-//	                 then set it up (cached; 41 min and 14 GB the first time on 2
-//	                 shared cores), prove with [Wrap] and verify
+//	go test -tags full ./recursion -run 'TestWrapperCircuit|TestWrapperProve' -timeout 180m
 //
-// See docs/recursion.md for the measured numbers.
+// TestWrapperCircuit compiles the wrapper (≈ 7.7M constraints, ≈ 10 GB),
+// checks its size snapshot and solves it on honest and dishonest witnesses;
+// TestWrapperProve sets it up (cached; 41 min and 14 GB the first time on 2
+// shared cores), proves with [Wrap] and verifies. See docs/recursion.md for
+// the measured numbers.
 package recursion

@@ -1,7 +1,6 @@
 package recursion
 
 import (
-	"flag"
 	"fmt"
 	"math/big"
 	"sync"
@@ -14,11 +13,6 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 )
-
-// full enables the wrapper's compilation, constraint snapshot and solving
-// (minutes, ~9 GB) and its Groth16 setup + prove + verify (the first time
-// about 40 minutes and ~14 GB on 2 cores; the keys are cached).
-var full = flag.Bool("recursion.full", false, "compile, solve, set up, prove and verify the BN254 wrapper")
 
 // toySegment follows the segment contract: five public inputs in order, a
 // secret step, and a compile-time salt that makes circuits (and so keys)

@@ -1,0 +1,116 @@
+//go:build full
+
+package recursion
+
+import (
+	"math/big"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/constraint"
+	"github.com/consensys/gnark/frontend"
+)
+
+// The tests of this file compile, solve, set up, prove and verify the BN254
+// wrapper: minutes and ~10 GB for the first, the first time about 41
+// minutes and 14 GB on 2 shared cores for the second (the keys are then
+// cached). Run them with
+//
+//	go test -tags full ./recursion -run 'TestWrapperCircuit|TestWrapperProve' -timeout 180m -v
+
+var (
+	wrapperOnce sync.Once
+	wrapperCCS  constraint.ConstraintSystem
+	wrapperErr  error
+)
+
+// getWrapperCCS compiles the wrapper once per test binary.
+func getWrapperCCS(t *testing.T, nbCommitments int) constraint.ConstraintSystem {
+	t.Helper()
+	wrapperOnce.Do(func() {
+		start := time.Now()
+		wrapperCCS, wrapperErr = CompileWrapper(nbCommitments)
+		if wrapperErr == nil {
+			t.Logf("wrapper: %d constraints, compiled in %v", wrapperCCS.GetNbConstraints(), time.Since(start))
+		}
+	})
+	if wrapperErr != nil {
+		t.Fatal(wrapperErr)
+	}
+	return wrapperCCS
+}
+
+// TestWrapperCircuit compiles the wrapper, checks its size and solves it on
+// honest and dishonest witnesses.
+func TestWrapperCircuit(t *testing.T) {
+	f := getFixture(t)
+	a := getAggregated(t)
+	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator2.CCS))
+	checkCount(t, "wrapper", ccs.GetNbConstraints())
+
+	assignment, _, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	solve := func(w *Wrapper) error {
+		full, err := frontend.NewWitness(w, ecc.BN254.ScalarField())
+		if err != nil {
+			return err
+		}
+		return ccs.IsSolved(full)
+	}
+	start := time.Now()
+	if err := solve(assignment); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrapper solved in %v", time.Since(start))
+	for name, tamper := range map[string]func(*Wrapper){
+		"final model id": func(w *Wrapper) { w.ModelID = w.InnerModelID },
+		"input digest":   func(w *Wrapper) { w.InputDigest = 1 },
+		"output digest":  func(w *Wrapper) { w.OutputDigest = 1 },
+	} {
+		bad := *assignment
+		tamper(&bad)
+		if err := solve(&bad); err == nil {
+			t.Errorf("wrapper accepts a wrong %s", name)
+		}
+	}
+}
+
+// TestWrapperProve sets the wrapper up (DEVELOPMENT ONLY keys, cached),
+// proves an aggregator proof with Wrap and verifies the result.
+func TestWrapperProve(t *testing.T) {
+	f := getFixture(t)
+	a := getAggregated(t)
+	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator2.CCS))
+	_, final, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	keys, err := LoadOrSetupKeys(ccs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrapper keys (setup or cache) in %v", time.Since(start))
+	start = time.Now()
+	proof, got, err := Wrap(a.proof, f.aggregator2.VK, a.statement, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrapper proved and verified in %v", time.Since(start))
+	if got.String() != final.String() {
+		t.Fatalf("Wrap states %v, want %v", got, final)
+	}
+	bad := final
+	bad.InputDigest = big.NewInt(1)
+	if err := VerifyWrapped(proof, keys.VK, bad); err == nil {
+		t.Fatal("wrapper proof verifies for another input digest")
+	}
+}
