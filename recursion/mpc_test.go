@@ -9,7 +9,7 @@ import (
 	"github.com/consensys/gnark/constraint"
 )
 
-// ceremony runs the documented MPC flow for ccs with two participants per
+// runCeremony runs the documented MPC flow for ccs with two participants per
 // phase and returns the serialized objects of every step.
 type ceremonyRun struct {
 	n       uint64
