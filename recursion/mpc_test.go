@@ -9,8 +9,7 @@ import (
 	"github.com/consensys/gnark/constraint"
 )
 
-// runCeremony runs the documented MPC flow for ccs with two participants per
-// phase and returns the serialized objects of every step.
+// ceremonyRun holds the serialized objects of one MPC run.
 type ceremonyRun struct {
 	n       uint64
 	phase1  [][]byte // contributions, in order
@@ -18,6 +17,8 @@ type ceremonyRun struct {
 	phase2  [][]byte
 }
 
+// runCeremony runs the documented MPC flow for ccs with two participants per
+// phase, up to the phase-2 contributions.
 func runCeremony(t *testing.T, curve ecc.ID, ccs constraint.ConstraintSystem) *ceremonyRun {
 	t.Helper()
 	run := &ceremonyRun{n: DomainSize(ccs)}
