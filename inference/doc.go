@@ -29,6 +29,14 @@
 // from the opened outputs and remainders (protocol/requant), and the
 // protocol's own transcript.
 //
+// # Format
+//
+// [Proof.MarshalBinary] writes a versioned binary encoding (header
+// [FormatVersion] and the field's name, then the proof's fields in order:
+// canonical 32-byte field elements, varint integers, length-prefixed
+// slices); [UnmarshalProof] reads it back, checking every length against
+// the bytes that remain and every field element for canonicity (fuzzed).
+//
 // # Verification
 //
 // [Verify] recomputes the statement from the model and tokens, binds the

@@ -13,7 +13,7 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-func proveDefault[E field.Scalar, P field.Ptr[E]](t *testing.T, prompt []int, n int) (*model.Model, statement.Statement, []int, *Proof[E]) {
+func proveDefault[E field.Scalar, P field.Ptr[E]](t testing.TB, prompt []int, n int) (*model.Model, statement.Statement, []int, *Proof[E]) {
 	t.Helper()
 	m := model.Default()
 	output, tr, err := Generate(m, prompt, n)

@@ -10,7 +10,8 @@ import (
 )
 
 // WriteArtifacts writes a run's outputs to dir: proof.bin (the Groth16
-// proof, gnark's binary encoding), statement.json, and with the chain
+// proof, gnark's binary encoding), native-proof.bin (the sum-check proof,
+// inference.FormatVersion), statement.json, and with the chain
 // stage Verifier.sol, Verifier.abi.json, Verifier.bin, InferenceRegistry.abi.json,
 // InferenceRegistry.bin.
 func WriteArtifacts(dir string, r *Report) error {
@@ -21,7 +22,7 @@ func WriteArtifacts(dir string, r *Report) error {
 	if _, err := r.Proof.WriteTo(&proof); err != nil {
 		return err
 	}
-	files := map[string][]byte{"proof.bin": proof.Bytes()}
+	files := map[string][]byte{"proof.bin": proof.Bytes(), "native-proof.bin": r.NativeProof}
 	st, err := json.MarshalIndent(map[string]any{
 		"modelId":      fmt.Sprintf("%#x", r.Statement.ModelID),
 		"inputDigest":  fmt.Sprintf("%#x", r.Statement.InputDigest),

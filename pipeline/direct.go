@@ -59,8 +59,10 @@ type Report struct {
 	Deployment           *solidity.Deployment
 	// Contracts are the compiled verifier and registry (nil without chain).
 	Contracts *solidity.Contracts
-	// Proof is the final Groth16 proof.
-	Proof groth16.Proof
+	// Proof is the final Groth16 proof; NativeProof the sum-check proof it
+	// verifies (inference.Proof, binary format).
+	Proof       groth16.Proof
+	NativeProof []byte
 	// PeakHeap is the largest heap size seen between stages.
 	PeakHeap uint64
 }
@@ -146,7 +148,10 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%d opened tensors, %d layers", len(proof.Tensors), len(proof.Layers)), nil
+		if rep.NativeProof, err = proof.MarshalBinary(); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d opened tensors, %d layers, %d bytes", len(proof.Tensors), len(proof.Layers), len(rep.NativeProof)), nil
 	}); err != nil {
 		return nil, err
 	}
