@@ -11,5 +11,5 @@
 //
 // Keys come from groth16.Setup, which is for development only: whoever ran
 // it can forge proofs. Production keys come from an MPC ceremony (see
-// docs/recursion.md, "MPC setup").
+// docs/recursion.md, "MPC ceremony").
 package pipeline
