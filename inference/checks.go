@@ -28,14 +28,26 @@ func checkOutput(tr *model.Trace, promptLen int, output []int) error {
 // opened tensors: the embedding, the norms, RoPE (Llama), the softmax, the
 // activation (GELU, or SiLU and the gated product), the residual adds.
 func checkPass(m *model.Model, tr *model.Trace, tokens []int) error {
-	if err := checkEmbedding(m, tr, tokens); err != nil {
-		return err
+	return checkSegment(m, tr, Segment{From: 0, To: len(tr.Layers)}, tokens)
+}
+
+// checkSegment runs the element-wise checks of one segment: the embedding
+// if it is the first, its blocks, the final norm if it is the last (the
+// caller checks the argmax).
+func checkSegment(m *model.Model, tr *model.Trace, seg Segment, tokens []int) error {
+	if seg.From == 0 {
+		if err := checkEmbedding(m, tr, tokens); err != nil {
+			return err
+		}
 	}
 	withMean := m.Config.Family == model.GPT2
-	for i := range tr.Layers {
+	for i := seg.From; i < seg.To; i++ {
 		if err := checkLayer(m, tr, &tr.Layers[i], withMean); err != nil {
 			return fmt.Errorf("layer %d: %w", i, err)
 		}
+	}
+	if seg.To != len(tr.Layers) {
+		return nil
 	}
 	return nonlinear.CheckNorm(&tr.FinalNorm, withMean)
 }

@@ -29,6 +29,21 @@
 // from the opened outputs and remainders (protocol/requant), and the
 // protocol's own transcript.
 //
+// # Segments
+//
+// For the aggregated shape a pass is cut into [Segment]s of consecutive
+// blocks ([ProveSegments], [VerifySegment]). Each binds and checks its own
+// opened tensors and contractions; the only link between two segments is
+// the residual stream at the cut. Segment k ends with the chain value
+// C(S_k, D_k) — its transcript state S_k compressed with the digest D_k of
+// the residual stream it hands on ([BoundaryDigest]) — and segment k+1
+// opens S_k and that tensor, checks that they give its chain input, and
+// continues the transcript from S_k. The first segment starts from the
+// statement-seeded state ([InitialChain]); the last ends in its final
+// state and checks the argmax of the output tokens. These chain values are
+// the ChainIn/ChainOut public inputs of the aggregated shape's segment
+// circuits.
+//
 // # Format
 //
 // [Proof.MarshalBinary] writes a versioned binary encoding (header

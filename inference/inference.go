@@ -112,7 +112,7 @@ func Verify[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Stateme
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	if err := bind(view, proof.Tensors); err != nil {
+	if err := bind(view, Segment{From: 0, To: len(view.Layers)}, proof.Tensors); err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if err := checkPass(m, view, Sequence(prompt, output)); err != nil {
@@ -142,20 +142,22 @@ func supported(m *model.Model) error {
 type protocolRun[E field.Scalar, P field.Ptr[E]] struct {
 	m     *model.Model
 	tr    *model.Trace
+	seg   Segment
 	t     *transcript.Transcript[E, P]
 	proof *Proof[E]
 	prove bool
 }
 
 func newRun[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statement, tr *model.Trace, proof *Proof[E], prove bool) *protocolRun[E, P] {
-	return &protocolRun[E, P]{m: m, tr: tr, t: transcript.New[E, P](Domain, statement.Elements[E, P](st)...), proof: proof, prove: prove}
+	return &protocolRun[E, P]{m: m, tr: tr, seg: Segment{From: 0, To: len(tr.Layers)},
+		t: transcript.New[E, P](Domain, statement.Elements[E, P](st)...), proof: proof, prove: prove}
 }
 
-// run binds the opened tensors, then proves or verifies every
-// contraction in order.
+// run binds the opened tensors of the segment, then proves or verifies
+// every contraction in order.
 func (s *protocolRun[E, P]) run() error {
 	var err error
-	Walk(s.tr, func(t *model.Tensor) {
+	walkSegment(s.tr, s.seg, func(t *model.Tensor) {
 		if err == nil {
 			err = s.t.AbsorbPacked(t.Data, t.Min, t.Max)
 		}
@@ -163,16 +165,20 @@ func (s *protocolRun[E, P]) run() error {
 	if err != nil {
 		return err
 	}
+	n := s.seg.To - s.seg.From
 	if s.prove {
-		s.proof.Layers = make([]LayerProof[E], len(s.tr.Layers))
-	} else if len(s.proof.Layers) != len(s.tr.Layers) {
-		return fmt.Errorf("inference: %d layer proofs for %d layers", len(s.proof.Layers), len(s.tr.Layers))
+		s.proof.Layers = make([]LayerProof[E], n)
+	} else if len(s.proof.Layers) != n {
+		return fmt.Errorf("inference: %d layer proofs for %d layers", len(s.proof.Layers), n)
 	}
-	for i := range s.tr.Layers {
+	for i := s.seg.From; i < s.seg.To; i++ {
 		s.t.Label(fmt.Sprintf("layer/%d", i))
 		if err := s.layer(i); err != nil {
 			return fmt.Errorf("inference: layer %d: %w", i, err)
 		}
+	}
+	if s.seg.To != len(s.tr.Layers) {
+		return nil
 	}
 	s.t.Label("lm_head")
 	lm := &s.tr.LMHead
@@ -181,7 +187,7 @@ func (s *protocolRun[E, P]) run() error {
 
 func (s *protocolRun[E, P]) layer(i int) error {
 	l := &s.tr.Layers[i]
-	p := &s.proof.Layers[i]
+	p := &s.proof.Layers[i-s.seg.From]
 	if err := s.linear(&p.QKV, &l.AttnNorm.Out, []*model.MatMul{&l.Q, &l.K, &l.V}); err != nil {
 		return fmt.Errorf("qkv: %w", err)
 	}

@@ -19,6 +19,13 @@ import (
 // Softmax: the row maxima, the high limbs of the shifted scores, the
 // probabilities and their remainders.
 func Walk(tr *model.Trace, visit func(t *model.Tensor)) {
+	walkSegment(tr, Segment{From: 0, To: len(tr.Layers)}, visit)
+}
+
+// walkSegment visits the opened tensors of one segment in canonical order:
+// the embedding if it is the first, its blocks, the final norm and LM head
+// if it is the last.
+func walkSegment(tr *model.Trace, seg Segment, visit func(t *model.Tensor)) {
 	requant := func(r *model.Requant) { visit(&r.Out); visit(&r.Rem) }
 	norm := func(n *model.Norm) {
 		if tr.Family == model.GPT2 {
@@ -31,8 +38,10 @@ func Walk(tr *model.Trace, visit func(t *model.Tensor)) {
 		visit(&n.RSqrt.Out)
 		requant(&n.Requant)
 	}
-	visit(&tr.Embedding)
-	for i := range tr.Layers {
+	if seg.From == 0 {
+		visit(&tr.Embedding)
+	}
+	for i := seg.From; i < seg.To; i++ {
 		l := &tr.Layers[i]
 		norm(&l.AttnNorm)
 		requant(&l.Q.Requant)
@@ -63,8 +72,10 @@ func Walk(tr *model.Trace, visit func(t *model.Tensor)) {
 		requant(&l.Down.Requant)
 		visit(&l.Output)
 	}
-	norm(&tr.FinalNorm)
-	requant(&tr.LMHead.Requant)
+	if seg.To == len(tr.Layers) {
+		norm(&tr.FinalNorm)
+		requant(&tr.LMHead.Requant)
+	}
 }
 
 // relink points the tensors that the model's trace shares between steps
@@ -109,13 +120,13 @@ func Tensors(tr *model.Trace) [][]int64 {
 	return out
 }
 
-// bind replaces the opened tensors of a trace (in canonical order) by the
-// given values, checking their sizes and ranges, and relinks the shared
-// tensors.
-func bind(tr *model.Trace, values [][]int64) error {
+// bind replaces the opened tensors of a segment of a trace (in canonical
+// order) by the given values, checking their sizes and ranges, and relinks
+// the shared tensors.
+func bind(tr *model.Trace, seg Segment, values [][]int64) error {
 	i := 0
 	var err error
-	Walk(tr, func(t *model.Tensor) {
+	walkSegment(tr, seg, func(t *model.Tensor) {
 		if err != nil {
 			return
 		}
@@ -125,25 +136,9 @@ func bind(tr *model.Trace, values [][]int64) error {
 		}
 		v := values[i]
 		i++
-		if len(v) != len(t.Data) {
-			err = fmt.Errorf("inference: opened tensor %s has %d values, want %d", t.Name, len(v), len(t.Data))
-			return
+		if err = checkWindow(t, v); err == nil {
+			t.Data = v
 		}
-		// The window the transcript's packing (and the circuit's range
-		// check) enforces: [Min, Min + 2^b) ⊇ [Min, Max]. The exact
-		// ranges that matter are checked by the element-wise checks.
-		layout, lerr := transcript.Layout(t.Min, t.Max, 254)
-		if lerr != nil {
-			err = lerr
-			return
-		}
-		for k, x := range v {
-			if x < t.Min || (uint64(x)-uint64(t.Min))>>layout.Bits != 0 {
-				err = fmt.Errorf("inference: opened tensor %s[%d] = %d outside [%d, %d + 2^%d)", t.Name, k, x, t.Min, t.Min, layout.Bits)
-				return
-			}
-		}
-		t.Data = v
 	})
 	if err != nil {
 		return err
@@ -152,6 +147,26 @@ func bind(tr *model.Trace, values [][]int64) error {
 		return fmt.Errorf("inference: the proof opens %d tensors, the model needs %d", len(values), i)
 	}
 	relink(tr)
+	return nil
+}
+
+// checkWindow checks that values fit tensor t: its size, and the window
+// [Min, Min + 2^b) ⊇ [Min, Max] that the transcript's packing (and the
+// circuit's range check) enforces; the exact ranges that matter are
+// checked by the element-wise checks.
+func checkWindow(t *model.Tensor, v []int64) error {
+	if len(v) != len(t.Data) {
+		return fmt.Errorf("inference: opened tensor %s has %d values, want %d", t.Name, len(v), len(t.Data))
+	}
+	layout, err := transcript.Layout(t.Min, t.Max, 254)
+	if err != nil {
+		return err
+	}
+	for k, x := range v {
+		if x < t.Min || (uint64(x)-uint64(t.Min))>>layout.Bits != 0 {
+			return fmt.Errorf("inference: opened tensor %s[%d] = %d outside [%d, %d + 2^%d)", t.Name, k, x, t.Min, t.Min, layout.Bits)
+		}
+	}
 	return nil
 }
 
