@@ -175,48 +175,78 @@ func (c *Direct) Define(api frontend.API) error {
 	if l == nil {
 		return fmt.Errorf("circuits: circuit without a layout (use Layout.Placeholder)")
 	}
-	d := &definer{api: api, c: c, l: l, check: nonlinear.New(api)}
-	return d.define()
+	d := &definer{api: api, l: l, check: nonlinear.New(api), seg: inference.Segment{From: 0, To: len(l.shape.Layers)},
+		index: l.index, tensors: c.Tensors, prompt: c.Prompt, output: c.Output, layers: c.Layers, lmHead: c.LMHead}
+	if err := d.statement(c.ModelID, c.InputDigest, c.OutputDigest); err != nil {
+		return err
+	}
+	var err error
+	if d.tr, err = transcript.New(api, inference.Domain, c.ModelID, c.InputDigest, c.OutputDigest); err != nil {
+		return err
+	}
+	return d.segment()
 }
 
+// definer writes the constraints of one segment of a pass (the whole pass
+// for the direct shape).
 type definer struct {
 	api   frontend.API
-	c     *Direct
 	l     *Layout
 	tr    *transcript.Transcript
 	check *nonlinear.Checker
+	seg   inference.Segment
+	// index maps the segment's opened tensors (addresses in the shape
+	// pass) to their position in tensors.
+	index          map[*model.Tensor]int
+	tensors        [][]frontend.Variable
+	prompt, output []frontend.Variable
+	// boundary is the residual stream entering a segment that does not
+	// start at the embedding.
+	boundary []frontend.Variable
+	layers   []LayerProof
+	lmHead   glinear.Proof
 }
 
 // t returns the opened tensor at this address of the shape pass.
 func (d *definer) t(x *model.Tensor) []frontend.Variable {
-	i, ok := d.l.index[x]
+	i, ok := d.index[x]
 	if !ok {
-		panic(fmt.Sprintf("circuits: %s is not an opened tensor", x.Name)) // layout bug, caught at compile time
+		panic(fmt.Sprintf("circuits: %s is not an opened tensor of this segment", x.Name)) // layout bug, caught at compile time
 	}
-	return d.c.Tensors[i]
+	return d.tensors[i]
 }
 
-func (d *definer) define() error {
-	api, c, l := d.api, d.c, d.l
-	api.AssertIsEqual(c.ModelID, l.modelID)
-	in, err := gstatement.TokensDigest(api, c.Prompt)
+// first and last report whether the segment starts at the embedding and
+// ends at the LM head.
+func (d *definer) first() bool { return d.seg.From == 0 }
+func (d *definer) last() bool  { return d.seg.To == len(d.l.shape.Layers) }
+
+// statement asserts the model id and the token digests.
+func (d *definer) statement(modelID, inputDigest, outputDigest frontend.Variable) error {
+	api := d.api
+	api.AssertIsEqual(modelID, d.l.modelID)
+	in, err := gstatement.TokensDigest(api, d.prompt)
 	if err != nil {
 		return err
 	}
-	api.AssertIsEqual(in, c.InputDigest)
-	out, err := gstatement.TokensDigest(api, c.Output)
+	api.AssertIsEqual(in, inputDigest)
+	out, err := gstatement.TokensDigest(api, d.output)
 	if err != nil {
 		return err
 	}
-	api.AssertIsEqual(out, c.OutputDigest)
-	if d.tr, err = transcript.New(api, inference.Domain, c.ModelID, c.InputDigest, c.OutputDigest); err != nil {
-		return err
-	}
+	api.AssertIsEqual(out, outputDigest)
+	return nil
+}
+
+// segment binds the segment's opened tensors to the transcript, asserts
+// their element-wise relations and verifies its contractions.
+func (d *definer) segment() error {
+	s := d.l.shape
 	var absorbErr error
 	i := 0
-	inference.Walk(l.shape, func(t *model.Tensor) {
+	inference.WalkSegment(s, d.seg, func(t *model.Tensor) {
 		if absorbErr == nil {
-			absorbErr = d.tr.AbsorbPacked(c.Tensors[i], t.Min, t.Max)
+			absorbErr = d.tr.AbsorbPacked(d.tensors[i], t.Min, t.Max)
 		}
 		i++
 	})
@@ -226,29 +256,59 @@ func (d *definer) define() error {
 	if err := d.elementwise(); err != nil {
 		return err
 	}
-	for i := range l.shape.Layers {
+	for i := d.seg.From; i < d.seg.To; i++ {
 		d.tr.Label(fmt.Sprintf("layer/%d", i))
 		if err := d.layer(i); err != nil {
 			return fmt.Errorf("circuits: layer %d: %w", i, err)
 		}
 	}
+	if !d.last() {
+		return nil
+	}
 	d.tr.Label("lm_head")
-	lm := &l.shape.LMHead
-	return d.linear(c.LMHead, d.t(&l.shape.FinalNorm.Out), &l.shape.FinalNorm.Out, []*model.MatMul{lm})
+	return d.linear(d.lmHead, d.t(&s.FinalNorm.Out), &s.FinalNorm.Out, []*model.MatMul{&s.LMHead})
 }
 
-// elementwise asserts the embedding rows, every norm, softmax, GELU and
-// residual add, and the argmax of each output token.
+// elementwise asserts the segment's element-wise steps: the embedding rows
+// (first segment), every norm, softmax, activation and residual add of its
+// blocks, and the final norm and argmax of each output token (last).
 func (d *definer) elementwise() error {
-	api, l, s := d.api, d.l, d.l.shape
-	m := l.Model
+	s := d.l.shape
+	input := d.boundary
+	if d.first() {
+		input = d.t(&s.Embedding)
+		d.embedding(input)
+	}
+	for i := d.seg.From; i < d.seg.To; i++ {
+		if err := d.layerChecks(&s.Layers[i], input); err != nil {
+			return fmt.Errorf("layer %d: %w", i, err)
+		}
+		input = d.t(&s.Layers[i].Output)
+	}
+	if !d.last() {
+		return nil
+	}
+	if err := d.norm(&s.FinalNorm, input, s.FinalNorm.Input.Min, s.FinalNorm.Input.Max); err != nil {
+		return err
+	}
+	logits := d.t(&s.LMHead.Out)
+	vocab := s.LMHead.Out.Shape[1]
+	for k, tok := range d.output {
+		row := d.l.PromptLen - 1 + k
+		d.check.Argmax(logits[row*vocab:(row+1)*vocab], tok, model.LogitBits)
+	}
+	return nil
+}
+
+// embedding asserts x[r] = E[token_r] + P[r] for the pass's tokens.
+func (d *definer) embedding(x []frontend.Variable) {
+	api, m := d.api, d.l.Model
 	dim := m.Config.Hidden
-	tokens := append(append([]frontend.Variable(nil), d.c.Prompt...), d.c.Output[:len(d.c.Output)-1]...)
+	tokens := append(append([]frontend.Variable(nil), d.prompt...), d.output[:len(d.output)-1]...)
 	emb := logderivlookup.New(api)
 	for _, v := range m.Quant.TokenEmbedding {
 		emb.Insert(v)
 	}
-	x := d.t(&s.Embedding)
 	// Tokens are below 2²⁰ (the digests range-check them), so the lookup
 	// index tok·d + i, which the lookup bounds by Vocab·d, cannot wrap.
 	for r, tok := range tokens {
@@ -265,23 +325,6 @@ func (d *definer) elementwise() error {
 			api.AssertIsEqual(x[r*dim+i], api.Add(rows[i], pos))
 		}
 	}
-	input := x
-	for i := range s.Layers {
-		if err := d.layerChecks(&s.Layers[i], input); err != nil {
-			return fmt.Errorf("layer %d: %w", i, err)
-		}
-		input = d.t(&s.Layers[i].Output)
-	}
-	if err := d.norm(&s.FinalNorm, input, s.FinalNorm.Input.Min, s.FinalNorm.Input.Max); err != nil {
-		return err
-	}
-	logits := d.t(&s.LMHead.Out)
-	vocab := s.LMHead.Out.Shape[1]
-	for k, tok := range d.c.Output {
-		row := l.PromptLen - 1 + k
-		d.check.Argmax(logits[row*vocab:(row+1)*vocab], tok, model.LogitBits)
-	}
-	return nil
 }
 
 // layerChecks asserts the element-wise steps of one block whose input is
@@ -351,7 +394,7 @@ func (d *definer) norm(nm *model.Norm, input []frontend.Variable, inLo, inHi int
 func (d *definer) layer(i int) error {
 	s := d.l.shape
 	ly := &s.Layers[i]
-	p := d.c.Layers[i]
+	p := d.layers[i-d.seg.From]
 	if err := d.linear(p.QKV, d.t(&ly.AttnNorm.Out), &ly.AttnNorm.Out, []*model.MatMul{&ly.Q, &ly.K, &ly.V}); err != nil {
 		return fmt.Errorf("qkv: %w", err)
 	}

@@ -157,7 +157,7 @@ func newRun[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Stateme
 // every contraction in order.
 func (s *protocolRun[E, P]) run() error {
 	var err error
-	walkSegment(s.tr, s.seg, func(t *model.Tensor) {
+	WalkSegment(s.tr, s.seg, func(t *model.Tensor) {
 		if err == nil {
 			err = s.t.AbsorbPacked(t.Data, t.Min, t.Max)
 		}

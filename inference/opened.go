@@ -19,13 +19,13 @@ import (
 // Softmax: the row maxima, the high limbs of the shifted scores, the
 // probabilities and their remainders.
 func Walk(tr *model.Trace, visit func(t *model.Tensor)) {
-	walkSegment(tr, Segment{From: 0, To: len(tr.Layers)}, visit)
+	WalkSegment(tr, Segment{From: 0, To: len(tr.Layers)}, visit)
 }
 
-// walkSegment visits the opened tensors of one segment in canonical order:
+// WalkSegment visits the opened tensors of one segment in canonical order:
 // the embedding if it is the first, its blocks, the final norm and LM head
 // if it is the last.
-func walkSegment(tr *model.Trace, seg Segment, visit func(t *model.Tensor)) {
+func WalkSegment(tr *model.Trace, seg Segment, visit func(t *model.Tensor)) {
 	requant := func(r *model.Requant) { visit(&r.Out); visit(&r.Rem) }
 	norm := func(n *model.Norm) {
 		if tr.Family == model.GPT2 {
@@ -126,7 +126,7 @@ func Tensors(tr *model.Trace) [][]int64 {
 func bind(tr *model.Trace, seg Segment, values [][]int64) error {
 	i := 0
 	var err error
-	walkSegment(tr, seg, func(t *model.Tensor) {
+	WalkSegment(tr, seg, func(t *model.Tensor) {
 		if err != nil {
 			return
 		}
@@ -185,5 +185,21 @@ func ShapePass(m *model.Model, rows int) (*model.Trace, error) {
 func Index(tr *model.Trace) map[*model.Tensor]int {
 	out := map[*model.Tensor]int{}
 	Walk(tr, func(t *model.Tensor) { out[t] = len(out) })
+	return out
+}
+
+// SegmentTensors returns the values of the opened tensors of a segment,
+// in canonical order.
+func SegmentTensors(tr *model.Trace, seg Segment) [][]int64 {
+	var out [][]int64
+	WalkSegment(tr, seg, func(t *model.Tensor) { out = append(out, t.Data) })
+	return out
+}
+
+// SegmentIndex maps each opened tensor of a segment (by its address in
+// tr) to its position in the segment's canonical order.
+func SegmentIndex(tr *model.Trace, seg Segment) map[*model.Tensor]int {
+	out := map[*model.Tensor]int{}
+	WalkSegment(tr, seg, func(t *model.Tensor) { out[t] = len(out) })
 	return out
 }

@@ -92,7 +92,7 @@ func ProveSegments[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.
 			sp.Boundary = tr.Layers[seg.From-1].Output.Data
 			run.t = transcript.Resume[E, P](state)
 		}
-		walkSegment(tr, seg, func(t *model.Tensor) { sp.Tensors = append(sp.Tensors, t.Data) })
+		WalkSegment(tr, seg, func(t *model.Tensor) { sp.Tensors = append(sp.Tensors, t.Data) })
 		if err := run.run(); err != nil {
 			return nil, nil, fmt.Errorf("inference: segment %d: %w", k, err)
 		}
