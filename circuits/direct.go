@@ -8,6 +8,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/std/lookup/logderivlookup"
 
+	"github.com/veriformer/veriformer/field"
 	gattention "github.com/veriformer/veriformer/gadgets/attention"
 	glinear "github.com/veriformer/veriformer/gadgets/linear"
 	"github.com/veriformer/veriformer/gadgets/nonlinear"
@@ -81,19 +82,62 @@ func (l *Layout) Placeholder() (*Direct, error) {
 		c.Tensors = append(c.Tensors, make([]frontend.Variable, len(t)))
 	}
 	for i := range l.shape.Layers {
-		lp := LayerProof{
-			QKV:  glinear.PlaceholderProof(l.qkvShape(i)),
-			O:    glinear.PlaceholderProof(l.linearShape(&l.shape.Layers[i].O)),
-			MLP:  glinear.PlaceholderProof(l.mlpShape(i)),
-			Down: glinear.PlaceholderProof(l.linearShape(&l.shape.Layers[i].Down)),
-		}
-		as := l.attentionConfig(i).Shape()
-		lp.Output = gattention.PlaceholderOutputProof(as)
-		lp.Scores = gattention.PlaceholderScoresProof(as)
-		c.Layers = append(c.Layers, lp)
+		c.Layers = append(c.Layers, l.placeholderLayer(i))
 	}
 	c.LMHead = glinear.PlaceholderProof(l.linearShape(&l.shape.LMHead))
 	return c, nil
+}
+
+// placeholderLayer sizes the proofs of block i.
+func (l *Layout) placeholderLayer(i int) LayerProof {
+	as := l.attentionConfig(i).Shape()
+	return LayerProof{
+		QKV:    glinear.PlaceholderProof(l.qkvShape(i)),
+		Output: gattention.PlaceholderOutputProof(as),
+		Scores: gattention.PlaceholderScoresProof(as),
+		O:      glinear.PlaceholderProof(l.linearShape(&l.shape.Layers[i].O)),
+		MLP:    glinear.PlaceholderProof(l.mlpShape(i)),
+		Down:   glinear.PlaceholderProof(l.linearShape(&l.shape.Layers[i].Down)),
+	}
+}
+
+// layerAssignment converts the proofs of one block.
+func layerAssignment[E field.Scalar](lp *inference.LayerProof[E]) (LayerProof, error) {
+	if lp.QKV == nil || lp.Output == nil || lp.Scores == nil || lp.O == nil || lp.MLP == nil || lp.Down == nil {
+		return LayerProof{}, fmt.Errorf("circuits: incomplete layer proof")
+	}
+	return LayerProof{
+		QKV: lp.QKV.Assignment(), Output: lp.Output.Assignment(), Scores: lp.Scores.Assignment(),
+		O: lp.O.Assignment(), MLP: lp.MLP.Assignment(), Down: lp.Down.Assignment(),
+	}, nil
+}
+
+func ints(xs []int) []frontend.Variable {
+	out := make([]frontend.Variable, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+func int64s(xs []int64) []frontend.Variable {
+	out := make([]frontend.Variable, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// boundaryDigest is the twin of inference.BoundaryDigest.
+func boundaryDigest(api frontend.API, values []frontend.Variable, t *model.Tensor) (frontend.Variable, error) {
+	tr, err := transcript.New(api, "boundary")
+	if err != nil {
+		return nil, err
+	}
+	if err := tr.AbsorbPacked(values, t.Min, t.Max); err != nil {
+		return nil, err
+	}
+	return tr.State(), nil
 }
 
 // Assign returns the witness of a native BN254 proof for the statement.
@@ -104,13 +148,7 @@ func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inf
 	if len(proof.Layers) != len(l.shape.Layers) || proof.LMHead == nil {
 		return nil, fmt.Errorf("circuits: proof of %d layers for a model of %d", len(proof.Layers), len(l.shape.Layers))
 	}
-	c := &Direct{layout: l, ModelID: st.ModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest}
-	for _, t := range prompt {
-		c.Prompt = append(c.Prompt, t)
-	}
-	for _, t := range output {
-		c.Output = append(c.Output, t)
-	}
+	c := &Direct{layout: l, ModelID: st.ModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest, Prompt: ints(prompt), Output: ints(output)}
 	want := inference.Tensors(l.shape)
 	if len(proof.Tensors) != len(want) {
 		return nil, fmt.Errorf("circuits: proof opens %d tensors, the layout %d", len(proof.Tensors), len(want))
@@ -119,20 +157,14 @@ func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inf
 		if len(t) != len(want[i]) {
 			return nil, fmt.Errorf("circuits: opened tensor %d has %d values, want %d", i, len(t), len(want[i]))
 		}
-		vs := make([]frontend.Variable, len(t))
-		for k, v := range t {
-			vs[k] = v
-		}
-		c.Tensors = append(c.Tensors, vs)
+		c.Tensors = append(c.Tensors, int64s(t))
 	}
-	for _, lp := range proof.Layers {
-		if lp.QKV == nil || lp.Output == nil || lp.Scores == nil || lp.O == nil || lp.MLP == nil || lp.Down == nil {
-			return nil, fmt.Errorf("circuits: incomplete layer proof")
+	for i := range proof.Layers {
+		lp, err := layerAssignment(&proof.Layers[i])
+		if err != nil {
+			return nil, err
 		}
-		c.Layers = append(c.Layers, LayerProof{
-			QKV: lp.QKV.Assignment(), Output: lp.Output.Assignment(), Scores: lp.Scores.Assignment(),
-			O: lp.O.Assignment(), MLP: lp.MLP.Assignment(), Down: lp.Down.Assignment(),
-		})
+		c.Layers = append(c.Layers, lp)
 	}
 	c.LMHead = proof.LMHead.Assignment()
 	return c, nil
@@ -177,7 +209,8 @@ func (c *Direct) Define(api frontend.API) error {
 	}
 	d := &definer{api: api, l: l, check: nonlinear.New(api), seg: inference.Segment{From: 0, To: len(l.shape.Layers)},
 		index: l.index, tensors: c.Tensors, prompt: c.Prompt, output: c.Output, layers: c.Layers, lmHead: c.LMHead}
-	if err := d.statement(c.ModelID, c.InputDigest, c.OutputDigest); err != nil {
+	api.AssertIsEqual(c.ModelID, l.modelID)
+	if err := d.digests(c.InputDigest, c.OutputDigest); err != nil {
 		return err
 	}
 	var err error
@@ -221,10 +254,9 @@ func (d *definer) t(x *model.Tensor) []frontend.Variable {
 func (d *definer) first() bool { return d.seg.From == 0 }
 func (d *definer) last() bool  { return d.seg.To == len(d.l.shape.Layers) }
 
-// statement asserts the model id and the token digests.
-func (d *definer) statement(modelID, inputDigest, outputDigest frontend.Variable) error {
+// digests asserts the token digests.
+func (d *definer) digests(inputDigest, outputDigest frontend.Variable) error {
 	api := d.api
-	api.AssertIsEqual(modelID, d.l.modelID)
 	in, err := gstatement.TokensDigest(api, d.prompt)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
@@ -60,6 +61,24 @@ func TestDirectSolved(t *testing.T) {
 		t.Fatalf("honest assignment: %v", err)
 	}
 	t.Logf("solved in %v", time.Since(start))
+}
+
+func TestSegmentConstraints(t *testing.T) {
+	f := newFixture(t, []int{'H', 'i'}, 2)
+	for _, seg := range []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}} {
+		placeholder, err := f.layout.SegmentPlaceholder(seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("segment %v: %d R1CS constraints on BLS12-377, %d public inputs", seg, cs.GetNbConstraints(), cs.GetNbPublicVariables()-1)
+		if cs.GetNbPublicVariables()-1 != 5 {
+			t.Fatalf("segment %v has %d public inputs, the segment contract says 5", seg, cs.GetNbPublicVariables()-1)
+		}
+	}
 }
 
 func TestDirectConstraints(t *testing.T) {
@@ -188,5 +207,69 @@ func TestDirectLlama(t *testing.T) {
 	}
 	if err := test.IsSolved(placeholder, bad, ecc.BN254.ScalarField()); err == nil {
 		t.Fatal("changed RoPE output satisfies the circuit")
+	}
+}
+
+// TestSegments solves the BLS12-377 segment circuits of the default model
+// cut into one-block segments, on the native segment proofs, and rejects a
+// broken chain and a changed boundary.
+func TestSegments(t *testing.T) {
+	m := model.Default()
+	prompt := []int{'s', 'e', 'g'}
+	output, tr, err := inference.Generate(m, prompt, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := statement.New[bls12377fr.Element](m, prompt, output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs, err := inference.Segments(len(tr.Layers), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, chains, err := inference.ProveSegments[bls12377fr.Element](m, st, tr, segs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := NewLayout(m, len(prompt), len(output))
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := ecc.BLS12_377.ScalarField()
+	for k, seg := range segs {
+		placeholder, err := layout.SegmentPlaceholder(seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assignment, err := layout.AssignSegment(seg, st, prompt, output, chains[k], chains[k+1], proofs[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := test.IsSolved(placeholder, assignment, field); err != nil {
+			t.Fatalf("segment %d: %v", k, err)
+		}
+		var one bls12377fr.Element
+		one.SetOne()
+		wrongIn := chains[k]
+		wrongIn.Add(&wrongIn, &one)
+		bad, err := layout.AssignSegment(seg, st, prompt, output, wrongIn, chains[k+1], proofs[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := test.IsSolved(placeholder, bad, field); err == nil {
+			t.Fatalf("segment %d: a wrong chain input satisfies the circuit", k)
+		}
+		if k > 0 {
+			proofs[k].Boundary[0]++
+			bad, err := layout.AssignSegment(seg, st, prompt, output, chains[k], chains[k+1], proofs[k])
+			proofs[k].Boundary[0]--
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := test.IsSolved(placeholder, bad, field); err == nil {
+				t.Fatalf("segment %d: a changed boundary satisfies the circuit", k)
+			}
+		}
 	}
 }
