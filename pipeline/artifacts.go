@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 )
 
-// WriteArtifacts writes a run's outputs to dir: proof.bin (the Groth16
-// proof, gnark's binary encoding), native-proof.bin (the sum-check proof,
+// WriteArtifacts writes a run's outputs to dir: proof.bin (the final
+// Groth16 proof, gnark's binary encoding, when there is one),
+// native-proof.bin (the direct shape's sum-check proof,
 // inference.FormatVersion), statement.json, and with the chain
 // stage Verifier.sol, Verifier.abi.json, Verifier.bin, InferenceRegistry.abi.json,
 // InferenceRegistry.bin.
@@ -18,11 +19,17 @@ func WriteArtifacts(dir string, r *Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var proof bytes.Buffer
-	if _, err := r.Proof.WriteTo(&proof); err != nil {
-		return err
+	files := map[string][]byte{}
+	if r.Proof != nil {
+		var proof bytes.Buffer
+		if _, err := r.Proof.WriteTo(&proof); err != nil {
+			return err
+		}
+		files["proof.bin"] = proof.Bytes()
 	}
-	files := map[string][]byte{"proof.bin": proof.Bytes(), "native-proof.bin": r.NativeProof}
+	if r.NativeProof != nil {
+		files["native-proof.bin"] = r.NativeProof
+	}
 	st, err := json.MarshalIndent(map[string]any{
 		"modelId":      fmt.Sprintf("%#x", r.Statement.ModelID),
 		"inputDigest":  fmt.Sprintf("%#x", r.Statement.InputDigest),

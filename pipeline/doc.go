@@ -4,8 +4,10 @@
 // by circuit hash), the Groth16 proof and its verification, and — on
 // request — the exported Solidity verifier and registry compiled with
 // solcjs, deployed on go-ethereum's simulated chain, with the proof
-// submitted and recorded and the gas measured. cmd/prove is a thin command
-// over [RunDirect].
+// submitted and recorded and the gas measured. [RunAggregated] does the
+// same in the aggregated shape: BLS12-377 segment proofs, their BW6-761
+// aggregation and the BN254 wrapper (solved by gnark's test engine unless
+// AggregatedOptions.Wrap). cmd/prove is a thin command over both.
 //
 // # Warning
 //

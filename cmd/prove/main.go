@@ -37,6 +37,9 @@ var (
 	registryFlag = flag.String("registry", "", "address of the InferenceRegistry for --submit")
 	keystoreFlag = flag.String("keystore", "", "keystore file of the submitting account (else $VERIFORMER_PRIVATE_KEY)")
 	passwordFlag = flag.String("password", "", "file holding the keystore password")
+	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (BLS12-377 segments, BW6-761 aggregation, BN254 wrapper)")
+	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
+	wrapFlag     = flag.Bool("wrap", false, "aggregated shape: prove the BN254 wrapper (its first setup takes about 40 minutes and 14 GB) instead of checking it with gnark's test engine")
 )
 
 func main() {
@@ -75,7 +78,16 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("model: %s, %d layers, d=%d, %d heads, vocabulary %d\n", m.Config.Family, m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.Vocab)
 	fmt.Printf("prompt: %q (%d tokens), generating %d tokens\n", *promptFlag, len(prompt), *tokensFlag)
-	rep, err := pipeline.RunDirect(ctx, pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Log: os.Stdout})
+	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Log: os.Stdout}
+	var rep *pipeline.Report
+	switch *shapeFlag {
+	case "direct":
+		rep, err = pipeline.RunDirect(ctx, opts)
+	case "aggregated":
+		rep, err = pipeline.RunAggregated(ctx, pipeline.AggregatedOptions{Options: opts, SegmentSize: *segmentFlag, Wrap: *wrapFlag})
+	default:
+		return fmt.Errorf("--shape %q: want direct or aggregated", *shapeFlag)
+	}
 	if err != nil {
 		return err
 	}
@@ -98,6 +110,9 @@ func run(ctx context.Context) error {
 		fmt.Printf("artifacts written to %s\n", *outFlag)
 	}
 	if *submitFlag {
+		if rep.Proof == nil {
+			return errors.New("--submit needs a final proof: use the direct shape, or --wrap with the aggregated one")
+		}
 		key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
 		if err != nil {
 			return err
