@@ -115,9 +115,7 @@ func relink(tr *model.Trace) {
 // Tensors returns the values of the opened tensors of a pass, in canonical
 // order.
 func Tensors(tr *model.Trace) [][]int64 {
-	var out [][]int64
-	Walk(tr, func(t *model.Tensor) { out = append(out, t.Data) })
-	return out
+	return SegmentTensors(tr, Segment{From: 0, To: len(tr.Layers)})
 }
 
 // bind replaces the opened tensors of a segment of a trace (in canonical
@@ -183,9 +181,7 @@ func ShapePass(m *model.Model, rows int) (*model.Trace, error) {
 // Index maps each opened tensor of a pass (by its address in tr) to its
 // position in the canonical order.
 func Index(tr *model.Trace) map[*model.Tensor]int {
-	out := map[*model.Tensor]int{}
-	Walk(tr, func(t *model.Tensor) { out[t] = len(out) })
-	return out
+	return SegmentIndex(tr, Segment{From: 0, To: len(tr.Layers)})
 }
 
 // SegmentTensors returns the values of the opened tensors of a segment,

@@ -27,11 +27,6 @@ func New(api frontend.API) *Checker {
 	return &Checker{api: api, rc: rangecheck.New(api), tables: map[*model.Table]logderivlookup.Table{}, small: map[string]logderivlookup.Table{}}
 }
 
-// Bits constrains 0 ≤ v < 2^n.
-func (c *Checker) Bits(v frontend.Variable, n int) {
-	c.rc.Check(v, n)
-}
-
 // Range constrains lo ≤ v ≤ hi exactly: v − lo and hi − v both fit in
 // bitlen(hi − lo) bits (one check when hi − lo + 1 is a power of two).
 func (c *Checker) Range(v frontend.Variable, lo, hi int64) {
