@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 
@@ -16,7 +17,6 @@ import (
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/solidity"
-	"github.com/veriformer/veriformer/statement"
 )
 
 // Keys compiles the direct circuit of m for the given prompt and output
@@ -46,10 +46,13 @@ func Keys(m *model.Model, promptLen, outputLen int, cacheDir string) (groth16.Pr
 	return pk, vk, ccs.GetNbConstraints(), err
 }
 
-// Export writes the Solidity verifier of a verifying key, compiled with
-// solcjs, with the InferenceRegistry, to dir: Verifier.sol,
-// *.abi.json, *.bin (creation code, hex) and deploy.md (how to deploy).
-func Export(ctx context.Context, vk groth16.VerifyingKey, m *model.Model, dir string) (*solidity.Contracts, error) {
+// Export writes the Solidity verifier of a final BN254 verifying key (the
+// direct circuit's or the wrapper's), compiled with solcjs, with the
+// InferenceRegistry, to dir: Verifier.sol, *.abi.json, *.bin (creation
+// code, hex) and deploy.md (how to deploy a registry that accepts the
+// model id id: statement.ModelID for the direct shape,
+// AggregatedKeys.FinalModelID for the aggregated one).
+func Export(ctx context.Context, vk groth16.VerifyingKey, id *big.Int, dir string) (*solidity.Contracts, error) {
 	contracts, err := solidity.CompileContracts(ctx, vk)
 	if err != nil {
 		return nil, err
@@ -60,7 +63,6 @@ func Export(ctx context.Context, vk groth16.VerifyingKey, m *model.Model, dir st
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	id := statement.ModelID(m)
 	files := map[string][]byte{
 		"Verifier.sol":               []byte(contracts.VerifierSource),
 		"InferenceRegistry.sol":      []byte(solidity.RegistrySource),

@@ -1,7 +1,9 @@
 // Command export sets up (or loads from the cache) the keys of a model's
-// direct-shape circuit and writes its Solidity verifier, the
-// InferenceRegistry, their ABIs and bytecode; with --rpc-url it deploys
-// them.
+// final BN254 circuit — the direct circuit (--shape direct, the default) or
+// the wrapper of the aggregated shape (--shape aggregated, which also sets
+// up or loads the segment and aggregator keys the model id is made of) —
+// and writes its Solidity verifier, the InferenceRegistry, their ABIs and
+// bytecode; with --rpc-url it deploys them.
 package main
 
 import (
@@ -9,9 +11,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/big"
 	"os"
 	"os/signal"
 
+	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/logger"
 	"github.com/rs/zerolog"
 
@@ -30,11 +34,13 @@ var (
 	rpcFlag      = flag.String("rpc-url", "", "JSON-RPC endpoint to deploy to (optional)")
 	keystoreFlag = flag.String("keystore", "", "keystore file of the deploying account (else $VERIFORMER_PRIVATE_KEY)")
 	passwordFlag = flag.String("password", "", "file holding the keystore password")
+	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (the BN254 wrapper over BLS12-377 segments and a BW6-761 aggregator; its first setup takes about 40 minutes and 14 GB)")
+	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
 )
 
 func main() {
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "Usage: export [flags]\n\nWrites (and optionally deploys) the Solidity verifier of a model's direct-shape circuit.\n\nFlags:\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: export [flags]\n\nWrites (and optionally deploys) the Solidity verifier of a model's final BN254 circuit (direct shape or wrapper).\n\nFlags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -59,13 +65,40 @@ func run(ctx context.Context) error {
 			return err
 		}
 	}
-	fmt.Printf("setting up or loading the keys of the circuit for %d prompt and %d generated tokens …\n", *promptFlag, *tokensFlag)
-	_, vk, constraints, err := pipeline.Keys(m, *promptFlag, *tokensFlag, *cacheFlag)
-	if err != nil {
-		return err
+	var (
+		vk groth16.VerifyingKey
+		id *big.Int
+	)
+	switch *shapeFlag {
+	case "direct":
+		fmt.Printf("setting up or loading the keys of the circuit for %d prompt and %d generated tokens …\n", *promptFlag, *tokensFlag)
+		var constraints int
+		var err error
+		if _, vk, constraints, err = pipeline.Keys(m, *promptFlag, *tokensFlag, *cacheFlag); err != nil {
+			return err
+		}
+		id = statement.ModelID(m)
+		fmt.Printf("circuit of %d R1CS constraints\n", constraints)
+	case "aggregated":
+		if *segmentFlag < 1 {
+			return errors.New("--segment-size must be at least 1")
+		}
+		fmt.Printf("setting up or loading the keys of the aggregated shape for %d prompt and %d generated tokens …\n", *promptFlag, *tokensFlag)
+		keys, err := pipeline.SetupAggregated(pipeline.AggregatedOptions{
+			Options:     pipeline.Options{Model: m, CacheDir: *cacheFlag, Log: os.Stdout},
+			SegmentSize: *segmentFlag,
+			Wrap:        true,
+		}, *promptFlag, *tokensFlag)
+		if err != nil {
+			return err
+		}
+		vk, id = keys.Wrapper.VK, keys.FinalModelID
+		fmt.Printf("%d segment circuits (%d R1CS constraints), aggregator %d, wrapper %d\n", len(keys.Segments), keys.SegmentConstraints, keys.AggregatorConstraints, keys.WrapperConstraints)
+	default:
+		return fmt.Errorf("--shape %q: want direct or aggregated", *shapeFlag)
 	}
-	fmt.Printf("circuit of %d R1CS constraints\n", constraints)
-	contracts, err := pipeline.Export(ctx, vk, m, *outFlag)
+	fmt.Printf("model id %#x\n", id)
+	contracts, err := pipeline.Export(ctx, vk, id, *outFlag)
 	if err != nil {
 		return err
 	}
@@ -77,7 +110,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := solidity.DeployRPC(ctx, *rpcFlag, key, contracts, statement.ModelID(m))
+	d, err := solidity.DeployRPC(ctx, *rpcFlag, key, contracts, id)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,156 @@
+package pipeline
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+
+	"github.com/veriformer/veriformer/circuits"
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/statement"
+)
+
+// AggregatedKeys are the keys of the aggregated shape for one model, one
+// pair of prompt and output lengths and one segment size.
+type AggregatedKeys struct {
+	Layout   *circuits.Layout
+	Segments []inference.Segment
+	// Segment holds the BLS12-377 keys of each segment circuit.
+	Segment []*recursion.Keys
+	// Graph is the direct-shape model id (statement.ModelID) as the
+	// BLS12-377 element the segment keys are hashed with.
+	Graph bls12377fr.Element
+	// ModelID is the aggregator's model id (recursion.ModelID of the
+	// segment keys and Graph); FinalModelID the one the wrapper exposes
+	// on-chain (recursion.FinalModelID), the id a registry requires.
+	ModelID, FinalModelID *big.Int
+	// Aggregator holds the BW6-761 keys; Wrapper the BN254 keys (nil
+	// unless they were asked for).
+	Aggregator, Wrapper *recursion.Keys
+	// Constraint counts: all segment circuits together, the aggregator,
+	// the wrapper (0 when its keys were not asked for).
+	SegmentConstraints, AggregatorConstraints, WrapperConstraints int
+}
+
+// SetupAggregated compiles the circuits of the aggregated shape of
+// opts.Model for the given prompt and output lengths and loads their keys
+// from the cache or sets them up (development only) and stores them; the
+// wrapper's only with opts.Wrap (its first setup takes about 40 minutes and
+// 14 GB). Progress goes to opts.Log.
+func SetupAggregated(opts AggregatedOptions, promptLen, outputLen int) (*AggregatedKeys, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	r := &runner{opts: &opts.Options, report: &Report{}}
+	return r.setupAggregated(&opts, promptLen, outputLen)
+}
+
+// defaults fills in the model, segment size and cache directory.
+func (opts *AggregatedOptions) defaults() error {
+	if opts.Model == nil {
+		opts.Model = model.Default()
+	}
+	if opts.SegmentSize == 0 {
+		opts.SegmentSize = 1
+	}
+	if opts.SegmentSize < 0 {
+		return fmt.Errorf("pipeline: segment size %d", opts.SegmentSize)
+	}
+	if opts.CacheDir == "" {
+		dir, err := recursion.DefaultCacheDir()
+		if err != nil {
+			return err
+		}
+		opts.CacheDir = dir
+	}
+	return nil
+}
+
+// setupAggregated runs the key stages of the aggregated shape.
+func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen int) (*AggregatedKeys, error) {
+	m := opts.Model
+	k := &AggregatedKeys{}
+	var err error
+	if k.Segments, err = inference.Segments(m.Config.Layers, opts.SegmentSize); err != nil {
+		return nil, err
+	}
+	if len(k.Segments) > recursion.MaxArity {
+		return nil, fmt.Errorf("pipeline: %d segments exceed the aggregator's arity %d (raise the segment size)", len(k.Segments), recursion.MaxArity)
+	}
+	if err := r.stage("segment circuits and keys (setup or cache)", func() (string, error) {
+		var err error
+		if k.Layout, err = circuits.NewLayout(m, promptLen, outputLen); err != nil {
+			return "", err
+		}
+		for i, seg := range k.Segments {
+			placeholder, err := k.Layout.SegmentPlaceholder(seg)
+			if err != nil {
+				return "", err
+			}
+			ccs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+			if err != nil {
+				return "", fmt.Errorf("segment %d: %w", i, err)
+			}
+			r.logf("  segment %d of %d (blocks %d–%d): %d R1CS constraints", i+1, len(k.Segments), seg.From, seg.To-1, ccs.GetNbConstraints())
+			keys, err := recursion.LoadOrSetupKeys(ccs, opts.CacheDir)
+			if err != nil {
+				return "", fmt.Errorf("segment %d: %w", i, err)
+			}
+			k.Segment = append(k.Segment, keys)
+			k.SegmentConstraints += ccs.GetNbConstraints()
+		}
+		vks := make([]groth16.VerifyingKey, len(k.Segment))
+		for i, keys := range k.Segment {
+			vks[i] = keys.VK
+		}
+		k.Graph.SetBigInt(statement.ModelID(m))
+		if k.ModelID, err = recursion.ModelID(vks, k.Graph); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d circuits, %d R1CS constraints in all", len(k.Segments), k.SegmentConstraints), nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := r.stage("aggregator keys (setup or cache)", func() (string, error) {
+		shape, err := recursion.SegmentShapeOf(k.Segment[0].CCS)
+		if err != nil {
+			return "", err
+		}
+		ccs, err := recursion.CompileAggregator(len(k.Segments), shape)
+		if err != nil {
+			return "", err
+		}
+		k.AggregatorConstraints = ccs.GetNbConstraints()
+		if k.Aggregator, err = recursion.LoadOrSetupKeys(ccs, opts.CacheDir); err != nil {
+			return "", err
+		}
+		if k.FinalModelID, err = recursion.FinalModelID(k.Aggregator.VK, k.ModelID); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("BW6-761, %d R1CS constraints", k.AggregatorConstraints), nil
+	}); err != nil {
+		return nil, err
+	}
+	if !opts.Wrap {
+		return k, nil
+	}
+	if err := r.stage("wrapper keys (setup or cache)", func() (string, error) {
+		ccs, err := recursion.CompileWrapper(recursion.AggregatorCommitments(k.Aggregator.CCS))
+		if err != nil {
+			return "", err
+		}
+		k.WrapperConstraints = ccs.GetNbConstraints()
+		k.Wrapper, err = recursion.LoadOrSetupKeys(ccs, opts.CacheDir)
+		return fmt.Sprintf("BN254, %d R1CS constraints", k.WrapperConstraints), err
+	}); err != nil {
+		return nil, err
+	}
+	return k, nil
+}

@@ -1,0 +1,95 @@
+//go:build full
+
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"math/big"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/veriformer/veriformer/solidity"
+)
+
+// TestRunAggregatedFull runs the aggregated shape all the way: segment
+// proofs, BW6-761 aggregation, the BN254 wrapper's Groth16 setup (about 40
+// minutes and 14 GB the first time, then cached) and proof, the Solidity
+// verifier and a verified call on the simulated chain; a second deployment
+// then rejects the wrapper proof for a wrong model id, input or output and a
+// tampered proof. Run it with
+//
+//	go test -tags full ./pipeline -run TestRunAggregatedFull -timeout 240m -v
+func TestRunAggregatedFull(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 230*time.Minute)
+	defer cancel()
+	rep, err := RunAggregated(ctx, AggregatedOptions{
+		Options:     Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t}},
+		SegmentSize: 1,
+		Wrap:        true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteStats(os.Stdout); err != nil {
+		t.Fatal(err)
+	}
+	if rep.VerifyGas == 0 || rep.SubmitGas == 0 {
+		t.Fatalf("no gas measured: verify %d, submit %d", rep.VerifyGas, rep.SubmitGas)
+	}
+	if n := len(rep.Contracts.Verifier.DeployedBytecode); n > solidity.MaxCodeSize {
+		t.Errorf("verifier code of %d bytes", n)
+	}
+
+	chain, sim, err := SimulatedChain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	honest := SolidityStatement(rep.Statement)
+	dep, err := chain.DeployVerifierAndRegistry(ctx, rep.Contracts, honest.ModelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := solidity.EstimateVerifyGas(ctx, chain.Backend(), dep.Verifier, rep.Proof, honest); err != nil {
+		t.Fatalf("honest wrapper proof rejected: %v", err)
+	}
+	one := big.NewInt(1)
+	for name, st := range map[string]solidity.Statement{
+		"model id":      {ModelID: new(big.Int).Add(honest.ModelID, one), InputDigest: honest.InputDigest, OutputDigest: honest.OutputDigest},
+		"input digest":  {ModelID: honest.ModelID, InputDigest: new(big.Int).Add(honest.InputDigest, one), OutputDigest: honest.OutputDigest},
+		"output digest": {ModelID: honest.ModelID, InputDigest: honest.InputDigest, OutputDigest: new(big.Int).Add(honest.OutputDigest, one)},
+	} {
+		if _, err := solidity.EstimateVerifyGas(ctx, chain.Backend(), dep.Verifier, rep.Proof, st); err == nil {
+			t.Errorf("verifier accepts the wrapper proof for a wrong %s", name)
+		}
+		if _, err := chain.Submit(ctx, dep.Registry, rep.Proof, st); err == nil {
+			t.Errorf("registry records the wrapper proof for a wrong %s", name)
+		}
+	}
+	calldata, err := solidity.PackSubmit(rep.Proof, honest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Flip one bit in each 32-byte word of the proof (A, B, C, the
+	// commitment and its proof of knowledge).
+	proofBytes, err := solidity.ProofBytes(rep.Proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(calldata, proofBytes)
+	if start < 0 {
+		t.Fatal("proof bytes not found in the calldata")
+	}
+	for w := 0; w < len(proofBytes)/32; w++ {
+		bad := append([]byte(nil), calldata...)
+		bad[start+32*w+31] ^= 1
+		if _, err := chain.SubmitCalldata(ctx, dep.Registry, bad); err == nil {
+			t.Errorf("registry records a wrapper proof with word %d tampered", w)
+		}
+	}
+	if _, err := chain.Submit(ctx, dep.Registry, rep.Proof, honest); err != nil {
+		t.Fatalf("honest submission after the rejections: %v", err)
+	}
+}
