@@ -18,6 +18,7 @@ import (
 	"github.com/veriformer/veriformer/gadgets/poly"
 	gqkv "github.com/veriformer/veriformer/gadgets/qkv"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/model"
 	npoly "github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/protocol/kvcache"
 	"github.com/veriformer/veriformer/protocol/qkv"
@@ -48,14 +49,31 @@ func randomInts(rng *rand.Rand, n int, bound int64) []int64 {
 	return out
 }
 
+func randomWeights(rng *rand.Rand, n int) []int8 {
+	out := make([]int8, n)
+	for i := range out {
+		out[i] = int8(rng.IntN(256) - 128)
+	}
+	return out
+}
+
+// widen returns int8 weights as int64 values, for the tensor checks.
+func widen(w []int8) []int64 {
+	out := make([]int64, len(w))
+	for i, v := range w {
+		out[i] = int64(v)
+	}
+	return out
+}
+
 // newGeneration runs the plain computation; swapPass > 0 makes that decoding
 // pass append to its cache with rows 0 and 1 swapped.
 func newGeneration(rng *rand.Rand, swapPass int) (*generation, error) {
 	s := &generation{context: 6, prompt: 3, passes: 4,
 		layer: qkv.Config{Hidden: 12, Heads: 4, KVHeads: 1, HeadDim: 3, Bias: true}}
 	d, qc, kc := s.layer.Hidden, s.layer.QCols(), s.layer.KVCols()
-	s.w = qkv.Witness{WQ: randomInts(rng, qc*d, 127), WK: randomInts(rng, kc*d, 127), WV: randomInts(rng, kc*d, 127),
-		BQ: randomInts(rng, qc, 1000), BK: randomInts(rng, kc, 1000), BV: randomInts(rng, kc, 1000)}
+	s.w = qkv.Witness{Weights: [][]int8{randomWeights(rng, qc*d), randomWeights(rng, kc*d), randomWeights(rng, kc*d)},
+		Biases: [][]int64{randomInts(rng, qc, 1000), randomInts(rng, kc, 1000), randomInts(rng, kc, 1000)}}
 	var keys, values []int64
 	for p := range s.passes {
 		rows := 1
@@ -63,14 +81,11 @@ func newGeneration(rng *rand.Rand, swapPass int) (*generation, error) {
 			rows = s.prompt
 		}
 		x := randomInts(rng, rows*d, 1<<10)
-		cfg := s.layer
-		cfg.Rows = rows
-		w := s.w
-		w.X = x
-		q, k, v, err := qkv.Compute(cfg, w)
-		if err != nil {
-			return nil, err
+		var acc [3][]int64
+		for o, n := range []int{qc, kc, kc} {
+			acc[o] = model.MatMulInt(x, rows, d, s.w.Weights[o], n, s.w.Biases[o])
 		}
+		q, k, v := acc[0], acc[1], acc[2]
 		prevK, prevV := slices.Clone(keys), slices.Clone(values)
 		if swapPass > 0 && p == swapPass {
 			for c := range kc {
@@ -148,7 +163,11 @@ func prove[E field.Scalar, P field.Ptr[E]](s *generation) (*generationProof[E], 
 		var values [3]E
 		for o := range 3 {
 			point := tr.Challenges(vars[o])
-			values[o] = qkv.EvaluateMatrix[E, P](tensors[o], rows[o], widths[o], point)
+			v, err := npoly.EvaluateTensor[E, P](tensors[o], []int{rows[o], widths[o]}, point)
+			if err != nil {
+				return nil, err
+			}
+			values[o] = v
 			attn[o] = npoly.Claim[E]{Point: point, Value: values[o]}
 		}
 		tr.Absorb(values[:]...)
@@ -256,7 +275,10 @@ func verify[E field.Scalar, P field.Ptr[E]](s *generation, proof *generationProo
 			return fmt.Errorf("pass %d: qkv: %w", p, err)
 		}
 		for _, c := range layerChecks(s, p, claimsOf(claims)) {
-			want := qkv.EvaluateMatrix[E, P](c.values, c.rows, c.cols, c.claim.Point)
+			want, err := npoly.EvaluateTensor[E, P](c.values, []int{c.rows, c.cols}, c.claim.Point)
+			if err != nil {
+				return fmt.Errorf("pass %d: %s: %w", p, c.name, err)
+			}
 			if !P(&want).Equal(&c.claim.Value) {
 				return fmt.Errorf("pass %d: %s claim does not match", p, c.name)
 			}
@@ -273,7 +295,7 @@ type claimCheck[C any] struct {
 }
 
 func claimsOf[E field.Scalar](c qkv.Claims[E]) [7]npoly.Claim[E] {
-	return [7]npoly.Claim[E]{c.Input, c.WeightQ, c.WeightK, c.WeightV, c.BiasQ, c.BiasK, c.BiasV}
+	return [7]npoly.Claim[E]{c.Input, c.Weights[0], c.Weights[1], c.Weights[2], c.Biases[0], c.Biases[1], c.Biases[2]}
 }
 
 // layerChecks pairs the claims a QKV layer leaves (input, weights, biases)
@@ -282,8 +304,8 @@ func layerChecks[C any](s *generation, p int, claims [7]C) []claimCheck[C] {
 	d, qc, kc := s.layer.Hidden, s.layer.QCols(), s.layer.KVCols()
 	return []claimCheck[C]{
 		{"input", claims[0], s.inputs[p], s.rows(p), d},
-		{"W_Q", claims[1], s.w.WQ, qc, d}, {"W_K", claims[2], s.w.WK, kc, d}, {"W_V", claims[3], s.w.WV, kc, d},
-		{"b_Q", claims[4], s.w.BQ, 1, qc}, {"b_K", claims[5], s.w.BK, 1, kc}, {"b_V", claims[6], s.w.BV, 1, kc},
+		{"W_Q", claims[1], widen(s.w.Weights[0]), qc, d}, {"W_K", claims[2], widen(s.w.Weights[1]), kc, d}, {"W_V", claims[3], widen(s.w.Weights[2]), kc, d},
+		{"b_Q", claims[4], s.w.Biases[0], 1, qc}, {"b_K", claims[5], s.w.Biases[1], 1, kc}, {"b_V", claims[6], s.w.Biases[2], 1, kc},
 	}
 }
 
@@ -342,7 +364,7 @@ func (c *generationCircuit) Define(api frontend.API) error {
 		if err != nil {
 			return err
 		}
-		left := [7]poly.Claim{claims.Input, claims.WeightQ, claims.WeightK, claims.WeightV, claims.BiasQ, claims.BiasK, claims.BiasV}
+		left := [7]poly.Claim{claims.Input, claims.Weights[0], claims.Weights[1], claims.Weights[2], claims.Biases[0], claims.Biases[1], claims.Biases[2]}
 		for _, ch := range layerChecks(s, p, left) {
 			api.AssertIsEqual(poly.EvaluateDense(api, constantTable(ch.values, ch.rows, ch.cols), ch.claim.Point), ch.claim.Value)
 		}

@@ -21,7 +21,6 @@ import (
 	"github.com/veriformer/veriformer/internal/snapshot"
 	npoly "github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/protocol/kvcache"
-	"github.com/veriformer/veriformer/protocol/qkv"
 	ntranscript "github.com/veriformer/veriformer/transcript"
 )
 
@@ -87,9 +86,9 @@ func nativeAppendAccepts[E field.Scalar, P field.Ptr[E]](f *appendFixed, proof *
 	}
 	cache := make([]int64, f.cfg.Context*f.cfg.Width)
 	copy(cache, f.prev)
-	prev := qkv.EvaluateMatrix[E, P](cache, f.cfg.Context, f.cfg.Width, claims.Prev.Point)
-	row := qkv.EvaluateMatrix[E, P](f.row, 1, f.cfg.Width, claims.Row.Point)
-	return P(&prev).Equal(&claims.Prev.Value) && P(&row).Equal(&claims.Row.Value)
+	prev, errPrev := npoly.EvaluateTensor[E, P](cache, []int{f.cfg.Context, f.cfg.Width}, claims.Prev.Point)
+	row, errRow := npoly.EvaluateTensor[E, P](f.row, []int{1, f.cfg.Width}, claims.Row.Point)
+	return errPrev == nil && errRow == nil && P(&prev).Equal(&claims.Prev.Value) && P(&row).Equal(&claims.Row.Value)
 }
 
 func testAppendBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, seed uint64) {
@@ -102,7 +101,11 @@ func testAppendBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc
 		out := make([]npoly.Claim[E], cfg.Claims)
 		for i := range out {
 			point := field.RandomVector[E, P](rng, cfg.RowVars()+cfg.ColVars())
-			out[i] = npoly.Claim[E]{Point: point, Value: qkv.EvaluateMatrix[E, P](next, cfg.Context, cfg.Width, point)}
+			v, err := npoly.EvaluateTensor[E, P](next, []int{cfg.Context, cfg.Width}, point)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = npoly.Claim[E]{Point: point, Value: v}
 		}
 		proof, _, err := kvcache.Prove(ntranscript.New[E, P]("kvcache-test"), cfg, kvcache.Witness{Prev: f.prev, Row: f.row}, out)
 		if err != nil {
@@ -196,11 +199,19 @@ func testPromptBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc
 		var cache, prompt []npoly.Claim[E]
 		for range cfg.CacheClaims {
 			point := field.RandomVector[E, P](rng, cfg.CacheVars())
-			cache = append(cache, npoly.Claim[E]{Point: point, Value: qkv.EvaluateMatrix[E, P](cacheTable, cfg.Context, cfg.Width, point)})
+			v, err := npoly.EvaluateTensor[E, P](cacheTable, []int{cfg.Context, cfg.Width}, point)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cache = append(cache, npoly.Claim[E]{Point: point, Value: v})
 		}
 		for range cfg.PromptClaims {
 			point := field.RandomVector[E, P](rng, cfg.PromptVars())
-			prompt = append(prompt, npoly.Claim[E]{Point: point, Value: qkv.EvaluateMatrix[E, P](keys, cfg.Rows, cfg.Width, point)})
+			v, err := npoly.EvaluateTensor[E, P](keys, []int{cfg.Rows, cfg.Width}, point)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prompt = append(prompt, npoly.Claim[E]{Point: point, Value: v})
 		}
 		proof, _, err := kvcache.ProvePrompt(ntranscript.New[E, P]("kvcache-test"), cfg, keys, cache, prompt)
 		if err != nil {

@@ -1,35 +1,34 @@
-// Package qkv is the in-circuit verifier of the QKV layer protocol (package
-// protocol/qkv, whose documentation gives the equations): the same
-// transcript order, the same claims out.
+// Package qkv is the in-circuit verifier of the QKV layer protocol
+// (protocol/qkv): the three-projection case of gadgets/linear. [Shape]
+// names the layer in heads and [Shape.Linear] maps it to a linear.Shape
+// with projections Q (Heads·HeadDim columns), K and V (KVHeads·HeadDim
+// columns each), all with or all without bias, and row points that may
+// differ; [Verify] checks the head counts and runs linear.Verify on it.
+// [Proof] and [Claims] are gadgets/linear's types, so the transcript order
+// and the claims out are those of protocol/linear: one claim on X, then
+// Weights[o] and Biases[o] for o = 0, 1, 2 (Q, K, V).
 //
 // # Usage
 //
 // Size the circuit with [PlaceholderProof](shape), fill it with the native
 // proof's Assignment, and call [Verify] with the claims on Q, K and V. The
 // returned weight and bias claims must be checked by the caller, a segment
-// circuit evaluating the fixed weights from constants; the input claim goes
-// to the layer below.
+// circuit evaluating the fixed weights from constants
+// (linear.EvaluateWeight, linear.EvaluateBias); the input claim goes to the
+// layer below.
 //
 // # Size
 //
-// Everything is logarithmic in the shapes. With N the number of transcript
-// permutations,
-//
-//	N = 1 (label) + 3·[bias] + 3 (sums) + 1 (λ) + 3·⌈log₂ d⌉ (rounds)
-//	    + 3 (weights) + (s = 1 ? 1 : 3 + 1 + 3·⌈log₂ s⌉ + 1)
-//
-// and the circuit has about 186·N R1CS constraints on BN254 (190 on
-// BLS12-377) plus 2 per sum-check round, ⌈log₂ s⌉ per selector S̃el_s and
-// 2⌈log₂ s⌉ per β of the same-poly check. testdata/constraints.csv
-// snapshots the count (transcript seeded with constants, so its first
-// permutation is free): 10,666 for a GPT-2-small layer over 16 tokens
-// (d = 768, 12 heads of 64, with bias), 7,655 for its one-token decoding
-// pass, 10,668 / 7,657 for a TinyLlama layer (d = 2048, 32:4 heads).
+// Everything is logarithmic in the shapes (see gadgets/linear for the
+// count per transcript permutation and per round). testdata/constraints.csv
+// snapshots the verifier alone on BN254 (transcript seeded with constants,
+// so its first permutation is free): 11,224 R1CS for a GPT-2-small layer
+// over 16 tokens (d = 768, 12 heads of 64, with bias), 7,655 for its
+// one-token decoding pass, 11,226 / 7,657 for a TinyLlama layer
+// (d = 2048, 32:4 heads). With more than one row the three claimed values
+// of X are absorbed after the sum-check and again by the same-poly merge
+// (linear's transcript order).
 //
 // go test -tags prover_checks ./gadgets/qkv also proves and verifies a small
 // instance with Groth16 on BN254 and BLS12-377.
-//
-// Not included, left to the caller: the fixed-weight evaluations W̃_o at
-// (r_o^col ‖ r) and b̃_o at r_o^col, about 2^a + 2^b multiplications for an
-// eq table per point and free constant linear combinations per matrix.
 package qkv

@@ -1,6 +1,7 @@
 package qkv_test
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math/big"
@@ -17,11 +18,14 @@ import (
 	"github.com/consensys/gnark/test"
 
 	"github.com/veriformer/veriformer/field"
+	glinear "github.com/veriformer/veriformer/gadgets/linear"
 	"github.com/veriformer/veriformer/gadgets/poly"
 	gadget "github.com/veriformer/veriformer/gadgets/qkv"
 	"github.com/veriformer/veriformer/gadgets/transcript"
 	"github.com/veriformer/veriformer/internal/snapshot"
+	"github.com/veriformer/veriformer/model"
 	npoly "github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/linear"
 	native "github.com/veriformer/veriformer/protocol/qkv"
 	ntranscript "github.com/veriformer/veriformer/transcript"
 )
@@ -30,27 +34,21 @@ var update = flag.Bool("update", false, "rewrite testdata/constraints.csv")
 
 const constraintsFile = "testdata/constraints.csv"
 
-// tensors are the integer tensors whose MLEs the test circuit evaluates
-// from constants to check the claims Verify leaves (nil: no check, for
-// counting the gadget alone).
-type tensors struct {
-	x, wq, wk, wv, bq, bk, bv []int64
-}
-
-// verifyCircuit runs Verify on a witness proof and claims.
+// verifyCircuit runs Verify on a witness proof and claims and, when the
+// witness is set, checks the claims it leaves against the tensors as a
+// segment circuit does (from constants).
 type verifyCircuit struct {
 	Proof gadget.Proof
 	Out   []poly.Claim
 
-	// shape and tensors are behind a pointer so that gnark's test engine,
-	// which compares circuit copies with reflect.DeepEqual, sees equal
-	// copies.
+	// behind a pointer so that gnark's test engine, which compares circuit
+	// copies with reflect.DeepEqual, sees equal copies.
 	fixed *fixedPart
 }
 
 type fixedPart struct {
 	shape   gadget.Shape
-	tensors *tensors
+	witness *native.Witness
 }
 
 func (c *verifyCircuit) Define(api frontend.API) error {
@@ -62,71 +60,52 @@ func (c *verifyCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	t := c.fixed.tensors
-	if t == nil {
+	w := c.fixed.witness
+	if w == nil {
 		return nil
 	}
 	s := c.fixed.shape
-	q, kv := s.Heads*s.HeadDim, s.KVHeads*s.HeadDim
-	checks := []struct {
-		claim      poly.Claim
-		values     []int64
-		rows, cols int
-	}{
-		{claims.Input, t.x, s.Rows, s.Hidden},
-		{claims.WeightQ, t.wq, q, s.Hidden},
-		{claims.WeightK, t.wk, kv, s.Hidden},
-		{claims.WeightV, t.wv, kv, s.Hidden},
+	idx, err := npoly.PaddedIndices([]int{s.Rows, s.Hidden})
+	if err != nil {
+		return err
 	}
-	if s.Bias {
-		checks = append(checks, []struct {
-			claim      poly.Claim
-			values     []int64
-			rows, cols int
-		}{{claims.BiasQ, t.bq, 1, q}, {claims.BiasK, t.bk, 1, kv}, {claims.BiasV, t.bv, 1, kv}}...)
+	x := make([]frontend.Variable, len(w.X))
+	for i, v := range w.X {
+		x[i] = v
 	}
-	for _, ch := range checks {
-		api.AssertIsEqual(poly.EvaluateDense(api, constantTable(ch.values, ch.rows, ch.cols), ch.claim.Point), ch.claim.Value)
+	api.AssertIsEqual(poly.EvaluateTensor(api, x, idx, claims.Input.Point), claims.Input.Value)
+	for o, n := range []int{s.QCols(), s.KVCols(), s.KVCols()} {
+		v, err := glinear.EvaluateWeight(api, w.Weights[o], n, s.Hidden, claims.Weights[o].Point)
+		if err != nil {
+			return err
+		}
+		api.AssertIsEqual(v, claims.Weights[o].Value)
+		if s.Bias {
+			if v, err = glinear.EvaluateBias(api, w.Biases[o], claims.Biases[o].Point); err != nil {
+				return err
+			}
+			api.AssertIsEqual(v, claims.Biases[o].Value)
+		}
 	}
 	return nil
 }
 
-// constantTable lays a matrix out as padded circuit constants.
-func constantTable(values []int64, rows, cols int) []frontend.Variable {
-	pc := 1 << log2Ceil(cols)
-	out := make([]frontend.Variable, (1<<log2Ceil(rows))*pc)
-	for i := range out {
-		out[i] = 0
-	}
-	for i := range rows {
-		for j := range cols {
-			out[i*pc+j] = big.NewInt(values[i*cols+j])
-		}
-	}
-	return out
-}
-
-func log2Ceil(n int) int { return npoly.Log2Ceil(n) }
-
-func placeholder(shape gadget.Shape, t *tensors) *verifyCircuit {
-	q, kv := log2Ceil(shape.Heads*shape.HeadDim), log2Ceil(shape.KVHeads*shape.HeadDim)
+func placeholder(shape gadget.Shape, w *native.Witness) *verifyCircuit {
 	out := make([]poly.Claim, 3)
-	for o, cols := range []int{q, kv, kv} {
-		out[o] = poly.Claim{Point: make([]frontend.Variable, log2Ceil(shape.Rows)+cols)}
+	for o, n := range []int{shape.QCols(), shape.KVCols(), shape.KVCols()} {
+		out[o] = poly.Claim{Point: make([]frontend.Variable, npoly.Log2Ceil(shape.Rows)+npoly.Log2Ceil(n))}
 	}
-	return &verifyCircuit{Proof: gadget.PlaceholderProof(shape), Out: out, fixed: &fixedPart{shape: shape, tensors: t}}
+	return &verifyCircuit{Proof: gadget.PlaceholderProof(shape), Out: out, fixed: &fixedPart{shape: shape, witness: w}}
 }
-
-func bigOf[E field.Scalar, P field.Ptr[E]](x E) *big.Int { return P(&x).BigInt(new(big.Int)) }
 
 func claimsAssignment[E field.Scalar, P field.Ptr[E]](out []npoly.Claim[E]) []poly.Claim {
 	res := make([]poly.Claim, len(out))
 	for i, c := range out {
 		point := make([]frontend.Variable, len(c.Point))
 		for k := range c.Point {
-			point[k] = bigOf[E, P](c.Point[k])
+			point[k] = P(&c.Point[k]).BigInt(new(big.Int))
 		}
-		res[i] = poly.Claim{Point: point, Value: bigOf[E, P](c.Value)}
+		res[i] = poly.Claim{Point: point, Value: P(&c.Value).BigInt(new(big.Int))}
 	}
 	return res
 }
@@ -139,6 +118,14 @@ func randomInts(rng *rand.Rand, n int, bound int64) []int64 {
 	return out
 }
 
+func randomWeights(rng *rand.Rand, n int) []int8 {
+	out := make([]int8, n)
+	for i := range out {
+		out[i] = int8(rng.IntN(256) - 128)
+	}
+	return out
+}
+
 // instance is one honest proof with its witness and output claims.
 type instance[E field.Scalar] struct {
 	cfg   native.Config
@@ -147,32 +134,32 @@ type instance[E field.Scalar] struct {
 	proof *native.Proof[E]
 }
 
+// newInstance draws a layer (16-bit input, int8 weights, −128 included,
+// accumulator-scale biases), its outputs by the model's matmul, claims on
+// them at random points with a row point each, and the honest proof.
 func newInstance[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, cfg native.Config) (*instance[E], error) {
-	d, q, kv := cfg.Hidden, cfg.QCols(), cfg.KVCols()
-	w := native.Witness{X: randomInts(rng, cfg.Rows*d, 1<<15), WQ: randomInts(rng, q*d, 127), WK: randomInts(rng, kv*d, 127), WV: randomInts(rng, kv*d, 127)}
-	if cfg.Bias {
-		w.BQ, w.BK, w.BV = randomInts(rng, q, 1<<20), randomInts(rng, kv, 1<<20), randomInts(rng, kv, 1<<20)
-	}
-	qo, ko, vo, err := native.Compute(cfg, w)
-	if err != nil {
-		return nil, err
-	}
-	cols := cfg.ColVars()
-	widths := [3]int{q, kv, kv}
+	w := native.Witness{X: randomInts(rng, cfg.Rows*cfg.Hidden, 1<<15)}
 	out := make([]npoly.Claim[E], 3)
-	for o, t := range [3][]int64{qo, ko, vo} {
-		point := field.RandomVector[E, P](rng, cfg.RowVars()+cols[o])
-		out[o] = npoly.Claim[E]{Point: point, Value: native.EvaluateMatrix[E, P](t, cfg.Rows, widths[o], point)}
+	for o, n := range []int{cfg.QCols(), cfg.KVCols(), cfg.KVCols()} {
+		w.Weights = append(w.Weights, randomWeights(rng, n*cfg.Hidden))
+		var b []int64
+		if cfg.Bias {
+			b = randomInts(rng, n, 1<<20)
+			w.Biases = append(w.Biases, b)
+		}
+		acc := model.MatMulInt(w.X, cfg.Rows, cfg.Hidden, w.Weights[o], n, b)
+		point := field.RandomVector[E, P](rng, npoly.Log2Ceil(cfg.Rows)+npoly.Log2Ceil(n))
+		v, err := npoly.EvaluateTensor[E, P](acc, []int{cfg.Rows, n}, point)
+		if err != nil {
+			return nil, err
+		}
+		out[o] = npoly.Claim[E]{Point: point, Value: v}
 	}
 	proof, _, err := native.Prove(ntranscript.New[E, P]("qkv-test", field.FromInt64[E, P](7)), cfg, w, out)
 	if err != nil {
 		return nil, err
 	}
 	return &instance[E]{cfg: cfg, w: w, out: out, proof: proof}, nil
-}
-
-func (in *instance[E]) tensors() *tensors {
-	return &tensors{x: in.w.X, wq: in.w.WQ, wk: in.w.WK, wv: in.w.WV, bq: in.w.BQ, bk: in.w.BK, bv: in.w.BV}
 }
 
 // proofElements lists every field element of a native proof.
@@ -198,6 +185,8 @@ func proofElements[E field.Scalar](p *native.Proof[E]) []*E {
 	return out
 }
 
+// gadgetConfigs cover one row (decoding) and several, grouped-query
+// attention 4:1 and 12:3, with and without bias.
 var gadgetConfigs = []native.Config{
 	{Rows: 1, Hidden: 20, Heads: 1, KVHeads: 1, HeadDim: 10, Bias: true},
 	{Rows: 3, Hidden: 24, Heads: 3, KVHeads: 3, HeadDim: 10, Bias: false},
@@ -213,27 +202,29 @@ func verifyNative[E field.Scalar, P field.Ptr[E]](in *instance[E]) error {
 		return err
 	}
 	s := in.cfg
-	checks := []struct {
-		claim      npoly.Claim[E]
-		values     []int64
-		rows, cols int
-	}{
-		{claims.Input, in.w.X, s.Rows, s.Hidden},
-		{claims.WeightQ, in.w.WQ, s.QCols(), s.Hidden},
-		{claims.WeightK, in.w.WK, s.KVCols(), s.Hidden},
-		{claims.WeightV, in.w.WV, s.KVCols(), s.Hidden},
+	x, err := npoly.EvaluateTensor[E, P](in.w.X, []int{s.Rows, s.Hidden}, claims.Input.Point)
+	if err != nil {
+		return err
 	}
-	if s.Bias {
-		checks = append(checks, []struct {
-			claim      npoly.Claim[E]
-			values     []int64
-			rows, cols int
-		}{{claims.BiasQ, in.w.BQ, 1, s.QCols()}, {claims.BiasK, in.w.BK, 1, s.KVCols()}, {claims.BiasV, in.w.BV, 1, s.KVCols()}}...)
+	if !P(&x).Equal(&claims.Input.Value) {
+		return errors.New("input claim does not match X")
 	}
-	for i, ch := range checks {
-		want := native.EvaluateMatrix[E, P](ch.values, ch.rows, ch.cols, ch.claim.Point)
-		if !P(&want).Equal(&ch.claim.Value) {
-			return fmt.Errorf("claim %d does not match its tensor", i)
+	for o, n := range []int{s.QCols(), s.KVCols(), s.KVCols()} {
+		v, err := linear.EvaluateWeight[E, P](in.w.Weights[o], n, s.Hidden, claims.Weights[o].Point)
+		if err != nil {
+			return err
+		}
+		if !P(&v).Equal(&claims.Weights[o].Value) {
+			return fmt.Errorf("weight claim %d does not match its matrix", o)
+		}
+		if !s.Bias {
+			continue
+		}
+		if v, err = linear.EvaluateBias[E, P](in.w.Biases[o], claims.Biases[o].Point); err != nil {
+			return err
+		}
+		if !P(&v).Equal(&claims.Biases[o].Value) {
+			return fmt.Errorf("bias claim %d does not match its vector", o)
 		}
 	}
 	return nil
@@ -246,7 +237,7 @@ func testBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, s
 		if err != nil {
 			t.Fatal(err)
 		}
-		circuit := placeholder(cfg.Shape(), in.tensors())
+		circuit := placeholder(cfg.Shape(), &in.w)
 		assign := func() *verifyCircuit {
 			return &verifyCircuit{Proof: in.proof.Assignment(), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
 		}
@@ -268,10 +259,17 @@ func testBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, s
 			}
 			*x = saved
 		}
-		// A wrong output claim on V.
-		P(&in.out[2].Value).Add(&in.out[2].Value, &one)
-		if err := test.IsSolved(circuit, assign(), curve.ScalarField()); err == nil {
-			t.Errorf("%+v: wrong claim on V: circuit accepts", cfg)
+		// A wrong output claim on Q, K or V.
+		for o := range in.out {
+			saved := in.out[o].Value
+			P(&in.out[o].Value).Add(&in.out[o].Value, &one)
+			if err := verifyNative[E, P](in); err == nil {
+				t.Errorf("%+v: wrong claim on output %d: native accepts", cfg, o)
+			}
+			if err := test.IsSolved(circuit, assign(), curve.ScalarField()); err == nil {
+				t.Errorf("%+v: wrong claim on output %d: circuit accepts", cfg, o)
+			}
+			in.out[o].Value = saved
 		}
 	}
 }
@@ -311,8 +309,16 @@ func TestConstraintCounts(t *testing.T) {
 }
 
 func TestShapeErrors(t *testing.T) {
-	for _, s := range []gadget.Shape{{Rows: 0, Hidden: 4, Heads: 1, KVHeads: 1, HeadDim: 1}, {Rows: 2, Hidden: 4, Heads: 3, KVHeads: 2, HeadDim: 1}} {
-		if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &verifyCircuit{Proof: gadget.Proof{}, Out: nil, fixed: &fixedPart{shape: s}}); err == nil {
+	for _, s := range []gadget.Shape{
+		{Rows: 0, Hidden: 4, Heads: 1, KVHeads: 1, HeadDim: 1},
+		{Rows: 2, Hidden: 4, Heads: 3, KVHeads: 2, HeadDim: 1},
+		{Rows: 2, Hidden: 4, Heads: 2, KVHeads: 0, HeadDim: 1},
+		{Rows: 2, Hidden: 4, Heads: 1 << 40, KVHeads: 1, HeadDim: 1 << 40},
+	} {
+		if err := s.Validate(); err == nil {
+			t.Errorf("shape %+v accepted", s)
+		}
+		if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &verifyCircuit{fixed: &fixedPart{shape: s}}); err == nil {
 			t.Errorf("shape %+v compiled", s)
 		}
 	}
@@ -322,17 +328,21 @@ func TestShapeErrors(t *testing.T) {
 	if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c); err == nil {
 		t.Error("proof with two weight evaluations compiled")
 	}
+	c = placeholder(good, nil)
+	c.Out = c.Out[:2]
+	if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c); err == nil {
+		t.Error("two output claims compiled")
+	}
 }
 
 // TestCheckCircuit runs gnark's circuit checks on one small QKV
 // verification on both curves; with -tags prover_checks they include a
-// Groth16 setup, proof and verification (about 12 s).
+// Groth16 setup, proof and verification.
 func TestCheckCircuit(t *testing.T) {
 	assert := test.NewAssert(t)
 	cfg := native.Config{Rows: 3, Hidden: 5, Heads: 2, KVHeads: 1, HeadDim: 3, Bias: true}
 	for _, curve := range []ecc.ID{ecc.BN254, ecc.BLS12_377} {
-		var valid, invalid *verifyCircuit
-		var circuit *verifyCircuit
+		var valid, invalid, circuit *verifyCircuit
 		switch curve {
 		case ecc.BN254:
 			valid, invalid, circuit = groth16Assignments[bn254fr.Element](t, cfg)
@@ -349,7 +359,7 @@ func groth16Assignments[E field.Scalar, P field.Ptr[E]](t *testing.T, cfg native
 	if err != nil {
 		t.Fatal(err)
 	}
-	circuit = placeholder(cfg.Shape(), in.tensors())
+	circuit = placeholder(cfg.Shape(), &in.w)
 	valid = &verifyCircuit{Proof: in.proof.Assignment(), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
 	one := field.One[E, P]()
 	P(&in.proof.Weights[1]).Add(&in.proof.Weights[1], &one)

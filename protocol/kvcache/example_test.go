@@ -7,7 +7,6 @@ import (
 
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/protocol/kvcache"
-	"github.com/veriformer/veriformer/protocol/qkv"
 	"github.com/veriformer/veriformer/transcript"
 )
 
@@ -21,7 +20,11 @@ func Example() {
 	w := kvcache.Witness{Prev: []int64{1, 2, 3, 4, 5, 6}, Row: []int64{7, 8, 9}}
 	next := append(append([]int64(nil), w.Prev...), w.Row...)
 	point := transcript.New[E]("example").Challenges(cfg.RowVars() + cfg.ColVars())
-	out := []poly.Claim[E]{{Point: point, Value: qkv.EvaluateMatrix[E](append(next, 0, 0, 0), 4, 3, point)}}
+	value, err := poly.EvaluateTensor[E](append(next, 0, 0, 0), []int{4, 3}, point)
+	if err != nil {
+		panic(err)
+	}
+	out := []poly.Claim[E]{{Point: point, Value: value}}
 	proof, _, err := kvcache.Prove(transcript.New[E]("pass"), cfg, w, out)
 	if err != nil {
 		panic(err)
@@ -30,8 +33,14 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	prev := qkv.EvaluateMatrix[E](append(w.Prev, make([]int64, 6)...), 4, 3, claims.Prev.Point)
-	row := qkv.EvaluateMatrix[E](w.Row, 1, 3, claims.Row.Point)
+	prev, err := poly.EvaluateTensor[E](append(w.Prev, make([]int64, 6)...), []int{4, 3}, claims.Prev.Point)
+	if err != nil {
+		panic(err)
+	}
+	row, err := poly.EvaluateTensor[E](w.Row, []int{1, 3}, claims.Row.Point)
+	if err != nil {
+		panic(err)
+	}
 	fmt.Println(prev.Equal(&claims.Prev.Value), row.Equal(&claims.Row.Value))
 	// Output: true true
 }

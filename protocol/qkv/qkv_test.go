@@ -1,6 +1,7 @@
 package qkv
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -9,12 +10,16 @@ import (
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/linear"
+	"github.com/veriformer/veriformer/sumcheck"
 	"github.com/veriformer/veriformer/transcript"
 )
 
-// testConfigs cover s ∈ {1, 3, 5, 16}, heads ∈ {1, 3, 12}, head widths 10
-// and 64, grouped-query attention 4:1 and 3:1, with and without bias.
+// testConfigs cover s ∈ {1, 2, 3, 5, 16}, heads ∈ {1, 3, 4, 8, 12}, head
+// widths 1, 10 and 64, grouped-query attention 4:1, 4:1 and 3:1, with and
+// without bias.
 var testConfigs = []Config{
 	{Rows: 1, Hidden: 20, Heads: 1, KVHeads: 1, HeadDim: 10, Bias: true},
 	{Rows: 3, Hidden: 24, Heads: 3, KVHeads: 3, HeadDim: 10, Bias: false},
@@ -34,34 +39,55 @@ func randomInts(rng *rand.Rand, n int, bound int64) []int64 {
 	return out
 }
 
-// randomWitness draws int8-range weights (or larger ones, weightBound), a
-// 16-bit input and accumulator-scale biases.
-func randomWitness(rng *rand.Rand, cfg Config, weightBound int64) Witness {
-	d, q, kv := cfg.Hidden, cfg.QCols(), cfg.KVCols()
-	w := Witness{
-		X:  randomInts(rng, cfg.Rows*d, 1<<15),
-		WQ: randomInts(rng, q*d, weightBound),
-		WK: randomInts(rng, kv*d, weightBound),
-		WV: randomInts(rng, kv*d, weightBound),
+func randomWeights(rng *rand.Rand, n int) []int8 {
+	out := make([]int8, n)
+	for i := range out {
+		out[i] = int8(rng.IntN(256) - 128)
 	}
-	if cfg.Bias {
-		w.BQ, w.BK, w.BV = randomInts(rng, q, 1<<20), randomInts(rng, kv, 1<<20), randomInts(rng, kv, 1<<20)
+	return out
+}
+
+// widths returns the output widths of Q, K and V.
+func widths(cfg Config) [3]int { return [3]int{cfg.QCols(), cfg.KVCols(), cfg.KVCols()} }
+
+// randomWitness draws a 16-bit input, int8 weights (−128 included) and
+// accumulator-scale biases.
+func randomWitness(rng *rand.Rand, cfg Config) Witness {
+	w := Witness{X: randomInts(rng, cfg.Rows*cfg.Hidden, 1<<15)}
+	for _, n := range widths(cfg) {
+		w.Weights = append(w.Weights, randomWeights(rng, n*cfg.Hidden))
+		if cfg.Bias {
+			w.Biases = append(w.Biases, randomInts(rng, n, 1<<20))
+		}
 	}
 	return w
 }
 
-// honestClaims evaluates the plain outputs at random points.
-func honestClaims[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, cfg Config, w Witness) ([]poly.Claim[E], error) {
-	q, k, v, err := Compute(cfg, w)
-	if err != nil {
-		return nil, err
+// outputs returns Q, K and V by the model's integer matmul.
+func outputs(cfg Config, w Witness) [3][]int64 {
+	var res [3][]int64
+	for o, n := range widths(cfg) {
+		var b []int64
+		if cfg.Bias {
+			b = w.Biases[o]
+		}
+		res[o] = model.MatMulInt(w.X, cfg.Rows, cfg.Hidden, w.Weights[o], n, b)
 	}
-	cols := cfg.ColVars()
-	widths := [3]int{cfg.QCols(), cfg.KVCols(), cfg.KVCols()}
+	return res
+}
+
+// honestClaims evaluates Q, K and V at random points, each with its own
+// row point.
+func honestClaims[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, cfg Config, w Witness) ([]poly.Claim[E], error) {
 	out := make([]poly.Claim[E], 3)
-	for o, t := range [3][]int64{q, k, v} {
-		point := field.RandomVector[E, P](rng, cfg.RowVars()+cols[o])
-		out[o] = poly.Claim[E]{Point: point, Value: EvaluateMatrix[E, P](t, cfg.Rows, widths[o], point)}
+	for o, t := range outputs(cfg, w) {
+		n := widths(cfg)[o]
+		point := field.RandomVector[E, P](rng, poly.Log2Ceil(cfg.Rows)+poly.Log2Ceil(n))
+		v, err := poly.EvaluateTensor[E, P](t, []int{cfg.Rows, n}, point)
+		if err != nil {
+			return nil, err
+		}
+		out[o] = poly.Claim[E]{Point: point, Value: v}
 	}
 	return out, nil
 }
@@ -69,25 +95,29 @@ func honestClaims[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, cfg Config, w 
 // checkLeftClaims checks the claims the verifier returns against the
 // tensors, as the caller of a layer does.
 func checkLeftClaims[E field.Scalar, P field.Ptr[E]](cfg Config, w Witness, c Claims[E]) error {
-	type check struct {
-		name       string
-		claim      poly.Claim[E]
-		values     []int64
-		rows, cols int
+	x, err := poly.EvaluateTensor[E, P](w.X, []int{cfg.Rows, cfg.Hidden}, c.Input.Point)
+	if err != nil {
+		return err
 	}
-	checks := []check{
-		{"input", c.Input, w.X, cfg.Rows, cfg.Hidden},
-		{"W_Q", c.WeightQ, w.WQ, cfg.QCols(), cfg.Hidden},
-		{"W_K", c.WeightK, w.WK, cfg.KVCols(), cfg.Hidden},
-		{"W_V", c.WeightV, w.WV, cfg.KVCols(), cfg.Hidden},
+	if !P(&x).Equal(&c.Input.Value) {
+		return errors.New("input claim does not match X")
 	}
-	if cfg.Bias {
-		checks = append(checks, check{"b_Q", c.BiasQ, w.BQ, 1, cfg.QCols()}, check{"b_K", c.BiasK, w.BK, 1, cfg.KVCols()}, check{"b_V", c.BiasV, w.BV, 1, cfg.KVCols()})
-	}
-	for _, ch := range checks {
-		want := EvaluateMatrix[E, P](ch.values, ch.rows, ch.cols, ch.claim.Point)
-		if !P(&want).Equal(&ch.claim.Value) {
-			return fmt.Errorf("%s claim does not match the tensor", ch.name)
+	for o, n := range widths(cfg) {
+		v, err := linear.EvaluateWeight[E, P](w.Weights[o], n, cfg.Hidden, c.Weights[o].Point)
+		if err != nil {
+			return err
+		}
+		if !P(&v).Equal(&c.Weights[o].Value) {
+			return fmt.Errorf("weight claim %d does not match its matrix", o)
+		}
+		if !cfg.Bias {
+			continue
+		}
+		if v, err = linear.EvaluateBias[E, P](w.Biases[o], c.Biases[o].Point); err != nil {
+			return err
+		}
+		if !P(&v).Equal(&c.Biases[o].Value) {
+			return fmt.Errorf("bias claim %d does not match its vector", o)
 		}
 	}
 	return nil
@@ -131,29 +161,29 @@ func verifyAndCheck[E field.Scalar, P field.Ptr[E]](cfg Config, w Witness, proof
 
 func testProveVerify[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) {
 	for _, cfg := range testConfigs {
-		for _, bound := range []int64{127, 1000} {
-			rng := rand.New(rand.NewPCG(seed, uint64(cfg.Rows)))
-			w := randomWitness(rng, cfg, bound)
-			out, err := honestClaims[E, P](rng, cfg, w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			proof, proverClaims, err := Prove(newTranscript[E, P](), cfg, w, out)
-			if err != nil {
-				t.Fatalf("%+v: prove: %v", cfg, err)
-			}
-			if err := checkLeftClaims[E, P](cfg, w, proverClaims); err != nil {
-				t.Fatalf("%+v: prover claims: %v", cfg, err)
-			}
-			if err := verifyAndCheck[E, P](cfg, w, proof, out); err != nil {
-				t.Fatalf("%+v: honest proof rejected: %v", cfg, err)
-			}
-			// A wrong output claim is rejected.
+		rng := rand.New(rand.NewPCG(seed, uint64(cfg.Rows)))
+		w := randomWitness(rng, cfg)
+		out, err := honestClaims[E, P](rng, cfg, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proof, proverClaims, err := Prove(newTranscript[E, P](), cfg, w, out)
+		if err != nil {
+			t.Fatalf("%+v: prove: %v", cfg, err)
+		}
+		if err := checkLeftClaims[E, P](cfg, w, proverClaims); err != nil {
+			t.Fatalf("%+v: prover claims: %v", cfg, err)
+		}
+		if err := verifyAndCheck[E, P](cfg, w, proof, out); err != nil {
+			t.Fatalf("%+v: honest proof rejected: %v", cfg, err)
+		}
+		// A wrong output claim on Q, K or V is rejected.
+		one := field.One[E, P]()
+		for o := range out {
 			bad := append([]poly.Claim[E](nil), out...)
-			one := field.One[E, P]()
-			P(&bad[1].Value).Add(&bad[1].Value, &one)
+			P(&bad[o].Value).Add(&bad[o].Value, &one)
 			if err := verifyAndCheck[E, P](cfg, w, proof, bad); err == nil {
-				t.Fatalf("%+v: wrong claim on K accepted", cfg)
+				t.Fatalf("%+v: wrong claim on output %d accepted", cfg, o)
 			}
 		}
 	}
@@ -169,7 +199,7 @@ func TestProveVerify(t *testing.T) {
 func testTamper[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) {
 	for _, cfg := range testConfigs[:3] {
 		rng := rand.New(rand.NewPCG(seed, 1))
-		w := randomWitness(rng, cfg, 127)
+		w := randomWitness(rng, cfg)
 		out, err := honestClaims[E, P](rng, cfg, w)
 		if err != nil {
 			t.Fatal(err)
@@ -205,26 +235,29 @@ func TestInvalidInputs(t *testing.T) {
 	good := Config{Rows: 3, Hidden: 8, Heads: 4, KVHeads: 2, HeadDim: 4, Bias: true}
 	for _, cfg := range []Config{
 		{Rows: 0, Hidden: 8, Heads: 4, KVHeads: 2, HeadDim: 4},
+		{Rows: 3, Hidden: 0, Heads: 4, KVHeads: 2, HeadDim: 4},
 		{Rows: 3, Hidden: 8, Heads: 4, KVHeads: 3, HeadDim: 4},
+		{Rows: 3, Hidden: 8, Heads: 4, KVHeads: 0, HeadDim: 4},
 		{Rows: 3, Hidden: 8, Heads: 1 << 20, KVHeads: 1, HeadDim: 1 << 20},
+		{Rows: 3, Hidden: 8, Heads: 1 << 40, KVHeads: 1, HeadDim: 1 << 40},
 	} {
 		if err := cfg.Validate(); err == nil {
 			t.Errorf("%+v accepted", cfg)
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	w := randomWitness(rng, good, 127)
+	w := randomWitness(rng, good)
 	out, err := honestClaims[E](rng, good, w)
 	if err != nil {
 		t.Fatal(err)
 	}
 	short := w
-	short.WK = short.WK[1:]
+	short.Weights = [][]int8{w.Weights[0], w.Weights[1][1:], w.Weights[2]}
 	if _, _, err := Prove(newTranscript[E](), good, short, out); err == nil {
 		t.Error("short W_K accepted")
 	}
 	noBias := w
-	noBias.BQ = nil
+	noBias.Biases = [][]int64{nil, w.Biases[1], w.Biases[2]}
 	if _, _, err := Prove(newTranscript[E](), good, noBias, out); err == nil {
 		t.Error("missing bias accepted")
 	}
@@ -235,64 +268,19 @@ func TestInvalidInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	malformed := *proof
-	malformed.Weights = malformed.Weights[:2]
-	if _, err := Verify(newTranscript[E](), good, &malformed, out); err == nil {
-		t.Error("proof with two weight evaluations accepted")
-	}
-	malformed = *proof
-	malformed.Merge = nil
-	if _, err := Verify(newTranscript[E](), good, &malformed, out); err == nil {
-		t.Error("proof without same-poly accepted")
+	for name, malformed := range map[string]func(p *Proof[E]){
+		"two weight evaluations": func(p *Proof[E]) { p.Weights = p.Weights[:2] },
+		"no same-poly":           func(p *Proof[E]) { p.Merge = nil },
+		"one input evaluation":   func(p *Proof[E]) { p.Inputs = p.Inputs[:1] },
+		"no bias evaluation":     func(p *Proof[E]) { p.Biases = nil },
+	} {
+		p := *proof
+		malformed(&p)
+		if _, err := Verify(newTranscript[E](), good, &p, out); !errors.Is(err, sumcheck.ErrRejected) {
+			t.Errorf("proof with %s: got %v, want a rejection", name, err)
+		}
 	}
 	if _, err := Verify(newTranscript[E](), good, nil, out); err == nil {
 		t.Error("nil proof accepted")
-	}
-}
-
-func TestFoldRows(t *testing.T) {
-	t.Run("bn254", testFoldRows[bn254fr.Element])
-	t.Run("bls12-377", testFoldRows[bls12377fr.Element])
-}
-
-func testFoldRows[E field.Scalar, P field.Ptr[E]](t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, bound := range []int64{0, 1, 127, 256, 257, 1 << 40} {
-		rows, cols := 7, 300
-		w := randomInts(rng, rows*cols, bound)
-		point := field.RandomVector[E, P](rng, 3)
-		eq := poly.EqTable[E, P](point)
-		got := foldRows[E, P](w, rows, cols, eq, 512)
-		table := PadMatrix[E, P](w, rows, cols)
-		want := foldMatrixRows(table, eq)
-		for c := range want {
-			if !P(&got[c]).Equal(&want[c]) {
-				t.Fatalf("bound %d: column %d differs", bound, c)
-			}
-		}
-	}
-}
-
-func TestCompute(t *testing.T) {
-	cfg := Config{Rows: 2, Hidden: 3, Heads: 1, KVHeads: 1, HeadDim: 2, Bias: true}
-	w := Witness{
-		X:  []int64{1, 2, 3, -1, 0, 4},
-		WQ: []int64{1, 0, 0, 0, 1, 0},
-		WK: []int64{0, 0, 1, 1, 1, 1},
-		WV: []int64{-1, 0, 0, 0, 0, -1},
-		BQ: []int64{10, 20}, BK: []int64{0, 1}, BV: []int64{5, 5},
-	}
-	q, k, v, err := Compute(cfg, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := [3][]int64{{11, 22, 9, 20}, {3, 7, 4, 4}, {4, 2, 6, 1}}
-	for o, got := range [3][]int64{q, k, v} {
-		if fmt.Sprint(got) != fmt.Sprint(want[o]) {
-			t.Errorf("output %d = %v, want %v", o, got, want[o])
-		}
-	}
-	if _, _, _, err := Compute(cfg, Witness{}); err == nil {
-		t.Error("empty witness accepted")
 	}
 }
