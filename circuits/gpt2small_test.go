@@ -23,8 +23,7 @@ import (
 //
 //	go test ./circuits -run '^$' -bench GPT2SmallSegments -benchtime 1x -timeout 60m
 func BenchmarkGPT2SmallSegments(b *testing.B) {
-	c := &model.Config{Family: model.GPT2, Vocab: 50257, Hidden: 768, Layers: 12, Heads: 12, KVHeads: 12,
-		Intermediate: 3072, MaxPositions: 64, NormEps: 1e-5, TiedEmbeddings: true}
+	c := model.GPT2SmallConfig(64)
 	w, err := model.RandomWeights(c, 1, 1, 1)
 	if err != nil {
 		b.Fatal(err)

@@ -20,8 +20,7 @@ var gpt2Small = flag.Bool("inference.gpt2small", false, "also benchmark a GPT-2-
 func BenchmarkProve(b *testing.B) {
 	b.Run("default/s=16", func(b *testing.B) { benchProve(b, model.Default(), 16) })
 	if *gpt2Small {
-		c := &model.Config{Family: model.GPT2, Vocab: 50257, Hidden: 768, Layers: 12, Heads: 12, KVHeads: 12,
-			Intermediate: 3072, MaxPositions: 64, NormEps: 1e-5, TiedEmbeddings: true}
+		c := model.GPT2SmallConfig(64)
 		w, err := model.RandomWeights(c, 1, 1, 1)
 		if err != nil {
 			b.Fatal(err)

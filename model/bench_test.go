@@ -6,12 +6,6 @@ import (
 	"time"
 )
 
-// gpt2SmallConfig is GPT-2 small's shape (124M parameters).
-func gpt2SmallConfig() *Config {
-	return &Config{Family: GPT2, Vocab: 50257, Hidden: 768, Layers: 12, Heads: 12, KVHeads: 12,
-		Intermediate: 3072, MaxPositions: 1024, NormEps: 1e-5, TiedEmbeddings: true}
-}
-
 // projections lists the quantized projections of one pass in order, LM
 // head included.
 func projections(m *Model) []*QLinear {
@@ -104,7 +98,7 @@ func BenchmarkDefaultTokensPerSecond(b *testing.B) {
 // prompt with random weights of GPT-2 small's shape (12 layers, d = 768,
 // 12 heads, vocabulary 50257); building the model is not timed.
 func BenchmarkGPT2SmallTokensPerSecond(b *testing.B) {
-	c := gpt2SmallConfig()
+	c := GPT2SmallConfig(1024)
 	w, err := RandomWeights(c, 1, 0.1, 1)
 	if err != nil {
 		b.Fatal(err)

@@ -57,8 +57,8 @@ func TestParseConfigGPT2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Family: GPT2, Vocab: 50257, Hidden: 768, Layers: 12, Heads: 12, KVHeads: 12,
-		Intermediate: 3072, MaxPositions: 1024, NormEps: 1e-5, TiedEmbeddings: true}
+	// GPT2SmallConfig is the same shape as GPT-2 small's own config.json.
+	want := *GPT2SmallConfig(1024)
 	if *c != want {
 		t.Fatalf("got %+v, want %+v", *c, want)
 	}

@@ -105,6 +105,15 @@ func (w *Weights) check(c *Config) error {
 	return nil
 }
 
+// GPT2SmallConfig is the shape of GPT-2 small (124M parameters: 12 blocks,
+// d = 768, 12 heads, MLP width 3,072, vocabulary 50,257, tied embeddings)
+// with maxPositions positions, for tests and benchmarks of that size with
+// [RandomWeights].
+func GPT2SmallConfig(maxPositions int) *Config {
+	return &Config{Family: GPT2, Vocab: 50257, Hidden: 768, Layers: 12, Heads: 12, KVHeads: 12,
+		Intermediate: 3072, MaxPositions: maxPositions, NormEps: 1e-5, TiedEmbeddings: true}
+}
+
 // RandomWeights returns deterministic random weights for c from seed.
 // Matrices are uniform with standard deviation gain/√In (so activations
 // keep their scale through each projection), token embeddings have
