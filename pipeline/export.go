@@ -17,6 +17,7 @@ import (
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/solidity"
+	"github.com/veriformer/veriformer/statement"
 )
 
 // Keys compiles the direct circuit of m for the given prompt and output
@@ -53,6 +54,9 @@ func Keys(m *model.Model, promptLen, outputLen int, cacheDir string) (groth16.Pr
 // model id id: statement.ModelID for the direct shape,
 // AggregatedKeys.FinalModelID for the aggregated one).
 func Export(ctx context.Context, vk groth16.VerifyingKey, id *big.Int, dir string) (*solidity.Contracts, error) {
+	if id == nil || id.Sign() < 0 || id.BitLen() > statement.ModelIDBits {
+		return nil, fmt.Errorf("pipeline: export: the model id must be a %d-bit integer", statement.ModelIDBits)
+	}
 	contracts, err := solidity.CompileContracts(ctx, vk)
 	if err != nil {
 		return nil, err
