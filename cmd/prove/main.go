@@ -65,6 +65,15 @@ func run(ctx context.Context) error {
 	if *submitFlag && !common.IsHexAddress(*registryFlag) {
 		return fmt.Errorf("--registry %q is not an address", *registryFlag)
 	}
+	if *submitFlag && *shapeFlag == "aggregated" && !*wrapFlag {
+		return errors.New("--submit needs a final proof: with --shape aggregated, add --wrap")
+	}
+	if *tokensFlag < 1 {
+		return errors.New("--tokens must be at least 1")
+	}
+	if *segmentFlag < 1 {
+		return errors.New("--segment-size must be at least 1")
+	}
 	m, tok, err := load(*modelFlag)
 	if err != nil {
 		return err
