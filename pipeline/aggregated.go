@@ -143,7 +143,13 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	if err := r.stage("wrapper proof", func() (string, error) {
 		var err error
 		rep.Proof, rep.Statement, err = recursion.Wrap(aggProof, keys.Aggregator.VK, st, keys.Wrapper)
-		return "verified", err
+		if err != nil {
+			return "", err
+		}
+		if rep.ProofBytes, err = proofSize(rep.Proof); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d bytes, verified", rep.ProofBytes), nil
 	}); err != nil {
 		return nil, err
 	}

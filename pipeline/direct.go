@@ -67,6 +67,15 @@ type Report struct {
 	PeakHeap uint64
 }
 
+// proofSize is the length of gnark's (compressed) encoding of a proof.
+func proofSize(p groth16.Proof) (int, error) {
+	var buf countWriter
+	if _, err := p.WriteTo(&buf); err != nil {
+		return 0, err
+	}
+	return int(buf), nil
+}
+
 type runner struct {
 	opts   *Options
 	report *Report
@@ -203,11 +212,9 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 			return "", err
 		}
 		rep.Proof = final
-		var buf countWriter
-		if _, err := final.WriteTo(&buf); err != nil {
+		if rep.ProofBytes, err = proofSize(final); err != nil {
 			return "", err
 		}
-		rep.ProofBytes = int(buf)
 		return fmt.Sprintf("%d bytes", rep.ProofBytes), nil
 	}); err != nil {
 		return nil, err

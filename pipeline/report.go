@@ -23,7 +23,11 @@ func (r *Report) WriteStats(w io.Writer) error {
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "constraints %d, proof %d bytes, peak heap %.1f MiB", r.Constraints, r.ProofBytes, float64(r.PeakHeap)/(1<<20))
+	fmt.Fprintf(&b, "constraints %d", r.Constraints)
+	if r.ProofBytes > 0 {
+		fmt.Fprintf(&b, ", proof %d bytes", r.ProofBytes)
+	}
+	fmt.Fprintf(&b, ", peak heap %.1f MiB", float64(r.PeakHeap)/(1<<20))
 	if r.VerifyGas > 0 {
 		fmt.Fprintf(&b, ", verifyProof %d gas, submit %d gas", r.VerifyGas, r.SubmitGas)
 	}
