@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/solidity"
 )
 
@@ -25,31 +24,6 @@ import (
 func TestRunAggregatedFull(t *testing.T) {
 	runAggregatedFull(t, AggregatedOptions{
 		Options:     Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t}},
-		SegmentSize: 1,
-		Wrap:        true,
-	})
-}
-
-// TestRunAggregatedGPT2Small is TestRunAggregatedFull on a GPT-2-small-shaped
-// model (12 blocks, d = 768, V = 50,257, random weights): 3 prompt tokens,
-// 2 generated, one block per segment. Its three distinct segment circuits
-// (first, middle, last) take several GB and tens of minutes each to set up
-// the first time; the wrapper's keys are the same as the default model's.
-// Run it with
-//
-//	go test -tags full ./pipeline -run TestRunAggregatedGPT2Small -timeout 300m -v
-func TestRunAggregatedGPT2Small(t *testing.T) {
-	c := model.GPT2SmallConfig(64)
-	w, err := model.RandomWeights(c, 1, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(c, w, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runAggregatedFull(t, AggregatedOptions{
-		Options:     Options{Model: m, Prompt: []int{464, 3290, 318}, Tokens: 2, Chain: true, Log: testWriter{t}},
 		SegmentSize: 1,
 		Wrap:        true,
 	})
