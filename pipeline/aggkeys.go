@@ -7,6 +7,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
@@ -49,8 +50,30 @@ func SetupAggregated(opts AggregatedOptions, promptLen, outputLen int) (*Aggrega
 		return nil, err
 	}
 	r := &runner{opts: &opts.Options, report: &Report{}}
-	return r.setupAggregated(&opts, promptLen, outputLen)
+	return r.setupAggregated(&opts, promptLen, outputLen, recursion.LoadOrSetupKeys)
 }
+
+// VerifyingKeysAggregated is SetupAggregated for what an exporter needs:
+// the verifying keys and model ids. Cached proving keys are not read (the
+// wrapper's is 3.6 GB), so every Keys.PK is nil; a circuit without cached
+// keys is still set up and both its keys stored.
+func VerifyingKeysAggregated(opts AggregatedOptions, promptLen, outputLen int) (*AggregatedKeys, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	r := &runner{opts: &opts.Options, report: &Report{}}
+	return r.setupAggregated(&opts, promptLen, outputLen, func(ccs constraint.ConstraintSystem, dir string) (*recursion.Keys, error) {
+		vk, err := recursion.LoadOrSetupVK(ccs, dir)
+		if err != nil {
+			return nil, err
+		}
+		return &recursion.Keys{CCS: ccs, VK: vk}, nil
+	})
+}
+
+// keyLoader fetches or makes the keys of a compiled circuit in a cache
+// directory.
+type keyLoader func(ccs constraint.ConstraintSystem, dir string) (*recursion.Keys, error)
 
 // defaults fills in the model, segment size and cache directory.
 func (opts *AggregatedOptions) defaults() error {
@@ -74,7 +97,7 @@ func (opts *AggregatedOptions) defaults() error {
 }
 
 // setupAggregated runs the key stages of the aggregated shape.
-func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen int) (*AggregatedKeys, error) {
+func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen int, load keyLoader) (*AggregatedKeys, error) {
 	m := opts.Model
 	k := &AggregatedKeys{}
 	var err error
@@ -99,7 +122,7 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 				return "", fmt.Errorf("segment %d: %w", i, err)
 			}
 			r.logf("  segment %d of %d (blocks %d–%d): %d R1CS constraints", i+1, len(k.Segments), seg.From, seg.To-1, ccs.GetNbConstraints())
-			keys, err := recursion.LoadOrSetupKeys(ccs, opts.CacheDir)
+			keys, err := load(ccs, opts.CacheDir)
 			if err != nil {
 				return "", fmt.Errorf("segment %d: %w", i, err)
 			}
@@ -128,7 +151,7 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 			return "", err
 		}
 		k.AggregatorConstraints = ccs.GetNbConstraints()
-		if k.Aggregator, err = recursion.LoadOrSetupKeys(ccs, opts.CacheDir); err != nil {
+		if k.Aggregator, err = load(ccs, opts.CacheDir); err != nil {
 			return "", err
 		}
 		if k.FinalModelID, err = recursion.FinalModelID(k.Aggregator.VK, k.ModelID); err != nil {
@@ -147,7 +170,7 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 			return "", err
 		}
 		k.WrapperConstraints = ccs.GetNbConstraints()
-		k.Wrapper, err = recursion.LoadOrSetupKeys(ccs, opts.CacheDir)
+		k.Wrapper, err = load(ccs, opts.CacheDir)
 		return fmt.Sprintf("BN254, %d R1CS constraints", k.WrapperConstraints), err
 	}); err != nil {
 		return nil, err

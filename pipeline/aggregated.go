@@ -62,7 +62,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	}); err != nil {
 		return nil, err
 	}
-	keys, err := r.setupAggregated(&opts, len(opts.Prompt), len(rep.Output))
+	keys, err := r.setupAggregated(&opts, len(opts.Prompt), len(rep.Output), recursion.LoadOrSetupKeys)
 	if err != nil {
 		return nil, err
 	}

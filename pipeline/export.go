@@ -20,31 +20,32 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// Keys compiles the direct circuit of m for the given prompt and output
-// lengths and loads its keys from the cache, or sets them up (development
-// only) and stores them.
-func Keys(m *model.Model, promptLen, outputLen int, cacheDir string) (groth16.ProvingKey, groth16.VerifyingKey, int, error) {
+// VerifyingKeyDirect compiles the direct circuit of m for the given prompt
+// and output lengths and returns its verifying key and size: read from the
+// cache (the proving key is not read), or set up (development only) and
+// stored with the proving key.
+func VerifyingKeyDirect(m *model.Model, promptLen, outputLen int, cacheDir string) (groth16.VerifyingKey, int, error) {
 	if cacheDir == "" {
 		dir, err := recursion.DefaultCacheDir()
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, 0, err
 		}
 		cacheDir = dir
 	}
 	layout, err := circuits.NewLayout(m, promptLen, outputLen)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
 	placeholder, err := layout.Placeholder()
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
 	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, placeholder)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
-	pk, vk, err := recursion.LoadOrSetup(ccs, cacheDir)
-	return pk, vk, ccs.GetNbConstraints(), err
+	vk, err := recursion.LoadOrSetupVK(ccs, cacheDir)
+	return vk, ccs.GetNbConstraints(), err
 }
 
 // Export writes the Solidity verifier of a final BN254 verifying key (the

@@ -118,6 +118,28 @@ func LoadOrSetup(ccs constraint.ConstraintSystem, dir string) (groth16.ProvingKe
 	return pk, vk, nil
 }
 
+// LoadOrSetupVK returns the verifying key of ccs: read alone from the cache
+// directory dir when both keys are there (a proving key can be gigabytes),
+// otherwise made and stored with both keys by [LoadOrSetup].
+func LoadOrSetupVK(ccs constraint.ConstraintSystem, dir string) (groth16.VerifyingKey, error) {
+	pkPath, vkPath, err := keyPaths(ccs, dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(pkPath); err == nil {
+		vk := groth16.NewVerifyingKey(curveOf(ccs))
+		err := readFile(vkPath, vk.UnsafeReadFrom)
+		if err == nil {
+			return vk, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("recursion: load cached verifying key %s: %w", vkPath, err)
+		}
+	}
+	_, vk, err := LoadOrSetup(ccs, dir)
+	return vk, err
+}
+
 func loadKeys(ccs constraint.ConstraintSystem, pkPath, vkPath string) (groth16.ProvingKey, groth16.VerifyingKey, error) {
 	curve := curveOf(ccs)
 	pk := groth16.NewProvingKey(curve)

@@ -135,3 +135,56 @@ func TestDefaultCacheDir(t *testing.T) {
 		t.Fatalf("%s ignored: %s, %v", CacheDirEnv, dir, err)
 	}
 }
+
+func TestLoadOrSetupVK(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "keys")
+	ccs := compileCubic(t, ecc.BN254)
+	vk, err := LoadOrSetupVK(ccs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The setup stored both keys; the proving key pairs with vk.
+	pk, vk2, err := LoadOrSetup(ccs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proveCubic(t, ecc.BN254, ccs, pk, vk)
+	var a, b bytes.Buffer
+	if _, err := vk.WriteTo(&a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := vk2.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatal("LoadOrSetupVK and LoadOrSetup disagree")
+	}
+
+	// With both keys cached the proving key is not read at all.
+	pkPath, vkPath, err := keyPaths(ccs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pkPath, []byte("not read"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vk3, err := LoadOrSetupVK(ccs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c bytes.Buffer
+	if _, err := vk3.WriteTo(&c); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), c.Bytes()) {
+		t.Fatal("cached verifying key not loaded")
+	}
+
+	// A corrupted verifying key is an error, not a silent new setup.
+	if err := os.WriteFile(vkPath, []byte("not a key"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadOrSetupVK(ccs, dir); err == nil {
+		t.Fatal("corrupted cached verifying key accepted")
+	}
+}

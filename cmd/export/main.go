@@ -74,7 +74,7 @@ func run(ctx context.Context) error {
 		fmt.Printf("setting up or loading the keys of the circuit for %d prompt and %d generated tokens …\n", *promptFlag, *tokensFlag)
 		var constraints int
 		var err error
-		if _, vk, constraints, err = pipeline.Keys(m, *promptFlag, *tokensFlag, *cacheFlag); err != nil {
+		if vk, constraints, err = pipeline.VerifyingKeyDirect(m, *promptFlag, *tokensFlag, *cacheFlag); err != nil {
 			return err
 		}
 		id = statement.ModelID(m)
@@ -84,7 +84,7 @@ func run(ctx context.Context) error {
 			return errors.New("--segment-size must be at least 1")
 		}
 		fmt.Printf("setting up or loading the keys of the aggregated shape for %d prompt and %d generated tokens …\n", *promptFlag, *tokensFlag)
-		keys, err := pipeline.SetupAggregated(pipeline.AggregatedOptions{
+		keys, err := pipeline.VerifyingKeysAggregated(pipeline.AggregatedOptions{
 			Options:     pipeline.Options{Model: m, CacheDir: *cacheFlag, Log: os.Stdout},
 			SegmentSize: *segmentFlag,
 			Wrap:        true,
