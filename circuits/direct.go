@@ -6,10 +6,10 @@ import (
 
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/consensys/gnark/frontend"
-	"github.com/consensys/gnark/std/lookup/logderivlookup"
 
 	"github.com/veriformer/veriformer/field"
 	gattention "github.com/veriformer/veriformer/gadgets/attention"
+	gembedding "github.com/veriformer/veriformer/gadgets/embedding"
 	glinear "github.com/veriformer/veriformer/gadgets/linear"
 	"github.com/veriformer/veriformer/gadgets/nonlinear"
 	gpoly "github.com/veriformer/veriformer/gadgets/poly"
@@ -309,7 +309,9 @@ func (d *definer) elementwise() error {
 	input := d.boundary
 	if d.first() {
 		input = d.t(&s.Embedding)
-		d.embedding(input)
+		if err := d.embedding(input); err != nil {
+			return fmt.Errorf("embedding: %w", err)
+		}
 	}
 	for i := d.seg.From; i < d.seg.To; i++ {
 		if err := d.layerChecks(&s.Layers[i], input); err != nil {
@@ -332,31 +334,26 @@ func (d *definer) elementwise() error {
 	return nil
 }
 
-// embedding asserts x[r] = E[token_r] + P[r] for the pass's tokens.
-func (d *definer) embedding(x []frontend.Variable) {
+// embedding asserts x[r] = E[token_r] + P[r] for the pass's tokens with
+// gembedding.CheckRows: a random linear combination of each row and a
+// lookup in a table of one combination per vocabulary entry. Its challenge
+// comes from a fork of the transcript after every opened tensor (x among
+// them) was absorbed, and the tokens are fixed by the statement's digests;
+// the fork leaves the transcript itself untouched, so the native verifier,
+// which compares the rows directly, needs no counterpart.
+func (d *definer) embedding(x []frontend.Variable) error {
 	api, m := d.api, d.l.Model
-	dim := m.Config.Hidden
 	tokens := append(append([]frontend.Variable(nil), d.prompt...), d.output[:len(d.output)-1]...)
-	emb := logderivlookup.New(api)
-	for _, v := range m.Quant.TokenEmbedding {
-		emb.Insert(v)
+	fork, err := transcript.Resume(api, d.tr.State())
+	if err != nil {
+		return err
 	}
-	// Tokens are below 2²⁰ (the digests range-check them), so the lookup
-	// index tok·d + i, which the lookup bounds by Vocab·d, cannot wrap.
-	for r, tok := range tokens {
-		idx := make([]frontend.Variable, dim)
-		for i := range dim {
-			idx[i] = api.Add(api.Mul(tok, dim), i)
-		}
-		rows := emb.Lookup(idx...)
-		for i := range dim {
-			var pos int64
-			if m.Quant.PositionEmbedding != nil {
-				pos = m.Quant.PositionEmbedding[r*dim+i]
-			}
-			api.AssertIsEqual(x[r*dim+i], api.Add(rows[i], pos))
-		}
+	fork.Label("embedding")
+	var pos []int64
+	if m.Quant.PositionEmbedding != nil {
+		pos = m.Quant.PositionEmbedding[:len(tokens)*m.Config.Hidden]
 	}
+	return gembedding.CheckRows(api, m.Quant.TokenEmbedding, m.Config.Vocab, m.Config.Hidden, pos, tokens, x, fork.Challenge())
 }
 
 // layerChecks asserts the element-wise steps of one block whose input is

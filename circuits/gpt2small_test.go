@@ -16,11 +16,10 @@ import (
 // BenchmarkGPT2SmallSegments compiles one-block segment circuits of a
 // GPT-2-small-shaped model (12 blocks, d = 768, V = 50,257, random
 // weights) for a pass of 4 rows (3 prompt tokens, 2 generated) on
-// BLS12-377 and reports their sizes as metrics: a middle block (blocks 1 to
-// 10 are all this circuit) and the last (block 11, the final norm, the LM
-// head and the argmax over the vocabulary). The first segment is left out:
-// its embedding check looks the rows up in a table of all V·d = 38.6M
-// embedding entries, which does not compile in 24 GB. Run it with
+// BLS12-377 and reports their sizes as metrics: the first (the embedding
+// and block 0), a middle block (blocks 1 to 10 are all this circuit) and
+// the last (block 11, the final norm, the LM head and the argmax over the
+// vocabulary). Run it with
 //
 //	go test ./circuits -run '^$' -bench GPT2SmallSegments -benchtime 1x -timeout 60m
 func BenchmarkGPT2SmallSegments(b *testing.B) {
@@ -41,6 +40,7 @@ func BenchmarkGPT2SmallSegments(b *testing.B) {
 		name string
 		seg  inference.Segment
 	}{
+		{"first", inference.Segment{From: 0, To: 1}},
 		{"middle", inference.Segment{From: 5, To: 6}},
 		{"last", inference.Segment{From: 11, To: 12}},
 	} {
