@@ -15,8 +15,8 @@
 // (Groth16 over BLS12-377): inference.VerifySegment for a range of
 // blocks, with the public inputs of the recursion package's segment
 // contract (ModelID, InputDigest, OutputDigest, ChainIn, ChainOut). The
-// default model cut into one-block segments gives circuits of 460,131 and
-// 506,929 R1CS constraints.
+// default model cut into one-block segments gives circuits of 444,291 and
+// 506,929 R1CS constraints for 2 prompt and 2 generated tokens.
 //
 // # Usage
 //
@@ -26,9 +26,12 @@
 //
 // # Size
 //
-// The default model (2 layers, d = 64, vocabulary 256) takes 742,659 R1CS
-// constraints for 2 prompt and 2 generated tokens (3 rows) and 1,281,138
-// for 5 and 3 (7 rows). Most of it is the opened tensors: their packed
-// digest, their range checks and their MLE evaluations, and the three
-// 2¹⁶-entry tables (exp, GELU, 1/√).
+// The default model (2 layers, d = 64, vocabulary 256) takes 726,811 R1CS
+// constraints for 2 prompt and 2 generated tokens (3 rows). Most of it is
+// the opened tensors: their packed digest, their range checks and their
+// MLE evaluations, and the three 2¹⁶-entry tables (exp, GELU, 1/√). The
+// embedding rows are checked by one random linear combination per row and
+// a lookup among V combinations of the table's rows
+// (gadgets/embedding.CheckRows), with a challenge from a fork of the
+// transcript taken after every opened tensor is absorbed.
 package circuits
