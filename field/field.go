@@ -73,6 +73,11 @@ func Modulus[E Scalar]() *big.Int {
 	return bls12377fr.Modulus()
 }
 
+// BigInt returns x as its canonical integer, in [0, Modulus).
+func BigInt[E Scalar](x *E) *big.Int {
+	return any(x).(interface{ BigInt(*big.Int) *big.Int }).BigInt(new(big.Int))
+}
+
 // Bits is the bit length of the field modulus (254 for BN254, 253 for BLS12-377).
 func Bits[E Scalar]() int {
 	return Modulus[E]().BitLen()

@@ -1,6 +1,7 @@
 package field
 
 import (
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -97,6 +98,22 @@ func TestDescriptors(t *testing.T) {
 	for i := range a {
 		if !a[i].Equal(&b[i]) {
 			t.Fatal("Random is not deterministic for a seeded source")
+		}
+	}
+}
+
+func TestBigInt(t *testing.T) {
+	testBigInt[bn254fr.Element](t)
+	testBigInt[bls12377fr.Element](t)
+}
+
+func testBigInt[E Scalar, P Ptr[E]](t *testing.T) {
+	for _, v := range []int64{0, 1, 12345, -1} {
+		x := FromInt64[E, P](v)
+		want := big.NewInt(v)
+		want.Mod(want, Modulus[E]())
+		if got := BigInt(&x); got.Cmp(want) != 0 {
+			t.Errorf("%s: BigInt(%d) = %v, want %v", Name[E](), v, got, want)
 		}
 	}
 }

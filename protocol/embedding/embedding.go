@@ -259,13 +259,9 @@ func (p *Proof[E]) Assignment() gadget.Proof {
 	rounds := make([][]frontend.Variable, len(p.SumCheck.Rounds))
 	for i, round := range p.SumCheck.Rounds {
 		for k := range round {
-			rounds[i] = append(rounds[i], toBig(&round[k]))
+			rounds[i] = append(rounds[i], field.BigInt(&round[k]))
 		}
 	}
-	return gadget.Proof{SumCheck: gsumcheck.Proof{Rounds: rounds}, Table: toBig(&p.Table)}
+	return gadget.Proof{SumCheck: gsumcheck.Proof{Rounds: rounds}, Table: field.BigInt(&p.Table)}
 }
 
-// toBig returns x as an integer; every Scalar's pointer has BigInt.
-func toBig[E field.Scalar](x *E) *big.Int {
-	return any(x).(interface{ BigInt(*big.Int) *big.Int }).BigInt(new(big.Int))
-}

@@ -2,7 +2,6 @@ package kvcache
 
 import (
 	"fmt"
-	"math/big"
 
 	"github.com/consensys/gnark/frontend"
 
@@ -184,7 +183,7 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 
 // Assignment returns the proof as a gadget witness.
 func (p *Proof[E]) Assignment() gadget.Proof {
-	a := gadget.Proof{Prev: toBig(&p.Prev), Row: toBig(&p.Row)}
+	a := gadget.Proof{Prev: field.BigInt(&p.Prev), Row: field.BigInt(&p.Row)}
 	if p.Merge != nil {
 		a.Merge = []gsumcheck.SamePolyProof{samePolyAssignment(p.Merge)}
 	}
@@ -196,16 +195,12 @@ func samePolyAssignment[E field.Scalar](m *sumcheck.SamePolyProof[E]) gsumcheck.
 	for i, round := range m.SumCheck.Rounds {
 		rounds[i] = make([]frontend.Variable, len(round))
 		for k := range round {
-			rounds[i][k] = toBig(&round[k])
+			rounds[i][k] = field.BigInt(&round[k])
 		}
 	}
-	return gsumcheck.SamePolyProof{SumCheck: gsumcheck.Proof{Rounds: rounds}, Evaluation: toBig(&m.Evaluation)}
+	return gsumcheck.SamePolyProof{SumCheck: gsumcheck.Proof{Rounds: rounds}, Evaluation: field.BigInt(&m.Evaluation)}
 }
 
-// toBig returns x as an integer; every Scalar's pointer has BigInt.
-func toBig[E field.Scalar](x *E) *big.Int {
-	return any(x).(interface{ BigInt(*big.Int) *big.Int }).BigInt(new(big.Int))
-}
 
 // ExtendRows turns a claim on the first 2^k rows of the cache (a matrix of
 // k row coordinates, such as the keys the attention of a decoding pass

@@ -163,7 +163,7 @@ func VerifyPrompt[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P
 func (p *PromptProof[E]) Assignment() gadget.PromptProof {
 	a := gadget.PromptProof{}
 	for i := range p.Prompt {
-		a.Prompt = append(a.Prompt, toBig(&p.Prompt[i]))
+		a.Prompt = append(a.Prompt, field.BigInt(&p.Prompt[i]))
 	}
 	if p.Merge != nil {
 		a.Merge = []gsumcheck.SamePolyProof{samePolyAssignment(p.Merge)}

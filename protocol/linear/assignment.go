@@ -1,8 +1,6 @@
 package linear
 
 import (
-	"math/big"
-
 	"github.com/consensys/gnark/frontend"
 
 	"github.com/veriformer/veriformer/field"
@@ -35,7 +33,7 @@ func (p *Proof[E]) Assignment() gadget.Proof {
 func bigs[E field.Scalar](xs []E) []frontend.Variable {
 	out := make([]frontend.Variable, len(xs))
 	for i := range xs {
-		out[i] = any(&xs[i]).(interface{ BigInt(*big.Int) *big.Int }).BigInt(new(big.Int))
+		out[i] = field.BigInt(&xs[i])
 	}
 	return out
 }

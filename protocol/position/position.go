@@ -305,23 +305,19 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 
 // Assignment returns the proof as a gadget witness.
 func (p *Proof[E]) Assignment() gadget.Proof {
-	a := gadget.Proof{Input: toBig(&p.Input)}
+	a := gadget.Proof{Input: field.BigInt(&p.Input)}
 	for i := range p.Siblings {
-		a.Siblings = append(a.Siblings, toBig(&p.Siblings[i]))
+		a.Siblings = append(a.Siblings, field.BigInt(&p.Siblings[i]))
 	}
 	if p.Masked != nil {
 		rounds := make([][]frontend.Variable, len(p.Masked.SumCheck.Rounds))
 		for i, round := range p.Masked.SumCheck.Rounds {
 			for k := range round {
-				rounds[i] = append(rounds[i], toBig(&round[k]))
+				rounds[i] = append(rounds[i], field.BigInt(&round[k]))
 			}
 		}
-		a.Masked = []gadget.Masked{{SumCheck: gsumcheck.Proof{Rounds: rounds}, Prefix: toBig(&p.Masked.Prefix)}}
+		a.Masked = []gadget.Masked{{SumCheck: gsumcheck.Proof{Rounds: rounds}, Prefix: field.BigInt(&p.Masked.Prefix)}}
 	}
 	return a
 }
 
-// toBig returns x as an integer; every Scalar's pointer has BigInt.
-func toBig[E field.Scalar](x *E) *big.Int {
-	return any(x).(interface{ BigInt(*big.Int) *big.Int }).BigInt(new(big.Int))
-}
