@@ -264,4 +264,3 @@ func (p *Proof[E]) Assignment() gadget.Proof {
 	}
 	return gadget.Proof{SumCheck: gsumcheck.Proof{Rounds: rounds}, Table: field.BigInt(&p.Table)}
 }
-

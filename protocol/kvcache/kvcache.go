@@ -201,7 +201,6 @@ func samePolyAssignment[E field.Scalar](m *sumcheck.SamePolyProof[E]) gsumcheck.
 	return gsumcheck.SamePolyProof{SumCheck: gsumcheck.Proof{Rounds: rounds}, Evaluation: field.BigInt(&m.Evaluation)}
 }
 
-
 // ExtendRows turns a claim on the first 2^k rows of the cache (a matrix of
 // k row coordinates, such as the keys the attention of a decoding pass
 // reads, t + 1 rows padded) into a claim on the whole cache of contextVars

@@ -320,4 +320,3 @@ func (p *Proof[E]) Assignment() gadget.Proof {
 	}
 	return a
 }
-
