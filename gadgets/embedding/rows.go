@@ -5,6 +5,8 @@ import (
 
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/std/lookup/logderivlookup"
+
+	"github.com/veriformer/veriformer/gadgets/poly"
 )
 
 // CheckRows asserts x[r] = E[tokens[r]] + pos[r] for every row r, where E
@@ -37,11 +39,7 @@ func CheckRows(api frontend.API, table []int64, vocab, dim int, pos []int64, tok
 	powers := make([]frontend.Variable, dim)
 	powers[0] = 1
 	for j := 1; j < dim; j++ {
-		if j == 1 {
-			powers[j] = gamma
-		} else {
-			powers[j] = api.Mul(powers[j-1], gamma)
-		}
+		powers[j] = api.Mul(powers[j-1], gamma) // free for j = 1: powers[0] is the constant 1
 	}
 	lookup := logderivlookup.New(api)
 	terms := make([]frontend.Variable, 0, dim)
@@ -52,7 +50,7 @@ func CheckRows(api frontend.API, table []int64, vocab, dim int, pos []int64, tok
 				terms = append(terms, api.Mul(e, powers[j]))
 			}
 		}
-		lookup.Insert(sum(api, terms))
+		lookup.Insert(poly.Sum(api, terms))
 	}
 	got := lookup.Lookup(tokens...)
 	for r := range rows {
@@ -64,17 +62,7 @@ func CheckRows(api frontend.API, table []int64, vocab, dim int, pos []int64, tok
 			}
 			terms = append(terms, api.Mul(v, powers[j]))
 		}
-		api.AssertIsEqual(sum(api, terms), got[r])
+		api.AssertIsEqual(poly.Sum(api, terms), got[r])
 	}
 	return nil
-}
-
-func sum(api frontend.API, terms []frontend.Variable) frontend.Variable {
-	switch len(terms) {
-	case 0:
-		return 0
-	case 1:
-		return terms[0]
-	}
-	return api.Add(terms[0], terms[1], terms[2:]...)
 }

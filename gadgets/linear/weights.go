@@ -85,9 +85,9 @@ func (c *Columns) EvaluateWeight(api frontend.API, w []int8, out int, rowPoint [
 		if len(terms) == 0 {
 			continue
 		}
-		products = append(products, api.Mul(outerEq[o], sum(api, terms)))
+		products = append(products, api.Mul(outerEq[o], poly.Sum(api, terms)))
 	}
-	return sum(api, products), nil
+	return poly.Sum(api, products), nil
 }
 
 // EvaluateBias returns the MLE of the zero-padded vector b (circuit
@@ -104,15 +104,5 @@ func EvaluateBias(api frontend.API, b []int64, point []frontend.Variable) (front
 			terms = append(terms, api.Mul(v, eq[j]))
 		}
 	}
-	return sum(api, terms), nil
-}
-
-func sum(api frontend.API, terms []frontend.Variable) frontend.Variable {
-	switch len(terms) {
-	case 0:
-		return 0
-	case 1:
-		return terms[0]
-	}
-	return api.Add(terms[0], terms[1], terms[2:]...)
+	return poly.Sum(api, terms), nil
 }

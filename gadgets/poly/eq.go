@@ -66,10 +66,12 @@ func EvaluateTensor(api frontend.API, values []frontend.Variable, paddedIndex []
 	for i, v := range values {
 		terms[i] = api.Mul(eq[paddedIndex[i]], v)
 	}
-	return sum(api, terms)
+	return Sum(api, terms)
 }
 
-func sum(api frontend.API, terms []frontend.Variable) frontend.Variable {
+// Sum returns the sum of terms as one linear expression (0 for none): no
+// constraint until gnark compresses a long expression.
+func Sum(api frontend.API, terms []frontend.Variable) frontend.Variable {
 	switch len(terms) {
 	case 0:
 		return 0
