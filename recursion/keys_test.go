@@ -78,14 +78,7 @@ func TestLoadOrSetup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a, b bytes.Buffer
-	if _, err := vk.WriteTo(&a); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := vk2.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+	if !bytes.Equal(vkBytes(t, vk), vkBytes(t, vk2)) {
 		t.Fatal("second LoadOrSetup did not load the cached verifying key")
 	}
 	proveCubic(t, ecc.BN254, ccs, pk2, vk2)
@@ -149,14 +142,7 @@ func TestLoadOrSetupVK(t *testing.T) {
 		t.Fatal(err)
 	}
 	proveCubic(t, ecc.BN254, ccs, pk, vk)
-	var a, b bytes.Buffer
-	if _, err := vk.WriteTo(&a); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := vk2.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+	if !bytes.Equal(vkBytes(t, vk), vkBytes(t, vk2)) {
 		t.Fatal("LoadOrSetupVK and LoadOrSetup disagree")
 	}
 
@@ -172,11 +158,7 @@ func TestLoadOrSetupVK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c bytes.Buffer
-	if _, err := vk3.WriteTo(&c); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), c.Bytes()) {
+	if !bytes.Equal(vkBytes(t, vk), vkBytes(t, vk3)) {
 		t.Fatal("cached verifying key not loaded")
 	}
 
@@ -187,4 +169,14 @@ func TestLoadOrSetupVK(t *testing.T) {
 	if _, err := LoadOrSetupVK(ccs, dir); err == nil {
 		t.Fatal("corrupted cached verifying key accepted")
 	}
+}
+
+// vkBytes is the encoding of a verifying key, to compare keys.
+func vkBytes(t *testing.T, vk groth16.VerifyingKey) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := vk.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
