@@ -22,4 +22,13 @@
 // Not included, left to the caller: the evaluation of the fixed table Ê at
 // (ρ ‖ r_col), V̂ + ŵ multiplications for the eq tables and V·w constant
 // linear combinations.
+//
+// # Rows of opened tensors
+//
+// [CheckRows] is what the circuits use while the embedding output is an
+// opened tensor: each row is compressed with the powers of a challenge γ,
+// Σⱼ (x[r][j] − P[r][j])·γʲ, and looked up (gnark's log-derivative lookup)
+// among the V values Σⱼ E[v][j]·γʲ — about V + rows·w constraints instead
+// of a lookup table of V·w entries; a wrong row survives with probability
+// below w/|F| when γ is drawn after x and the tokens are fixed.
 package embedding
