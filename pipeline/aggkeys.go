@@ -40,23 +40,13 @@ type AggregatedKeys struct {
 	SegmentConstraints, AggregatorConstraints, WrapperConstraints int
 }
 
-// SetupAggregated compiles the circuits of the aggregated shape of
-// opts.Model for the given prompt and output lengths and loads their keys
-// from the cache or sets them up (development only) and stores them; the
-// wrapper's only with opts.Wrap (its first setup takes about 40 minutes and
-// 14 GB). Progress goes to opts.Log.
-func SetupAggregated(opts AggregatedOptions, promptLen, outputLen int) (*AggregatedKeys, error) {
-	if err := opts.defaults(); err != nil {
-		return nil, err
-	}
-	r := &runner{opts: &opts.Options, report: &Report{}}
-	return r.setupAggregated(&opts, promptLen, outputLen, recursion.LoadOrSetupKeys)
-}
-
-// VerifyingKeysAggregated is SetupAggregated for what an exporter needs:
-// the verifying keys and model ids. Cached proving keys are not read (the
-// wrapper's is 3.6 GB), so every Keys.PK is nil; a circuit without cached
-// keys is still set up and both its keys stored.
+// VerifyingKeysAggregated compiles the circuits of the aggregated shape of
+// opts.Model for the given prompt and output lengths — the wrapper's only
+// with opts.Wrap — and returns what an exporter needs: the verifying keys
+// and model ids. Cached proving keys are not read (the wrapper's is
+// 3.6 GB), so every Keys.PK is nil; a circuit without cached keys is set up
+// (development only; the wrapper's first setup takes about 40 minutes and
+// 14 GB) and both its keys stored. Progress goes to opts.Log.
 func VerifyingKeysAggregated(opts AggregatedOptions, promptLen, outputLen int) (*AggregatedKeys, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -69,6 +59,15 @@ func VerifyingKeysAggregated(opts AggregatedOptions, promptLen, outputLen int) (
 		}
 		return &recursion.Keys{CCS: ccs, VK: vk}, nil
 	})
+}
+
+// segmentVKs lists the segments' verifying keys, in segment order.
+func (k *AggregatedKeys) segmentVKs() []groth16.VerifyingKey {
+	vks := make([]groth16.VerifyingKey, len(k.Segment))
+	for i, keys := range k.Segment {
+		vks[i] = keys.VK
+	}
+	return vks
 }
 
 // keyLoader fetches or makes the keys of a compiled circuit in a cache
@@ -129,12 +128,8 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 			k.Segment = append(k.Segment, keys)
 			k.SegmentConstraints += ccs.GetNbConstraints()
 		}
-		vks := make([]groth16.VerifyingKey, len(k.Segment))
-		for i, keys := range k.Segment {
-			vks[i] = keys.VK
-		}
 		k.Graph.SetBigInt(statement.ModelID(m))
-		if k.ModelID, err = recursion.ModelID(vks, k.Graph); err != nil {
+		if k.ModelID, err = recursion.ModelID(k.segmentVKs(), k.Graph); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d circuits, %d R1CS constraints in all", len(k.Segments), k.SegmentConstraints), nil

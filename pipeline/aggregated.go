@@ -90,10 +90,6 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	}); err != nil {
 		return nil, err
 	}
-	vks := make([]groth16.VerifyingKey, len(keys.Segment))
-	for k, sk := range keys.Segment {
-		vks[k] = sk.VK
-	}
 	if err := r.stage("segment groth16 proofs", func() (string, error) {
 		for k, seg := range segs {
 			assignment, err := keys.Layout.AssignSegment(seg, st, opts.Prompt, rep.Output, chains[k], chains[k+1], natives[k])
@@ -120,7 +116,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	}
 	if err := r.stage("aggregation", func() (string, error) {
 		var err error
-		aggProof, _, err = recursion.Aggregate(proofs, vks, publics, keys.Graph, keys.Aggregator)
+		aggProof, _, err = recursion.Aggregate(proofs, keys.segmentVKs(), publics, keys.Graph, keys.Aggregator)
 		return "verified", err
 	}); err != nil {
 		return nil, err

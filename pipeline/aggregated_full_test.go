@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/solidity"
 )
 
@@ -44,6 +45,18 @@ func runAggregatedFull(t *testing.T, opts AggregatedOptions) {
 	}
 	if n := len(rep.Contracts.Verifier.DeployedBytecode); n > solidity.MaxCodeSize {
 		t.Errorf("verifier code of %d bytes", n)
+	}
+
+	// What cmd/export uses gives the same final id and verifying key.
+	keys, err := VerifyingKeysAggregated(opts, len(opts.Prompt), len(rep.Output))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys.FinalModelID.Cmp(rep.Statement.ModelID) != 0 {
+		t.Fatalf("export's model id %#x, the proof states %#x", keys.FinalModelID, rep.Statement.ModelID)
+	}
+	if err := recursion.VerifyWrapped(rep.Proof, keys.Wrapper.VK, rep.Statement); err != nil {
+		t.Fatalf("the exported wrapper key rejects the proof: %v", err)
 	}
 
 	chain, sim, err := SimulatedChain()
