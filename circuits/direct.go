@@ -20,6 +20,8 @@ import (
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/protocol/attention"
+	"github.com/veriformer/veriformer/protocol/linear"
+	"github.com/veriformer/veriformer/protocol/requant"
 	"github.com/veriformer/veriformer/statement"
 )
 
@@ -90,7 +92,7 @@ func (l *Layout) Placeholder() (*Direct, error) {
 
 // placeholderLayer sizes the proofs of block i.
 func (l *Layout) placeholderLayer(i int) LayerProof {
-	as := l.attentionConfig(i).Shape()
+	as := l.attentionConfig(i)
 	return LayerProof{
 		QKV:    glinear.PlaceholderProof(l.qkvShape(i)),
 		Output: gattention.PlaceholderOutputProof(as),
@@ -107,8 +109,8 @@ func layerAssignment[E field.Scalar](lp *inference.LayerProof[E]) (LayerProof, e
 		return LayerProof{}, fmt.Errorf("circuits: incomplete layer proof")
 	}
 	return LayerProof{
-		QKV: lp.QKV.Assignment(), Output: lp.Output.Assignment(), Scores: lp.Scores.Assignment(),
-		O: lp.O.Assignment(), MLP: lp.MLP.Assignment(), Down: lp.Down.Assignment(),
+		QKV: glinear.ValueOfProof(lp.QKV), Output: gattention.ValueOfOutputProof(lp.Output), Scores: gattention.ValueOfScoresProof(lp.Scores),
+		O: glinear.ValueOfProof(lp.O), MLP: glinear.ValueOfProof(lp.MLP), Down: glinear.ValueOfProof(lp.Down),
 	}, nil
 }
 
@@ -166,30 +168,30 @@ func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inf
 		}
 		c.Layers = append(c.Layers, lp)
 	}
-	c.LMHead = proof.LMHead.Assignment()
+	c.LMHead = glinear.ValueOfProof(proof.LMHead)
 	return c, nil
 }
 
-func (l *Layout) linearShape(mm *model.MatMul) glinear.Shape {
-	return glinear.Shape{Rows: mm.Out.Shape[0], In: mm.Weight.Shape[1], SharedRow: true,
-		Projections: []glinear.Projection{{Out: mm.Weight.Shape[0], Bias: mm.Bias != nil}}}
+func (l *Layout) linearShape(mm *model.MatMul) linear.Config {
+	return linear.Config{Rows: mm.Out.Shape[0], In: mm.Weight.Shape[1], SharedRow: true,
+		Projections: []linear.Projection{{Out: mm.Weight.Shape[0], Bias: mm.Bias != nil}}}
 }
 
-func (l *Layout) mlpShape(i int) glinear.Shape {
+func (l *Layout) mlpShape(i int) linear.Config {
 	ly := &l.shape.Layers[i]
 	if ly.Gate == nil {
 		return l.linearShape(&ly.Up)
 	}
 	s := l.linearShape(ly.Gate)
-	s.Projections = append(s.Projections, glinear.Projection{Out: ly.Up.Weight.Shape[0], Bias: ly.Up.Bias != nil})
+	s.Projections = append(s.Projections, linear.Projection{Out: ly.Up.Weight.Shape[0], Bias: ly.Up.Bias != nil})
 	return s
 }
 
-func (l *Layout) qkvShape(i int) glinear.Shape {
+func (l *Layout) qkvShape(i int) linear.Config {
 	ly := &l.shape.Layers[i]
 	s := l.linearShape(&ly.Q)
 	for _, mm := range []*model.MatMul{&ly.K, &ly.V} {
-		s.Projections = append(s.Projections, glinear.Projection{Out: mm.Weight.Shape[0], Bias: mm.Bias != nil})
+		s.Projections = append(s.Projections, linear.Projection{Out: mm.Weight.Shape[0], Bias: mm.Bias != nil})
 	}
 	return s
 }
@@ -452,7 +454,7 @@ func (d *definer) layer(i int) error {
 // that its opened output and remainder determine.
 func (d *definer) accClaim(r *model.Requant, index []int, nbVars int) (gpoly.Claim, error) {
 	point := d.tr.Challenges(nbVars)
-	spec := grequant.Spec{Shape: r.Out.Shape, Multiplier: r.Multiplier, Shift: r.Shift, OutLo: r.Out.Min, OutHi: r.Out.Max}
+	spec := requant.Spec{Shape: r.Out.Shape, Multiplier: r.Multiplier, Shift: r.Shift, OutLo: r.Out.Min, OutHi: r.Out.Max}
 	v, err := grequant.EvaluateAcc(d.api, &spec, d.t(&r.Out), d.t(&r.Rem), index, point)
 	if err != nil {
 		return gpoly.Claim{}, err
@@ -465,19 +467,19 @@ func (d *definer) accClaim(r *model.Requant, index []int, nbVars int) (gpoly.Cla
 func (d *definer) linear(proof glinear.Proof, x []frontend.Variable, xs *model.Tensor, mms []*model.MatMul) error {
 	api := d.api
 	rows, in := xs.Shape[0], xs.Shape[1]
-	shape := glinear.Shape{Rows: rows, In: in, SharedRow: true}
+	shape := linear.Config{Rows: rows, In: in, SharedRow: true}
 	rowPoint := d.tr.Challenges(poly.Log2Ceil(rows))
 	var claims []gpoly.Claim
 	for _, mm := range mms {
 		out := mm.Weight.Shape[0]
-		shape.Projections = append(shape.Projections, glinear.Projection{Out: out, Bias: mm.Bias != nil})
+		shape.Projections = append(shape.Projections, linear.Projection{Out: out, Bias: mm.Bias != nil})
 		colPoint := d.tr.Challenges(poly.Log2Ceil(out))
 		point := append(append([]frontend.Variable(nil), rowPoint...), colPoint...)
 		index, err := poly.PaddedIndices(mm.Out.Shape)
 		if err != nil {
 			return err
 		}
-		spec := grequant.Spec{Shape: mm.Out.Shape, Multiplier: mm.Multiplier, Shift: mm.Shift, OutLo: mm.Out.Min, OutHi: mm.Out.Max}
+		spec := requant.Spec{Shape: mm.Out.Shape, Multiplier: mm.Multiplier, Shift: mm.Shift, OutLo: mm.Out.Min, OutHi: mm.Out.Max}
 		v, err := grequant.EvaluateAcc(api, &spec, d.t(&mm.Out), d.t(&mm.Rem), index, point)
 		if err != nil {
 			return err
@@ -524,7 +526,7 @@ func (d *definer) attention(i int, p LayerProof) error {
 	ly := &s.Layers[i]
 	a := &ly.Attention
 	cfg := d.l.attentionConfig(i)
-	shape := cfg.Shape()
+	shape := cfg
 	scoreVars, err := cfg.ScoreVars()
 	if err != nil {
 		return err

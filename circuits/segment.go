@@ -113,7 +113,7 @@ func (l *Layout) AssignSegment(seg inference.Segment, st statement.Statement, pr
 		if proof.LMHead == nil {
 			return nil, fmt.Errorf("circuits: last segment without an LM head proof")
 		}
-		c.LMHead = proof.LMHead.Assignment()
+		c.LMHead = glinear.ValueOfProof(proof.LMHead)
 	}
 	return c, nil
 }

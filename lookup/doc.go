@@ -1,7 +1,9 @@
 // Package lookup proves that tuples of integers are rows of a fixed table
 // with the LogUp argument, proven by a GKR protocol over a binary tree of
 // fractions whose layers are reduced with sum-checks. The in-circuit twin is
-// package gadgets/lookup.
+// package gadgets/lookup, which imports this package's [Proof] and converts
+// it to a witness (gadgets/lookup.ValueOfProof); this package does not
+// depend on gnark's frontend.
 //
 // # Statement
 //

@@ -15,11 +15,14 @@ const parallelThreshold = 1 << 13
 // NbVars returns n such that size = 2ⁿ, or an error if size is not a power of
 // two.
 func NbVars(size int) (int, error) {
-	if size <= 0 || size&(size-1) != 0 {
+	if !IsPowerOfTwo(size) {
 		return 0, fmt.Errorf("poly: table size %d is not a power of two", size)
 	}
 	return bits.TrailingZeros(uint(size)), nil
 }
+
+// IsPowerOfTwo reports whether n is a positive power of two.
+func IsPowerOfTwo(n int) bool { return n > 0 && n&(n-1) == 0 }
 
 // NextPowerOfTwo returns the smallest power of two ≥ n (1 for n ≤ 1).
 func NextPowerOfTwo(n int) int {

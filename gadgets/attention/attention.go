@@ -6,22 +6,13 @@ import (
 
 	"github.com/consensys/gnark/frontend"
 
+	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	npoly "github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/attention"
 )
-
-// Shape is the shape of one attention layer; the fields mean what they mean
-// in the native configuration (KVHeads 0 means Heads, claim counts 0 mean
-// one claim; query row j sees keys 0…Start+j).
-type Shape struct {
-	Heads, KVHeads, HeadDim int
-	QueryRows, KeyRows      int
-	Start                   int
-	MaskValue               int64
-	OutputClaims            int
-	ScoreClaims             int
-}
 
 // OutputProof is the in-circuit proof of the output half.
 type OutputProof struct {
@@ -59,71 +50,6 @@ type InputClaims struct {
 	Query, Keys, Values poly.Claim
 }
 
-// dims are the derived sizes of a valid shape (vars are logarithms of the
-// padded sizes).
-type dims struct {
-	heads, kvHeads, group, width     int
-	queryRows, keyRows, start        int
-	kvHeadVars, groupVars, widthVars int
-	rowVars, keyVars                 int
-	queryColVars, kvColVars          int
-}
-
-func (d *dims) headVars() int  { return d.kvHeadVars + d.groupVars }
-func (d *dims) scoreVars() int { return d.headVars() + d.rowVars + d.keyVars }
-
-const (
-	maxHeads    = 1 << 12
-	maxRows     = 1 << 16
-	maxMaskBits = 62
-)
-
-func isPowerOfTwo(v int) bool { return v > 0 && v&(v-1) == 0 }
-
-// log2Ceil returns ⌈log₂ v⌉ (0 for v ≤ 1).
-func log2Ceil(v int) int {
-	n := 0
-	for 1<<n < v {
-		n++
-	}
-	return n
-}
-
-// dims validates the shape with the rules of the native configuration.
-func (s Shape) dims() (dims, error) {
-	kv := s.KVHeads
-	if kv == 0 {
-		kv = s.Heads
-	}
-	switch {
-	case s.Heads < 1 || s.Heads > maxHeads:
-		return dims{}, fmt.Errorf("attention: heads %d outside [1, %d]", s.Heads, maxHeads)
-	case kv < 1 || kv > s.Heads || s.Heads%kv != 0:
-		return dims{}, fmt.Errorf("attention: key/value heads %d do not divide heads %d", kv, s.Heads)
-	case s.HeadDim < 1 || s.HeadDim > maxHeads:
-		return dims{}, fmt.Errorf("attention: head dimension %d outside [1, %d]", s.HeadDim, maxHeads)
-	case s.QueryRows < 1 || s.QueryRows > maxRows || s.KeyRows < 1 || s.KeyRows > maxRows:
-		return dims{}, fmt.Errorf("attention: rows %d, %d outside [1, %d]", s.QueryRows, s.KeyRows, maxRows)
-	case s.Start < 0 || s.Start > s.KeyRows-s.QueryRows:
-		return dims{}, fmt.Errorf("attention: %d query rows from position %d against %d keys", s.QueryRows, s.Start, s.KeyRows)
-	case s.MaskValue <= -(1<<maxMaskBits) || s.MaskValue >= 1<<maxMaskBits:
-		return dims{}, fmt.Errorf("attention: mask value %d outside (−2^%d, 2^%d)", s.MaskValue, maxMaskBits, maxMaskBits)
-	case s.OutputClaims < 0 || s.ScoreClaims < 0:
-		return dims{}, fmt.Errorf("attention: negative claim counts %d, %d", s.OutputClaims, s.ScoreClaims)
-	}
-	group := s.Heads / kv
-	if !isPowerOfTwo(group) && !isPowerOfTwo(s.HeadDim) {
-		return dims{}, fmt.Errorf("attention: group size %d and head dimension %d: one of them must be a power of two", group, s.HeadDim)
-	}
-	return dims{
-		heads: s.Heads, kvHeads: kv, group: group, width: s.HeadDim,
-		queryRows: s.QueryRows, keyRows: s.KeyRows, start: s.Start,
-		kvHeadVars: log2Ceil(kv), groupVars: log2Ceil(group), widthVars: log2Ceil(s.HeadDim),
-		rowVars: log2Ceil(s.QueryRows), keyVars: log2Ceil(s.KeyRows),
-		queryColVars: log2Ceil(s.Heads * s.HeadDim), kvColVars: log2Ceil(kv * s.HeadDim),
-	}, nil
-}
-
 func samePoly(claims, nbVars int) []sumcheck.SamePolyProof {
 	if claims <= 1 {
 		return nil
@@ -133,29 +59,57 @@ func samePoly(claims, nbVars int) []sumcheck.SamePolyProof {
 
 // PlaceholderOutputProof sizes the output half's proof for a circuit (an
 // invalid shape gives an empty proof, which [VerifyOutput] rejects).
-func PlaceholderOutputProof(shape Shape) OutputProof {
-	d, err := shape.dims()
+func PlaceholderOutputProof(shape attention.Config) OutputProof {
+	d, err := shape.Dims()
 	if err != nil {
 		return OutputProof{}
 	}
 	return OutputProof{
-		SamePoly:  samePoly(shape.OutputClaims, d.rowVars+d.queryColVars),
-		Unpadding: sumcheck.PlaceholderProof(d.headVars()+d.widthVars, 2),
-		Mix:       sumcheck.PlaceholderProof(d.kvHeadVars+d.keyVars, 3),
+		SamePoly:  samePoly(shape.OutputClaims, d.RowVars+d.QueryColVars),
+		Unpadding: sumcheck.PlaceholderProof(d.HeadVars()+d.WidthVars, 2),
+		Mix:       sumcheck.PlaceholderProof(d.KVHeadVars+d.KeyVars, 3),
 	}
 }
 
 // PlaceholderScoresProof sizes the scores half's proof for a circuit.
-func PlaceholderScoresProof(shape Shape) ScoresProof {
-	d, err := shape.dims()
+func PlaceholderScoresProof(shape attention.Config) ScoresProof {
+	d, err := shape.Dims()
 	if err != nil {
 		return ScoresProof{}
 	}
 	return ScoresProof{
-		SamePoly:  samePoly(shape.ScoreClaims, d.scoreVars()),
-		Zeroifier: sumcheck.PlaceholderProof(d.rowVars+d.keyVars, 3),
-		Product:   sumcheck.PlaceholderProof(d.kvHeadVars+d.widthVars, 3),
-		Padding:   sumcheck.PlaceholderProof(d.queryColVars, 2),
+		SamePoly:  samePoly(shape.ScoreClaims, d.ScoreVars()),
+		Zeroifier: sumcheck.PlaceholderProof(d.RowVars+d.KeyVars, 3),
+		Product:   sumcheck.PlaceholderProof(d.KVHeadVars+d.WidthVars, 3),
+		Padding:   sumcheck.PlaceholderProof(d.QueryColVars, 2),
+	}
+}
+
+// ValueOfOutputProof returns the assignment of a native output-half proof.
+func ValueOfOutputProof[E field.Scalar](p *attention.OutputProof[E]) OutputProof {
+	return OutputProof{
+		SamePoly:     sumcheck.ValueOfSamePolyProofs(p.SamePoly),
+		Unpadding:    sumcheck.ValueOfProof(&p.Unpadding),
+		PaddedOutput: field.BigInt(&p.PaddedOutput),
+		Mix:          sumcheck.ValueOfProof(&p.Mix),
+		Probs:        field.BigInt(&p.Probs),
+		PaddedValues: field.BigInt(&p.PaddedValues),
+	}
+}
+
+// ValueOfScoresProof returns the assignment of a native scores-half proof.
+func ValueOfScoresProof[E field.Scalar](p *attention.ScoresProof[E]) ScoresProof {
+	return ScoresProof{
+		SamePoly:    sumcheck.ValueOfSamePolyProofs(p.SamePoly),
+		Zeroifier:   sumcheck.ValueOfProof(&p.Zeroifier),
+		Scores:      field.BigInt(&p.Scores),
+		Product:     sumcheck.ValueOfProof(&p.Product),
+		PaddedQuery: field.BigInt(&p.PaddedQuery),
+		PaddedKeys:  field.BigInt(&p.PaddedKeys),
+		Padding:     sumcheck.ValueOfProof(&p.Padding),
+		Query:       field.BigInt(&p.Query),
+		Keys:        field.BigInt(&p.Keys),
+		Values:      field.BigInt(&p.Values),
 	}
 }
 
@@ -199,18 +153,18 @@ func checkRounds(step string, proof sumcheck.Proof, nbVars int) error {
 // VerifyOutput verifies the output half: claims on O (QueryRows ×
 // Heads·HeadDim padded to ŝ_q × D_q) become claims on A and V̂. The steps and
 // the transcript order are those of the native verifier.
-func VerifyOutput(api frontend.API, tr *transcript.Transcript, shape Shape, proof OutputProof, out []poly.Claim) (OutputClaims, error) {
-	d, err := shape.dims()
+func VerifyOutput(api frontend.API, tr *transcript.Transcript, shape attention.Config, proof OutputProof, out []poly.Claim) (OutputClaims, error) {
+	d, err := shape.Dims()
 	if err != nil {
 		return OutputClaims{}, err
 	}
-	if err := checkClaims("output", shape.OutputClaims, d.rowVars+d.queryColVars, out); err != nil {
+	if err := checkClaims("output", shape.OutputClaims, d.RowVars+d.QueryColVars, out); err != nil {
 		return OutputClaims{}, err
 	}
-	if err := checkRounds("unpadding", proof.Unpadding, d.headVars()+d.widthVars); err != nil {
+	if err := checkRounds("unpadding", proof.Unpadding, d.HeadVars()+d.WidthVars); err != nil {
 		return OutputClaims{}, err
 	}
-	if err := checkRounds("probabilities·values", proof.Mix, d.kvHeadVars+d.keyVars); err != nil {
+	if err := checkRounds("probabilities·values", proof.Mix, d.KVHeadVars+d.KeyVars); err != nil {
 		return OutputClaims{}, err
 	}
 	tr.Label("attention/output")
@@ -218,7 +172,7 @@ func VerifyOutput(api frontend.API, tr *transcript.Transcript, shape Shape, proo
 	if err != nil {
 		return OutputClaims{}, err
 	}
-	rs, rd := claim.Point[:d.rowVars], claim.Point[d.rowVars:]
+	rs, rd := claim.Point[:d.RowVars], claim.Point[d.RowVars:]
 
 	rho, value, err := sumcheck.Verify(api, tr, claim.Value, 2, proof.Unpadding)
 	if err != nil {
@@ -230,33 +184,33 @@ func VerifyOutput(api frontend.API, tr *transcript.Transcript, shape Shape, proo
 	}
 	api.AssertIsEqual(value, api.Mul(proof.PaddedOutput, u))
 	tr.Absorb(proof.PaddedOutput)
-	rb, rt := rho[d.kvHeadVars:d.headVars()], rho[d.headVars():]
+	rb, rt := rho[d.KVHeadVars:d.HeadVars()], rho[d.HeadVars():]
 
 	point, value, err := sumcheck.Verify(api, tr, proof.PaddedOutput, 3, proof.Mix)
 	if err != nil {
 		return OutputClaims{}, fmt.Errorf("attention: probabilities·values: %w", err)
 	}
-	pa, pk := point[:d.kvHeadVars], point[d.kvHeadVars:]
-	heads := poly.Eq(api, pa, rho[:d.kvHeadVars])
+	pa, pk := point[:d.KVHeadVars], point[d.KVHeadVars:]
+	heads := poly.Eq(api, pa, rho[:d.KVHeadVars])
 	api.AssertIsEqual(value, api.Mul(heads, api.Mul(proof.Probs, proof.PaddedValues)))
 	tr.Absorb(proof.Probs, proof.PaddedValues)
 	return OutputClaims{
-		Probs:        poly.Claim{Point: concat(pa, rb, rs, pk), Value: proof.Probs},
-		PaddedValues: poly.Claim{Point: concat(pk, pa, rt), Value: proof.PaddedValues},
+		Probs:        poly.Claim{Point: poly.Concat(pa, rb, rs, pk), Value: proof.Probs},
+		PaddedValues: poly.Claim{Point: poly.Concat(pk, pa, rt), Value: proof.PaddedValues},
 	}, nil
 }
 
 // VerifyScores verifies the scores half: claims on the masked scores S_M and
 // the claim on V̂ from [VerifyOutput] become claims on Q, K and V.
-func VerifyScores(api frontend.API, tr *transcript.Transcript, shape Shape, proof ScoresProof, masked []poly.Claim, paddedValues poly.Claim) (InputClaims, error) {
-	d, err := shape.dims()
+func VerifyScores(api frontend.API, tr *transcript.Transcript, shape attention.Config, proof ScoresProof, masked []poly.Claim, paddedValues poly.Claim) (InputClaims, error) {
+	d, err := shape.Dims()
 	if err != nil {
 		return InputClaims{}, err
 	}
-	if err := checkClaims("masked scores", shape.ScoreClaims, d.scoreVars(), masked); err != nil {
+	if err := checkClaims("masked scores", shape.ScoreClaims, d.ScoreVars(), masked); err != nil {
 		return InputClaims{}, err
 	}
-	if err := checkClaims("padded values", 1, d.keyVars+d.kvHeadVars+d.widthVars, []poly.Claim{paddedValues}); err != nil {
+	if err := checkClaims("padded values", 1, d.KeyVars+d.KVHeadVars+d.WidthVars, []poly.Claim{paddedValues}); err != nil {
 		return InputClaims{}, err
 	}
 	for _, c := range []struct {
@@ -264,9 +218,9 @@ func VerifyScores(api frontend.API, tr *transcript.Transcript, shape Shape, proo
 		proof  sumcheck.Proof
 		nbVars int
 	}{
-		{"zeroifier", proof.Zeroifier, d.rowVars + d.keyVars},
-		{"query·keys", proof.Product, d.kvHeadVars + d.widthVars},
-		{"padding", proof.Padding, d.queryColVars},
+		{"zeroifier", proof.Zeroifier, d.RowVars + d.KeyVars},
+		{"query·keys", proof.Product, d.KVHeadVars + d.WidthVars},
+		{"padding", proof.Padding, d.QueryColVars},
 	} {
 		if err := checkRounds(c.step, c.proof, c.nbVars); err != nil {
 			return InputClaims{}, err
@@ -277,7 +231,7 @@ func VerifyScores(api frontend.API, tr *transcript.Transcript, shape Shape, proo
 	if err != nil {
 		return InputClaims{}, err
 	}
-	h, r := d.headVars(), d.headVars()+d.rowVars
+	h, r := d.HeadVars(), d.HeadVars()+d.RowVars
 	rh, rj, rk := claim.Point[:h], claim.Point[h:r], claim.Point[r:]
 	z, err := zeroifier(api, &d, rj, rk)
 	if err != nil {
@@ -290,8 +244,8 @@ func VerifyScores(api frontend.API, tr *transcript.Transcript, shape Shape, proo
 	if err != nil {
 		return InputClaims{}, fmt.Errorf("attention: zeroifier: %w", err)
 	}
-	qj, qk := point[:d.rowVars], point[d.rowVars:]
-	eq := poly.Eq(api, point, concat(rj, rk))
+	qj, qk := point[:d.RowVars], point[d.RowVars:]
+	eq := poly.Eq(api, point, poly.Concat(rj, rk))
 	zq, err := zeroifier(api, &d, qj, qk)
 	if err != nil {
 		return InputClaims{}, err
@@ -299,17 +253,17 @@ func VerifyScores(api frontend.API, tr *transcript.Transcript, shape Shape, proo
 	api.AssertIsEqual(value, api.Mul(eq, api.Mul(zq, proof.Scores)))
 	tr.Absorb(proof.Scores)
 
-	ra, rb := rh[:d.kvHeadVars], rh[d.kvHeadVars:]
+	ra, rb := rh[:d.KVHeadVars], rh[d.KVHeadVars:]
 	point, value, err = sumcheck.Verify(api, tr, proof.Scores, 3, proof.Product)
 	if err != nil {
 		return InputClaims{}, fmt.Errorf("attention: query·keys: %w", err)
 	}
-	pa, pt := point[:d.kvHeadVars], point[d.kvHeadVars:]
+	pa, pt := point[:d.KVHeadVars], point[d.KVHeadVars:]
 	heads := poly.Eq(api, pa, ra)
 	api.AssertIsEqual(value, api.Mul(heads, api.Mul(proof.PaddedQuery, proof.PaddedKeys)))
 	tr.Absorb(proof.PaddedQuery, proof.PaddedKeys)
-	queryCol, keysCol := concat(pa, rb, pt), concat(pa, pt)
-	rv, valuesCol := paddedValues.Point[:d.keyVars], paddedValues.Point[d.keyVars:]
+	queryCol, keysCol := poly.Concat(pa, rb, pt), poly.Concat(pa, pt)
+	rv, valuesCol := paddedValues.Point[:d.KeyVars], paddedValues.Point[d.KeyVars:]
 
 	instances := []sumcheck.Instance{
 		{Terms: []sumcheck.Term{{Coefficient: 1, Factors: []int{0, 1}}}, Sum: proof.PaddedQuery},
@@ -321,7 +275,7 @@ func VerifyScores(api frontend.API, tr *transcript.Transcript, shape Shape, proo
 		return InputClaims{}, fmt.Errorf("attention: padding: %w", err)
 	}
 	rc := final.Point
-	extra := d.queryColVars - d.kvColVars
+	extra := d.QueryColVars - d.KVColVars
 	rcKV := rc[extra:]
 	var sel frontend.Variable = 1
 	for _, x := range rc[:extra] {
@@ -351,33 +305,33 @@ func VerifyScores(api frontend.API, tr *transcript.Transcript, shape Shape, proo
 	}
 	tr.Absorb(proof.Query, proof.Keys, proof.Values)
 	return InputClaims{
-		Query:  poly.Claim{Point: concat(qj, rc), Value: proof.Query},
-		Keys:   poly.Claim{Point: concat(qk, rcKV), Value: proof.Keys},
-		Values: poly.Claim{Point: concat(rv, rcKV), Value: proof.Values},
+		Query:  poly.Claim{Point: poly.Concat(qj, rc), Value: proof.Query},
+		Keys:   poly.Claim{Point: poly.Concat(qk, rcKV), Value: proof.Keys},
+		Values: poly.Claim{Point: poly.Concat(rv, rcKV), Value: proof.Values},
 	}, nil
 }
 
 // queryPadding is the closed form P̃_Q(r_c, r_a, r_b, r_t) (see the package
 // documentation).
-func queryPadding(api frontend.API, d *dims, rc, rCol []frontend.Variable) (frontend.Variable, error) {
-	if isPowerOfTwo(d.group) {
-		v, err := poly.Padding(api, concat(rc, rCol), d.heads, d.width)
+func queryPadding(api frontend.API, d *attention.Dims, rc, rCol []frontend.Variable) (frontend.Variable, error) {
+	if npoly.IsPowerOfTwo(d.Group) {
+		v, err := poly.Padding(api, poly.Concat(rc, rCol), d.Heads, d.Width)
 		if err != nil {
 			return nil, fmt.Errorf("attention: query padding: %w", err)
 		}
 		return v, nil
 	}
-	hv := len(rc) - d.widthVars
-	v, err := poly.Padding(api, concat(rc[:hv], rCol[:d.headVars()]), d.kvHeads, d.group)
+	hv := len(rc) - d.WidthVars
+	v, err := poly.Padding(api, poly.Concat(rc[:hv], rCol[:d.HeadVars()]), d.KVHeads, d.Group)
 	if err != nil {
 		return nil, fmt.Errorf("attention: query padding: %w", err)
 	}
-	return api.Mul(v, poly.Eq(api, rc[hv:], rCol[d.headVars():])), nil
+	return api.Mul(v, poly.Eq(api, rc[hv:], rCol[d.HeadVars():])), nil
 }
 
 // kvPadding is the closed form P̃_kv(r_c, r_a, r_t).
-func kvPadding(api frontend.API, d *dims, rc, rCol []frontend.Variable) (frontend.Variable, error) {
-	v, err := poly.Padding(api, concat(rc, rCol), d.kvHeads, d.width)
+func kvPadding(api frontend.API, d *attention.Dims, rc, rCol []frontend.Variable) (frontend.Variable, error) {
+	v, err := poly.Padding(api, poly.Concat(rc, rCol), d.KVHeads, d.Width)
 	if err != nil {
 		return nil, fmt.Errorf("attention: key/value padding: %w", err)
 	}
@@ -387,32 +341,32 @@ func kvPadding(api frontend.API, d *dims, rc, rCol []frontend.Variable) (fronten
 // Zeroifier returns the MLE of the zeroifier z[j, k] = [j < s_q ∧ k ≤
 // Start + j] over ŝ_q × l̂ at point = (r_row ‖ r_key), the twin of the
 // native function.
-func Zeroifier(api frontend.API, shape Shape, point []frontend.Variable) (frontend.Variable, error) {
-	d, err := shape.dims()
+func Zeroifier(api frontend.API, shape attention.Config, point []frontend.Variable) (frontend.Variable, error) {
+	d, err := shape.Dims()
 	if err != nil {
 		return nil, err
 	}
-	if len(point) != d.rowVars+d.keyVars {
-		return nil, fmt.Errorf("attention: zeroifier: point has %d coordinates, want %d", len(point), d.rowVars+d.keyVars)
+	if len(point) != d.RowVars+d.KeyVars {
+		return nil, fmt.Errorf("attention: zeroifier: point has %d coordinates, want %d", len(point), d.RowVars+d.KeyVars)
 	}
-	return zeroifier(api, &d, point[:d.rowVars], point[d.rowVars:])
+	return zeroifier(api, &d, point[:d.RowVars], point[d.RowVars:])
 }
 
 // zeroifier is the closed form z̃(r_row, r_key) of z[j, k] = [j < s_q ∧
 // k ≤ Start + j]: causal for a prefill pass, the selector of the first
 // Start + 1 keys for one query row, the shifted causal automaton otherwise.
-func zeroifier(api frontend.API, d *dims, rRow, rKey []frontend.Variable) (frontend.Variable, error) {
+func zeroifier(api frontend.API, d *attention.Dims, rRow, rKey []frontend.Variable) (frontend.Variable, error) {
 	switch {
-	case d.queryRows == 1:
-		return poly.Prefix(api, rKey, d.start+1), nil
-	case d.start == 0 && d.queryRows == d.keyRows:
-		z, err := poly.CausalZeroifier(api, concat(rRow, rKey), d.queryRows)
+	case d.QueryRows == 1:
+		return poly.Prefix(api, rKey, d.Start+1), nil
+	case d.Start == 0 && d.QueryRows == d.KeyRows:
+		z, err := poly.CausalZeroifier(api, poly.Concat(rRow, rKey), d.QueryRows)
 		if err != nil {
 			return nil, fmt.Errorf("attention: zeroifier: %w", err)
 		}
 		return z, nil
 	default:
-		return shiftedCausal(api, rRow, rKey, d.queryRows, d.start), nil
+		return shiftedCausal(api, rRow, rKey, d.QueryRows, d.Start), nil
 	}
 }
 
@@ -488,12 +442,4 @@ func shiftedCausal(api frontend.API, rho, gamma []frontend.Variable, rows, start
 		return 0
 	}
 	return v[1]
-}
-
-func concat(parts ...[]frontend.Variable) []frontend.Variable {
-	var out []frontend.Variable
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
 }

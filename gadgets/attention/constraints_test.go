@@ -13,13 +13,14 @@ import (
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/transcript"
 	"github.com/veriformer/veriformer/internal/snapshot"
+	"github.com/veriformer/veriformer/protocol/attention"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/constraints.csv")
 
 // outputCircuit verifies the output half on witness claims.
 type outputCircuit struct {
-	shape Shape
+	shape attention.Config
 	Out   []poly.Claim
 	Proof OutputProof
 }
@@ -35,7 +36,7 @@ func (c *outputCircuit) Define(api frontend.API) error {
 
 // scoresCircuit verifies the scores half on witness claims.
 type scoresCircuit struct {
-	shape        Shape
+	shape        attention.Config
 	Masked       []poly.Claim
 	PaddedValues poly.Claim
 	Proof        ScoresProof
@@ -60,12 +61,12 @@ func claims(n, nbVars int) []poly.Claim {
 
 // count compiles both halves for shape on BN254 and returns their numbers
 // of R1CS constraints.
-func count(t *testing.T, shape Shape) (output, scores int) {
-	d, err := shape.dims()
+func count(t *testing.T, shape attention.Config) (output, scores int) {
+	d, err := shape.Dims()
 	if err != nil {
 		t.Fatal(err)
 	}
-	oc := &outputCircuit{shape: shape, Out: claims(shape.OutputClaims, d.rowVars+d.queryColVars), Proof: PlaceholderOutputProof(shape)}
+	oc := &outputCircuit{shape: shape, Out: claims(shape.OutputClaims, d.RowVars+d.QueryColVars), Proof: PlaceholderOutputProof(shape)}
 	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, oc)
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +74,8 @@ func count(t *testing.T, shape Shape) (output, scores int) {
 	output = ccs.GetNbConstraints()
 	sc := &scoresCircuit{
 		shape:        shape,
-		Masked:       claims(shape.ScoreClaims, d.scoreVars()),
-		PaddedValues: claims(1, d.keyVars+d.kvHeadVars+d.widthVars)[0],
+		Masked:       claims(shape.ScoreClaims, d.ScoreVars()),
+		PaddedValues: claims(1, d.KeyVars+d.KVHeadVars+d.WidthVars)[0],
 		Proof:        PlaceholderScoresProof(shape),
 	}
 	if ccs, err = frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, sc); err != nil {
@@ -86,16 +87,16 @@ func count(t *testing.T, shape Shape) (output, scores int) {
 // snapshotShapes are the shapes of the constraint snapshot.
 var snapshotShapes = []struct {
 	name  string
-	shape Shape
+	shape attention.Config
 }{
-	{"gpt2-prefill-s16", Shape{Heads: 12, HeadDim: 64, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40)}},
-	{"gpt2-decoding-l64", Shape{Heads: 12, HeadDim: 64, QueryRows: 1, KeyRows: 64, Start: 63, MaskValue: -(1 << 40)}},
-	{"gpt2-continuation-4-after-60", Shape{Heads: 12, HeadDim: 64, QueryRows: 4, KeyRows: 64, Start: 60, MaskValue: -(1 << 40)}},
-	{"gpt2-prefill-s16-2claims", Shape{Heads: 12, HeadDim: 64, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40), OutputClaims: 2, ScoreClaims: 2}},
-	{"llama-gqa4-prefill-s16", Shape{Heads: 32, KVHeads: 8, HeadDim: 128, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40)}},
-	{"mqa12-prefill-s16", Shape{Heads: 12, KVHeads: 1, HeadDim: 64, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40)}},
-	{"small-h3-m10-s5", Shape{Heads: 3, HeadDim: 10, QueryRows: 5, KeyRows: 5, MaskValue: -7}},
-	{"default-model-prefill-s32", Shape{Heads: 4, HeadDim: 16, QueryRows: 32, KeyRows: 32}},
+	{"gpt2-prefill-s16", attention.Config{Heads: 12, HeadDim: 64, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40)}},
+	{"gpt2-decoding-l64", attention.Config{Heads: 12, HeadDim: 64, QueryRows: 1, KeyRows: 64, Start: 63, MaskValue: -(1 << 40)}},
+	{"gpt2-continuation-4-after-60", attention.Config{Heads: 12, HeadDim: 64, QueryRows: 4, KeyRows: 64, Start: 60, MaskValue: -(1 << 40)}},
+	{"gpt2-prefill-s16-2claims", attention.Config{Heads: 12, HeadDim: 64, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40), OutputClaims: 2, ScoreClaims: 2}},
+	{"llama-gqa4-prefill-s16", attention.Config{Heads: 32, KVHeads: 8, HeadDim: 128, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40)}},
+	{"mqa12-prefill-s16", attention.Config{Heads: 12, KVHeads: 1, HeadDim: 64, QueryRows: 16, KeyRows: 16, MaskValue: -(1 << 40)}},
+	{"small-h3-m10-s5", attention.Config{Heads: 3, HeadDim: 10, QueryRows: 5, KeyRows: 5, MaskValue: -7}},
+	{"default-model-prefill-s32", attention.Config{Heads: 4, HeadDim: 16, QueryRows: 32, KeyRows: 32}},
 }
 
 func TestConstraintSnapshot(t *testing.T) {

@@ -8,9 +8,12 @@
 // mask, the prefix selector of a decoding step or the shifted causal
 // automaton of a continuation ([Zeroifier]), padding matrices P_Q and P_kv,
 // the unpadding U = P_Qᵀ) in closed form with package gadgets/poly. The shape
-// is a constant of the circuit; [PlaceholderOutputProof] and
-// [PlaceholderScoresProof] size a circuit, the native proofs' Assignment
-// methods fill it.
+// is a constant of the circuit, given as the native attention.Config (its
+// Dims method validates it and derives the sizes, so both verifiers accept
+// the same shapes); [PlaceholderOutputProof] and [PlaceholderScoresProof]
+// size a circuit, [ValueOfOutputProof] and [ValueOfScoresProof] fill it
+// from the native proofs. This package imports the native one, never the
+// reverse, as gnark's std/recursion/groth16 does with backend/groth16.
 //
 // # Variable order
 //

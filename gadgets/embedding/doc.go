@@ -4,8 +4,9 @@
 //
 // # Usage
 //
-// Size the circuit with [PlaceholderProof](shape), fill it with the native
-// proof's Assignment and call [Verify] with the token ids (circuit
+// Size the circuit with [PlaceholderProof](cfg) from the native
+// embedding.Config, fill it with [ValueOfProof](native proof) and call
+// [Verify] with the token ids (circuit
 // variables that the caller binds to the statement's input digest) and the
 // claim on X̂. The table claim is checked by the caller against the fixed
 // embedding table.

@@ -2,26 +2,15 @@ package embedding
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/consensys/gnark/frontend"
 
+	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/protocol/embedding"
 )
-
-func log2Ceil(n int) int {
-	if n <= 1 {
-		return 0
-	}
-	return bits.Len(uint(n - 1))
-}
-
-// Shape is the shape of one embedding lookup (see the native Config).
-type Shape struct {
-	Rows, Vocab, Width int
-}
 
 // Proof is the in-circuit embedding proof.
 type Proof struct {
@@ -29,9 +18,14 @@ type Proof struct {
 	Table    frontend.Variable
 }
 
-// PlaceholderProof sizes a proof for shape.
-func PlaceholderProof(shape Shape) Proof {
-	return Proof{SumCheck: sumcheck.PlaceholderProof(log2Ceil(shape.Vocab), 2)}
+// PlaceholderProof sizes a proof for the lookup cfg.
+func PlaceholderProof(cfg embedding.Config) Proof {
+	return Proof{SumCheck: sumcheck.PlaceholderProof(cfg.VocabVars(), 2)}
+}
+
+// ValueOfProof returns the assignment of a native proof.
+func ValueOfProof[E field.Scalar](p *embedding.Proof[E]) Proof {
+	return Proof{SumCheck: sumcheck.ValueOfProof(&p.SumCheck), Table: field.BigInt(&p.Table)}
 }
 
 // Claims holds the claim left on the padded table.
@@ -43,13 +37,13 @@ type Claims struct {
 // bound to the statement by the caller) against one claim on X̂ and returns
 // the claim on the table. Each token is decomposed into ⌈log₂ V⌉ bits and
 // constrained to [0, V).
-func Verify(api frontend.API, tr *transcript.Transcript, shape Shape, tokens []frontend.Variable, proof Proof, out []poly.Claim) (Claims, error) {
+func Verify(api frontend.API, tr *transcript.Transcript, shape embedding.Config, tokens []frontend.Variable, proof Proof, out []poly.Claim) (Claims, error) {
 	var claims Claims
-	if shape.Rows < 1 || shape.Vocab < 1 || shape.Width < 1 {
-		return claims, fmt.Errorf("embedding: invalid shape %+v", shape)
+	if err := shape.Validate(); err != nil {
+		return claims, err
 	}
-	rv, n := log2Ceil(shape.Rows), log2Ceil(shape.Vocab)
-	if len(tokens) != shape.Rows || len(out) != 1 || len(out[0].Point) != rv+log2Ceil(shape.Width) || len(proof.SumCheck.Rounds) != n {
+	rv, n := shape.RowVars(), shape.VocabVars()
+	if len(tokens) != shape.Rows || len(out) != 1 || len(out[0].Point) != rv+shape.ColVars() || len(proof.SumCheck.Rounds) != n {
 		return claims, fmt.Errorf("embedding: tokens, claims or proof do not match shape %+v", shape)
 	}
 	tr.Label("embedding")

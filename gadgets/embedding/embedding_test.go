@@ -47,7 +47,7 @@ func (c *verifyCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	claims, err := gadget.Verify(api, tr, c.fixed.cfg.Shape(), c.Tokens, c.Proof, c.Out)
+	claims, err := gadget.Verify(api, tr, c.fixed.cfg, c.Tokens, c.Proof, c.Out)
 	if err != nil || c.fixed.table == nil {
 		return err
 	}
@@ -69,14 +69,14 @@ func (c *verifyCircuit) Define(api frontend.API) error {
 func placeholder(f *fixedPart) *verifyCircuit {
 	return &verifyCircuit{
 		Tokens: make([]frontend.Variable, f.cfg.Rows),
-		Proof:  gadget.PlaceholderProof(f.cfg.Shape()),
+		Proof:  gadget.PlaceholderProof(f.cfg),
 		Out:    []poly.Claim{{Point: make([]frontend.Variable, f.cfg.RowVars()+f.cfg.ColVars())}},
 		fixed:  f,
 	}
 }
 
 func assignment[E field.Scalar, P field.Ptr[E]](f *fixedPart, tokens []int, proof *native.Proof[E], out npoly.Claim[E]) *verifyCircuit {
-	c := &verifyCircuit{Proof: proof.Assignment(), fixed: f}
+	c := &verifyCircuit{Proof: gadget.ValueOfProof(proof), fixed: f}
 	for _, t := range tokens {
 		c.Tokens = append(c.Tokens, t)
 	}

@@ -5,8 +5,10 @@
 //
 // # Usage
 //
-// Size the proofs with [PlaceholderProof] and [PlaceholderPromptProof],
-// fill them with the native proofs' Assignment. The claim on the previous
+// Size the proofs with [PlaceholderProof] and [PlaceholderPromptProof] from
+// the native kvcache.Config and kvcache.PromptConfig (whose Validate both
+// verifiers apply), fill them with [ValueOfProof] and [ValueOfPromptProof]
+// from the native proofs. The claim on the previous
 // cache that [Verify] returns goes to the verification of the previous pass
 // (as one of its claims on the new cache, or as a cache claim of
 // [VerifyPrompt]); the row claim goes to the layers that made the row.

@@ -342,25 +342,25 @@ func (c *generationCircuit) Define(api frontend.API) error {
 					return err
 				}
 			}
-			ck, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryK)).Shape(), c.AppendK[i], append([]poly.Claim{attn[1]}, carryK...))
+			ck, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryK)), c.AppendK[i], append([]poly.Claim{attn[1]}, carryK...))
 			if err != nil {
 				return err
 			}
-			cv, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryV)).Shape(), c.AppendV[i], append([]poly.Claim{attn[2]}, carryV...))
+			cv, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryV)), c.AppendV[i], append([]poly.Claim{attn[2]}, carryV...))
 			if err != nil {
 				return err
 			}
 			carryK, carryV = []poly.Claim{ck.Prev}, []poly.Claim{cv.Prev}
 			kClaim, vClaim = ck.Row, cv.Row
 		} else {
-			if kClaim, err = gkvcache.VerifyPrompt(api, tr, s.promptConfig().Shape(), c.PromptK, carryK, []poly.Claim{attn[1]}); err != nil {
+			if kClaim, err = gkvcache.VerifyPrompt(api, tr, s.promptConfig(), c.PromptK, carryK, []poly.Claim{attn[1]}); err != nil {
 				return err
 			}
-			if vClaim, err = gkvcache.VerifyPrompt(api, tr, s.promptConfig().Shape(), c.PromptV, carryV, []poly.Claim{attn[2]}); err != nil {
+			if vClaim, err = gkvcache.VerifyPrompt(api, tr, s.promptConfig(), c.PromptV, carryV, []poly.Claim{attn[2]}); err != nil {
 				return err
 			}
 		}
-		claims, err := gqkv.Verify(api, tr, s.layerConfig(p).Shape(), c.Layers[i], []poly.Claim{attn[0], kClaim, vClaim})
+		claims, err := gqkv.Verify(api, tr, s.layerConfig(p), c.Layers[i], []poly.Claim{attn[0], kClaim, vClaim})
 		if err != nil {
 			return err
 		}
@@ -396,18 +396,18 @@ func placeholderGeneration(s *generation) *generationCircuit {
 			if i > 0 {
 				claims = 2
 			}
-			c.AppendK = append(c.AppendK, gkvcache.PlaceholderProof(s.appendConfig(p, claims).Shape()))
-			c.AppendV = append(c.AppendV, gkvcache.PlaceholderProof(s.appendConfig(p, claims).Shape()))
+			c.AppendK = append(c.AppendK, gkvcache.PlaceholderProof(s.appendConfig(p, claims)))
+			c.AppendV = append(c.AppendV, gkvcache.PlaceholderProof(s.appendConfig(p, claims)))
 		}
-		c.Layers = append(c.Layers, gqkv.PlaceholderProof(s.layerConfig(p).Shape()))
+		c.Layers = append(c.Layers, gqkv.PlaceholderProof(s.layerConfig(p)))
 	}
-	c.PromptK = gkvcache.PlaceholderPromptProof(s.promptConfig().Shape())
-	c.PromptV = gkvcache.PlaceholderPromptProof(s.promptConfig().Shape())
+	c.PromptK = gkvcache.PlaceholderPromptProof(s.promptConfig())
+	c.PromptV = gkvcache.PlaceholderPromptProof(s.promptConfig())
 	return c
 }
 
 func generationAssignment[E field.Scalar, P field.Ptr[E]](s *generation, proof *generationProof[E]) *generationCircuit {
-	c := &generationCircuit{s: s, PromptK: proof.promptK.Assignment(), PromptV: proof.promptV.Assignment()}
+	c := &generationCircuit{s: s, PromptK: gkvcache.ValueOfPromptProof(proof.promptK), PromptV: gkvcache.ValueOfPromptProof(proof.promptV)}
 	for _, a := range proof.attention {
 		var v [3]frontend.Variable
 		for o := range 3 {
@@ -416,11 +416,11 @@ func generationAssignment[E field.Scalar, P field.Ptr[E]](s *generation, proof *
 		c.Attention = append(c.Attention, v)
 	}
 	for i := range proof.appendK {
-		c.AppendK = append(c.AppendK, proof.appendK[i].Assignment())
-		c.AppendV = append(c.AppendV, proof.appendV[i].Assignment())
+		c.AppendK = append(c.AppendK, gkvcache.ValueOfProof(proof.appendK[i]))
+		c.AppendV = append(c.AppendV, gkvcache.ValueOfProof(proof.appendV[i]))
 	}
 	for _, l := range proof.layers {
-		c.Layers = append(c.Layers, l.Assignment())
+		c.Layers = append(c.Layers, gqkv.ValueOfProof(l))
 	}
 	return c
 }

@@ -2,27 +2,15 @@ package kvcache
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/consensys/gnark/frontend"
 
+	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/protocol/kvcache"
 )
-
-func log2Ceil(n int) int {
-	if n <= 1 {
-		return 0
-	}
-	return bits.Len(uint(n - 1))
-}
-
-// Shape is the shape of one decoding-pass append (see the native Config).
-type Shape struct {
-	Context, Width, Position int
-	Claims                   int
-}
 
 // Proof is the in-circuit append proof.
 type Proof struct {
@@ -31,13 +19,18 @@ type Proof struct {
 	Prev, Row frontend.Variable
 }
 
-// PlaceholderProof sizes a proof for shape.
-func PlaceholderProof(shape Shape) Proof {
+// PlaceholderProof sizes a proof for the append cfg.
+func PlaceholderProof(cfg kvcache.Config) Proof {
 	var p Proof
-	if shape.Claims > 1 {
-		p.Merge = []sumcheck.SamePolyProof{sumcheck.PlaceholderSamePolyProof(log2Ceil(shape.Context) + log2Ceil(shape.Width))}
+	if cfg.Claims > 1 {
+		p.Merge = []sumcheck.SamePolyProof{sumcheck.PlaceholderSamePolyProof(cfg.RowVars() + cfg.ColVars())}
 	}
 	return p
+}
+
+// ValueOfProof returns the assignment of a native append proof.
+func ValueOfProof[E field.Scalar](p *kvcache.Proof[E]) Proof {
+	return Proof{Merge: sumcheck.ValueOfSamePolyProofs(p.Merge), Prev: field.BigInt(&p.Prev), Row: field.BigInt(&p.Row)}
 }
 
 // Claims are the claims an append leaves: on the previous cache and on
@@ -50,11 +43,11 @@ type Claims struct {
 // K̃_new(p) = K̃_prev(p) + β(p_row, bits(Position))·k̃(p_col) at the
 // accumulated point p, and returns the claims on the previous cache and on
 // the new row.
-func Verify(api frontend.API, tr *transcript.Transcript, shape Shape, proof Proof, out []poly.Claim) (Claims, error) {
-	rv, vars := log2Ceil(shape.Context), log2Ceil(shape.Context)+log2Ceil(shape.Width)
-	if shape.Context < 1 || shape.Width < 1 || shape.Position < 0 || shape.Position >= shape.Context || shape.Claims < 1 {
-		return Claims{}, fmt.Errorf("kvcache: invalid shape %+v", shape)
+func Verify(api frontend.API, tr *transcript.Transcript, shape kvcache.Config, proof Proof, out []poly.Claim) (Claims, error) {
+	if err := shape.Validate(); err != nil {
+		return Claims{}, err
 	}
+	rv, vars := shape.RowVars(), shape.RowVars()+shape.ColVars()
 	if len(out) != shape.Claims || len(proof.Merge) != len(PlaceholderProof(shape).Merge) {
 		return Claims{}, fmt.Errorf("kvcache: %d claims and %d same-poly proofs for shape %+v", len(out), len(proof.Merge), shape)
 	}

@@ -46,7 +46,7 @@ func (c *appendCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	claims, err := gkvcache.Verify(api, tr, c.fixed.cfg.Shape(), c.Proof, c.Out)
+	claims, err := gkvcache.Verify(api, tr, c.fixed.cfg, c.Proof, c.Out)
 	if err != nil || c.fixed.prev == nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func placeholderAppend(f *appendFixed) *appendCircuit {
 	for i := range out {
 		out[i].Point = make([]frontend.Variable, f.cfg.RowVars()+f.cfg.ColVars())
 	}
-	return &appendCircuit{Proof: gkvcache.PlaceholderProof(f.cfg.Shape()), Out: out, fixed: f}
+	return &appendCircuit{Proof: gkvcache.PlaceholderProof(f.cfg), Out: out, fixed: f}
 }
 
 func claimsAssignment[E field.Scalar, P field.Ptr[E]](claims []npoly.Claim[E]) []poly.Claim {
@@ -113,7 +113,7 @@ func testAppendBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc
 		}
 		circuit := placeholderAppend(f)
 		solved := func() bool {
-			return test.IsSolved(circuit, &appendCircuit{Proof: proof.Assignment(), Out: claimsAssignment[E, P](out), fixed: f}, curve.ScalarField()) == nil
+			return test.IsSolved(circuit, &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), fixed: f}, curve.ScalarField()) == nil
 		}
 		if !nativeAppendAccepts[E, P](f, proof, out) || !solved() {
 			t.Fatalf("%+v: honest proof rejected", cfg)
@@ -148,7 +148,7 @@ func testAppendBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc
 			if nativeAppendAccepts[E, P](g, proof, out) {
 				t.Errorf("%+v: swapped previous cache: native accepts", cfg)
 			}
-			if test.IsSolved(placeholderAppend(g), &appendCircuit{Proof: proof.Assignment(), Out: claimsAssignment[E, P](out), fixed: g}, curve.ScalarField()) == nil {
+			if test.IsSolved(placeholderAppend(g), &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), fixed: g}, curve.ScalarField()) == nil {
 				t.Errorf("%+v: swapped previous cache: circuit accepts", cfg)
 			}
 		}
@@ -174,12 +174,12 @@ func (c *promptCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	_, err = gkvcache.VerifyPrompt(api, tr, c.cfg.Shape(), c.Proof, c.Cache, c.Prompt)
+	_, err = gkvcache.VerifyPrompt(api, tr, *c.cfg, c.Proof, c.Cache, c.Prompt)
 	return err
 }
 
 func placeholderPrompt(cfg *kvcache.PromptConfig) *promptCircuit {
-	c := &promptCircuit{Proof: gkvcache.PlaceholderPromptProof(cfg.Shape()), cfg: cfg}
+	c := &promptCircuit{Proof: gkvcache.PlaceholderPromptProof(*cfg), cfg: cfg}
 	for range cfg.CacheClaims {
 		c.Cache = append(c.Cache, poly.Claim{Point: make([]frontend.Variable, cfg.CacheVars())})
 	}
@@ -220,7 +220,7 @@ func testPromptBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc
 		circuit := placeholderPrompt(&cfg)
 		accepts := func() (bool, bool) {
 			_, err := kvcache.VerifyPrompt(ntranscript.New[E, P]("kvcache-test"), cfg, proof, cache, prompt)
-			a := &promptCircuit{Proof: proof.Assignment(), Cache: claimsAssignment[E, P](cache), Prompt: claimsAssignment[E, P](prompt), cfg: &cfg}
+			a := &promptCircuit{Proof: gkvcache.ValueOfPromptProof(proof), Cache: claimsAssignment[E, P](cache), Prompt: claimsAssignment[E, P](prompt), cfg: &cfg}
 			return err == nil, test.IsSolved(circuit, a, curve.ScalarField()) == nil
 		}
 		if n, c := accepts(); !n || !c {

@@ -5,19 +5,12 @@ import (
 
 	"github.com/consensys/gnark/frontend"
 
+	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/protocol/kvcache"
 )
-
-// PromptShape is the shape of the prompt pass's cache (see the native
-// PromptConfig).
-type PromptShape struct {
-	Context, Rows, Width      int
-	CacheClaims, PromptClaims int
-}
-
-func (s PromptShape) hiVars() int { return log2Ceil(s.Context) - log2Ceil(s.Rows) }
 
 // PromptProof is the in-circuit prompt-cache proof.
 type PromptProof struct {
@@ -28,31 +21,40 @@ type PromptProof struct {
 	Merge []sumcheck.SamePolyProof
 }
 
-// PlaceholderPromptProof sizes a proof for shape.
-func PlaceholderPromptProof(shape PromptShape) PromptProof {
+// PlaceholderPromptProof sizes a proof for the prompt cache cfg.
+func PlaceholderPromptProof(cfg kvcache.PromptConfig) PromptProof {
 	var p PromptProof
-	if shape.hiVars() > 0 {
-		p.Prompt = make([]frontend.Variable, shape.CacheClaims)
+	if cfg.HiVars() > 0 {
+		p.Prompt = make([]frontend.Variable, cfg.CacheClaims)
 	}
-	if shape.CacheClaims+shape.PromptClaims > 1 {
-		p.Merge = []sumcheck.SamePolyProof{sumcheck.PlaceholderSamePolyProof(log2Ceil(shape.Rows) + log2Ceil(shape.Width))}
+	if cfg.CacheClaims+cfg.PromptClaims > 1 {
+		p.Merge = []sumcheck.SamePolyProof{sumcheck.PlaceholderSamePolyProof(cfg.PromptVars())}
 	}
 	return p
+}
+
+// ValueOfPromptProof returns the assignment of a native prompt-cache proof.
+func ValueOfPromptProof[E field.Scalar](p *kvcache.PromptProof[E]) PromptProof {
+	a := PromptProof{Merge: sumcheck.ValueOfSamePolyProofs(p.Merge)}
+	if len(p.Prompt) > 0 {
+		a.Prompt = poly.ValuesOf(p.Prompt)
+	}
+	return a
 }
 
 // VerifyPrompt checks that each cache claim at (p_hi ‖ p_lo ‖ p_col) equals
 // Πₖ(1 − p_hi,k)·K̃_prompt(p_lo, p_col) and returns the accumulated claim on
 // the prompt matrix.
-func VerifyPrompt(api frontend.API, tr *transcript.Transcript, shape PromptShape, proof PromptProof, cache, prompt []poly.Claim) (poly.Claim, error) {
-	if shape.Context < 1 || shape.Width < 1 || shape.Rows < 1 || shape.Rows > shape.Context || shape.CacheClaims < 0 || shape.PromptClaims < 0 || shape.CacheClaims+shape.PromptClaims < 1 {
-		return poly.Claim{}, fmt.Errorf("kvcache: invalid prompt shape %+v", shape)
+func VerifyPrompt(api frontend.API, tr *transcript.Transcript, shape kvcache.PromptConfig, proof PromptProof, cache, prompt []poly.Claim) (poly.Claim, error) {
+	if err := shape.Validate(); err != nil {
+		return poly.Claim{}, err
 	}
 	want := PlaceholderPromptProof(shape)
 	if len(cache) != shape.CacheClaims || len(prompt) != shape.PromptClaims || len(proof.Prompt) != len(want.Prompt) || len(proof.Merge) != len(want.Merge) {
 		return poly.Claim{}, fmt.Errorf("kvcache: claims or proof do not match prompt shape %+v", shape)
 	}
-	lo := log2Ceil(shape.Rows) + log2Ceil(shape.Width)
-	hi := shape.hiVars()
+	lo := shape.PromptVars()
+	hi := shape.HiVars()
 	for i, c := range cache {
 		if len(c.Point) != hi+lo {
 			return poly.Claim{}, fmt.Errorf("kvcache: cache claim %d has %d coordinates, want %d", i, len(c.Point), hi+lo)

@@ -13,7 +13,7 @@
 //	Σ_k λᵏ·h_k = Σ_{x ∈ {0,1}^⌈log₂ In⌉} Σ_k λᵏ · X̃(r_row_k, x) · W̃_k(r_col_k, x)
 //
 // against the claimed W̃_k(r_col_k, r*) and X̃(r_row_k, r*) at its end
-// point r*. With [Shape].SharedRow the row points must be equal (asserted,
+// point r*. The shape is the native linear.Config. With its SharedRow the row points must be equal (asserted,
 // ⌈log₂ Rows⌉·(K−1) constraints) and X̃ enters once; otherwise the K claims
 // on X are merged by a same-poly sum-check over the ⌈log₂ Rows⌉ row
 // coordinates. [Verify] returns one claim on X, one per weight matrix and

@@ -53,7 +53,7 @@ type verifyCircuit struct {
 }
 
 type fixedPart struct {
-	shape   gadget.Shape
+	shape   native.Config
 	tensors *tensors
 }
 
@@ -97,7 +97,7 @@ func (c *verifyCircuit) Define(api frontend.API) error {
 	return nil
 }
 
-func placeholder(shape gadget.Shape, t *tensors) *verifyCircuit {
+func placeholder(shape native.Config, t *tensors) *verifyCircuit {
 	out := make([]poly.Claim, len(shape.Projections))
 	for k := range out {
 		out[k] = poly.Claim{Point: make([]frontend.Variable, shape.RowVars()+shape.ColVars(k))}
@@ -245,9 +245,9 @@ func testBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, s
 		if err != nil {
 			t.Fatal(err)
 		}
-		circuit := placeholder(cfg.Shape(), in.tensors())
+		circuit := placeholder(cfg, in.tensors())
 		assign := func() *verifyCircuit {
-			return &verifyCircuit{Proof: in.proof.Assignment(), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
+			return &verifyCircuit{Proof: gadget.ValueOfProof(in.proof), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
 		}
 		if err := verifyNative[E, P](in, in.tensors()); err != nil {
 			t.Fatalf("%+v: native rejects the honest proof: %v", cfg, err)
@@ -303,7 +303,7 @@ func testBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, s
 			if _, err := native.Verify(ntranscript.New[E, P]("linear-test", field.FromInt64[E, P](7)), cfg, in.proof, moved); err == nil {
 				t.Errorf("%+v: moved row point: native accepts", cfg)
 			}
-			a := &verifyCircuit{Proof: in.proof.Assignment(), Out: claimsAssignment[E, P](moved), fixed: circuit.fixed}
+			a := &verifyCircuit{Proof: gadget.ValueOfProof(in.proof), Out: claimsAssignment[E, P](moved), fixed: circuit.fixed}
 			if err := test.IsSolved(circuit, a, curve.ScalarField()); err == nil {
 				t.Errorf("%+v: moved row point: circuit accepts", cfg)
 			}
@@ -317,8 +317,8 @@ func testBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, s
 		if err := verifyNative[E, P](in, wrong); err == nil {
 			t.Errorf("%+v: wrong weight: native accepts", cfg)
 		}
-		wrongCircuit := placeholder(cfg.Shape(), wrong)
-		if err := test.IsSolved(wrongCircuit, &verifyCircuit{Proof: in.proof.Assignment(), Out: claimsAssignment[E, P](in.out), fixed: wrongCircuit.fixed}, curve.ScalarField()); err == nil {
+		wrongCircuit := placeholder(cfg, wrong)
+		if err := test.IsSolved(wrongCircuit, &verifyCircuit{Proof: gadget.ValueOfProof(in.proof), Out: claimsAssignment[E, P](in.out), fixed: wrongCircuit.fixed}, curve.ScalarField()); err == nil {
 			t.Errorf("%+v: wrong weight: circuit accepts", cfg)
 		}
 	}
@@ -529,16 +529,16 @@ func weightCount(out, in int) int {
 // default model (d = 64, MLP 256, vocabulary 256), and distinct row points.
 var verifyShapes = []struct {
 	name  string
-	shape gadget.Shape
+	shape native.Config
 }{
-	{"gpt2-small attn.o prompt", gadget.Shape{Rows: 16, In: 768, Projections: []gadget.Projection{{Out: 768, Bias: true}}}},
-	{"gpt2-small mlp.up prompt", gadget.Shape{Rows: 16, In: 768, Projections: []gadget.Projection{{Out: 3072, Bias: true}}}},
-	{"gpt2-small mlp.down prompt", gadget.Shape{Rows: 16, In: 3072, Projections: []gadget.Projection{{Out: 768, Bias: true}}}},
-	{"gpt2-small q,k,v shared row", gadget.Shape{Rows: 16, In: 768, Projections: []gadget.Projection{{Out: 768, Bias: true}, {Out: 768, Bias: true}, {Out: 768, Bias: true}}, SharedRow: true}},
-	{"gpt2-small q,k,v distinct rows", gadget.Shape{Rows: 16, In: 768, Projections: []gadget.Projection{{Out: 768, Bias: true}, {Out: 768, Bias: true}, {Out: 768, Bias: true}}}},
-	{"gpt2-small mlp.up decode", gadget.Shape{Rows: 1, In: 768, Projections: []gadget.Projection{{Out: 3072, Bias: true}}}},
-	{"default attn.o prompt", gadget.Shape{Rows: 8, In: 64, Projections: []gadget.Projection{{Out: 64, Bias: true}}}},
-	{"default lm-head decode", gadget.Shape{Rows: 1, In: 64, Projections: []gadget.Projection{{Out: 256}}}},
+	{"gpt2-small attn.o prompt", native.Config{Rows: 16, In: 768, Projections: []native.Projection{{Out: 768, Bias: true}}}},
+	{"gpt2-small mlp.up prompt", native.Config{Rows: 16, In: 768, Projections: []native.Projection{{Out: 3072, Bias: true}}}},
+	{"gpt2-small mlp.down prompt", native.Config{Rows: 16, In: 3072, Projections: []native.Projection{{Out: 768, Bias: true}}}},
+	{"gpt2-small q,k,v shared row", native.Config{Rows: 16, In: 768, Projections: []native.Projection{{Out: 768, Bias: true}, {Out: 768, Bias: true}, {Out: 768, Bias: true}}, SharedRow: true}},
+	{"gpt2-small q,k,v distinct rows", native.Config{Rows: 16, In: 768, Projections: []native.Projection{{Out: 768, Bias: true}, {Out: 768, Bias: true}, {Out: 768, Bias: true}}}},
+	{"gpt2-small mlp.up decode", native.Config{Rows: 1, In: 768, Projections: []native.Projection{{Out: 3072, Bias: true}}}},
+	{"default attn.o prompt", native.Config{Rows: 8, In: 64, Projections: []native.Projection{{Out: 64, Bias: true}}}},
+	{"default lm-head decode", native.Config{Rows: 1, In: 64, Projections: []native.Projection{{Out: 256}}}},
 }
 
 // weightShapes are [out, in] weight matrices: GPT-2 small (attn.o,
@@ -612,12 +612,12 @@ func TestConstraintCounts(t *testing.T) {
 }
 
 func TestShapeErrors(t *testing.T) {
-	good := gadget.Shape{Rows: 2, In: 4, Projections: []gadget.Projection{{Out: 3, Bias: true}, {Out: 2}}}
-	for _, s := range []gadget.Shape{
+	good := native.Config{Rows: 2, In: 4, Projections: []native.Projection{{Out: 3, Bias: true}, {Out: 2}}}
+	for _, s := range []native.Config{
 		{Rows: 0, In: 4, Projections: good.Projections},
 		{Rows: 2, In: 0, Projections: good.Projections},
 		{Rows: 2, In: 4},
-		{Rows: 2, In: 4, Projections: []gadget.Projection{{Out: 0}}},
+		{Rows: 2, In: 4, Projections: []native.Projection{{Out: 0}}},
 	} {
 		if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &verifyCircuit{fixed: &fixedPart{shape: s}}); err == nil {
 			t.Errorf("shape %+v compiled", s)
@@ -673,14 +673,14 @@ func testModelTrace[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, 
 		if err := verifyNative[E, P](in0, in0.tensors()); err != nil {
 			t.Fatalf("%s: native: %v", mm.Name, err)
 		}
-		circuit := placeholder(cfg.Shape(), in0.tensors())
-		assignment := &verifyCircuit{Proof: in0.proof.Assignment(), Out: claimsAssignment[E, P](in0.out), fixed: circuit.fixed}
+		circuit := placeholder(cfg, in0.tensors())
+		assignment := &verifyCircuit{Proof: gadget.ValueOfProof(in0.proof), Out: claimsAssignment[E, P](in0.out), fixed: circuit.fixed}
 		if err := test.IsSolved(circuit, assignment, curve.ScalarField()); err != nil {
 			t.Fatalf("%s: circuit: %v", mm.Name, err)
 		}
 		one := field.One[E, P]()
 		P(&in0.proof.Weights[0]).Add(&in0.proof.Weights[0], &one)
-		assignment = &verifyCircuit{Proof: in0.proof.Assignment(), Out: claimsAssignment[E, P](in0.out), fixed: circuit.fixed}
+		assignment = &verifyCircuit{Proof: gadget.ValueOfProof(in0.proof), Out: claimsAssignment[E, P](in0.out), fixed: circuit.fixed}
 		if err := test.IsSolved(circuit, assignment, curve.ScalarField()); err == nil {
 			t.Fatalf("%s: circuit accepts a wrong weight value", mm.Name)
 		}

@@ -6,6 +6,8 @@ import (
 	"github.com/consensys/gnark/frontend"
 
 	"github.com/veriformer/veriformer/gadgets/poly"
+	npoly "github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/linear"
 )
 
 // EvaluateWeight returns the MLE of the zero-padded out × in matrix w
@@ -23,7 +25,7 @@ import (
 // evaluated at the same column point (the weights of one layer, all at
 // (r_col_k ‖ r*)) share the column table through [Columns].
 func EvaluateWeight(api frontend.API, w []int8, out, in int, point []frontend.Variable) (frontend.Variable, error) {
-	b := log2Ceil(in)
+	b := npoly.Log2Ceil(in)
 	if len(point) < b {
 		return nil, fmt.Errorf("linear: %d×%d matrix evaluated at a point of %d coordinates", out, in, len(point))
 	}
@@ -44,7 +46,7 @@ type Columns struct {
 
 // NewColumns builds the column table of point, ⌈log₂ in⌉ coordinates.
 func NewColumns(api frontend.API, in int, point []frontend.Variable) (*Columns, error) {
-	if in < 1 || in > maxSide || len(point) != log2Ceil(in) {
+	if in < 1 || in > linear.MaxSide || len(point) != npoly.Log2Ceil(in) {
 		return nil, fmt.Errorf("linear: %d columns with a column point of %d coordinates", in, len(point))
 	}
 	return &Columns{in: in, eq: poly.EqTable(api, point)}, nil
@@ -56,11 +58,11 @@ func NewColumns(api frontend.API, in int, point []frontend.Variable) (*Columns, 
 // function [EvaluateWeight].
 func (c *Columns) EvaluateWeight(api frontend.API, w []int8, out int, rowPoint []frontend.Variable) (frontend.Variable, error) {
 	in := c.in
-	if out < 1 || out > maxSide || len(w) != out*in {
+	if out < 1 || out > linear.MaxSide || len(w) != out*in {
 		return nil, fmt.Errorf("linear: %d weights for a %d×%d matrix", len(w), out, in)
 	}
-	if len(rowPoint) != log2Ceil(out) {
-		return nil, fmt.Errorf("linear: %d×%d matrix with a row point of %d coordinates, want %d", out, in, len(rowPoint), log2Ceil(out))
+	if len(rowPoint) != npoly.Log2Ceil(out) {
+		return nil, fmt.Errorf("linear: %d×%d matrix with a row point of %d coordinates, want %d", out, in, len(rowPoint), npoly.Log2Ceil(out))
 	}
 	eqRow := poly.EqTable(api, rowPoint)
 	// outer indexes the multiplied side (rows unless there are more rows
@@ -94,7 +96,7 @@ func (c *Columns) EvaluateWeight(api frontend.API, w []int8, out int, rowPoint [
 // constants) at point, ⌈log₂ len(b)⌉ coordinates: the eq table (2ⁿ − 2
 // multiplications) and a linear combination with constant coefficients.
 func EvaluateBias(api frontend.API, b []int64, point []frontend.Variable) (frontend.Variable, error) {
-	if len(b) < 1 || len(b) > maxSide || len(point) != log2Ceil(len(b)) {
+	if len(b) < 1 || len(b) > linear.MaxSide || len(point) != npoly.Log2Ceil(len(b)) {
 		return nil, fmt.Errorf("linear: bias of %d entries evaluated at a point of %d coordinates", len(b), len(point))
 	}
 	eq := poly.EqTable(api, point)

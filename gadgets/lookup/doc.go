@@ -3,6 +3,11 @@
 // over fraction trees) with frontend.API only, in the native verifier's
 // transcript order, and returns the claims on the looked-up columns.
 //
+// The direction of conversion follows gnark's std/recursion/groth16: this
+// package imports the native proof type, and [PlaceholderProof] sizes a
+// circuit while [ValueOfProof] fills an assignment from a native proof.
+// The native package knows nothing of circuits.
+//
 // The multiplicities are circuit witnesses: each is range-checked to 32
 // bits (so that packing seven per field element is injective), absorbed
 // packed, and its MLE is evaluated in-circuit at the table tree's leaf

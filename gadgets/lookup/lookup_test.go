@@ -92,7 +92,7 @@ func circuitFor[E field.Scalar, P field.Ptr[E]](t *testing.T, tbl *table.Table, 
 	}
 	placeholder = &lookupCircuit{tbl: tbl, shape: lk.Shape, Proof: ph,
 		Claims: make([]frontend.Variable, len(claims)), Point: make([]frontend.Variable, len(claims[0].Point))}
-	valid = &lookupCircuit{tbl: tbl, shape: lk.Shape, Proof: native.Assignment[E, P](proof)}
+	valid = &lookupCircuit{tbl: tbl, shape: lk.Shape, Proof: glookup.ValueOfProof(proof)}
 	for i := range claims {
 		valid.Claims = append(valid.Claims[:i], P(&claims[i].Value).String())
 	}
@@ -114,11 +114,11 @@ func TestVerify(t *testing.T) {
 				if curve == ecc.BN254 {
 					var proof *native.Proof[bn254fr.Element]
 					placeholder, valid, proof = circuitFor[bn254fr.Element](t, &tc.tbl, &tc.lk)
-					tamper = tamperer(proof, func() { valid.Proof = native.Assignment(proof) })
+					tamper = tamperer(proof, func() { valid.Proof = glookup.ValueOfProof(proof) })
 				} else {
 					var proof *native.Proof[bls12377fr.Element]
 					placeholder, valid, proof = circuitFor[bls12377fr.Element](t, &tc.tbl, &tc.lk)
-					tamper = tamperer(proof, func() { valid.Proof = native.Assignment(proof) })
+					tamper = tamperer(proof, func() { valid.Proof = glookup.ValueOfProof(proof) })
 				}
 				honest := *valid
 				opts := []test.TestingOption{test.WithValidAssignment(&honest), test.WithCurves(curve), test.WithBackends(backend.GROTH16), test.NoFuzzing(), test.NoSerializationChecks()}

@@ -4,8 +4,9 @@
 //
 // # Usage
 //
-// Size the circuit with [PlaceholderProof](shape), fill it with the native
-// proof's Assignment and call [Verify] with the claim on the layer's output.
+// Size the circuit with [PlaceholderProof](cfg) from the native
+// position.Config, fill it with [ValueOfProof](native proof) and call
+// [Verify] with the claim on the layer's output.
 // The input claim goes to the embedding layer; the table claim is checked by
 // the caller against the fixed position table.
 //

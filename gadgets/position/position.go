@@ -2,36 +2,15 @@ package position
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/consensys/gnark/frontend"
 
+	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	"github.com/veriformer/veriformer/protocol/position"
 )
-
-func log2Ceil(n int) int {
-	if n <= 1 {
-		return 0
-	}
-	return bits.Len(uint(n - 1))
-}
-
-// Shape is the shape of one positional-encoding layer (see the native
-// Config).
-type Shape struct {
-	Rows, Width, Context, Start int
-}
-
-func (s Shape) masked() bool { return s.Rows > 1 && s.Rows != 1<<log2Ceil(s.Rows) }
-
-func (s Shape) halvings() int {
-	if s.Rows == 1 {
-		return 0
-	}
-	return log2Ceil(s.Context) - log2Ceil(s.Rows)
-}
 
 // Masked is the in-circuit masked sum-check and its final table value.
 type Masked struct {
@@ -47,13 +26,22 @@ type Proof struct {
 	Siblings []frontend.Variable
 }
 
-// PlaceholderProof sizes a proof for shape.
-func PlaceholderProof(shape Shape) Proof {
-	p := Proof{Siblings: make([]frontend.Variable, shape.halvings())}
-	if shape.masked() {
-		p.Masked = []Masked{{SumCheck: sumcheck.PlaceholderProof(log2Ceil(shape.Rows), 3)}}
+// PlaceholderProof sizes a proof for the layer cfg.
+func PlaceholderProof(cfg position.Config) Proof {
+	p := Proof{Siblings: make([]frontend.Variable, cfg.Halvings())}
+	if cfg.Masked() {
+		p.Masked = []Masked{{SumCheck: sumcheck.PlaceholderProof(cfg.RowVars(), 3)}}
 	}
 	return p
+}
+
+// ValueOfProof returns the assignment of a native proof.
+func ValueOfProof[E field.Scalar](p *position.Proof[E]) Proof {
+	a := Proof{Input: field.BigInt(&p.Input), Siblings: poly.ValuesOf(p.Siblings)}
+	if p.Masked != nil {
+		a.Masked = []Masked{{SumCheck: sumcheck.ValueOfProof(&p.Masked.SumCheck), Prefix: field.BigInt(&p.Masked.Prefix)}}
+	}
+	return a
 }
 
 // Claims are the claims the layer leaves: on X̂ and on the padded table.
@@ -63,16 +51,16 @@ type Claims struct {
 
 // Verify checks a positional-encoding proof against one claim on the
 // output and returns the claims on X̂ and on the position table.
-func Verify(api frontend.API, tr *transcript.Transcript, shape Shape, proof Proof, out []poly.Claim) (Claims, error) {
+func Verify(api frontend.API, tr *transcript.Transcript, shape position.Config, proof Proof, out []poly.Claim) (Claims, error) {
 	var claims Claims
-	if shape.Rows < 1 || shape.Width < 1 || shape.Context < 1 || shape.Start < 0 || shape.Start+shape.Rows > shape.Context || (shape.Rows > 1 && shape.Start != 0) {
-		return claims, fmt.Errorf("position: invalid shape %+v", shape)
+	if err := shape.Validate(); err != nil {
+		return claims, err
 	}
-	rv := log2Ceil(shape.Rows)
-	if len(out) != 1 || len(out[0].Point) != rv+log2Ceil(shape.Width) {
-		return claims, fmt.Errorf("position: want one output claim of %d coordinates", rv+log2Ceil(shape.Width))
+	rv := shape.RowVars()
+	if len(out) != 1 || len(out[0].Point) != rv+shape.ColVars() {
+		return claims, fmt.Errorf("position: want one output claim of %d coordinates", rv+shape.ColVars())
 	}
-	if len(proof.Siblings) != shape.halvings() || len(proof.Masked) != len(PlaceholderProof(shape).Masked) {
+	if len(proof.Siblings) != shape.Halvings() || len(proof.Masked) != len(PlaceholderProof(shape).Masked) {
 		return claims, fmt.Errorf("position: proof does not match shape %+v", shape)
 	}
 	tr.Label("position")
@@ -81,7 +69,7 @@ func Verify(api frontend.API, tr *transcript.Transcript, shape Shape, proof Proo
 	claims.Input = poly.Claim{Point: r, Value: proof.Input}
 	value := api.Sub(out[0].Value, proof.Input)
 	if shape.Rows == 1 {
-		n := log2Ceil(shape.Context)
+		n := shape.ContextVars()
 		point := make([]frontend.Variable, n, n+len(r))
 		for k := range n {
 			point[k] = shape.Start >> (n - 1 - k) & 1
@@ -90,7 +78,7 @@ func Verify(api frontend.API, tr *transcript.Transcript, shape Shape, proof Proo
 		return claims, nil
 	}
 	point := append([]frontend.Variable(nil), r[:rv]...)
-	if shape.masked() {
+	if shape.Masked() {
 		rho, final, err := sumcheck.Verify(api, tr, value, 3, proof.Masked[0].SumCheck)
 		if err != nil {
 			return claims, fmt.Errorf("position: masked sum-check: %w", err)

@@ -46,7 +46,7 @@ func (c *verifyCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	claims, err := gadget.Verify(api, tr, c.fixed.cfg.Shape(), c.Proof, c.Out)
+	claims, err := gadget.Verify(api, tr, c.fixed.cfg, c.Proof, c.Out)
 	if err != nil || c.fixed.w == nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func constantTable(values []int64, rows, cols int) []frontend.Variable {
 
 func placeholder(f *fixedPart) *verifyCircuit {
 	return &verifyCircuit{
-		Proof: gadget.PlaceholderProof(f.cfg.Shape()),
+		Proof: gadget.PlaceholderProof(f.cfg),
 		Out:   []poly.Claim{{Point: make([]frontend.Variable, f.cfg.RowVars()+f.cfg.ColVars())}},
 		fixed: f,
 	}
@@ -101,7 +101,7 @@ func assignment[E field.Scalar, P field.Ptr[E]](f *fixedPart, proof *native.Proo
 	for k := range out.Point {
 		point[k] = P(&out.Point[k]).BigInt(new(big.Int))
 	}
-	return &verifyCircuit{Proof: proof.Assignment(), Out: []poly.Claim{{Point: point, Value: P(&out.Value).BigInt(new(big.Int))}}, fixed: f}
+	return &verifyCircuit{Proof: gadget.ValueOfProof(proof), Out: []poly.Claim{{Point: point, Value: P(&out.Value).BigInt(new(big.Int))}}, fixed: f}
 }
 
 // bothAccept runs the native verifier with the caller's checks and the

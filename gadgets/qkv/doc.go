@@ -1,7 +1,7 @@
 // Package qkv is the in-circuit verifier of the QKV layer protocol
-// (protocol/qkv): the three-projection case of gadgets/linear. [Shape]
-// names the layer in heads and [Shape.Linear] maps it to a linear.Shape
-// with projections Q (Heads·HeadDim columns), K and V (KVHeads·HeadDim
+// (protocol/qkv): the three-projection case of gadgets/linear. The native
+// qkv.Config names the layer in heads and its Linear method maps it to a
+// linear.Config with projections Q (Heads·HeadDim columns), K and V (KVHeads·HeadDim
 // columns each), all with or all without bias, and row points that may
 // differ; [Verify] checks the head counts and runs linear.Verify on it.
 // [Proof] and [Claims] are gadgets/linear's types, so the transcript order
@@ -10,8 +10,8 @@
 //
 // # Usage
 //
-// Size the circuit with [PlaceholderProof](shape), fill it with the native
-// proof's Assignment, and call [Verify] with the claims on Q, K and V. The
+// Size the circuit with [PlaceholderProof](cfg), fill it with
+// [ValueOfProof](native proof), and call [Verify] with the claims on Q, K and V. The
 // returned weight and bias claims must be checked by the caller, a segment
 // circuit evaluating the fixed weights from constants
 // (linear.EvaluateWeight, linear.EvaluateBias); the input claim goes to the

@@ -47,7 +47,7 @@ type verifyCircuit struct {
 }
 
 type fixedPart struct {
-	shape   gadget.Shape
+	shape   native.Config
 	witness *native.Witness
 }
 
@@ -90,7 +90,7 @@ func (c *verifyCircuit) Define(api frontend.API) error {
 	return nil
 }
 
-func placeholder(shape gadget.Shape, w *native.Witness) *verifyCircuit {
+func placeholder(shape native.Config, w *native.Witness) *verifyCircuit {
 	out := make([]poly.Claim, 3)
 	for o, n := range []int{shape.QCols(), shape.KVCols(), shape.KVCols()} {
 		out[o] = poly.Claim{Point: make([]frontend.Variable, npoly.Log2Ceil(shape.Rows)+npoly.Log2Ceil(n))}
@@ -237,9 +237,9 @@ func testBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, s
 		if err != nil {
 			t.Fatal(err)
 		}
-		circuit := placeholder(cfg.Shape(), &in.w)
+		circuit := placeholder(cfg, &in.w)
 		assign := func() *verifyCircuit {
-			return &verifyCircuit{Proof: in.proof.Assignment(), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
+			return &verifyCircuit{Proof: gadget.ValueOfProof(in.proof), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
 		}
 		if err := verifyNative[E, P](in); err != nil {
 			t.Fatalf("%+v: native rejects the honest proof: %v", cfg, err)
@@ -286,13 +286,13 @@ func TestBothFaces(t *testing.T) {
 // each for a 16-token prompt and a one-token decoding pass.
 var countShapes = []struct {
 	name  string
-	shape gadget.Shape
+	shape native.Config
 }{
-	{"gpt2-small prompt", gadget.Shape{Rows: 16, Hidden: 768, Heads: 12, KVHeads: 12, HeadDim: 64, Bias: true}},
-	{"gpt2-small decode", gadget.Shape{Rows: 1, Hidden: 768, Heads: 12, KVHeads: 12, HeadDim: 64, Bias: true}},
-	{"tinyllama prompt", gadget.Shape{Rows: 16, Hidden: 2048, Heads: 32, KVHeads: 4, HeadDim: 64}},
-	{"tinyllama decode", gadget.Shape{Rows: 1, Hidden: 2048, Heads: 32, KVHeads: 4, HeadDim: 64}},
-	{"s=5 d=40 h=12:3 m=10 bias", gadget.Shape{Rows: 5, Hidden: 40, Heads: 12, KVHeads: 3, HeadDim: 10, Bias: true}},
+	{"gpt2-small prompt", native.Config{Rows: 16, Hidden: 768, Heads: 12, KVHeads: 12, HeadDim: 64, Bias: true}},
+	{"gpt2-small decode", native.Config{Rows: 1, Hidden: 768, Heads: 12, KVHeads: 12, HeadDim: 64, Bias: true}},
+	{"tinyllama prompt", native.Config{Rows: 16, Hidden: 2048, Heads: 32, KVHeads: 4, HeadDim: 64}},
+	{"tinyllama decode", native.Config{Rows: 1, Hidden: 2048, Heads: 32, KVHeads: 4, HeadDim: 64}},
+	{"s=5 d=40 h=12:3 m=10 bias", native.Config{Rows: 5, Hidden: 40, Heads: 12, KVHeads: 3, HeadDim: 10, Bias: true}},
 }
 
 func TestConstraintCounts(t *testing.T) {
@@ -309,7 +309,7 @@ func TestConstraintCounts(t *testing.T) {
 }
 
 func TestShapeErrors(t *testing.T) {
-	for _, s := range []gadget.Shape{
+	for _, s := range []native.Config{
 		{Rows: 0, Hidden: 4, Heads: 1, KVHeads: 1, HeadDim: 1},
 		{Rows: 2, Hidden: 4, Heads: 3, KVHeads: 2, HeadDim: 1},
 		{Rows: 2, Hidden: 4, Heads: 2, KVHeads: 0, HeadDim: 1},
@@ -322,7 +322,7 @@ func TestShapeErrors(t *testing.T) {
 			t.Errorf("shape %+v compiled", s)
 		}
 	}
-	good := gadget.Shape{Rows: 2, Hidden: 4, Heads: 2, KVHeads: 1, HeadDim: 2}
+	good := native.Config{Rows: 2, Hidden: 4, Heads: 2, KVHeads: 1, HeadDim: 2}
 	c := placeholder(good, nil)
 	c.Proof.Weights = c.Proof.Weights[:2]
 	if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c); err == nil {
@@ -359,10 +359,10 @@ func groth16Assignments[E field.Scalar, P field.Ptr[E]](t *testing.T, cfg native
 	if err != nil {
 		t.Fatal(err)
 	}
-	circuit = placeholder(cfg.Shape(), &in.w)
-	valid = &verifyCircuit{Proof: in.proof.Assignment(), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
+	circuit = placeholder(cfg, &in.w)
+	valid = &verifyCircuit{Proof: gadget.ValueOfProof(in.proof), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
 	one := field.One[E, P]()
 	P(&in.proof.Weights[1]).Add(&in.proof.Weights[1], &one)
-	invalid = &verifyCircuit{Proof: in.proof.Assignment(), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
+	invalid = &verifyCircuit{Proof: gadget.ValueOfProof(in.proof), Out: claimsAssignment[E, P](in.out), fixed: circuit.fixed}
 	return valid, invalid, circuit
 }

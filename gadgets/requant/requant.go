@@ -9,6 +9,8 @@ import (
 	"github.com/consensys/gnark/std/rangecheck"
 
 	"github.com/veriformer/veriformer/gadgets/poly"
+	npoly "github.com/veriformer/veriformer/poly"
+	native "github.com/veriformer/veriformer/protocol/requant"
 )
 
 // Checker range-checks the opened tensors of requantization steps; one
@@ -28,7 +30,7 @@ func New(api frontend.API) *Checker {
 // window that holds the documented range (what matters for soundness is
 // that no value wraps around the field). Cost: one range check of Shift
 // bits and one of b bits per element.
-func (c *Checker) Assert(s *Spec, out, rem []frontend.Variable) error {
+func (c *Checker) Assert(s *native.Spec, out, rem []frontend.Variable) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -48,11 +50,11 @@ func (c *Checker) Assert(s *Spec, out, rem []frontend.Variable) error {
 // of the point and one multiplication per element (the rest are constant
 // linear combinations). paddedIndex maps each element to its index in the
 // padded layout (poly.PaddedIndices of the native package).
-func EvaluateAcc(api frontend.API, s *Spec, out, rem []frontend.Variable, paddedIndex []int, point []frontend.Variable) (frontend.Variable, error) {
+func EvaluateAcc(api frontend.API, s *native.Spec, out, rem []frontend.Variable, paddedIndex []int, point []frontend.Variable) (frontend.Variable, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	total, _ := tensorVars(s.Shape)
+	_, total, _ := npoly.TensorVars(s.Shape)
 	if len(out) != s.Size() || len(rem) != s.Size() || len(paddedIndex) != s.Size() || len(point) != total {
 		return nil, fmt.Errorf("requant: tensors or point do not match shape %v", s.Shape)
 	}

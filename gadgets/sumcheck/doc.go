@@ -65,8 +65,10 @@
 // # Witnesses
 //
 // [PlaceholderProof] (and [PlaceholderSamePolyProof]) size a circuit;
-// [ValueOfProof] (and [ValueOfSamePolyProof]) fill an assignment from the
-// round values of a native proof over BN254 or BLS12-377.
+// [ValueOfProof] (and [ValueOfSamePolyProof], [ValueOfSamePolyProofs] for
+// the optional merge step of the layer proofs) fill an assignment from a
+// native proof over BN254 or BLS12-377. This package imports the native
+// one, never the reverse.
 //
 // # Tests
 //

@@ -53,7 +53,7 @@ func ExampleVerifyBatch() {
 	circuit := &productCircuit{Proof: sumcheck.PlaceholderProof(3, 2)}
 	assignment := &productCircuit{
 		Sum:    sum.String(),
-		Proof:  sumcheck.ValueOfProof(proof.Rounds),
+		Proof:  sumcheck.ValueOfProof(&proof),
 		Values: [2]frontend.Variable{opening.Evaluations[0].String(), opening.Evaluations[1].String()},
 	}
 	err = test.IsSolved(circuit, assignment, fr.Modulus())

@@ -3,12 +3,12 @@ package sumcheck
 import (
 	"errors"
 	"fmt"
-	"math/big"
 
 	"github.com/consensys/gnark/frontend"
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	native "github.com/veriformer/veriformer/sumcheck"
 )
 
 // SamePolyProof is the in-circuit same-poly proof: a degree-2 sum-check
@@ -24,10 +24,19 @@ func PlaceholderSamePolyProof(nbVars int) SamePolyProof {
 	return SamePolyProof{SumCheck: PlaceholderProof(nbVars, 2)}
 }
 
-// ValueOfSamePolyProof returns the assignment of a same-poly proof from
-// the native round values and evaluation.
-func ValueOfSamePolyProof[E field.Scalar, P field.Ptr[E]](rounds [][]E, evaluation E) SamePolyProof {
-	return SamePolyProof{SumCheck: ValueOfProof[E, P](rounds), Evaluation: P(&evaluation).BigInt(new(big.Int))}
+// ValueOfSamePolyProof returns the assignment of a native same-poly proof.
+func ValueOfSamePolyProof[E field.Scalar](p *native.SamePolyProof[E]) SamePolyProof {
+	return SamePolyProof{SumCheck: ValueOfProof(&p.SumCheck), Evaluation: field.BigInt(&p.Evaluation)}
+}
+
+// ValueOfSamePolyProofs returns the assignment of an optional native
+// same-poly proof: one entry, or none when p is nil (the layout of the
+// layer proofs, which merge claims only when there are several).
+func ValueOfSamePolyProofs[E field.Scalar](p *native.SamePolyProof[E]) []SamePolyProof {
+	if p == nil {
+		return nil
+	}
+	return []SamePolyProof{ValueOfSamePolyProof(p)}
 }
 
 // VerifySamePoly accumulates the claims f(cᵢ.Point) = cᵢ.Value into one

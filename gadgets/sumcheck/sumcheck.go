@@ -7,7 +7,9 @@ import (
 
 	"github.com/consensys/gnark/frontend"
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	native "github.com/veriformer/veriformer/sumcheck"
 )
 
 // Proof holds the round values of a sum-check proof: Rounds[i] = (pᵢ(0),
@@ -26,23 +28,13 @@ func PlaceholderProof(nbVars, degree int) Proof {
 	return Proof{Rounds: rounds}
 }
 
-// ValueOfProof returns the assignment of a proof from the round values of
-// a native proof.
-func ValueOfProof[E field.Scalar, P field.Ptr[E]](rounds [][]E) Proof {
-	out := make([][]frontend.Variable, len(rounds))
-	for i, round := range rounds {
-		out[i] = valuesOf[E, P](round)
+// ValueOfProof returns the assignment of a native proof.
+func ValueOfProof[E field.Scalar](p *native.Proof[E]) Proof {
+	out := make([][]frontend.Variable, len(p.Rounds))
+	for i, round := range p.Rounds {
+		out[i] = poly.ValuesOf(round)
 	}
 	return Proof{Rounds: out}
-}
-
-// valuesOf converts field elements to witness values.
-func valuesOf[E field.Scalar, P field.Ptr[E]](xs []E) []frontend.Variable {
-	out := make([]frontend.Variable, len(xs))
-	for i := range xs {
-		out[i] = P(&xs[i]).BigInt(new(big.Int))
-	}
-	return out
 }
 
 // Term is one product c · ∏ⱼ f_{Factors[j]} of a summand; Factors index the

@@ -123,11 +123,11 @@ func batchAssignment[E field.Scalar, P field.Ptr[E]](statement []E, instances []
 		sums[k] = instances[k].Sum
 	}
 	return &batchCircuit{
-		Statement:   valuesOf[E, P](statement),
-		Sums:        valuesOf[E, P](sums),
-		Proof:       ValueOfProof[E, P](rounds),
-		Evaluations: valuesOf[E, P](evaluations),
-		Point:       valuesOf[E, P](point),
+		Statement:   poly.ValuesOf(statement),
+		Sums:        poly.ValuesOf(sums),
+		Proof:       ValueOfProof(&native.Proof[E]{Rounds: rounds}),
+		Evaluations: poly.ValuesOf(evaluations),
+		Point:       poly.ValuesOf(point),
 	}
 }
 
@@ -190,13 +190,13 @@ func newSamePolyCircuit(domain string, nbClaims, nbVars int) *samePolyCircuit {
 
 func samePolyAssignment[E field.Scalar, P field.Ptr[E]](v *samePolyVector[E]) *samePolyCircuit {
 	c := &samePolyCircuit{
-		Statement: valuesOf[E, P](v.Statement),
+		Statement: poly.ValuesOf(v.Statement),
 		Claims:    make([]poly.Claim, len(v.Claims)),
-		Proof:     ValueOfSamePolyProof[E, P](v.Rounds, v.Evaluation),
-		Point:     valuesOf[E, P](v.Point),
+		Proof:     ValueOfSamePolyProof(&native.SamePolyProof[E]{SumCheck: native.Proof[E]{Rounds: v.Rounds}, Evaluation: v.Evaluation}),
+		Point:     poly.ValuesOf(v.Point),
 	}
 	for i, claim := range v.Claims {
-		c.Claims[i] = poly.Claim{Point: valuesOf[E, P](claim.Point), Value: P(&claim.Value).BigInt(new(big.Int))}
+		c.Claims[i] = poly.Claim{Point: poly.ValuesOf(claim.Point), Value: P(&claim.Value).BigInt(new(big.Int))}
 	}
 	return c
 }

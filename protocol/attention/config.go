@@ -93,8 +93,6 @@ func (d *dims) queryColumn(c int) int {
 // kvColumn maps column c = a·m + t of K (or V) to its column a·m̂ + t of K̂.
 func (d *dims) kvColumn(c int) int { return (c/d.width)*d.paddedWidth() + c%d.width }
 
-func isPowerOfTwo(v int) bool { return v > 0 && v&(v-1) == 0 }
-
 // dims validates c and returns its derived sizes.
 func (c Config) dims() (dims, error) {
 	kv := c.KVHeads
@@ -122,7 +120,7 @@ func (c Config) dims() (dims, error) {
 		return dims{}, fmt.Errorf("attention: negative claim counts %d, %d", c.OutputClaims, c.ScoreClaims)
 	}
 	group := c.Heads / kv
-	if !isPowerOfTwo(group) && !isPowerOfTwo(c.HeadDim) {
+	if !poly.IsPowerOfTwo(group) && !poly.IsPowerOfTwo(c.HeadDim) {
 		return dims{}, fmt.Errorf("attention: group size %d and head dimension %d: one of them must be a power of two", group, c.HeadDim)
 	}
 	return dims{
@@ -131,6 +129,39 @@ func (c Config) dims() (dims, error) {
 		kvHeadVars: poly.Log2Ceil(kv), groupVars: poly.Log2Ceil(group), widthVars: poly.Log2Ceil(c.HeadDim),
 		rowVars: poly.Log2Ceil(c.QueryRows), keyVars: poly.Log2Ceil(c.KeyRows),
 		queryColVars: poly.Log2Ceil(c.Heads * c.HeadDim), kvColVars: poly.Log2Ceil(kv * c.HeadDim),
+	}, nil
+}
+
+// Dims are the derived sizes of a valid configuration (Vars fields are
+// logarithms of padded sizes): what the in-circuit verifier needs to size
+// and check a proof.
+type Dims struct {
+	Heads, KVHeads, Group, Width     int // h_q, h_kv, g, m
+	QueryRows, KeyRows, Start        int // s_q, l, position of query row 0
+	KVHeadVars, GroupVars, WidthVars int // ⌈log₂ h_kv⌉, ⌈log₂ g⌉, ⌈log₂ m⌉
+	RowVars, KeyVars                 int // ⌈log₂ s_q⌉, ⌈log₂ l⌉
+	QueryColVars, KVColVars          int // ⌈log₂(h_q·m)⌉, ⌈log₂(h_kv·m)⌉
+}
+
+// HeadVars returns ⌈log₂ h_kv⌉ + ⌈log₂ g⌉, the variables of the padded head
+// dimension.
+func (d *Dims) HeadVars() int { return d.KVHeadVars + d.GroupVars }
+
+// ScoreVars returns the variables of the padded score tensors.
+func (d *Dims) ScoreVars() int { return d.HeadVars() + d.RowVars + d.KeyVars }
+
+// Dims validates c and returns its derived sizes.
+func (c Config) Dims() (Dims, error) {
+	d, err := c.dims()
+	if err != nil {
+		return Dims{}, err
+	}
+	return Dims{
+		Heads: d.heads, KVHeads: d.kvHeads, Group: d.group, Width: d.width,
+		QueryRows: d.queryRows, KeyRows: d.keyRows, Start: d.start,
+		KVHeadVars: d.kvHeadVars, GroupVars: d.groupVars, WidthVars: d.widthVars,
+		RowVars: d.rowVars, KeyVars: d.keyVars,
+		QueryColVars: d.queryColVars, KVColVars: d.kvColVars,
 	}, nil
 }
 

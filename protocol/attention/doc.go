@@ -9,8 +9,9 @@
 //	claims on S_M (softmax input) + claim on V̂ ──[ProveScores]──► claims on Q, K, V
 //
 // [VerifyOutput] and [VerifyScores] are the native verifiers; package
-// gadgets/attention is the in-circuit twin ([Config.Shape],
-// [OutputProof.Assignment], [ScoresProof.Assignment] convert).
+// gadgets/attention is the in-circuit twin: it imports this package, is
+// sized by [Config] (through [Config.Dims]) and converts [OutputProof] and
+// [ScoresProof] to witnesses (ValueOfOutputProof, ValueOfScoresProof).
 //
 // # Description
 //

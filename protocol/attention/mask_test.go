@@ -1,16 +1,12 @@
 package attention
 
 import (
-	"math/big"
 	"math/rand/v2"
 	"testing"
 
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
-	"github.com/consensys/gnark/frontend"
-	"github.com/consensys/gnark/test"
 
 	"github.com/veriformer/veriformer/field"
-	gadget "github.com/veriformer/veriformer/gadgets/attention"
 	"github.com/veriformer/veriformer/poly"
 )
 
@@ -49,52 +45,4 @@ func TestZeroifierClosedForm(t *testing.T) {
 		}
 	}
 	t.Logf("%d shapes", n)
-}
-
-// maskCircuit checks the gadget's zeroifier at a point against the native
-// value.
-type maskCircuit struct {
-	shape gadget.Shape
-	Point []frontend.Variable
-	Want  frontend.Variable
-}
-
-func (c *maskCircuit) Define(api frontend.API) error {
-	z, err := gadget.Zeroifier(api, c.shape, c.Point)
-	if err != nil {
-		return err
-	}
-	api.AssertIsEqual(z, c.Want)
-	return nil
-}
-
-// TestZeroifierGadget checks the in-circuit zeroifier against the native
-// closed form on the shifted causal shapes.
-func TestZeroifierGadget(t *testing.T) {
-	type E = bls12377fr.Element
-	rng := rand.New(rand.NewPCG(8, 8))
-	for _, cfg := range []Config{
-		{Heads: 1, HeadDim: 1, QueryRows: 3, KeyRows: 7, Start: 4},
-		{Heads: 1, HeadDim: 1, QueryRows: 5, KeyRows: 16, Start: 2},
-		{Heads: 1, HeadDim: 1, QueryRows: 4, KeyRows: 64, Start: 60},
-		{Heads: 1, HeadDim: 1, QueryRows: 1, KeyRows: 9, Start: 5},
-		{Heads: 1, HeadDim: 1, QueryRows: 6, KeyRows: 6},
-	} {
-		d, _ := cfg.dims()
-		point := field.RandomVector[E](rng, d.rowVars+d.keyVars)
-		want, _ := zeroifier[E](&d, point[:d.rowVars], point[d.rowVars:])
-		assignment := &maskCircuit{shape: cfg.Shape(), Point: make([]frontend.Variable, len(point)), Want: want.BigInt(new(big.Int))}
-		for i := range point {
-			assignment.Point[i] = point[i].BigInt(new(big.Int))
-		}
-		placeholder := &maskCircuit{shape: cfg.Shape(), Point: make([]frontend.Variable, len(point))}
-		if err := test.IsSolved(placeholder, assignment, field.Modulus[E]()); err != nil {
-			t.Fatalf("%+v: %v", cfg, err)
-		}
-		wrong := *assignment
-		wrong.Want = new(big.Int).Add(want.BigInt(new(big.Int)), big.NewInt(1))
-		if err := test.IsSolved(placeholder, &wrong, field.Modulus[E]()); err == nil {
-			t.Fatalf("%+v: wrong value accepted", cfg)
-		}
-	}
 }

@@ -254,7 +254,7 @@ func zeroifierTable[E field.Scalar, P field.Ptr[E]](d *dims) []E {
 //     P̃_Q = β(r_c^lo, r_t) · P̃_{h_kv, g}(r_c^hi, r_a, r_b), the padding
 //     matrix of h_kv "heads" of g members.
 func queryPadding[E field.Scalar, P field.Ptr[E]](d *dims, rc, rCol []E) (E, error) {
-	if isPowerOfTwo(d.group) {
+	if poly.IsPowerOfTwo(d.group) {
 		v, err := poly.Padding[E, P](concat(rc, rCol), d.heads, d.width)
 		if err != nil {
 			return v, fmt.Errorf("attention: query padding: %w", err)

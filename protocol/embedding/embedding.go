@@ -6,11 +6,8 @@ import (
 
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
-	"github.com/consensys/gnark/frontend"
 
 	"github.com/veriformer/veriformer/field"
-	gadget "github.com/veriformer/veriformer/gadgets/embedding"
-	gsumcheck "github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
@@ -41,11 +38,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("embedding: rows %d, vocabulary %d, width %d: each must lie in [1, 2^24]", c.Rows, c.Vocab, c.Width)
 	}
 	return nil
-}
-
-// Shape returns the gadget's shape.
-func (c Config) Shape() gadget.Shape {
-	return gadget.Shape{Rows: c.Rows, Vocab: c.Vocab, Width: c.Width}
 }
 
 func (c Config) checkTokens(tokens []int) error {
@@ -252,15 +244,4 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 	}
 	claims.Table = poly.Claim[E]{Point: append(rho, r[rv:]...), Value: proof.Table}
 	return claims, nil
-}
-
-// Assignment returns the proof as a gadget witness.
-func (p *Proof[E]) Assignment() gadget.Proof {
-	rounds := make([][]frontend.Variable, len(p.SumCheck.Rounds))
-	for i, round := range p.SumCheck.Rounds {
-		for k := range round {
-			rounds[i] = append(rounds[i], field.BigInt(&round[k]))
-		}
-	}
-	return gadget.Proof{SumCheck: gsumcheck.Proof{Rounds: rounds}, Table: field.BigInt(&p.Table)}
 }

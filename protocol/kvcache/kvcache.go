@@ -3,11 +3,7 @@ package kvcache
 import (
 	"fmt"
 
-	"github.com/consensys/gnark/frontend"
-
 	"github.com/veriformer/veriformer/field"
-	gadget "github.com/veriformer/veriformer/gadgets/kvcache"
-	gsumcheck "github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
 	"github.com/veriformer/veriformer/transcript"
@@ -45,11 +41,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("kvcache: %d claims on the cache", c.Claims)
 	}
 	return nil
-}
-
-// Shape returns the gadget's shape.
-func (c Config) Shape() gadget.Shape {
-	return gadget.Shape{Context: c.Context, Width: c.Width, Position: c.Position, Claims: c.Claims}
 }
 
 // Witness holds the cache before the pass, Position × Width row-major (the
@@ -179,26 +170,6 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 		return claims, fmt.Errorf("%w: kvcache: previous cache and new row do not add up to the new cache", sumcheck.ErrRejected)
 	}
 	return leftClaims(rv, claim.Point, proof), nil
-}
-
-// Assignment returns the proof as a gadget witness.
-func (p *Proof[E]) Assignment() gadget.Proof {
-	a := gadget.Proof{Prev: field.BigInt(&p.Prev), Row: field.BigInt(&p.Row)}
-	if p.Merge != nil {
-		a.Merge = []gsumcheck.SamePolyProof{samePolyAssignment(p.Merge)}
-	}
-	return a
-}
-
-func samePolyAssignment[E field.Scalar](m *sumcheck.SamePolyProof[E]) gsumcheck.SamePolyProof {
-	rounds := make([][]frontend.Variable, len(m.SumCheck.Rounds))
-	for i, round := range m.SumCheck.Rounds {
-		rounds[i] = make([]frontend.Variable, len(round))
-		for k := range round {
-			rounds[i][k] = field.BigInt(&round[k])
-		}
-	}
-	return gsumcheck.SamePolyProof{SumCheck: gsumcheck.Proof{Rounds: rounds}, Evaluation: field.BigInt(&m.Evaluation)}
 }
 
 // ExtendRows turns a claim on the first 2^k rows of the cache (a matrix of

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/veriformer/veriformer/field"
-	gadget "github.com/veriformer/veriformer/gadgets/kvcache"
-	gsumcheck "github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
 	"github.com/veriformer/veriformer/transcript"
@@ -23,9 +21,9 @@ type PromptConfig struct {
 	CacheClaims, PromptClaims int
 }
 
-// hiVars returns the row coordinates of the cache beyond those of the
+// HiVars returns the row coordinates of the cache beyond those of the
 // prompt, ⌈log₂ Context⌉ − ⌈log₂ Rows⌉.
-func (c PromptConfig) hiVars() int { return poly.Log2Ceil(c.Context) - poly.Log2Ceil(c.Rows) }
+func (c PromptConfig) HiVars() int { return poly.Log2Ceil(c.Context) - poly.Log2Ceil(c.Rows) }
 
 // PromptVars returns the coordinates of a claim on the prompt matrix.
 func (c PromptConfig) PromptVars() int { return poly.Log2Ceil(c.Rows) + poly.Log2Ceil(c.Width) }
@@ -47,11 +45,6 @@ func (c PromptConfig) Validate() error {
 	return nil
 }
 
-// Shape returns the gadget's shape.
-func (c PromptConfig) Shape() gadget.PromptShape {
-	return gadget.PromptShape{Context: c.Context, Rows: c.Rows, Width: c.Width, CacheClaims: c.CacheClaims, PromptClaims: c.PromptClaims}
-}
-
 // PromptProof is the prover's message for the prompt pass's cache.
 type PromptProof[E field.Scalar] struct {
 	// Prompt[i] = K̃_prompt(p_lo, p_col) for cache claim i at (p_hi ‖ p_lo ‖
@@ -64,7 +57,7 @@ type PromptProof[E field.Scalar] struct {
 // promptClaims turns the cache claims into claims on the prompt matrix
 // (values from the proof) and appends the direct ones.
 func promptClaims[E field.Scalar](cfg PromptConfig, values []E, cache, prompt []poly.Claim[E]) []poly.Claim[E] {
-	hi := cfg.hiVars()
+	hi := cfg.HiVars()
 	all := make([]poly.Claim[E], 0, len(cache)+len(prompt))
 	for i, c := range cache {
 		if hi == 0 {
@@ -96,7 +89,7 @@ func ProvePrompt[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P]
 	tr.Label("kvcache/prompt")
 	table := padCache[E, P](keys, cfg.Rows, cfg.Rows, cfg.Width)
 	proof := &PromptProof[E]{}
-	if hi := cfg.hiVars(); hi > 0 {
+	if hi := cfg.HiVars(); hi > 0 {
 		for _, c := range cache {
 			proof.Prompt = append(proof.Prompt, poly.Evaluate[E, P](table, c.Point[hi:]))
 		}
@@ -128,7 +121,7 @@ func VerifyPrompt[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P
 	if err := checkOut(cfg.PromptClaims, cfg.PromptVars(), prompt, "prompt matrix"); err != nil {
 		return poly.Claim[E]{}, err
 	}
-	hi := cfg.hiVars()
+	hi := cfg.HiVars()
 	wantPrompt := 0
 	if hi > 0 {
 		wantPrompt = cfg.CacheClaims
@@ -157,16 +150,4 @@ func VerifyPrompt[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P
 		return poly.Claim[E]{}, fmt.Errorf("kvcache: prompt same-poly: %w", err)
 	}
 	return claim, nil
-}
-
-// Assignment returns the proof as a gadget witness.
-func (p *PromptProof[E]) Assignment() gadget.PromptProof {
-	a := gadget.PromptProof{}
-	for i := range p.Prompt {
-		a.Prompt = append(a.Prompt, field.BigInt(&p.Prompt[i]))
-	}
-	if p.Merge != nil {
-		a.Merge = []gsumcheck.SamePolyProof{samePolyAssignment(p.Merge)}
-	}
-	return a
 }

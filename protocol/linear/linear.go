@@ -28,20 +28,19 @@ func sums[E field.Scalar, P field.Ptr[E]](cfg Config, out []poly.Claim[E], biase
 }
 
 // instances returns the batch Σ_x X_k(x)·W_k(x) = h_k over the tables in
-// the order of gadgets/linear.Shape.Factors.
+// the order of [Config.Factors].
 func instances[E field.Scalar, P field.Ptr[E]](cfg Config, h []E) []sumcheck.Instance[E] {
 	one := field.One[E, P]()
-	shape := cfg.Shape()
 	inst := make([]sumcheck.Instance[E], len(h))
 	for k := range h {
-		inst[k] = sumcheck.Instance[E]{Terms: []sumcheck.Term[E]{{Coefficient: one, Factors: shape.Factors(k)}}, Sum: h[k]}
+		inst[k] = sumcheck.Instance[E]{Terms: []sumcheck.Term[E]{{Coefficient: one, Factors: cfg.Factors(k)}}, Sum: h[k]}
 	}
 	return inst
 }
 
 // evaluationValues lays the claimed evaluations out in table order.
 func evaluationValues[E field.Scalar](cfg Config, inputs, weights []E) []E {
-	if cfg.Shape().SharesRow() {
+	if cfg.SharesRow() {
 		return append([]E{inputs[0]}, weights...)
 	}
 	values := make([]E, 0, 2*len(weights))
@@ -68,7 +67,6 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg 
 		return nil, claims, err
 	}
 	tr.Label("linear")
-	shape := cfg.Shape()
 	rv := cfg.RowVars()
 	proof := &Proof[E]{}
 	for k, p := range cfg.Projections {
@@ -85,7 +83,7 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg 
 	x := inputTable[E, P](w.X, cfg.Rows, cfg.In, paddedIn)
 	var tables [][]E
 	for k, p := range cfg.Projections {
-		if k == 0 || !shape.SharesRow() {
+		if k == 0 || !cfg.SharesRow() {
 			tables = append(tables, foldInputRows(x, cfg.Rows, paddedIn, poly.EqTable[E, P](out[k].Point[:rv])))
 		}
 		eq := poly.EqTable[E, P](out[k].Point[rv:])
@@ -98,8 +96,8 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg 
 	proof.SumCheck = batch
 	ev := opening.Evaluations
 	for k := range cfg.Projections {
-		f := shape.Factors(k)
-		if k < shape.NbInputs() {
+		f := cfg.Factors(k)
+		if k < cfg.NbInputs() {
 			proof.Inputs = append(proof.Inputs, ev[f[0]])
 		}
 		proof.Weights = append(proof.Weights, ev[f[1]])
@@ -108,7 +106,7 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg 
 	tr.Absorb(proof.Inputs...)
 	r := opening.Point
 	claims.Input = poly.Claim[E]{Point: concat(out[0].Point[:rv], r), Value: proof.Inputs[0]}
-	if !shape.SharesRow() {
+	if !cfg.SharesRow() {
 		merge, c, err := sumcheck.ProveSamePoly(tr, foldInputCols(x, cfg.Rows, 1<<rv, poly.EqTable[E, P](r)), rowClaims(cfg, out, proof.Inputs))
 		if err != nil {
 			return nil, claims, fmt.Errorf("linear: same-poly on X: %w", err)
@@ -132,9 +130,8 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 	if err := checkClaims[E, P](cfg, out); err != nil {
 		return claims, err
 	}
-	shape := cfg.Shape()
-	if proof == nil || len(proof.Biases) != shape.NbBiases() || len(proof.Inputs) != shape.NbInputs() ||
-		len(proof.Weights) != len(cfg.Projections) || (proof.Merge == nil) != shape.SharesRow() {
+	if proof == nil || len(proof.Biases) != cfg.NbBiases() || len(proof.Inputs) != cfg.NbInputs() ||
+		len(proof.Weights) != len(cfg.Projections) || (proof.Merge == nil) != cfg.SharesRow() {
 		return claims, fmt.Errorf("%w: linear: malformed proof", sumcheck.ErrRejected)
 	}
 	tr.Label("linear")
@@ -152,7 +149,7 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 	r := final.Point
 	rv := cfg.RowVars()
 	claims.Input = poly.Claim[E]{Point: concat(out[0].Point[:rv], r), Value: proof.Inputs[0]}
-	if !shape.SharesRow() {
+	if !cfg.SharesRow() {
 		c, err := sumcheck.VerifySamePoly(tr, rowClaims(cfg, out, proof.Inputs), *proof.Merge)
 		if err != nil {
 			return claims, fmt.Errorf("linear: same-poly on X: %w", err)

@@ -171,7 +171,7 @@ func testProveVerify[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) 
 		if err := verifyAndCheck[E, P](cfg, w, proof, out); err != nil {
 			t.Fatalf("%+v: honest proof rejected: %v", cfg, err)
 		}
-		if got, want := len(proof.Inputs), cfg.Shape().NbInputs(); got != want {
+		if got, want := len(proof.Inputs), cfg.NbInputs(); got != want {
 			t.Fatalf("%+v: %d input values, want %d", cfg, got, want)
 		}
 		one := field.One[E, P]()

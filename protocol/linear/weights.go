@@ -14,9 +14,6 @@ import (
 // once: 16 columns of 129 buckets of 40 bytes (81 KiB) stay in L2.
 const columnBlock = 16
 
-// maxSide mirrors the gadget's bound on a dimension.
-const maxSide = 1 << 24
-
 // weightBound is the largest |w| of an int8 weight.
 const weightBound = 128
 
@@ -27,7 +24,7 @@ const weightBound = 128
 // product.
 func EvaluateWeight[E field.Scalar, P field.Ptr[E]](w []int8, out, in int, point []E) (E, error) {
 	var res E
-	if out < 1 || in < 1 || out > maxSide || in > maxSide || len(w) != out*in {
+	if out < 1 || in < 1 || out > MaxSide || in > MaxSide || len(w) != out*in {
 		return res, fmt.Errorf("linear: %d weights for a %d×%d matrix", len(w), out, in)
 	}
 	a, b := poly.Log2Ceil(out), poly.Log2Ceil(in)
@@ -42,7 +39,7 @@ func EvaluateWeight[E field.Scalar, P field.Ptr[E]](w []int8, out, in int, point
 // ⌈log₂ len(b)⌉ coordinates.
 func EvaluateBias[E field.Scalar, P field.Ptr[E]](b []int64, point []E) (E, error) {
 	var res E
-	if len(b) < 1 || len(b) > maxSide || len(point) != poly.Log2Ceil(len(b)) {
+	if len(b) < 1 || len(b) > MaxSide || len(point) != poly.Log2Ceil(len(b)) {
 		return res, fmt.Errorf("linear: bias of %d entries evaluated at a point of %d coordinates", len(b), len(point))
 	}
 	eq := poly.EqTable[E, P](point)

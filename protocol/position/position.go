@@ -6,11 +6,8 @@ import (
 
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
-	"github.com/consensys/gnark/frontend"
 
 	"github.com/veriformer/veriformer/field"
-	gadget "github.com/veriformer/veriformer/gadgets/position"
-	gsumcheck "github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
@@ -38,9 +35,19 @@ func (c Config) ColVars() int { return poly.Log2Ceil(c.Width) }
 // ContextVars returns ⌈log₂ Context⌉.
 func (c Config) ContextVars() int { return poly.Log2Ceil(c.Context) }
 
-// masked reports whether the prompt's rows do not fill their padding, so
+// Masked reports whether the prompt's rows do not fill their padding, so
 // that a sum-check restricts the table to the first Rows rows.
-func (c Config) masked() bool { return c.Rows > 1 && c.Rows != poly.NextPowerOfTwo(c.Rows) }
+func (c Config) Masked() bool { return c.Rows > 1 && c.Rows != poly.NextPowerOfTwo(c.Rows) }
+
+// Halvings returns the number of halving steps from the prompt's rows to
+// the whole table: ContextVars − RowVars for a pass of several rows, 0
+// for a decoding pass (its row is a point of the table).
+func (c Config) Halvings() int {
+	if c.Rows == 1 {
+		return 0
+	}
+	return c.ContextVars() - c.RowVars()
+}
 
 // Validate checks the shape.
 func (c Config) Validate() error {
@@ -54,11 +61,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("position: a pass of %d rows must start at position 0, not %d", c.Rows, c.Start)
 	}
 	return nil
-}
-
-// Shape returns the gadget's shape.
-func (c Config) Shape() gadget.Shape {
-	return gadget.Shape{Rows: c.Rows, Width: c.Width, Context: c.Context, Start: c.Start}
 }
 
 // Witness holds the token embeddings X (Rows × Width) and the position
@@ -156,7 +158,7 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg 
 	column := foldColumns[E, P](w.Table, cfg.Context, cfg.Width, poly.EqTable[E, P](r[rv:]))
 	sHat := 1 << rv
 	point := append([]E(nil), r[:rv]...)
-	if cfg.masked() {
+	if cfg.Masked() {
 		selector := make([]E, sHat)
 		for i := range cfg.Rows {
 			selector[i] = field.One[E, P]()
@@ -262,11 +264,7 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 		return claims, err
 	}
 	rv := cfg.RowVars()
-	halvings := 0
-	if cfg.Rows > 1 {
-		halvings = cfg.ContextVars() - rv
-	}
-	if proof == nil || (proof.Masked != nil) != cfg.masked() || len(proof.Siblings) != halvings {
+	if proof == nil || (proof.Masked != nil) != cfg.Masked() || len(proof.Siblings) != cfg.Halvings() {
 		return claims, fmt.Errorf("%w: position: malformed proof", sumcheck.ErrRejected)
 	}
 	tr.Label("position")
@@ -280,7 +278,7 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 		return claims, nil
 	}
 	point := append([]E(nil), r[:rv]...)
-	if cfg.masked() {
+	if cfg.Masked() {
 		rho, final, err := sumcheck.Verify(tr, value, 3, rv, proof.Masked.SumCheck)
 		if err != nil {
 			return claims, fmt.Errorf("position: masked sum-check: %w", err)
@@ -301,22 +299,4 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 	}
 	claims.Table = poly.Claim[E]{Point: append(point, r[rv:]...), Value: value}
 	return claims, nil
-}
-
-// Assignment returns the proof as a gadget witness.
-func (p *Proof[E]) Assignment() gadget.Proof {
-	a := gadget.Proof{Input: field.BigInt(&p.Input)}
-	for i := range p.Siblings {
-		a.Siblings = append(a.Siblings, field.BigInt(&p.Siblings[i]))
-	}
-	if p.Masked != nil {
-		rounds := make([][]frontend.Variable, len(p.Masked.SumCheck.Rounds))
-		for i, round := range p.Masked.SumCheck.Rounds {
-			for k := range round {
-				rounds[i] = append(rounds[i], field.BigInt(&round[k]))
-			}
-		}
-		a.Masked = []gadget.Masked{{SumCheck: gsumcheck.Proof{Rounds: rounds}, Prefix: field.BigInt(&p.Masked.Prefix)}}
-	}
-	return a
 }

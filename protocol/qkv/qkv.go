@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/veriformer/veriformer/field"
-	gadget "github.com/veriformer/veriformer/gadgets/qkv"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/protocol/linear"
 	"github.com/veriformer/veriformer/transcript"
@@ -30,20 +29,33 @@ func (c Config) QCols() int { return c.Heads * c.HeadDim }
 // KVCols returns the width of K and V, KVHeads·HeadDim.
 func (c Config) KVCols() int { return c.KVHeads * c.HeadDim }
 
-// Shape returns the gadget's shape.
-func (c Config) Shape() gadget.Shape {
-	return gadget.Shape{Rows: c.Rows, Hidden: c.Hidden, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim, Bias: c.Bias}
+// Validate checks the head counts (KVHeads divides Heads) and the linear
+// shape.
+func (c Config) Validate() error {
+	for _, d := range []struct {
+		name string
+		v    int
+	}{{"heads", c.Heads}, {"key/value heads", c.KVHeads}, {"head dimension", c.HeadDim}} {
+		if d.v < 1 || d.v > linear.MaxSide {
+			return fmt.Errorf("qkv: %s %d outside [1, 2^24]", d.name, d.v)
+		}
+	}
+	if c.Heads%c.KVHeads != 0 {
+		return fmt.Errorf("qkv: %d query heads are not a multiple of %d key/value heads", c.Heads, c.KVHeads)
+	}
+	if err := c.Linear().Validate(); err != nil {
+		return fmt.Errorf("qkv: %w", err)
+	}
+	return nil
 }
-
-// Validate checks the shape (see gadgets/qkv.Shape.Validate).
-func (c Config) Validate() error { return c.Shape().Validate() }
 
 // Linear returns the linear-layer configuration the layer is: three
 // projections of X, Q (QCols) then K and V (KVCols), all with or all
 // without bias, whose claims may have distinct row points.
 func (c Config) Linear() linear.Config {
-	s := c.Shape().Linear()
-	return linear.Config{Rows: s.Rows, In: s.In, Projections: s.Projections}
+	return linear.Config{Rows: c.Rows, In: c.Hidden, Projections: []linear.Projection{
+		{Out: c.QCols(), Bias: c.Bias}, {Out: c.KVCols(), Bias: c.Bias}, {Out: c.KVCols(), Bias: c.Bias},
+	}}
 }
 
 // Witness holds the layer's tensors in the layout of linear.Witness:

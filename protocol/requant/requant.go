@@ -5,17 +5,8 @@ import (
 	"math/big"
 
 	"github.com/veriformer/veriformer/field"
-	grequant "github.com/veriformer/veriformer/gadgets/requant"
 	"github.com/veriformer/veriformer/poly"
 )
-
-// Spec is one rescaling step; see gadgets/requant.Spec. The type is
-// shared so that the circuit and the native checks read the same
-// description.
-type Spec = grequant.Spec
-
-// MaxShift is the largest shift the protocol accepts.
-const MaxShift = grequant.MaxShift
 
 // Check verifies the element-wise ranges of the opened tensors: every Rem in
 // [0, 2^Shift) and every Out in [OutLo, OutHi].

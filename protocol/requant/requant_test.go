@@ -4,15 +4,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/consensys/gnark-crypto/ecc"
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
-	"github.com/consensys/gnark/backend"
-	"github.com/consensys/gnark/frontend"
-	"github.com/consensys/gnark/test"
 
 	"github.com/veriformer/veriformer/field"
-	grequant "github.com/veriformer/veriformer/gadgets/requant"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/poly"
 )
@@ -104,84 +99,4 @@ func TestCheckRejects(t *testing.T) {
 	if err := Check(&s, out[:3], rem); err == nil {
 		t.Fatal("short tensor accepted")
 	}
-}
-
-type circuit struct {
-	spec     Spec
-	idx      []int
-	Out, Rem []frontend.Variable
-	Point    []frontend.Variable
-	Acc      frontend.Variable `gnark:",public"`
-}
-
-func (c *circuit) Define(api frontend.API) error {
-	if err := grequant.New(api).Assert(&c.spec, c.Out, c.Rem); err != nil {
-		return err
-	}
-	acc, err := grequant.EvaluateAcc(api, &c.spec, c.Out, c.Rem, c.idx, c.Point)
-	if err != nil {
-		return err
-	}
-	api.AssertIsEqual(acc, c.Acc)
-	return nil
-}
-
-// TestCircuit: the circuit accepts the honest tensors with the native
-// accumulator value, and rejects the carry attack (Out − 1, Rem + 2^k),
-// a negative remainder, an out-of-range output and a wrong value.
-func TestCircuit(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 6))
-	shape := []int{3, 5}
-	s, _, out, rem := instance(t, rng, shape, true)
-	idx, _ := poly.PaddedIndices(shape)
-	_, total, _ := poly.TensorVars(shape)
-	for _, curve := range []ecc.ID{ecc.BN254, ecc.BLS12_377} {
-		var accValue string
-		var point []string
-		if curve == ecc.BN254 {
-			accValue, point = nativeAcc[bn254fr.Element](t, rng, &s, out, rem, total)
-		} else {
-			accValue, point = nativeAcc[bls12377fr.Element](t, rng, &s, out, rem, total)
-		}
-		assign := func(out, rem []int64, acc string) *circuit {
-			c := &circuit{spec: s, idx: idx, Acc: acc}
-			for i := range out {
-				c.Out = append(c.Out, out[i])
-				c.Rem = append(c.Rem, rem[i])
-			}
-			for _, p := range point {
-				c.Point = append(c.Point, p)
-			}
-			return c
-		}
-		carryOut, carryRem := append([]int64(nil), out...), append([]int64(nil), rem...)
-		carryOut[4]--
-		carryRem[4] += 1 << s.Shift
-		negOut, negRem := append([]int64(nil), out...), append([]int64(nil), rem...)
-		negOut[1]++
-		negRem[1] -= 1 << s.Shift
-		bigOut := append([]int64(nil), out...)
-		bigOut[0] = 1 << 16
-		placeholder := &circuit{spec: s, idx: idx, Out: make([]frontend.Variable, len(out)), Rem: make([]frontend.Variable, len(out)), Point: make([]frontend.Variable, total)}
-		test.NewAssert(t).CheckCircuit(placeholder,
-			test.WithValidAssignment(assign(out, rem, accValue)),
-			test.WithInvalidAssignment(assign(carryOut, carryRem, accValue)),
-			test.WithInvalidAssignment(assign(negOut, negRem, accValue)),
-			test.WithInvalidAssignment(assign(bigOut, rem, accValue)),
-			test.WithInvalidAssignment(assign(out, rem, "1")),
-			test.WithCurves(curve), test.WithBackends(backend.GROTH16), test.NoFuzzing(), test.NoSerializationChecks())
-	}
-}
-
-func nativeAcc[E field.Scalar, P field.Ptr[E]](t *testing.T, rng *rand.Rand, s *Spec, out, rem []int64, total int) (string, []string) {
-	point := field.RandomVector[E, P](rng, total)
-	v, err := EvaluateAcc[E, P](s, out, rem, point)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := make([]string, len(point))
-	for i := range point {
-		ps[i] = P(&point[i]).String()
-	}
-	return P(&v).String(), ps
 }

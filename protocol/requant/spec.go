@@ -3,7 +3,8 @@ package requant
 import (
 	"fmt"
 	"math/big"
-	"math/bits"
+
+	"github.com/veriformer/veriformer/poly"
 )
 
 // Spec is one rescaling step applied element-wise to a tensor:
@@ -26,7 +27,7 @@ const MaxShift = 62
 
 // Validate checks the spec's shape, multipliers and shift.
 func (s *Spec) Validate() error {
-	if _, err := tensorVars(s.Shape); err != nil {
+	if _, _, err := poly.TensorVars(s.Shape); err != nil {
 		return fmt.Errorf("requant: %w", err)
 	}
 	last := s.Shape[len(s.Shape)-1]
@@ -71,20 +72,4 @@ func (s *Spec) MultiplierOf(i int) int64 {
 		return s.Multiplier[0]
 	}
 	return s.Multiplier[i%len(s.Multiplier)]
-}
-
-// tensorVars returns the total number of variables of the shape padded
-// dimension by dimension to powers of two.
-func tensorVars(shape []int) (int, error) {
-	if len(shape) == 0 {
-		return 0, fmt.Errorf("empty shape")
-	}
-	total := 0
-	for d, n := range shape {
-		if n <= 0 {
-			return 0, fmt.Errorf("dimension %d of shape %v is %d", d, shape, n)
-		}
-		total += bits.Len(uint(n - 1))
-	}
-	return total, nil
 }

@@ -1,0 +1,104 @@
+package layering
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/veriformer/veriformer"
+
+// native are the patterns of the native packages. A pattern whose directory
+// does not exist is skipped (pcs, while it is not in the module).
+var native = []string{
+	"field", "poly", "transcript", "sumcheck", "lookup/...", "model/...",
+	"protocol/...", "inference", "statement", "pcs/...",
+}
+
+// mustList are native packages the patterns must reach, so that a renamed
+// directory cannot make the check vacuous.
+var mustList = []string{
+	"field", "poly", "transcript", "sumcheck", "lookup", "lookup/table", "model",
+	"protocol/attention", "protocol/linear", "protocol/requant", "inference", "statement",
+}
+
+// forbidden reports whether an import path is one a native package must not
+// depend on.
+func forbidden(dep string) bool {
+	switch {
+	case dep == "github.com/consensys/gnark/frontend",
+		strings.HasPrefix(dep, "github.com/consensys/gnark/frontend/"),
+		strings.HasPrefix(dep, "github.com/consensys/gnark/std/"),
+		dep == module+"/gadgets",
+		strings.HasPrefix(dep, module+"/gadgets/"):
+		return true
+	}
+	return false
+}
+
+// TestNativeDependencies fails if a native package depends, directly or
+// transitively, on gnark's frontend, gnark's std or a gadget package.
+func TestNativeDependencies(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	for _, p := range native {
+		dir := filepath.Join(root, strings.TrimSuffix(p, "/..."))
+		if _, err := os.Stat(dir); err != nil {
+			t.Logf("%s: no such directory, skipped", p)
+			continue
+		}
+		patterns = append(patterns, "./"+p)
+	}
+	cmd := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}}{{range .Deps}} {{.}}{{end}}"}, patterns...)...)
+	cmd.Dir = root
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	listed := map[string]bool{}
+	for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		pkg := fields[0]
+		listed[pkg] = true
+		for _, dep := range fields[1:] {
+			if forbidden(dep) {
+				t.Errorf("%s depends on %s", pkg, dep)
+			}
+		}
+	}
+	for _, p := range mustList {
+		if !listed[module+"/"+p] {
+			t.Errorf("%s was not checked", p)
+		}
+	}
+	t.Logf("%d native packages checked", len(listed))
+}
+
+// TestForbidden checks the predicate on the paths it must and must not
+// match.
+func TestForbidden(t *testing.T) {
+	for dep, want := range map[string]bool{
+		"github.com/consensys/gnark/frontend":            true,
+		"github.com/consensys/gnark/frontend/cs/r1cs":    true,
+		"github.com/consensys/gnark/std/rangecheck":      true,
+		module + "/gadgets/sumcheck":                     true,
+		"github.com/consensys/gnark/backend/groth16":     false,
+		"github.com/consensys/gnark-crypto/ecc/bn254/fr": false,
+		module + "/sumcheck":                             false,
+		"github.com/consensys/gnark/frontendx":           false,
+		module + "/gadgetsx":                             false,
+	} {
+		if got := forbidden(dep); got != want {
+			t.Errorf("forbidden(%q) = %v, want %v", dep, got, want)
+		}
+	}
+}
