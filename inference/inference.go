@@ -239,7 +239,7 @@ func (s *protocolRun[E, P]) linear(slot **linear.Proof[E], x *model.Tensor, mms 
 		cfg.Projections = append(cfg.Projections, linear.Projection{Out: out, Bias: mm.Bias != nil})
 		colPoint := s.t.Challenges(poly.Log2Ceil(out))
 		spec := requant.Spec{Shape: mm.Out.Shape, Multiplier: mm.Multiplier, Shift: mm.Shift, OutLo: mm.Out.Min, OutHi: mm.Out.Max}
-		point := append(append([]E(nil), rowPoint...), colPoint...)
+		point := poly.Concat(rowPoint, colPoint)
 		v, err := requant.EvaluateAcc[E, P](&spec, mm.Out.Data, mm.Rem.Data, point)
 		if err != nil {
 			return err

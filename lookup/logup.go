@@ -37,18 +37,10 @@ type Proof[E field.Scalar] struct {
 }
 
 // ShapeVars returns the number of variables of each padded dimension and
-// their total.
+// their total (poly.TensorVars), at most 30.
 func ShapeVars(shape []int) (dims []int, total int, err error) {
-	if len(shape) == 0 {
-		return nil, 0, fmt.Errorf("lookup: empty shape")
-	}
-	for i, d := range shape {
-		if d <= 0 {
-			return nil, 0, fmt.Errorf("lookup: dimension %d of the shape is %d", i, d)
-		}
-		v := poly.Log2Ceil(d)
-		dims = append(dims, v)
-		total += v
+	if dims, total, err = poly.TensorVars(shape); err != nil {
+		return nil, 0, fmt.Errorf("lookup: %w", err)
 	}
 	if total > 30 {
 		return nil, 0, fmt.Errorf("lookup: shape %v has 2^%d padded entries", shape, total)

@@ -37,6 +37,21 @@ func Log2Ceil(n int) int {
 	return bits.TrailingZeros(uint(NextPowerOfTwo(n)))
 }
 
+// Concat returns the concatenation of the parts (points, mostly) in a new
+// slice that aliases none of them. It is generic so that circuit code
+// concatenates points of variables with it too.
+func Concat[T any](parts ...[]T) []T {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]T, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
 // Fold fixes the first (most significant) variable X₁ of the MLE f to r, in
 // place: f[i] ← f[i] + r·(f[i+h] − f[i]) for i < h = len(f)/2, and returns
 // f[:h]. The upper half of f is left as scratch. len(f) must be a power of

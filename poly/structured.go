@@ -176,7 +176,7 @@ func Prefix[E field.Scalar, P field.Ptr[E]](point []E, s int) E {
 // 6ℓ multiplications. The length of point must be even.
 func CausalZeroifier[E field.Scalar, P field.Ptr[E]](point []E, s int) (E, error) {
 	var res E
-	if err := checkCausalShape(len(point), 0); err != nil {
+	if err := CheckCausalShape(len(point), 0); err != nil {
 		return res, fmt.Errorf("poly: causal zeroifier: %w", err)
 	}
 	return causalZeroifier[E, P](point, s), nil
@@ -187,7 +187,7 @@ func CausalZeroifier[E field.Scalar, P field.Ptr[E]](point []E, s int) (E, error
 // headVars head coordinates. The MLE does not depend on r_head.
 func CausalZeroifierHeads[E field.Scalar, P field.Ptr[E]](point []E, headVars, s int) (E, error) {
 	var res E
-	if err := checkCausalShape(len(point), headVars); err != nil {
+	if err := CheckCausalShape(len(point), headVars); err != nil {
 		return res, fmt.Errorf("poly: causal zeroifier: %w", err)
 	}
 	return causalZeroifier[E, P](point[headVars:], s), nil
@@ -198,7 +198,7 @@ func CausalZeroifierHeads[E field.Scalar, P field.Ptr[E]](point []E, headVars, s
 // standing for −∞. Cost: one multiplication more than the zeroifier.
 func CausalMask[E field.Scalar, P field.Ptr[E]](point []E, s int, c E) (E, error) {
 	var z E
-	if err := checkCausalShape(len(point), 0); err != nil {
+	if err := CheckCausalShape(len(point), 0); err != nil {
 		return z, fmt.Errorf("poly: causal mask: %w", err)
 	}
 	z = causalZeroifier[E, P](point, s)
@@ -209,7 +209,7 @@ func CausalMask[E field.Scalar, P field.Ptr[E]](point []E, s int, c E) (E, error
 // (r_head ‖ r_row ‖ r_col) with headVars head coordinates, which it ignores.
 func CausalMaskHeads[E field.Scalar, P field.Ptr[E]](point []E, headVars, s int, c E) (E, error) {
 	var z E
-	if err := checkCausalShape(len(point), headVars); err != nil {
+	if err := CheckCausalShape(len(point), headVars); err != nil {
 		return z, fmt.Errorf("poly: causal mask: %w", err)
 	}
 	z = causalZeroifier[E, P](point[headVars:], s)
@@ -226,6 +226,29 @@ func PaddingVars(h, m int) (rowVars, headVars, widthVars int, err error) {
 	return Log2Ceil(h * m), Log2Ceil(h), Log2Ceil(m), nil
 }
 
+// SplitPaddingPoint checks h, m and the length of a point of the padding
+// matrix of [Padding], (r_c ‖ r_i ‖ r_j), or with unpadding of the
+// unpadding matrix of [Unpadding], (r_i ‖ r_j ‖ r_c), and returns its three
+// groups. It is generic so that the in-circuit twin (gadgets/poly) applies
+// the same checks to circuit variables.
+func SplitPaddingPoint[T any](point []T, h, m int, unpadding bool) (rc, ri, rj []T, err error) {
+	what := "padding"
+	if unpadding {
+		what = "unpadding"
+	}
+	if err := checkPaddingShape(h, m); err != nil {
+		return nil, nil, nil, fmt.Errorf("poly: %s: %w", what, err)
+	}
+	rowVars, headVars, widthVars := Log2Ceil(h*m), Log2Ceil(h), Log2Ceil(m)
+	if len(point) != rowVars+headVars+widthVars {
+		return nil, nil, nil, fmt.Errorf("poly: %s: point has %d coordinates, want %d", what, len(point), rowVars+headVars+widthVars)
+	}
+	if unpadding {
+		return point[headVars+widthVars:], point[:headVars], point[headVars : headVars+widthVars], nil
+	}
+	return point[:rowVars], point[rowVars : rowVars+headVars], point[rowVars+headVars:], nil
+}
+
 // checkPaddingShape checks that h and m lie in [1, 2^maxPaddingLog].
 func checkPaddingShape(h, m int) error {
 	if h < 1 || m < 1 || h > maxPaddingSide || m > maxPaddingSide {
@@ -234,9 +257,10 @@ func checkPaddingShape(h, m int) error {
 	return nil
 }
 
-// checkCausalShape checks that n variables split into headVars head
-// variables and two equal halves (rows, columns).
-func checkCausalShape(n, headVars int) error {
+// CheckCausalShape checks that n variables split into headVars head
+// variables and two equal halves (rows, columns), the point layout of the
+// causal zeroifiers and masks (native and in-circuit).
+func CheckCausalShape(n, headVars int) error {
 	if headVars < 0 || headVars > n || (n-headVars)%2 != 0 {
 		return fmt.Errorf("%d head variables do not split %d variables into heads and two equal halves (rows, columns)", headVars, n)
 	}
@@ -258,14 +282,10 @@ const (
 // widths) and about 2a + min(δ'·(4m' + 1) + m'·μ', h·(9δ' + L)) otherwise.
 func Padding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
 	var res E
-	if err := checkPaddingShape(h, m); err != nil {
-		return res, fmt.Errorf("poly: padding: %w", err)
+	rc, ri, rj, err := SplitPaddingPoint(point, h, m, false)
+	if err != nil {
+		return res, err
 	}
-	rowVars, headVars, widthVars := Log2Ceil(h*m), Log2Ceil(h), Log2Ceil(m)
-	if len(point) != rowVars+headVars+widthVars {
-		return res, fmt.Errorf("poly: padding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
-	}
-	rc, ri, rj := point[:rowVars], point[rowVars:rowVars+headVars], point[rowVars+headVars:]
 	return padding[E, P](rc, ri, rj, h, m), nil
 }
 
@@ -274,14 +294,10 @@ func Padding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
 // c = i·m + j]. Same cost as [Padding].
 func Unpadding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
 	var res E
-	if err := checkPaddingShape(h, m); err != nil {
-		return res, fmt.Errorf("poly: unpadding: %w", err)
+	rc, ri, rj, err := SplitPaddingPoint(point, h, m, true)
+	if err != nil {
+		return res, err
 	}
-	rowVars, headVars, widthVars := Log2Ceil(h*m), Log2Ceil(h), Log2Ceil(m)
-	if len(point) != rowVars+headVars+widthVars {
-		return res, fmt.Errorf("poly: unpadding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
-	}
-	ri, rj, rc := point[:headVars], point[headVars:headVars+widthVars], point[headVars+widthVars:]
 	return padding[E, P](rc, ri, rj, h, m), nil
 }
 

@@ -195,8 +195,8 @@ func VerifyOutput(api frontend.API, tr *transcript.Transcript, shape attention.C
 	api.AssertIsEqual(value, api.Mul(heads, api.Mul(proof.Probs, proof.PaddedValues)))
 	tr.Absorb(proof.Probs, proof.PaddedValues)
 	return OutputClaims{
-		Probs:        poly.Claim{Point: poly.Concat(pa, rb, rs, pk), Value: proof.Probs},
-		PaddedValues: poly.Claim{Point: poly.Concat(pk, pa, rt), Value: proof.PaddedValues},
+		Probs:        poly.Claim{Point: npoly.Concat(pa, rb, rs, pk), Value: proof.Probs},
+		PaddedValues: poly.Claim{Point: npoly.Concat(pk, pa, rt), Value: proof.PaddedValues},
 	}, nil
 }
 
@@ -245,7 +245,7 @@ func VerifyScores(api frontend.API, tr *transcript.Transcript, shape attention.C
 		return InputClaims{}, fmt.Errorf("attention: zeroifier: %w", err)
 	}
 	qj, qk := point[:d.RowVars], point[d.RowVars:]
-	eq := poly.Eq(api, point, poly.Concat(rj, rk))
+	eq := poly.Eq(api, point, npoly.Concat(rj, rk))
 	zq, err := zeroifier(api, &d, qj, qk)
 	if err != nil {
 		return InputClaims{}, err
@@ -262,7 +262,7 @@ func VerifyScores(api frontend.API, tr *transcript.Transcript, shape attention.C
 	heads := poly.Eq(api, pa, ra)
 	api.AssertIsEqual(value, api.Mul(heads, api.Mul(proof.PaddedQuery, proof.PaddedKeys)))
 	tr.Absorb(proof.PaddedQuery, proof.PaddedKeys)
-	queryCol, keysCol := poly.Concat(pa, rb, pt), poly.Concat(pa, pt)
+	queryCol, keysCol := npoly.Concat(pa, rb, pt), npoly.Concat(pa, pt)
 	rv, valuesCol := paddedValues.Point[:d.KeyVars], paddedValues.Point[d.KeyVars:]
 
 	instances := []sumcheck.Instance{
@@ -305,9 +305,9 @@ func VerifyScores(api frontend.API, tr *transcript.Transcript, shape attention.C
 	}
 	tr.Absorb(proof.Query, proof.Keys, proof.Values)
 	return InputClaims{
-		Query:  poly.Claim{Point: poly.Concat(qj, rc), Value: proof.Query},
-		Keys:   poly.Claim{Point: poly.Concat(qk, rcKV), Value: proof.Keys},
-		Values: poly.Claim{Point: poly.Concat(rv, rcKV), Value: proof.Values},
+		Query:  poly.Claim{Point: npoly.Concat(qj, rc), Value: proof.Query},
+		Keys:   poly.Claim{Point: npoly.Concat(qk, rcKV), Value: proof.Keys},
+		Values: poly.Claim{Point: npoly.Concat(rv, rcKV), Value: proof.Values},
 	}, nil
 }
 
@@ -315,14 +315,14 @@ func VerifyScores(api frontend.API, tr *transcript.Transcript, shape attention.C
 // documentation).
 func queryPadding(api frontend.API, d *attention.Dims, rc, rCol []frontend.Variable) (frontend.Variable, error) {
 	if npoly.IsPowerOfTwo(d.Group) {
-		v, err := poly.Padding(api, poly.Concat(rc, rCol), d.Heads, d.Width)
+		v, err := poly.Padding(api, npoly.Concat(rc, rCol), d.Heads, d.Width)
 		if err != nil {
 			return nil, fmt.Errorf("attention: query padding: %w", err)
 		}
 		return v, nil
 	}
 	hv := len(rc) - d.WidthVars
-	v, err := poly.Padding(api, poly.Concat(rc[:hv], rCol[:d.HeadVars()]), d.KVHeads, d.Group)
+	v, err := poly.Padding(api, npoly.Concat(rc[:hv], rCol[:d.HeadVars()]), d.KVHeads, d.Group)
 	if err != nil {
 		return nil, fmt.Errorf("attention: query padding: %w", err)
 	}
@@ -331,7 +331,7 @@ func queryPadding(api frontend.API, d *attention.Dims, rc, rCol []frontend.Varia
 
 // kvPadding is the closed form P̃_kv(r_c, r_a, r_t).
 func kvPadding(api frontend.API, d *attention.Dims, rc, rCol []frontend.Variable) (frontend.Variable, error) {
-	v, err := poly.Padding(api, poly.Concat(rc, rCol), d.KVHeads, d.Width)
+	v, err := poly.Padding(api, npoly.Concat(rc, rCol), d.KVHeads, d.Width)
 	if err != nil {
 		return nil, fmt.Errorf("attention: key/value padding: %w", err)
 	}
@@ -360,7 +360,7 @@ func zeroifier(api frontend.API, d *attention.Dims, rRow, rKey []frontend.Variab
 	case d.QueryRows == 1:
 		return poly.Prefix(api, rKey, d.Start+1), nil
 	case d.Start == 0 && d.QueryRows == d.KeyRows:
-		z, err := poly.CausalZeroifier(api, poly.Concat(rRow, rKey), d.QueryRows)
+		z, err := poly.CausalZeroifier(api, npoly.Concat(rRow, rKey), d.QueryRows)
 		if err != nil {
 			return nil, fmt.Errorf("attention: zeroifier: %w", err)
 		}

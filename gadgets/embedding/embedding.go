@@ -9,6 +9,7 @@ import (
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	npoly "github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/protocol/embedding"
 )
 
@@ -58,7 +59,7 @@ func Verify(api frontend.API, tr *transcript.Transcript, shape embedding.Config,
 		selector = api.Add(selector, api.Mul(poly.EqIndex(api, r[:rv], i), oneHot(api, rho, t, shape.Vocab)))
 	}
 	api.AssertIsEqual(final, api.Mul(selector, proof.Table))
-	claims.Table = poly.Claim{Point: append(append([]frontend.Variable(nil), rho...), r[rv:]...), Value: proof.Table}
+	claims.Table = poly.Claim{Point: npoly.Concat(rho, r[rv:]), Value: proof.Table}
 	return claims, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	npoly "github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/protocol/linear"
 )
 
@@ -128,7 +129,7 @@ func Verify(api frontend.API, tr *transcript.Transcript, shape linear.Config, pr
 		return claims, fmt.Errorf("linear: final check: %w", err)
 	}
 	r := final.Point
-	claims.Input = poly.Claim{Point: poly.Concat(out[0].Point[:rv], r), Value: proof.Inputs[0]}
+	claims.Input = poly.Claim{Point: npoly.Concat(out[0].Point[:rv], r), Value: proof.Inputs[0]}
 	if !shape.SharesRow() {
 		rowClaims := make([]poly.Claim, len(out))
 		for k := range out {
@@ -138,15 +139,15 @@ func Verify(api frontend.API, tr *transcript.Transcript, shape linear.Config, pr
 		if err != nil {
 			return claims, fmt.Errorf("linear: same-poly on X: %w", err)
 		}
-		claims.Input = poly.Claim{Point: poly.Concat(c.Point, r), Value: c.Value}
+		claims.Input = poly.Claim{Point: npoly.Concat(c.Point, r), Value: c.Value}
 	}
 	claims.Weights = make([]poly.Claim, len(out))
 	claims.Biases = make([]poly.Claim, len(out))
 	for k := range out {
 		col := out[k].Point[rv:]
-		claims.Weights[k] = poly.Claim{Point: poly.Concat(col, r), Value: proof.Weights[k]}
+		claims.Weights[k] = poly.Claim{Point: npoly.Concat(col, r), Value: proof.Weights[k]}
 		if biasOf[k] >= 0 {
-			claims.Biases[k] = poly.Claim{Point: poly.Concat(col, nil), Value: proof.Biases[biasOf[k]]}
+			claims.Biases[k] = poly.Claim{Point: npoly.Concat(col, nil), Value: proof.Biases[biasOf[k]]}
 		}
 	}
 	return claims, nil

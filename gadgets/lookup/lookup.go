@@ -10,7 +10,9 @@ import (
 	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
+	native "github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/lookup/table"
+	npoly "github.com/veriformer/veriformer/poly"
 )
 
 // multiplicityBits and the packing factor follow the native protocol.
@@ -42,7 +44,7 @@ type Proof struct {
 // PlaceholderProof sizes a proof of lookups into tbl from a tensor of the
 // given shape.
 func PlaceholderProof(tbl *table.Table, shape []int) (Proof, error) {
-	total, err := shapeVars(shape)
+	_, total, err := native.ShapeVars(shape)
 	if err != nil {
 		return Proof{}, err
 	}
@@ -62,28 +64,6 @@ func placeholderFraction(n int) FractionProof {
 	return fp
 }
 
-func shapeVars(shape []int) (int, error) {
-	if len(shape) == 0 {
-		return 0, fmt.Errorf("lookup: empty shape")
-	}
-	total := 0
-	for i, d := range shape {
-		if d <= 0 {
-			return 0, fmt.Errorf("lookup: dimension %d of the shape is %d", i, d)
-		}
-		total += log2Ceil(d)
-	}
-	return total, nil
-}
-
-func log2Ceil(n int) int {
-	k := 0
-	for 1<<k < n {
-		k++
-	}
-	return k
-}
-
 // Verify checks a LogUp proof that the tuples of a tensor of the given
 // shape are rows of tbl, in the native verifier's transcript order, and
 // returns one claim per column on the zero-padded column MLEs.
@@ -98,7 +78,7 @@ func Verify(api frontend.API, tr *transcript.Transcript, tbl *table.Table, shape
 	if err := tbl.Validate(); err != nil {
 		return nil, err
 	}
-	total, err := shapeVars(shape)
+	_, total, err := native.ShapeVars(shape)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +210,7 @@ func selector(api frontend.API, shape []int, point []frontend.Variable, extra in
 	}
 	off := extra
 	for _, d := range shape {
-		v := log2Ceil(d)
+		v := npoly.Log2Ceil(d)
 		res = api.Mul(res, poly.Prefix(api, point[off:off+v], d))
 		off += v
 	}

@@ -35,17 +35,3 @@ func ValueOfClaims[E field.Scalar](cs []native.Claim[E]) []Claim {
 	}
 	return out
 }
-
-// Concat returns the concatenation of points in a new slice (the parts are
-// not aliased).
-func Concat(parts ...[]frontend.Variable) []frontend.Variable {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	out := make([]frontend.Variable, 0, n)
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
-}

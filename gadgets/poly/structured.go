@@ -5,6 +5,8 @@ import (
 	"math/bits"
 
 	"github.com/consensys/gnark/frontend"
+
+	native "github.com/veriformer/veriformer/poly"
 )
 
 // Structured multilinear extensions in a circuit.
@@ -77,7 +79,7 @@ func prefixStep(api frontend.API, r, l frontend.Variable, bit int) frontend.Vari
 // all (s = 2^ℓ − 1); 2ℓ − 1 when s ≥ 2^ℓ; none when s ≤ 0. The length of
 // point must be even.
 func CausalZeroifier(api frontend.API, point []frontend.Variable, s int) (frontend.Variable, error) {
-	if err := checkCausalShape(len(point), 0); err != nil {
+	if err := native.CheckCausalShape(len(point), 0); err != nil {
 		return nil, fmt.Errorf("poly: causal zeroifier: %w", err)
 	}
 	return causalZeroifier(api, point, s), nil
@@ -88,7 +90,7 @@ func CausalZeroifier(api frontend.API, point []frontend.Variable, s int) (fronte
 // headVars head coordinates. The MLE does not depend on r_head, which costs
 // nothing.
 func CausalZeroifierHeads(api frontend.API, point []frontend.Variable, headVars, s int) (frontend.Variable, error) {
-	if err := checkCausalShape(len(point), headVars); err != nil {
+	if err := native.CheckCausalShape(len(point), headVars); err != nil {
 		return nil, fmt.Errorf("poly: causal zeroifier: %w", err)
 	}
 	return causalZeroifier(api, point[headVars:], s), nil
@@ -99,7 +101,7 @@ func CausalZeroifierHeads(api frontend.API, point []frontend.Variable, headVars,
 // standing for −∞. One constraint more than the zeroifier, none when c is a
 // constant.
 func CausalMask(api frontend.API, point []frontend.Variable, s int, c frontend.Variable) (frontend.Variable, error) {
-	if err := checkCausalShape(len(point), 0); err != nil {
+	if err := native.CheckCausalShape(len(point), 0); err != nil {
 		return nil, fmt.Errorf("poly: causal mask: %w", err)
 	}
 	return api.Mul(c, api.Sub(1, causalZeroifier(api, point, s))), nil
@@ -108,7 +110,7 @@ func CausalMask(api frontend.API, point []frontend.Variable, s int, c frontend.V
 // CausalMaskHeads is [CausalMask] over the ĥ × ŝ × ŝ tensor, point =
 // (r_head ‖ r_row ‖ r_col) with headVars head coordinates, which it ignores.
 func CausalMaskHeads(api frontend.API, point []frontend.Variable, headVars, s int, c frontend.Variable) (frontend.Variable, error) {
-	if err := checkCausalShape(len(point), headVars); err != nil {
+	if err := native.CheckCausalShape(len(point), headVars); err != nil {
 		return nil, fmt.Errorf("poly: causal mask: %w", err)
 	}
 	return api.Mul(c, api.Sub(1, causalZeroifier(api, point[headVars:], s))), nil
@@ -146,43 +148,10 @@ func causalZeroifier(api frontend.API, point []frontend.Variable, s int) fronten
 	return ee
 }
 
-// PaddingVars returns the numbers of variables of the padding matrix of
-// [Padding] for h heads of width m: rows ⌈log₂(h·m)⌉, heads ⌈log₂ h⌉, head
-// width ⌈log₂ m⌉. The unpadding matrix has the same three groups, rows last.
-func PaddingVars(h, m int) (rowVars, headVars, widthVars int, err error) {
-	if err := checkPaddingShape(h, m); err != nil {
-		return 0, 0, 0, fmt.Errorf("poly: padding shape: %w", err)
-	}
-	return log2Ceil(h * m), log2Ceil(h), log2Ceil(m), nil
-}
-
-// checkPaddingShape checks that h and m lie in [1, 2^maxPaddingLog].
-func checkPaddingShape(h, m int) error {
-	if h < 1 || m < 1 || h > maxPaddingSide || m > maxPaddingSide {
-		return fmt.Errorf("heads %d and head width %d must lie in [1, 2^%d]", h, m, maxPaddingLog)
-	}
-	return nil
-}
-
-// checkCausalShape checks that n variables split into headVars head
-// variables and two equal halves (rows, columns).
-func checkCausalShape(n, headVars int) error {
-	if headVars < 0 || headVars > n || (n-headVars)%2 != 0 {
-		return fmt.Errorf("%d head variables do not split %d variables into heads and two equal halves (rows, columns)", headVars, n)
-	}
-	return nil
-}
-
-// maxPaddingLog bounds h and m of the padding matrices (as in the native
-// package).
-const (
-	maxPaddingLog  = 15
-	maxPaddingSide = 1 << maxPaddingLog
-)
-
 // Padding returns the MLE of the head padding matrix P ∈ F^{D × ĥm̂} of seed
 // 002 at point = (r_c ‖ r_i ‖ r_j), P[c, i·m̂ + j] = [i < h ∧ j < m ∧
-// c = i·m + j], with the variable counts of [PaddingVars] and constant h, m.
+// c = i·m + j], with the variable counts of the native poly.PaddingVars and constant h,
+// m.
 // With m = m'·2ᵃ (m' odd), δ' = ⌈log₂(hm')⌉, L = ⌈log₂ h⌉, μ' = ⌈log₂ m'⌉,
 // it is β(r_c^lo, r_j^lo) (a low coordinates each, 2a − 1 constraints) times
 //
@@ -193,28 +162,20 @@ const (
 //     δ'·(4m' + 1) + m'·μ') and the sum over heads (about h·(9δ' + L)); 57
 //     for h = 12, m = 48, 100 for h = 25, m = 80, 59 for h = 12, m = 96.
 func Padding(api frontend.API, point []frontend.Variable, h, m int) (frontend.Variable, error) {
-	if err := checkPaddingShape(h, m); err != nil {
-		return nil, fmt.Errorf("poly: padding: %w", err)
+	rc, ri, rj, err := native.SplitPaddingPoint(point, h, m, false)
+	if err != nil {
+		return nil, err
 	}
-	rowVars, headVars, widthVars := log2Ceil(h*m), log2Ceil(h), log2Ceil(m)
-	if len(point) != rowVars+headVars+widthVars {
-		return nil, fmt.Errorf("poly: padding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
-	}
-	rc, ri, rj := point[:rowVars], point[rowVars:rowVars+headVars], point[rowVars+headVars:]
 	return padding(api, rc, ri, rj, h, m), nil
 }
 
 // Unpadding returns the MLE of the unpadding matrix U = Pᵀ ∈ F^{ĥm̂ × D} of
 // seed 002 at point = (r_i ‖ r_j ‖ r_c). Same cost as [Padding].
 func Unpadding(api frontend.API, point []frontend.Variable, h, m int) (frontend.Variable, error) {
-	if err := checkPaddingShape(h, m); err != nil {
-		return nil, fmt.Errorf("poly: unpadding: %w", err)
+	rc, ri, rj, err := native.SplitPaddingPoint(point, h, m, true)
+	if err != nil {
+		return nil, err
 	}
-	rowVars, headVars, widthVars := log2Ceil(h*m), log2Ceil(h), log2Ceil(m)
-	if len(point) != rowVars+headVars+widthVars {
-		return nil, fmt.Errorf("poly: unpadding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
-	}
-	ri, rj, rc := point[:headVars], point[headVars:headVars+widthVars], point[headVars+widthVars:]
 	return padding(api, rc, ri, rj, h, m), nil
 }
 
@@ -451,9 +412,4 @@ func bitFromTop(v, n, k int) int {
 		return 0
 	}
 	return (v >> shift) & 1
-}
-
-// log2Ceil returns ⌈log₂ v⌉ for v ≥ 1.
-func log2Ceil(v int) int {
-	return bits.Len(uint(v - 1))
 }

@@ -152,7 +152,7 @@ func maskHeadsCase(headVars, l, s int) structuredCase {
 }
 
 func paddingCase(h, m int, transpose bool) structuredCase {
-	rowVars, headVars, widthVars, err := PaddingVars(h, m)
+	rowVars, headVars, widthVars, err := native.PaddingVars(h, m)
 	if err != nil {
 		panic(err) // test table bug
 	}
@@ -180,7 +180,7 @@ func paddingCase(h, m int, transpose bool) structuredCase {
 // its own (without the power-of-two split), against the native Padding.
 func paddingStrategyCase(h, m int, division bool) structuredCase {
 	tc := paddingCase(h, m, false)
-	rowVars, headVars, _, err := PaddingVars(h, m)
+	rowVars, headVars, _, err := native.PaddingVars(h, m)
 	if err != nil {
 		panic(err) // test table bug
 	}

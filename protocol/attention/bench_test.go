@@ -36,14 +36,14 @@ func plain(cfg Config, w *Witness) {
 // benchClaims returns random claims on O and S_M and the transcript state
 // after them.
 func benchClaims[E field.Scalar, P field.Ptr[E]](cfg Config, w *Witness) (out, masked []poly.Claim[E]) {
-	d, _ := cfg.dims()
+	d, _ := cfg.Dims()
 	rng := rand.New(rand.NewPCG(1, 2))
 	o, _ := Output(cfg, w.Probs, w.Values)
-	oTable := toField[E](padColumns(padRows(o, d.heads*d.width, d.paddedRows()), d.heads*d.width, d.queryCols()))
-	point := field.RandomVector[E, P](rng, d.rowVars+d.queryColVars)
+	oTable := toField[E](padColumns(padRows(o, d.Heads*d.Width, d.paddedRows()), d.Heads*d.Width, d.queryCols()))
+	point := field.RandomVector[E, P](rng, d.RowVars+d.QueryColVars)
 	out = []poly.Claim[E]{{Point: point, Value: poly.Evaluate[E, P](oTable, point)}}
 	s, _ := MaskedScores(cfg, w.Query, w.Keys)
-	point = field.RandomVector[E, P](rng, d.scoreVars())
+	point = field.RandomVector[E, P](rng, d.ScoreVars())
 	masked = []poly.Claim[E]{{Point: point, Value: poly.Evaluate[E, P](toField[E](s), point)}}
 	return out, masked
 }

@@ -23,12 +23,12 @@ type CircuitRun[E field.Scalar] struct {
 }
 
 func (s *run[E]) circuitRun() *CircuitRun[E] {
-	d, _ := s.cfg.dims()
+	d, _ := s.cfg.Dims()
 	return &CircuitRun[E]{
 		Config: s.cfg, Out: s.out, Masked: s.masked,
 		OutProof: s.outProof, ScoresProof: s.scoresProof,
 		OutClaims: s.outClaims, InClaims: s.inClaims, Final: s.final,
-		TestDomain: testDomain, OutVars: d.rowVars + d.queryColVars, ScoreVars: d.scoreVars(),
+		TestDomain: testDomain, OutVars: d.RowVars + d.QueryColVars, ScoreVars: d.ScoreVars(),
 	}
 }
 

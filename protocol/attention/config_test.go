@@ -54,7 +54,7 @@ func TestMalformed(t *testing.T) {
 	type E = bn254fr.Element
 	cfg := Config{Heads: 3, HeadDim: 10, QueryRows: 5, KeyRows: 5, MaskValue: -9}
 	r := prove[E](t, cfg, randomWitness(rand.New(rand.NewPCG(5, 5)), cfg), cheat{})
-	d, _ := cfg.dims()
+	d, _ := cfg.Dims()
 	verify := func() error { _, _, err := verifyNative(r); return err }
 	for name, mutate := range map[string]func() func(){
 		"two output claims": func() func() {
@@ -98,7 +98,7 @@ func TestMalformed(t *testing.T) {
 	}
 	// Wrong point length on the V̂ claim given to the scores half.
 	tr := transcript.New[E]("x")
-	short := poly.Claim[E]{Point: make([]E, d.keyVars)}
+	short := poly.Claim[E]{Point: make([]E, d.KeyVars)}
 	if _, err := VerifyScores(tr, cfg, r.scoresProof, r.masked, short); err == nil {
 		t.Error("short V̂ claim accepted")
 	}

@@ -12,7 +12,7 @@ import (
 // randomWitness draws Q, K, V in [−2⁷, 2⁷) and probabilities in [0, 2⁸)
 // at visible positions (0 at masked ones, as the softmax produces).
 func randomWitness(rng *rand.Rand, cfg Config) *Witness {
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		panic(err)
 	}
@@ -24,16 +24,16 @@ func randomWitness(rng *rand.Rand, cfg Config) *Witness {
 		return v
 	}
 	w := &Witness{
-		Query:  small(d.queryRows * d.heads * d.width),
-		Keys:   small(d.keyRows * d.kvHeads * d.width),
-		Values: small(d.keyRows * d.kvHeads * d.width),
-		Probs:  make([]int64, d.heads*d.queryRows*d.keyRows),
+		Query:  small(d.QueryRows * d.Heads * d.Width),
+		Keys:   small(d.KeyRows * d.KVHeads * d.Width),
+		Values: small(d.KeyRows * d.KVHeads * d.Width),
+		Probs:  make([]int64, d.Heads*d.QueryRows*d.KeyRows),
 	}
-	for i := range d.heads {
-		for j := range d.queryRows {
-			for k := range d.keyRows {
+	for i := range d.Heads {
+		for j := range d.QueryRows {
+			for k := range d.KeyRows {
 				if d.visible(j, k) {
-					w.Probs[(i*d.queryRows+j)*d.keyRows+k] = rng.Int64N(256)
+					w.Probs[(i*d.QueryRows+j)*d.KeyRows+k] = rng.Int64N(256)
 				}
 			}
 		}
@@ -74,14 +74,14 @@ func drawClaims[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P],
 // entry, or claims on a wrongly masked softmax input.
 type cheat struct {
 	padded *padded
-	mask   func(d *dims, masked []int64)
+	mask   func(d *Dims, masked []int64)
 }
 
 // prove runs the prover on w (dishonestly as c says) and returns the
 // run.
 func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness, c cheat) *run[E] {
 	t.Helper()
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness,
 	s := &run[E]{cfg: cfg, w: w}
 	tr := transcript.New[E, P](testDomain)
 	outTable := toField[E](d.unpadOutput(d.outputOf(p.probs, p.values)))
-	s.out = drawClaims(tr, outTable, cfg.outputClaims(), d.rowVars+d.queryColVars)
+	s.out = drawClaims(tr, outTable, cfg.outputClaims(), d.RowVars+d.QueryColVars)
 	if s.outProof, s.outClaims, err = proveOutput(tr, &d, cfg.outputClaims(), p, s.out); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness,
 		c.mask(&d, masked)
 	}
 	maskedTable := toField[E](masked)
-	s.masked = drawClaims(tr, maskedTable, cfg.scoreClaims(), d.scoreVars())
+	s.masked = drawClaims(tr, maskedTable, cfg.scoreClaims(), d.ScoreVars())
 	if s.scoresProof, s.inClaims, err = proveScores(tr, &d, cfg.MaskValue, cfg.scoreClaims(), w, p, s.masked, s.outClaims.PaddedValues); err != nil {
 		t.Fatal(err)
 	}
@@ -112,17 +112,17 @@ func prove[E field.Scalar, P field.Ptr[E]](t testing.TB, cfg Config, w *Witness,
 // verifyNative runs the native verifier on the run's proofs and claim
 // values; the points come from the verifier's own transcript.
 func verifyNative[E field.Scalar, P field.Ptr[E]](s *run[E]) (OutputClaims[E], InputClaims[E], error) {
-	d, err := s.cfg.dims()
+	d, err := s.cfg.Dims()
 	if err != nil {
 		return OutputClaims[E]{}, InputClaims[E]{}, err
 	}
 	tr := transcript.New[E, P](testDomain)
-	out := redraw(tr, s.out, d.rowVars+d.queryColVars)
+	out := redraw(tr, s.out, d.RowVars+d.QueryColVars)
 	outClaims, err := VerifyOutput(tr, s.cfg, s.outProof, out)
 	if err != nil {
 		return OutputClaims[E]{}, InputClaims[E]{}, err
 	}
-	masked := redraw(tr, s.masked, d.scoreVars())
+	masked := redraw(tr, s.masked, d.ScoreVars())
 	in, err := VerifyScores(tr, s.cfg, s.scoresProof, masked, outClaims.PaddedValues)
 	return outClaims, in, err
 }

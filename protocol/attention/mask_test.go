@@ -21,12 +21,12 @@ func TestZeroifierClosedForm(t *testing.T) {
 		for keys := rows; keys <= 18; keys++ {
 			for start := 0; start <= keys-rows; start++ {
 				cfg := Config{Heads: 1, HeadDim: 1, QueryRows: rows, KeyRows: keys, Start: start}
-				d, err := cfg.dims()
+				d, err := cfg.Dims()
 				if err != nil {
 					t.Fatal(err)
 				}
 				table := zeroifierTable[E](&d)
-				point := field.RandomVector[E](rng, d.rowVars+d.keyVars)
+				point := field.RandomVector[E](rng, d.RowVars+d.KeyVars)
 				want := poly.Evaluate[E](table, point)
 				got, err := Zeroifier[E](cfg, point)
 				if err != nil {
@@ -36,7 +36,7 @@ func TestZeroifierClosedForm(t *testing.T) {
 					t.Fatalf("rows %d keys %d start %d: closed form differs from the table", rows, keys, start)
 				}
 				// the automaton alone covers the special shapes too
-				got = shiftedCausal[E](point[:d.rowVars], point[d.rowVars:], rows, start)
+				got = shiftedCausal[E](point[:d.RowVars], point[d.RowVars:], rows, start)
 				if !got.Equal(&want) {
 					t.Fatalf("rows %d keys %d start %d: automaton differs from the table", rows, keys, start)
 				}

@@ -47,7 +47,7 @@ type OutputClaims[E field.Scalar] struct {
 // O (QueryRows × Heads·HeadDim, padded to ŝ_q × D_q). It needs w.Probs and
 // w.Values.
 func ProveOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, w *Witness, out []poly.Claim[E]) (*OutputProof[E], OutputClaims[E], error) {
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		return nil, OutputClaims[E]{}, err
 	}
@@ -58,8 +58,8 @@ func ProveOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P]
 	return proveOutput(tr, &d, cfg.outputClaims(), &p, out)
 }
 
-func proveOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], d *dims, nbClaims int, p *padded, out []poly.Claim[E]) (*OutputProof[E], OutputClaims[E], error) {
-	if err := checkClaims("output", nbClaims, d.rowVars+d.queryColVars, out); err != nil {
+func proveOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], d *Dims, nbClaims int, p *padded, out []poly.Claim[E]) (*OutputProof[E], OutputClaims[E], error) {
+	if err := checkClaims("output", nbClaims, d.RowVars+d.QueryColVars, out); err != nil {
 		return nil, OutputClaims[E]{}, err
 	}
 	proof := new(OutputProof[E])
@@ -74,7 +74,7 @@ func proveOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P]
 		}
 		proof.SamePoly, claim = &sp, c
 	}
-	rs, rd := claim.Point[:d.rowVars], claim.Point[d.rowVars:]
+	rs, rd := claim.Point[:d.RowVars], claim.Point[d.RowVars:]
 
 	// Unpadding: O(r_s, r_d) = Σ_x Ô(r_s, x)·U(x, r_d).
 	outRow := combineRows[E, P](paddedOut, d.paddedQueryCols(), poly.EqTable[E, P](rs))
@@ -87,12 +87,12 @@ func proveOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P]
 	proof.Unpadding, proof.PaddedOutput = sc, opening.Evaluations[0]
 	tr.Absorb(proof.PaddedOutput)
 	rho := opening.Point
-	ra, rb, rt := rho[:d.kvHeadVars], rho[d.kvHeadVars:d.headVars()], rho[d.headVars():]
+	ra, rb, rt := rho[:d.KVHeadVars], rho[d.KVHeadVars:d.HeadVars()], rho[d.HeadVars():]
 
 	// Head-batched A·V: Ô(r_s, ρ) = Σ_{a,k} β(a, ρ_a)·A(a, ρ_b, r_s, k)·V̂(k, a, ρ_t).
 	keys := d.paddedKeys()
 	block := d.paddedGroup() * d.paddedRows() * keys // one key/value head of A
-	weights := poly.EqTable[E, P](concat(rb, rs))
+	weights := poly.EqTable[E, P](poly.Concat(rb, rs))
 	probs := make([]E, 0, d.paddedKVHeads()*keys)
 	for a := range d.paddedKVHeads() {
 		probs = append(probs, combineRows[E, P](p.probs[a*block:(a+1)*block], keys, weights)...)
@@ -110,11 +110,11 @@ func proveOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P]
 
 // VerifyOutput is the verifier of [ProveOutput].
 func VerifyOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, proof *OutputProof[E], out []poly.Claim[E]) (OutputClaims[E], error) {
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		return OutputClaims[E]{}, err
 	}
-	if err := checkClaims("output", cfg.outputClaims(), d.rowVars+d.queryColVars, out); err != nil {
+	if err := checkClaims("output", cfg.outputClaims(), d.RowVars+d.QueryColVars, out); err != nil {
 		return OutputClaims[E]{}, err
 	}
 	if proof == nil || (proof.SamePoly != nil) != (len(out) > 1) {
@@ -127,9 +127,9 @@ func VerifyOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P
 			return OutputClaims[E]{}, fmt.Errorf("attention: output claims: %w", err)
 		}
 	}
-	rs, rd := claim.Point[:d.rowVars], claim.Point[d.rowVars:]
+	rs, rd := claim.Point[:d.RowVars], claim.Point[d.RowVars:]
 
-	rho, value, err := sumcheck.Verify(tr, claim.Value, 2, d.headVars()+d.widthVars, proof.Unpadding)
+	rho, value, err := sumcheck.Verify(tr, claim.Value, 2, d.HeadVars()+d.WidthVars, proof.Unpadding)
 	if err != nil {
 		return OutputClaims[E]{}, fmt.Errorf("attention: unpadding: %w", err)
 	}
@@ -141,13 +141,13 @@ func VerifyOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P
 		return OutputClaims[E]{}, err
 	}
 	tr.Absorb(proof.PaddedOutput)
-	ra := rho[:d.kvHeadVars]
+	ra := rho[:d.KVHeadVars]
 
-	point, value, err := sumcheck.Verify(tr, proof.PaddedOutput, 3, d.kvHeadVars+d.keyVars, proof.Mix)
+	point, value, err := sumcheck.Verify(tr, proof.PaddedOutput, 3, d.KVHeadVars+d.KeyVars, proof.Mix)
 	if err != nil {
 		return OutputClaims[E]{}, fmt.Errorf("attention: probabilities·values: %w", err)
 	}
-	heads := poly.Eq[E, P](point[:d.kvHeadVars], ra)
+	heads := poly.Eq[E, P](point[:d.KVHeadVars], ra)
 	if err := expect[E, P]("probabilities·values", &value, &heads, &proof.Probs, &proof.PaddedValues); err != nil {
 		return OutputClaims[E]{}, err
 	}
@@ -158,12 +158,12 @@ func VerifyOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P
 // outputClaims assembles the claims on A and V̂ from the unpadding point ρ,
 // the output row point r_s and the final point (ρ'_a ‖ ρ'_k) of the A·V
 // sum-check.
-func outputClaims[E field.Scalar](d *dims, rho, rs, point []E, proof *OutputProof[E]) OutputClaims[E] {
-	rb, rt := rho[d.kvHeadVars:d.headVars()], rho[d.headVars():]
-	ra, rk := point[:d.kvHeadVars], point[d.kvHeadVars:]
+func outputClaims[E field.Scalar](d *Dims, rho, rs, point []E, proof *OutputProof[E]) OutputClaims[E] {
+	rb, rt := rho[d.KVHeadVars:d.HeadVars()], rho[d.HeadVars():]
+	ra, rk := point[:d.KVHeadVars], point[d.KVHeadVars:]
 	return OutputClaims[E]{
-		Probs:        poly.Claim[E]{Point: concat(ra, rb, rs, rk), Value: proof.Probs},
-		PaddedValues: poly.Claim[E]{Point: concat(rk, ra, rt), Value: proof.PaddedValues},
+		Probs:        poly.Claim[E]{Point: poly.Concat(ra, rb, rs, rk), Value: proof.Probs},
+		PaddedValues: poly.Claim[E]{Point: poly.Concat(rk, ra, rt), Value: proof.PaddedValues},
 	}
 }
 
@@ -194,11 +194,11 @@ func expect[E field.Scalar, P field.Ptr[E]](step string, got *E, factors ...*E) 
 }
 
 // unpadOutput returns O = Ô·U (ŝ_q × D_q) from Ô.
-func (d *dims) unpadOutput(paddedOut []int64) []int64 {
+func (d *Dims) unpadOutput(paddedOut []int64) []int64 {
 	rows, cols, pw := d.paddedRows(), d.queryCols(), d.paddedQueryCols()
 	out := make([]int64, rows*cols)
 	for j := range rows {
-		for c := range d.heads * d.width {
+		for c := range d.Heads * d.Width {
 			out[j*cols+c] = paddedOut[j*pw+d.queryColumn(c)]
 		}
 	}
@@ -207,7 +207,7 @@ func (d *dims) unpadOutput(paddedOut []int64) []int64 {
 
 // permuteValues returns Ṽ(a, k, ρ_t) = Σ_t β(t, ρ_t)·V̂[k, a·m̂ + t] as a
 // table over (a, k) ∈ ĥ_kv × l̂, from V̂ and eqWidth = β(ρ_t, ·).
-func permuteValues[E field.Scalar, P field.Ptr[E]](d *dims, values []int64, eqWidth []E) []E {
+func permuteValues[E field.Scalar, P field.Ptr[E]](d *Dims, values []int64, eqWidth []E) []E {
 	keys, hkv, mw := d.paddedKeys(), d.paddedKVHeads(), d.paddedWidth()
 	out := make([]E, hkv*keys)
 	row := make([]E, hkv*mw)

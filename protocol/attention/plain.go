@@ -42,29 +42,29 @@ func checkProduct(what string, a, b, n int) error {
 }
 
 // checkScores validates Query and Keys against d.
-func (d *dims) checkScores(w *Witness) error {
-	qb, err := checkMatrix("query", w.Query, d.queryRows, d.heads*d.width)
+func (d *Dims) checkScores(w *Witness) error {
+	qb, err := checkMatrix("query", w.Query, d.QueryRows, d.Heads*d.Width)
 	if err != nil {
 		return err
 	}
-	kb, err := checkMatrix("keys", w.Keys, d.keyRows, d.kvHeads*d.width)
+	kb, err := checkMatrix("keys", w.Keys, d.KeyRows, d.KVHeads*d.Width)
 	if err != nil {
 		return err
 	}
-	return checkProduct("scores", qb, kb, d.width)
+	return checkProduct("scores", qb, kb, d.Width)
 }
 
 // checkOutput validates Probs and Values against d.
-func (d *dims) checkOutput(w *Witness) error {
-	ab, err := checkMatrix("probabilities", w.Probs, d.heads*d.queryRows, d.keyRows)
+func (d *Dims) checkOutput(w *Witness) error {
+	ab, err := checkMatrix("probabilities", w.Probs, d.Heads*d.QueryRows, d.KeyRows)
 	if err != nil {
 		return err
 	}
-	vb, err := checkMatrix("values", w.Values, d.keyRows, d.kvHeads*d.width)
+	vb, err := checkMatrix("values", w.Values, d.KeyRows, d.KVHeads*d.Width)
 	if err != nil {
 		return err
 	}
-	return checkProduct("output", ab, vb, d.keyRows)
+	return checkProduct("output", ab, vb, d.KeyRows)
 }
 
 // Scores returns the integer scores S = Q_i·K_{⌊i/g⌋}ᵀ of every head,
@@ -72,21 +72,21 @@ func (d *dims) checkOutput(w *Witness) error {
 // The 1/√m scaling is not applied here: the scores stay exact integers and
 // the scaling belongs to the requantization before the softmax lookups.
 func Scores(cfg Config, query, keys []int64) ([]int64, error) {
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		return nil, err
 	}
 	if err := d.checkScores(&Witness{Query: query, Keys: keys}); err != nil {
 		return nil, err
 	}
-	m, qw, kw := d.width, d.heads*d.width, d.kvHeads*d.width
-	out := make([]int64, d.heads*d.queryRows*d.keyRows)
-	for i := range d.heads {
-		a := i / d.group
-		for j := range d.queryRows {
+	m, qw, kw := d.Width, d.Heads*d.Width, d.KVHeads*d.Width
+	out := make([]int64, d.Heads*d.QueryRows*d.KeyRows)
+	for i := range d.Heads {
+		a := i / d.Group
+		for j := range d.QueryRows {
 			q := query[j*qw+i*m : j*qw+(i+1)*m]
-			row := out[(i*d.queryRows+j)*d.keyRows:]
-			for k := range d.keyRows {
+			row := out[(i*d.QueryRows+j)*d.KeyRows:]
+			for k := range d.KeyRows {
 				row[k] = dot(q, keys[k*kw+a*m:k*kw+(a+1)*m])
 			}
 		}
@@ -100,7 +100,7 @@ func Scores(cfg Config, query, keys []int64) ([]int64, error) {
 // < l, key ≤ row in a prefill pass) hold the score, which is 0 in the padded
 // heads; every other entry (future keys, padded rows and keys) holds c.
 func MaskedScores(cfg Config, query, keys []int64) ([]int64, error) {
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		return nil, err
 	}
@@ -115,21 +115,21 @@ func MaskedScores(cfg Config, query, keys []int64) ([]int64, error) {
 // zeros elsewhere. Claims on A produced by [ProveOutput] are claims on this
 // table's MLE.
 func PadProbabilities(cfg Config, probs []int64) ([]int64, error) {
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := checkMatrix("probabilities", probs, d.heads*d.queryRows, d.keyRows); err != nil {
+	if _, err := checkMatrix("probabilities", probs, d.Heads*d.QueryRows, d.KeyRows); err != nil {
 		return nil, err
 	}
 	return d.padScores(probs), nil
 }
 
-func (d *dims) padScores(t []int64) []int64 {
-	out := make([]int64, 1<<d.scoreVars())
-	for i := range d.heads {
-		for j := range d.queryRows {
-			src := t[(i*d.queryRows+j)*d.keyRows : (i*d.queryRows+j+1)*d.keyRows]
+func (d *Dims) padScores(t []int64) []int64 {
+	out := make([]int64, 1<<d.ScoreVars())
+	for i := range d.Heads {
+		for j := range d.QueryRows {
+			src := t[(i*d.QueryRows+j)*d.KeyRows : (i*d.QueryRows+j+1)*d.KeyRows]
 			copy(out[d.scoreIndex(i, j, 0):], src)
 		}
 	}
@@ -139,20 +139,20 @@ func (d *dims) padScores(t []int64) []int64 {
 // Output returns O = A_i·V_{⌊i/g⌋} for every head, concatenated by columns:
 // QueryRows × Heads·HeadDim.
 func Output(cfg Config, probs, values []int64) ([]int64, error) {
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		return nil, err
 	}
 	if err := d.checkOutput(&Witness{Probs: probs, Values: values}); err != nil {
 		return nil, err
 	}
-	m, ow, vw := d.width, d.heads*d.width, d.kvHeads*d.width
-	out := make([]int64, d.queryRows*ow)
-	for i := range d.heads {
-		a := i / d.group
-		for j := range d.queryRows {
+	m, ow, vw := d.Width, d.Heads*d.Width, d.KVHeads*d.Width
+	out := make([]int64, d.QueryRows*ow)
+	for i := range d.Heads {
+		a := i / d.Group
+		for j := range d.QueryRows {
 			o := out[j*ow+i*m : j*ow+(i+1)*m]
-			p := probs[(i*d.queryRows+j)*d.keyRows : (i*d.queryRows+j+1)*d.keyRows]
+			p := probs[(i*d.QueryRows+j)*d.KeyRows : (i*d.QueryRows+j+1)*d.KeyRows]
 			for k, pk := range p {
 				if pk == 0 {
 					continue

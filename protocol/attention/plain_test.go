@@ -53,7 +53,7 @@ func TestPlainAgainstNaive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, _ := cfg.dims()
+		d, _ := cfg.Dims()
 		for h := range cfg.Heads {
 			for r := range cfg.QueryRows {
 				for k := range cfg.KeyRows {

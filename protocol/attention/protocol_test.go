@@ -34,13 +34,13 @@ func honest[E field.Scalar, P field.Ptr[E]](t *testing.T, cfg Config, seed uint6
 	if err := solve(s); err != nil {
 		t.Fatalf("honest proof rejected by the gadget: %v", err)
 	}
-	d, _ := cfg.dims()
+	d, _ := cfg.Dims()
 	probs, _ := PadProbabilities(cfg, w.Probs)
 	checkClaim[E, P](t, "probabilities", probs, outClaims.Probs)
 	checkClaim[E, P](t, "padded values", d.padKV(w.Values), outClaims.PaddedValues)
-	checkClaim[E, P](t, "query", padColumns(padRows(w.Query, d.heads*d.width, d.paddedRows()), d.heads*d.width, d.queryCols()), in.Query)
-	checkClaim[E, P](t, "keys", padColumns(padRows(w.Keys, d.kvHeads*d.width, d.paddedKeys()), d.kvHeads*d.width, d.kvCols()), in.Keys)
-	checkClaim[E, P](t, "values", padColumns(padRows(w.Values, d.kvHeads*d.width, d.paddedKeys()), d.kvHeads*d.width, d.kvCols()), in.Values)
+	checkClaim[E, P](t, "query", padColumns(padRows(w.Query, d.Heads*d.Width, d.paddedRows()), d.Heads*d.Width, d.queryCols()), in.Query)
+	checkClaim[E, P](t, "keys", padColumns(padRows(w.Keys, d.KVHeads*d.Width, d.paddedKeys()), d.KVHeads*d.Width, d.kvCols()), in.Keys)
+	checkClaim[E, P](t, "values", padColumns(padRows(w.Values, d.KVHeads*d.Width, d.paddedKeys()), d.KVHeads*d.Width, d.kvCols()), in.Values)
 	for i, c := range []poly.Claim[E]{outClaims.Probs, outClaims.PaddedValues, in.Query, in.Keys, in.Values} {
 		if !equalPoints[E, P](c.Point, []poly.Claim[E]{s.outClaims.Probs, s.outClaims.PaddedValues, s.inClaims.Query, s.inClaims.Keys, s.inClaims.Values}[i].Point) {
 			t.Errorf("claim %d: prover and verifier points differ", i)

@@ -42,25 +42,25 @@ type InputClaims[E field.Scalar] struct {
 // on S_M (the padded table of [MaskedScores]) and the claim on V̂ returned
 // by [ProveOutput]. It needs w.Query, w.Keys and w.Values.
 func ProveScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, w *Witness, masked []poly.Claim[E], paddedValues poly.Claim[E]) (*ScoresProof[E], InputClaims[E], error) {
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		return nil, InputClaims[E]{}, err
 	}
 	if err := d.checkScores(w); err != nil {
 		return nil, InputClaims[E]{}, err
 	}
-	if _, err := checkMatrix("values", w.Values, d.keyRows, d.kvHeads*d.width); err != nil {
+	if _, err := checkMatrix("values", w.Values, d.KeyRows, d.KVHeads*d.Width); err != nil {
 		return nil, InputClaims[E]{}, err
 	}
 	p := padded{query: d.padQuery(w.Query), keys: d.padKV(w.Keys), values: d.padKV(w.Values)}
 	return proveScores(tr, &d, cfg.MaskValue, cfg.scoreClaims(), w, &p, masked, paddedValues)
 }
 
-func proveScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], d *dims, maskValue int64, nbClaims int, w *Witness, p *padded, masked []poly.Claim[E], paddedValues poly.Claim[E]) (*ScoresProof[E], InputClaims[E], error) {
-	if err := checkClaims("masked scores", nbClaims, d.scoreVars(), masked); err != nil {
+func proveScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], d *Dims, maskValue int64, nbClaims int, w *Witness, p *padded, masked []poly.Claim[E], paddedValues poly.Claim[E]) (*ScoresProof[E], InputClaims[E], error) {
+	if err := checkClaims("masked scores", nbClaims, d.ScoreVars(), masked); err != nil {
 		return nil, InputClaims[E]{}, err
 	}
-	if err := checkClaims("padded values", 1, d.keyVars+d.kvHeadVars+d.widthVars, []poly.Claim[E]{paddedValues}); err != nil {
+	if err := checkClaims("padded values", 1, d.KeyVars+d.KVHeadVars+d.WidthVars, []poly.Claim[E]{paddedValues}); err != nil {
 		return nil, InputClaims[E]{}, err
 	}
 	proof := new(ScoresProof[E])
@@ -85,17 +85,17 @@ func proveScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P]
 	one := field.One[E, P]()
 	cells := d.paddedRows() * d.paddedKeys()
 	folded := combineRows[E, P](scores, cells, poly.EqTable[E, P](rh))
-	sc, opening, err := sumcheck.Prove(tr, [][]E{poly.EqTable[E, P](concat(rj, rk)), zeroifierTable[E, P](d), folded},
+	sc, opening, err := sumcheck.Prove(tr, [][]E{poly.EqTable[E, P](poly.Concat(rj, rk)), zeroifierTable[E, P](d), folded},
 		[]sumcheck.Term[E]{{Coefficient: one, Factors: []int{0, 1, 2}}}, zeroified)
 	if err != nil {
 		return nil, InputClaims[E]{}, fmt.Errorf("attention: zeroifier: %w", err)
 	}
 	proof.Zeroifier, proof.Scores = sc, opening.Evaluations[2]
 	tr.Absorb(proof.Scores)
-	qj, qk := opening.Point[:d.rowVars], opening.Point[d.rowVars:]
+	qj, qk := opening.Point[:d.RowVars], opening.Point[d.RowVars:]
 
 	// Head-batched Q̂·K̂ᵀ: S(r_a, r_b, ρ_j, ρ_k) = Σ_{a,t} β(a, r_a)·Q̂(ρ_j, a, r_b, t)·K̂(ρ_k, a, t).
-	ra, rb := rh[:d.kvHeadVars], rh[d.kvHeadVars:]
+	ra, rb := rh[:d.KVHeadVars], rh[d.KVHeadVars:]
 	queryRow := combineRows[E, P](p.query, d.paddedQueryCols(), poly.EqTable[E, P](qj))
 	query := foldGroup[E, P](d, queryRow, poly.EqTable[E, P](rb))
 	keys := combineRows[E, P](p.keys, d.paddedKVCols(), poly.EqTable[E, P](qk))
@@ -106,9 +106,9 @@ func proveScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P]
 	}
 	proof.Product, proof.PaddedQuery, proof.PaddedKeys = sc, opening.Evaluations[1], opening.Evaluations[2]
 	tr.Absorb(proof.PaddedQuery, proof.PaddedKeys)
-	pa, pt := opening.Point[:d.kvHeadVars], opening.Point[d.kvHeadVars:]
-	queryCol, keysCol := concat(pa, rb, pt), concat(pa, pt)
-	rv, valuesCol := paddedValues.Point[:d.keyVars], paddedValues.Point[d.keyVars:]
+	pa, pt := opening.Point[:d.KVHeadVars], opening.Point[d.KVHeadVars:]
+	queryCol, keysCol := poly.Concat(pa, rb, pt), poly.Concat(pa, pt)
+	rv, valuesCol := paddedValues.Point[:d.KeyVars], paddedValues.Point[d.KeyVars:]
 
 	// Padding, batched: Q̂(ρ_j, ·) = Σ_c Q(ρ_j, c)·P_Q(c, ·), and K̂, V̂ with P_kv.
 	// Q(ρ_j, ·) and K(ρ_k, ·) are the real columns of the rows of Q̂ and K̂
@@ -127,7 +127,7 @@ func proveScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P]
 		return nil, InputClaims[E]{}, fmt.Errorf("attention: padding: %w", err)
 	}
 	rc := opening.Point
-	rcKV := rc[d.queryColVars-d.kvColVars:]
+	rcKV := rc[d.QueryColVars-d.KVColVars:]
 	proof.Padding, proof.Query = sc, opening.Evaluations[0]
 	proof.Keys = poly.Evaluate[E, P](keyRows, rcKV)
 	proof.Values = poly.Evaluate[E, P](valueRows, rcKV)
@@ -138,14 +138,14 @@ func proveScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P]
 // VerifyScores is the verifier of [ProveScores]; paddedValues is the claim
 // [VerifyOutput] returned.
 func VerifyScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, proof *ScoresProof[E], masked []poly.Claim[E], paddedValues poly.Claim[E]) (InputClaims[E], error) {
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		return InputClaims[E]{}, err
 	}
-	if err := checkClaims("masked scores", cfg.scoreClaims(), d.scoreVars(), masked); err != nil {
+	if err := checkClaims("masked scores", cfg.scoreClaims(), d.ScoreVars(), masked); err != nil {
 		return InputClaims[E]{}, err
 	}
-	if err := checkClaims("padded values", 1, d.keyVars+d.kvHeadVars+d.widthVars, []poly.Claim[E]{paddedValues}); err != nil {
+	if err := checkClaims("padded values", 1, d.KeyVars+d.KVHeadVars+d.WidthVars, []poly.Claim[E]{paddedValues}); err != nil {
 		return InputClaims[E]{}, err
 	}
 	if proof == nil || (proof.SamePoly != nil) != (len(masked) > 1) {
@@ -164,12 +164,12 @@ func VerifyScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P
 		return InputClaims[E]{}, err
 	}
 
-	point, value, err := sumcheck.Verify(tr, zeroified, 3, d.rowVars+d.keyVars, proof.Zeroifier)
+	point, value, err := sumcheck.Verify(tr, zeroified, 3, d.RowVars+d.KeyVars, proof.Zeroifier)
 	if err != nil {
 		return InputClaims[E]{}, fmt.Errorf("attention: zeroifier: %w", err)
 	}
-	qj, qk := point[:d.rowVars], point[d.rowVars:]
-	eq := poly.Eq[E, P](point, concat(rj, rk))
+	qj, qk := point[:d.RowVars], point[d.RowVars:]
+	eq := poly.Eq[E, P](point, poly.Concat(rj, rk))
 	z, err := zeroifier[E, P](&d, qj, qk)
 	if err != nil {
 		return InputClaims[E]{}, err
@@ -179,29 +179,29 @@ func VerifyScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P
 	}
 	tr.Absorb(proof.Scores)
 
-	ra, rb := rh[:d.kvHeadVars], rh[d.kvHeadVars:]
-	point, value, err = sumcheck.Verify(tr, proof.Scores, 3, d.kvHeadVars+d.widthVars, proof.Product)
+	ra, rb := rh[:d.KVHeadVars], rh[d.KVHeadVars:]
+	point, value, err = sumcheck.Verify(tr, proof.Scores, 3, d.KVHeadVars+d.WidthVars, proof.Product)
 	if err != nil {
 		return InputClaims[E]{}, fmt.Errorf("attention: query·keys: %w", err)
 	}
-	pa, pt := point[:d.kvHeadVars], point[d.kvHeadVars:]
+	pa, pt := point[:d.KVHeadVars], point[d.KVHeadVars:]
 	heads := poly.Eq[E, P](pa, ra)
 	if err := expect[E, P]("query·keys", &value, &heads, &proof.PaddedQuery, &proof.PaddedKeys); err != nil {
 		return InputClaims[E]{}, err
 	}
 	tr.Absorb(proof.PaddedQuery, proof.PaddedKeys)
-	queryCol, keysCol := concat(pa, rb, pt), concat(pa, pt)
-	rv, valuesCol := paddedValues.Point[:d.keyVars], paddedValues.Point[d.keyVars:]
+	queryCol, keysCol := poly.Concat(pa, rb, pt), poly.Concat(pa, pt)
+	rv, valuesCol := paddedValues.Point[:d.KeyVars], paddedValues.Point[d.KeyVars:]
 
 	one := field.One[E, P]()
 	instances := paddingInstances(one, proof.PaddedQuery, proof.PaddedKeys, paddedValues.Value)
-	final, err := sumcheck.VerifyBatch(tr, instances, d.queryColVars, proof.Padding)
+	final, err := sumcheck.VerifyBatch(tr, instances, d.QueryColVars, proof.Padding)
 	if err != nil {
 		return InputClaims[E]{}, fmt.Errorf("attention: padding: %w", err)
 	}
 	rc := final.Point
-	rcKV := rc[d.queryColVars-d.kvColVars:]
-	sel := prefixZero[E, P](rc[:d.queryColVars-d.kvColVars])
+	rcKV := rc[d.QueryColVars-d.KVColVars:]
+	sel := prefixZero[E, P](rc[:d.QueryColVars-d.KVColVars])
 	pq, err := queryPadding[E, P](&d, rc, queryCol)
 	if err != nil {
 		return InputClaims[E]{}, err
@@ -237,21 +237,21 @@ func paddingInstances[E field.Scalar](one, query, keys, values E) []sumcheck.Ins
 
 func inputClaims[E field.Scalar](qj, qk, rv, rc, rcKV []E, proof *ScoresProof[E]) InputClaims[E] {
 	return InputClaims[E]{
-		Query:  poly.Claim[E]{Point: concat(qj, rc), Value: proof.Query},
-		Keys:   poly.Claim[E]{Point: concat(qk, rcKV), Value: proof.Keys},
-		Values: poly.Claim[E]{Point: concat(rv, rcKV), Value: proof.Values},
+		Query:  poly.Claim[E]{Point: poly.Concat(qj, rc), Value: proof.Query},
+		Keys:   poly.Claim[E]{Point: poly.Concat(qk, rcKV), Value: proof.Keys},
+		Values: poly.Claim[E]{Point: poly.Concat(rv, rcKV), Value: proof.Values},
 	}
 }
 
 // splitScorePoint splits a point of the score tensor into its head, row and
 // key coordinates.
-func splitScorePoint[E any](d *dims, point []E) (head, row, key []E) {
-	h, r := d.headVars(), d.headVars()+d.rowVars
+func splitScorePoint[E any](d *Dims, point []E) (head, row, key []E) {
+	h, r := d.HeadVars(), d.HeadVars()+d.RowVars
 	return point[:h], point[h:r], point[r:]
 }
 
 // unmask returns y − m̃(r_j, r_k), m̃ = c·(1 − z̃): the claim on S ⊙ ẑ.
-func unmask[E field.Scalar, P field.Ptr[E]](d *dims, maskValue int64, rj, rk []E, y *E) (E, error) {
+func unmask[E field.Scalar, P field.Ptr[E]](d *Dims, maskValue int64, rj, rk []E, y *E) (E, error) {
 	z, err := zeroifier[E, P](d, rj, rk)
 	if err != nil {
 		return z, err
@@ -267,7 +267,7 @@ func unmask[E field.Scalar, P field.Ptr[E]](d *dims, maskValue int64, rj, rk []E
 
 // foldGroup returns Q̂(ρ_j, a, r_b, t) over (a, t) ∈ ĥ_kv × m̂ from the row
 // Q̂(ρ_j, ·) over (a, b, t) and eqGroup = β(r_b, ·).
-func foldGroup[E field.Scalar, P field.Ptr[E]](d *dims, row, eqGroup []E) []E {
+func foldGroup[E field.Scalar, P field.Ptr[E]](d *Dims, row, eqGroup []E) []E {
 	mw, hg := d.paddedWidth(), d.paddedGroup()
 	out := make([]E, d.paddedKVHeads()*mw)
 	tmp := make([]E, mw)

@@ -22,10 +22,10 @@ type padded struct {
 
 // padQuery returns Q̂ = Q·P_Q: column i·m + t of row j moves to column
 // (a·ĝ + b)·m̂ + t.
-func (d *dims) padQuery(q []int64) []int64 {
+func (d *Dims) padQuery(q []int64) []int64 {
 	out := make([]int64, d.paddedRows()*d.paddedQueryCols())
-	w, pw := d.heads*d.width, d.paddedQueryCols()
-	for j := range d.queryRows {
+	w, pw := d.Heads*d.Width, d.paddedQueryCols()
+	for j := range d.QueryRows {
 		for c := range w {
 			out[j*pw+d.queryColumn(c)] = q[j*w+c]
 		}
@@ -34,10 +34,10 @@ func (d *dims) padQuery(q []int64) []int64 {
 }
 
 // padKV returns K̂ = K·P_kv (or V̂): column a·m + t moves to a·m̂ + t.
-func (d *dims) padKV(k []int64) []int64 {
+func (d *Dims) padKV(k []int64) []int64 {
 	out := make([]int64, d.paddedKeys()*d.paddedKVCols())
-	w, pw := d.kvHeads*d.width, d.paddedKVCols()
-	for r := range d.keyRows {
+	w, pw := d.KVHeads*d.Width, d.paddedKVCols()
+	for r := range d.KeyRows {
 		for c := range w {
 			out[r*pw+d.kvColumn(c)] = k[r*w+c]
 		}
@@ -46,7 +46,7 @@ func (d *dims) padKV(k []int64) []int64 {
 }
 
 // scoresOf returns Q̂_{(a,b)}·K̂_aᵀ for every padded head: ĥ × ŝ_q × l̂.
-func (d *dims) scoresOf(q, k []int64) []int64 {
+func (d *Dims) scoresOf(q, k []int64) []int64 {
 	hkv, hg, mw := d.paddedKVHeads(), d.paddedGroup(), d.paddedWidth()
 	rows, keys, qw, kw := d.paddedRows(), d.paddedKeys(), d.paddedQueryCols(), d.paddedKVCols()
 	out := make([]int64, hkv*hg*rows*keys)
@@ -66,7 +66,7 @@ func (d *dims) scoresOf(q, k []int64) []int64 {
 }
 
 // maskedOf returns S ⊙ ẑ + c·(1 − ẑ) over the padded score tensor.
-func (d *dims) maskedOf(s []int64, c int64) []int64 {
+func (d *Dims) maskedOf(s []int64, c int64) []int64 {
 	out := make([]int64, len(s))
 	rows, keys := d.paddedRows(), d.paddedKeys()
 	for i := range out {
@@ -81,13 +81,13 @@ func (d *dims) maskedOf(s []int64, c int64) []int64 {
 }
 
 // zero is the zeroifier entry z[j, k] over the padded ŝ_q × l̂ matrix.
-func (d *dims) zero(j, k int) bool {
-	return j < d.queryRows && k < d.keyRows && d.visible(j, k)
+func (d *Dims) zero(j, k int) bool {
+	return j < d.QueryRows && k < d.KeyRows && d.visible(j, k)
 }
 
 // outputOf returns Ô = A_{(a,b)}·V̂_a for every padded head, concatenated by
 // columns: ŝ_q × ĥ·m̂.
-func (d *dims) outputOf(a, v []int64) []int64 {
+func (d *Dims) outputOf(a, v []int64) []int64 {
 	hkv, hg, mw := d.paddedKVHeads(), d.paddedGroup(), d.paddedWidth()
 	rows, keys, ow, vw := d.paddedRows(), d.paddedKeys(), d.paddedQueryCols(), d.paddedKVCols()
 	out := make([]int64, rows*ow)
@@ -202,9 +202,9 @@ func expand[E field.Scalar](v []E, inner int) []E {
 // h_q·m of Q and 0 for the other indices of [0, D_q): from eqCol =
 // β(r_col, ·) over the ĥ·m̂ columns of Q̂ it is the table of P_Q(·, r_col);
 // from a row of Q̂ it is the same row of Q = Q̂·Pᵀ_Q.
-func gatherQuery[E field.Scalar](d *dims, v []E) []E {
+func gatherQuery[E field.Scalar](d *Dims, v []E) []E {
 	out := make([]E, d.queryCols())
-	for c := range d.heads * d.width {
+	for c := range d.Heads * d.Width {
 		out[c] = v[d.queryColumn(c)]
 	}
 	return out
@@ -213,25 +213,25 @@ func gatherQuery[E field.Scalar](d *dims, v []E) []E {
 // scatterQuery returns T[column of c in Q̂] = eqRow[c] for c < h_q·m and 0
 // elsewhere: the table of U(·, r_d) = P_Q(r_d, ·) over the ĥ·m̂ columns of
 // Ô, from eqRow = β(r_d, ·) over [0, D_q).
-func scatterQuery[E field.Scalar](d *dims, eqRow []E) []E {
+func scatterQuery[E field.Scalar](d *Dims, eqRow []E) []E {
 	out := make([]E, d.paddedQueryCols())
-	for c := range d.heads * d.width {
+	for c := range d.Heads * d.Width {
 		out[d.queryColumn(c)] = eqRow[c]
 	}
 	return out
 }
 
 // gatherKV is [gatherQuery] for K and V (indices of [0, D_kv)).
-func gatherKV[E field.Scalar](d *dims, v []E) []E {
+func gatherKV[E field.Scalar](d *Dims, v []E) []E {
 	out := make([]E, d.kvCols())
-	for c := range d.kvHeads * d.width {
+	for c := range d.KVHeads * d.Width {
 		out[c] = v[d.kvColumn(c)]
 	}
 	return out
 }
 
 // zeroifierTable returns the 0/1 table of z over ŝ_q × l̂.
-func zeroifierTable[E field.Scalar, P field.Ptr[E]](d *dims) []E {
+func zeroifierTable[E field.Scalar, P field.Ptr[E]](d *Dims) []E {
 	rows, keys := d.paddedRows(), d.paddedKeys()
 	out := make([]E, rows*keys)
 	for j := range rows {
@@ -253,18 +253,18 @@ func zeroifierTable[E field.Scalar, P field.Ptr[E]](d *dims) []E {
 //   - m a power of two: the low log₂ m bits of the row are t, so
 //     P̃_Q = β(r_c^lo, r_t) · P̃_{h_kv, g}(r_c^hi, r_a, r_b), the padding
 //     matrix of h_kv "heads" of g members.
-func queryPadding[E field.Scalar, P field.Ptr[E]](d *dims, rc, rCol []E) (E, error) {
-	if poly.IsPowerOfTwo(d.group) {
-		v, err := poly.Padding[E, P](concat(rc, rCol), d.heads, d.width)
+func queryPadding[E field.Scalar, P field.Ptr[E]](d *Dims, rc, rCol []E) (E, error) {
+	if poly.IsPowerOfTwo(d.Group) {
+		v, err := poly.Padding[E, P](poly.Concat(rc, rCol), d.Heads, d.Width)
 		if err != nil {
 			return v, fmt.Errorf("attention: query padding: %w", err)
 		}
 		return v, nil
 	}
-	hv := len(rc) - d.widthVars
-	ra := rCol[:d.headVars()]
-	rt := rCol[d.headVars():]
-	v, err := poly.Padding[E, P](concat(rc[:hv], ra), d.kvHeads, d.group)
+	hv := len(rc) - d.WidthVars
+	ra := rCol[:d.HeadVars()]
+	rt := rCol[d.HeadVars():]
+	v, err := poly.Padding[E, P](poly.Concat(rc[:hv], ra), d.KVHeads, d.Group)
 	if err != nil {
 		return v, fmt.Errorf("attention: query padding: %w", err)
 	}
@@ -275,8 +275,8 @@ func queryPadding[E field.Scalar, P field.Ptr[E]](d *dims, rc, rCol []E) (E, err
 
 // kvPadding returns P̃_kv(r_c, r_a, r_t), the padding matrix of h_kv heads of
 // width m.
-func kvPadding[E field.Scalar, P field.Ptr[E]](d *dims, rc, rCol []E) (E, error) {
-	v, err := poly.Padding[E, P](concat(rc, rCol), d.kvHeads, d.width)
+func kvPadding[E field.Scalar, P field.Ptr[E]](d *Dims, rc, rCol []E) (E, error) {
+	v, err := poly.Padding[E, P](poly.Concat(rc, rCol), d.KVHeads, d.Width)
 	if err != nil {
 		return v, fmt.Errorf("attention: key/value padding: %w", err)
 	}
@@ -290,32 +290,32 @@ func kvPadding[E field.Scalar, P field.Ptr[E]](d *dims, rc, rCol []E) (E, error)
 // head coordinates).
 func Zeroifier[E field.Scalar, P field.Ptr[E]](cfg Config, point []E) (E, error) {
 	var z E
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		return z, err
 	}
-	if len(point) != d.rowVars+d.keyVars {
-		return z, fmt.Errorf("attention: zeroifier: point has %d coordinates, want %d", len(point), d.rowVars+d.keyVars)
+	if len(point) != d.RowVars+d.KeyVars {
+		return z, fmt.Errorf("attention: zeroifier: point has %d coordinates, want %d", len(point), d.RowVars+d.KeyVars)
 	}
-	return zeroifier[E, P](&d, point[:d.rowVars], point[d.rowVars:])
+	return zeroifier[E, P](&d, point[:d.RowVars], point[d.RowVars:])
 }
 
 // zeroifier returns z̃(r_row, r_key) for z[j, k] = [j < s_q ∧ k ≤ Start + j]
 // over ŝ_q × l̂: the causal zeroifier of seed 002 for a prefill pass, the
 // selector of the first Start + 1 keys for one query row, the shifted
 // causal automaton ([shiftedCausal]) otherwise.
-func zeroifier[E field.Scalar, P field.Ptr[E]](d *dims, rRow, rKey []E) (E, error) {
+func zeroifier[E field.Scalar, P field.Ptr[E]](d *Dims, rRow, rKey []E) (E, error) {
 	switch {
-	case d.queryRows == 1:
-		return poly.Prefix[E, P](rKey, d.start+1), nil
-	case d.start == 0 && d.queryRows == d.keyRows:
-		z, err := poly.CausalZeroifier[E, P](concat(rRow, rKey), d.queryRows)
+	case d.QueryRows == 1:
+		return poly.Prefix[E, P](rKey, d.Start+1), nil
+	case d.Start == 0 && d.QueryRows == d.KeyRows:
+		z, err := poly.CausalZeroifier[E, P](poly.Concat(rRow, rKey), d.QueryRows)
 		if err != nil {
 			return z, fmt.Errorf("attention: zeroifier: %w", err)
 		}
 		return z, nil
 	default:
-		return shiftedCausal[E, P](rRow, rKey, d.queryRows, d.start), nil
+		return shiftedCausal[E, P](rRow, rKey, d.QueryRows, d.Start), nil
 	}
 }
 
@@ -405,12 +405,4 @@ func prefixZero[E field.Scalar, P field.Ptr[E]](r []E) E {
 		P(&res).Mul(&res, &t)
 	}
 	return res
-}
-
-func concat[E any](parts ...[]E) []E {
-	var out []E
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
 }

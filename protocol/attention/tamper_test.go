@@ -96,11 +96,11 @@ func TestTamperedElements(t *testing.T) {
 
 // cheatingProver runs a dishonest prover and checks that both verifiers
 // reject it.
-func cheatingProver[E field.Scalar, P field.Ptr[E]](t *testing.T, what string, cfg Config, seed uint64, c func(d *dims, w *Witness) cheat) {
+func cheatingProver[E field.Scalar, P field.Ptr[E]](t *testing.T, what string, cfg Config, seed uint64, c func(d *Dims, w *Witness) cheat) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 3))
 	w := randomWitness(rng, cfg)
-	d, err := cfg.dims()
+	d, err := cfg.Dims()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func cheatingProver[E field.Scalar, P field.Ptr[E]](t *testing.T, what string, c
 }
 
 // honestPadding returns the padded tensors of w.
-func honestPadding(d *dims, w *Witness) *padded {
+func honestPadding(d *Dims, w *Witness) *padded {
 	return &padded{query: d.padQuery(w.Query), keys: d.padKV(w.Keys), values: d.padKV(w.Values), probs: d.padScores(w.Probs)}
 }
 
@@ -137,10 +137,10 @@ func TestWrongMask(t *testing.T) {
 		{"continuation: padded row unmasked", continuation, 1, 3, 0, func([]int64, int) int64 { return 0 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cheatingProver[bn254fr.Element](t, tc.name, tc.cfg, uint64(i), func(d *dims, w *Witness) cheat {
+			cheatingProver[bn254fr.Element](t, tc.name, tc.cfg, uint64(i), func(d *Dims, w *Witness) cheat {
 				p := honestPadding(d, w)
 				scores := d.scoresOf(p.query, p.keys)
-				return cheat{padded: p, mask: func(d *dims, masked []int64) {
+				return cheat{padded: p, mask: func(d *Dims, masked []int64) {
 					at := (tc.head*d.paddedRows()+tc.row)*d.paddedKeys() + tc.key
 					if tc.value == nil {
 						masked[at] = scores[at]
@@ -153,8 +153,8 @@ func TestWrongMask(t *testing.T) {
 	}
 	t.Run("mask value", func(t *testing.T) {
 		// The prover masks with another −∞ than the verifier's.
-		cheatingProver[bls12377fr.Element](t, "mask value", prefill, 9, func(d *dims, w *Witness) cheat {
-			return cheat{mask: func(d *dims, masked []int64) {
+		cheatingProver[bls12377fr.Element](t, "mask value", prefill, 9, func(d *Dims, w *Witness) cheat {
+			return cheat{mask: func(d *Dims, masked []int64) {
 				for i := range masked {
 					if masked[i] == prefill.MaskValue {
 						masked[i] = 2 * prefill.MaskValue
@@ -170,13 +170,13 @@ func TestWrongPadding(t *testing.T) {
 	// group: ĥ_kv = 2, ĝ = 4 (g = 3), m̂ = m = 8.
 	width := Config{Heads: 6, KVHeads: 3, HeadDim: 10, QueryRows: 3, KeyRows: 3, MaskValue: -(1 << 20)}
 	group := Config{Heads: 6, KVHeads: 2, HeadDim: 8, QueryRows: 3, KeyRows: 3, MaskValue: -(1 << 20)}
-	query := func(d *dims, p *padded) ([]int64, int) { return p.query, d.paddedQueryCols() }
-	keys := func(d *dims, p *padded) ([]int64, int) { return p.keys, d.paddedKVCols() }
-	values := func(d *dims, p *padded) ([]int64, int) { return p.values, d.paddedKVCols() }
+	query := func(d *Dims, p *padded) ([]int64, int) { return p.query, d.paddedQueryCols() }
+	keys := func(d *Dims, p *padded) ([]int64, int) { return p.keys, d.paddedKVCols() }
+	values := func(d *Dims, p *padded) ([]int64, int) { return p.values, d.paddedKVCols() }
 	for i, tc := range []struct {
 		name   string
 		cfg    Config
-		tensor func(d *dims, p *padded) ([]int64, int)
+		tensor func(d *Dims, p *padded) ([]int64, int)
 		// row, head (a·ĝ + b for Q̂, a for K̂ and V̂), offset in the head
 		row, head, offset int
 	}{
@@ -190,7 +190,7 @@ func TestWrongPadding(t *testing.T) {
 	} {
 		for _, curve := range []string{"bn254", "bls12-377"} {
 			t.Run(tc.name+"/"+curve, func(t *testing.T) {
-				c := func(d *dims, w *Witness) cheat {
+				c := func(d *Dims, w *Witness) cheat {
 					p := honestPadding(d, w)
 					m, cols := tc.tensor(d, p)
 					m[tc.row*cols+tc.head*d.paddedWidth()+tc.offset] += 5

@@ -2,13 +2,8 @@ package embedding
 
 import (
 	"fmt"
-	"math/big"
-
-	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
-	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 
 	"github.com/veriformer/veriformer/field"
-	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
 	"github.com/veriformer/veriformer/transcript"
@@ -97,57 +92,8 @@ func Compute(cfg Config, w Witness) ([]int64, error) {
 // coordinates, a programming error.
 func EvaluateTable[E field.Scalar, P field.Ptr[E]](values []int64, rows, cols int, point []E) E {
 	eq := poly.EqTable[E, P](point[poly.Log2Ceil(rows):])
-	column := foldColumns[E, P](values, rows, cols, eq)
+	column := poly.FoldColumns[E, P](values, rows, cols, eq)
 	return poly.Evaluate[E, P](column, point[:poly.Log2Ceil(rows)])
-}
-
-// foldColumns returns t[v] = Σ_c eq[c]·M[v, c] for v < rows, zero up to the
-// next power of two: V·w multiplications, rows spread over cores, without
-// materialising the padded field table.
-//
-// The integers enter the inner products without their conversion to
-// Montgomery form (one multiplication each): the limbs of m (or of p − |m|)
-// are read as the Montgomery form of m·R⁻¹, so scaling eq by R once makes
-// each product m·eq[c] exact.
-func foldColumns[E field.Scalar, P field.Ptr[E]](m []int64, rows, cols int, eq []E) []E {
-	var r E
-	P(&r).SetBigInt(new(big.Int).Lsh(big.NewInt(1), 256))
-	scaled := make([]E, cols)
-	field.ScalarMul(scaled, eq[:cols], &r)
-	out := make([]E, poly.NextPowerOfTwo(rows))
-	parallel.Execute(rows, 256, func(start, end int) {
-		buf := make([]E, cols)
-		for v := start; v < end; v++ {
-			setMontgomeryLimbs(buf, m[v*cols:(v+1)*cols])
-			out[v] = field.InnerProduct(buf, scaled)
-		}
-	})
-	return out
-}
-
-// setMontgomeryLimbs sets the limbs of dst[i] to src[i] (p − |src[i]| when
-// negative), so that dst[i] stands for src[i]·R⁻¹.
-func setMontgomeryLimbs[E field.Scalar](dst []E, src []int64) {
-	switch d := any(dst).(type) {
-	case []bn254fr.Element:
-		for i, x := range src {
-			if x >= 0 {
-				d[i] = bn254fr.Element{uint64(x)}
-			} else {
-				d[i] = bn254fr.Element{uint64(-x)}
-				d[i].Neg(&d[i])
-			}
-		}
-	case []bls12377fr.Element:
-		for i, x := range src {
-			if x >= 0 {
-				d[i] = bls12377fr.Element{uint64(x)}
-			} else {
-				d[i] = bls12377fr.Element{uint64(-x)}
-				d[i].Neg(&d[i])
-			}
-		}
-	}
 }
 
 func checkOut[E field.Scalar](cfg Config, out []poly.Claim[E]) error {
@@ -186,7 +132,7 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg 
 	for i, t := range w.Tokens {
 		P(&selector[t]).Add(&selector[t], &eqRow[i])
 	}
-	column := foldColumns[E, P](w.Table, cfg.Vocab, cfg.Width, poly.EqTable[E, P](r[rv:]))
+	column := poly.FoldColumns[E, P](w.Table, cfg.Vocab, cfg.Width, poly.EqTable[E, P](r[rv:]))
 	terms := []sumcheck.Term[E]{{Coefficient: field.One[E, P](), Factors: []int{0, 1}}}
 	sc, opening, err := sumcheck.Prove(tr, [][]E{selector, column}, terms, out[0].Value)
 	if err != nil {

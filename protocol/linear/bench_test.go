@@ -48,7 +48,7 @@ func benchProve[E field.Scalar, P field.Ptr[E]](b *testing.B, cfg Config) {
 	row := field.RandomVector[E, P](rng, cfg.RowVars())
 	out := make([]poly.Claim[E], len(cfg.Projections))
 	for k, p := range cfg.Projections {
-		point := concat(row, field.RandomVector[E, P](rng, poly.Log2Ceil(p.Out)))
+		point := poly.Concat(row, field.RandomVector[E, P](rng, poly.Log2Ceil(p.Out)))
 		v, err := poly.EvaluateTensor[E, P](plainAcc(cfg, w, k), []int{cfg.Rows, p.Out}, point)
 		if err != nil {
 			b.Fatal(err)

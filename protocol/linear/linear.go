@@ -105,14 +105,14 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg 
 	tr.Absorb(proof.Weights...)
 	tr.Absorb(proof.Inputs...)
 	r := opening.Point
-	claims.Input = poly.Claim[E]{Point: concat(out[0].Point[:rv], r), Value: proof.Inputs[0]}
+	claims.Input = poly.Claim[E]{Point: poly.Concat(out[0].Point[:rv], r), Value: proof.Inputs[0]}
 	if !cfg.SharesRow() {
 		merge, c, err := sumcheck.ProveSamePoly(tr, foldInputCols(x, cfg.Rows, 1<<rv, poly.EqTable[E, P](r)), rowClaims(cfg, out, proof.Inputs))
 		if err != nil {
 			return nil, claims, fmt.Errorf("linear: same-poly on X: %w", err)
 		}
 		proof.Merge = &merge
-		claims.Input = poly.Claim[E]{Point: concat(c.Point, r), Value: c.Value}
+		claims.Input = poly.Claim[E]{Point: poly.Concat(c.Point, r), Value: c.Value}
 	}
 	claims.Weights, claims.Biases = parameterClaims(cfg, out, r, proof)
 	return proof, claims, nil
@@ -148,13 +148,13 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 	}
 	r := final.Point
 	rv := cfg.RowVars()
-	claims.Input = poly.Claim[E]{Point: concat(out[0].Point[:rv], r), Value: proof.Inputs[0]}
+	claims.Input = poly.Claim[E]{Point: poly.Concat(out[0].Point[:rv], r), Value: proof.Inputs[0]}
 	if !cfg.SharesRow() {
 		c, err := sumcheck.VerifySamePoly(tr, rowClaims(cfg, out, proof.Inputs), *proof.Merge)
 		if err != nil {
 			return claims, fmt.Errorf("linear: same-poly on X: %w", err)
 		}
-		claims.Input = poly.Claim[E]{Point: concat(c.Point, r), Value: c.Value}
+		claims.Input = poly.Claim[E]{Point: poly.Concat(c.Point, r), Value: c.Value}
 	}
 	claims.Weights, claims.Biases = parameterClaims(cfg, out, r, proof)
 	return claims, nil
@@ -178,15 +178,11 @@ func parameterClaims[E field.Scalar](cfg Config, out []poly.Claim[E], r []E, pro
 	biases = make([]poly.Claim[E], len(out))
 	for k, p := range cfg.Projections {
 		col := out[k].Point[rv:]
-		weights[k] = poly.Claim[E]{Point: concat(col, r), Value: proof.Weights[k]}
+		weights[k] = poly.Claim[E]{Point: poly.Concat(col, r), Value: proof.Weights[k]}
 		if p.Bias {
-			biases[k] = poly.Claim[E]{Point: concat(col, nil), Value: proof.Biases[next]}
+			biases[k] = poly.Claim[E]{Point: poly.Concat(col, nil), Value: proof.Biases[next]}
 			next++
 		}
 	}
 	return weights, biases
-}
-
-func concat[E any](a, b []E) []E {
-	return append(append(make([]E, 0, len(a)+len(b)), a...), b...)
 }

@@ -75,7 +75,7 @@ func honestClaims[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, cfg Config, w 
 		if !cfg.SharedRow {
 			row = field.RandomVector[E, P](rng, rv)
 		}
-		point := concat(row, field.RandomVector[E, P](rng, poly.Log2Ceil(p.Out)))
+		point := poly.Concat(row, field.RandomVector[E, P](rng, poly.Log2Ceil(p.Out)))
 		v, err := poly.EvaluateTensor[E, P](plainAcc(cfg, w, k), []int{cfg.Rows, p.Out}, point)
 		if err != nil {
 			panic(err)

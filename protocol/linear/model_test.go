@@ -45,7 +45,7 @@ func proveMatMuls(rng *rand.Rand, mms []*model.MatMul, shared bool) error {
 		if !shared {
 			row = field.RandomVector[E](rng, len(row))
 		}
-		point := concat(row, field.RandomVector[E](rng, poly.Log2Ceil(outDim)))
+		point := poly.Concat(row, field.RandomVector[E](rng, poly.Log2Ceil(outDim)))
 		v, err := requant.EvaluateAcc[E](spec, mm.Out.Data, mm.Rem.Data, point)
 		if err != nil {
 			return fmt.Errorf("%s: %w", mm.Name, err)

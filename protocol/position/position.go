@@ -2,13 +2,8 @@ package position
 
 import (
 	"fmt"
-	"math/big"
-
-	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
-	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 
 	"github.com/veriformer/veriformer/field"
-	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
 	"github.com/veriformer/veriformer/transcript"
@@ -155,7 +150,7 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg 
 	}
 	// column[i] = P̂(i, r_col) for every padded row i.
 	cHat := poly.NextPowerOfTwo(cfg.Context)
-	column := foldColumns[E, P](w.Table, cfg.Context, cfg.Width, poly.EqTable[E, P](r[rv:]))
+	column := poly.FoldColumns[E, P](w.Table, cfg.Context, cfg.Width, poly.EqTable[E, P](r[rv:]))
 	sHat := 1 << rv
 	point := append([]E(nil), r[:rv]...)
 	if cfg.Masked() {
@@ -205,51 +200,6 @@ func rowPoint[E field.Scalar, P field.Ptr[E]](cfg Config, r []E) []E {
 		}
 	}
 	return append(point, r...)
-}
-
-// foldColumns returns t[i] = Σ_c eq[c]·M[i, c] for the rows×cols integer
-// matrix M, zero up to the next power of two of rows: the MLE of M with its
-// column coordinates bound. The integers enter the inner products without
-// their conversion to Montgomery form: the limbs of m (or of p − |m|) are
-// read as the Montgomery form of m·R⁻¹, so scaling eq by R once makes each
-// product exact.
-func foldColumns[E field.Scalar, P field.Ptr[E]](m []int64, rows, cols int, eq []E) []E {
-	var r E
-	P(&r).SetBigInt(new(big.Int).Lsh(big.NewInt(1), 256))
-	scaled := make([]E, cols)
-	field.ScalarMul(scaled, eq[:cols], &r)
-	out := make([]E, poly.NextPowerOfTwo(rows))
-	parallel.Execute(rows, 64, func(start, end int) {
-		buf := make([]E, cols)
-		for i := start; i < end; i++ {
-			setMontgomeryLimbs(buf, m[i*cols:(i+1)*cols])
-			out[i] = field.InnerProduct(buf, scaled)
-		}
-	})
-	return out
-}
-
-// setMontgomeryLimbs sets the limbs of dst[i] to src[i] (p − |src[i]| when
-// negative), so that dst[i] stands for src[i]·R⁻¹.
-func setMontgomeryLimbs[E field.Scalar](dst []E, src []int64) {
-	switch d := any(dst).(type) {
-	case []bn254fr.Element:
-		for i, x := range src {
-			d[i] = bn254fr.Element{uint64(x)}
-			if x < 0 {
-				d[i] = bn254fr.Element{uint64(-x)}
-				d[i].Neg(&d[i])
-			}
-		}
-	case []bls12377fr.Element:
-		for i, x := range src {
-			d[i] = bls12377fr.Element{uint64(x)}
-			if x < 0 {
-				d[i] = bls12377fr.Element{uint64(-x)}
-				d[i].Neg(&d[i])
-			}
-		}
-	}
 }
 
 // Verify checks a proof from one claim on O and returns the claims on X
