@@ -272,15 +272,23 @@ func (d *definer) digests(inputDigest, outputDigest frontend.Variable) error {
 	return nil
 }
 
-// segment binds the segment's opened tensors to the transcript, asserts
-// their element-wise relations and verifies its contractions.
+// segment binds the segment's opened tensors to the transcript (in their
+// exact ranges for the tensors of inference.WalkExact, in their packing
+// windows otherwise), asserts their element-wise relations and verifies its
+// contractions.
 func (d *definer) segment() error {
 	s := d.l.shape
+	exact := map[*model.Tensor]bool{}
+	inference.WalkExact(s, d.seg, func(t *model.Tensor) { exact[t] = true })
 	var absorbErr error
 	i := 0
 	inference.WalkSegment(s, d.seg, func(t *model.Tensor) {
+		absorb := d.tr.AbsorbPacked
+		if exact[t] {
+			absorb = d.tr.AbsorbPackedExact
+		}
 		if absorbErr == nil {
-			absorbErr = d.tr.AbsorbPacked(d.tensors[i], t.Min, t.Max)
+			absorbErr = absorb(d.tensors[i], t.Min, t.Max)
 		}
 		i++
 	})

@@ -1,7 +1,11 @@
 package circuits
 
 import (
+	"errors"
 	"math/big"
+	"math/bits"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -272,4 +276,106 @@ func TestSegments(t *testing.T) {
 			}
 		}
 	}
+}
+
+// narrowedLMHead returns the default model with its LM-head range narrowed
+// to end one below the largest logit of an honest trace on prompt — a
+// model that stops with a BoundError on the prompt — and that trace, with
+// the narrowed range, from which a dishonest prover makes its proofs. The
+// logits still fit the packing window of the narrowed range, so only the
+// exact range check can reject such a proof.
+func narrowedLMHead(t *testing.T, prompt []int, n int) (*model.Model, []int, *model.Trace) {
+	t.Helper()
+	output, tr, err := inference.Generate(model.Default(), prompt, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := slices.Max(tr.LMHead.Out.Data)
+	m := model.Default()
+	m.Quant.LMHead.OutHi = top - 1
+	var bound *model.BoundError
+	if _, _, err := inference.Generate(m, prompt, n); !errors.As(err, &bound) {
+		t.Fatalf("the narrowed model ran the prompt: %v", err)
+	}
+	lo, hi := tr.LMHead.Out.Min, m.Quant.LMHead.OutHi
+	if bits.Len64(uint64(top)-uint64(lo)) != bits.Len64(uint64(hi)-uint64(lo)) {
+		t.Fatalf("the largest logit %d leaves the packing window of [%d, %d]", top, lo, hi)
+	}
+	tr.LMHead.Out.Max = hi
+	return m, output, tr
+}
+
+// firstLine returns the first line of an error (gnark's solver errors
+// carry a stack trace).
+func firstLine(err error) string { return strings.SplitN(err.Error(), "\n", 2)[0] }
+
+// TestExactRange: proofs whose logits exceed the model's LM-head range but
+// not its packing window are rejected by the native verifiers and by the
+// circuits, in the direct shape and in the last segment of the aggregated
+// shape (the honest proofs of the unmodified model are accepted by
+// TestDirectSolved and TestSegments).
+func TestExactRange(t *testing.T) {
+	prompt := []int{'H', 'i'}
+	m, output, tr := narrowedLMHead(t, prompt, 2)
+	layout, err := NewLayout(m, len(prompt), len(output))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("direct", func(t *testing.T) {
+		st, err := statement.New[bn254fr.Element](m, prompt, output)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proof, err := inference.Prove[bn254fr.Element](m, st, prompt, output, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = inference.Verify[bn254fr.Element](m, st, prompt, output, proof)
+		if err == nil {
+			t.Fatal("native verifier accepted logits above the model's range")
+		}
+		t.Logf("native: %v", err)
+		placeholder, err := layout.Placeholder()
+		if err != nil {
+			t.Fatal(err)
+		}
+		assignment, err := layout.Assign(st, prompt, output, proof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField())
+		if err == nil {
+			t.Fatal("circuit accepted logits above the model's range")
+		}
+		t.Logf("circuit: %s", firstLine(err))
+	})
+	t.Run("last segment", func(t *testing.T) {
+		st, err := statement.New[bls12377fr.Element](m, prompt, output)
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}}
+		proofs, chains, err := inference.ProveSegments[bls12377fr.Element](m, st, tr, segs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = inference.VerifySegment[bls12377fr.Element](m, st, prompt, output, segs[1], chains[1], chains[2], proofs[1])
+		if err == nil {
+			t.Fatal("native segment verifier accepted logits above the model's range")
+		}
+		t.Logf("native: %v", err)
+		placeholder, err := layout.SegmentPlaceholder(segs[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		assignment, err := layout.AssignSegment(segs[1], st, prompt, output, chains[1], chains[2], proofs[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = test.IsSolved(placeholder, assignment, ecc.BLS12_377.ScalarField())
+		if err == nil {
+			t.Fatal("segment circuit accepted logits above the model's range")
+		}
+		t.Logf("circuit: %s", firstLine(err))
+	})
 }

@@ -26,10 +26,12 @@
 //
 // # Size
 //
-// The default model (2 layers, d = 64, vocabulary 256) takes 726,811 R1CS
+// The default model (2 layers, d = 64, vocabulary 256) takes 731,515 R1CS
 // constraints for 2 prompt and 2 generated tokens (3 rows). Most of it is
-// the opened tensors: their packed digest, their range checks and their
-// MLE evaluations, and the three 2¹⁶-entry tables (exp, GELU, 1/√). The
+// the opened tensors: their packed digest, their range checks (in the
+// window of the packing, and in the exact range for the contraction
+// outputs and row maxima of inference.WalkExact: one more constraint per
+// value for the model's symmetric ranges) and their MLE evaluations, and the three 2¹⁶-entry tables (exp, GELU, 1/√). The
 // embedding rows are checked by one random linear combination per row and
 // a lookup among V combinations of the table's rows
 // (gadgets/embedding.CheckRows), with a challenge from a fork of the

@@ -22,7 +22,13 @@
 //
 // Domain "veriformer/inference/v1", seeded with the statement (model id,
 // input digest, output digest). The opened tensors are absorbed first, in
-// canonical order (AbsorbPacked over their checked ranges). Then for each
+// canonical order (AbsorbPacked over their checked ranges). The packing
+// checks each value against the window [Min, Min + 2^b) of its range; the
+// verifiers also check the exact range [Min, Max] of the tensors of
+// [WalkExact] (the requantized contraction outputs and the softmax row
+// maxima), whose values no element-wise check bounds otherwise — without
+// it a proof could exist for a pass on which the model stops with a
+// BoundError. Then for each
 // block (label "layer/i") and finally the LM head (label "lm_head"): for
 // every contraction, its random point (row coordinates once, then the
 // column coordinates of each projection), the accumulator claims computed

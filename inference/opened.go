@@ -78,6 +78,37 @@ func WalkSegment(tr *model.Trace, seg Segment, visit func(t *model.Tensor)) {
 	}
 }
 
+// WalkExact visits the opened tensors of a segment whose exact range both
+// verifiers check on top of the packing window: the requantized outputs of
+// every contraction (Q, K, V, the attention scores and context, O, gate,
+// up, down, and the LM head in the last segment) and the softmax row
+// maxima. No element-wise check bounds them otherwise: a value in the
+// window [Min, Min + 2^b) but above Max would be a pass on which the model
+// itself stops with a BoundError. Every other opened tensor is either a
+// remainder whose range is its window, or the output of a check that
+// bounds it exactly (lookups, norms, RoPE, residual sums, products).
+func WalkExact(tr *model.Trace, seg Segment, visit func(t *model.Tensor)) {
+	for i := seg.From; i < seg.To; i++ {
+		l := &tr.Layers[i]
+		visit(&l.Q.Out)
+		visit(&l.K.Out)
+		visit(&l.V.Out)
+		a := &l.Attention
+		visit(&a.Scores.Out)
+		visit(&a.RowMax)
+		visit(&a.Context.Out)
+		visit(&l.O.Out)
+		if l.Gate != nil {
+			visit(&l.Gate.Out)
+		}
+		visit(&l.Up.Out)
+		visit(&l.Down.Out)
+	}
+	if seg.To == len(tr.Layers) {
+		visit(&tr.LMHead.Out)
+	}
+}
+
 // relink points the tensors that the model's trace shares between steps
 // (a step's input is an earlier step's output) at their sources, after the
 // opened tensors were replaced.
@@ -119,9 +150,12 @@ func Tensors(tr *model.Trace) [][]int64 {
 }
 
 // bind replaces the opened tensors of a segment of a trace (in canonical
-// order) by the given values, checking their sizes and ranges, and relinks
-// the shared tensors.
+// order) by the given values, checking their sizes, their packing windows
+// and, for the tensors of [WalkExact], their exact ranges, and relinks the
+// shared tensors.
 func bind(tr *model.Trace, seg Segment, values [][]int64) error {
+	exact := map[*model.Tensor]bool{}
+	WalkExact(tr, seg, func(t *model.Tensor) { exact[t] = true })
 	i := 0
 	var err error
 	WalkSegment(tr, seg, func(t *model.Tensor) {
@@ -134,9 +168,15 @@ func bind(tr *model.Trace, seg Segment, values [][]int64) error {
 		}
 		v := values[i]
 		i++
-		if err = checkWindow(t, v); err == nil {
-			t.Data = v
+		if err = checkWindow(t, v); err != nil {
+			return
 		}
+		if exact[t] {
+			if err = checkExact(t, v); err != nil {
+				return
+			}
+		}
+		t.Data = v
 	})
 	if err != nil {
 		return err
@@ -150,8 +190,8 @@ func bind(tr *model.Trace, seg Segment, values [][]int64) error {
 
 // checkWindow checks that values fit tensor t: its size, and the window
 // [Min, Min + 2^b) ⊇ [Min, Max] that the transcript's packing (and the
-// circuit's range check) enforces; the exact ranges that matter are
-// checked by the element-wise checks.
+// circuit's range check) enforces. The exact ranges are checked by the
+// element-wise checks or, for the tensors of [WalkExact], by [checkExact].
 func checkWindow(t *model.Tensor, v []int64) error {
 	if len(v) != len(t.Data) {
 		return fmt.Errorf("inference: opened tensor %s has %d values, want %d", t.Name, len(v), len(t.Data))
@@ -163,6 +203,16 @@ func checkWindow(t *model.Tensor, v []int64) error {
 	for k, x := range v {
 		if x < t.Min || (uint64(x)-uint64(t.Min))>>layout.Bits != 0 {
 			return fmt.Errorf("inference: opened tensor %s[%d] = %d outside [%d, %d + 2^%d)", t.Name, k, x, t.Min, t.Min, layout.Bits)
+		}
+	}
+	return nil
+}
+
+// checkExact checks that values lie in the exact range [Min, Max] of t.
+func checkExact(t *model.Tensor, v []int64) error {
+	for k, x := range v {
+		if x < t.Min || x > t.Max {
+			return fmt.Errorf("inference: opened tensor %s[%d] = %d outside its range [%d, %d]", t.Name, k, x, t.Min, t.Max)
 		}
 	}
 	return nil

@@ -30,7 +30,10 @@
 // count, then the values shifted to v − lo and packed ⌊(bits(p)−1)/b⌋ per
 // field element (b = bitlen(hi − lo)), little end first. The circuit
 // range-checks every shifted value below 2ᵇ, which makes the packing
-// injective, so the digest binds the tensor.
+// injective, so the digest binds the tensor. The window [lo, lo + 2ᵇ) may
+// exceed [lo, hi]; where the exact range matters, the caller checks it
+// (natively package inference, in a circuit gadgets/transcript's
+// AbsorbPackedExact).
 //
 // # Statement
 //

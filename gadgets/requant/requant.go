@@ -25,11 +25,11 @@ func New(api frontend.API) *Checker {
 	return &Checker{api: api, rc: rangecheck.New(api)}
 }
 
-// Assert constrains every Rem to [0, 2^Shift) and every Out to
-// [OutLo, OutLo + 2^b) with b = bitlen(OutHi − OutLo), the power-of-two
-// window that holds the documented range (what matters for soundness is
-// that no value wraps around the field). Cost: one range check of Shift
-// bits and one of b bits per element.
+// Assert constrains every Rem to [0, 2^Shift) and every Out to its exact
+// range [OutLo, OutHi]: out − OutLo and OutHi − out in b = bitlen(OutHi −
+// OutLo) bits each (one check when OutHi − OutLo + 1 = 2^b; the window
+// [OutLo, OutLo + 2^b) alone would admit outputs the model rejects). Cost:
+// one range check of Shift bits and one or two of b bits per element.
 func (c *Checker) Assert(s *native.Spec, out, rem []frontend.Variable) error {
 	if err := s.Validate(); err != nil {
 		return err
@@ -37,10 +37,14 @@ func (c *Checker) Assert(s *native.Spec, out, rem []frontend.Variable) error {
 	if len(out) != s.Size() || len(rem) != s.Size() {
 		return fmt.Errorf("requant: %d outputs and %d remainders for %d elements", len(out), len(rem), s.Size())
 	}
-	outBits := max(bits.Len64(uint64(s.OutHi)-uint64(s.OutLo)), 1)
+	span := uint64(s.OutHi) - uint64(s.OutLo)
+	outBits := max(bits.Len64(span), 1)
 	for i := range out {
 		c.rc.Check(rem[i], int(s.Shift))
 		c.rc.Check(c.api.Sub(out[i], s.OutLo), outBits)
+		if span+1 != 1<<outBits {
+			c.rc.Check(c.api.Sub(s.OutHi, out[i]), outBits)
+		}
 	}
 	return nil
 }

@@ -8,4 +8,13 @@
 //
 // Cost: one absorb or challenge is one permutation, 186 R1CS constraints on
 // BN254 and 190 on BLS12-377.
+//
+// # Opened tensors
+//
+// [Transcript.AbsorbPacked] range-checks each value of a tensor to the
+// window [lo, lo + 2^b), b = bitlen(hi − lo), which makes the packing
+// injective; [Transcript.AbsorbPackedExact] also excludes the window's
+// values above hi, so that the tensor lies in its exact range [lo, hi]: one
+// constraint per value for the model's symmetric ranges (a single excluded
+// value), a second range check when many values are excluded.
 package transcript

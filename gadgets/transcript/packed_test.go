@@ -16,6 +16,7 @@ import (
 
 type packedCircuit struct {
 	lo, hi int64
+	exact  bool
 	Values []frontend.Variable
 	State  frontend.Variable `gnark:",public"`
 }
@@ -25,7 +26,11 @@ func (c *packedCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	if err := tr.AbsorbPacked(c.Values, c.lo, c.hi); err != nil {
+	absorb := tr.AbsorbPacked
+	if c.exact {
+		absorb = tr.AbsorbPackedExact
+	}
+	if err := absorb(c.Values, c.lo, c.hi); err != nil {
 		return err
 	}
 	api.AssertIsEqual(tr.State(), c.State)
@@ -75,5 +80,41 @@ func TestAbsorbPacked(t *testing.T) {
 			test.WithInvalidAssignment(assign(changed)),
 			test.WithInvalidAssignment(assign(carry)),
 			test.WithCurves(curve), test.WithBackends(backend.GROTH16), test.NoFuzzing(), test.NoSerializationChecks())
+	}
+}
+
+// TestAbsorbPackedExact: a value above hi but inside the packing window
+// [lo, lo + 2^b) passes AbsorbPacked and fails AbsorbPackedExact, which
+// accepts hi itself, on ranges whose window exceeds them by one value, two
+// values (excluded one by one) and 47 values (a second range check); the
+// states are the native ones.
+func TestAbsorbPackedExact(t *testing.T) {
+	type E = bn254fr.Element
+	type tc struct {
+		values []int64
+		exact  bool
+		ok     bool
+	}
+	for _, r := range []struct{ lo, hi int64 }{{-1023, 1023}, {-1023, 1022}, {-1000, 1000}} {
+		lo, hi := r.lo, r.hi
+		top := lo + 1<<11 - 1 // the window's last value (b = 11 for the three ranges)
+		for _, c := range []tc{
+			{[]int64{lo, 0, hi}, true, true},
+			{[]int64{hi, lo, hi}, true, true},
+			{[]int64{lo, 0, hi + 1}, false, true},
+			{[]int64{lo, 0, hi + 1}, true, false},
+			{[]int64{top, 0, hi}, true, false},
+			{[]int64{lo, hi + 1, top}, true, false},
+		} {
+			placeholder := &packedCircuit{lo: lo, hi: hi, exact: c.exact, Values: make([]frontend.Variable, len(c.values))}
+			assignment := &packedCircuit{lo: lo, hi: hi, exact: c.exact, State: nativeState[E](t, c.values, lo, hi)}
+			for _, v := range c.values {
+				assignment.Values = append(assignment.Values, v)
+			}
+			err := test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField())
+			if (err == nil) != c.ok {
+				t.Errorf("[%d, %d], values %v, exact %v: solved = %v, want %v", lo, hi, c.values, c.exact, err == nil, c.ok)
+			}
+		}
 	}
 }

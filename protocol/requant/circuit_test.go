@@ -99,3 +99,32 @@ func nativeAcc[E field.Scalar, P field.Ptr[E]](t *testing.T, rng *rand.Rand, s *
 	}
 	return P(&v).String(), ps
 }
+
+type rangeCircuit struct {
+	spec     requant.Spec
+	Out, Rem []frontend.Variable
+}
+
+func (c *rangeCircuit) Define(api frontend.API) error {
+	return gadget.New(api).Assert(&c.spec, c.Out, c.Rem)
+}
+
+// TestAssertExact: Checker.Assert and Check accept OutHi and reject
+// OutHi + 1, which lies inside the b-bit window above OutLo.
+func TestAssertExact(t *testing.T) {
+	s := requant.Spec{Shape: []int{2}, Multiplier: []int64{3}, Shift: 4, OutLo: -1000, OutHi: 1000}
+	for _, tc := range []struct {
+		out int64
+		ok  bool
+	}{{s.OutHi, true}, {s.OutLo, true}, {s.OutHi + 1, false}, {s.OutLo - 1, false}} {
+		out, rem := []int64{0, tc.out}, []int64{0, 15}
+		if err := requant.Check(&s, out, rem); (err == nil) != tc.ok {
+			t.Errorf("Check(out %d) = %v", tc.out, err)
+		}
+		placeholder := &rangeCircuit{spec: s, Out: make([]frontend.Variable, 2), Rem: make([]frontend.Variable, 2)}
+		assignment := &rangeCircuit{spec: s, Out: []frontend.Variable{out[0], out[1]}, Rem: []frontend.Variable{rem[0], rem[1]}}
+		if err := test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField()); (err == nil) != tc.ok {
+			t.Errorf("Assert(out %d): solved = %v, want %v", tc.out, err == nil, tc.ok)
+		}
+	}
+}
