@@ -212,12 +212,12 @@ func permuteValues[E field.Scalar, P field.Ptr[E]](d *Dims, values []int64, eqWi
 	out := make([]E, hkv*keys)
 	row := make([]E, hkv*mw)
 	for k := range keys {
-		loadRaw(row, values[k*hkv*mw:(k+1)*hkv*mw])
+		field.SetMontgomeryLimbs(row, values[k*hkv*mw:(k+1)*hkv*mw])
 		for a := range hkv {
 			out[a*keys+k] = field.InnerProduct(eqWidth, row[a*mw:(a+1)*mw])
 		}
 	}
-	scale := montgomeryR[E, P]()
+	scale := field.MontgomeryR[E, P]()
 	field.ScalarMul(out, out, &scale)
 	return out
 }

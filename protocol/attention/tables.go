@@ -2,11 +2,7 @@ package attention
 
 import (
 	"fmt"
-	"math/big"
 	"math/bits"
-
-	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
-	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/poly"
@@ -112,61 +108,11 @@ func (d *Dims) outputOf(a, v []int64) []int64 {
 	return out
 }
 
-// fromInt64s sets dst[i] = src[i] as field elements (negative v ↦ p − |v|),
-// with direct calls on the concrete element type.
-func fromInt64s[E field.Scalar](dst []E, src []int64) {
-	switch v := any(dst).(type) {
-	case []bn254fr.Element:
-		for i, x := range src {
-			v[i].SetInt64(x)
-		}
-	case []bls12377fr.Element:
-		for i, x := range src {
-			v[i].SetInt64(x)
-		}
-	}
-}
-
 // toField returns src as field elements.
 func toField[E field.Scalar](src []int64) []E {
 	out := make([]E, len(src))
-	fromInt64s(out, src)
+	field.SetInt64s(out, src)
 	return out
-}
-
-// loadRaw sets the Montgomery limbs of dst[i] to src[i] (p − |src[i]| for a
-// negative entry): dst[i] then holds the value src[i]·R⁻¹ (R = 2²⁵⁶ for
-// both fields) at no multiplication. Products of such elements with field
-// elements are scaled by R once at the end ([montgomeryR]) instead of
-// converting every entry.
-func loadRaw[E field.Scalar](dst []E, src []int64) {
-	switch v := any(dst).(type) {
-	case []bn254fr.Element:
-		for i, x := range src {
-			if x >= 0 {
-				v[i] = bn254fr.Element{uint64(x)}
-			} else {
-				v[i] = bn254fr.Element{uint64(-x)}
-				v[i].Neg(&v[i])
-			}
-		}
-	case []bls12377fr.Element:
-		for i, x := range src {
-			if x >= 0 {
-				v[i] = bls12377fr.Element{uint64(x)}
-			} else {
-				v[i] = bls12377fr.Element{uint64(-x)}
-				v[i].Neg(&v[i])
-			}
-		}
-	}
-}
-
-// montgomeryR returns the field element of value R = 2²⁵⁶ mod p.
-func montgomeryR[E field.Scalar, P field.Ptr[E]]() E {
-	var r E
-	P(&r).SetBigInt(new(big.Int).Lsh(big.NewInt(1), 256))
-	return r
 }
 
 // combineRows returns Σ_r weights[r]·m[r], m a matrix of width cols stored
@@ -178,11 +124,11 @@ func combineRows[E field.Scalar, P field.Ptr[E]](m []int64, cols int, weights []
 		if P(&weights[r]).IsZero() {
 			continue
 		}
-		loadRaw(row, m[r*cols:(r+1)*cols])
+		field.SetMontgomeryLimbs(row, m[r*cols:(r+1)*cols])
 		field.ScalarMul(row, row, &weights[r])
 		field.Add(out, out, row)
 	}
-	scale := montgomeryR[E, P]()
+	scale := field.MontgomeryR[E, P]()
 	field.ScalarMul(out, out, &scale)
 	return out
 }

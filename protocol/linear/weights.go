@@ -160,7 +160,7 @@ func newReducer[E field.Scalar, P field.Ptr[E]]() *reducer[E, P] {
 	for i := range r.modulus {
 		r.modulus[i] = new(big.Int).Rsh(m, uint(64*i)).Uint64()
 	}
-	P(&r.shift).SetBigInt(new(big.Int).Lsh(big.NewInt(1), 256))
+	r.shift = field.MontgomeryR[E, P]()
 	return r
 }
 
