@@ -5,6 +5,11 @@
 // it to a witness (gadgets/lookup.ValueOfProof); this package does not
 // depend on gnark's frontend.
 //
+// Status: tested natively and in circuit, not on the proving path today
+// (while tensors are opened, gnark's own log-derivative lookups are
+// cheaper); kept for the committed-tensor work, whose table relations it
+// proves.
+//
 // # Statement
 //
 // A [Table] has 2ᵏ rows of c columns t₀, …, t_{c−1}; [Lookups] are N tuples

@@ -2,6 +2,10 @@
 // so that a claim on X reduces to the public token ids and one claim on the
 // fixed table E. The in-circuit verifier is gadgets/embedding.
 //
+// Status: tested natively and in circuit, not on the proving path today
+// (the circuits check the opened embedding rows with
+// gadgets/embedding.CheckRows); kept for the committed-tensor work.
+//
 // # Description
 //
 // For s token ids t₀, …, t_{s−1} < V and the table E ∈ F^{V×w}, X[i] =

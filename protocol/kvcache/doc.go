@@ -7,6 +7,10 @@
 // the last pass back to the prompt. The in-circuit verifier is
 // gadgets/kvcache.
 //
+// Status: tested natively and in circuit, not on the proving path today
+// (package inference proves one pass over the whole sequence); kept for
+// the committed-tensor and conversation work, where passes share a cache.
+//
 // # Description
 //
 // The cache K ∈ F^{l×w} has the model's context length l of rows (padded

@@ -4,6 +4,10 @@
 // position table it uses to a claim on the whole committed table. The
 // in-circuit verifier is gadgets/position.
 //
+// Status: tested natively and in circuit, not on the proving path today
+// (the opened embedding rows are checked element-wise against E + P);
+// kept for the committed-tensor work, where the table is committed.
+//
 // # Description
 //
 // X ∈ F^{s×w} are the token embeddings of the pass, P ∈ F^{c×w} the

@@ -6,6 +6,10 @@
 // [Proof] and [Claims] are linear's types. Its in-circuit verifier is
 // gadgets/qkv, the same specialisation of gadgets/linear.
 //
+// Status: tested natively and in circuit, not on the proving path today
+// (package inference proves Q, K and V with protocol/linear directly);
+// kept for the committed-tensor and conversation work.
+//
 // # Description
 //
 // For s input rows X ∈ F^{s×d} and int8 weights in the [out, in] layout of
