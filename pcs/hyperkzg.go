@@ -1,0 +1,362 @@
+package pcs
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
+
+	"github.com/veriformer/veriformer/internal/parallel"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// Transcript is the Fiat–Shamir transcript over BLS12-377 Fr that the
+// prover and the field part of the verifier share.
+type Transcript = transcript.Transcript[fr.Element, *fr.Element]
+
+// Commitment is the commitment to an MLE: the KZG commitment [F(τ)]₁ of
+// the univariate polynomial whose coefficients are the MLE's table.
+type Commitment = bls12377.G1Affine
+
+// MaxNbVars bounds the number of variables of a committed MLE (and so
+// every length a verifier or a decoder accepts).
+const MaxNbVars = 40
+
+// ErrRejected is wrapped by every error a verifier returns on a proof that
+// does not check (as opposed to a malformed statement).
+var ErrRejected = errors.New("pcs: proof rejected")
+
+// Proof is a HyperKZG evaluation proof of an MLE of n variables:
+// Folds[i−1] = [Fᵢ]₁ for i = 1, …, n−1; Evaluations[i] = (Fᵢ(β), Fᵢ(−β),
+// Fᵢ(β²)) for i = 0, …, n−1; Quotients[j] = [Qⱼ]₁, the quotient of the
+// batched polynomial by Y − uⱼ, u = (β, −β, β²). See the package
+// documentation.
+type Proof struct {
+	Folds       []bls12377.G1Affine
+	Evaluations [][3]fr.Element
+	Quotients   [3]bls12377.G1Affine
+}
+
+// GroupCheck is the output of the field part of the verifier and the input
+// of its group part: the scalars of the pairing check
+//
+//	e(L, [1]₂) · e(−R, [τ]₂) = 1,
+//	L = Σⱼ Commitments[j]·Cⱼ + Σᵢ Folds[i]·[F_{i+1}]₁ + Σⱼ Quotients[j]·Wⱼ + Generator·[1]₁,
+//	R = Σⱼ QuotientWeights[j]·Wⱼ,
+//
+// where Cⱼ are the commitments, [Fᵢ]₁ the proof's folds and Wⱼ its
+// quotients, in the order of the proof.
+type GroupCheck struct {
+	Commitments     []fr.Element
+	Folds           []fr.Element
+	Quotients       [3]fr.Element
+	Generator       fr.Element
+	QuotientWeights [3]fr.Element
+}
+
+// multiExpConfig lets MultiExp use every core.
+var multiExpConfig = ecc.MultiExpConfig{}
+
+// Commit returns the commitment to the MLE whose table of 2ⁿ evaluations
+// (n ≥ 1, X₁ the most significant bit of the index, as in package poly) is
+// table: the KZG commitment of F(Y) = Σᵢ table[i]·Yⁱ.
+func Commit(srs *SRS, table []fr.Element) (Commitment, error) {
+	if _, err := tableVars(table); err != nil {
+		return Commitment{}, err
+	}
+	if len(table) > srs.Size() {
+		return Commitment{}, fmt.Errorf("pcs: commit: table of %d entries, the srs has %d powers", len(table), srs.Size())
+	}
+	c, err := kzg.Commit(table, srs.Pk)
+	if err != nil {
+		return Commitment{}, fmt.Errorf("pcs: commit: %w", err)
+	}
+	return c, nil
+}
+
+// tableVars returns n for a table of 2ⁿ entries, 1 ≤ n ≤ MaxNbVars.
+func tableVars(table []fr.Element) (int, error) {
+	n, err := poly.NbVars(len(table))
+	if err != nil {
+		return 0, fmt.Errorf("pcs: %w", err)
+	}
+	if n < 1 || n > MaxNbVars {
+		return 0, fmt.Errorf("pcs: table of 2^%d entries, want 2^1 to 2^%d", n, MaxNbVars)
+	}
+	return n, nil
+}
+
+// Open proves the value of the MLE table at point (len(table) = 2^len(point))
+// and returns the proof and the value. The commitment and the point must
+// already be bound to the transcript; the value is absorbed.
+func Open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element) (*Proof, fr.Element, error) {
+	n, err := tableVars(table)
+	if err != nil {
+		return nil, fr.Element{}, err
+	}
+	if len(point) != n {
+		return nil, fr.Element{}, fmt.Errorf("pcs: open: point of %d variables for a table of 2^%d entries", len(point), n)
+	}
+	value := poly.Evaluate[fr.Element](table, point)
+	proof, err := open(t, srs, table, point, value)
+	return proof, value, err
+}
+
+// open runs the HyperKZG prover for table at point with value = table(point).
+func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value fr.Element) (*Proof, error) {
+	n := len(point)
+	if len(table) > srs.Size() {
+		return nil, fmt.Errorf("pcs: open: table of %d entries, the srs has %d powers", len(table), srs.Size())
+	}
+	t.Label("pcs/hyperkzg")
+	t.Absorb(value)
+
+	// F₀ = table; F_{i+1}(Y) = F_i,even(Y) + r·(F_i,odd(Y) − F_i,even(Y)),
+	// r = point[n−1−i]: fold i binds the least significant variable left.
+	folds := make([][]fr.Element, n)
+	folds[0] = table
+	proof := &Proof{Folds: make([]bls12377.G1Affine, n-1), Evaluations: make([][3]fr.Element, n)}
+	for i := 0; i+1 < n; i++ {
+		folds[i+1] = foldEvenOdd(folds[i], &point[n-1-i])
+		c, err := kzg.Commit(folds[i+1], srs.Pk)
+		if err != nil {
+			return nil, fmt.Errorf("pcs: open: fold %d: %w", i+1, err)
+		}
+		proof.Folds[i] = c
+	}
+	t.Absorb(Digest(proof.Folds))
+	beta := t.Challenge()
+	if beta.IsZero() {
+		return nil, fmt.Errorf("pcs: open: challenge β = 0")
+	}
+	var u [3]fr.Element
+	u[0] = beta
+	u[1].Neg(&beta)
+	u[2].Square(&beta)
+	for i := range folds {
+		for j := range u {
+			proof.Evaluations[i][j] = horner(folds[i], &u[j])
+		}
+		t.Absorb(proof.Evaluations[i][:]...)
+	}
+	q := t.Challenge()
+
+	// B = Σᵢ qⁱ Fᵢ, then Wⱼ = [(B − B(uⱼ))/(Y − uⱼ)]₁.
+	batched := make([]fr.Element, len(table))
+	copy(batched, table)
+	var qi fr.Element
+	qi.SetOne()
+	for i := 1; i < n; i++ {
+		qi.Mul(&qi, &q)
+		f := folds[i]
+		parallel.Execute(len(f), 1<<12, func(start, end int) {
+			var s fr.Element
+			for k := start; k < end; k++ {
+				s.Mul(&f[k], &qi)
+				batched[k].Add(&batched[k], &s)
+			}
+		})
+	}
+	folds = nil
+	buf := make([]fr.Element, len(batched))
+	for j := range u {
+		copy(buf, batched)
+		quotient := divideByLinear(buf, &u[j])
+		w, err := kzg.Commit(quotient, srs.Pk)
+		if err != nil {
+			return nil, fmt.Errorf("pcs: open: quotient %d: %w", j, err)
+		}
+		proof.Quotients[j] = w
+	}
+	t.Absorb(Digest(proof.Quotients[:]))
+	t.Challenge() // d: drawn by the verifier; kept in step
+	return proof, nil
+}
+
+// foldEvenOdd returns g with g[m] = f[2m] + r·(f[2m+1] − f[2m]).
+func foldEvenOdd(f []fr.Element, r *fr.Element) []fr.Element {
+	g := make([]fr.Element, len(f)/2)
+	parallel.Execute(len(g), 1<<12, func(start, end int) {
+		var d fr.Element
+		for m := start; m < end; m++ {
+			d.Sub(&f[2*m+1], &f[2*m])
+			d.Mul(&d, r)
+			g[m].Add(&f[2*m], &d)
+		}
+	})
+	return g
+}
+
+// horner returns Σᵢ f[i]·xⁱ.
+func horner(f []fr.Element, x *fr.Element) fr.Element {
+	var res fr.Element
+	for i := len(f) - 1; i >= 0; i-- {
+		res.Mul(&res, x).Add(&res, &f[i])
+	}
+	return res
+}
+
+// divideByLinear overwrites f with the coefficients of (f(Y) − f(a))/(Y − a)
+// (synthetic division) and returns them, len(f)−1 entries.
+func divideByLinear(f []fr.Element, a *fr.Element) []fr.Element {
+	var t fr.Element
+	for i := len(f) - 2; i >= 0; i-- {
+		t.Mul(&f[i+1], a)
+		f[i].Add(&f[i], &t)
+	}
+	return f[1:]
+}
+
+// VerifyField is the field part of the verifier of [Open]: everything in
+// Fr. From the transcript (in which the commitment and the point are
+// already bound), the claimed value and the proof's field elements and
+// point digests, it derives the challenges, checks the fold consistency and
+// returns the scalars of the pairing check that [VerifyGroup] completes.
+func VerifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Proof) (*GroupCheck, error) {
+	if len(point) < 1 || len(point) > MaxNbVars {
+		return nil, fmt.Errorf("pcs: verify: point of %d variables, want 1 to %d", len(point), MaxNbVars)
+	}
+	var one fr.Element
+	one.SetOne()
+	return verifyField(t, point, value, proof, []fr.Element{one})
+}
+
+// verifyField checks an opening of Σⱼ combination[j]·fⱼ at point with value,
+// fⱼ the MLEs of the commitments.
+func verifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Proof, combination []fr.Element) (*GroupCheck, error) {
+	n := len(point)
+	if len(proof.Folds) != n-1 || len(proof.Evaluations) != n {
+		return nil, fmt.Errorf("%w: %d folds and %d evaluation triples for %d variables, want %d and %d",
+			ErrRejected, len(proof.Folds), len(proof.Evaluations), n, n-1, n)
+	}
+	t.Label("pcs/hyperkzg")
+	t.Absorb(value)
+	t.Absorb(Digest(proof.Folds))
+	beta := t.Challenge()
+	if beta.IsZero() {
+		return nil, fmt.Errorf("%w: challenge β = 0", ErrRejected)
+	}
+	for i := range proof.Evaluations {
+		t.Absorb(proof.Evaluations[i][:]...)
+	}
+	q := t.Challenge()
+	t.Absorb(Digest(proof.Quotients[:]))
+	d := t.Challenge()
+
+	// Fold consistency: F_{i+1}(β²) = (1−r)·(Fᵢ(β)+Fᵢ(−β))/2 + r·(Fᵢ(β)−Fᵢ(−β))/(2β),
+	// checked multiplied by 2β; F_n(β²) is the claimed value.
+	var lhs, rhs, sum, diff, t1 fr.Element
+	for i := range n {
+		r := &point[n-1-i]
+		e := &proof.Evaluations[i]
+		next := &value
+		if i+1 < n {
+			next = &proof.Evaluations[i+1][2]
+		}
+		lhs.Double(&beta).Mul(&lhs, next)
+		sum.Add(&e[0], &e[1])
+		diff.Sub(&e[0], &e[1])
+		// β·(1−r)·sum + r·diff = β·sum + r·(diff − β·sum)
+		rhs.Mul(&beta, &sum)
+		t1.Sub(&diff, &rhs).Mul(&t1, r)
+		rhs.Add(&rhs, &t1)
+		if !lhs.Equal(&rhs) {
+			return nil, fmt.Errorf("%w: fold %d is not consistent with fold %d", ErrRejected, i+1, i)
+		}
+	}
+
+	// bⱼ = Σᵢ qⁱ Fᵢ(uⱼ), the batched polynomial's values.
+	var b [3]fr.Element
+	for i := n - 1; i >= 0; i-- {
+		for j := range b {
+			b[j].Mul(&b[j], &q).Add(&b[j], &proof.Evaluations[i][j])
+		}
+	}
+	check := &GroupCheck{
+		Commitments: make([]fr.Element, len(combination)),
+		Folds:       make([]fr.Element, n-1),
+	}
+	// s = 1 + d + d²: the weight of C_B in L.
+	var s, d2 fr.Element
+	d2.Square(&d)
+	s.SetOne().Add(&s, &d).Add(&s, &d2)
+	for j := range combination {
+		check.Commitments[j].Mul(&combination[j], &s)
+	}
+	var qi fr.Element
+	qi.Set(&s)
+	for i := range check.Folds {
+		qi.Mul(&qi, &q)
+		check.Folds[i] = qi
+	}
+	check.QuotientWeights[0].SetOne()
+	check.QuotientWeights[1] = d
+	check.QuotientWeights[2] = d2
+	// Quotients[j] = dʲ·uⱼ: β, −d·β, d²·β².
+	check.Quotients[0] = beta
+	check.Quotients[1].Mul(&d, &beta).Neg(&check.Quotients[1])
+	check.Quotients[2].Square(&beta).Mul(&check.Quotients[2], &d2)
+	// Generator = −(b₀ + d·b₁ + d²·b₂).
+	var g fr.Element
+	g.Mul(&b[2], &d).Add(&g, &b[1]).Mul(&g, &d).Add(&g, &b[0])
+	check.Generator.Neg(&g)
+	return check, nil
+}
+
+// VerifyGroup is the group part of the verifier: it checks that every
+// commitment, fold and quotient is in G1 (on the curve, in the r-torsion),
+// computes L and R of [GroupCheck] by multi-scalar multiplication and
+// checks e(L, [1]₂)·e(−R, [τ]₂) = 1.
+func VerifyGroup(vk *VerifyingKey, commitments []Commitment, proof *Proof, check *GroupCheck) error {
+	if len(commitments) != len(check.Commitments) || len(proof.Folds) != len(check.Folds) {
+		return fmt.Errorf("pcs: verify: %d commitments and %d folds for %d and %d scalars",
+			len(commitments), len(proof.Folds), len(check.Commitments), len(check.Folds))
+	}
+	points := make([]bls12377.G1Affine, 0, len(commitments)+len(proof.Folds)+4)
+	points = append(points, commitments...)
+	points = append(points, proof.Folds...)
+	points = append(points, proof.Quotients[:]...)
+	for i := range points {
+		if !points[i].IsInSubGroup() {
+			return fmt.Errorf("%w: point %d is not in G1", ErrRejected, i)
+		}
+	}
+	points = append(points, vk.G1)
+	scalars := make([]fr.Element, 0, len(points))
+	scalars = append(scalars, check.Commitments...)
+	scalars = append(scalars, check.Folds...)
+	scalars = append(scalars, check.Quotients[:]...)
+	scalars = append(scalars, check.Generator)
+	var l, r bls12377.G1Affine
+	if _, err := l.MultiExp(points, scalars, multiExpConfig); err != nil {
+		return fmt.Errorf("pcs: verify: %w", err)
+	}
+	if _, err := r.MultiExp(proof.Quotients[:], check.QuotientWeights[:], multiExpConfig); err != nil {
+		return fmt.Errorf("pcs: verify: %w", err)
+	}
+	r.Neg(&r)
+	// gnark-crypto's MillerLoopFixedQ writes into the lines it is given:
+	// pass a copy so the key stays intact.
+	lines := vk.Lines
+	ok, err := bls12377.PairingCheckFixedQ([]bls12377.G1Affine{l, r}, lines[:])
+	if err != nil {
+		return fmt.Errorf("pcs: verify: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: pairing check failed", ErrRejected)
+	}
+	return nil
+}
+
+// Verify checks a proof of [Open]: [VerifyField] then [VerifyGroup].
+func Verify(t *Transcript, vk *VerifyingKey, commitment Commitment, point []fr.Element, value fr.Element, proof *Proof) error {
+	check, err := VerifyField(t, point, value, proof)
+	if err != nil {
+		return err
+	}
+	return VerifyGroup(vk, []Commitment{commitment}, proof, check)
+}
