@@ -366,10 +366,10 @@ func LoadCeremony(path string, size int, cacheDir string) (*SRS, error) {
 // ReadCeremony decodes the first size G1 τ-powers and [τ]₂ from the
 // encoding of an mpcsetup.SrsCommons (limit bytes long at most):
 //
-//	N (8 bytes, big-endian) · [β]₂ · len · [τ¹]₁ … [τ^{2N−2}]₁ · len · [τ¹]₂ … · (the α and β powers)
+//	N (8 bytes, big-endian) · [β]₂ · [τ¹]₁ … [τ^{2N−2}]₁ · [τ¹]₂ … [τ^{N−1}]₂ · (the β and α powers)
 //
-// where len is a 4-byte big-endian count, G1 points are 48-byte compressed
-// and G2 points 96-byte compressed (as gnark's encoder writes them);
+// with G1 points 48-byte compressed and G2 points 96-byte compressed, no
+// length prefixes (as gnark's encoder writes them);
 // [τ⁰]₁ is the generator and is not stored. It reads no further than [τ¹]₂.
 // The points it keeps are subgroup-checked; the caller should also run
 // [SRS.Check].
@@ -394,19 +394,6 @@ func ReadCeremony(r io.Reader, limit int64, size int) (*SRS, error) {
 	if _, err := io.ReadFull(r, buf[:]); err != nil { // [β]₂, not used
 		return nil, fmt.Errorf("[β]₂: %w", err)
 	}
-	readLen := func(want uint64, what string) error {
-		var lb [4]byte
-		if _, err := io.ReadFull(r, lb[:]); err != nil {
-			return fmt.Errorf("%s count: %w", what, err)
-		}
-		if got := uint64(binary.BigEndian.Uint32(lb[:])); got != want {
-			return fmt.Errorf("%s count %d, want %d", what, got, want)
-		}
-		return nil
-	}
-	if err := readLen(2*n-2, "G1 τ-powers"); err != nil {
-		return nil, err
-	}
 	_, _, g1, _ := bls12377.Generators()
 	powers := make([]bls12377.G1Affine, size)
 	powers[0] = g1
@@ -422,9 +409,6 @@ func ReadCeremony(r io.Reader, limit int64, size int) (*SRS, error) {
 				return nil, fmt.Errorf("[τ^%d]₁: %w", i, err)
 			}
 		}
-	}
-	if err := readLen(n-1, "G2 τ-powers"); err != nil {
-		return nil, err
 	}
 	if _, err := io.ReadFull(r, buf[:]); err != nil {
 		return nil, fmt.Errorf("[τ]₂: %w", err)
