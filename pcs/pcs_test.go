@@ -12,6 +12,7 @@ import (
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/poly"
@@ -226,4 +227,36 @@ func notInSubgroup(t testing.TB) bls12377.G1Affine {
 	}
 	t.Fatal("no point outside G1 found")
 	return bls12377.G1Affine{}
+}
+
+// TestCommitSigned checks the signed-integer path of Commit against the
+// plain KZG commitment.
+func TestCommitSigned(t *testing.T) {
+	rng := newTestRand(t)
+	srs := srsForTest(t)
+	for _, bound := range []int64{2, 1 << 15, 1 << 61} {
+		table := make([]fr.Element, 64)
+		for i := range table {
+			table[i].SetInt64(rng.Int64N(2*bound) - bound)
+		}
+		table[3].SetInt64(-1)
+		got, err := Commit(srs, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := kzg.Commit(table, srs.Pk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equal(&want) {
+			t.Fatalf("bound %d: signed commitment differs", bound)
+		}
+		// One full-size entry: the plain path.
+		table[5] = field.Random[fr.Element](rng)
+		got, _ = Commit(srs, table)
+		want, _ = kzg.Commit(table, srs.Pk)
+		if !got.Equal(&want) {
+			t.Fatalf("bound %d: commitment with a full-size entry differs", bound)
+		}
+	}
 }
