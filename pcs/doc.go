@@ -41,15 +41,24 @@
 //
 //	2β·F_{i+1}(β²) = β·(1−r)·(Fᵢ(β)+Fᵢ(−β)) + r·(Fᵢ(β)−Fᵢ(−β)),   i = 0, …, n−1.   (fold consistency)
 //
-// The evaluations are then proven together: with a challenge q,
-// B = Σᵢ qⁱ·Fᵢ, bⱼ = Σᵢ qⁱ·Fᵢ(uⱼ) at u = (β, −β, β²), the prover sends
-// Wⱼ = [(B(Y) − bⱼ)/(Y − uⱼ)]₁ (Proof.Quotients), and with a challenge d
-// the three KZG equations e(C_B − bⱼ[1]₁ + uⱼWⱼ, [1]₂) = e(Wⱼ, [τ]₂),
-// C_B = C + Σ_{i≥1} qⁱ[Fᵢ]₁, are checked as one:
+// The evaluations are then proven together. With challenges q and d,
+// B = Σᵢ qⁱ·Fᵢ (commitment C_B = C + Σ_{i≥1} qⁱ·[Fᵢ]₁), bⱼ = Σᵢ qⁱ·Fᵢ(uⱼ) at
+// u = (β, −β, β²), Z(Y) = ∏ⱼ (Y − uⱼ) and Zⱼ(Y) = Z(Y)/(Y − uⱼ), the prover
+// sends W = [h]₁ for the polynomial
 //
-//	e(L, [1]₂) · e(−R, [τ]₂) = 1,
-//	L = (1+d+d²)·(C + Σ_{i=1}^{n−1} qⁱ·[Fᵢ]₁) − (b₀ + d·b₁ + d²·b₂)·[1]₁ + β·W₀ − d·β·W₁ + d²·β²·W₂,
-//	R = W₀ + d·W₁ + d²·W₂.                                                        (pairing equation)
+//	h(Y) = Σⱼ dʲ·(B(Y) − bⱼ)/(Y − uⱼ),
+//
+// receives z, and sends W′ = [f(Y)/(Y − z)]₁ for
+//
+//	f(Y) = s·B(Y) − g − Z(z)·h(Y),   s = Σⱼ dʲ·Zⱼ(z),   g = Σⱼ dʲ·Zⱼ(z)·bⱼ,
+//
+// so that f(z) = 0 and f/(Y − z) is a polynomial (the three KZG openings
+// combined in the manner of SHPLONK: two quotient commitments of 2ⁿ
+// coefficients instead of three). With
+// [f(τ)]₁ = s·C_B − g·[1]₁ − Z(z)·W, f(τ) = (τ − z)·W′ reads
+//
+//	e(L, [1]₂) · e(−W′, [τ]₂) = 1,
+//	L = s·(C + Σ_{i=1}^{n−1} qⁱ·[Fᵢ]₁) − g·[1]₁ − Z(z)·W + z·W′.          (pairing equation)
 //
 // Only [1]₁, [1]₂ and [τ]₂ are needed by the verifier.
 //
@@ -59,11 +68,17 @@
 // of degree below the SRS size that holds at a random β, so
 // F_{i+1} = fold(Fᵢ) as polynomials except with probability about
 // SRS size/|Fr| per fold, and fold^n(F) ≡ v. If F has degree below 2ⁿ
-// this is f(r) = v. A commitment to a polynomial of higher degree (which
-// the SRS allows) is read as the MLE of its first 2ⁿ coefficients: then
+// this is f(r) = v. The pairing equation holds for a random z only if h is
+// a polynomial (B(uⱼ) = bⱼ, except with probability about 3/|Fr| over d)
+// and only if W, W′ commit to h and f/(Y − z); B(uⱼ) = bⱼ for a random q
+// gives Fᵢ(uⱼ) = Evaluations[i][j] (error n/|Fr|). A commitment to a
+// polynomial of higher degree (which the SRS allows) is read as the MLE
+// of its first 2ⁿ coefficients: then
 // fold^n(F) = Σ_k f_k(r)·Y^k over its blocks f_k of 2ⁿ coefficients, and
 // ≡ v says f₀(r) = v (and f_k(r) = 0), so the statement proven is still
-// about the committed f₀. β = 0 is refused (the identity needs β ≠ 0).
+// about the committed f₀. β ∈ {0, 1, −1} (β = 0 breaks the identity, ±1
+// makes two of the points u equal) and z ∈ {u₀, u₁, u₂} (Z(z) = 0 leaves W
+// free) are refused.
 //
 // # Batch opening
 //
@@ -76,11 +91,12 @@
 // claims on the f̃ⱼ at p̃ₖ = (0^{oⱼ}, pₖ). The verifier absorbs v₀, …, v_{K−1},
 // draws α, and a degree-2 sum-check (package sumcheck, one instance) proves
 //
-//	Σ_{x ∈ {0,1}ⁿ} Σⱼ Aⱼ(x)·f̃ⱼ(x) = Σₖ αᵏ·vₖ,   Aⱼ(x) = Σ_{k on j} αᵏ·β(p̃ₖ, x),
+//	Σ_{x ∈ {0,1}ⁿ} Σⱼ Aⱼ(x)·f̃ⱼ(x) = Σₖ αᵏ·vₖ,   Aⱼ(x) = Σ_{k on j} αᵏ·eq(p̃ₖ, x),
 //
-// ending at a point r* with a claimed value c. The verifier computes
+// (eq the β table of package poly), ending at a point r* with a claimed
+// value c. The verifier computes
 //
-//	Aⱼ(r*) = ∏_{i ≤ oⱼ} (1 − r*ᵢ) · Σ_{k on j} αᵏ·β(pₖ, (r*_{oⱼ+1}, …, r*ₙ))
+//	Aⱼ(r*) = ∏_{i ≤ oⱼ} (1 − r*ᵢ) · Σ_{k on j} αᵏ·eq(pₖ, (r*_{oⱼ+1}, …, r*ₙ))
 //
 // in O(K·n) operations, and the sum-check's final check,
 // Σⱼ Aⱼ(r*)·f̃ⱼ(r*) = c, is itself one opening: of g = Σⱼ Aⱼ(r*)·f̃ⱼ at r*
@@ -104,8 +120,8 @@
 //	  then the opening of g at r* with value c, as below
 //	Open / VerifyField (point r, value v):
 //	  Label("pcs/hyperkzg"); v; Digest(Folds); squeeze β
-//	  Fᵢ(β), Fᵢ(−β), Fᵢ(β²) for i = 0, …, n−1; squeeze q
-//	  Digest(Quotients); squeeze d
+//	  Fᵢ(β), Fᵢ(−β), Fᵢ(β²) for i = 0, …, n−1; squeeze q; squeeze d
+//	  Digest(W); squeeze z; Digest(W′)
 //
 // # Point digests
 //
@@ -125,31 +141,29 @@
 //   - the transcript state (with the commitments and points bound),
 //   - the claims (points and values) or the point and value,
 //   - the proof's field elements (sum-check rounds, Proof.Evaluations),
-//   - two Fr digests: Digest(Proof.Folds) and Digest(Proof.Quotients),
+//   - three Fr digests: Digest(Proof.Folds), Digest(W), Digest(W′),
 //
-// and uses no group operation. It replays the transcript, checks β ≠ 0 and
-// the n fold-consistency equations, and returns a [GroupCheck]: the
-// scalars of L and R in the pairing equation,
+// and uses no group operation. It replays the transcript, checks
+// β ∉ {0, ±1}, z ∉ {β, −β, β²} and the n fold-consistency equations, and
+// returns a [GroupCheck]: the scalars of L in the pairing equation,
 //
-//	GroupCheck.Commitments[j] = (1+d+d²)·Aⱼ(r*)   (1+d+d² for a single opening)
-//	GroupCheck.Folds[i−1]     = (1+d+d²)·qⁱ,         i = 1, …, n−1
-//	GroupCheck.Quotients      = (β, −d·β, d²·β²)
-//	GroupCheck.Generator      = −(b₀ + d·b₁ + d²·b₂)
-//	GroupCheck.QuotientWeights = (1, d, d²)
+//	GroupCheck.Commitments[j] = s·Aⱼ(r*)   (s for a single opening)
+//	GroupCheck.Folds[i−1]     = s·qⁱ,      i = 1, …, n−1
+//	GroupCheck.Quotients      = (−Z(z), z)
+//	GroupCheck.Generator      = −g
 //
-// that is m + n + 6 elements of Fr (with m commitments). The group part
+// that is m + n + 2 elements of Fr (with m commitments). The group part
 // ([VerifyGroup]) takes the [VerifyingKey], the m commitments, the n−1
-// folds, the 3 quotients and the GroupCheck; it checks that every point
-// is on the curve and in the r-torsion, computes
+// folds, the 2 quotients and the GroupCheck; it checks that every point
+// is on the curve and in the r-torsion, computes one MSM
 //
-//	L = MSM((C₁…C_m, [F₁]₁…[F_{n−1}]₁, W₀, W₁, W₂, [1]₁), (Commitments, Folds, Quotients, Generator))
-//	R = MSM((W₀, W₁, W₂), QuotientWeights)
+//	L = MSM((C₁…C_m, [F₁]₁…[F_{n−1}]₁, W, W′, [1]₁), (Commitments, Folds, Quotients, Generator))
 //
-// and checks e(L, [1]₂)·e(−R, [τ]₂) = 1 with the fixed G2 points of the
+// and checks e(L, [1]₂)·e(−W′, [τ]₂) = 1 with the fixed G2 points of the
 // key. In the aggregated proof, the aggregator must also check that the
 // digests the segment used are the digests of the points it receives, and
 // may batch the group checks of several segments with random weights
-// (e(Σ ρₛLₛ, [1]₂) = e(Σ ρₛRₛ, [τ]₂)). [Verify] and [VerifyBatch] run both
+// (e(Σ ρₛLₛ, [1]₂) = e(Σ ρₛW′ₛ, [τ]₂)). [Verify] and [VerifyBatch] run both
 // parts natively.
 //
 // # SRS
@@ -172,7 +186,7 @@
 // canonically (32 bytes). Decoders bound every length by [MaxNbVars] and by
 // the bytes left before allocating, refuse non-canonical scalars,
 // non-canonical or uncompressed points and points outside G1, and never
-// panic (fuzzed). A proof of n variables is (n+2)·48 + 3n·32 + 4 bytes;
+// panic (fuzzed). A proof of n variables is (n+1)·48 + 3n·32 + 4 bytes;
 // a batch proof adds 8 + 2n·32.
 //
 // # Warning

@@ -55,6 +55,6 @@ func ExampleOpenBatch() {
 		panic(err)
 	}
 	err = pcs.VerifyGroup(srs.VerifyingKey(), commitments, &proof.Opening, check)
-	fmt.Println("verified:", err == nil, "scalars for the group part:", len(check.Commitments)+len(check.Folds)+7)
-	// Output: verified: true scalars for the group part: 12
+	fmt.Println("verified:", err == nil, "scalars for the group part:", len(check.Commitments)+len(check.Folds)+3)
+	// Output: verified: true scalars for the group part: 8
 }

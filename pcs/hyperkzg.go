@@ -9,6 +9,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
 
+	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/transcript"
@@ -32,30 +33,28 @@ var ErrRejected = errors.New("pcs: proof rejected")
 
 // Proof is a HyperKZG evaluation proof of an MLE of n variables:
 // Folds[i−1] = [Fᵢ]₁ for i = 1, …, n−1; Evaluations[i] = (Fᵢ(β), Fᵢ(−β),
-// Fᵢ(β²)) for i = 0, …, n−1; Quotients[j] = [Qⱼ]₁, the quotient of the
-// batched polynomial by Y − uⱼ, u = (β, −β, β²). See the package
-// documentation.
+// Fᵢ(β²)) for i = 0, …, n−1; Quotients = (W, W′), the commitments to the
+// combined quotient h of the batched polynomial at β, −β, β² and to the
+// quotient of the opening at z. See the package documentation.
 type Proof struct {
 	Folds       []bls12377.G1Affine
 	Evaluations [][3]fr.Element
-	Quotients   [3]bls12377.G1Affine
+	Quotients   [2]bls12377.G1Affine
 }
 
 // GroupCheck is the output of the field part of the verifier and the input
-// of its group part: the scalars of the pairing check
+// of its group part: the scalars of L in the pairing check
 //
-//	e(L, [1]₂) · e(−R, [τ]₂) = 1,
-//	L = Σⱼ Commitments[j]·Cⱼ + Σᵢ Folds[i]·[F_{i+1}]₁ + Σⱼ Quotients[j]·Wⱼ + Generator·[1]₁,
-//	R = Σⱼ QuotientWeights[j]·Wⱼ,
+//	e(L, [1]₂) · e(−W′, [τ]₂) = 1,
+//	L = Σⱼ Commitments[j]·Cⱼ + Σᵢ Folds[i]·[F_{i+1}]₁ + Quotients[0]·W + Quotients[1]·W′ + Generator·[1]₁,
 //
-// where Cⱼ are the commitments, [Fᵢ]₁ the proof's folds and Wⱼ its
+// where Cⱼ are the commitments, [Fᵢ]₁ the proof's folds and (W, W′) its
 // quotients, in the order of the proof.
 type GroupCheck struct {
-	Commitments     []fr.Element
-	Folds           []fr.Element
-	Quotients       [3]fr.Element
-	Generator       fr.Element
-	QuotientWeights [3]fr.Element
+	Commitments []fr.Element
+	Folds       []fr.Element
+	Quotients   [2]fr.Element
+	Generator   fr.Element
 }
 
 // multiExpConfig lets MultiExp use every core.
@@ -174,8 +173,8 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 	}
 	t.Absorb(Digest(proof.Folds))
 	beta := t.Challenge()
-	if beta.IsZero() {
-		return nil, fmt.Errorf("pcs: open: challenge β = 0")
+	if degenerate(&beta) {
+		return nil, fmt.Errorf("pcs: open: challenge β ∈ {0, 1, −1}")
 	}
 	var u [3]fr.Element
 	u[0] = beta
@@ -188,8 +187,9 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 		t.Absorb(proof.Evaluations[i][:]...)
 	}
 	q := t.Challenge()
+	d := t.Challenge()
 
-	// B = Σᵢ qⁱ Fᵢ, then Wⱼ = [(B − B(uⱼ))/(Y − uⱼ)]₁.
+	// B = Σᵢ qⁱ Fᵢ and its values bⱼ = Σᵢ qⁱ Fᵢ(uⱼ).
 	batched := make([]fr.Element, len(table))
 	copy(batched, table)
 	var qi fr.Element
@@ -206,19 +206,94 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 		})
 	}
 	folds = nil
+	b := batchedValues(proof.Evaluations, &q)
+
+	// W = [h]₁, h = Σⱼ dʲ·(B − bⱼ)/(Y − uⱼ).
+	h := make([]fr.Element, len(batched)-1)
 	buf := make([]fr.Element, len(batched))
+	var dj fr.Element
+	dj.SetOne()
 	for j := range u {
 		copy(buf, batched)
 		quotient := divideByLinear(buf, &u[j])
-		w, err := kzg.Commit(quotient, srs.Pk)
-		if err != nil {
-			return nil, fmt.Errorf("pcs: open: quotient %d: %w", j, err)
-		}
-		proof.Quotients[j] = w
+		field.ScalarMul(quotient, quotient, &dj)
+		field.Add(h, h, quotient)
+		dj.Mul(&dj, &d)
 	}
-	t.Absorb(Digest(proof.Quotients[:]))
-	t.Challenge() // d: drawn by the verifier; kept in step
+	w, err := kzg.Commit(h, srs.Pk)
+	if err != nil {
+		return nil, fmt.Errorf("pcs: open: quotient: %w", err)
+	}
+	proof.Quotients[0] = w
+	t.Absorb(Digest(proof.Quotients[:1]))
+	z := t.Challenge()
+	sc, err := shplonkScalars(&z, &u, &d, &b)
+	if err != nil {
+		return nil, fmt.Errorf("pcs: open: %w", err)
+	}
+
+	// W′ = [f/(Y − z)]₁, f = s·B − g − Z(z)·h, which vanishes at z.
+	f := buf
+	field.ScalarMul(f, batched, &sc.s)
+	f[0].Sub(&f[0], &sc.g)
+	field.ScalarMul(h, h, &sc.zT)
+	field.Sub(f[:len(h)], f[:len(h)], h)
+	w, err = kzg.Commit(divideByLinear(f, &z), srs.Pk)
+	if err != nil {
+		return nil, fmt.Errorf("pcs: open: quotient at z: %w", err)
+	}
+	proof.Quotients[1] = w
+	t.Absorb(Digest(proof.Quotients[1:]))
 	return proof, nil
+}
+
+// batchedValues returns bⱼ = Σᵢ qⁱ·evaluations[i][j].
+func batchedValues(evaluations [][3]fr.Element, q *fr.Element) [3]fr.Element {
+	var b [3]fr.Element
+	for i := len(evaluations) - 1; i >= 0; i-- {
+		for j := range b {
+			b[j].Mul(&b[j], q).Add(&b[j], &evaluations[i][j])
+		}
+	}
+	return b
+}
+
+// shplonk holds the scalars of the combined opening at z: with
+// Z(Y) = ∏ⱼ (Y − uⱼ) and Zⱼ(Y) = Z(Y)/(Y − uⱼ), zT = Z(z),
+// s = Σⱼ dʲ·Zⱼ(z) and g = Σⱼ dʲ·Zⱼ(z)·bⱼ.
+type shplonk struct {
+	zT, s, g fr.Element
+}
+
+// shplonkScalars computes the scalars of the combined opening; it refuses
+// z ∈ {u₀, u₁, u₂}, where Z(z) = 0 would leave W unchecked.
+func shplonkScalars(z *fr.Element, u *[3]fr.Element, d *fr.Element, b *[3]fr.Element) (shplonk, error) {
+	var sc shplonk
+	var diff [3]fr.Element
+	sc.zT.SetOne()
+	for j := range u {
+		diff[j].Sub(z, &u[j])
+		sc.zT.Mul(&sc.zT, &diff[j])
+	}
+	if sc.zT.IsZero() {
+		return sc, errors.New("challenge z is an evaluation point")
+	}
+	var dj, zj, t fr.Element
+	dj.SetOne()
+	for j := range u {
+		zj.SetOne()
+		for k := range u {
+			if k != j {
+				zj.Mul(&zj, &diff[k])
+			}
+		}
+		zj.Mul(&zj, &dj)
+		sc.s.Add(&sc.s, &zj)
+		t.Mul(&zj, &b[j])
+		sc.g.Add(&sc.g, &t)
+		dj.Mul(&dj, d)
+	}
+	return sc, nil
 }
 
 // foldEvenOdd returns g with g[m] = f[2m] + r·(f[2m+1] − f[2m]).
@@ -281,15 +356,17 @@ func verifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Pro
 	t.Absorb(value)
 	t.Absorb(Digest(proof.Folds))
 	beta := t.Challenge()
-	if beta.IsZero() {
-		return nil, fmt.Errorf("%w: challenge β = 0", ErrRejected)
+	if degenerate(&beta) {
+		return nil, fmt.Errorf("%w: challenge β ∈ {0, 1, −1}", ErrRejected)
 	}
 	for i := range proof.Evaluations {
 		t.Absorb(proof.Evaluations[i][:]...)
 	}
 	q := t.Challenge()
-	t.Absorb(Digest(proof.Quotients[:]))
 	d := t.Challenge()
+	t.Absorb(Digest(proof.Quotients[:1]))
+	z := t.Challenge()
+	t.Absorb(Digest(proof.Quotients[1:]))
 
 	// Fold consistency: F_{i+1}(β²) = (1−r)·(Fᵢ(β)+Fᵢ(−β))/2 + r·(Fᵢ(β)−Fᵢ(−β))/(2β),
 	// checked multiplied by 2β; F_n(β²) is the claimed value.
@@ -313,54 +390,51 @@ func verifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Pro
 		}
 	}
 
-	// bⱼ = Σᵢ qⁱ Fᵢ(uⱼ), the batched polynomial's values.
-	var b [3]fr.Element
-	for i := n - 1; i >= 0; i-- {
-		for j := range b {
-			b[j].Mul(&b[j], &q).Add(&b[j], &proof.Evaluations[i][j])
-		}
+	var u [3]fr.Element
+	u[0] = beta
+	u[1].Neg(&beta)
+	u[2].Square(&beta)
+	b := batchedValues(proof.Evaluations, &q)
+	sc, err := shplonkScalars(&z, &u, &d, &b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	check := &GroupCheck{
 		Commitments: make([]fr.Element, len(combination)),
 		Folds:       make([]fr.Element, n-1),
 	}
-	// s = 1 + d + d²: the weight of C_B in L.
-	var s, d2 fr.Element
-	d2.Square(&d)
-	s.SetOne().Add(&s, &d).Add(&s, &d2)
 	for j := range combination {
-		check.Commitments[j].Mul(&combination[j], &s)
+		check.Commitments[j].Mul(&combination[j], &sc.s)
 	}
-	var qi fr.Element
-	qi.Set(&s)
+	qi := sc.s
 	for i := range check.Folds {
 		qi.Mul(&qi, &q)
 		check.Folds[i] = qi
 	}
-	check.QuotientWeights[0].SetOne()
-	check.QuotientWeights[1] = d
-	check.QuotientWeights[2] = d2
-	// Quotients[j] = dʲ·uⱼ: β, −d·β, d²·β².
-	check.Quotients[0] = beta
-	check.Quotients[1].Mul(&d, &beta).Neg(&check.Quotients[1])
-	check.Quotients[2].Square(&beta).Mul(&check.Quotients[2], &d2)
-	// Generator = −(b₀ + d·b₁ + d²·b₂).
-	var g fr.Element
-	g.Mul(&b[2], &d).Add(&g, &b[1]).Mul(&g, &d).Add(&g, &b[0])
-	check.Generator.Neg(&g)
+	check.Quotients[0].Neg(&sc.zT)
+	check.Quotients[1] = z
+	check.Generator.Neg(&sc.g)
 	return check, nil
+}
+
+// degenerate reports whether β ∈ {0, 1, −1}, where the fold consistency
+// (β = 0) or the distinctness of β, −β, β² fails.
+func degenerate(beta *fr.Element) bool {
+	var neg fr.Element
+	neg.Neg(beta)
+	return beta.IsZero() || beta.IsOne() || neg.IsOne()
 }
 
 // VerifyGroup is the group part of the verifier: it checks that every
 // commitment, fold and quotient is in G1 (on the curve, in the r-torsion),
-// computes L and R of [GroupCheck] by multi-scalar multiplication and
-// checks e(L, [1]₂)·e(−R, [τ]₂) = 1.
+// computes L of [GroupCheck] by one multi-scalar multiplication and
+// checks e(L, [1]₂)·e(−W′, [τ]₂) = 1.
 func VerifyGroup(vk *VerifyingKey, commitments []Commitment, proof *Proof, check *GroupCheck) error {
 	if len(commitments) != len(check.Commitments) || len(proof.Folds) != len(check.Folds) {
 		return fmt.Errorf("pcs: verify: %d commitments and %d folds for %d and %d scalars",
 			len(commitments), len(proof.Folds), len(check.Commitments), len(check.Folds))
 	}
-	points := make([]bls12377.G1Affine, 0, len(commitments)+len(proof.Folds)+4)
+	points := make([]bls12377.G1Affine, 0, len(commitments)+len(proof.Folds)+3)
 	points = append(points, commitments...)
 	points = append(points, proof.Folds...)
 	points = append(points, proof.Quotients[:]...)
@@ -379,10 +453,7 @@ func VerifyGroup(vk *VerifyingKey, commitments []Commitment, proof *Proof, check
 	if _, err := l.MultiExp(points, scalars, multiExpConfig); err != nil {
 		return fmt.Errorf("pcs: verify: %w", err)
 	}
-	if _, err := r.MultiExp(proof.Quotients[:], check.QuotientWeights[:], multiExpConfig); err != nil {
-		return fmt.Errorf("pcs: verify: %w", err)
-	}
-	r.Neg(&r)
+	r.Neg(&proof.Quotients[1])
 	// gnark-crypto's MillerLoopFixedQ writes into the lines it is given:
 	// pass a copy so the key stays intact.
 	lines := vk.Lines

@@ -78,8 +78,8 @@ func TestBatchTampered(t *testing.T) {
 	variants := tamperings(f)
 	// 3 commitments, 6 claims (values and 2·3 + 3·5 + 1·5 point
 	// coordinates), 5 rounds of 2 values, 4 folds, 5 evaluation triples,
-	// 3 quotients.
-	if want := 3 + 6 + 26 + 10 + 4 + 15 + 3; len(variants) != want {
+	// 2 quotients.
+	if want := 3 + 6 + 26 + 10 + 4 + 15 + 2; len(variants) != want {
 		t.Fatalf("%d tamperings, want %d", len(variants), want)
 	}
 	for name, tamper := range variants {
