@@ -14,9 +14,9 @@ import (
 // j = Commitment. All claims on one commitment have points of the same
 // number of variables, the commitment's.
 type Claim struct {
-	Commitment int
-	Point      []fr.Element
-	Value      fr.Element
+	Commitment int          `json:"commitment"`
+	Point      []fr.Element `json:"point"`
+	Value      fr.Element   `json:"value"`
 }
 
 // BatchProof reduces claims on several committed MLEs to one opening: a

@@ -189,6 +189,13 @@
 // panic (fuzzed). A proof of n variables is (n+1)·48 + 3n·32 + 4 bytes;
 // a batch proof adds 8 + 2n·32.
 //
+// # Golden vectors
+//
+// testdata/batch_vector.json holds a batch opening (three MLEs, five
+// claims) with its commitments, proof, point digests and the GroupCheck
+// the field part returns, for the in-circuit twins of both parts.
+// Regenerate with go test ./pcs -run TestBatchVector -update.
+//
 // # Warning
 //
 // Non-hiding: the commitment and the evaluations reveal information about

@@ -51,10 +51,10 @@ type Proof struct {
 // where Cⱼ are the commitments, [Fᵢ]₁ the proof's folds and (W, W′) its
 // quotients, in the order of the proof.
 type GroupCheck struct {
-	Commitments []fr.Element
-	Folds       []fr.Element
-	Quotients   [2]fr.Element
-	Generator   fr.Element
+	Commitments []fr.Element  `json:"commitments"`
+	Folds       []fr.Element  `json:"folds"`
+	Quotients   [2]fr.Element `json:"quotients"`
+	Generator   fr.Element    `json:"generator"`
 }
 
 // multiExpConfig lets MultiExp use every core.
