@@ -111,7 +111,7 @@ func newSRS(powers []bls12377.G1Affine, tauG2 bls12377.G2Affine) *SRS {
 }
 
 // NewDevelopmentSRS returns an SRS of size G1 powers for a τ drawn from
-// crypto/rand and forgotten on return. DEVELOPMENT ONLY: whoever runs it
+// crypto/rand and not kept by this package. DEVELOPMENT ONLY: whoever runs it
 // could keep τ and forge openings; it warns so on logger (log.Default() if
 // nil). Production SRSs come from the BLS12-377 phase-1 ceremony
 // ([LoadCeremony]).
