@@ -1,0 +1,207 @@
+package pcs
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/sumcheck"
+)
+
+// Claim states fⱼ(Point) = Value for the MLE fⱼ of commitment
+// j = Commitment. All claims on one commitment have points of the same
+// number of variables, the commitment's.
+type Claim struct {
+	Commitment int          `json:"commitment"`
+	Point      []fr.Element `json:"point"`
+	Value      fr.Element   `json:"value"`
+}
+
+// BatchProof reduces claims on several committed MLEs to one opening: a
+// degree-2 sum-check over the largest number of variables, then a HyperKZG
+// opening of a linear combination of the MLEs at the sum-check's point.
+type BatchProof struct {
+	SumCheck sumcheck.Proof[fr.Element]
+	Opening  Proof
+}
+
+// batchShape checks the claims against nbCommitments commitments and
+// returns every commitment's number of variables and the largest.
+func batchShape(nbCommitments int, claims []Claim) ([]int, int, error) {
+	if len(claims) == 0 {
+		return nil, 0, fmt.Errorf("pcs: batch: no claim")
+	}
+	if nbCommitments < 1 || nbCommitments > len(claims) {
+		return nil, 0, fmt.Errorf("pcs: batch: %d commitments for %d claims (every commitment needs a claim)", nbCommitments, len(claims))
+	}
+	nbVars := make([]int, nbCommitments)
+	for i := range nbVars {
+		nbVars[i] = -1
+	}
+	n := 0
+	for k, c := range claims {
+		if c.Commitment < 0 || c.Commitment >= nbCommitments {
+			return nil, 0, fmt.Errorf("pcs: batch: claim %d is on commitment %d, outside [0, %d)", k, c.Commitment, nbCommitments)
+		}
+		m := len(c.Point)
+		if m < 1 || m > MaxNbVars {
+			return nil, 0, fmt.Errorf("pcs: batch: claim %d has a point of %d variables, want 1 to %d", k, m, MaxNbVars)
+		}
+		if v := nbVars[c.Commitment]; v >= 0 && v != m {
+			return nil, 0, fmt.Errorf("pcs: batch: claim %d has %d variables, an earlier claim on commitment %d has %d", k, m, c.Commitment, v)
+		}
+		nbVars[c.Commitment] = m
+		n = max(n, m)
+	}
+	for j, v := range nbVars {
+		if v < 0 {
+			return nil, 0, fmt.Errorf("pcs: batch: no claim on commitment %d", j)
+		}
+	}
+	return nbVars, n, nil
+}
+
+// bindBatch absorbs the claimed values and draws α; it returns the powers
+// αᵏ (one per claim) and the batched sum Σₖ αᵏ vₖ.
+func bindBatch(t *Transcript, claims []Claim) ([]fr.Element, fr.Element) {
+	t.Label("pcs/batch")
+	values := make([]fr.Element, len(claims))
+	for k := range claims {
+		values[k] = claims[k].Value
+	}
+	t.Absorb(values...)
+	alpha := t.Challenge()
+	powers := make([]fr.Element, len(claims))
+	var sum, s fr.Element
+	for k := range claims {
+		if k == 0 {
+			powers[k].SetOne()
+		} else {
+			powers[k].Mul(&powers[k-1], &alpha)
+		}
+		s.Mul(&powers[k], &values[k])
+		sum.Add(&sum, &s)
+	}
+	return powers, sum
+}
+
+// OpenBatch proves claims on the MLEs tables[0], tables[1], … (committed
+// in that order) with one sum-check and one opening. The commitments and
+// the claims' points must already be bound to the transcript; the values
+// are absorbed.
+func OpenBatch(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim) (*BatchProof, error) {
+	nbVars, n, err := batchShape(len(tables), claims)
+	if err != nil {
+		return nil, err
+	}
+	for j, table := range tables {
+		if len(table) != 1<<nbVars[j] {
+			return nil, fmt.Errorf("pcs: batch: table %d has %d entries, its claims have %d variables", j, len(table), nbVars[j])
+		}
+	}
+	if 1<<n > srs.Size() {
+		return nil, fmt.Errorf("pcs: batch: %d variables need 2^%d powers, the srs has %d", n, n, srs.Size())
+	}
+	powers, sum := bindBatch(t, claims)
+
+	// Aⱼ(x) = Σ_{k on j} αᵏ β((0,…,0, pₖ), x), and fⱼ padded with zeros to
+	// 2ⁿ entries (the same univariate polynomial, so the same commitment).
+	sumTables := make([][]fr.Element, 0, 2*len(tables))
+	terms := make([]sumcheck.Term[fr.Element], len(tables))
+	for j, table := range tables {
+		combination := make([]fr.Element, 1<<n)
+		for k, c := range claims {
+			if c.Commitment != j {
+				continue
+			}
+			eq := poly.EqTableScaled[fr.Element](c.Point, &powers[k])
+			field.Add(combination[:len(eq)], combination[:len(eq)], eq)
+		}
+		padded := table
+		if len(table) < 1<<n {
+			padded = make([]fr.Element, 1<<n)
+			copy(padded, table)
+		}
+		sumTables = append(sumTables, combination, padded)
+		terms[j] = sumcheck.Term[fr.Element]{Coefficient: field.One[fr.Element](), Factors: []int{2 * j, 2*j + 1}}
+	}
+	var got fr.Element
+	for j := range tables {
+		ip := field.InnerProduct(sumTables[2*j], sumTables[2*j+1])
+		got.Add(&got, &ip)
+	}
+	if !got.Equal(&sum) {
+		return nil, fmt.Errorf("pcs: batch: the claimed values do not hold")
+	}
+	scProof, opening, err := sumcheck.Prove(t, sumTables, terms, sum)
+	if err != nil {
+		return nil, fmt.Errorf("pcs: batch: %w", err)
+	}
+
+	// g = Σⱼ Aⱼ(r*)·fⱼ, opened at r* with value Σⱼ Aⱼ(r*)·fⱼ(r*).
+	g := make([]fr.Element, 1<<n)
+	var value, s fr.Element
+	scaled := make([]fr.Element, 1<<n)
+	for j := range tables {
+		a := &opening.Evaluations[2*j]
+		field.ScalarMul(scaled, sumTables[2*j+1], a)
+		field.Add(g, g, scaled)
+		s.Mul(a, &opening.Evaluations[2*j+1])
+		value.Add(&value, &s)
+	}
+	scaled, sumTables = nil, nil
+	proof, err := open(t, srs, g, opening.Point, value)
+	if err != nil {
+		return nil, err
+	}
+	return &BatchProof{SumCheck: scProof, Opening: *proof}, nil
+}
+
+// VerifyBatchField is the field part of the verifier of [OpenBatch] for
+// claims on nbCommitments commitments: it replays the claim batching and
+// the sum-check, computes the combination coefficients Aⱼ(r*), and runs
+// the field part of the opening ([VerifyField]). It returns the scalars
+// [VerifyGroup] needs, with GroupCheck.Commitments[j] the scalar of
+// commitment j.
+func VerifyBatchField(t *Transcript, nbCommitments int, claims []Claim, proof *BatchProof) (*GroupCheck, error) {
+	nbVars, n, err := batchShape(nbCommitments, claims)
+	if err != nil {
+		return nil, err
+	}
+	powers, sum := bindBatch(t, claims)
+	point, final, err := sumcheck.Verify(t, sum, 2, n, proof.SumCheck)
+	if err != nil {
+		return nil, fmt.Errorf("%w: batch: %w", ErrRejected, err)
+	}
+	// Aⱼ(r*) = ∏_{i<oⱼ} (1 − r*ᵢ) · Σ_{k on j} αᵏ β(pₖ, r*[oⱼ:]), oⱼ = n − nⱼ.
+	combination := make([]fr.Element, nbCommitments)
+	for k, c := range claims {
+		eq := poly.Eq[fr.Element](c.Point, point[n-nbVars[c.Commitment]:])
+		eq.Mul(&eq, &powers[k])
+		combination[c.Commitment].Add(&combination[c.Commitment], &eq)
+	}
+	var one, prefix fr.Element
+	one.SetOne()
+	for j := range combination {
+		prefix.SetOne()
+		for i := range n - nbVars[j] {
+			var f fr.Element
+			f.Sub(&one, &point[i])
+			prefix.Mul(&prefix, &f)
+		}
+		combination[j].Mul(&combination[j], &prefix)
+	}
+	return verifyField(t, point, final, &proof.Opening, combination)
+}
+
+// VerifyBatch checks a proof of [OpenBatch]: [VerifyBatchField] then
+// [VerifyGroup].
+func VerifyBatch(t *Transcript, vk *VerifyingKey, commitments []Commitment, claims []Claim, proof *BatchProof) error {
+	check, err := VerifyBatchField(t, len(commitments), claims, proof)
+	if err != nil {
+		return err
+	}
+	return VerifyGroup(vk, commitments, &proof.Opening, check)
+}

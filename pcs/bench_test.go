@@ -1,0 +1,176 @@
+package pcs
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/poly"
+)
+
+// Benchmarks: go test -run '^$' -bench . -benchtime 1x ./pcs
+//
+// They use a development SRS of 2²⁰ powers cached in the user cache
+// directory (made once, in about a minute on 2 cores).
+
+const benchMaxVars = 20
+
+var (
+	benchSRSOnce sync.Once
+	benchSRS     *SRS
+	benchSRSErr  error
+)
+
+func srsForBench(b *testing.B) *SRS {
+	benchSRSOnce.Do(func() {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
+		}
+		benchSRS, benchSRSErr = LoadOrCreateDevelopment(filepath.Join(dir, "veriformer", "pcs-bench"), 1<<benchMaxVars, nil)
+	})
+	if benchSRSErr != nil {
+		b.Fatal(benchSRSErr)
+	}
+	return benchSRS
+}
+
+// benchTable returns 2ⁿ values: "16bit" unsigned 16-bit integers,
+// "signed16" signed 16-bit integers (negative ones are p − |v|, full-size
+// scalars), "full" uniform field elements.
+func benchTable(rng *rand.Rand, n int, kind string) []fr.Element {
+	t := make([]fr.Element, 1<<n)
+	for i := range t {
+		switch kind {
+		case "16bit":
+			t[i].SetUint64(rng.Uint64N(1 << 16))
+		case "signed16":
+			t[i].SetInt64(rng.Int64N(1<<16) - 1<<15)
+		default:
+			t[i] = field.Random[fr.Element](rng)
+		}
+	}
+	return t
+}
+
+var benchKinds = []string{"16bit", "signed16", "full"}
+
+func BenchmarkCommit(b *testing.B) {
+	srs := srsForBench(b)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, n := range []int{16, 18, 20} {
+		for _, kind := range benchKinds {
+			table := benchTable(rng, n, kind)
+			b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := Commit(srs, table); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(table)), "ns/element")
+			})
+		}
+	}
+}
+
+func BenchmarkOpen(b *testing.B) {
+	srs := srsForBench(b)
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, n := range []int{16, 18, 20} {
+		for _, kind := range []string{"16bit", "full"} {
+			table := benchTable(rng, n, kind)
+			point := field.RandomVector[fr.Element](rng, n)
+			b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
+				var proof *Proof
+				for b.Loop() {
+					var err error
+					if proof, _, err = Open(newTranscript(nil, nil), srs, table, point); err != nil {
+						b.Fatal(err)
+					}
+				}
+				data, _ := proof.MarshalBinary()
+				b.ReportMetric(float64(len(data)), "proof-bytes")
+			})
+		}
+	}
+}
+
+// benchBatch is a batch opening of two committed MLEs of n and n−2
+// variables with two claims each.
+type benchBatch struct {
+	commitments []Commitment
+	claims      []Claim
+	proof       *BatchProof
+	bytes       int
+}
+
+func newBenchBatch(b *testing.B, n int) *benchBatch {
+	srs := srsForBench(b)
+	rng := rand.New(rand.NewPCG(3, uint64(n)))
+	tables := [][]fr.Element{benchTable(rng, n, "16bit"), benchTable(rng, n-2, "16bit")}
+	bb := &benchBatch{}
+	for j, table := range tables {
+		c, err := Commit(srs, table)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bb.commitments = append(bb.commitments, c)
+		for range 2 {
+			point := field.RandomVector[fr.Element](rng, n-2*j)
+			bb.claims = append(bb.claims, Claim{Commitment: j, Point: point, Value: poly.Evaluate[fr.Element](table, point)})
+		}
+	}
+	proof, err := OpenBatch(newTranscript(bb.commitments, bb.claims), srs, tables, bb.claims)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bb.proof = proof
+	data, _ := proof.MarshalBinary()
+	bb.bytes = len(data)
+	return bb
+}
+
+func BenchmarkOpenBatch(b *testing.B) {
+	for _, n := range []int{16, 18, 20} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			var bb *benchBatch
+			for b.Loop() {
+				bb = newBenchBatch(b, n)
+			}
+			b.ReportMetric(float64(bb.bytes), "proof-bytes")
+		})
+	}
+}
+
+func BenchmarkVerify(b *testing.B) {
+	srs := srsForBench(b)
+	for _, n := range []int{16, 20} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			bb := newBenchBatch(b, n)
+			b.Run("field", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := VerifyBatchField(newTranscript(bb.commitments, bb.claims), len(bb.commitments), bb.claims, bb.proof); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			check, err := VerifyBatchField(newTranscript(bb.commitments, bb.claims), len(bb.commitments), bb.claims, bb.proof)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run("group", func(b *testing.B) {
+				for b.Loop() {
+					if err := VerifyGroup(srs.VerifyingKey(), bb.commitments, &bb.proof.Opening, check); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,203 @@
+// Package pcs is veriformer's multilinear polynomial commitment over
+// BLS12-377 Fr: HyperKZG (Gemini-style folding) on gnark-crypto's
+// univariate KZG, with a batch opening that reduces many claims on many
+// committed MLEs to one opening by one sum-check, and a verifier split into
+// a field part (everything in Fr) and a group part (subgroup checks,
+// multi-scalar multiplication, one pairing check).
+//
+// It depends on field, poly, transcript and sumcheck (BLS12-377
+// instantiation) and on gnark-crypto; it imports nothing of gnark's
+// frontend or std. The field part is meant to run in the BLS12-377 segment
+// circuits and the group part in the BW6-761 aggregator; both in-circuit
+// twins take this package's types.
+//
+// # Committed MLE
+//
+// An MLE f of n ≥ 1 variables is its table of 2ⁿ evaluations on the Boolean
+// cube in package poly's order: entry i is f(x₁, …, xₙ) with
+// i = Σₖ xₖ·2ⁿ⁻ᵏ, X₁ the most significant bit. Its commitment ([Commit]) is
+// the KZG commitment of the univariate polynomial with the table as
+// coefficients,
+//
+//	F(Y) = Σᵢ f[i]·Yⁱ,   C = [F(τ)]₁ = Σᵢ f[i]·[τⁱ]₁.
+//
+// Xₙ is the least significant bit of the index, i.e. the even/odd split
+// of F: F(Y) = F_even(Y²) + Y·F_odd(Y²) with F_even holding the entries
+// with xₙ = 0.
+//
+// # Opening (HyperKZG)
+//
+// To prove f(r₁, …, rₙ) = v ([Open]), the prover folds from the last
+// variable to the first:
+//
+//	F₀ = F,   F_{i+1}(Y) = F_i,even(Y) + r_{n−i}·(F_i,odd(Y) − F_i,even(Y)),   i = 0, …, n−1,
+//
+// so F_{i+1} is the table of f with X_{n−i}, …, Xₙ bound to r_{n−i}, …, rₙ
+// and Fₙ is the constant v. The prover commits to F₁, …, F_{n−1}
+// (Proof.Folds), receives β, and sends Fᵢ(β), Fᵢ(−β), Fᵢ(β²) for
+// i = 0, …, n−1 (Proof.Evaluations). Since F_i,even(β²) = (Fᵢ(β)+Fᵢ(−β))/2
+// and F_i,odd(β²) = (Fᵢ(β)−Fᵢ(−β))/(2β), the verifier checks, with r = r_{n−i}
+// and F_{n}(β²) := v,
+//
+//	2β·F_{i+1}(β²) = β·(1−r)·(Fᵢ(β)+Fᵢ(−β)) + r·(Fᵢ(β)−Fᵢ(−β)),   i = 0, …, n−1.   (fold consistency)
+//
+// The evaluations are then proven together. With challenges q and d,
+// B = Σᵢ qⁱ·Fᵢ (commitment C_B = C + Σ_{i≥1} qⁱ·[Fᵢ]₁), bⱼ = Σᵢ qⁱ·Fᵢ(uⱼ) at
+// u = (β, −β, β²), Z(Y) = ∏ⱼ (Y − uⱼ) and Zⱼ(Y) = Z(Y)/(Y − uⱼ), the prover
+// sends W = [h]₁ for the polynomial
+//
+//	h(Y) = Σⱼ dʲ·(B(Y) − bⱼ)/(Y − uⱼ),
+//
+// receives z, and sends W′ = [f(Y)/(Y − z)]₁ for
+//
+//	f(Y) = s·B(Y) − g − Z(z)·h(Y),   s = Σⱼ dʲ·Zⱼ(z),   g = Σⱼ dʲ·Zⱼ(z)·bⱼ,
+//
+// so that f(z) = 0 and f/(Y − z) is a polynomial (the three KZG openings
+// combined in the manner of SHPLONK: two quotient commitments of 2ⁿ
+// coefficients instead of three). With
+// [f(τ)]₁ = s·C_B − g·[1]₁ − Z(z)·W, f(τ) = (τ − z)·W′ reads
+//
+//	e(L, [1]₂) · e(−W′, [τ]₂) = 1,
+//	L = s·(C + Σ_{i=1}^{n−1} qⁱ·[Fᵢ]₁) − g·[1]₁ − Z(z)·W + z·W′.          (pairing equation)
+//
+// Only [1]₁, [1]₂ and [τ]₂ are needed by the verifier.
+//
+// Soundness. The commitments F₀ (the caller's), F₁, …, F_{n−1} and the
+// point are fixed before β. If the evaluations are the true ones (KZG
+// binding, q-SDH), the consistency equation is a polynomial identity in β
+// of degree below the SRS size that holds at a random β, so
+// F_{i+1} = fold(Fᵢ) as polynomials except with probability about
+// SRS size/|Fr| per fold, and fold^n(F) ≡ v. If F has degree below 2ⁿ
+// this is f(r) = v. The pairing equation holds for a random z only if h is
+// a polynomial (B(uⱼ) = bⱼ, except with probability about 3/|Fr| over d)
+// and only if W, W′ commit to h and f/(Y − z); B(uⱼ) = bⱼ for a random q
+// gives Fᵢ(uⱼ) = Evaluations[i][j] (error n/|Fr|). A commitment to a
+// polynomial of higher degree (which the SRS allows) is read as the MLE
+// of its first 2ⁿ coefficients: then
+// fold^n(F) = Σ_k f_k(r)·Y^k over its blocks f_k of 2ⁿ coefficients, and
+// ≡ v says f₀(r) = v (and f_k(r) = 0), so the statement proven is still
+// about the committed f₀. β ∈ {0, 1, −1} (β = 0 breaks the identity, ±1
+// makes two of the points u equal) and z ∈ {u₀, u₁, u₂} (Z(z) = 0 leaves W
+// free) are refused.
+//
+// # Batch opening
+//
+// Claims fⱼ(pₖ) = vₖ (k = 0, …, K−1, [Claim]) on m committed MLEs of
+// n_j variables ([OpenBatch]) are reduced to one opening over
+// n = maxⱼ nⱼ variables. Every fⱼ is read as an MLE f̃ⱼ of n variables:
+// its table padded with zeros to 2ⁿ entries. Padding with zeros leaves the
+// univariate polynomial, hence the commitment, unchanged, and
+// f̃ⱼ(0, …, 0, p) = fⱼ(p) with oⱼ = n − nⱼ leading zeros. So the claims are
+// claims on the f̃ⱼ at p̃ₖ = (0^{oⱼ}, pₖ). The verifier absorbs v₀, …, v_{K−1},
+// draws α, and a degree-2 sum-check (package sumcheck, one instance) proves
+//
+//	Σ_{x ∈ {0,1}ⁿ} Σⱼ Aⱼ(x)·f̃ⱼ(x) = Σₖ αᵏ·vₖ,   Aⱼ(x) = Σ_{k on j} αᵏ·eq(p̃ₖ, x),
+//
+// (eq the β table of package poly), ending at a point r* with a claimed
+// value c. The verifier computes
+//
+//	Aⱼ(r*) = ∏_{i ≤ oⱼ} (1 − r*ᵢ) · Σ_{k on j} αᵏ·eq(pₖ, (r*_{oⱼ+1}, …, r*ₙ))
+//
+// in O(K·n) operations, and the sum-check's final check,
+// Σⱼ Aⱼ(r*)·f̃ⱼ(r*) = c, is itself one opening: of g = Σⱼ Aⱼ(r*)·f̃ⱼ at r*
+// with value c, whose commitment is Σⱼ Aⱼ(r*)·Cⱼ. No evaluation of the
+// individual fⱼ is sent. A false claim survives the batching with
+// probability at most (K−1)/|Fr| over α, then the sum-check's 2n/|Fr|,
+// then the opening's error. The padded tables make the prover's sum-check
+// cost m·2ⁿ per round rather than Σⱼ 2^{nⱼ}: commit large tensors stacked
+// in few MLEs.
+//
+// # Transcript
+//
+// The caller binds the commitments and the claims' points to the
+// transcript before the claims are made (the points are usually
+// challenges of the caller's protocol; commitments enter as their
+// [Digest]). The package then absorbs and squeezes, in order:
+//
+//	OpenBatch / VerifyBatchField:
+//	  Label("pcs/batch"); v₀, …, v_{K−1}; squeeze α
+//	  sum-check (sumcheck.Prove / Verify, degree 2, n rounds): Σₖ αᵏvₖ; per round p(0), p(2); squeeze rᵢ
+//	  then the opening of g at r* with value c, as below
+//	Open / VerifyField (point r, value v):
+//	  Label("pcs/hyperkzg"); v; Digest(Folds); squeeze β
+//	  Fᵢ(β), Fᵢ(−β), Fᵢ(β²) for i = 0, …, n−1; squeeze q; squeeze d
+//	  Digest(W); squeeze z; Digest(W′)
+//
+// # Point digests
+//
+// A BLS12-377 G1 point has coordinates in the BLS12-377 base field, which
+// is the BW6-761 scalar field, not Fr. The transcript therefore absorbs
+// [Digest] of a list of points: a Poseidon2 sponge over BW6-761 Fr of the
+// coordinates, reduced to its low 250 bits (an Fr element). The aggregator
+// (BW6-761) computes it from the points; the segment circuit (BLS12-377)
+// takes it as an input. Collision resistance of the truncated digest is
+// about 125 bits.
+//
+// # Verifier split
+//
+// The field part ([VerifyField], [VerifyBatchField]) is a deterministic
+// function of
+//
+//   - the transcript state (with the commitments and points bound),
+//   - the claims (points and values) or the point and value,
+//   - the proof's field elements (sum-check rounds, Proof.Evaluations),
+//   - three Fr digests: Digest(Proof.Folds), Digest(W), Digest(W′),
+//
+// and uses no group operation. It replays the transcript, checks
+// β ∉ {0, ±1}, z ∉ {β, −β, β²} and the n fold-consistency equations, and
+// returns a [GroupCheck]: the scalars of L in the pairing equation,
+//
+//	GroupCheck.Commitments[j] = s·Aⱼ(r*)   (s for a single opening)
+//	GroupCheck.Folds[i−1]     = s·qⁱ,      i = 1, …, n−1
+//	GroupCheck.Quotients      = (−Z(z), z)
+//	GroupCheck.Generator      = −g
+//
+// that is m + n + 2 elements of Fr (with m commitments). The group part
+// ([VerifyGroup]) takes the [VerifyingKey], the m commitments, the n−1
+// folds, the 2 quotients and the GroupCheck; it checks that every point
+// is on the curve and in the r-torsion, computes one MSM
+//
+//	L = MSM((C₁…C_m, [F₁]₁…[F_{n−1}]₁, W, W′, [1]₁), (Commitments, Folds, Quotients, Generator))
+//
+// and checks e(L, [1]₂)·e(−W′, [τ]₂) = 1 with the fixed G2 points of the
+// key. In the aggregated proof, the aggregator must also check that the
+// digests the segment used are the digests of the points it receives, and
+// may batch the group checks of several segments with random weights
+// (e(Σ ρₛLₛ, [1]₂) = e(Σ ρₛW′ₛ, [τ]₂)). [Verify] and [VerifyBatch] run both
+// parts natively.
+//
+// # SRS
+//
+// An [SRS] is G1 powers [τ⁰]₁, …, [τ^{N−1}]₁ and [τ]₂. Production SRSs come
+// from the project's BLS12-377 phase-1 ceremony: [LoadCeremony] reads the
+// file gnark's backend/groth16/bls12-377/mpcsetup writes (SrsCommons.WriteTo;
+// up to 2N−1 G1 powers for a ceremony of domain N), checks every point and
+// that the powers match [τ]₂ ([SRS.Check]: two MSMs and one pairing), and
+// caches the result. [NewDevelopmentSRS] and [LoadOrCreateDevelopment] draw
+// τ locally and warn so on the caller's logger. The cache format
+// ([SRS.WriteCache], [ReadCache]) stores the SHA-256 of the points
+// ([SRS.Hash]); a file whose points do not hash to the recorded value, or
+// to the value the caller expects, is refused ([ErrHashMismatch]).
+//
+// # Encoding
+//
+// [Proof.MarshalBinary] and [BatchProof.MarshalBinary] write lengths as
+// 4-byte big-endian integers, G1 points compressed (48 bytes) and scalars
+// canonically (32 bytes). Decoders bound every length by [MaxNbVars] and by
+// the bytes left before allocating, refuse non-canonical scalars,
+// non-canonical or uncompressed points and points outside G1, and never
+// panic (fuzzed). A proof of n variables is (n+1)·48 + 3n·32 + 4 bytes;
+// a batch proof adds 8 + 2n·32.
+//
+// # Golden vectors
+//
+// testdata/batch_vector.json holds a batch opening (three MLEs, five
+// claims) with its commitments, proof, point digests and the GroupCheck
+// the field part returns, for the in-circuit twins of both parts.
+// Regenerate with go test ./pcs -run TestBatchVector -update.
+//
+// # Warning
+//
+// Non-hiding: the commitment and the evaluations reveal information about
+// the table. Binding rests on q-SDH on BLS12-377 and on a τ nobody knows.
+package pcs

@@ -1,0 +1,477 @@
+package pcs
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/parallel"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// Transcript is the Fiat–Shamir transcript over BLS12-377 Fr that the
+// prover and the field part of the verifier share.
+type Transcript = transcript.Transcript[fr.Element, *fr.Element]
+
+// Commitment is the commitment to an MLE: the KZG commitment [F(τ)]₁ of
+// the univariate polynomial whose coefficients are the MLE's table.
+type Commitment = bls12377.G1Affine
+
+// MaxNbVars bounds the number of variables of a committed MLE (and so
+// every length a verifier or a decoder accepts).
+const MaxNbVars = 40
+
+// ErrRejected is wrapped by every error a verifier returns on a proof that
+// does not check (as opposed to a malformed statement).
+var ErrRejected = errors.New("pcs: proof rejected")
+
+// Proof is a HyperKZG evaluation proof of an MLE of n variables:
+// Folds[i−1] = [Fᵢ]₁ for i = 1, …, n−1; Evaluations[i] = (Fᵢ(β), Fᵢ(−β),
+// Fᵢ(β²)) for i = 0, …, n−1; Quotients = (W, W′), the commitments to the
+// combined quotient h of the batched polynomial at β, −β, β² and to the
+// quotient of the opening at z. See the package documentation.
+type Proof struct {
+	Folds       []bls12377.G1Affine
+	Evaluations [][3]fr.Element
+	Quotients   [2]bls12377.G1Affine
+}
+
+// GroupCheck is the output of the field part of the verifier and the input
+// of its group part: the scalars of L in the pairing check
+//
+//	e(L, [1]₂) · e(−W′, [τ]₂) = 1,
+//	L = Σⱼ Commitments[j]·Cⱼ + Σᵢ Folds[i]·[F_{i+1}]₁ + Quotients[0]·W + Quotients[1]·W′ + Generator·[1]₁,
+//
+// where Cⱼ are the commitments, [Fᵢ]₁ the proof's folds and (W, W′) its
+// quotients, in the order of the proof.
+type GroupCheck struct {
+	Commitments []fr.Element  `json:"commitments"`
+	Folds       []fr.Element  `json:"folds"`
+	Quotients   [2]fr.Element `json:"quotients"`
+	Generator   fr.Element    `json:"generator"`
+}
+
+// multiExpConfig lets MultiExp use every core.
+var multiExpConfig = ecc.MultiExpConfig{}
+
+// Commit returns the commitment to the MLE whose table of 2ⁿ evaluations
+// (n ≥ 1, X₁ the most significant bit of the index, as in package poly) is
+// table: the KZG commitment of F(Y) = Σᵢ table[i]·Yⁱ.
+func Commit(srs *SRS, table []fr.Element) (Commitment, error) {
+	if _, err := tableVars(table); err != nil {
+		return Commitment{}, err
+	}
+	if len(table) > srs.Size() {
+		return Commitment{}, fmt.Errorf("pcs: commit: table of %d entries, the srs has %d powers", len(table), srs.Size())
+	}
+	if c, ok, err := commitSigned(srs, table); ok || err != nil {
+		return c, err
+	}
+	c, err := kzg.Commit(table, srs.Pk)
+	if err != nil {
+		return Commitment{}, fmt.Errorf("pcs: commit: %w", err)
+	}
+	return c, nil
+}
+
+// commitSigned commits to a table of small signed integers (every entry v
+// or p − v with v < 2⁶³) with a negative entry, as Σᵢ |vᵢ|·(±[τⁱ]₁): the
+// entries p − |v| of negative integers are full-size scalars, whose
+// multi-scalar multiplication costs about five times that of 16-bit ones.
+// ok is false when the table is not of that form (nothing is computed).
+func commitSigned(srs *SRS, table []fr.Element) (Commitment, bool, error) {
+	negative := false
+	for i := range table {
+		if table[i].IsUint64() && table[i].Uint64() < 1<<63 {
+			continue
+		}
+		var neg fr.Element
+		neg.Neg(&table[i])
+		if !neg.IsUint64() || neg.Uint64() >= 1<<63 {
+			return Commitment{}, false, nil
+		}
+		negative = true
+	}
+	if !negative {
+		return Commitment{}, false, nil
+	}
+	scalars := make([]fr.Element, len(table))
+	points := make([]bls12377.G1Affine, len(table))
+	parallel.Execute(len(table), 1<<12, func(start, end int) {
+		for i := start; i < end; i++ {
+			if table[i].IsUint64() && table[i].Uint64() < 1<<63 {
+				scalars[i] = table[i]
+				points[i] = srs.Pk.G1[i]
+				continue
+			}
+			scalars[i].Neg(&table[i])
+			points[i].Neg(&srs.Pk.G1[i])
+		}
+	})
+	var c bls12377.G1Affine
+	if _, err := c.MultiExp(points, scalars, multiExpConfig); err != nil {
+		return Commitment{}, true, fmt.Errorf("pcs: commit: %w", err)
+	}
+	return c, true, nil
+}
+
+// tableVars returns n for a table of 2ⁿ entries, 1 ≤ n ≤ MaxNbVars.
+func tableVars(table []fr.Element) (int, error) {
+	n, err := poly.NbVars(len(table))
+	if err != nil {
+		return 0, fmt.Errorf("pcs: %w", err)
+	}
+	if n < 1 || n > MaxNbVars {
+		return 0, fmt.Errorf("pcs: table of 2^%d entries, want 2^1 to 2^%d", n, MaxNbVars)
+	}
+	return n, nil
+}
+
+// Open proves the value of the MLE table at point (len(table) = 2^len(point))
+// and returns the proof and the value. The commitment and the point must
+// already be bound to the transcript; the value is absorbed.
+func Open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element) (*Proof, fr.Element, error) {
+	n, err := tableVars(table)
+	if err != nil {
+		return nil, fr.Element{}, err
+	}
+	if len(point) != n {
+		return nil, fr.Element{}, fmt.Errorf("pcs: open: point of %d variables for a table of 2^%d entries", len(point), n)
+	}
+	value := poly.Evaluate[fr.Element](table, point)
+	proof, err := open(t, srs, table, point, value)
+	return proof, value, err
+}
+
+// open runs the HyperKZG prover for table at point with value = table(point).
+func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value fr.Element) (*Proof, error) {
+	n := len(point)
+	if len(table) > srs.Size() {
+		return nil, fmt.Errorf("pcs: open: table of %d entries, the srs has %d powers", len(table), srs.Size())
+	}
+	t.Label("pcs/hyperkzg")
+	t.Absorb(value)
+
+	// F₀ = table; F_{i+1}(Y) = F_i,even(Y) + r·(F_i,odd(Y) − F_i,even(Y)),
+	// r = point[n−1−i]: fold i binds the least significant variable left.
+	folds := make([][]fr.Element, n)
+	folds[0] = table
+	proof := &Proof{Folds: make([]bls12377.G1Affine, n-1), Evaluations: make([][3]fr.Element, n)}
+	for i := 0; i+1 < n; i++ {
+		folds[i+1] = foldEvenOdd(folds[i], &point[n-1-i])
+		c, err := kzg.Commit(folds[i+1], srs.Pk)
+		if err != nil {
+			return nil, fmt.Errorf("pcs: open: fold %d: %w", i+1, err)
+		}
+		proof.Folds[i] = c
+	}
+	t.Absorb(Digest(proof.Folds))
+	beta := t.Challenge()
+	if degenerate(&beta) {
+		return nil, fmt.Errorf("pcs: open: challenge β ∈ {0, 1, −1}")
+	}
+	var u [3]fr.Element
+	u[0] = beta
+	u[1].Neg(&beta)
+	u[2].Square(&beta)
+	for i := range folds {
+		for j := range u {
+			proof.Evaluations[i][j] = horner(folds[i], &u[j])
+		}
+		t.Absorb(proof.Evaluations[i][:]...)
+	}
+	q := t.Challenge()
+	d := t.Challenge()
+
+	// B = Σᵢ qⁱ Fᵢ and its values bⱼ = Σᵢ qⁱ Fᵢ(uⱼ).
+	batched := make([]fr.Element, len(table))
+	copy(batched, table)
+	var qi fr.Element
+	qi.SetOne()
+	for i := 1; i < n; i++ {
+		qi.Mul(&qi, &q)
+		f := folds[i]
+		parallel.Execute(len(f), 1<<12, func(start, end int) {
+			var s fr.Element
+			for k := start; k < end; k++ {
+				s.Mul(&f[k], &qi)
+				batched[k].Add(&batched[k], &s)
+			}
+		})
+	}
+	folds = nil
+	b := batchedValues(proof.Evaluations, &q)
+
+	// W = [h]₁, h = Σⱼ dʲ·(B − bⱼ)/(Y − uⱼ).
+	h := make([]fr.Element, len(batched)-1)
+	buf := make([]fr.Element, len(batched))
+	var dj fr.Element
+	dj.SetOne()
+	for j := range u {
+		copy(buf, batched)
+		quotient := divideByLinear(buf, &u[j])
+		field.ScalarMul(quotient, quotient, &dj)
+		field.Add(h, h, quotient)
+		dj.Mul(&dj, &d)
+	}
+	w, err := kzg.Commit(h, srs.Pk)
+	if err != nil {
+		return nil, fmt.Errorf("pcs: open: quotient: %w", err)
+	}
+	proof.Quotients[0] = w
+	t.Absorb(Digest(proof.Quotients[:1]))
+	z := t.Challenge()
+	sc, err := shplonkScalars(&z, &u, &d, &b)
+	if err != nil {
+		return nil, fmt.Errorf("pcs: open: %w", err)
+	}
+
+	// W′ = [f/(Y − z)]₁, f = s·B − g − Z(z)·h, which vanishes at z.
+	f := buf
+	field.ScalarMul(f, batched, &sc.s)
+	f[0].Sub(&f[0], &sc.g)
+	field.ScalarMul(h, h, &sc.zT)
+	field.Sub(f[:len(h)], f[:len(h)], h)
+	w, err = kzg.Commit(divideByLinear(f, &z), srs.Pk)
+	if err != nil {
+		return nil, fmt.Errorf("pcs: open: quotient at z: %w", err)
+	}
+	proof.Quotients[1] = w
+	t.Absorb(Digest(proof.Quotients[1:]))
+	return proof, nil
+}
+
+// batchedValues returns bⱼ = Σᵢ qⁱ·evaluations[i][j].
+func batchedValues(evaluations [][3]fr.Element, q *fr.Element) [3]fr.Element {
+	var b [3]fr.Element
+	for i := len(evaluations) - 1; i >= 0; i-- {
+		for j := range b {
+			b[j].Mul(&b[j], q).Add(&b[j], &evaluations[i][j])
+		}
+	}
+	return b
+}
+
+// shplonk holds the scalars of the combined opening at z: with
+// Z(Y) = ∏ⱼ (Y − uⱼ) and Zⱼ(Y) = Z(Y)/(Y − uⱼ), zT = Z(z),
+// s = Σⱼ dʲ·Zⱼ(z) and g = Σⱼ dʲ·Zⱼ(z)·bⱼ.
+type shplonk struct {
+	zT, s, g fr.Element
+}
+
+// shplonkScalars computes the scalars of the combined opening; it refuses
+// z ∈ {u₀, u₁, u₂}, where Z(z) = 0 would leave W unchecked.
+func shplonkScalars(z *fr.Element, u *[3]fr.Element, d *fr.Element, b *[3]fr.Element) (shplonk, error) {
+	var sc shplonk
+	var diff [3]fr.Element
+	sc.zT.SetOne()
+	for j := range u {
+		diff[j].Sub(z, &u[j])
+		sc.zT.Mul(&sc.zT, &diff[j])
+	}
+	if sc.zT.IsZero() {
+		return sc, errors.New("challenge z is an evaluation point")
+	}
+	var dj, zj, t fr.Element
+	dj.SetOne()
+	for j := range u {
+		zj.SetOne()
+		for k := range u {
+			if k != j {
+				zj.Mul(&zj, &diff[k])
+			}
+		}
+		zj.Mul(&zj, &dj)
+		sc.s.Add(&sc.s, &zj)
+		t.Mul(&zj, &b[j])
+		sc.g.Add(&sc.g, &t)
+		dj.Mul(&dj, d)
+	}
+	return sc, nil
+}
+
+// foldEvenOdd returns g with g[m] = f[2m] + r·(f[2m+1] − f[2m]).
+func foldEvenOdd(f []fr.Element, r *fr.Element) []fr.Element {
+	g := make([]fr.Element, len(f)/2)
+	parallel.Execute(len(g), 1<<12, func(start, end int) {
+		var d fr.Element
+		for m := start; m < end; m++ {
+			d.Sub(&f[2*m+1], &f[2*m])
+			d.Mul(&d, r)
+			g[m].Add(&f[2*m], &d)
+		}
+	})
+	return g
+}
+
+// horner returns Σᵢ f[i]·xⁱ.
+func horner(f []fr.Element, x *fr.Element) fr.Element {
+	var res fr.Element
+	for i := len(f) - 1; i >= 0; i-- {
+		res.Mul(&res, x).Add(&res, &f[i])
+	}
+	return res
+}
+
+// divideByLinear overwrites f with the coefficients of (f(Y) − f(a))/(Y − a)
+// (synthetic division) and returns them, len(f)−1 entries.
+func divideByLinear(f []fr.Element, a *fr.Element) []fr.Element {
+	var t fr.Element
+	for i := len(f) - 2; i >= 0; i-- {
+		t.Mul(&f[i+1], a)
+		f[i].Add(&f[i], &t)
+	}
+	return f[1:]
+}
+
+// VerifyField is the field part of the verifier of [Open]: everything in
+// Fr. From the transcript (in which the commitment and the point are
+// already bound), the claimed value and the proof's field elements and
+// point digests, it derives the challenges, checks the fold consistency and
+// returns the scalars of the pairing check that [VerifyGroup] completes.
+func VerifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Proof) (*GroupCheck, error) {
+	if len(point) < 1 || len(point) > MaxNbVars {
+		return nil, fmt.Errorf("pcs: verify: point of %d variables, want 1 to %d", len(point), MaxNbVars)
+	}
+	var one fr.Element
+	one.SetOne()
+	return verifyField(t, point, value, proof, []fr.Element{one})
+}
+
+// verifyField checks an opening of Σⱼ combination[j]·fⱼ at point with value,
+// fⱼ the MLEs of the commitments.
+func verifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Proof, combination []fr.Element) (*GroupCheck, error) {
+	n := len(point)
+	if len(proof.Folds) != n-1 || len(proof.Evaluations) != n {
+		return nil, fmt.Errorf("%w: %d folds and %d evaluation triples for %d variables, want %d and %d",
+			ErrRejected, len(proof.Folds), len(proof.Evaluations), n, n-1, n)
+	}
+	t.Label("pcs/hyperkzg")
+	t.Absorb(value)
+	t.Absorb(Digest(proof.Folds))
+	beta := t.Challenge()
+	if degenerate(&beta) {
+		return nil, fmt.Errorf("%w: challenge β ∈ {0, 1, −1}", ErrRejected)
+	}
+	for i := range proof.Evaluations {
+		t.Absorb(proof.Evaluations[i][:]...)
+	}
+	q := t.Challenge()
+	d := t.Challenge()
+	t.Absorb(Digest(proof.Quotients[:1]))
+	z := t.Challenge()
+	t.Absorb(Digest(proof.Quotients[1:]))
+
+	// Fold consistency: F_{i+1}(β²) = (1−r)·(Fᵢ(β)+Fᵢ(−β))/2 + r·(Fᵢ(β)−Fᵢ(−β))/(2β),
+	// checked multiplied by 2β; F_n(β²) is the claimed value.
+	var lhs, rhs, sum, diff, t1 fr.Element
+	for i := range n {
+		r := &point[n-1-i]
+		e := &proof.Evaluations[i]
+		next := &value
+		if i+1 < n {
+			next = &proof.Evaluations[i+1][2]
+		}
+		lhs.Double(&beta).Mul(&lhs, next)
+		sum.Add(&e[0], &e[1])
+		diff.Sub(&e[0], &e[1])
+		// β·(1−r)·sum + r·diff = β·sum + r·(diff − β·sum)
+		rhs.Mul(&beta, &sum)
+		t1.Sub(&diff, &rhs).Mul(&t1, r)
+		rhs.Add(&rhs, &t1)
+		if !lhs.Equal(&rhs) {
+			return nil, fmt.Errorf("%w: fold %d is not consistent with fold %d", ErrRejected, i+1, i)
+		}
+	}
+
+	var u [3]fr.Element
+	u[0] = beta
+	u[1].Neg(&beta)
+	u[2].Square(&beta)
+	b := batchedValues(proof.Evaluations, &q)
+	sc, err := shplonkScalars(&z, &u, &d, &b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	check := &GroupCheck{
+		Commitments: make([]fr.Element, len(combination)),
+		Folds:       make([]fr.Element, n-1),
+	}
+	for j := range combination {
+		check.Commitments[j].Mul(&combination[j], &sc.s)
+	}
+	qi := sc.s
+	for i := range check.Folds {
+		qi.Mul(&qi, &q)
+		check.Folds[i] = qi
+	}
+	check.Quotients[0].Neg(&sc.zT)
+	check.Quotients[1] = z
+	check.Generator.Neg(&sc.g)
+	return check, nil
+}
+
+// degenerate reports whether β ∈ {0, 1, −1}, where the fold consistency
+// (β = 0) or the distinctness of β, −β, β² fails.
+func degenerate(beta *fr.Element) bool {
+	var neg fr.Element
+	neg.Neg(beta)
+	return beta.IsZero() || beta.IsOne() || neg.IsOne()
+}
+
+// VerifyGroup is the group part of the verifier: it checks that every
+// commitment, fold and quotient is in G1 (on the curve, in the r-torsion),
+// computes L of [GroupCheck] by one multi-scalar multiplication and
+// checks e(L, [1]₂)·e(−W′, [τ]₂) = 1.
+func VerifyGroup(vk *VerifyingKey, commitments []Commitment, proof *Proof, check *GroupCheck) error {
+	if len(commitments) != len(check.Commitments) || len(proof.Folds) != len(check.Folds) {
+		return fmt.Errorf("pcs: verify: %d commitments and %d folds for %d and %d scalars",
+			len(commitments), len(proof.Folds), len(check.Commitments), len(check.Folds))
+	}
+	points := make([]bls12377.G1Affine, 0, len(commitments)+len(proof.Folds)+3)
+	points = append(points, commitments...)
+	points = append(points, proof.Folds...)
+	points = append(points, proof.Quotients[:]...)
+	for i := range points {
+		if !points[i].IsInSubGroup() {
+			return fmt.Errorf("%w: point %d is not in G1", ErrRejected, i)
+		}
+	}
+	points = append(points, vk.G1)
+	scalars := make([]fr.Element, 0, len(points))
+	scalars = append(scalars, check.Commitments...)
+	scalars = append(scalars, check.Folds...)
+	scalars = append(scalars, check.Quotients[:]...)
+	scalars = append(scalars, check.Generator)
+	var l, r bls12377.G1Affine
+	if _, err := l.MultiExp(points, scalars, multiExpConfig); err != nil {
+		return fmt.Errorf("pcs: verify: %w", err)
+	}
+	r.Neg(&proof.Quotients[1])
+	// gnark-crypto's MillerLoopFixedQ writes into the lines it is given:
+	// pass a copy so the key stays intact.
+	lines := vk.Lines
+	ok, err := bls12377.PairingCheckFixedQ([]bls12377.G1Affine{l, r}, lines[:])
+	if err != nil {
+		return fmt.Errorf("pcs: verify: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: pairing check failed", ErrRejected)
+	}
+	return nil
+}
+
+// Verify checks a proof of [Open]: [VerifyField] then [VerifyGroup].
+func Verify(t *Transcript, vk *VerifyingKey, commitment Commitment, point []fr.Element, value fr.Element, proof *Proof) error {
+	check, err := VerifyField(t, point, value, proof)
+	if err != nil {
+		return err
+	}
+	return VerifyGroup(vk, []Commitment{commitment}, proof, check)
+}

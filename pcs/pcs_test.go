@@ -1,0 +1,262 @@
+package pcs
+
+import (
+	"bytes"
+	"errors"
+	"log"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fp"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+const testDomain = "veriformer/pcs/test"
+
+func newTestRand(t testing.TB) *rand.Rand {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(seed, 0))
+}
+
+var (
+	testSRSOnce sync.Once
+	testSRS     *SRS
+	testSRSLog  bytes.Buffer
+)
+
+// srsForTest returns a development SRS of 2⁸ powers shared by the tests.
+func srsForTest(t testing.TB) *SRS {
+	testSRSOnce.Do(func() {
+		s, err := NewDevelopmentSRS(1<<8, log.New(&testSRSLog, "", 0))
+		if err != nil {
+			panic(err)
+		}
+		testSRS = s
+	})
+	return testSRS
+}
+
+// newTranscript starts the transcript of a test statement in which the
+// commitments and the claims' points are bound, as a caller must do.
+func newTranscript(commitments []Commitment, claims []Claim) *Transcript {
+	t := transcript.New[fr.Element](testDomain)
+	t.Absorb(Digest(commitments))
+	for _, c := range claims {
+		t.Absorb(c.Point...)
+	}
+	return t
+}
+
+func randomTable(rng *rand.Rand, nbVars int) []fr.Element {
+	return field.RandomVector[fr.Element](rng, 1<<nbVars)
+}
+
+func TestDevelopmentSRSWarns(t *testing.T) {
+	s := srsForTest(t)
+	if !strings.Contains(testSRSLog.String(), "DEVELOPMENT ONLY") {
+		t.Fatalf("no warning logged: %q", testSRSLog.String())
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenVerify(t *testing.T) {
+	rng := newTestRand(t)
+	srs := srsForTest(t)
+	for n := 1; n <= 8; n++ {
+		table := randomTable(rng, n)
+		point := field.RandomVector[fr.Element](rng, n)
+		c, err := Commit(srs, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		claims := []Claim{{Point: point}}
+		proof, value, err := Open(newTranscript([]Commitment{c}, claims), srs, table, point)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := poly.Evaluate[fr.Element](table, point); !value.Equal(&want) {
+			t.Fatalf("n=%d: value %s, want %s", n, value.String(), want.String())
+		}
+		if err := Verify(newTranscript([]Commitment{c}, claims), srs.VerifyingKey(), c, point, value, proof); err != nil {
+			t.Fatalf("n=%d: honest proof rejected: %v", n, err)
+		}
+		var wrong fr.Element
+		wrong.SetOne()
+		wrong.Add(&wrong, &value)
+		if err := Verify(newTranscript([]Commitment{c}, claims), srs.VerifyingKey(), c, point, wrong, proof); !errors.Is(err, ErrRejected) {
+			t.Fatalf("n=%d: wrong value: got %v, want rejection", n, err)
+		}
+	}
+}
+
+// batchFixture is an honest batch opening: three commitments of 3, 5 and
+// 5 variables, two, three and one claims.
+type batchFixture struct {
+	commitments []Commitment
+	claims      []Claim
+	proof       *BatchProof
+}
+
+func newBatchFixture(t testing.TB, rng *rand.Rand) *batchFixture {
+	srs := srsForTest(t)
+	vars := []int{3, 5, 5}
+	claimsPer := []int{2, 3, 1}
+	tables := make([][]fr.Element, len(vars))
+	f := &batchFixture{commitments: make([]Commitment, len(vars))}
+	for j, n := range vars {
+		tables[j] = randomTable(rng, n)
+		c, err := Commit(srs, tables[j])
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.commitments[j] = c
+	}
+	// Interleave the claims so that the order of commitments in the claim
+	// list is not trivial.
+	for k := range 3 {
+		for j := range vars {
+			if k < claimsPer[j] {
+				point := field.RandomVector[fr.Element](rng, vars[j])
+				f.claims = append(f.claims, Claim{Commitment: j, Point: point, Value: poly.Evaluate[fr.Element](tables[j], point)})
+			}
+		}
+	}
+	proof, err := OpenBatch(newTranscript(f.commitments, f.claims), srs, tables, f.claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.proof = proof
+	return f
+}
+
+func (f *batchFixture) verify(t testing.TB) error {
+	return VerifyBatch(newTranscript(f.commitments, f.claims), srsForTest(t).VerifyingKey(), f.commitments, f.claims, f.proof)
+}
+
+func TestBatchHonest(t *testing.T) {
+	f := newBatchFixture(t, newTestRand(t))
+	if err := f.verify(t); err != nil {
+		t.Fatalf("honest batch proof rejected: %v", err)
+	}
+	// The two parts, called separately, agree with VerifyBatch.
+	check, err := VerifyBatchField(newTranscript(f.commitments, f.claims), len(f.commitments), f.claims, f.proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyGroup(srsForTest(t).VerifyingKey(), f.commitments, &f.proof.Opening, check); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBatchSingleCommitment(t *testing.T) {
+	rng := newTestRand(t)
+	srs := srsForTest(t)
+	table := randomTable(rng, 4)
+	c, err := Commit(srs, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	point := field.RandomVector[fr.Element](rng, 4)
+	claims := []Claim{{Point: point, Value: poly.Evaluate[fr.Element](table, point)}}
+	proof, err := OpenBatch(newTranscript([]Commitment{c}, claims), srs, [][]fr.Element{table}, claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyBatch(newTranscript([]Commitment{c}, claims), srs.VerifyingKey(), []Commitment{c}, claims, proof); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBatchFalseClaimRefused(t *testing.T) {
+	rng := newTestRand(t)
+	srs := srsForTest(t)
+	table := randomTable(rng, 3)
+	point := field.RandomVector[fr.Element](rng, 3)
+	claims := []Claim{{Point: point, Value: field.Random[fr.Element](rng)}}
+	if _, err := OpenBatch(newTranscript(nil, claims), srs, [][]fr.Element{table}, claims); err == nil {
+		t.Fatal("a false claim was proven")
+	}
+}
+
+func TestBatchShapeErrors(t *testing.T) {
+	rng := newTestRand(t)
+	p := field.RandomVector[fr.Element](rng, 3)
+	cases := map[string]struct {
+		nb     int
+		claims []Claim
+	}{
+		"no claim":           {1, nil},
+		"commitment unused":  {2, []Claim{{Commitment: 0, Point: p}, {Commitment: 0, Point: p}}},
+		"index out of range": {1, []Claim{{Commitment: 1, Point: p}}},
+		"empty point":        {1, []Claim{{Commitment: 0}}},
+		"mixed sizes":        {1, []Claim{{Commitment: 0, Point: p}, {Commitment: 0, Point: p[:2]}}},
+	}
+	for name, c := range cases {
+		if _, err := VerifyBatchField(newTranscript(nil, nil), c.nb, c.claims, &BatchProof{}); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// notInSubgroup returns a point on the curve y² = x³ + 1 outside G1.
+func notInSubgroup(t testing.TB) bls12377.G1Affine {
+	var one fp.Element
+	one.SetOne()
+	for x := uint64(2); x < 1000; x++ {
+		var p bls12377.G1Affine
+		var y2 fp.Element
+		p.X.SetUint64(x)
+		y2.Square(&p.X).Mul(&y2, &p.X).Add(&y2, &one)
+		if p.Y.Sqrt(&y2) == nil {
+			continue
+		}
+		if p.IsOnCurve() && !p.IsInSubGroup() {
+			return p
+		}
+	}
+	t.Fatal("no point outside G1 found")
+	return bls12377.G1Affine{}
+}
+
+// TestCommitSigned checks the signed-integer path of Commit against the
+// plain KZG commitment.
+func TestCommitSigned(t *testing.T) {
+	rng := newTestRand(t)
+	srs := srsForTest(t)
+	for _, bound := range []int64{2, 1 << 15, 1 << 61} {
+		table := make([]fr.Element, 64)
+		for i := range table {
+			table[i].SetInt64(rng.Int64N(2*bound) - bound)
+		}
+		table[3].SetInt64(-1)
+		got, err := Commit(srs, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := kzg.Commit(table, srs.Pk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equal(&want) {
+			t.Fatalf("bound %d: signed commitment differs", bound)
+		}
+		// One full-size entry: the plain path.
+		table[5] = field.Random[fr.Element](rng)
+		got, _ = Commit(srs, table)
+		want, _ = kzg.Commit(table, srs.Pk)
+		if !got.Equal(&want) {
+			t.Fatalf("bound %d: commitment with a full-size entry differs", bound)
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package pcs
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+)
+
+func (f *batchFixture) clone() *batchFixture {
+	g := &batchFixture{commitments: slices.Clone(f.commitments), proof: &BatchProof{}}
+	for _, c := range f.claims {
+		g.claims = append(g.claims, Claim{Commitment: c.Commitment, Point: slices.Clone(c.Point), Value: c.Value})
+	}
+	for _, r := range f.proof.SumCheck.Rounds {
+		g.proof.SumCheck.Rounds = append(g.proof.SumCheck.Rounds, slices.Clone(r))
+	}
+	g.proof.Opening = Proof{
+		Folds:       slices.Clone(f.proof.Opening.Folds),
+		Evaluations: slices.Clone(f.proof.Opening.Evaluations),
+		Quotients:   f.proof.Opening.Quotients,
+	}
+	return g
+}
+
+func addOne(x *fr.Element) {
+	var one fr.Element
+	one.SetOne()
+	x.Add(x, &one)
+}
+
+func addGenerator(p *bls12377.G1Affine) {
+	_, _, g, _ := bls12377.Generators()
+	p.Add(p, &g)
+}
+
+// tamperings lists every single-element change of a batch opening: each
+// commitment, claim value, claim point coordinate, sum-check round value,
+// fold commitment, fold evaluation and quotient point.
+func tamperings(f *batchFixture) map[string]func(*batchFixture) {
+	m := map[string]func(*batchFixture){}
+	for j := range f.commitments {
+		m[fmt.Sprintf("commitment %d", j)] = func(g *batchFixture) { addGenerator(&g.commitments[j]) }
+	}
+	for k := range f.claims {
+		m[fmt.Sprintf("claim %d value", k)] = func(g *batchFixture) { addOne(&g.claims[k].Value) }
+		for i := range f.claims[k].Point {
+			m[fmt.Sprintf("claim %d point %d", k, i)] = func(g *batchFixture) { addOne(&g.claims[k].Point[i]) }
+		}
+	}
+	for i, r := range f.proof.SumCheck.Rounds {
+		for k := range r {
+			m[fmt.Sprintf("sum-check round %d value %d", i, k)] = func(g *batchFixture) { addOne(&g.proof.SumCheck.Rounds[i][k]) }
+		}
+	}
+	for i := range f.proof.Opening.Folds {
+		m[fmt.Sprintf("fold commitment %d", i+1)] = func(g *batchFixture) { addGenerator(&g.proof.Opening.Folds[i]) }
+	}
+	for i := range f.proof.Opening.Evaluations {
+		for j := range 3 {
+			m[fmt.Sprintf("fold %d evaluation %d", i, j)] = func(g *batchFixture) { addOne(&g.proof.Opening.Evaluations[i][j]) }
+		}
+	}
+	for j := range f.proof.Opening.Quotients {
+		m[fmt.Sprintf("quotient %d", j)] = func(g *batchFixture) { addGenerator(&g.proof.Opening.Quotients[j]) }
+	}
+	return m
+}
+
+func TestBatchTampered(t *testing.T) {
+	f := newBatchFixture(t, newTestRand(t))
+	if err := f.verify(t); err != nil {
+		t.Fatalf("honest proof rejected: %v", err)
+	}
+	variants := tamperings(f)
+	// 3 commitments, 6 claims (values and 2·3 + 3·5 + 1·5 point
+	// coordinates), 5 rounds of 2 values, 4 folds, 5 evaluation triples,
+	// 2 quotients.
+	if want := 3 + 6 + 26 + 10 + 4 + 15 + 2; len(variants) != want {
+		t.Fatalf("%d tamperings, want %d", len(variants), want)
+	}
+	for name, tamper := range variants {
+		g := f.clone()
+		tamper(g)
+		if err := g.verify(t); !errors.Is(err, ErrRejected) {
+			t.Errorf("%s: got %v, want a rejection", name, err)
+		}
+	}
+	// The tamperings did not reach the original.
+	if err := f.verify(t); err != nil {
+		t.Fatalf("honest proof rejected after the tamperings: %v", err)
+	}
+}
+
+func TestPointsOutsideG1Refused(t *testing.T) {
+	f := newBatchFixture(t, newTestRand(t))
+	bad := notInSubgroup(t)
+	variants := map[string]func(*batchFixture){
+		"commitment": func(g *batchFixture) { g.commitments[1] = bad },
+		"fold":       func(g *batchFixture) { g.proof.Opening.Folds[2] = bad },
+		"quotient":   func(g *batchFixture) { g.proof.Opening.Quotients[1] = bad },
+	}
+	for name, tamper := range variants {
+		g := f.clone()
+		tamper(g)
+		check, err := VerifyBatchField(newTranscript(g.commitments, g.claims), len(g.commitments), g.claims, g.proof)
+		if err != nil {
+			// A changed fold or quotient changes the challenges, and the
+			// field part may already reject; the group part must in any case.
+			check = &GroupCheck{Commitments: make([]fr.Element, len(g.commitments)), Folds: make([]fr.Element, len(g.proof.Opening.Folds))}
+		}
+		err = VerifyGroup(srsForTest(t).VerifyingKey(), g.commitments, &g.proof.Opening, check)
+		if !errors.Is(err, ErrRejected) {
+			t.Errorf("%s outside G1: got %v, want a rejection", name, err)
+		}
+	}
+	// The decoder refuses such a point too.
+	g := f.clone()
+	g.proof.Opening.Quotients[0] = bad
+	data, err := g.proof.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p BatchProof
+	if err := p.UnmarshalBinary(data); err == nil {
+		t.Fatal("decoded a proof with a point outside G1")
+	}
+}

@@ -1,0 +1,140 @@
+package pcs
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/poly"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden vectors in testdata/")
+
+// batchVector is the layout of testdata/batch_vector.json, for the native
+// tests here and the in-circuit twins of the two verifier parts. The
+// transcript is transcript.New(Domain), then Digest(commitments) and every
+// claim's point absorbed in order; the SRS is the (public, test-only) one
+// of τ = Tau with SRSSize powers.
+type batchVector struct {
+	Domain           string       `json:"domain"`
+	Tau              string       `json:"tau"`
+	SRSSize          int          `json:"srsSize"`
+	Commitments      []string     `json:"commitments"` // compressed G1, hex
+	CommitmentDigest fr.Element   `json:"commitmentDigest"`
+	Claims           []Claim      `json:"claims"`
+	Proof            string       `json:"proof"` // BatchProof.MarshalBinary, hex
+	FoldDigest       fr.Element   `json:"foldDigest"`
+	QuotientDigests  []fr.Element `json:"quotientDigests"` // Digest(W), Digest(W′)
+	Check            GroupCheck   `json:"check"`
+}
+
+// makeBatchVector builds the golden vector from fixed inputs: three MLEs of
+// 2, 4 and 4 variables with 2, 1 and 2 claims.
+func makeBatchVector(t *testing.T) (*batchVector, *SRS) {
+	tau := big.NewInt(0).SetBytes([]byte("veriformer/pcs/test-vector/tau"))
+	k, err := kzg.NewSRS(1<<5, tau)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srs := &SRS{SRS: *k}
+	rng := rand.New(rand.NewPCG(10, 10))
+	vars := []int{2, 4, 4}
+	tables := make([][]fr.Element, len(vars))
+	v := &batchVector{Domain: testDomain, Tau: tau.String(), SRSSize: srs.Size()}
+	var commitments []Commitment
+	for j, n := range vars {
+		tables[j] = make([]fr.Element, 1<<n)
+		for i := range tables[j] {
+			tables[j][i].SetInt64(rng.Int64N(1<<16) - 1<<15)
+		}
+		c, err := Commit(srs, tables[j])
+		if err != nil {
+			t.Fatal(err)
+		}
+		commitments = append(commitments, c)
+		b := c.Bytes()
+		v.Commitments = append(v.Commitments, hex.EncodeToString(b[:]))
+	}
+	v.CommitmentDigest = Digest(commitments)
+	for _, j := range []int{0, 1, 2, 0, 2} {
+		point := field.RandomVector[fr.Element](rng, vars[j])
+		v.Claims = append(v.Claims, Claim{Commitment: j, Point: point, Value: poly.Evaluate[fr.Element](tables[j], point)})
+	}
+	proof, err := OpenBatch(newTranscript(commitments, v.Claims), srs, tables, v.Claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := proof.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Proof = hex.EncodeToString(data)
+	v.FoldDigest = Digest(proof.Opening.Folds)
+	v.QuotientDigests = []fr.Element{Digest(proof.Opening.Quotients[:1]), Digest(proof.Opening.Quotients[1:])}
+	check, err := VerifyBatchField(newTranscript(commitments, v.Claims), len(commitments), v.Claims, proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Check = *check
+	return v, srs
+}
+
+func TestBatchVector(t *testing.T) {
+	path := filepath.Join("testdata", "batch_vector.json")
+	want, srs := makeBatchVector(t)
+	if *update {
+		data, err := json.MarshalIndent(want, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got batchVector
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&got, want) {
+		t.Fatal("testdata/batch_vector.json differs from the vector computed now (go test ./pcs -run TestBatchVector -update)")
+	}
+	// The stored proof verifies.
+	commitments := make([]Commitment, len(got.Commitments))
+	for j, h := range got.Commitments {
+		b, err := hex.DecodeString(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := commitments[j].SetBytes(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := hex.DecodeString(got.Proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proof BatchProof
+	if err := proof.UnmarshalBinary(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyBatch(newTranscript(commitments, got.Claims), srs.VerifyingKey(), commitments, got.Claims, &proof); err != nil {
+		t.Fatal(err)
+	}
+}
