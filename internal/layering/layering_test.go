@@ -21,7 +21,7 @@ var native = []string{
 // directory cannot make the check vacuous.
 var mustList = []string{
 	"field", "poly", "transcript", "sumcheck", "lookup", "lookup/table", "model",
-	"protocol/attention", "protocol/linear", "protocol/requant", "inference", "statement",
+	"protocol/attention", "protocol/linear", "protocol/requant", "inference", "statement", "pcs",
 }
 
 // forbidden reports whether an import path is one a native package must not
