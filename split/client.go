@@ -252,26 +252,36 @@ func (c *Client) remote(ctx context.Context, li int, r Round, x model.Tensor) ([
 	start := time.Now()
 	inPieces := l.pieces(sh.In)
 	req := &Request{Layer: li, Round: r, Rows: rows}
-	scales := make([]rlwe.Scale, rows)
-	v := make([]float64, l.Slots)
-	for row := range rows {
-		xr := x.Data[row*sh.In : (row+1)*sh.In]
-		k, err := c.logScaleFor(xr)
-		if err != nil {
-			return nil, err
+	groups := l.groups(rows)
+	scales := make([]rlwe.Scale, groups)
+	v := make([]float64, l.Params.MaxSlots())
+	for g := range groups {
+		first, last := g*l.RowsPerCiphertext, min(rows, (g+1)*l.RowsPerCiphertext)
+		k := maxLogFit
+		for row := first; row < last; row++ {
+			kr, err := c.logScaleFor(x.Data[row*sh.In : (row+1)*sh.In])
+			if err != nil {
+				return nil, err
+			}
+			k = min(k, kr)
 		}
-		scales[row] = rlwe.NewScale(math.Ldexp(1, k))
+		scales[g] = rlwe.NewScale(math.Ldexp(1, k))
 		for _, p := range inPieces {
-			for s := range v {
-				v[s] = float64(xr[p.Start+s%p.Len])
+			clear(v)
+			for row := first; row < last; row++ {
+				xr := x.Data[row*sh.In : (row+1)*sh.In]
+				seg := v[(row-first)*l.Slots : (row-first+1)*l.Slots]
+				for s := range seg {
+					seg[s] = float64(xr[p.Start+s%p.Len])
+				}
 			}
 			pt := ckks.NewPlaintext(l.Params, inLevel)
-			pt.LogDimensions = l.dims()
-			pt.Scale = scales[row]
+			pt.LogDimensions = l.Params.LogMaxDimensions()
+			pt.Scale = scales[g]
 			if err := c.encoder.Encode(v, pt); err != nil {
 				return nil, fmt.Errorf("split: encode: %w", err)
 			}
-			ct := l.newCiphertext(inLevel, scales[row])
+			ct := l.newCiphertext(inLevel, scales[g])
 			if err := c.encryptor.Encrypt(pt, ct); err != nil {
 				return nil, fmt.Errorf("split: encrypt: %w", err)
 			}
@@ -290,7 +300,7 @@ func (c *Client) remote(ctx context.Context, li int, r Round, x model.Tensor) ([
 	c.Stats.Transfer += max(0, trip-compute)
 	c.Stats.Requests++
 	start = time.Now()
-	cts, err := l.DecodeResponse(resp, rows*sh.OutCts)
+	cts, err := l.DecodeResponse(resp, groups*sh.OutCts)
 	if err != nil {
 		return nil, fmt.Errorf("split: layer %d %s: %w", li, r, err)
 	}
@@ -298,28 +308,32 @@ func (c *Client) remote(ctx context.Context, li int, r Round, x model.Tensor) ([
 	for i, out := range sh.Outs {
 		accs[i] = make([]int64, rows*out)
 	}
-	vals := make([]float64, l.Slots)
+	vals := make([]float64, l.Params.MaxSlots())
 	next := 0
-	for row := range rows {
+	for g := range groups {
+		first, last := g*l.RowsPerCiphertext, min(rows, (g+1)*l.RowsPerCiphertext)
 		for i, out := range sh.Outs {
 			for _, p := range l.pieces(out) {
 				ct := cts[next]
 				next++
 				// The client knows the scale of its own ciphertexts; the
 				// server's metadata is never read.
-				ct.Scale = scales[row]
+				ct.Scale = scales[g]
 				pt := c.decryptor.DecryptNew(ct)
 				if err := c.encoder.Decode(pt, vals); err != nil {
 					return nil, fmt.Errorf("split: decode: %w", err)
 				}
-				for j := range p.Len {
-					f := vals[j]
-					if math.IsNaN(f) || math.Abs(f) > 1<<62 {
-						return nil, fmt.Errorf("%w: layer %d %s: undecodable value", ErrCheck, li, sh.Project[i].Name)
+				for row := first; row < last; row++ {
+					seg := vals[(row-first)*l.Slots:]
+					for j := range p.Len {
+						f := seg[j]
+						if math.IsNaN(f) || math.Abs(f) > 1<<62 {
+							return nil, fmt.Errorf("%w: layer %d %s: undecodable value", ErrCheck, li, sh.Project[i].Name)
+						}
+						rounded := math.Round(f)
+						c.Stats.MaxError = max(c.Stats.MaxError, math.Abs(f-rounded))
+						accs[i][row*out+p.Start+j] = int64(rounded)
 					}
-					rounded := math.Round(f)
-					c.Stats.MaxError = max(c.Stats.MaxError, math.Abs(f-rounded))
-					accs[i][row*out+p.Start+j] = int64(rounded)
 				}
 			}
 		}

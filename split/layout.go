@@ -43,6 +43,9 @@ type Layout struct {
 	// Baby is the number of baby steps; the giant steps are the multiples
 	// of Baby below Chunk.
 	Baby int
+	// RowsPerCiphertext = (N/2)/Slots: a ciphertext packs the pieces of
+	// that many rows, row i in slots [i·Slots, (i+1)·Slots).
+	RowsPerCiphertext int
 }
 
 // NewLayout returns the layout of a model with config c.
@@ -61,7 +64,8 @@ func NewLayout(c *model.Config) (*Layout, error) {
 	slots := 1 << logSlots
 	chunk := slots / 2
 	baby := 1 << ((bits.Len(uint(chunk-1)) + 1) / 2)
-	return &Layout{Params: params, LogSlots: logSlots, Slots: slots, Chunk: chunk, Baby: min(baby, chunk)}, nil
+	return &Layout{Params: params, LogSlots: logSlots, Slots: slots, Chunk: chunk, Baby: min(baby, chunk),
+		RowsPerCiphertext: params.MaxSlots() / slots}, nil
 }
 
 // Rotations returns the slot rotations the server needs: the baby steps
@@ -88,14 +92,18 @@ func (l *Layout) GaloisElements() []uint64 {
 	return out
 }
 
-// dims returns the plaintext dimensions of the layout's vectors.
+// dims returns the dimensions of one row's vectors: a plaintext encoded
+// with them repeats its Slots values across all N/2 slots.
 func (l *Layout) dims() ring.Dimensions { return ring.Dimensions{Rows: 0, Cols: l.LogSlots} }
 
-// newCiphertext returns a zero ciphertext at level with the layout's
-// metadata and the given scale.
+// groups returns the number of ciphertexts that pack rows rows.
+func (l *Layout) groups(rows int) int { return (rows + l.RowsPerCiphertext - 1) / l.RowsPerCiphertext }
+
+// newCiphertext returns a zero ciphertext at level using all N/2 slots,
+// with the given scale.
 func (l *Layout) newCiphertext(level int, scale rlwe.Scale) *rlwe.Ciphertext {
 	ct := ckks.NewCiphertext(l.Params, 1, level)
-	ct.LogDimensions = l.dims()
+	ct.LogDimensions = l.Params.LogMaxDimensions()
 	ct.Scale = scale
 	return ct
 }

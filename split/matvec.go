@@ -67,21 +67,22 @@ func (p *projector) babySteps(ct *rlwe.Ciphertext) ([]*rlwe.Ciphertext, error) {
 	return rots, nil
 }
 
-// task is one output piece of one projection for all rows: the sum over
-// the input pieces of the blocks' products.
+// task is one output piece of one projection for all ciphertexts: the sum
+// over the input pieces of the blocks' products.
 type task struct {
 	blocks []block
-	// out[r] receives row r's result ciphertext.
+	// out[g] receives the result ciphertext of group g.
 	out []*rlwe.Ciphertext
 }
 
-// apply computes, for every row r and every block b of t, the product of
-// b with the row's input piece (baby-step rotations rots[r][piece]) by the
+// apply computes, for every group r of rows and every block b of t, the
+// product of b with the group's input piece (baby-step rotations
+// rots[r][piece]) by the
 // baby-step/giant-step diagonal method:
 //
 //	y = Σ_g rot_{g·B}( Σ_{j<B} rot_{−g·B}(diag_{g·B+j}) ⊙ rot_j(x) )
 //
-// then rescales once. Each diagonal is encoded once and used for all rows.
+// then rescales once. Each diagonal is encoded once and used for all groups.
 func (p *projector) apply(eval *ckks.Evaluator, enc *ckks.Encoder, t *task, rots [][][]*rlwe.Ciphertext, pieceOf func(span) int) error {
 	l := p.layout
 	params := l.Params
@@ -149,18 +150,23 @@ func zero(ct *rlwe.Ciphertext) {
 	}
 }
 
-// project computes a round for all rows. in holds, row after row, the
-// ciphertexts of the row's input pieces; the result holds, row after row,
-// the output pieces of each projection in order.
+// project computes a round for all rows. in holds, group after group of
+// rows, the ciphertexts of the group's input pieces; the result holds,
+// group after group, the output pieces of each projection in order. Row i
+// of a group sits in slots [i·Slots, (i+1)·Slots) of every ciphertext:
+// since each diagonal plaintext repeats with period Slots and no rotation
+// of a block moves a used slot across a period (In.Len + Out.Len − 1 ≤
+// Slots), one product serves every row of the group.
 func (p *projector) project(ps []projection, rows int, in []*rlwe.Ciphertext) ([]*rlwe.Ciphertext, error) {
 	l := p.layout
 	inWidth := ps[0].Q.Weight.Shape[1]
 	inPieces := l.pieces(inWidth)
-	if len(in) != rows*len(inPieces) {
+	groups := l.groups(rows)
+	if len(in) != groups*len(inPieces) {
 		return nil, fmt.Errorf("split: %d input ciphertexts for %d rows of %d pieces", len(in), rows, len(inPieces))
 	}
-	rots := make([][][]*rlwe.Ciphertext, rows)
-	for r := range rows {
+	rots := make([][][]*rlwe.Ciphertext, groups)
+	for r := range groups {
 		rots[r] = make([][]*rlwe.Ciphertext, len(inPieces))
 		for k := range inPieces {
 			var err error
@@ -173,7 +179,7 @@ func (p *projector) project(ps []projection, rows int, in []*rlwe.Ciphertext) ([
 	var tasks []*task
 	for _, pr := range ps {
 		for _, out := range l.pieces(pr.Q.Weight.Shape[0]) {
-			t := &task{out: make([]*rlwe.Ciphertext, rows)}
+			t := &task{out: make([]*rlwe.Ciphertext, groups)}
 			for _, s := range inPieces {
 				t.blocks = append(t.blocks, block{W: &pr.Q.Weight, In: s, Out: out})
 			}
@@ -198,13 +204,13 @@ func (p *projector) project(ps []projection, rows int, in []*rlwe.Ciphertext) ([
 	}
 	close(next)
 	wg.Wait()
-	out := make([]*rlwe.Ciphertext, 0, rows*len(tasks))
+	out := make([]*rlwe.Ciphertext, 0, groups*len(tasks))
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("split: task %d: %w", i, err)
 		}
 	}
-	for r := range rows {
+	for r := range groups {
 		for _, t := range tasks {
 			out = append(out, t.out[r])
 		}

@@ -189,7 +189,8 @@ func (l *Layout) DecodeKeys(b []byte) (*rlwe.MemEvaluationKeySet, error) {
 }
 
 // Request is one round of one layer for all rows of a pass: Cts holds,
-// row after row, the ciphertexts of the row's input pieces.
+// group after group of RowsPerCiphertext rows, the ciphertexts of the
+// group's input pieces.
 type Request struct {
 	Layer int
 	Round Round
@@ -242,7 +243,7 @@ func (l *Layout) DecodeRequest(b []byte, inCts func(layer int, r Round) int, max
 	if rows < 1 || rows > maxRows {
 		return nil, malformed("%d rows outside [1, %d]", rows, maxRows)
 	}
-	n := rows * k
+	n := l.groups(rows) * k
 	if len(rest) != n*l.ciphertextBytes(inLevel) {
 		return nil, malformed("request body of %d bytes, want %d ciphertexts of %d", len(rest), n, l.ciphertextBytes(inLevel))
 	}
