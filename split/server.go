@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tuneinsight/lattigo/v5/core/rlwe"
+
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/statement"
 )
@@ -38,6 +40,11 @@ type ServerConfig struct {
 	Logf func(format string, args ...any)
 	// now replaces time.Now in tests.
 	now func() time.Time
+	// weights, if set, replaces Model's weights in the products, and
+	// cheat, if set, rewrites each result: the cheating servers of the
+	// tests.
+	weights *model.Model
+	cheat   func(p *projector, layer int, r Round, in, out []*rlwe.Ciphertext) []*rlwe.Ciphertext
 }
 
 // Info is what GET /v1/info returns.
@@ -298,8 +305,15 @@ func (s *Server) project(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	ps := projections(&s.cfg.Model.Quant.Layers[req.Layer], req.Round)
+	weights := s.cfg.Model
+	if s.cfg.weights != nil {
+		weights = s.cfg.weights
+	}
+	ps := projections(&weights.Quant.Layers[req.Layer], req.Round)
 	out, err := sess.proj.project(ps, req.Rows, req.Cts)
+	if err == nil && s.cfg.cheat != nil {
+		out = s.cfg.cheat(sess.proj, req.Layer, req.Round, req.Cts, out)
+	}
 	<-s.slots
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, err.Error())
