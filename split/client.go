@@ -246,48 +246,14 @@ func (c *Client) logScaleFor(x []int64) (int, error) {
 // each checked against the weights.
 func (c *Client) remote(ctx context.Context, li int, r Round, x model.Tensor) ([][]int64, error) {
 	l := c.layout
-	layer := &c.cfg.Model.Quant.Layers[li]
-	sh := l.shapeOf(layer, r)
+	sh := l.shapeOf(&c.cfg.Model.Quant.Layers[li], r)
 	rows := x.Shape[0]
 	start := time.Now()
-	inPieces := l.pieces(sh.In)
-	req := &Request{Layer: li, Round: r, Rows: rows}
-	groups := l.groups(rows)
-	scales := make([]rlwe.Scale, groups)
-	v := make([]float64, l.Params.MaxSlots())
-	for g := range groups {
-		first, last := g*l.RowsPerCiphertext, min(rows, (g+1)*l.RowsPerCiphertext)
-		k := maxLogFit
-		for row := first; row < last; row++ {
-			kr, err := c.logScaleFor(x.Data[row*sh.In : (row+1)*sh.In])
-			if err != nil {
-				return nil, err
-			}
-			k = min(k, kr)
-		}
-		scales[g] = rlwe.NewScale(math.Ldexp(1, k))
-		for _, p := range inPieces {
-			clear(v)
-			for row := first; row < last; row++ {
-				xr := x.Data[row*sh.In : (row+1)*sh.In]
-				seg := v[(row-first)*l.Slots : (row-first+1)*l.Slots]
-				for s := range seg {
-					seg[s] = float64(xr[p.Start+s%p.Len])
-				}
-			}
-			pt := ckks.NewPlaintext(l.Params, inLevel)
-			pt.LogDimensions = l.Params.LogMaxDimensions()
-			pt.Scale = scales[g]
-			if err := c.encoder.Encode(v, pt); err != nil {
-				return nil, fmt.Errorf("split: encode: %w", err)
-			}
-			ct := l.newCiphertext(inLevel, scales[g])
-			if err := c.encryptor.Encrypt(pt, ct); err != nil {
-				return nil, fmt.Errorf("split: encrypt: %w", err)
-			}
-			req.Cts = append(req.Cts, ct)
-		}
+	req, scales, err := c.encrypt(li, r, x)
+	if err != nil {
+		return nil, err
 	}
+	groups := len(scales)
 	body := l.EncodeRequest(req)
 	c.Stats.Encrypt += time.Since(start)
 	start = time.Now()
@@ -348,6 +314,54 @@ func (c *Client) remote(ctx context.Context, li int, r Round, x model.Tensor) ([
 	c.Stats.Check += time.Since(start)
 	c.logf("layer %d %s: %d rows, %d bytes up, %d down, server %s", li, r, rows, len(body), len(resp), compute.Round(time.Millisecond))
 	return accs, nil
+}
+
+// encrypt packs and encrypts x ([rows, in]) for round r of layer li; it
+// returns the request and the scale of each ciphertext group.
+func (c *Client) encrypt(li int, r Round, x model.Tensor) (*Request, []rlwe.Scale, error) {
+	l := c.layout
+	layer := &c.cfg.Model.Quant.Layers[li]
+	sh := l.shapeOf(layer, r)
+	rows := x.Shape[0]
+	inPieces := l.pieces(sh.In)
+	req := &Request{Layer: li, Round: r, Rows: rows}
+	groups := l.groups(rows)
+	scales := make([]rlwe.Scale, groups)
+	v := make([]float64, l.Params.MaxSlots())
+	for g := range groups {
+		first, last := g*l.RowsPerCiphertext, min(rows, (g+1)*l.RowsPerCiphertext)
+		k := maxLogFit
+		for row := first; row < last; row++ {
+			kr, err := c.logScaleFor(x.Data[row*sh.In : (row+1)*sh.In])
+			if err != nil {
+				return nil, nil, err
+			}
+			k = min(k, kr)
+		}
+		scales[g] = rlwe.NewScale(math.Ldexp(1, k))
+		for _, p := range inPieces {
+			clear(v)
+			for row := first; row < last; row++ {
+				xr := x.Data[row*sh.In : (row+1)*sh.In]
+				seg := v[(row-first)*l.Slots : (row-first+1)*l.Slots]
+				for s := range seg {
+					seg[s] = float64(xr[p.Start+s%p.Len])
+				}
+			}
+			pt := ckks.NewPlaintext(l.Params, inLevel)
+			pt.LogDimensions = l.Params.LogMaxDimensions()
+			pt.Scale = scales[g]
+			if err := c.encoder.Encode(v, pt); err != nil {
+				return nil, nil, fmt.Errorf("split: encode: %w", err)
+			}
+			ct := l.newCiphertext(inLevel, scales[g])
+			if err := c.encryptor.Encrypt(pt, ct); err != nil {
+				return nil, nil, fmt.Errorf("split: encrypt: %w", err)
+			}
+			req.Cts = append(req.Cts, ct)
+		}
+	}
+	return req, scales, nil
 }
 
 // products returns the accumulators of round r of layer li on x: from the
