@@ -224,15 +224,20 @@ func (c *Client) post(ctx context.Context, path string, body []byte) ([]byte, ti
 	return b, time.Duration(max(ns, 0)), nil
 }
 
+// l1 returns Σ|xᵢ|.
+func l1(x []int64) float64 {
+	var s float64
+	for _, v := range x {
+		s += math.Abs(float64(v))
+	}
+	return s
+}
+
 // logScaleFor returns the input scale exponent for a row x whose products
 // with int8 weights are bounded by 127·Σ|xᵢ|: the largest exponent, at
 // most 45, that keeps every result below q₀/4 after the rescaling.
 func (c *Client) logScaleFor(x []int64) (int, error) {
-	var l1 float64
-	for _, v := range x {
-		l1 += math.Abs(float64(v))
-	}
-	bound := model.WeightMax*l1 + 1
+	bound := model.WeightMax*l1(x) + 1
 	q0 := float64(c.layout.Params.Q()[0])
 	k := min(maxLogFit, int(math.Floor(math.Log2(q0/(4*bound)))))
 	if k < minLogScale {
@@ -274,6 +279,10 @@ func (c *Client) remote(ctx context.Context, li int, r Round, x model.Tensor) ([
 	for i, out := range sh.Outs {
 		accs[i] = make([]int64, rows*out)
 	}
+	bounds := make([]float64, rows)
+	for row := range rows {
+		bounds[row] = model.WeightMax * l1(x.Data[row*sh.In:(row+1)*sh.In])
+	}
 	vals := make([]float64, l.Params.MaxSlots())
 	next := 0
 	for g := range groups {
@@ -293,8 +302,11 @@ func (c *Client) remote(ctx context.Context, li int, r Round, x model.Tensor) ([
 					seg := vals[(row-first)*l.Slots:]
 					for j := range p.Len {
 						f := seg[j]
-						if math.IsNaN(f) || math.Abs(f) > 1<<62 {
-							return nil, fmt.Errorf("%w: layer %d %s: undecodable value", ErrCheck, li, sh.Project[i].Name)
+						// |x·Wᵀ| ≤ 127·Σ|xᵢ|: a larger value is wrong, and
+						// refusing it keeps every error below the check's
+						// modulus (see doc.go).
+						if !(math.Abs(f) <= bounds[row]+0.5) {
+							return nil, fmt.Errorf("%w: layer %d %s: accumulator %g outside ±%g", ErrCheck, li, sh.Project[i].Name, f, bounds[row])
 						}
 						rounded := math.Round(f)
 						c.Stats.MaxError = max(c.Stats.MaxError, math.Abs(f-rounded))

@@ -2,6 +2,7 @@ package split
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/tuneinsight/lattigo/v5/core/rlwe"
@@ -15,26 +16,64 @@ import (
 type block struct {
 	W       *model.Weight
 	In, Out span
+	// Folds is 0 for the plain diagonal method and log₂(In.Len/Out.Len)
+	// for the hybrid one (see doc.go, "Packing and products").
+	Folds int
+}
+
+// newBlock picks the method: the hybrid one when Out.Len divides In.Len
+// with a power-of-two ratio of at least 2 and the fold rotations (by
+// multiples of Out.Len) have keys, which needs fewer diagonals.
+func (l *Layout) newBlock(w *model.Weight, in, out span) block {
+	b := block{W: w, In: in, Out: out}
+	m, n := out.Len, in.Len
+	if m < n && n%m == 0 && m%l.Baby == 0 {
+		if r := n / m; r&(r-1) == 0 {
+			for ; r > 1; r /= 2 {
+				b.Folds++
+			}
+		}
+	}
+	return b
+}
+
+// width is the number of slots of a row the diagonals fill (T), and
+// diagonals their number (K): T = Out.Len and K = In.Len for the plain
+// method, T = In.Len and K = Out.Len for the hybrid one.
+func (b *block) width() int {
+	if b.Folds > 0 {
+		return b.In.Len
+	}
+	return b.Out.Len
+}
+
+func (b *block) diagonals() int {
+	if b.Folds > 0 {
+		return b.Out.Len
+	}
+	return b.In.Len
 }
 
 // diagonal writes into v the k-th generalized diagonal of b, pre-rotated
 // by −shift for the giant step: with the input piece packed periodically
 // (slot s holds x[In.Start + s mod In.Len]),
 //
-//	diag_k[j] = W[Out.Start+j][In.Start + (j+k) mod In.Len]   for j < Out.Len, else 0,
+//	diag_k[t] = W[Out.Start + t mod Out.Len][In.Start + (t+k) mod In.Len]   for t < T, else 0,
 //
 // and v[s] = diag_k[(s − shift) mod Slots].
 func (b *block) diagonal(v []float64, k, shift int) {
 	slots := len(v)
 	in := b.W.Shape[1]
+	width := b.width()
 	for s := range v {
-		j := (s - shift + slots) % slots
-		if j >= b.Out.Len {
+		t := (s - shift + slots) % slots
+		if t >= width {
 			v[s] = 0
 			continue
 		}
-		col := b.In.Start + (j+k)%b.In.Len
-		v[s] = float64(b.W.Data[(b.Out.Start+j)*in+col])
+		row := b.Out.Start + t%b.Out.Len
+		col := b.In.Start + (t+k)%b.In.Len
+		v[s] = float64(b.W.Data[row*in+col])
 	}
 }
 
@@ -52,17 +91,25 @@ func newProjector(l *Layout, keys rlwe.EvaluationKeySet, workers int) *projector
 	return &projector{layout: l, eval: ckks.NewEvaluator(l.Params, keys), enc: ckks.NewEncoder(l.Params), workers: max(1, workers)}
 }
 
-// babySteps returns rot_j(ct) for j < Baby (index 0 is ct itself).
+// babySteps returns rot_j(ct) for j < Baby (index 0 is ct itself), with
+// one hoisted key-switching decomposition for all of them.
 func (p *projector) babySteps(ct *rlwe.Ciphertext) ([]*rlwe.Ciphertext, error) {
 	l := p.layout
+	steps := make([]int, l.Baby-1)
+	for j := range steps {
+		steps[j] = j + 1
+	}
 	rots := make([]*rlwe.Ciphertext, l.Baby)
 	rots[0] = ct
-	for j := 1; j < l.Baby; j++ {
-		r := l.newCiphertext(inLevel, ct.Scale)
-		if err := p.eval.Rotate(ct, j, r); err != nil {
-			return nil, fmt.Errorf("split: rotate by %d: %w", j, err)
-		}
-		rots[j] = r
+	if len(steps) == 0 {
+		return rots, nil
+	}
+	out, err := p.eval.RotateHoistedNew(ct, steps)
+	if err != nil {
+		return nil, fmt.Errorf("split: baby-step rotations: %w", err)
+	}
+	for _, j := range steps {
+		rots[j] = out[j]
 	}
 	return rots, nil
 }
@@ -91,25 +138,36 @@ func (p *projector) apply(eval *ckks.Evaluator, enc *ckks.Encoder, t *task, rots
 	inScale := nominalScale(params)
 	prodScale := inScale.Mul(q1)
 	acc := make([]*rlwe.Ciphertext, rows)
+	blockAcc := make([]*rlwe.Ciphertext, rows)
 	inner := make([]*rlwe.Ciphertext, rows)
 	rotated := l.newCiphertext(inLevel, prodScale)
 	for r := range rows {
 		acc[r] = l.newCiphertext(inLevel, prodScale)
+		blockAcc[r] = l.newCiphertext(inLevel, prodScale)
 		inner[r] = l.newCiphertext(inLevel, prodScale)
 	}
 	v := make([]float64, l.Slots)
+	buf := make([]complex128, l.Slots)
 	pt := ckks.NewPlaintext(params, inLevel)
 	pt.LogDimensions = l.dims()
 	pt.Scale = q1
 	for _, b := range t.blocks {
 		piece := pieceOf(b.In)
-		for g := 0; g < b.In.Len; g += l.Baby {
+		target := acc
+		if b.Folds > 0 {
+			target = blockAcc
+			for r := range rows {
+				zero(blockAcc[r])
+			}
+		}
+		k := b.diagonals()
+		for g := 0; g < k; g += l.Baby {
 			for r := range rows {
 				zero(inner[r])
 			}
-			for j := 0; j < l.Baby && g+j < b.In.Len; j++ {
+			for j := 0; j < l.Baby && g+j < k; j++ {
 				b.diagonal(v, g+j, g)
-				if err := enc.Encode(v, pt); err != nil {
+				if err := l.encodeSmall(enc, buf, v, pt); err != nil {
 					return fmt.Errorf("split: encode diagonal: %w", err)
 				}
 				for r := range rows {
@@ -119,14 +177,22 @@ func (p *projector) apply(eval *ckks.Evaluator, enc *ckks.Encoder, t *task, rots
 				}
 			}
 			for r := range rows {
-				src := inner[r]
-				if g > 0 {
-					if err := eval.Rotate(inner[r], g, rotated); err != nil {
-						return fmt.Errorf("split: rotate by %d: %w", g, err)
-					}
-					src = rotated
+				if err := addRotated(eval, target[r], inner[r], g, rotated); err != nil {
+					return err
 				}
-				if err := eval.Add(acc[r], src, acc[r]); err != nil {
+			}
+		}
+		// Hybrid: y[j] = Σ_c z[j + c·Out.Len], by halving the width.
+		for f := b.In.Len / 2; b.Folds > 0 && f >= b.Out.Len; f /= 2 {
+			for r := range rows {
+				if err := addRotated(eval, blockAcc[r], blockAcc[r], f, rotated); err != nil {
+					return err
+				}
+			}
+		}
+		if b.Folds > 0 {
+			for r := range rows {
+				if err := eval.Add(acc[r], blockAcc[r], acc[r]); err != nil {
 					return fmt.Errorf("split: add: %w", err)
 				}
 			}
@@ -138,6 +204,59 @@ func (p *projector) apply(eval *ckks.Evaluator, enc *ckks.Encoder, t *task, rots
 			return fmt.Errorf("split: rescale: %w", err)
 		}
 		t.out[r] = out
+	}
+	return nil
+}
+
+// encodeSmall encodes the real values v (len Slots, |v| ≤ 2⁷) into pt as
+// [ckks.Encoder.Encode] does (inverse special FFT, coefficients rounded
+// half away from zero at pt's scale, then NTT), without the encoder's
+// per-coefficient reductions: every scaled coefficient is below 2⁶³, so
+// one remainder per modulus suffices. buf is scratch of len Slots.
+func (l *Layout) encodeSmall(enc *ckks.Encoder, buf []complex128, v []float64, pt *rlwe.Plaintext) error {
+	for i, x := range v {
+		buf[i] = complex(x, 0)
+	}
+	if err := enc.IFFT(buf, l.LogSlots); err != nil {
+		return fmt.Errorf("split: encode: %w", err)
+	}
+	ringQ := l.Params.RingQ().AtLevel(pt.Level())
+	moduli := ringQ.ModuliChain()[:pt.Level()+1]
+	scale := pt.Scale.Float64()
+	coeffs := pt.Value.Coeffs
+	set := func(i int, f float64) {
+		c := uint64(math.Abs(f)*scale + 0.5)
+		for j, q := range moduli {
+			r := c % q
+			if f < 0 && r != 0 {
+				r = q - r
+			}
+			coeffs[j][i] = r
+		}
+	}
+	n := len(buf)
+	for i, z := range buf {
+		set(i, real(z))
+		set(i+n, imag(z))
+	}
+	for j := range moduli {
+		clear(coeffs[j][2*n:])
+	}
+	rlwe.NTTSparseAndMontgomery(ringQ, pt.MetaData, pt.Value)
+	return nil
+}
+
+// addRotated sets dst += rot_k(src) (dst += src for k = 0), with tmp as
+// scratch.
+func addRotated(eval *ckks.Evaluator, dst, src *rlwe.Ciphertext, k int, tmp *rlwe.Ciphertext) error {
+	if k > 0 {
+		if err := eval.Rotate(src, k, tmp); err != nil {
+			return fmt.Errorf("split: rotate by %d: %w", k, err)
+		}
+		src = tmp
+	}
+	if err := eval.Add(dst, src, dst); err != nil {
+		return fmt.Errorf("split: add: %w", err)
 	}
 	return nil
 }
@@ -181,7 +300,7 @@ func (p *projector) project(ps []projection, rows int, in []*rlwe.Ciphertext) ([
 		for _, out := range l.pieces(pr.Q.Weight.Shape[0]) {
 			t := &task{out: make([]*rlwe.Ciphertext, groups)}
 			for _, s := range inPieces {
-				t.blocks = append(t.blocks, block{W: &pr.Q.Weight, In: s, Out: out})
+				t.blocks = append(t.blocks, l.newBlock(&pr.Q.Weight, s, out))
 			}
 			tasks = append(tasks, t)
 		}

@@ -160,22 +160,11 @@ func TestCheatingServer(t *testing.T) {
 			out[0] = echo
 			return out
 		})},
-		// one accumulator of the down projection shifted by one
-		"altered product": {cheat: onlyAt(0, RoundDown, func(p *projector, _, out []*rlwe.Ciphertext) []*rlwe.Ciphertext {
-			l := p.layout
-			v := make([]float64, l.Params.MaxSlots())
-			v[3] = 1
-			pt := ckks.NewPlaintext(l.Params, outLevel)
-			pt.LogDimensions = l.Params.LogMaxDimensions()
-			pt.Scale = out[0].Scale
-			if err := ckks.NewEncoder(l.Params).Encode(v, pt); err != nil {
-				panic(err)
-			}
-			if err := p.eval.Add(out[0], pt, out[0]); err != nil {
-				panic(err)
-			}
-			return out
-		})},
+		// one accumulator of the down projection shifted (by 1 at the
+		// server's nominal scale: it does not know the client's)
+		"altered product": {cheat: onlyAt(0, RoundDown, addToSlot(3, 1))},
+		// one accumulator of the gate projection pushed beyond its bound
+		"out-of-range product": {cheat: onlyAt(2, RoundMLP, addToSlot(0, 1<<20))},
 	}
 	for name, cfg := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -192,6 +181,26 @@ func TestCheatingServer(t *testing.T) {
 	c := dial(t, url, 1)
 	if _, err := c.Generate(context.Background(), toTokens([]byte("Hi")), 2, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// addToSlot returns a cheat that adds delta to slot of the first result
+// ciphertext, homomorphically (the server needs no key for it).
+func addToSlot(slot int, delta float64) func(p *projector, _, out []*rlwe.Ciphertext) []*rlwe.Ciphertext {
+	return func(p *projector, _, out []*rlwe.Ciphertext) []*rlwe.Ciphertext {
+		l := p.layout
+		v := make([]float64, l.Params.MaxSlots())
+		v[slot] = delta
+		pt := ckks.NewPlaintext(l.Params, outLevel)
+		pt.LogDimensions = l.Params.LogMaxDimensions()
+		pt.Scale = out[0].Scale
+		if err := ckks.NewEncoder(l.Params).Encode(v, pt); err != nil {
+			panic(err)
+		}
+		if err := p.eval.Add(out[0], pt, out[0]); err != nil {
+			panic(err)
+		}
+		return out
 	}
 }
 

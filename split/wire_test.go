@@ -6,6 +6,8 @@ import (
 
 	"github.com/tuneinsight/lattigo/v5/core/rlwe"
 	"github.com/tuneinsight/lattigo/v5/schemes/ckks"
+
+	"github.com/veriformer/veriformer/model"
 )
 
 // fuzzLayout returns the built-in model's layout and a fresh encryption of
@@ -105,4 +107,39 @@ func FuzzDecodeKeys(f *testing.F) {
 			t.Fatal("accepted keys do not re-encode to their bytes")
 		}
 	})
+}
+
+// TestEncodeSmall: the diagonal encoder gives the plaintexts of lattigo's
+// encoder (modulo each prime).
+func TestEncodeSmall(t *testing.T) {
+	for _, c := range []*model.Config{LlamaConfig(), tinyLlamaLayerConfig()} {
+		l, err := NewLayout(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := ckks.NewEncoder(l.Params)
+		v := make([]float64, l.Slots)
+		for i := range v {
+			v[i] = float64((i*37)%255 - 127)
+		}
+		want := ckks.NewPlaintext(l.Params, inLevel)
+		want.LogDimensions = l.dims()
+		want.Scale = rlwe.NewScale(l.Params.Q()[inLevel])
+		got := ckks.NewPlaintext(l.Params, inLevel)
+		got.LogDimensions = want.LogDimensions
+		got.Scale = want.Scale
+		if err := enc.Encode(v, want); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.encodeSmall(enc, make([]complex128, l.Slots), v, got); err != nil {
+			t.Fatal(err)
+		}
+		for j, q := range l.Params.Q()[:inLevel+1] {
+			for i := range got.Value.Coeffs[j] {
+				if got.Value.Coeffs[j][i]%q != want.Value.Coeffs[j][i]%q {
+					t.Fatalf("slots %d: limb %d coefficient %d: %d, lattigo %d", l.Slots, j, i, got.Value.Coeffs[j][i], want.Value.Coeffs[j][i])
+				}
+			}
+		}
+	}
 }

@@ -107,7 +107,7 @@ func printStats(s split.Stats, setup, total, first time.Duration, promptLen, n, 
 	fmt.Fprintf(w, "session set-up (keys %s)\t%s\t\t\n", s.KeyGen.Round(time.Millisecond), setup.Round(time.Millisecond))
 	w.Flush()
 	fmt.Fprintf(os.Stderr, "prompt %d tokens, %d generated, %d encrypted layers, %d round trips; first token after %s, then %s per token\n",
-		promptLen, n, layers, s.Requests, first.Round(time.Millisecond), ((total-first)/time.Duration(max(1, n-1))).Round(time.Millisecond))
+		promptLen, n, layers, s.Requests, first.Round(time.Millisecond), ((total - first) / time.Duration(max(1, n-1))).Round(time.Millisecond))
 	fmt.Fprintf(os.Stderr, "sent %s (keys %s), received %s; largest CKKS error before rounding %.2g\n",
 		size(s.BytesSent), size(s.KeyBytes), size(s.BytesReceived), s.MaxError)
 }
