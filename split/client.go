@@ -288,7 +288,7 @@ func (c *Client) remote(ctx context.Context, li int, r Round, x model.Tensor) ([
 	for g := range groups {
 		first, last := g*l.RowsPerCiphertext, min(rows, (g+1)*l.RowsPerCiphertext)
 		for i, out := range sh.Outs {
-			for _, p := range l.pieces(out) {
+			for _, p := range l.outPieces(sh.In, out) {
 				ct := cts[next]
 				next++
 				// The client knows the scale of its own ciphertexts; the

@@ -120,6 +120,22 @@ func (l *Layout) pieces(n int) []span {
 	return out
 }
 
+// outPieces splits the output of a projection with input width in. When
+// a ciphertext holds one row (Slots = N/2) and in is one piece dividing
+// Slots, every rotation wraps around the whole periodic packing, so an
+// output piece may fill all Slots; otherwise pieces have at most Chunk
+// values, so that no rotation of a block leaves its row's slots.
+func (l *Layout) outPieces(in, out int) []span {
+	if l.RowsPerCiphertext > 1 || in > l.Chunk || l.Slots%in != 0 {
+		return l.pieces(out)
+	}
+	var ps []span
+	for s := 0; s < out; s += l.Slots {
+		ps = append(ps, span{s, min(l.Slots, out-s)})
+	}
+	return ps
+}
+
 // Round is one of the four round trips of an encrypted layer.
 type Round uint8
 
@@ -198,7 +214,7 @@ func (l *Layout) shapeOf(layer *model.QLayer, r Round) shape {
 	for _, p := range ps {
 		out := p.Q.Weight.Shape[0]
 		s.Outs = append(s.Outs, out)
-		s.OutCts += len(l.pieces(out))
+		s.OutCts += len(l.outPieces(s.In, out))
 	}
 	return s
 }

@@ -297,7 +297,7 @@ func (p *projector) project(ps []projection, rows int, in []*rlwe.Ciphertext) ([
 	pieceOf := func(s span) int { return s.Start / l.Chunk }
 	var tasks []*task
 	for _, pr := range ps {
-		for _, out := range l.pieces(pr.Q.Weight.Shape[0]) {
+		for _, out := range l.outPieces(inWidth, pr.Q.Weight.Shape[0]) {
 			t := &task{out: make([]*rlwe.Ciphertext, groups)}
 			for _, s := range inPieces {
 				t.blocks = append(t.blocks, l.newBlock(&pr.Q.Weight, s, out))

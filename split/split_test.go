@@ -412,3 +412,44 @@ func TestClientRefusesOtherModel(t *testing.T) {
 		t.Fatalf("other model accepted: %v", err)
 	}
 }
+
+// TestWideLayout runs a model whose vectors fill all N/2 slots: one row
+// per ciphertext, an MLP output piece wider than Slots/2 whose rotations
+// wrap around the slots, a down projection split into two input pieces
+// (the two hybrid blocks summed).
+func TestWideLayout(t *testing.T) {
+	c := &model.Config{Family: model.Llama, Vocab: 64, Hidden: 64, Layers: 1, Heads: 4, KVHeads: 2,
+		Intermediate: 4096, MaxPositions: 16, NormEps: 1e-5, RopeTheta: 10000}
+	w, err := model.RandomWeights(c, 7, model.DefaultEmbedScale, model.DefaultGain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(c, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, url := serve(t, ServerConfig{Model: m})
+	l := s.layout
+	if l.RowsPerCiphertext != 1 || len(l.outPieces(64, 4096)) != 1 || len(l.pieces(4096)) != 2 {
+		t.Fatalf("layout: %d rows per ciphertext, pieces %v and %v", l.RowsPerCiphertext, l.outPieces(64, 4096), l.pieces(4096))
+	}
+	cl, err := Dial(context.Background(), ClientConfig{URL: url, Token: testToken, Model: m, EncryptedLayers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := []int{3, 1, 4}
+	wantTokens, wantLogits := plaintextLogits(t, m, prompt, 2)
+	steps, err := cl.Generate(context.Background(), prompt, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tokensOf(steps); !slices.Equal(got, wantTokens) {
+		t.Fatalf("tokens %v, plaintext %v", got, wantTokens)
+	}
+	for i, st := range steps {
+		if !slices.Equal(st.Logits, wantLogits[i]) {
+			t.Fatalf("step %d: logits differ from the plaintext pass", i)
+		}
+	}
+	t.Logf("largest CKKS error %.3g, server %s", cl.Stats.MaxError, cl.Stats.ServerCompute)
+}
