@@ -2,6 +2,7 @@ package split
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -36,10 +37,22 @@ func BenchmarkTinyLlamaToken(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchToken(b, m, 1)
+}
+
+// BenchmarkBuiltinToken measures the same for the built-in Llama model
+// with one and with all three layers encrypted.
+func BenchmarkBuiltinToken(b *testing.B) {
+	for _, layers := range []int{1, 3} {
+		b.Run(fmt.Sprintf("encrypted=%d", layers), func(b *testing.B) { benchToken(b, builtin(), layers) })
+	}
+}
+
+func benchToken(b *testing.B, m *model.Model, layers int) {
 	_, url := serve(b, ServerConfig{Model: m})
 	ctx := context.Background()
 	start := time.Now()
-	c, err := Dial(ctx, ClientConfig{URL: url, Token: testToken, Model: m, EncryptedLayers: 1})
+	c, err := Dial(ctx, ClientConfig{URL: url, Token: testToken, Model: m, EncryptedLayers: layers})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,7 +76,7 @@ func BenchmarkTinyLlamaToken(b *testing.B) {
 	b.StopTimer()
 	n := float64(b.N)
 	s := c.Stats
-	b.ReportMetric(float64(s.ServerCompute-before.ServerCompute)/n/1e6, "server-ms/token")
+	b.ReportMetric(float64(s.ServerCompute-before.ServerCompute)/n/1e6/float64(layers), "server-ms/layer")
 	b.ReportMetric(float64(s.Encrypt-before.Encrypt+s.Decrypt-before.Decrypt)/n/1e6, "crypto-ms/token")
 	b.ReportMetric(float64(s.BytesSent-before.BytesSent)/n, "sent-B/token")
 	b.ReportMetric(float64(s.BytesReceived-before.BytesReceived)/n, "received-B/token")

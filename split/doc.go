@@ -51,27 +51,41 @@
 // and the rows of a pass share ciphertexts, RowsPerCiphertext = (N/2)/Slots
 // rows each, row i in slots [i·Slots, (i+1)·Slots).
 //
-// A block is an output piece of length m (≤ Chunk) of a weight matrix
-// against an input piece of length n (≤ Chunk), so n + m − 1 ≤ Slots. With
-// the generalized diagonals
+// A block is an output piece of length m of a weight matrix against an
+// input piece of length n ≤ Chunk. Output pieces have at most Chunk values,
+// so n + m − 1 ≤ Slots and no rotation below moves a used slot out of its
+// row's range; when a ciphertext holds a single row (Slots = N/2) and n
+// divides Slots, every rotation wraps around a whole number of periods,
+// and output pieces may fill all Slots (TinyLlama's 5,632-wide gate and up:
+// two pieces instead of three). With the generalized diagonals
 //
-//	diag_k[j] = W[j][(j + k) mod n]   (j < m; 0 for j ≥ m),   k = 0…n−1,
+//	diag_k[t] = W[t mod m][(t + k) mod n]   for t < T, 0 for t ≥ T,
 //
-// y = Σ_k diag_k ⊙ rot_k(x), because rot_k(x)[j] = x[(j + k) mod n] for
-// j + k < Slots. The server evaluates it by baby steps and giant steps
-// (B = Baby = 2^⌈log₂√Chunk⌉):
+// the block computes z = Σ_{k<K} diag_k ⊙ rot_k(x), since rot_k(x)[t] =
+// x[(t + k) mod n]. Two methods:
 //
-//	y = Σ_g rot_{g·B}( Σ_{j<B} rot_{−g·B}(diag_{g·B+j}) ⊙ rot_j(x) )
+//   - plain: T = m, K = n, and y = z;
+//   - hybrid (m < n, n/m a power of two, m a multiple of Baby): T = n,
+//     K = m, then log₂(n/m) folds z ← z + rot_{T/2}(z), T ← T/2 give
+//     y[j] = Σ_c z[j + c·m], and {(j + c·m + k) mod n : c < n/m, k < m}
+//     is every input index once. TinyLlama's K and V (2048 → 256) need 256
+//     diagonals instead of 2,048.
 //
-// with B − 1 baby rotations per input ciphertext (shared by every block
-// that reads it) and ⌈n/B⌉ − 1 giant rotations per block; the diagonals are
-// encoded as plaintexts repeating with period Slots, so one product serves
-// every row packed in the ciphertext, and no rotation moves a used slot
-// into the next row's range. A block's results over the input pieces are
-// summed, and one rescaling ends the product. Weights are the int8 values
-// themselves, encoded at scale q₁, so after the rescaling a result has the
-// input's scale Δ and its slots hold the integer accumulators
-// Σᵢ x[i]·Wq[j][i] plus the CKKS error.
+// The server evaluates Σ_k by baby steps and giant steps (B = Baby =
+// 2^⌈log₂√Chunk⌉):
+//
+//	z = Σ_g rot_{g·B}( Σ_{j<B} rot_{−g·B}(diag_{g·B+j}) ⊙ rot_j(x) )
+//
+// with B − 1 hoisted baby rotations per input ciphertext (shared by every
+// block that reads it) and ⌈K/B⌉ − 1 giant rotations per block. The
+// diagonals are encoded as plaintexts repeating with period Slots, so one
+// product serves every row packed in the ciphertext. A block's results
+// over the input pieces are summed, and one rescaling ends the product.
+// Weights are the int8 values themselves, encoded at scale q₁, so after
+// the rescaling a result has the input's scale Δ and its slots hold the
+// integer accumulators Σᵢ x[i]·Wq[j][i] plus the CKKS error. Rotation keys
+// are those of 1…B−1 and of the multiples of B below Chunk; the folds
+// rotate by multiples of m, hence of B.
 //
 // # Parameters
 //
