@@ -29,14 +29,16 @@
 // four round trips per encrypted layer, each carrying all rows of the
 // pass ([Round]):
 //
-//	RoundQKV     x = RMSNorm(h)            → Q, K, V accumulators
-//	RoundOutput  x = attention context     → O accumulator
-//	RoundMLP     x = RMSNorm(h + O)        → gate and up accumulators
-//	RoundDown    x = SiLU(gate) ⊙ up       → down accumulator
+//	RoundQKV     x = Norm(h)                          → Q, K, V accumulators
+//	RoundOutput  x = attention context                → O accumulator
+//	RoundMLP     x = Norm(h + O)                      → gate (Llama) and up accumulators
+//	RoundDown    x = SiLU(gate) ⊙ up, or GELU(up)     → down accumulator
 //
-// and the client computes between them, in plaintext: requantization,
-// RoPE, attention with softmax, SiLU, the product, residual adds, and at
-// the end the final norm, the LM head and the argmax. Layers past the
+// and the client computes between them, in plaintext: requantization
+// (with the biases of GPT-2), RMSNorm or LayerNorm, RoPE, attention with
+// softmax, SiLU or GELU, the product, residual adds, and at the end the
+// final norm, the LM head and the argmax. Both families of package model
+// run this way (tested). Layers past the
 // encrypted ones run entirely on the client, which holds the public
 // weights anyway: a server running them in plaintext would see the hidden
 // state, which gives the prompt away.

@@ -453,3 +453,28 @@ func TestWideLayout(t *testing.T) {
 	}
 	t.Logf("largest CKKS error %.3g, server %s", cl.Stats.MaxError, cl.Stats.ServerCompute)
 }
+
+// TestGPT2 runs the GPT-2 default model of package model (biases,
+// LayerNorm, GELU) with both layers encrypted.
+func TestGPT2(t *testing.T) {
+	m := model.Default()
+	_, url := serve(t, ServerConfig{Model: m})
+	c, err := Dial(context.Background(), ClientConfig{URL: url, Token: testToken, Model: m, EncryptedLayers: m.Config.Layers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := toTokens([]byte("Hello"))
+	wantTokens, wantLogits := plaintextLogits(t, m, prompt, 3)
+	steps, err := c.Generate(context.Background(), prompt, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tokensOf(steps); !slices.Equal(got, wantTokens) {
+		t.Fatalf("tokens %v, plaintext %v", got, wantTokens)
+	}
+	for i, st := range steps {
+		if !slices.Equal(st.Logits, wantLogits[i]) {
+			t.Fatalf("step %d: logits differ from the plaintext pass", i)
+		}
+	}
+}
