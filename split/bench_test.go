@@ -59,7 +59,7 @@ func benchToken(b *testing.B, m *model.Model, layers int) {
 	b.Logf("session: %d Galois keys, %d bytes, set-up %s", len(c.layout.Rotations()), c.Stats.KeyBytes, time.Since(start).Round(time.Millisecond))
 	cache := m.NewCache()
 	start = time.Now()
-	if _, err := c.forward(ctx, cache, []int{1, 2, 3, 4}); err != nil {
+	if _, err := c.pass(ctx, cache, []int{1, 2, 3, 4}); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("4-token prompt: %s", time.Since(start).Round(time.Millisecond))

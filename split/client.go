@@ -65,6 +65,7 @@ type Client struct {
 	layout  *Layout
 	http    *http.Client
 	session string
+	maxRows int
 
 	sk        *rlwe.SecretKey
 	encryptor *rlwe.Encryptor
@@ -139,10 +140,10 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if err := json.Unmarshal(body, &si); err != nil {
 		return nil, fmt.Errorf("split: session reply: %w", err)
 	}
-	if si.ID == "" {
-		return nil, errors.New("split: session reply without id")
+	if si.ID == "" || si.MaxRows < 1 {
+		return nil, errors.New("split: session reply without id or row limit")
 	}
-	c.session = si.ID
+	c.session, c.maxRows = si.ID, si.MaxRows
 	c.logf("session %s: %d Galois keys, %d bytes, keys made in %s", short(si.ID), len(gks), len(keys), c.Stats.KeyGen.Round(time.Millisecond))
 	return c, nil
 }

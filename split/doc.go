@@ -141,9 +141,14 @@
 //	DELETE /v1/sessions/{id}
 //
 // Every request carries "Authorization: Bearer <token>" (401 otherwise,
-// compared in constant time). Bodies are bounded (the keys message's exact
-// size; a request of MaxPositions rows of the widest round): larger ones
-// get 413, malformed ones 400, unknown sessions 404, and a full server
+// compared in constant time). Bodies are bounded: the keys message has
+// its exact size, and a request at most MaxRows rows, so that the widest
+// round carries at most MaxCiphertexts input ciphertexts (the session
+// reply states MaxRows; the client splits a longer prompt into
+// consecutive passes, which the KV cache makes exact). Larger bodies get
+// 413, malformed ones 400, unknown sessions 404, and a full server
 // (MaxSessions) 503. Sessions expire after SessionTTL idle; products run
-// one at a time per session and at most GOMAXPROCS/Workers at once.
+// one at a time per session and at most GOMAXPROCS/Workers at once, so the
+// server's memory is about MaxSessions sets of keys plus one request's
+// rotations (MaxCiphertexts·Baby ciphertexts of 256 KiB).
 package split

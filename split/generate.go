@@ -16,9 +16,11 @@ type Step struct {
 }
 
 // Generate greedily decodes n tokens after prompt: the prompt as one pass
-// (all its rows in each request), then one pass per generated token with
-// only the new row (the client's KV cache holds the earlier keys and
-// values). emit, if not nil, receives each step as soon as it is known.
+// (all its rows in each request; a prompt longer than the server's row
+// limit as consecutive passes over its pieces, which gives the same
+// logits), then one pass per generated token with only the new row (the
+// client's KV cache holds the earlier keys and values). emit, if not nil,
+// receives each step as soon as it is known.
 func (c *Client) Generate(ctx context.Context, prompt []int, n int, emit func(Step)) ([]Step, error) {
 	m := c.cfg.Model
 	if n < 1 {
@@ -33,7 +35,7 @@ func (c *Client) Generate(ctx context.Context, prompt []int, n int, emit func(St
 	for i := range n {
 		start := time.Now()
 		before := c.Stats
-		logits, err := c.forward(ctx, cache, input)
+		logits, err := c.pass(ctx, cache, input)
 		if err != nil {
 			return steps, fmt.Errorf("split: generate token %d: %w", i, err)
 		}
@@ -48,6 +50,21 @@ func (c *Client) Generate(ctx context.Context, prompt []int, n int, emit func(St
 		input = []int{s.Token}
 	}
 	return steps, nil
+}
+
+// pass runs tokens through the model in pieces of at most the server's
+// row limit and returns the logits of the last row.
+func (c *Client) pass(ctx context.Context, cache *model.Cache, tokens []int) ([]int64, error) {
+	var logits []int64
+	for len(tokens) > 0 {
+		rows := min(len(tokens), c.maxRows)
+		var err error
+		if logits, err = c.forward(ctx, cache, tokens[:rows]); err != nil {
+			return nil, err
+		}
+		tokens = tokens[rows:]
+	}
+	return logits, nil
 }
 
 // forward runs one pass over tokens at positions cache.Len… and returns

@@ -36,6 +36,11 @@ type ServerConfig struct {
 	// Workers is the number of goroutines of one product (default
 	// GOMAXPROCS).
 	Workers int
+	// MaxCiphertexts bounds the input ciphertexts of one request (default
+	// 8): a product holds 63 baby-step rotations of each (for 4,096
+	// slots), so this bounds the memory of a request; clients split longer
+	// prompts into several passes.
+	MaxCiphertexts int
 	// Logf, if set, receives one line per request.
 	Logf func(format string, args ...any)
 	// now replaces time.Now in tests.
@@ -59,8 +64,9 @@ type Info struct {
 
 // SessionInfo is what POST /v1/sessions returns.
 type SessionInfo struct {
-	ID         string `json:"id"`
-	ExpiresIn  int    `json:"expires_in_seconds"`
+	ID        string `json:"id"`
+	ExpiresIn int    `json:"expires_in_seconds"`
+	// MaxRows is the most rows one request may carry.
 	MaxRows    int    `json:"max_rows"`
 	ModelID    string `json:"model_id"`
 	KeysBytes  int    `json:"keys_bytes"`
@@ -73,6 +79,7 @@ type Server struct {
 	layout  *Layout
 	modelID string
 	maxBody int64
+	maxRows int
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -104,6 +111,9 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 10 * time.Minute
 	}
+	if cfg.MaxCiphertexts <= 0 {
+		cfg.MaxCiphertexts = 8
+	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -122,7 +132,8 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 			widest = max(widest, l.shapeOf(&layer, r).InCts)
 		}
 	}
-	s.maxBody = int64(max(l.keysBytes(), requestHeaderBytes+cfg.Model.Config.MaxPositions*widest*l.ciphertextBytes(inLevel)))
+	s.maxRows = min(cfg.Model.Config.MaxPositions, l.RowsPerCiphertext*max(1, cfg.MaxCiphertexts/widest))
+	s.maxBody = int64(max(l.keysBytes(), requestHeaderBytes+l.groups(s.maxRows)*widest*l.ciphertextBytes(inLevel)))
 	return s, nil
 }
 
@@ -234,7 +245,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	s.sessions[id] = &session{proj: newProjector(s.layout, keys, s.cfg.Workers), lastUsed: now}
 	s.mu.Unlock()
 	s.logf("session %s created (%d key bytes)", id[:8], len(b))
-	writeJSON(w, SessionInfo{ID: id, ExpiresIn: int(s.cfg.SessionTTL / time.Second), MaxRows: s.cfg.Model.Config.MaxPositions,
+	writeJSON(w, SessionInfo{ID: id, ExpiresIn: int(s.cfg.SessionTTL / time.Second), MaxRows: s.maxRows,
 		ModelID: s.modelID, KeysBytes: len(b), ServerTime: now.UTC().Format(time.RFC3339)})
 }
 
@@ -291,7 +302,7 @@ func (s *Server) project(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	req, err := s.layout.DecodeRequest(b, s.inCts, s.cfg.Model.Config.MaxPositions)
+	req, err := s.layout.DecodeRequest(b, s.inCts, s.maxRows)
 	if err != nil {
 		httpError(w, http.StatusBadRequest, err.Error())
 		return

@@ -478,3 +478,28 @@ func TestGPT2(t *testing.T) {
 		}
 	}
 }
+
+// TestLongPrompt: a prompt longer than the server's row limit goes in
+// several passes and gives the plaintext run's tokens and logits.
+func TestLongPrompt(t *testing.T) {
+	m := builtin()
+	s, url := serve(t, ServerConfig{MaxCiphertexts: 1})
+	c := dial(t, url, 1)
+	prompt := toTokens([]byte("a prompt longer than sixteen rows"))
+	if c.maxRows != s.maxRows || len(prompt) <= c.maxRows {
+		t.Fatalf("row limit %d (server %d) for a prompt of %d", c.maxRows, s.maxRows, len(prompt))
+	}
+	wantTokens, wantLogits := plaintextLogits(t, m, prompt, 2)
+	steps, err := c.Generate(context.Background(), prompt, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tokensOf(steps); !slices.Equal(got, wantTokens) {
+		t.Fatalf("tokens %v, plaintext %v", got, wantTokens)
+	}
+	for i, st := range steps {
+		if !slices.Equal(st.Logits, wantLogits[i]) {
+			t.Fatalf("step %d: logits differ from the plaintext pass", i)
+		}
+	}
+}
