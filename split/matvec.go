@@ -1,6 +1,7 @@
 package split
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -122,85 +123,98 @@ type task struct {
 	out []*rlwe.Ciphertext
 }
 
-// apply computes, for every group r of rows and every block b of t, the
-// product of b with the group's input piece (baby-step rotations
-// rots[r][piece]) by the
-// baby-step/giant-step diagonal method:
+// part is a range of giant steps [From, To) (multiples of Baby) of one
+// block: the unit of work shared among the goroutines of a product.
+type part struct {
+	b        *block
+	piece    int
+	From, To int
+	// sum[r] is the part's partial sum for group r.
+	sum []*rlwe.Ciphertext
+}
+
+// partial computes, for every group r of rows, the giant steps of pt of
+// the baby-step/giant-step diagonal method
 //
-//	y = Σ_g rot_{g·B}( Σ_{j<B} rot_{−g·B}(diag_{g·B+j}) ⊙ rot_j(x) )
+//	z = Σ_g rot_{g·B}( Σ_{j<B} rot_{−g·B}(diag_{g·B+j}) ⊙ rot_j(x) )
 //
-// then rescales once. Each diagonal is encoded once and used for all groups.
-func (p *projector) apply(eval *ckks.Evaluator, enc *ckks.Encoder, t *task, rots [][][]*rlwe.Ciphertext, pieceOf func(span) int) error {
+// on the group's input piece (baby-step rotations rots[r][piece]). Each
+// diagonal is encoded once and used for all groups.
+func (p *projector) partial(eval *ckks.Evaluator, enc *ckks.Encoder, pt *part, rots [][][]*rlwe.Ciphertext) error {
 	l := p.layout
 	params := l.Params
 	rows := len(rots)
 	q1 := rlwe.NewScale(params.Q()[inLevel])
-	inScale := nominalScale(params)
-	prodScale := inScale.Mul(q1)
-	acc := make([]*rlwe.Ciphertext, rows)
-	blockAcc := make([]*rlwe.Ciphertext, rows)
+	prodScale := nominalScale(params).Mul(q1)
+	pt.sum = make([]*rlwe.Ciphertext, rows)
 	inner := make([]*rlwe.Ciphertext, rows)
 	rotated := l.newCiphertext(inLevel, prodScale)
 	for r := range rows {
-		acc[r] = l.newCiphertext(inLevel, prodScale)
-		blockAcc[r] = l.newCiphertext(inLevel, prodScale)
+		pt.sum[r] = l.newCiphertext(inLevel, prodScale)
 		inner[r] = l.newCiphertext(inLevel, prodScale)
 	}
 	v := make([]float64, l.Slots)
 	buf := make([]complex128, l.Slots)
-	pt := ckks.NewPlaintext(params, inLevel)
-	pt.LogDimensions = l.dims()
-	pt.Scale = q1
-	for _, b := range t.blocks {
-		piece := pieceOf(b.In)
-		target := acc
-		if b.Folds > 0 {
-			target = blockAcc
-			for r := range rows {
-				zero(blockAcc[r])
-			}
+	diag := ckks.NewPlaintext(params, inLevel)
+	diag.LogDimensions = l.dims()
+	diag.Scale = q1
+	b := pt.b
+	k := b.diagonals()
+	for g := pt.From; g < pt.To; g += l.Baby {
+		for r := range rows {
+			zero(inner[r])
 		}
-		k := b.diagonals()
-		for g := 0; g < k; g += l.Baby {
-			for r := range rows {
-				zero(inner[r])
-			}
-			for j := 0; j < l.Baby && g+j < k; j++ {
-				b.diagonal(v, g+j, g)
-				if err := l.encodeSmall(enc, buf, v, pt); err != nil {
-					return fmt.Errorf("split: encode diagonal: %w", err)
-				}
-				for r := range rows {
-					if err := eval.MulThenAdd(rots[r][piece][j], pt, inner[r]); err != nil {
-						return fmt.Errorf("split: multiply diagonal: %w", err)
-					}
-				}
+		for j := 0; j < l.Baby && g+j < k; j++ {
+			b.diagonal(v, g+j, g)
+			if err := l.encodeSmall(enc, buf, v, diag); err != nil {
+				return fmt.Errorf("split: encode diagonal: %w", err)
 			}
 			for r := range rows {
-				if err := addRotated(eval, target[r], inner[r], g, rotated); err != nil {
-					return err
+				if err := eval.MulThenAdd(rots[r][pt.piece][j], diag, inner[r]); err != nil {
+					return fmt.Errorf("split: multiply diagonal: %w", err)
 				}
 			}
 		}
-		// Hybrid: y[j] = Σ_c z[j + c·Out.Len], by halving the width.
-		for f := b.In.Len / 2; b.Folds > 0 && f >= b.Out.Len; f /= 2 {
-			for r := range rows {
-				if err := addRotated(eval, blockAcc[r], blockAcc[r], f, rotated); err != nil {
-					return err
-				}
-			}
-		}
-		if b.Folds > 0 {
-			for r := range rows {
-				if err := eval.Add(acc[r], blockAcc[r], acc[r]); err != nil {
-					return fmt.Errorf("split: add: %w", err)
-				}
+		for r := range rows {
+			if err := addRotated(eval, pt.sum[r], inner[r], g, rotated); err != nil {
+				return err
 			}
 		}
 	}
-	for r := range rows {
-		out := l.newCiphertext(outLevel, inScale)
-		if err := eval.Rescale(acc[r], out); err != nil {
+	return nil
+}
+
+// finish sums the parts of each block of t, folds the hybrid blocks
+// (y[j] = Σ_c z[j + c·Out.Len], by halving the width), adds the blocks
+// and rescales once.
+func (p *projector) finish(t *task, parts []*part) error {
+	l := p.layout
+	eval := p.eval
+	prodScale := nominalScale(l.Params).Mul(rlwe.NewScale(l.Params.Q()[inLevel]))
+	rotated := l.newCiphertext(inLevel, prodScale)
+	for r := range t.out {
+		acc := l.newCiphertext(inLevel, prodScale)
+		for bi := range t.blocks {
+			b := &t.blocks[bi]
+			sum := l.newCiphertext(inLevel, prodScale)
+			for _, pt := range parts {
+				if pt.b == b {
+					if err := eval.Add(sum, pt.sum[r], sum); err != nil {
+						return fmt.Errorf("split: add: %w", err)
+					}
+				}
+			}
+			for f := b.In.Len / 2; b.Folds > 0 && f >= b.Out.Len; f /= 2 {
+				if err := addRotated(eval, sum, sum, f, rotated); err != nil {
+					return err
+				}
+			}
+			if err := eval.Add(acc, sum, acc); err != nil {
+				return fmt.Errorf("split: add: %w", err)
+			}
+		}
+		out := l.newCiphertext(outLevel, nominalScale(l.Params))
+		if err := eval.Rescale(acc, out); err != nil {
 			return fmt.Errorf("split: rescale: %w", err)
 		}
 		t.out[r] = out
@@ -305,30 +319,45 @@ func (p *projector) project(ps []projection, rows int, in []*rlwe.Ciphertext) ([
 			tasks = append(tasks, t)
 		}
 	}
-	errs := make([]error, len(tasks))
+	// Each block's giant steps are split among the workers.
+	var parts []*part
+	for _, t := range tasks {
+		for bi := range t.blocks {
+			b := &t.blocks[bi]
+			giant := (b.diagonals() + l.Baby - 1) / l.Baby
+			n := min(giant, p.workers)
+			for i := range n {
+				parts = append(parts, &part{b: b, piece: pieceOf(b.In), From: i * giant / n * l.Baby, To: (i + 1) * giant / n * l.Baby})
+			}
+		}
+	}
+	errs := make([]error, len(parts))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(p.workers, len(tasks)) {
+	for range min(p.workers, len(parts)) {
 		wg.Add(1)
 		eval, enc := p.eval.ShallowCopy(), p.enc.ShallowCopy()
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				errs[i] = p.apply(eval, enc, tasks[i], rots, pieceOf)
+				errs[i] = p.partial(eval, enc, parts[i], rots)
 			}
 		}()
 	}
-	for i := range tasks {
+	for i := range parts {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	out := make([]*rlwe.Ciphertext, 0, groups*len(tasks))
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("split: task %d: %w", i, err)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for _, t := range tasks {
+		if err := p.finish(t, parts); err != nil {
+			return nil, err
 		}
 	}
+	out := make([]*rlwe.Ciphertext, 0, groups*len(tasks))
 	for r := range groups {
 		for _, t := range tasks {
 			out = append(out, t.out[r])
