@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -132,13 +131,4 @@ func BenchmarkTinyLlamaLayerServer(b *testing.B) {
 	}
 	// CPU time does not depend on how busy the machine is.
 	b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/layer")
-}
-
-// cpuTime returns the process's user and system CPU time.
-func cpuTime() time.Duration {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		return 0
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }

@@ -116,6 +116,25 @@ func TestAccuracy(t *testing.T) {
 	}
 }
 
+// sameAsPlaintext generates n tokens after prompt with c and checks the
+// tokens and every step's logits against the plaintext pass of m.
+func sameAsPlaintext(t *testing.T, c *Client, m *model.Model, prompt []int, n int) {
+	t.Helper()
+	wantTokens, wantLogits := plaintextLogits(t, m, prompt, n)
+	steps, err := c.Generate(context.Background(), prompt, n, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tokensOf(steps); !slices.Equal(got, wantTokens) {
+		t.Fatalf("tokens %v, plaintext %v", got, wantTokens)
+	}
+	for i, st := range steps {
+		if !slices.Equal(st.Logits, wantLogits[i]) {
+			t.Fatalf("step %d: logits differ from the plaintext pass", i)
+		}
+	}
+}
+
 func toTokens(b []byte) []int {
 	out := make([]int, len(b))
 	for i, c := range b {
@@ -438,19 +457,7 @@ func TestWideLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	prompt := []int{3, 1, 4}
-	wantTokens, wantLogits := plaintextLogits(t, m, prompt, 2)
-	steps, err := cl.Generate(context.Background(), prompt, 2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := tokensOf(steps); !slices.Equal(got, wantTokens) {
-		t.Fatalf("tokens %v, plaintext %v", got, wantTokens)
-	}
-	for i, st := range steps {
-		if !slices.Equal(st.Logits, wantLogits[i]) {
-			t.Fatalf("step %d: logits differ from the plaintext pass", i)
-		}
-	}
+	sameAsPlaintext(t, cl, m, prompt, 2)
 	t.Logf("largest CKKS error %.3g, server %s", cl.Stats.MaxError, cl.Stats.ServerCompute)
 }
 
@@ -464,19 +471,7 @@ func TestGPT2(t *testing.T) {
 		t.Fatal(err)
 	}
 	prompt := toTokens([]byte("Hello"))
-	wantTokens, wantLogits := plaintextLogits(t, m, prompt, 3)
-	steps, err := c.Generate(context.Background(), prompt, 3, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := tokensOf(steps); !slices.Equal(got, wantTokens) {
-		t.Fatalf("tokens %v, plaintext %v", got, wantTokens)
-	}
-	for i, st := range steps {
-		if !slices.Equal(st.Logits, wantLogits[i]) {
-			t.Fatalf("step %d: logits differ from the plaintext pass", i)
-		}
-	}
+	sameAsPlaintext(t, c, m, prompt, 3)
 }
 
 // TestLongPrompt: a prompt longer than the server's row limit goes in
@@ -489,17 +484,5 @@ func TestLongPrompt(t *testing.T) {
 	if c.maxRows != s.maxRows || len(prompt) <= c.maxRows {
 		t.Fatalf("row limit %d (server %d) for a prompt of %d", c.maxRows, s.maxRows, len(prompt))
 	}
-	wantTokens, wantLogits := plaintextLogits(t, m, prompt, 2)
-	steps, err := c.Generate(context.Background(), prompt, 2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := tokensOf(steps); !slices.Equal(got, wantTokens) {
-		t.Fatalf("tokens %v, plaintext %v", got, wantTokens)
-	}
-	for i, st := range steps {
-		if !slices.Equal(st.Logits, wantLogits[i]) {
-			t.Fatalf("step %d: logits differ from the plaintext pass", i)
-		}
-	}
+	sameAsPlaintext(t, c, m, prompt, 2)
 }
