@@ -151,7 +151,8 @@
 // reply states MaxRows; the client splits a longer prompt into
 // consecutive passes, which the KV cache makes exact). Larger bodies get
 // 413, malformed ones 400, unknown sessions 404, and a full server
-// (MaxSessions) 503. Sessions expire after SessionTTL idle; products run
+// (MaxSessions) 503; at most two key messages are read at once. Sessions
+// expire after SessionTTL idle; products run
 // one at a time per session and at most GOMAXPROCS/Workers at once, so the
 // server's memory is about MaxSessions sets of keys plus one request's
 // rotations (MaxCiphertexts·Baby ciphertexts of 256 KiB).

@@ -83,8 +83,9 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	// slots bounds the products computed at once.
-	slots chan struct{}
+	// slots bounds the products computed at once, uploads the key
+	// messages read at once.
+	slots, uploads chan struct{}
 }
 
 type session struct {
@@ -125,7 +126,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, layout: l, modelID: modelIDHex(cfg.Model), sessions: map[string]*session{},
-		slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/cfg.Workers))}
+		slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/cfg.Workers)), uploads: make(chan struct{}, 2)}
 	widest := 0
 	for _, layer := range cfg.Model.Quant.Layers {
 		for _, r := range []Round{RoundQKV, RoundOutput, RoundMLP, RoundDown} {
@@ -217,6 +218,13 @@ func (s *Server) expire(now time.Time) {
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	if !s.hasRoom() {
 		httpError(w, http.StatusServiceUnavailable, "too many sessions")
+		return
+	}
+	select {
+	case s.uploads <- struct{}{}:
+		defer func() { <-s.uploads }()
+	case <-r.Context().Done():
+		httpError(w, http.StatusServiceUnavailable, "cancelled while waiting")
 		return
 	}
 	b, ok := readBody(w, r, int64(s.layout.keysBytes()))
