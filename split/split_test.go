@@ -356,16 +356,26 @@ func TestMalformedRequests(t *testing.T) {
 	}
 }
 
-// TestConcurrentSessions runs 8 sessions at once with different prompts:
-// each gets the plaintext pass's tokens, and a ninth session is refused
-// while they live.
+// TestConcurrentSessions opens 8 sessions at once and runs them at once
+// with different prompts: each gets the plaintext pass's tokens, and a
+// ninth session is refused while they live.
 func TestConcurrentSessions(t *testing.T) {
 	m := builtin()
 	const sessions = 8
 	_, url := serve(t, ServerConfig{MaxSessions: sessions})
 	clients := make([]*Client, sessions)
+	dialErrs := make([]error, sessions)
+	var dialing sync.WaitGroup
 	for i := range clients {
-		clients[i] = dial(t, url, 1)
+		dialing.Add(1)
+		go func() {
+			defer dialing.Done()
+			clients[i], dialErrs[i] = Dial(context.Background(), ClientConfig{URL: url, Token: testToken, Model: m, EncryptedLayers: 1})
+		}()
+	}
+	dialing.Wait()
+	if err := errors.Join(dialErrs...); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := Dial(context.Background(), ClientConfig{URL: url, Token: testToken, Model: m, EncryptedLayers: 1}); err == nil || !strings.Contains(err.Error(), "503") {
 		t.Fatalf("ninth session: %v", err)
