@@ -101,7 +101,7 @@ func printStats(s split.Stats, setup, total, first time.Duration, promptLen, n, 
 	}
 	fmt.Fprintf(w, "phase\ttime\tshare\t\n")
 	for _, p := range phases {
-		fmt.Fprintf(w, "%s\t%s\t%.1f%%\t\n", p.name, p.d.Round(time.Millisecond), 100*float64(p.d)/float64(max(sum, 1)))
+		fmt.Fprintf(w, "%s\t%s\t%.1f%%\t\n", p.name, short(p.d), 100*float64(p.d)/float64(max(sum, 1)))
 	}
 	fmt.Fprintf(w, "generation\t%s\t\t\n", total.Round(time.Millisecond))
 	fmt.Fprintf(w, "session set-up (keys %s)\t%s\t\t\n", s.KeyGen.Round(time.Millisecond), setup.Round(time.Millisecond))
@@ -110,6 +110,14 @@ func printStats(s split.Stats, setup, total, first time.Duration, promptLen, n, 
 		promptLen, n, layers, s.Requests, first.Round(time.Millisecond), ((total - first) / time.Duration(max(1, n-1))).Round(time.Millisecond))
 	fmt.Fprintf(os.Stderr, "sent %s (keys %s), received %s; largest CKKS error before rounding %.2g\n",
 		size(s.BytesSent), size(s.KeyBytes), size(s.BytesReceived), s.MaxError)
+}
+
+// short rounds d to milliseconds, or to microseconds below 10 ms.
+func short(d time.Duration) string {
+	if d < 10*time.Millisecond {
+		return d.Round(time.Microsecond).String()
+	}
+	return d.Round(time.Millisecond).String()
 }
 
 func size(b int64) string {

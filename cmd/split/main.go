@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
@@ -51,7 +52,7 @@ func main() {
 		os.Exit(2)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "split:", err)
+		fmt.Fprintln(os.Stderr, "split:", strings.TrimPrefix(err.Error(), "split: "))
 		os.Exit(1)
 	}
 }
