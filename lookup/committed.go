@@ -36,6 +36,9 @@ type CommittedClaims[E field.Scalar] struct {
 // of lk equal to it; lk.Columns[0] holds the table ids. It fails if a tuple
 // is not a row.
 func SetMultiplicities(s *table.Set, lk *Lookups) ([]uint64, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
 	if err := checkLookups(lk, s.NbColumns()); err != nil {
 		return nil, err
 	}
@@ -93,6 +96,9 @@ func committedChallenges[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcri
 // for [Prove]. An honest m is [SetMultiplicities]; an m that does not
 // count the lookups makes the proof fail to verify.
 func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], digest []E, s *table.Set, lk *Lookups, m []uint64) (*CommittedProof[E], *CommittedClaims[E], error) {
+	if err := s.Validate(); err != nil {
+		return nil, nil, err
+	}
 	if err := checkLookups(lk, s.NbColumns()); err != nil {
 		return nil, nil, err
 	}
@@ -173,6 +179,9 @@ func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) 
 // Cost: O(n² + k²) for the two trees and O(T·k) for the set's columns
 // when they are affine (dense columns O(2ᵏₜ) each).
 func VerifyCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], digest []E, s *table.Set, shape []int, proof *CommittedProof[E]) (*CommittedClaims[E], error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
 	_, total, err := ShapeVars(shape)
 	if err != nil {
 		return nil, err

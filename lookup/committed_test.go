@@ -65,6 +65,23 @@ func TestSetLayout(t *testing.T) {
 	if _, err := table.NewSet("bad", table.Range(0)); err == nil {
 		t.Error("set of an invalid table accepted")
 	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, change := range map[string]func(b *table.Set){
+		"missing offset": func(b *table.Set) { b.Offsets = b.Offsets[:3] },
+		"unaligned":      func(b *table.Set) { b.Offsets[0] = 386 },
+		"overlapping":    func(b *table.Set) { b.Offsets[3] = 384 },
+		"outside":        func(b *table.Set) { b.Offsets[2] = 512 },
+		"no variable":    func(b *table.Set) { b.NbVars = 0 },
+	} {
+		b := *s
+		b.Offsets = append([]int(nil), s.Offsets...)
+		change(&b)
+		if err := b.Validate(); err == nil {
+			t.Errorf("%s: set accepted", name)
+		}
+	}
 }
 
 // TestEvaluateSetColumn: the closed forms equal the dense MLEs.

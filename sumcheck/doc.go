@@ -110,7 +110,10 @@
 // returns the claims fᵢ(r′), which the caller reduces (by an opening, for
 // committed MLEs). A relation term must have at least one factor: a
 // constant is a term over a table of ones. The tables must be bound to the
-// transcript (their commitments absorbed) before r is drawn.
+// transcript (their commitments absorbed) before r is drawn. Measured
+// (BLS12-377, 2²⁰ entries, one run on a loaded 2-core machine;
+// BenchmarkProveZero): the requantization identity 0.43 s, the degree-3
+// masked gated product 0.60 s.
 //
 // # Transcript order
 //

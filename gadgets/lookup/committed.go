@@ -31,6 +31,9 @@ type CommittedClaims struct {
 // PlaceholderCommittedProof sizes a committed proof of lookups into s from
 // a tensor of the given shape.
 func PlaceholderCommittedProof(s *table.Set, shape []int) (CommittedProof, error) {
+	if err := s.Validate(); err != nil {
+		return CommittedProof{}, err
+	}
 	_, total, err := native.ShapeVars(shape)
 	if err != nil {
 		return CommittedProof{}, err
@@ -63,6 +66,9 @@ func ValueOfCommittedProof[E field.Scalar](p *native.CommittedProof[E]) Committe
 // columns' evaluations; nothing is proportional to the table size
 // otherwise.
 func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []frontend.Variable, s *table.Set, shape []int, proof CommittedProof) (CommittedClaims, error) {
+	if err := s.Validate(); err != nil {
+		return CommittedClaims{}, err
+	}
 	_, total, err := native.ShapeVars(shape)
 	if err != nil {
 		return CommittedClaims{}, err

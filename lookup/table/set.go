@@ -121,3 +121,30 @@ func (s *Set) Row(tuple []int64) (int, error) {
 	}
 	return s.Offsets[id-1] + local, nil
 }
+
+// Validate checks a set's layout: valid tables, one offset per table,
+// blocks aligned to their size, disjoint and inside the 2^NbVars rows.
+// Sets made by [NewSet] are valid.
+func (s *Set) Validate() error {
+	if len(s.Tables) == 0 || len(s.Offsets) != len(s.Tables) {
+		return fmt.Errorf("table: set %q: %d tables and %d offsets", s.Name, len(s.Tables), len(s.Offsets))
+	}
+	if s.NbVars < 1 || s.NbVars > MaxTableVars {
+		return fmt.Errorf("table: set %q: %d variables, want 1…%d", s.Name, s.NbVars, MaxTableVars)
+	}
+	for t := range s.Tables {
+		if err := s.Tables[t].Validate(); err != nil {
+			return fmt.Errorf("table: set %q: %w", s.Name, err)
+		}
+		size, o := 1<<s.Tables[t].NbVars, s.Offsets[t]
+		if o < 0 || o%size != 0 || o+size > 1<<s.NbVars {
+			return fmt.Errorf("table: set %q: table %d at row %d is not an aligned block of the %d rows", s.Name, t, o, 1<<s.NbVars)
+		}
+		for u := range t {
+			if ou := s.Offsets[u]; o < ou+1<<s.Tables[u].NbVars && ou < o+size {
+				return fmt.Errorf("table: set %q: tables %d and %d overlap", s.Name, u, t)
+			}
+		}
+	}
+	return nil
+}
