@@ -234,6 +234,30 @@ func testCommitted[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, s
 	if test.IsSolved(placeholder, &wrong, curve.ScalarField()) == nil {
 		t.Fatal("gadget output a multiplicity claim other than the native one")
 	}
+	// The compiled R1CS too: the honest witness solves it, a tampered
+	// multiplicity evaluation does not.
+	cs, err := frontend.Compile(curve.ScalarField(), r1cs.NewBuilder, placeholder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	solved := func(a *committedCircuit) error {
+		w, err := frontend.NewWitness(a, curve.ScalarField())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs.IsSolved(w)
+	}
+	if err := solved(assignment); err != nil {
+		t.Fatalf("honest witness does not solve the compiled circuit: %v", err)
+	}
+	bad := *assignment
+	bumped := field.One[E, P]()
+	P(&bumped).Add(&bumped, &r.proof.MultiplicityEval)
+	bad.Proof.MultiplicityEval = gpoly.ValuesOf([]E{bumped})[0]
+	bad.MValue = bad.Proof.MultiplicityEval
+	if solved(&bad) == nil {
+		t.Fatal("tampered multiplicity evaluation solves the compiled circuit")
+	}
 
 	// Every proof element and every digest element, tampered.
 	names, elems := committedElements(r)

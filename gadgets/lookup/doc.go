@@ -42,5 +42,7 @@
 // 8- and 4-bit ranges and a dense 2¹⁰-row function table): 2⁸ lookups
 // 146,669 R1CS; 2¹⁶ lookups 227,753; 2²⁰ lookups 286,655. From these
 // differences a degree-3 GKR round costs ≈ 765 R1CS and each GKR layer
-// another ≈ 1,340 (eq, the layer summand, absorbing four values, λ, γ).
+// another ≈ 1,340 (eq, the layer summand, absorbing four values, λ, γ);
+// gadgets/sumcheck's Verify alone measures 763 R1CS per degree-3 round on
+// BLS12-377 ((7,058 − 954)/8 over 9 and 1 rounds).
 package lookup
