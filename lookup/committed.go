@@ -298,13 +298,13 @@ func EvaluateSetColumn[E field.Scalar, P field.Ptr[E]](s *table.Set, c int, poin
 // polynomial of the block index (offset / 2^kₜ, over k − kₜ bits, most
 // significant first) with the leading coordinates of point.
 func blockIndicator[E field.Scalar, P field.Ptr[E]](s *table.Set, t int, point []E) E {
-	lead := s.NbVars - s.Tables[t].NbVars
+	leading := s.NbVars - s.Tables[t].NbVars
 	block := s.Offsets[t] >> s.Tables[t].NbVars
 	res := field.One[E, P]()
 	one := field.One[E, P]()
-	for i := range lead {
+	for i := range leading {
 		var f E
-		if block>>(lead-1-i)&1 == 1 {
+		if block>>(leading-1-i)&1 == 1 {
 			f = point[i]
 		} else {
 			P(&f).Sub(&one, &point[i])
