@@ -7,8 +7,8 @@
 //
 // Status: tested natively and in circuit, not on the proving path today
 // (while tensors are opened, gnark's own log-derivative lookups are
-// cheaper); kept for the committed-tensor work, whose table relations it
-// proves.
+// cheaper); the table sets and committed multiplicities are the building
+// block of the committed-tensor proof, whose table relations it proves.
 //
 // # Statement
 //
@@ -58,12 +58,60 @@
 // columns, O(k)) or densely (O(2ᵏ)). Finally P_w·Q_t = P_t·Q_w with
 // Q_w, Q_t ≠ 0.
 //
+// # Table sets
+//
+// A [table.Set] concatenates several tables (ranges of different widths,
+// exp limbs, GELU/SiLU, 1/√, RoPE tables, …) into one table of 2ᵏ rows,
+// so that all of a segment's lookups form one instance. Its columns are
+// (id, c₀, …, c_{C−1}): table t (in the order given to table.NewSet) has
+// id t+1, its columns, and zeros for the columns it lacks (C is the
+// largest column count). Tables are placed in blocks aligned to their
+// size, largest first; rows past the last block are padding with id 0
+// and zero columns. Each looked-up tuple carries its table id as column
+// 0 of the [Lookups] (so a set of C+1 columns is looked up with C+1
+// lookup columns, and the id column comes out as a claim like the
+// others). The id column pins each tuple to its table: a tuple of table
+// a is a row under id b only if it is a row of table b. Id 0 is the
+// padding's: the all-zero tuple is a row of every set, so the caller must
+// bind the lookups' id column to ids ≥ 1 (e.g. a public, structured
+// column whose claim the verifier evaluates itself).
+//
+// Every column of the set has a closed form ([EvaluateSetColumn]):
+// with table t of kₜ variables at offset oₜ (a multiple of 2^kₜ),
+//
+//	col_c(ρ) = Σₜ eq(oₜ/2^kₜ, (ρ₁, …, ρ_{k−kₜ}))·vₜ,c(ρ_{k−kₜ+1}, …, ρₖ)
+//
+// where vₜ,₀ = t+1 and vₜ,c is the table's own column c−1 (affine: O(kₜ);
+// dense: O(2^kₜ)), or 0. The verifier's table work is O(T·k) for T tables
+// with affine columns.
+//
+// # Committed multiplicities
+//
+// [ProveCommitted] and [VerifyCommitted] run the protocol over a set with
+// the multiplicities m a committed MLE over the set's k variables instead
+// of opened values. The caller commits to m (computed by
+// [SetMultiplicities]) and passes the commitment as an opaque digest (a
+// list of field elements); the digest is absorbed before β and α are
+// drawn, so m is fixed before the challenges. At the table tree's leaf
+// point ρₜ the prover sends m(ρₜ) ([CommittedProof].MultiplicityEval); the
+// verifier checks p(ρₜ) = m(ρₜ) and outputs the claim m(ρₜ) = that value
+// ([CommittedClaims].Multiplicities) beside the column claims, to be
+// proven by a later opening of the commitment. The multiplicities are
+// field elements here, with no range check: LogUp is sound for any
+// multiplicities when the number of lookups plus the table size is below
+// the field's characteristic, which it is (at most 2³⁰ + 2²⁰ entries).
+// The verifier's work no longer depends on the table's size: O(n² + k²)
+// for the trees and O(T·k) for the set's affine columns.
+//
 // # Transcript order and binding
 //
 // Label "lookup/<table>"; the multiplicities, packed seven 32-bit values per
 // field element; β (tables of more than one column); α; the witness tree
 // (layer 1, γ, then per layer: λ, sum-check, four values, γ); the table
-// tree; the column evaluations. The lookups themselves are not absorbed:
+// tree; the column evaluations. Committed mode ([ProveCommitted]): label
+// "lookup/committed/<set>"; the commitment digest; β; α; the witness tree;
+// the table tree; m(ρₜ); the column evaluations (id column first). The
+// lookups themselves are not absorbed:
 // they must be bound before α by the caller — tensors whose claims are
 // reduced by other protocols are determined by the statement, and advice
 // tensors (lookup outputs, remainders) must be absorbed or digested into
@@ -75,5 +123,13 @@
 // O(n² + k²) field operations for the two trees, O(k) per affine column,
 // O(2ᵏ) per dense column and O(2ᵏ) for the multiplicities. Proofs hold
 // n(n−1)/2·3 + 4n + k(k−1)/2·3 + 4k + c field elements and 2ᵏ
+// multiplicities; in committed mode, the same plus one (m(ρₜ)) and no
 // multiplicities.
+//
+// Measured (BLS12-377, one run each on a loaded 2-core machine;
+// go test -run '^$' -bench Committed ./lookup), lookups into a set of 2¹⁶
+// rows (15-, 14-, 8- and 4-bit ranges and a 2¹⁰-row function table):
+// multiplicities and proof of 2¹⁶ lookups 0.16 s, of 2²⁰ lookups 1.9 s
+// (1.8 µs per lookup, 0.82 GB allocated); verification of the 2²⁰-lookup
+// proof 16 ms. The in-circuit figures are in package gadgets/lookup.
 package lookup

@@ -194,28 +194,9 @@ func prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl 
 	var err error
 	beta, alpha := challenges(tr, tbl, m)
 
-	// Witness tree over n = max(total, 1) variables: p = 1, q = α − Σ βᶜ w_c
-	// on valid entries; p = 0, q = 1 in the padding.
+	wp, wq, columns, _ := witnessLeaves[E, P](lk, &beta, &alpha)
 	n := witnessVars(total)
-	wp, wq := make([]E, 1<<n), make([]E, 1<<n)
-	for i := range wq {
-		P(&wq[i]).SetOne()
-	}
-	columns := make([][]E, len(lk.Columns))
-	for c := range columns {
-		columns[c] = make([]E, 1<<total)
-	}
 	values := make([]E, len(lk.Columns))
-	for i := range count {
-		at := padIndex(lk.Shape, dims, i)
-		for c := range values {
-			P(&values[c]).SetInt64(lk.Columns[c][i])
-			columns[c][at] = values[c]
-		}
-		w := fold[E, P](&beta, values)
-		P(&wp[at]).SetOne()
-		P(&wq[at]).Sub(&alpha, &w)
-	}
 	proof := &Proof[E]{Multiplicities: m}
 	var rho []E
 	if proof.Witness, rho, err = proveFraction(tr, wp, wq); err != nil {
@@ -276,7 +257,6 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl
 		return nil, fmt.Errorf("lookup: %d column evaluations for %d columns", len(proof.ColumnEvals), len(tbl.Columns))
 	}
 	beta, alpha := challenges(tr, tbl, proof.Multiplicities)
-	one := field.One[E, P]()
 
 	n := witnessVars(total)
 	wl, err := verifyFraction(tr, n, &proof.Witness)
@@ -289,27 +269,8 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl
 	}
 	tr.Absorb(proof.ColumnEvals...)
 
-	// Witness leaves: p(ρ) = sel(ρ), q(ρ) = 1 + sel(ρ)(α − 1) − z(ρ)·Σ βᶜ w_c(ρ_tail)
-	// where z(ρ) = Π over the extra leading variables of (1 − ρₖ).
-	sel := Selector[E, P](shape, wl.Point)
-	if !P(&wl.PValue).Equal(&sel) {
-		return nil, fmt.Errorf("lookup: witness numerators do not match the shape")
-	}
-	z := one
-	for k := range n - total {
-		var t E
-		P(&t).Sub(&one, &wl.Point[k])
-		P(&z).Mul(&z, &t)
-	}
-	w := fold[E, P](&beta, proof.ColumnEvals)
-	var q, t E
-	P(&q).Sub(&alpha, &one)
-	P(&q).Mul(&q, &sel)
-	P(&q).Add(&q, &one)
-	P(&t).Mul(&z, &w)
-	P(&q).Sub(&q, &t)
-	if !P(&wl.QValue).Equal(&q) {
-		return nil, fmt.Errorf("lookup: witness denominators do not match the column evaluations")
+	if err := checkWitnessLeaf[E, P](shape, n, total, &wl, &beta, &alpha, proof.ColumnEvals); err != nil {
+		return nil, err
 	}
 	// Table leaves: p(ρ') = m(ρ'), q(ρ') = α − Σ βᶜ t_c(ρ').
 	mv := make([]E, len(proof.Multiplicities))
@@ -325,19 +286,13 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl
 		tv[c] = EvaluateColumn[E, P](tbl, c, tl.Point)
 	}
 	tf := fold[E, P](&beta, tv)
+	var q E
 	P(&q).Sub(&alpha, &tf)
 	if !P(&tl.QValue).Equal(&q) {
 		return nil, fmt.Errorf("lookup: tbl denominators do not match the table")
 	}
-	// Σ 1/(α − w) = Σ m/(α − t)  ⇔  P_w·Q_t = P_t·Q_w, with nonzero Q.
-	if P(&wl.Q).IsZero() || P(&tl.Q).IsZero() {
-		return nil, fmt.Errorf("lookup: a denominator vanishes")
-	}
-	var lhs, rhs E
-	P(&lhs).Mul(&wl.P, &tl.Q)
-	P(&rhs).Mul(&tl.P, &wl.Q)
-	if !P(&lhs).Equal(&rhs) {
-		return nil, fmt.Errorf("lookup: tbl %q: the lookups are not all rows of the table", tbl.Name)
+	if err := checkRoots[E, P](&wl, &tl); err != nil {
+		return nil, fmt.Errorf("lookup: tbl %q: %w", tbl.Name, err)
 	}
 	return columnClaims(wl.Point[n-total:], proof.ColumnEvals), nil
 }

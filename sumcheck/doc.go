@@ -92,6 +92,29 @@
 // must be determined by the transcript already (challenges of earlier
 // steps, or public constants).
 //
+// # Zero-check
+//
+// An element-wise relation C(f₁(x), …, f_m(x)) = 0 for every x ∈ {0,1}ⁿ,
+// with C = Σ_k c_k·∏_{j∈F_k} f_j a fixed polynomial of degree d given as
+// terms (requantization y·2ˢ + rem − acc, a residual add z − x − y, a
+// gated product out − mask·gate·up, …), is proven by [ProveZero]: with
+// r ∈ Fⁿ drawn from the transcript, the degree-(d+1) sum-check of
+//
+//	Σ_x eq(r, x)·C(f(x)) = 0,   eq(r, x) = ∏ₖ (rₖxₖ + (1−rₖ)(1−xₖ)),
+//
+// whose summand is the MLE of x ↦ C(f(x)) at r: it is 0 for every r iff C
+// vanishes on the cube, so a false relation passes with probability
+// ≤ n/|F| over r, plus (d+1)·n/|F| for the sum-check. The prover sends
+// fᵢ(r′) at the end point r′ ([ZeroCheckProof].Evaluations); [VerifyZero]
+// checks eq(r, r′)·C(f(r′)) against the sum-check's final value and
+// returns the claims fᵢ(r′), which the caller reduces (by an opening, for
+// committed MLEs). A relation term must have at least one factor: a
+// constant is a term over a table of ones. The tables must be bound to the
+// transcript (their commitments absorbed) before r is drawn. Measured
+// (BLS12-377, 2²⁰ entries, one run on a loaded 2-core machine;
+// BenchmarkProveZero): the requantization identity 0.43 s, the degree-3
+// masked gated product 0.60 s.
+//
 // # Transcript order
 //
 // Prover and verifiers absorb and squeeze the same elements in this order:
@@ -99,6 +122,7 @@
 //	[Prove], [Verify]:      H; then per round: pᵢ(0), pᵢ(2), …, pᵢ(d), squeeze rᵢ
 //	[ProveBatch], [VerifyBatch]: H₀, …, H_{K−1}; squeeze λ if K > 1; the rounds
 //	[ProveSamePoly], [VerifySamePoly]: v₁, …, v_m; squeeze α; the rounds; f(r*)
+//	[ProveZero], [VerifyZero]: label "sumcheck/zero"; squeeze r₁, …, rₙ; 0; the rounds; f₁(r′), …, f_m(r′)
 //
 // The final factor values of [Prove] and [ProveBatch] are not absorbed:
 // the caller sends those the verifier cannot compute and absorbs them

@@ -117,16 +117,7 @@ func Verify(api frontend.API, tr *transcript.Transcript, tbl *table.Table, shape
 	}
 	tr.Absorb(proof.ColumnEvals...)
 
-	// Witness leaves.
-	sel := selector(api, shape, wl.point, n-total)
-	api.AssertIsEqual(wl.pValue, sel)
-	var z frontend.Variable = 1
-	for k := range n - total {
-		z = api.Mul(z, api.Sub(1, wl.point[k]))
-	}
-	w := fold(api, beta, proof.ColumnEvals)
-	q := api.Sub(api.Add(1, api.Mul(sel, api.Sub(alpha, 1))), api.Mul(z, w))
-	api.AssertIsEqual(wl.qValue, q)
+	assertWitnessLeaf(api, shape, n, total, &wl, beta, alpha, proof.ColumnEvals)
 
 	// Table leaves.
 	api.AssertIsEqual(tl.pValue, poly.EvaluateDense(api, proof.Multiplicities, tl.point))
@@ -136,10 +127,7 @@ func Verify(api frontend.API, tr *transcript.Transcript, tbl *table.Table, shape
 	}
 	api.AssertIsEqual(tl.qValue, api.Sub(alpha, fold(api, beta, tv)))
 
-	// P_w·Q_t = P_t·Q_w with nonzero denominators.
-	api.AssertIsDifferent(wl.q, 0)
-	api.AssertIsDifferent(tl.q, 0)
-	api.AssertIsEqual(api.Mul(wl.p, tl.q), api.Mul(tl.p, wl.q))
+	assertRoots(api, &wl, &tl)
 
 	claims := make([]poly.Claim, len(proof.ColumnEvals))
 	for c := range claims {

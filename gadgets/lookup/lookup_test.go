@@ -26,7 +26,10 @@ import (
 	ntranscript "github.com/veriformer/veriformer/transcript"
 )
 
-var updateLookup = flag.Bool("update", false, "rewrite the constraint-count snapshot")
+var (
+	updateLookup  = flag.Bool("update", false, "rewrite the constraint-count snapshot")
+	largeCircuits = flag.Bool("large", false, "also compile the committed verifier for 2^16 and 2^20 lookups")
+)
 
 type lookupCircuit struct {
 	tbl    *table.Table

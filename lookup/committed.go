@@ -1,0 +1,315 @@
+package lookup
+
+import (
+	"fmt"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/lookup/table"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// CommittedProof is a LogUp proof over a [table.Set] whose multiplicities
+// are a committed MLE: instead of the multiplicities, it carries their
+// MLE's value at the table tree's leaf point, which a later opening of the
+// commitment proves.
+type CommittedProof[E field.Scalar] struct {
+	Witness FractionProof[E]
+	Table   FractionProof[E]
+	// MultiplicityEval is m(ρₜ), the multiplicities' MLE at the leaf
+	// point of the table tree.
+	MultiplicityEval E
+	// ColumnEvals[c] is column c of the lookups (c = 0 the table id) at
+	// the leaf point of the witness tree.
+	ColumnEvals []E
+}
+
+// CommittedClaims are the claims a committed LogUp proof outputs: one per
+// lookup column (the id column first) on its zero-padded MLE, and one on
+// the committed multiplicities' MLE over the set's NbVars variables.
+type CommittedClaims[E field.Scalar] struct {
+	Columns        []poly.Claim[E]
+	Multiplicities poly.Claim[E]
+}
+
+// SetMultiplicities counts, for each row of the combined table, the tuples
+// of lk equal to it; lk.Columns[0] holds the table ids. It fails if a tuple
+// is not a row.
+func SetMultiplicities(s *table.Set, lk *Lookups) ([]uint64, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkLookups(lk, s.NbColumns()); err != nil {
+		return nil, err
+	}
+	m := make([]uint64, 1<<s.NbVars)
+	tuple := make([]int64, len(lk.Columns))
+	for i := range lk.Columns[0] {
+		for c := range tuple {
+			tuple[c] = lk.Columns[c][i]
+		}
+		row, err := s.Row(tuple)
+		if err != nil {
+			return nil, fmt.Errorf("lookup: tuple %d: %w", i, err)
+		}
+		m[row]++
+	}
+	return m, nil
+}
+
+// checkLookups checks the lookups' shape and column count and returns
+// nothing else.
+func checkLookups(lk *Lookups, nbColumns int) error {
+	if _, _, err := ShapeVars(lk.Shape); err != nil {
+		return err
+	}
+	if len(lk.Columns) != nbColumns {
+		return fmt.Errorf("lookup: %d columns looked up in a table of %d columns", len(lk.Columns), nbColumns)
+	}
+	count := 1
+	for _, d := range lk.Shape {
+		count *= d
+	}
+	for c, col := range lk.Columns {
+		if len(col) != count {
+			return fmt.Errorf("lookup: column %d has %d entries for shape %v", c, len(col), lk.Shape)
+		}
+	}
+	return nil
+}
+
+// committedChallenges absorbs the label, the commitment digest and draws β
+// and α.
+func committedChallenges[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], s *table.Set, digest []E) (beta, alpha E) {
+	tr.Label("lookup/committed/" + s.Name)
+	tr.Absorb(digest...)
+	beta = tr.Challenge()
+	alpha = tr.Challenge()
+	return beta, alpha
+}
+
+// ProveCommitted proves that every tuple of lk (lk.Columns[0] the table
+// ids, then the columns of the set) is a row of the combined table of s,
+// with multiplicities m that the caller has committed to and whose
+// commitment digest it passes: the digest is absorbed before β and α are
+// drawn. The lookups must be bound to the transcript before the call, as
+// for [Prove]. An honest m is [SetMultiplicities]; an m that does not
+// count the lookups makes the proof fail to verify.
+func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], digest []E, s *table.Set, lk *Lookups, m []uint64) (*CommittedProof[E], *CommittedClaims[E], error) {
+	if err := s.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if err := checkLookups(lk, s.NbColumns()); err != nil {
+		return nil, nil, err
+	}
+	if len(m) != 1<<s.NbVars {
+		return nil, nil, fmt.Errorf("lookup: %d multiplicities for a set of %d rows", len(m), 1<<s.NbVars)
+	}
+	beta, alpha := committedChallenges(tr, s, digest)
+	wp, wq, columns, total := witnessLeaves[E, P](lk, &beta, &alpha)
+	n := witnessVars(total)
+	proof := &CommittedProof[E]{}
+	var rho, rhoT []E
+	var err error
+	if proof.Witness, rho, err = proveFraction(tr, wp, wq); err != nil {
+		return nil, nil, err
+	}
+	tp, tq := make([]E, len(m)), make([]E, len(m))
+	values := make([]E, s.NbColumns())
+	for y := range tp {
+		P(&tp[y]).SetUint64(m[y])
+		for c := range values {
+			P(&values[c]).SetInt64(s.Value(c, y))
+		}
+		t := fold[E, P](&beta, values)
+		P(&tq[y]).Sub(&alpha, &t)
+	}
+	if proof.Table, rhoT, err = proveFraction(tr, tp, tq); err != nil {
+		return nil, nil, err
+	}
+	proof.MultiplicityEval = poly.Evaluate[E, P](tp, rhoT)
+	tail := rho[n-total:]
+	proof.ColumnEvals = make([]E, len(columns))
+	for c := range columns {
+		proof.ColumnEvals[c] = poly.Evaluate[E, P](columns[c], tail)
+	}
+	tr.Absorb(proof.MultiplicityEval)
+	tr.Absorb(proof.ColumnEvals...)
+	return proof, &CommittedClaims[E]{
+		Columns:        columnClaims(tail, proof.ColumnEvals),
+		Multiplicities: poly.Claim[E]{Point: rhoT, Value: proof.MultiplicityEval},
+	}, nil
+}
+
+// witnessLeaves returns the leaves of the witness tree (p = 1, q = α − Σ
+// βᶜ w_c on the valid entries; p = 0, q = 1 in the padding), the
+// zero-padded columns and the number of variables of the padded shape.
+// The lookups must have been checked.
+func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) (wp, wq []E, columns [][]E, total int) {
+	dims, total, _ := ShapeVars(lk.Shape)
+	count := len(lk.Columns[0])
+	n := witnessVars(total)
+	wp, wq = make([]E, 1<<n), make([]E, 1<<n)
+	for i := range wq {
+		P(&wq[i]).SetOne()
+	}
+	columns = make([][]E, len(lk.Columns))
+	for c := range columns {
+		columns[c] = make([]E, 1<<total)
+	}
+	values := make([]E, len(lk.Columns))
+	for i := range count {
+		at := padIndex(lk.Shape, dims, i)
+		for c := range values {
+			P(&values[c]).SetInt64(lk.Columns[c][i])
+			columns[c][at] = values[c]
+		}
+		w := fold[E, P](beta, values)
+		P(&wp[at]).SetOne()
+		P(&wq[at]).Sub(alpha, &w)
+	}
+	return wp, wq, columns, total
+}
+
+// VerifyCommitted checks a committed LogUp proof that the tuples of a
+// tensor of the given shape are rows of the combined table of s, after
+// absorbing the multiplicities' commitment digest, and returns the claims
+// the caller must reduce: the lookup columns' and the multiplicities'
+// (to be proven by an opening of the commitment whose digest was given).
+// Cost: O(n² + k²) for the two trees and O(T·k) for the set's columns
+// when they are affine (dense columns O(2ᵏₜ) each).
+func VerifyCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], digest []E, s *table.Set, shape []int, proof *CommittedProof[E]) (*CommittedClaims[E], error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	_, total, err := ShapeVars(shape)
+	if err != nil {
+		return nil, err
+	}
+	if len(proof.ColumnEvals) != s.NbColumns() {
+		return nil, fmt.Errorf("lookup: %d column evaluations for %d columns", len(proof.ColumnEvals), s.NbColumns())
+	}
+	beta, alpha := committedChallenges(tr, s, digest)
+	n := witnessVars(total)
+	wl, err := verifyFraction(tr, n, &proof.Witness)
+	if err != nil {
+		return nil, fmt.Errorf("lookup: witness tree: %w", err)
+	}
+	tl, err := verifyFraction(tr, s.NbVars, &proof.Table)
+	if err != nil {
+		return nil, fmt.Errorf("lookup: table tree: %w", err)
+	}
+	tr.Absorb(proof.MultiplicityEval)
+	tr.Absorb(proof.ColumnEvals...)
+	if err := checkWitnessLeaf[E, P](shape, n, total, &wl, &beta, &alpha, proof.ColumnEvals); err != nil {
+		return nil, err
+	}
+	if !P(&tl.PValue).Equal(&proof.MultiplicityEval) {
+		return nil, fmt.Errorf("lookup: table numerators do not match the multiplicities' evaluation")
+	}
+	tv := make([]E, s.NbColumns())
+	for c := range tv {
+		tv[c] = EvaluateSetColumn[E, P](s, c, tl.Point)
+	}
+	tf := fold[E, P](&beta, tv)
+	var q E
+	P(&q).Sub(&alpha, &tf)
+	if !P(&tl.QValue).Equal(&q) {
+		return nil, fmt.Errorf("lookup: table denominators do not match the set %q", s.Name)
+	}
+	if err := checkRoots[E, P](&wl, &tl); err != nil {
+		return nil, fmt.Errorf("lookup: set %q: %w", s.Name, err)
+	}
+	return &CommittedClaims[E]{
+		Columns:        columnClaims(wl.Point[n-total:], proof.ColumnEvals),
+		Multiplicities: poly.Claim[E]{Point: tl.Point, Value: proof.MultiplicityEval},
+	}, nil
+}
+
+// checkWitnessLeaf checks p(ρ) = sel(ρ) and q(ρ) = 1 + sel(ρ)(α − 1) −
+// z(ρ)·Σ βᶜ w_c(ρ_tail), where z(ρ) = Π over the extra leading variables
+// of (1 − ρₖ).
+func checkWitnessLeaf[E field.Scalar, P field.Ptr[E]](shape []int, n, total int, wl *fractionLeaf[E], beta, alpha *E, columnEvals []E) error {
+	one := field.One[E, P]()
+	sel := Selector[E, P](shape, wl.Point)
+	if !P(&wl.PValue).Equal(&sel) {
+		return fmt.Errorf("lookup: witness numerators do not match the shape")
+	}
+	z := one
+	for k := range n - total {
+		var t E
+		P(&t).Sub(&one, &wl.Point[k])
+		P(&z).Mul(&z, &t)
+	}
+	w := fold[E, P](beta, columnEvals)
+	var q, t E
+	P(&q).Sub(alpha, &one)
+	P(&q).Mul(&q, &sel)
+	P(&q).Add(&q, &one)
+	P(&t).Mul(&z, &w)
+	P(&q).Sub(&q, &t)
+	if !P(&wl.QValue).Equal(&q) {
+		return fmt.Errorf("lookup: witness denominators do not match the column evaluations")
+	}
+	return nil
+}
+
+// checkRoots checks Σ 1/(α − w) = Σ m/(α − t), i.e. P_w·Q_t = P_t·Q_w
+// with nonzero Q.
+func checkRoots[E field.Scalar, P field.Ptr[E]](wl, tl *fractionLeaf[E]) error {
+	if P(&wl.Q).IsZero() || P(&tl.Q).IsZero() {
+		return fmt.Errorf("a denominator vanishes")
+	}
+	var lhs, rhs E
+	P(&lhs).Mul(&wl.P, &tl.Q)
+	P(&rhs).Mul(&tl.P, &wl.Q)
+	if !P(&lhs).Equal(&rhs) {
+		return fmt.Errorf("the lookups are not all rows of the table")
+	}
+	return nil
+}
+
+// EvaluateSetColumn returns the MLE of column c of the combined table of s
+// (c = 0 the id column) at point (len(point) = s.NbVars): Σₜ indₜ(ρ)·vₜ(ρ)
+// with indₜ the indicator of table t's block (an eq over the leading
+// k − kₜ coordinates) and vₜ the id t+1 or the table's own column c−1 at
+// the last kₜ coordinates (zero when the table has fewer columns).
+func EvaluateSetColumn[E field.Scalar, P field.Ptr[E]](s *table.Set, c int, point []E) E {
+	var res E
+	for t := range s.Tables {
+		tbl := &s.Tables[t]
+		var v E
+		switch {
+		case c == 0:
+			v = field.FromInt64[E, P](int64(t) + 1)
+		case c-1 < len(tbl.Columns):
+			v = EvaluateColumn[E, P](tbl, c-1, point[s.NbVars-tbl.NbVars:])
+		default:
+			continue
+		}
+		ind := blockIndicator[E, P](s, t, point)
+		P(&v).Mul(&v, &ind)
+		P(&res).Add(&res, &v)
+	}
+	return res
+}
+
+// blockIndicator is the MLE of the indicator of table t's block: the eq
+// polynomial of the block index (offset / 2^kₜ, over k − kₜ bits, most
+// significant first) with the leading coordinates of point.
+func blockIndicator[E field.Scalar, P field.Ptr[E]](s *table.Set, t int, point []E) E {
+	leading := s.NbVars - s.Tables[t].NbVars
+	block := s.Offsets[t] >> s.Tables[t].NbVars
+	res := field.One[E, P]()
+	one := field.One[E, P]()
+	for i := range leading {
+		var f E
+		if block>>(leading-1-i)&1 == 1 {
+			f = point[i]
+		} else {
+			P(&f).Sub(&one, &point[i])
+		}
+		P(&res).Mul(&res, &f)
+	}
+	return res
+}

@@ -1,0 +1,265 @@
+package lookup
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/lookup/table"
+	"github.com/veriformer/veriformer/poly"
+)
+
+func mixedSet(t testing.TB) *table.Set {
+	outputs := make([]int64, 101)
+	for i := range outputs {
+		outputs[i] = squareMod97(int64(i) - 50)
+	}
+	fn, err := table.Function("square-mod-97", -50, outputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := table.NewSet("mixed", table.Range(4), fn, table.Range(8), table.Range(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestSetLayout: blocks are aligned to their size, ids follow the given
+// order, and Row inverts Value.
+func TestSetLayout(t *testing.T) {
+	s := mixedSet(t)
+	// range8 (256) at 0, the function (128) at 256, range4 (16) at 384,
+	// range1 (2) at 400: 402 rows in 2⁹.
+	if want := []int{384, 256, 0, 400}; fmt.Sprint(s.Offsets) != fmt.Sprint(want) || s.NbVars != 9 || s.NbColumns() != 3 {
+		t.Fatalf("layout %v, %d variables, %d columns", s.Offsets, s.NbVars, s.NbColumns())
+	}
+	for y := range 1 << s.NbVars {
+		tuple := []int64{s.Value(0, y), s.Value(1, y), s.Value(2, y)}
+		row, err := s.Row(tuple)
+		if y >= 402 {
+			if err == nil || tuple[0] != 0 {
+				t.Fatalf("padding row %d: %v found", y, tuple)
+			}
+			continue
+		}
+		if err != nil || row != y {
+			t.Fatalf("row %d: %v found at %d (%v)", y, tuple, row, err)
+		}
+	}
+	for _, bad := range [][]int64{{0, 0, 0}, {5, 0, 0}, {3, 1, 1}, {1, 16, 0}, {2, 3, 3}, {1, 1}} {
+		if _, err := s.Row(bad); err == nil {
+			t.Errorf("tuple %v found", bad)
+		}
+	}
+	if _, err := table.NewSet("empty"); err == nil {
+		t.Error("empty set accepted")
+	}
+	if _, err := table.NewSet("big", table.Range(20), table.Range(1)); err == nil {
+		t.Error("set of more than 2^20 rows accepted")
+	}
+	if _, err := table.NewSet("bad", table.Range(0)); err == nil {
+		t.Error("set of an invalid table accepted")
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, change := range map[string]func(b *table.Set){
+		"missing offset": func(b *table.Set) { b.Offsets = b.Offsets[:3] },
+		"unaligned":      func(b *table.Set) { b.Offsets[0] = 386 },
+		"overlapping":    func(b *table.Set) { b.Offsets[3] = 384 },
+		"outside":        func(b *table.Set) { b.Offsets[2] = 512 },
+		"no variable":    func(b *table.Set) { b.NbVars = 0 },
+	} {
+		b := *s
+		b.Offsets = append([]int(nil), s.Offsets...)
+		change(&b)
+		if err := b.Validate(); err == nil {
+			t.Errorf("%s: set accepted", name)
+		}
+	}
+}
+
+// TestEvaluateSetColumn: the closed forms equal the dense MLEs.
+func TestEvaluateSetColumn(t *testing.T) {
+	s := mixedSet(t)
+	rng := rand.New(rand.NewPCG(3, 3))
+	point := field.RandomVector[bn254fr.Element](rng, s.NbVars)
+	for c := range s.NbColumns() {
+		dense := make([]bn254fr.Element, 1<<s.NbVars)
+		for y := range dense {
+			dense[y].SetInt64(s.Value(c, y))
+		}
+		want := poly.Evaluate[bn254fr.Element](dense, point)
+		if got := EvaluateSetColumn[bn254fr.Element](s, c, point); !got.Equal(&want) {
+			t.Fatalf("column %d: closed form differs from the dense MLE", c)
+		}
+	}
+}
+
+func setLookups(rng *rand.Rand, s *table.Set, shape ...int) Lookups {
+	count := 1
+	for _, d := range shape {
+		count *= d
+	}
+	cols := make([][]int64, s.NbColumns())
+	for c := range cols {
+		cols[c] = make([]int64, count)
+	}
+	for i := range count {
+		t := rng.IntN(len(s.Tables))
+		row := s.Offsets[t] + rng.IntN(1<<s.Tables[t].NbVars)
+		for c := range cols {
+			cols[c][i] = s.Value(c, row)
+		}
+	}
+	return Lookups{Shape: shape, Columns: cols}
+}
+
+// testCommittedClaims: the committed proof's claims are the padded
+// columns' and the multiplicities' evaluations, prover and verifier agree,
+// and the digest is bound.
+func testCommittedClaims[E field.Scalar, P field.Ptr[E]](t *testing.T) {
+	s := mixedSet(t)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, shape := range [][]int{{1}, {3, 5}, {2, 1, 7}, {64}} {
+		lk := setLookups(rng, s, shape...)
+		m, err := SetMultiplicities(s, &lk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		digest := []E{field.FromInt64[E, P](1), field.FromInt64[E, P](2), field.FromInt64[E, P](3)}
+		proof, pc, err := ProveCommitted(statement[E, P](), digest, s, &lk, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vc, err := VerifyCommitted(statement[E, P](), digest, s, shape, proof)
+		if err != nil {
+			t.Fatalf("shape %v: honest proof rejected: %v", shape, err)
+		}
+		for c := range pc.Columns {
+			want := poly.Evaluate[E, P](paddedColumn[E, P](&lk, c), pc.Columns[c].Point)
+			if !P(&want).Equal(&pc.Columns[c].Value) || !P(&vc.Columns[c].Value).Equal(&want) || fmt.Sprint(vc.Columns[c].Point) != fmt.Sprint(pc.Columns[c].Point) {
+				t.Fatalf("shape %v column %d: claim is not the column's evaluation", shape, c)
+			}
+		}
+		mv := make([]E, len(m))
+		for i := range m {
+			P(&mv[i]).SetUint64(m[i])
+		}
+		want := poly.Evaluate[E, P](mv, vc.Multiplicities.Point)
+		if !P(&want).Equal(&vc.Multiplicities.Value) || fmt.Sprint(vc.Multiplicities.Point) != fmt.Sprint(pc.Multiplicities.Point) {
+			t.Fatalf("shape %v: multiplicity claim is not the multiplicities' evaluation", shape)
+		}
+		if _, err := VerifyCommitted(statement[E, P](), digest[:2], s, shape, proof); err == nil {
+			t.Fatalf("shape %v: proof accepted with a shorter digest", shape)
+		}
+	}
+}
+
+func TestCommittedClaims(t *testing.T) {
+	t.Run("bn254", testCommittedClaims[bn254fr.Element])
+	t.Run("bls12-377", testCommittedClaims[bls12377fr.Element])
+}
+
+func TestCommittedErrors(t *testing.T) {
+	s := mixedSet(t)
+	rng := rand.New(rand.NewPCG(6, 6))
+	lk := setLookups(rng, s, 4)
+	m, err := SetMultiplicities(s, &lk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ProveCommitted(statement[bn254fr.Element](), nil, s, &lk, m[:3]); err == nil {
+		t.Error("short multiplicities accepted")
+	}
+	short := Lookups{Shape: lk.Shape, Columns: lk.Columns[:2]}
+	if _, err := SetMultiplicities(s, &short); err == nil {
+		t.Error("lookups without the id column accepted")
+	}
+	if _, _, err := ProveCommitted(statement[bn254fr.Element](), nil, s, &short, m); err == nil {
+		t.Error("lookups without the id column proven")
+	}
+	bad := Lookups{Shape: []int{1}, Columns: [][]int64{{1}, {16}, {0}}}
+	if _, err := SetMultiplicities(s, &bad); err == nil {
+		t.Error("16 counted in a 4-bit range")
+	}
+	proof, _, err := ProveCommitted(statement[bn254fr.Element](), nil, s, &lk, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof.ColumnEvals = proof.ColumnEvals[:2]
+	if _, err := VerifyCommitted(statement[bn254fr.Element](), nil, s, lk.Shape, proof); err == nil {
+		t.Error("proof with two column evaluations accepted")
+	}
+	if _, err := VerifyCommitted(statement[bn254fr.Element](), nil, s, []int{0}, proof); err == nil {
+		t.Error("empty shape accepted")
+	}
+}
+
+// segmentSet is a table set of 2¹⁶ rows: 15- and 14-bit ranges, an 8-bit
+// range, a 10-bit two-column function table and a 4-bit range.
+func segmentSet(b testing.TB) *table.Set {
+	out := make([]int64, 1<<10)
+	for i := range out {
+		out[i] = int64(i*i) >> 8
+	}
+	fn, err := table.Function("exp-limb", 0, out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := table.NewSet("segment", table.Range(15), table.Range(14), table.Range(8), fn, table.Range(4))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkProveCommitted proves 2ⁿ lookups into a set of 2¹⁶ rows on
+// BLS12-377 (multiplicities computed, not committed: the commitment is
+// another package's).
+func BenchmarkProveCommitted(b *testing.B) {
+	s := segmentSet(b)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{16, 20} {
+		lk := setLookups(rng, s, 1<<n)
+		digest := []bls12377fr.Element{field.FromInt64[bls12377fr.Element](1)}
+		b.Run(fmt.Sprintf("set65536/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				m, err := SetMultiplicities(s, &lk)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, _, err := ProveCommitted(statement[bls12377fr.Element](), digest, s, &lk, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(int(1)<<n), "ns/lookup")
+		})
+	}
+}
+
+// BenchmarkVerifyCommitted verifies 2²⁰ lookups into a set of 2¹⁶ rows.
+func BenchmarkVerifyCommitted(b *testing.B) {
+	s := segmentSet(b)
+	rng := rand.New(rand.NewPCG(1, 2))
+	lk := setLookups(rng, s, 1<<20)
+	digest := []bls12377fr.Element{field.FromInt64[bls12377fr.Element](1)}
+	m, err := SetMultiplicities(s, &lk)
+	if err != nil {
+		b.Fatal(err)
+	}
+	proof, _, err := ProveCommitted(statement[bls12377fr.Element](), digest, s, &lk, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := VerifyCommitted(statement[bls12377fr.Element](), digest, s, lk.Shape, proof); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
