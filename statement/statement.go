@@ -83,8 +83,10 @@ func New[E field.Scalar, P field.Ptr[E]](m *model.Model, input, output []int) (S
 
 // ModelID identifies a quantized model in the direct proof shape: SHA-256
 // of the canonical encoding of everything the integer pass reads (config,
-// formats, integer weights, biases, multipliers, shifts, ranges, tables),
-// keeping the low 250 bits. The encoding is documented in
+// formats, integer weights, biases, multipliers, shifts, ranges, tables)
+// and of the tokenizer that gives the tokens their text (the digest of
+// its normalised content and beginning-of-sequence rule,
+// tokenizer.Codec.Digest), keeping the low 250 bits. The encoding is documented in
 // docs/statement.md so that anyone can recompute the id from the model.
 func ModelID(m *model.Model) *big.Int {
 	h := sha256.New()
@@ -171,7 +173,7 @@ func (e *encoder) norm(n *model.QNorm) {
 
 func encodeModel(e *encoder, m *model.Model) {
 	c := &m.Config
-	e.string("veriformer/model/v1")
+	e.string("veriformer/model/v2")
 	e.string(string(c.Family))
 	for _, v := range []int{c.Vocab, c.Hidden, c.Layers, c.Heads, c.KVHeads, c.Intermediate, c.MaxPositions} {
 		e.int(int64(v))
@@ -208,4 +210,11 @@ func encodeModel(e *encoder, m *model.Model) {
 		e.table(tb)
 	}
 	e.int(int64(q.RopePositions))
+	if m.Tokenizer == nil {
+		e.int(0)
+		return
+	}
+	digest := m.Tokenizer.Digest()
+	e.int(1)
+	e.buf = append(e.buf, digest[:]...)
 }
