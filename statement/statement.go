@@ -67,6 +67,12 @@ func TokensDigest[E field.Scalar, P field.Ptr[E]](tokens []int) (E, error) {
 // New returns the statement of an inference over the field E: the model
 // id, the digest of the input tokens and the digest of the output tokens.
 func New[E field.Scalar, P field.Ptr[E]](m *model.Model, input, output []int) (Statement, error) {
+	return Of[E, P](ModelID(m), input, output)
+}
+
+// Of is New for a model id already computed (ModelID hashes every weight):
+// the statement of id with the digests of input and output over E.
+func Of[E field.Scalar, P field.Ptr[E]](id *big.Int, input, output []int) (Statement, error) {
 	in, err := TokensDigest[E, P](input)
 	if err != nil {
 		return Statement{}, fmt.Errorf("statement: input: %w", err)
@@ -78,7 +84,7 @@ func New[E field.Scalar, P field.Ptr[E]](m *model.Model, input, output []int) (S
 	var a, b big.Int
 	P(&in).BigInt(&a)
 	P(&out).BigInt(&b)
-	return Statement{ModelID: ModelID(m), InputDigest: &a, OutputDigest: &b}, nil
+	return Statement{ModelID: new(big.Int).Set(id), InputDigest: &a, OutputDigest: &b}, nil
 }
 
 // ModelID identifies a quantized model in the direct proof shape: SHA-256
