@@ -52,6 +52,9 @@ func FuzzUnmarshalProof(f *testing.F) {
 	f.Add(data)
 	f.Add(data[:len(data)/2])
 	f.Add([]byte(FormatVersion))
+	// Counts larger than the bytes can fill: empty tensors, absent layers.
+	f.Add(append(binary.AppendUvarint(header(), 64), make([]byte, 64)...))
+	f.Add(append(binary.AppendUvarint(append(header(), 0), 64), make([]byte, 64)...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := UnmarshalProof[bn254fr.Element](data)
 		if err != nil {
