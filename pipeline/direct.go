@@ -160,10 +160,10 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		final  groth16.Proof
 	)
 	rep := r.report
-	// The model is hashed once (id) and run twice, both in Generate
-	// (incremental decoding, then the pass the proof covers); the native
-	// verification takes that pass over, and the layout makes its own
-	// shape pass.
+	// The model is hashed once (id) and run three times: twice in
+	// Generate (incremental decoding, then the pass the proof covers),
+	// once for the layout's shape pass. The native verification takes the
+	// prover's pass over instead of running a shape pass of its own.
 	if err := r.stage("inference", func() (string, error) {
 		var err error
 		rep.Output, tr, err = inference.Generate(m, opts.Prompt, opts.Tokens)
@@ -193,8 +193,8 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if err := r.stage("native verification", func() (string, error) {
 		// The verifier takes its shapes, ranges and constants from the
-		// prover's pass (the same as a shape pass'); its opened tensors
-		// are replaced by the proof's.
+		// prover's pass, which has those of a shape pass; the proof's
+		// opened tensors replace the pass's.
 		err := inference.VerifyPass[bn254fr.Element](m, id, tr, st, opts.Prompt, rep.Output, proof)
 		tr = nil
 		return "", err
