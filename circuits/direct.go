@@ -64,6 +64,12 @@ type Layout struct {
 // NewLayout prepares the layout of proofs of model m over promptLen prompt
 // tokens and outputLen generated tokens.
 func NewLayout(m *model.Model, promptLen, outputLen int) (*Layout, error) {
+	return NewLayoutOf(m, statement.ModelID(m), promptLen, outputLen)
+}
+
+// NewLayoutOf is NewLayout for a caller that already holds the model id
+// id = statement.ModelID(m), which hashes every weight.
+func NewLayoutOf(m *model.Model, id *big.Int, promptLen, outputLen int) (*Layout, error) {
 	if m.Config.Family != model.GPT2 && m.Config.Family != model.Llama {
 		return nil, fmt.Errorf("circuits: the %s family is not supported", m.Config.Family)
 	}
@@ -74,7 +80,7 @@ func NewLayout(m *model.Model, promptLen, outputLen int) (*Layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Layout{Model: m, PromptLen: promptLen, OutputLen: outputLen, modelID: statement.ModelID(m), shape: shape, index: inference.Index(shape)}, nil
+	return &Layout{Model: m, PromptLen: promptLen, OutputLen: outputLen, modelID: new(big.Int).Set(id), shape: shape, index: inference.Index(shape)}, nil
 }
 
 // Placeholder returns the circuit sized for the layout, to compile.

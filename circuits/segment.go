@@ -27,6 +27,14 @@ import (
 // the argmax of every output token. ModelID is the aggregated shape's
 // model id (recursion.ModelID over the segments' verifying keys): the
 // circuit only binds it into the transcript.
+//
+// A middle segment uses none of ModelID, InputDigest and OutputDigest, the
+// last does not use ModelID: each input a segment does not use enters one
+// constraint of its own (its square), so that the segment's Groth16 proof
+// holds for one value of it only (a public input in no constraint has a
+// zero verifying-key point, and any value verifies). The aggregator gives
+// every segment the statement's values (docs/recursion.md, "Segment
+// contract").
 type Segment struct {
 	ModelID      frontend.Variable `gnark:",public"`
 	InputDigest  frontend.Variable `gnark:",public"`
@@ -130,6 +138,11 @@ func (c *Segment) Define(api frontend.API) error {
 		if err := d.digests(c.InputDigest, c.OutputDigest); err != nil {
 			return err
 		}
+	} else {
+		bindUnused(api, c.InputDigest, c.OutputDigest)
+	}
+	if !d.first() {
+		bindUnused(api, c.ModelID)
 	}
 	if d.first() {
 		if d.tr, err = transcript.New(api, inference.Domain, c.ModelID, c.InputDigest, c.OutputDigest); err != nil {
@@ -166,4 +179,13 @@ func (c *Segment) Define(api frontend.API) error {
 	}
 	api.AssertIsEqual(out, c.ChainOut)
 	return nil
+}
+
+// bindUnused puts each public input of vs into one constraint, vs[i]² =
+// w for a new internal w, so that a Groth16 proof fixes its value without
+// constraining it.
+func bindUnused(api frontend.API, vs ...frontend.Variable) {
+	for _, v := range vs {
+		api.Mul(v, v)
+	}
 }

@@ -56,7 +56,10 @@
 // [FormatVersion] and the field's name, then the proof's fields in order:
 // canonical 32-byte field elements, varint integers, length-prefixed
 // slices); [UnmarshalProof] reads it back, checking every length against
-// the bytes that remain and every field element for canonicity (fuzzed).
+// the bytes that remain (divided by the smallest encoding of one item) and
+// every field element for canonicity, and allocating at most
+// [AllocationRatio] bytes per input byte (fuzzed; measured on crafted
+// inputs).
 //
 // # Verification
 //

@@ -40,13 +40,16 @@ func (p *Proof[E]) MarshalBinary() ([]byte, error) {
 }
 
 // UnmarshalProof decodes a proof written by MarshalBinary. It never
-// panics and never allocates more than the input can fill: every length
-// is checked against the bytes that remain.
+// panics, and the memory it allocates is bounded by the input: every
+// length is checked against the bytes that remain divided by the smallest
+// encoding of one item ([minEncodedSize]), and the decoder stops once it
+// has allocated [AllocationRatio] bytes per input byte (plus
+// [AllocationSlack]), a bound no proof MarshalBinary writes comes near.
 func UnmarshalProof[E field.Scalar, P field.Ptr[E]](data []byte) (*Proof[E], error) {
 	if len(data) > MaxProofBytes {
 		return nil, fmt.Errorf("inference: proof of %d bytes exceeds %d", len(data), MaxProofBytes)
 	}
-	d := &decoder{data: data}
+	d := &decoder{data: data, budget: AllocationRatio*int64(len(data)) + AllocationSlack, sizes: map[reflect.Type]int{}}
 	version, err := d.string()
 	if err != nil || version != FormatVersion {
 		return nil, fmt.Errorf("inference: not a %s proof", FormatVersion)
@@ -64,6 +67,16 @@ func UnmarshalProof[E field.Scalar, P field.Ptr[E]](data []byte) (*Proof[E], err
 	}
 	return p, nil
 }
+
+// AllocationRatio and AllocationSlack bound what [UnmarshalProof] allocates
+// for the values it decodes: AllocationRatio bytes per input byte plus
+// AllocationSlack. An int64 encoded in one byte takes 8 in memory, the
+// largest ratio of any single item, so honest proofs stay below the
+// bound; crafted ones (many empty slices, absent pointers) are refused.
+const (
+	AllocationRatio = 8
+	AllocationSlack = 1 << 16
+)
 
 func writeString(buf *bytes.Buffer, s string) {
 	buf.Write(binary.AppendUvarint(nil, uint64(len(s))))
@@ -118,9 +131,60 @@ func encodeValue[E field.Scalar](buf *bytes.Buffer, v reflect.Value) error {
 type decoder struct {
 	data []byte
 	pos  int
+	// budget is what the decoder may still allocate, in bytes.
+	budget int64
+	// sizes memoizes minEncodedSize.
+	sizes map[reflect.Type]int
 }
 
 var errShort = errors.New("unexpected end of proof")
+
+// allocate charges n bytes to the budget.
+func (d *decoder) allocate(n int64) error {
+	if n > d.budget {
+		return fmt.Errorf("proof needs more than %d bytes of memory per input byte", AllocationRatio)
+	}
+	d.budget -= n
+	return nil
+}
+
+// minEncodedSize returns the fewest bytes MarshalBinary writes for a value
+// of type t (at least 1 for a slice item, so that lengths stay bounded):
+// 32 for a field element, 1 for an integer, a slice or a pointer, the sum
+// over the fields of a struct, n times the item's for an array.
+func minEncodedSize[E field.Scalar](d *decoder, t reflect.Type) (int, error) {
+	if n, ok := d.sizes[t]; ok {
+		return n, nil
+	}
+	var n int
+	switch {
+	case t == reflect.TypeFor[E]():
+		n = 32
+	case t.Kind() == reflect.Int64, t.Kind() == reflect.Int, t.Kind() == reflect.Slice, t.Kind() == reflect.Pointer:
+		n = 1
+	case t.Kind() == reflect.Array:
+		item, err := minEncodedSize[E](d, t.Elem())
+		if err != nil {
+			return 0, err
+		}
+		n = t.Len() * item
+	case t.Kind() == reflect.Struct:
+		for i := range t.NumField() {
+			if !t.Field(i).IsExported() {
+				continue
+			}
+			f, err := minEncodedSize[E](d, t.Field(i).Type)
+			if err != nil {
+				return 0, err
+			}
+			n += f
+		}
+	default:
+		return 0, fmt.Errorf("cannot decode a %s", t)
+	}
+	d.sizes[t] = n
+	return n, nil
+}
 
 func (d *decoder) uvarint() (uint64, error) {
 	v, n := binary.Uvarint(d.data[d.pos:])
@@ -146,12 +210,13 @@ func decodeValue[E field.Scalar, P field.Ptr[E]](d *decoder, v reflect.Value) er
 		if len(d.data)-d.pos < 32 {
 			return errShort
 		}
-		var e E
-		if err := P(&e).SetBytesCanonical(d.data[d.pos : d.pos+32]); err != nil {
+		// v is addressable (a struct field, slice item or pointee):
+		// decode in place, without boxing the element.
+		e := v.Addr().Interface().(*E)
+		if err := P(e).SetBytesCanonical(d.data[d.pos : d.pos+32]); err != nil {
 			return fmt.Errorf("field element at byte %d: %w", d.pos, err)
 		}
 		d.pos += 32
-		v.Set(reflect.ValueOf(e))
 		return nil
 	}
 	switch v.Kind() {
@@ -167,9 +232,15 @@ func decodeValue[E field.Scalar, P field.Ptr[E]](d *decoder, v reflect.Value) er
 		if err != nil {
 			return err
 		}
-		// Every item takes at least one byte.
-		if n > uint64(len(d.data)-d.pos) {
-			return fmt.Errorf("slice of %d items in %d bytes", n, len(d.data)-d.pos)
+		item, err := minEncodedSize[E](d, v.Type().Elem())
+		if err != nil {
+			return err
+		}
+		if n > uint64(len(d.data)-d.pos)/uint64(max(item, 1)) {
+			return fmt.Errorf("slice of %d items of at least %d bytes in %d bytes", n, max(item, 1), len(d.data)-d.pos)
+		}
+		if err := d.allocate(int64(n) * int64(v.Type().Elem().Size())); err != nil {
+			return err
 		}
 		s := reflect.MakeSlice(v.Type(), int(n), int(n))
 		for i := range int(n) {
@@ -195,6 +266,9 @@ func decodeValue[E field.Scalar, P field.Ptr[E]](d *decoder, v reflect.Value) er
 			v.SetZero()
 			return nil
 		case 1:
+			if err := d.allocate(int64(v.Type().Elem().Size())); err != nil {
+				return err
+			}
 			p := reflect.New(v.Type().Elem())
 			if err := decodeValue[E, P](d, p.Elem()); err != nil {
 				return err

@@ -3,6 +3,7 @@ package inference
 import (
 	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/model"
@@ -98,19 +99,38 @@ func Verify[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Stateme
 	if len(prompt) == 0 || len(output) == 0 {
 		return fmt.Errorf("%w: empty prompt or output", ErrRejected)
 	}
-	want, err := statement.New[E, P](m, prompt, output)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrRejected, err)
-	}
-	if want.ModelID.Cmp(st.ModelID) != 0 || want.InputDigest.Cmp(st.InputDigest) != 0 || want.OutputDigest.Cmp(st.OutputDigest) != 0 {
-		return fmt.Errorf("%w: the statement is not that of this model and these tokens", ErrRejected)
-	}
 	// The shapes, ranges and constants of the pass come from the model:
 	// a pass over placeholder tokens of the same length, whose opened
 	// tensors are then replaced by the proof's.
 	view, err := ShapePass(m, len(prompt)+len(output)-1)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	return VerifyPass[E, P](m, statement.ModelID(m), view, st, prompt, output, proof)
+}
+
+// VerifyPass is Verify for a caller that already holds the model id
+// (statement.ModelID(m)) and a pass of m over len(prompt)+len(output)−1
+// rows: [ShapePass], or the prover's own trace of the same length, whose
+// shapes, ranges and constants are the same. It takes view over: the
+// proof's opened tensors replace view's.
+func VerifyPass[E field.Scalar, P field.Ptr[E]](m *model.Model, id *big.Int, view *model.Trace, st statement.Statement, prompt, output []int, proof *Proof[E]) error {
+	if err := supported(m); err != nil {
+		return err
+	}
+	if len(prompt) == 0 || len(output) == 0 {
+		return fmt.Errorf("%w: empty prompt or output", ErrRejected)
+	}
+	want, err := statement.Of[E, P](id, prompt, output)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	if st.ModelID == nil || st.InputDigest == nil || st.OutputDigest == nil ||
+		want.ModelID.Cmp(st.ModelID) != 0 || want.InputDigest.Cmp(st.InputDigest) != 0 || want.OutputDigest.Cmp(st.OutputDigest) != 0 {
+		return fmt.Errorf("%w: the statement is not that of this model and these tokens", ErrRejected)
+	}
+	if rows := len(prompt) + len(output) - 1; view == nil || len(view.Embedding.Data) != rows*m.Config.Hidden {
+		return fmt.Errorf("%w: the pass given is not one of %d rows", ErrRejected, rows)
 	}
 	if err := bind(view, Segment{From: 0, To: len(view.Layers)}, proof.Tensors); err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)

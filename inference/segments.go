@@ -123,8 +123,11 @@ func VerifySegment[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.
 	if len(prompt) == 0 || len(output) == 0 {
 		return fmt.Errorf("%w: empty prompt or output", ErrRejected)
 	}
-	want, err := statement.New[E, P](m, prompt, output)
-	if err != nil || st.ModelID == nil || want.InputDigest.Cmp(st.InputDigest) != 0 || want.OutputDigest.Cmp(st.OutputDigest) != 0 {
+	if st.ModelID == nil {
+		return fmt.Errorf("%w: the statement has no model id", ErrRejected)
+	}
+	want, err := statement.Of[E, P](st.ModelID, prompt, output)
+	if err != nil || want.InputDigest.Cmp(st.InputDigest) != 0 || want.OutputDigest.Cmp(st.OutputDigest) != 0 {
 		return fmt.Errorf("%w: the statement's digests are not those of these tokens", ErrRejected)
 	}
 	view, err := ShapePass(m, len(prompt)+len(output)-1)

@@ -1,6 +1,10 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/veriformer/veriformer/model/tokenizer"
+)
 
 // Constants of the built-in default model.
 const (
@@ -34,7 +38,8 @@ func DefaultConfig() *Config {
 
 // Default returns the built-in model: [DefaultConfig] with weights drawn by
 // [RandomWeights] from DefaultSeed, quantized with the default options. It
-// needs no files and is the same on every call and machine.
+// needs no files and is the same on every call and machine. Its
+// tokenizer is the byte tokenizer without a beginning-of-sequence token.
 func Default() *Model {
 	c := DefaultConfig()
 	w, err := RandomWeights(c, DefaultSeed, DefaultEmbedScale, DefaultGain)
@@ -45,5 +50,6 @@ func Default() *Model {
 	if err != nil {
 		panic(fmt.Sprintf("model: default model: %v", err))
 	}
+	m.Tokenizer = tokenizer.NewByteCodec()
 	return m
 }

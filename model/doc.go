@@ -267,7 +267,10 @@
 // (float32, float64, float16 or bfloat16 tensors; GPT-2 names with an
 // optional "transformer." prefix; Llama names), with errors that name the
 // missing, mis-shaped or mis-typed tensor. [Model.Save] writes the same
-// layout.
+// layout (weights and config; not the tokenizer). When the directory has
+// tokenizer files, Load also reads the tokenizer and its
+// beginning-of-sequence rule (tokenizer.LoadCodec, BOSAuto; [LoadBOS]
+// chooses the rule) into Model.Tokenizer, which the model id covers.
 //
 // # Benchmarks
 //

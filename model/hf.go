@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/veriformer/veriformer/model/safetensors"
+	"github.com/veriformer/veriformer/model/tokenizer"
 )
 
 // File names inside a model directory, as Hugging Face stores them.
@@ -16,9 +17,15 @@ const (
 	WeightsFile = "model.safetensors"
 )
 
-// Load reads dir/config.json and dir/model.safetensors and quantizes the
-// weights with the default options.
-func Load(dir string) (*Model, error) {
+// Load reads dir/config.json and dir/model.safetensors, quantizes the
+// weights with the default options and, when the directory has tokenizer
+// files (tokenizer.json, or vocab.json with merges.txt), loads the
+// tokenizer with its beginning-of-sequence rule as the files give it
+// (tokenizer.BOSAuto); see [LoadBOS].
+func Load(dir string) (*Model, error) { return LoadBOS(dir, tokenizer.BOSAuto) }
+
+// LoadBOS is Load with the beginning-of-sequence rule chosen by bos.
+func LoadBOS(dir string, bos tokenizer.BOSMode) (*Model, error) {
 	data, err := os.ReadFile(filepath.Join(dir, ConfigFile))
 	if err != nil {
 		return nil, fmt.Errorf("model: load: %w", err)
@@ -35,7 +42,30 @@ func Load(dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(c, w, nil)
+	m, err := New(c, w, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !hasTokenizer(dir) {
+		return m, nil
+	}
+	if m.Tokenizer, err = tokenizer.LoadCodec(dir, bos); err != nil {
+		return nil, err
+	}
+	if n := m.Tokenizer.Tokenizer.VocabSize(); n > c.Vocab {
+		return nil, fmt.Errorf("model: the tokenizer has %d tokens, the model's vocabulary %d", n, c.Vocab)
+	}
+	return m, nil
+}
+
+// hasTokenizer reports whether dir holds tokenizer files.
+func hasTokenizer(dir string) bool {
+	for _, name := range []string{"tokenizer.json", "vocab.json"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // tensorReader fetches float tensors by Hugging Face name, trying each

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/veriformer/veriformer/model/tokenizer"
 )
 
 // Weight is an int8 tensor of the quantized model, row-major. Matrices are
@@ -148,11 +150,16 @@ type QuantOptions struct {
 	PerTensor bool
 }
 
-// Model is a config with its float weights and their quantization.
+// Model is a config with its float weights and their quantization, and
+// the tokenizer that turns text into its input tokens and its output
+// tokens into text. The tokenizer is part of the model id
+// (statement.ModelID): nil, for a model used on token ids alone, gives
+// another id than any tokenizer.
 type Model struct {
-	Config  Config
-	Weights *Weights
-	Quant   *Quantized
+	Config    Config
+	Weights   *Weights
+	Quant     *Quantized
+	Tokenizer *tokenizer.Codec
 }
 
 // New checks w against c and quantizes it.

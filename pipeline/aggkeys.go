@@ -4,16 +4,12 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/consensys/gnark-crypto/ecc"
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/constraint"
-	"github.com/consensys/gnark/frontend"
-	"github.com/consensys/gnark/frontend/cs/r1cs"
 
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/inference"
-	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/statement"
 )
@@ -76,21 +72,14 @@ type keyLoader func(ccs constraint.ConstraintSystem, dir string) (*recursion.Key
 
 // defaults fills in the model, segment size and cache directory.
 func (opts *AggregatedOptions) defaults() error {
-	if opts.Model == nil {
-		opts.Model = model.Default()
+	if err := opts.Options.defaults(); err != nil {
+		return err
 	}
 	if opts.SegmentSize == 0 {
 		opts.SegmentSize = 1
 	}
 	if opts.SegmentSize < 0 {
 		return fmt.Errorf("pipeline: segment size %d", opts.SegmentSize)
-	}
-	if opts.CacheDir == "" {
-		dir, err := recursion.DefaultCacheDir()
-		if err != nil {
-			return err
-		}
-		opts.CacheDir = dir
 	}
 	return nil
 }
@@ -107,16 +96,13 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 		return nil, fmt.Errorf("pipeline: %d segments exceed the aggregator's arity %d (raise the segment size)", len(k.Segments), recursion.MaxArity)
 	}
 	if err := r.stage("segment circuits and keys (setup or cache)", func() (string, error) {
+		id := statement.ModelID(m)
 		var err error
-		if k.Layout, err = circuits.NewLayout(m, promptLen, outputLen); err != nil {
+		if k.Layout, err = circuits.NewLayoutOf(m, id, promptLen, outputLen); err != nil {
 			return "", err
 		}
 		for i, seg := range k.Segments {
-			placeholder, err := k.Layout.SegmentPlaceholder(seg)
-			if err != nil {
-				return "", err
-			}
-			ccs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+			ccs, err := compileSegment(k.Layout, seg)
 			if err != nil {
 				return "", fmt.Errorf("segment %d: %w", i, err)
 			}
@@ -128,7 +114,7 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 			k.Segment = append(k.Segment, keys)
 			k.SegmentConstraints += ccs.GetNbConstraints()
 		}
-		k.Graph.SetBigInt(statement.ModelID(m))
+		k.Graph.SetBigInt(id)
 		if k.ModelID, err = recursion.ModelID(k.segmentVKs(), k.Graph); err != nil {
 			return "", err
 		}

@@ -33,11 +33,11 @@ type AggregatedOptions struct {
 // BW6-761 aggregation, and the BN254 wrapper (proven with Wrap, solved by
 // gnark's test engine otherwise).
 func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error) {
-	if err := opts.defaults(); err != nil {
+	if err := opts.checkRun(); err != nil {
 		return nil, err
 	}
-	if len(opts.Prompt) == 0 || opts.Tokens < 1 {
-		return nil, fmt.Errorf("pipeline: need a prompt and at least one token to generate")
+	if err := opts.defaults(); err != nil {
+		return nil, err
 	}
 	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt}}
 	rep := r.report
@@ -62,6 +62,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	}); err != nil {
 		return nil, err
 	}
+	r.generated(rep.Output)
 	keys, err := r.setupAggregated(&opts, len(opts.Prompt), len(rep.Output), recursion.LoadOrSetupKeys)
 	if err != nil {
 		return nil, err
@@ -72,11 +73,10 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 		return nil, fmt.Errorf("pipeline: the trace has %d blocks, the model %d", len(tr.Layers), m.Config.Layers)
 	}
 	if err := r.stage("native segment proofs", func() (string, error) {
-		digests, err := statement.New[bls12377fr.Element](m, opts.Prompt, rep.Output)
-		if err != nil {
+		var err error
+		if st, err = statement.Of[bls12377fr.Element](keys.ModelID, opts.Prompt, rep.Output); err != nil {
 			return "", err
 		}
-		st = statement.Statement{ModelID: keys.ModelID, InputDigest: digests.InputDigest, OutputDigest: digests.OutputDigest}
 		natives, chains, err = inference.ProveSegments[bls12377fr.Element](m, st, tr, segs)
 		if err != nil {
 			return "", err

@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 )
 
 // WriteArtifacts writes a run's outputs to dir: proof.bin (the final
@@ -16,9 +14,6 @@ import (
 // stage Verifier.sol, Verifier.abi.json, Verifier.bin, InferenceRegistry.abi.json,
 // InferenceRegistry.bin.
 func WriteArtifacts(dir string, r *Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	files := map[string][]byte{}
 	if r.Proof != nil {
 		var proof bytes.Buffer
@@ -48,10 +43,5 @@ func WriteArtifacts(dir string, r *Report) error {
 		files["InferenceRegistry.abi.json"] = []byte(c.Registry.ABIJSON)
 		files["InferenceRegistry.bin"] = []byte(hex.EncodeToString(c.Registry.Bytecode) + "\n")
 	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return fmt.Errorf("pipeline: write %s: %w", name, err)
-		}
-	}
-	return nil
+	return writeFiles(dir, files)
 }

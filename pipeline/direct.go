@@ -13,7 +13,6 @@ import (
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
-	"github.com/consensys/gnark/frontend/cs/r1cs"
 
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/inference"
@@ -37,6 +36,27 @@ type Options struct {
 	Chain bool
 	// Log receives progress lines (nil for none).
 	Log io.Writer
+	// Generated, if set, receives the generated tokens as soon as
+	// inference is done, before any proof.
+	Generated func(output []int)
+}
+
+// defaults fills in the model and the key cache directory.
+func (opts *Options) defaults() error {
+	if opts.Model == nil {
+		opts.Model = model.Default()
+	}
+	var err error
+	opts.CacheDir, err = keyCacheDir(opts.CacheDir)
+	return err
+}
+
+// checkRun checks the inputs of a run.
+func (opts *Options) checkRun() error {
+	if len(opts.Prompt) == 0 || opts.Tokens < 1 {
+		return fmt.Errorf("pipeline: need a prompt and at least one token to generate")
+	}
+	return nil
 }
 
 // Stage is one timed step of a run.
@@ -81,6 +101,13 @@ type runner struct {
 	report *Report
 }
 
+// generated hands the generated tokens to Options.Generated.
+func (r *runner) generated(output []int) {
+	if r.opts.Generated != nil {
+		r.opts.Generated(output)
+	}
+}
+
 func (r *runner) logf(format string, args ...any) {
 	if r.opts.Log != nil {
 		fmt.Fprintf(r.opts.Log, format+"\n", args...)
@@ -113,22 +140,16 @@ func (r *runner) stage(name string, f func() (string, error)) error {
 // (one BN254 Groth16 proof), verifies it natively and, with Options.Chain,
 // on go-ethereum's simulated chain through the exported Solidity verifier.
 func RunDirect(ctx context.Context, opts Options) (*Report, error) {
-	if opts.Model == nil {
-		opts.Model = model.Default()
+	if err := opts.checkRun(); err != nil {
+		return nil, err
 	}
-	if len(opts.Prompt) == 0 || opts.Tokens < 1 {
-		return nil, fmt.Errorf("pipeline: need a prompt and at least one token to generate")
-	}
-	if opts.CacheDir == "" {
-		dir, err := recursion.DefaultCacheDir()
-		if err != nil {
-			return nil, err
-		}
-		opts.CacheDir = dir
+	if err := opts.defaults(); err != nil {
+		return nil, err
 	}
 	r := &runner{opts: &opts, report: &Report{Prompt: opts.Prompt}}
 	m := opts.Model
 	var (
+		id     *big.Int
 		tr     *model.Trace
 		st     statement.Statement
 		proof  *inference.Proof[bn254fr.Element]
@@ -139,18 +160,24 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		final  groth16.Proof
 	)
 	rep := r.report
+	// The model is hashed once (id) and run three times: twice in
+	// Generate (incremental decoding, then the pass the proof covers),
+	// once for the layout's shape pass. The native verification takes the
+	// prover's pass over instead of running a shape pass of its own.
 	if err := r.stage("inference", func() (string, error) {
 		var err error
 		rep.Output, tr, err = inference.Generate(m, opts.Prompt, opts.Tokens)
 		if err != nil {
 			return "", err
 		}
-		st, err = statement.New[bn254fr.Element](m, opts.Prompt, rep.Output)
+		id = statement.ModelID(m)
+		st, err = statement.Of[bn254fr.Element](id, opts.Prompt, rep.Output)
 		rep.Statement = st
 		return fmt.Sprintf("%d tokens generated", len(rep.Output)), err
 	}); err != nil {
 		return nil, err
 	}
+	r.generated(rep.Output)
 	if err := r.stage("native proof", func() (string, error) {
 		var err error
 		proof, err = inference.Prove[bn254fr.Element](m, st, opts.Prompt, rep.Output, tr)
@@ -165,22 +192,21 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	if err := r.stage("native verification", func() (string, error) {
-		return "", inference.Verify[bn254fr.Element](m, st, opts.Prompt, rep.Output, proof)
+		// The verifier takes its shapes, ranges and constants from the
+		// prover's pass, which has those of a shape pass; the proof's
+		// opened tensors replace the pass's.
+		err := inference.VerifyPass[bn254fr.Element](m, id, tr, st, opts.Prompt, rep.Output, proof)
+		tr = nil
+		return "", err
 	}); err != nil {
 		return nil, err
 	}
 	if err := r.stage("circuit compilation", func() (string, error) {
 		var err error
-		layout, err = circuits.NewLayout(m, len(opts.Prompt), len(rep.Output))
-		if err != nil {
+		if layout, err = circuits.NewLayoutOf(m, id, len(opts.Prompt), len(rep.Output)); err != nil {
 			return "", err
 		}
-		placeholder, err := layout.Placeholder()
-		if err != nil {
-			return "", err
-		}
-		ccs, err = frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, placeholder)
-		if err != nil {
+		if ccs, err = compileDirect(layout); err != nil {
 			return "", err
 		}
 		rep.Constraints = ccs.GetNbConstraints()

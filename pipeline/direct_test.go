@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,9 +15,14 @@ import (
 func TestRunDirect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	rep, err := RunDirect(ctx, Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t}})
+	var generated []int
+	rep, err := RunDirect(ctx, Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t},
+		Generated: func(output []int) { generated = output }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(generated, rep.Output) {
+		t.Errorf("Generated got %v, the report has %v", generated, rep.Output)
 	}
 	if err := rep.WriteStats(os.Stdout); err != nil {
 		t.Fatal(err)

@@ -5,13 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
-	"os"
-	"path/filepath"
 
-	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/backend/groth16"
-	"github.com/consensys/gnark/frontend"
-	"github.com/consensys/gnark/frontend/cs/r1cs"
 
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/model"
@@ -25,22 +20,15 @@ import (
 // cache (the proving key is not read), or set up (development only) and
 // stored with the proving key.
 func VerifyingKeyDirect(m *model.Model, promptLen, outputLen int, cacheDir string) (groth16.VerifyingKey, int, error) {
-	if cacheDir == "" {
-		dir, err := recursion.DefaultCacheDir()
-		if err != nil {
-			return nil, 0, err
-		}
-		cacheDir = dir
+	cacheDir, err := keyCacheDir(cacheDir)
+	if err != nil {
+		return nil, 0, err
 	}
 	layout, err := circuits.NewLayout(m, promptLen, outputLen)
 	if err != nil {
 		return nil, 0, err
 	}
-	placeholder, err := layout.Placeholder()
-	if err != nil {
-		return nil, 0, err
-	}
-	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, placeholder)
+	ccs, err := compileDirect(layout)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -65,9 +53,6 @@ func Export(ctx context.Context, vk groth16.VerifyingKey, id *big.Int, dir strin
 	if err := contracts.CheckCodeSize(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
 	files := map[string][]byte{
 		"Verifier.sol":               []byte(contracts.VerifierSource),
 		"InferenceRegistry.sol":      []byte(solidity.RegistrySource),
@@ -86,10 +71,8 @@ func Export(ctx context.Context, vk groth16.VerifyingKey, id *big.Int, dir strin
    $VERIFORMER_PRIVATE_KEY), which does steps 1 and 2.
 `, id)),
 	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return nil, fmt.Errorf("pipeline: write %s: %w", name, err)
-		}
+	if err := writeFiles(dir, files); err != nil {
+		return nil, err
 	}
 	return contracts, nil
 }

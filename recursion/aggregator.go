@@ -23,6 +23,10 @@ import (
 
 // SegmentPublicInputs is the number of public inputs of a segment circuit:
 // ModelID, InputDigest, OutputDigest, ChainIn, ChainOut, in this order.
+// Every segment has all five, each in a constraint (those its computation
+// does not use, such as a middle segment's statement values, are bound on
+// their own), and the aggregator verifies every segment on its own
+// statement values: see docs/recursion.md, "Segment contract".
 const SegmentPublicInputs = 5
 
 // MaxArity bounds the number of segments one aggregator verifies; it keeps

@@ -67,6 +67,12 @@ func TokensDigest[E field.Scalar, P field.Ptr[E]](tokens []int) (E, error) {
 // New returns the statement of an inference over the field E: the model
 // id, the digest of the input tokens and the digest of the output tokens.
 func New[E field.Scalar, P field.Ptr[E]](m *model.Model, input, output []int) (Statement, error) {
+	return Of[E, P](ModelID(m), input, output)
+}
+
+// Of is New for a model id already computed (ModelID hashes every weight):
+// the statement of id with the digests of input and output over E.
+func Of[E field.Scalar, P field.Ptr[E]](id *big.Int, input, output []int) (Statement, error) {
 	in, err := TokensDigest[E, P](input)
 	if err != nil {
 		return Statement{}, fmt.Errorf("statement: input: %w", err)
@@ -78,13 +84,15 @@ func New[E field.Scalar, P field.Ptr[E]](m *model.Model, input, output []int) (S
 	var a, b big.Int
 	P(&in).BigInt(&a)
 	P(&out).BigInt(&b)
-	return Statement{ModelID: ModelID(m), InputDigest: &a, OutputDigest: &b}, nil
+	return Statement{ModelID: new(big.Int).Set(id), InputDigest: &a, OutputDigest: &b}, nil
 }
 
 // ModelID identifies a quantized model in the direct proof shape: SHA-256
 // of the canonical encoding of everything the integer pass reads (config,
-// formats, integer weights, biases, multipliers, shifts, ranges, tables),
-// keeping the low 250 bits. The encoding is documented in
+// formats, integer weights, biases, multipliers, shifts, ranges, tables)
+// and of the tokenizer that gives the tokens their text (the digest of
+// its normalised content and beginning-of-sequence rule,
+// tokenizer.Codec.Digest), keeping the low 250 bits. The encoding is documented in
 // docs/statement.md so that anyone can recompute the id from the model.
 func ModelID(m *model.Model) *big.Int {
 	h := sha256.New()
@@ -171,7 +179,7 @@ func (e *encoder) norm(n *model.QNorm) {
 
 func encodeModel(e *encoder, m *model.Model) {
 	c := &m.Config
-	e.string("veriformer/model/v1")
+	e.string("veriformer/model/v2")
 	e.string(string(c.Family))
 	for _, v := range []int{c.Vocab, c.Hidden, c.Layers, c.Heads, c.KVHeads, c.Intermediate, c.MaxPositions} {
 		e.int(int64(v))
@@ -208,4 +216,11 @@ func encodeModel(e *encoder, m *model.Model) {
 		e.table(tb)
 	}
 	e.int(int64(q.RopePositions))
+	if m.Tokenizer == nil {
+		e.int(0)
+		return
+	}
+	digest := m.Tokenizer.Digest()
+	e.int(1)
+	e.buf = append(e.buf, digest[:]...)
 }

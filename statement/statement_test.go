@@ -8,6 +8,7 @@ import (
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 
 	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/model/tokenizer"
 )
 
 func TestTokensDigest(t *testing.T) {
@@ -49,6 +50,43 @@ func TestModelID(t *testing.T) {
 	m.Quant.Layers[0].O.Shift++
 	if id.Cmp(ModelID(m)) == 0 {
 		t.Fatal("a shift change kept the model id")
+	}
+}
+
+// TestModelIDTokenizer checks that the tokenizer is part of the id: a
+// swapped vocabulary, another beginning-of-sequence rule or no tokenizer
+// give another id.
+func TestModelIDTokenizer(t *testing.T) {
+	m := model.Default()
+	id := ModelID(m)
+	gpt2 := func(vocab string) *tokenizer.Codec {
+		t.Helper()
+		tok, err := tokenizer.LoadGPT2([]byte(vocab), []byte("#version: 0.2\na b\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &tokenizer.Codec{Tokenizer: tok, BOS: tokenizer.NoBOS}
+	}
+	ids := map[string]*big.Int{"byte tokenizer": id}
+	for name, c := range map[string]*tokenizer.Codec{
+		"no tokenizer":        nil,
+		"byte tokenizer, BOS": {Tokenizer: tokenizer.NewByte(), BOS: 0},
+		"vocabulary":          gpt2(`{"a": 0, "b": 1, "ab": 2}`),
+		"swapped vocabulary":  gpt2(`{"a": 1, "b": 0, "ab": 2}`),
+	} {
+		m.Tokenizer = c
+		ids[name] = ModelID(m)
+	}
+	m.Tokenizer = gpt2(`{"ab": 2, "b": 1, "a": 0}`)
+	if ModelID(m).Cmp(ids["vocabulary"]) != 0 {
+		t.Error("the id depends on the order of vocab.json")
+	}
+	for a, x := range ids {
+		for b, y := range ids {
+			if a < b && x.Cmp(y) == 0 {
+				t.Errorf("%s and %s: same model id", a, b)
+			}
+		}
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/solidity"
 	"github.com/veriformer/veriformer/statement"
@@ -36,6 +37,7 @@ var (
 	passwordFlag = flag.String("password", "", "file holding the keystore password")
 	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (the BN254 wrapper over BLS12-377 segments and a BW6-761 aggregator; its first setup takes about 40 minutes and 14 GB)")
 	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
+	bosFlag      = flag.String("bos", "auto", "beginning-of-sequence rule of the model's tokenizer, part of the model id: auto, on or off, as for prove")
 )
 
 func main() {
@@ -58,12 +60,17 @@ func run(ctx context.Context) error {
 	if *promptFlag < 1 || *tokensFlag < 1 {
 		return errors.New("--prompt-tokens and --tokens must be at least 1")
 	}
+	bos, err := tokenizer.ParseBOSMode(*bosFlag)
+	if err != nil {
+		return fmt.Errorf("--bos: %w", err)
+	}
 	m := model.Default()
 	if *modelFlag != "" {
-		var err error
-		if m, err = model.Load(*modelFlag); err != nil {
+		if m, err = model.LoadBOS(*modelFlag, bos); err != nil {
 			return err
 		}
+	} else if bos == tokenizer.BOSOn {
+		return errors.New("--bos on: the built-in model's byte tokenizer has no beginning-of-sequence token")
 	}
 	var (
 		vk groth16.VerifyingKey

@@ -40,6 +40,7 @@ var (
 	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (BLS12-377 segments, BW6-761 aggregation, BN254 wrapper)")
 	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
 	wrapFlag     = flag.Bool("wrap", false, "aggregated shape: prove the BN254 wrapper (its first setup takes about 40 minutes and 14 GB) instead of checking it with gnark's test engine")
+	bosFlag      = flag.String("bos", "auto", "beginning-of-sequence token before the prompt: auto (as tokenizer_config.json or tokenizer.json say; none for GPT-2), on, off; part of the model id")
 )
 
 func main() {
@@ -59,43 +60,38 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	if *submitFlag && (*rpcFlag == "" || *registryFlag == "") {
-		return errors.New("--submit needs --rpc-url and --registry")
+	// Every check that needs no model comes first, then those that need
+	// only the config and the tokenizer; the weights load last.
+	if err := checkFlags(); err != nil {
+		return err
 	}
-	if *submitFlag && !common.IsHexAddress(*registryFlag) {
-		return fmt.Errorf("--registry %q is not an address", *registryFlag)
+	bos, err := tokenizer.ParseBOSMode(*bosFlag)
+	if err != nil {
+		return fmt.Errorf("--bos: %w", err)
 	}
-	if *submitFlag && *shapeFlag == "aggregated" && !*wrapFlag {
-		return errors.New("--submit needs a final proof: with --shape aggregated, add --wrap")
-	}
-	if *tokensFlag < 1 {
-		return errors.New("--tokens must be at least 1")
-	}
-	if *segmentFlag < 1 {
-		return errors.New("--segment-size must be at least 1")
-	}
-	m, tok, err := load(*modelFlag)
+	prompt, err := encodePrompt(*modelFlag, *promptFlag, bos, *tokensFlag)
 	if err != nil {
 		return err
 	}
-	prompt, err := tok.Encode(*promptFlag)
+	m, err := load(*modelFlag, bos)
 	if err != nil {
-		return fmt.Errorf("encode prompt: %w", err)
+		return err
 	}
-	if len(prompt) == 0 {
-		return errors.New("the prompt encodes to no token")
-	}
+	tok := m.Tokenizer
 	fmt.Printf("model: %s, %d layers, d=%d, %d heads, vocabulary %d\n", m.Config.Family, m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.Vocab)
-	fmt.Printf("prompt: %q (%d tokens), generating %d tokens\n", *promptFlag, len(prompt), *tokensFlag)
-	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Log: os.Stdout}
+	fmt.Printf("prompt: %q (%d tokens%s), generating %d tokens\n", *promptFlag, len(prompt), bosNote(tok), *tokensFlag)
+	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Log: os.Stdout,
+		Generated: func(output []int) {
+			// The text is known long before the proof: show it now.
+			if text, err := tok.Decode(output); err == nil {
+				fmt.Printf("  output: %q (tokens %v)\n", text, output)
+			}
+		}}
 	var rep *pipeline.Report
-	switch *shapeFlag {
-	case "direct":
+	if *shapeFlag == "direct" {
 		rep, err = pipeline.RunDirect(ctx, opts)
-	case "aggregated":
+	} else {
 		rep, err = pipeline.RunAggregated(ctx, pipeline.AggregatedOptions{Options: opts, SegmentSize: *segmentFlag, Wrap: *wrapFlag})
-	default:
-		return fmt.Errorf("--shape %q: want direct or aggregated", *shapeFlag)
 	}
 	if err != nil {
 		return err
@@ -135,19 +131,88 @@ func run(ctx context.Context) error {
 	return nil
 }
 
-// load returns the built-in model with the byte tokenizer, or a model and
-// tokenizer read from dir.
-func load(dir string) (*model.Model, tokenizer.Tokenizer, error) {
+// checkFlags checks the flags that need no model.
+func checkFlags() error {
+	if *shapeFlag != "direct" && *shapeFlag != "aggregated" {
+		return fmt.Errorf("--shape %q: want direct or aggregated", *shapeFlag)
+	}
+	if *submitFlag && (*rpcFlag == "" || *registryFlag == "") {
+		return errors.New("--submit needs --rpc-url and --registry")
+	}
+	if *submitFlag && !common.IsHexAddress(*registryFlag) {
+		return fmt.Errorf("--registry %q is not an address", *registryFlag)
+	}
+	if *submitFlag && *shapeFlag == "aggregated" && !*wrapFlag {
+		return errors.New("--submit needs a final proof: with --shape aggregated, add --wrap")
+	}
+	if *tokensFlag < 1 {
+		return errors.New("--tokens must be at least 1")
+	}
+	if *segmentFlag < 1 {
+		return errors.New("--segment-size must be at least 1")
+	}
+	return nil
+}
+
+// encodePrompt reads only the model's config and tokenizer: it encodes
+// the prompt and checks that the pass over the prompt and all generated
+// tokens but the last fits the model's context.
+func encodePrompt(dir, text string, bos tokenizer.BOSMode, tokens int) ([]int, error) {
+	config, codec := model.DefaultConfig(), tokenizer.NewByteCodec()
 	if dir == "" {
-		return model.Default(), tokenizer.NewByte(), nil
+		if bos == tokenizer.BOSOn {
+			return nil, errors.New("--bos on: the built-in model's byte tokenizer has no beginning-of-sequence token")
+		}
+	} else {
+		data, err := os.ReadFile(filepath.Join(dir, model.ConfigFile))
+		if err != nil {
+			return nil, err
+		}
+		if config, err = model.ParseConfig(data); err != nil {
+			return nil, err
+		}
+		if codec, err = tokenizer.LoadCodec(filepath.Clean(dir), bos); err != nil {
+			return nil, err
+		}
 	}
-	m, err := model.Load(dir)
+	prompt, err := codec.EncodePrompt(text)
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("encode prompt: %w", err)
 	}
-	tok, err := tokenizer.LoadDir(filepath.Clean(dir))
+	if len(prompt) == 0 {
+		return nil, errors.New("the prompt encodes to no token")
+	}
+	if rows := len(prompt) + tokens - 1; rows > config.MaxPositions {
+		return nil, fmt.Errorf("%d prompt tokens and %d to generate need a context of %d, the model has %d", len(prompt), tokens, rows, config.MaxPositions)
+	}
+	for _, id := range prompt {
+		if id >= config.Vocab {
+			return nil, fmt.Errorf("the prompt has token %d, the model's vocabulary %d", id, config.Vocab)
+		}
+	}
+	return prompt, nil
+}
+
+// bosNote says which beginning-of-sequence token the prompt starts with.
+func bosNote(c *tokenizer.Codec) string {
+	if c.BOS == tokenizer.NoBOS {
+		return ", no BOS"
+	}
+	return fmt.Sprintf(", BOS %d first", c.BOS)
+}
+
+// load returns the built-in model (byte tokenizer) or the model and
+// tokenizer read from dir.
+func load(dir string, bos tokenizer.BOSMode) (*model.Model, error) {
+	if dir == "" {
+		return model.Default(), nil
+	}
+	m, err := model.LoadBOS(filepath.Clean(dir), bos)
 	if err != nil {
-		return nil, nil, fmt.Errorf("tokenizer: %w", err)
+		return nil, err
 	}
-	return m, tok, nil
+	if m.Tokenizer == nil {
+		return nil, fmt.Errorf("%s has no tokenizer files (tokenizer.json, or vocab.json and merges.txt)", dir)
+	}
+	return m, nil
 }

@@ -74,9 +74,11 @@ const (
 // preTokenizer splits normalized text into words.
 type preTokenizer struct {
 	kind preTokenizerKind
-	// ByteLevel: prefix a space, split with splitWords (nil for no split).
+	// ByteLevel: prefix a space, split with splitWords (nil for no split),
+	// the splitter of the regular expression pattern ("" for none).
 	addPrefixSpace bool
 	splitWords     func(string) []string
+	pattern        string
 	// Metaspace.
 	replacement string
 	prepend     prependScheme

@@ -43,8 +43,13 @@
 //     line in merges.txt or its index in the merges list. A heap of
 //     candidate pairs makes this O(m log m).
 //
-// No beginning- or end-of-sequence token is added (the post-processor is not
-// applied), nor is truncation or padding: the caller adds the ids it needs.
+// Encode adds no beginning- or end-of-sequence token (the post-processor is
+// not applied), nor truncation or padding. A [Codec] pairs a tokenizer with
+// its model's beginning-of-sequence rule ([LoadCodec]: add_bos_token and
+// bos_token of tokenizer_config.json, else a TemplateProcessing
+// post-processor that starts with a special token, else none as for
+// GPT-2) and has a digest of its normalised content ([Codec.Digest]),
+// which the model id covers.
 //
 // Decoding maps ids to token strings and runs the decoder chain: ByteLevel
 // (β⁻¹ on tokens made only of β's characters), ByteFallback ("<0xHH>" ↦ the

@@ -128,7 +128,7 @@ func LoadGPT2(vocabJSON, mergesTXT []byte) (Tokenizer, error) {
 	spec := &modelSpec{
 		vocab:    vocab,
 		merges:   merges,
-		pre:      preTokenizer{kind: preByteLevel, splitWords: splitGPT2},
+		pre:      preTokenizer{kind: preByteLevel, splitWords: splitGPT2, pattern: gpt2Pattern},
 		decoders: []decoder{{kind: decodeByteLevel}},
 	}
 	if id, ok := vocab[endOfText]; ok {
@@ -443,12 +443,12 @@ func decodePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 	}
 	switch c.Type {
 	case "ByteLevel":
-		p := preTokenizer{kind: preByteLevel, addPrefixSpace: true, splitWords: splitGPT2}
+		p := preTokenizer{kind: preByteLevel, addPrefixSpace: true, splitWords: splitGPT2, pattern: gpt2Pattern}
 		if c.AddPrefixSpace != nil {
 			p.addPrefixSpace = *c.AddPrefixSpace
 		}
 		if c.UseRegex != nil && !*c.UseRegex {
-			p.splitWords = nil
+			p.splitWords, p.pattern = nil, ""
 		}
 		return p, nil
 	case "Metaspace":
@@ -496,7 +496,7 @@ func decodeSplitByteLevel(c *component) (preTokenizer, error) {
 	if !ok {
 		return preTokenizer{}, fmt.Errorf("tokenizer: pre_tokenizer Split pattern %q is not supported", *split.Pattern.Regex)
 	}
-	return preTokenizer{kind: preByteLevel, splitWords: splitWords}, nil
+	return preTokenizer{kind: preByteLevel, splitWords: splitWords, pattern: *split.Pattern.Regex}, nil
 }
 
 func decodeDecoder(raw json.RawMessage) ([]decoder, error) {

@@ -13,6 +13,10 @@ type Tokenizer interface {
 	Decode(ids []int) (string, error)
 	// VocabSize is one more than the largest token id.
 	VocabSize() int
+	// canonical writes the tokenizer's part of [Codec.Digest]; it also
+	// keeps the implementations to this package, whose every one the
+	// digest covers.
+	canonical(e *canonical)
 }
 
 // byteTokenizer maps every byte to the token with the same value.
@@ -42,3 +46,5 @@ func (byteTokenizer) Decode(ids []int) (string, error) {
 }
 
 func (byteTokenizer) VocabSize() int { return 256 }
+
+func (byteTokenizer) canonical(e *canonical) { e.string("byte") }

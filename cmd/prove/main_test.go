@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/model/tokenizer"
+	"github.com/veriformer/veriformer/statement"
+)
+
+// writeLlamaDir writes a small Llama-family model with a sentencepiece-
+// style tokenizer.json (ids: <unk> 0, <s> 1, </s> 2, ▁ 3, h 4, i 5, ▁h 6,
+// ▁hi 7) and the given tokenizer_config.json (none if nil).
+func writeLlamaDir(t *testing.T, config []byte) string {
+	t.Helper()
+	c := &model.Config{Family: model.Llama, Vocab: 16, Hidden: 8, Layers: 1, Heads: 2, KVHeads: 1,
+		Intermediate: 16, MaxPositions: 8, NormEps: 1e-6, RopeTheta: 10000}
+	w, err := model.RandomWeights(c, 3, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(c, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	tok := map[string]any{
+		"added_tokens": []any{
+			map[string]any{"id": 0, "content": "<unk>", "special": true},
+			map[string]any{"id": 1, "content": "<s>", "special": true},
+			map[string]any{"id": 2, "content": "</s>", "special": true},
+		},
+		"normalizer": map[string]any{"type": "Sequence", "normalizers": []any{
+			map[string]any{"type": "Prepend", "prepend": "▁"},
+			map[string]any{"type": "Replace", "pattern": map[string]any{"String": " "}, "content": "▁"},
+		}},
+		"decoder": map[string]any{"type": "Sequence", "decoders": []any{
+			map[string]any{"type": "Replace", "pattern": map[string]any{"String": "▁"}, "content": " "},
+			map[string]any{"type": "Fuse"},
+			map[string]any{"type": "Strip", "content": " ", "start": 1, "stop": 0},
+		}},
+		"model": map[string]any{"type": "BPE", "unk_token": "<unk>",
+			"vocab":  map[string]int{"<unk>": 0, "<s>": 1, "</s>": 2, "▁": 3, "h": 4, "i": 5, "▁h": 6, "▁hi": 7},
+			"merges": []string{"▁ h", "▁h i"}},
+	}
+	data, err := json.Marshal(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if config != nil {
+		if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), config, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestEncodePromptBOS(t *testing.T) {
+	llama := writeLlamaDir(t, []byte(`{"add_bos_token": true, "add_eos_token": false, "bos_token": "<s>"}`))
+	for _, c := range []struct {
+		mode tokenizer.BOSMode
+		want []int
+	}{{tokenizer.BOSAuto, []int{1, 7}}, {tokenizer.BOSOn, []int{1, 7}}, {tokenizer.BOSOff, []int{7}}} {
+		got, err := encodePrompt(llama, "hi", c.mode, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("--bos %s: prompt %v, want %v", c.mode, got, c.want)
+		}
+	}
+	// The loaded model carries the same rule, and the rule is part of
+	// the model id.
+	auto, err := load(llama, tokenizer.BOSAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := load(llama, tokenizer.BOSOff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auto.Tokenizer.BOS != 1 || off.Tokenizer.BOS != tokenizer.NoBOS {
+		t.Fatalf("loaded BOS %d and %d, want 1 and none", auto.Tokenizer.BOS, off.Tokenizer.BOS)
+	}
+	if statement.ModelID(auto).Cmp(statement.ModelID(off)) == 0 {
+		t.Error("the BOS rule does not change the model id")
+	}
+	// Without add_bos_token and without a template, no BOS (GPT-2's
+	// convention); --bos on still finds bos_token.
+	plain := writeLlamaDir(t, []byte(`{"bos_token": "<s>"}`))
+	if got, err := encodePrompt(plain, "hi", tokenizer.BOSAuto, 1); err != nil || !reflect.DeepEqual(got, []int{7}) {
+		t.Errorf("no add_bos_token: %v, %v", got, err)
+	}
+	if got, err := encodePrompt(plain, "hi", tokenizer.BOSOn, 1); err != nil || !reflect.DeepEqual(got, []int{1, 7}) {
+		t.Errorf("no add_bos_token, --bos on: %v, %v", got, err)
+	}
+	if _, err := encodePrompt("", "hi", tokenizer.BOSOn, 1); err == nil {
+		t.Error("--bos on accepted for the byte tokenizer")
+	}
+}
+
+// TestEarlyChecks checks that bad flags and lengths are refused before
+// the weights are read: the model directory has none.
+func TestEarlyChecks(t *testing.T) {
+	dir := writeLlamaDir(t, nil)
+	if err := os.Remove(filepath.Join(dir, model.WeightsFile)); err != nil {
+		t.Fatal(err)
+	}
+	// The context is 8: a prompt of 1 token and 8 generated need 8 rows,
+	// 9 need 9.
+	if _, err := encodePrompt(dir, "hi", tokenizer.BOSAuto, 8); err != nil {
+		t.Fatalf("a pass of 8 rows refused: %v", err)
+	}
+	if _, err := encodePrompt(dir, "hi", tokenizer.BOSAuto, 9); err == nil || !strings.Contains(err.Error(), "context") {
+		t.Fatalf("a pass of 9 rows: %v", err)
+	}
+	if _, err := encodePrompt("", strings.Repeat("x", 40), tokenizer.BOSAuto, 1); err == nil {
+		t.Fatal("a prompt longer than the built-in model's context accepted")
+	}
+	saved := *shapeFlag
+	defer func() { *shapeFlag = saved }()
+	*shapeFlag = "aggregate"
+	if err := checkFlags(); err == nil || !strings.Contains(err.Error(), "--shape") {
+		t.Fatalf("--shape aggregate: %v", err)
+	}
+	*shapeFlag = "direct"
+	if err := checkFlags(); err != nil {
+		t.Fatal(err)
+	}
+}
