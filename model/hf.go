@@ -24,6 +24,20 @@ const (
 // (tokenizer.BOSAuto); see [LoadBOS].
 func Load(dir string) (*Model, error) { return LoadBOS(dir, tokenizer.BOSAuto) }
 
+// LoadText is LoadBOS for commands that read and print text: it refuses a
+// directory without tokenizer files instead of returning a model without
+// a tokenizer.
+func LoadText(dir string, bos tokenizer.BOSMode) (*Model, error) {
+	m, err := LoadBOS(filepath.Clean(dir), bos)
+	if err != nil {
+		return nil, err
+	}
+	if m.Tokenizer == nil {
+		return nil, fmt.Errorf("model: %s has no tokenizer files (tokenizer.json, or vocab.json and merges.txt)", dir)
+	}
+	return m, nil
+}
+
 // LoadBOS is Load with the beginning-of-sequence rule chosen by bos.
 func LoadBOS(dir string, bos tokenizer.BOSMode) (*Model, error) {
 	data, err := os.ReadFile(filepath.Join(dir, ConfigFile))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/model/tokenizer"
 )
 
 // LlamaSeed seeds the weights of [LlamaModel].
@@ -31,5 +32,6 @@ func LlamaModel() *model.Model {
 	if err != nil {
 		panic(fmt.Sprintf("split: built-in model: %v", err))
 	}
+	m.Tokenizer = tokenizer.NewByteCodec()
 	return m
 }

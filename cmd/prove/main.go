@@ -207,12 +207,5 @@ func load(dir string, bos tokenizer.BOSMode) (*model.Model, error) {
 	if dir == "" {
 		return model.Default(), nil
 	}
-	m, err := model.LoadBOS(filepath.Clean(dir), bos)
-	if err != nil {
-		return nil, err
-	}
-	if m.Tokenizer == nil {
-		return nil, fmt.Errorf("%s has no tokenizer files (tokenizer.json, or vocab.json and merges.txt)", dir)
-	}
-	return m, nil
+	return model.LoadText(dir, bos)
 }

@@ -34,11 +34,12 @@ func generate(ctx context.Context, args []string) error {
 	if *numTokensFlag < 1 {
 		return fmt.Errorf("--num-tokens must be at least 1")
 	}
-	m, tk, err := load(*modelFlag)
+	m, err := load(*modelFlag)
 	if err != nil {
 		return err
 	}
-	prompt, err := tk.Encode(*promptFlag)
+	tk := m.Tokenizer
+	prompt, err := tk.EncodePrompt(*promptFlag)
 	if err != nil {
 		return fmt.Errorf("prompt: %w", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 
 	"github.com/veriformer/veriformer/model"
@@ -59,19 +58,11 @@ func main() {
 
 // load returns the built-in Llama model with the byte tokenizer, or a
 // model and tokenizer read from dir.
-func load(dir string) (*model.Model, tokenizer.Tokenizer, error) {
+func load(dir string) (*model.Model, error) {
 	if dir == "" {
-		return split.LlamaModel(), tokenizer.NewByte(), nil
+		return split.LlamaModel(), nil
 	}
-	m, err := model.Load(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	tok, err := tokenizer.LoadDir(filepath.Clean(dir))
-	if err != nil {
-		return nil, nil, fmt.Errorf("tokenizer: %w", err)
-	}
-	return m, tok, nil
+	return model.LoadText(dir, tokenizer.BOSAuto)
 }
 
 func token(flagValue string) (string, error) {

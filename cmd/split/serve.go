@@ -31,7 +31,7 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	m, _, err := load(*modelFlag)
+	m, err := load(*modelFlag)
 	if err != nil {
 		return err
 	}
