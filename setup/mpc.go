@@ -1,4 +1,4 @@
-package recursion
+package setup
 
 import (
 	"errors"
@@ -16,24 +16,6 @@ import (
 	csbw6761 "github.com/consensys/gnark/constraint/bw6-761"
 )
 
-// The MPC ceremony wraps gnark's two-phase Groth16 ceremony
-// (backend/groth16/<curve>/mpcsetup) for BN254 (wrapper), BW6-761
-// (aggregator) and BLS12-377 (segments). Every object travels as gnark's
-// serialization, so participants exchange files:
-//
-//	Phase1Init(curve, N, w)                      coordinator
-//	Phase1Contribute(curve, N, r, w)             each participant, in turn
-//	Phase1Seal(curve, N, beacon₁, [c₁…c_m], w)   anyone: verifies the chain, writes the SRS commons
-//	Phase2Init(ccs, commons, w)                  coordinator, per circuit
-//	Phase2Contribute(ccs, r, w)                  each participant, in turn
-//	Phase2Seal(ccs, commons, beacon₂, [d₁…d_n])  anyone: verifies the chain, returns the keys
-//	StoreKeys(ccs, dir, pk, vk)                  puts them where LoadOrSetup finds them
-//
-// N is a power of two at least the number of constraints ([DomainSize]).
-// The keys are sound if one participant of each phase kept their
-// randomness secret; the beacons are public randomness fixed after the last
-// contribution.
-
 // DomainSize returns the phase-1 domain size for ccs: the number of its
 // constraints rounded up to a power of two, at least 2.
 func DomainSize(ccs constraint.ConstraintSystem) uint64 {
@@ -47,7 +29,7 @@ const maxDomainLog = 28
 // the first power of τ) to 2²⁸.
 func checkDomain(n uint64) error {
 	if n < 2 || n&(n-1) != 0 || n > 1<<maxDomainLog {
-		return fmt.Errorf("recursion: mpc: domain size %d is not a power of two in [2, 2^%d]", n, maxDomainLog)
+		return fmt.Errorf("setup: mpc: domain size %d is not a power of two in [2, 2^%d]", n, maxDomainLog)
 	}
 	return nil
 }
@@ -62,7 +44,7 @@ func curveOf(ccs constraint.ConstraintSystem) ecc.ID {
 	return ecc.UNKNOWN
 }
 
-var errMPCCurve = errors.New("recursion: mpc: curve must be BN254, BLS12-377 or BW6-761")
+var errMPCCurve = errors.New("setup: mpc: curve must be BN254, BLS12-377 or BW6-761")
 
 // serialized is what every ceremony object is.
 type serialized interface {
@@ -87,7 +69,7 @@ func Phase1Init(curve ecc.ID, n uint64, w io.Writer) error {
 		return errMPCCurve
 	}
 	if _, err := p.WriteTo(w); err != nil {
-		return fmt.Errorf("recursion: mpc: write phase 1: %w", err)
+		return fmt.Errorf("setup: mpc: write phase 1: %w", err)
 	}
 	return nil
 }
@@ -136,11 +118,11 @@ func Phase2Contribute(ccs constraint.ConstraintSystem, r io.Reader, w io.Writer)
 
 func contribute[T serialized](p T, add func(T), r io.Reader, w io.Writer) error {
 	if _, err := p.ReadFrom(r); err != nil {
-		return fmt.Errorf("recursion: mpc: read previous contribution: %w", err)
+		return fmt.Errorf("setup: mpc: read previous contribution: %w", err)
 	}
 	add(p)
 	if _, err := p.WriteTo(w); err != nil {
-		return fmt.Errorf("recursion: mpc: write contribution: %w", err)
+		return fmt.Errorf("setup: mpc: write contribution: %w", err)
 	}
 	return nil
 }
@@ -149,17 +131,17 @@ func contribute[T serialized](p T, add func(T), r io.Reader, w io.Writer) error 
 // checked by guard.
 func readAll[T serialized](fresh func() T, guard func(io.Reader) (io.Reader, error), contributions []io.Reader) ([]T, error) {
 	if len(contributions) == 0 {
-		return nil, errors.New("recursion: mpc: no contributions")
+		return nil, errors.New("setup: mpc: no contributions")
 	}
 	out := make([]T, len(contributions))
 	for i, r := range contributions {
 		r, err := guard(r)
 		if err != nil {
-			return nil, fmt.Errorf("recursion: mpc: contribution %d: %w", i, err)
+			return nil, fmt.Errorf("setup: mpc: contribution %d: %w", i, err)
 		}
 		out[i] = fresh()
 		if _, err := out[i].ReadFrom(r); err != nil {
-			return nil, fmt.Errorf("recursion: mpc: read contribution %d: %w", i, err)
+			return nil, fmt.Errorf("setup: mpc: read contribution %d: %w", i, err)
 		}
 	}
 	return out, nil
@@ -182,7 +164,7 @@ func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader
 		}
 		s, err := mpcbn254.VerifyPhase1(n, beacon, c...)
 		if err != nil {
-			return fmt.Errorf("recursion: mpc: verify phase 1: %w", err)
+			return fmt.Errorf("setup: mpc: verify phase 1: %w", err)
 		}
 		commons = &s
 	case ecc.BLS12_377:
@@ -192,7 +174,7 @@ func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader
 		}
 		s, err := mpcbls12377.VerifyPhase1(n, beacon, c...)
 		if err != nil {
-			return fmt.Errorf("recursion: mpc: verify phase 1: %w", err)
+			return fmt.Errorf("setup: mpc: verify phase 1: %w", err)
 		}
 		commons = &s
 	case ecc.BW6_761:
@@ -202,14 +184,14 @@ func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader
 		}
 		s, err := mpcbw6761.VerifyPhase1(n, beacon, c...)
 		if err != nil {
-			return fmt.Errorf("recursion: mpc: verify phase 1: %w", err)
+			return fmt.Errorf("setup: mpc: verify phase 1: %w", err)
 		}
 		commons = &s
 	default:
 		return errMPCCurve
 	}
 	if _, err := commons.WriteTo(w); err != nil {
-		return fmt.Errorf("recursion: mpc: write commons: %w", err)
+		return fmt.Errorf("setup: mpc: write commons: %w", err)
 	}
 	return nil
 }
@@ -243,10 +225,10 @@ func Phase2Init(ccs constraint.ConstraintSystem, commons io.Reader, w io.Writer)
 		p2.Initialize(r1cs, c)
 		p = &p2
 	default:
-		return fmt.Errorf("recursion: mpc: constraint system %T is not an R1CS over BN254, BLS12-377 or BW6-761", ccs)
+		return fmt.Errorf("setup: mpc: constraint system %T is not an R1CS over BN254, BLS12-377 or BW6-761", ccs)
 	}
 	if _, err := p.WriteTo(w); err != nil {
-		return fmt.Errorf("recursion: mpc: write phase 2: %w", err)
+		return fmt.Errorf("setup: mpc: write phase 2: %w", err)
 	}
 	return nil
 }
@@ -258,7 +240,7 @@ func readCommons[T serialized](c T, r io.Reader, ccs constraint.ConstraintSystem
 		return c, err
 	}
 	if _, err := c.ReadFrom(r); err != nil {
-		return c, fmt.Errorf("recursion: mpc: read commons: %w", err)
+		return c, fmt.Errorf("setup: mpc: read commons: %w", err)
 	}
 	return c, nil
 }
@@ -304,10 +286,10 @@ func Phase2Seal(ccs constraint.ConstraintSystem, commons io.Reader, beacon []byt
 		}
 		pk, vk, err = mpcbw6761.VerifyPhase2(r1cs, c, beacon, d...)
 	default:
-		return nil, nil, fmt.Errorf("recursion: mpc: constraint system %T is not an R1CS over BN254, BLS12-377 or BW6-761", ccs)
+		return nil, nil, fmt.Errorf("setup: mpc: constraint system %T is not an R1CS over BN254, BLS12-377 or BW6-761", ccs)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("recursion: mpc: verify phase 2: %w", err)
+		return nil, nil, fmt.Errorf("setup: mpc: verify phase 2: %w", err)
 	}
 	return pk, vk, nil
 }
