@@ -376,3 +376,40 @@ func vkBytes(t *testing.T, vk groth16.VerifyingKey) []byte {
 	}
 	return b.Bytes()
 }
+
+// committed has a Pedersen commitment, like the project's circuits: its
+// verifying key has a point per public input and per commitment.
+type committed struct {
+	X frontend.Variable
+	Y frontend.Variable `gnark:",public"`
+}
+
+func (c *committed) Define(api frontend.API) error {
+	api.AssertIsEqual(c.Y, api.Mul(c.X, c.X))
+	cmt, err := api.(frontend.Committer).Commit(c.X)
+	if err != nil {
+		return err
+	}
+	api.AssertIsDifferent(cmt, 0)
+	return nil
+}
+
+func TestLoadOrSetupWithCommitment(t *testing.T) {
+	for _, curve := range []ecc.ID{ecc.BN254, ecc.BLS12_377, ecc.BW6_761} {
+		ccs, err := frontend.Compile(curve.ScalarField(), r1cs.NewBuilder, &committed{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if _, err := LoadOrSetup(ccs, dir); err != nil {
+			t.Fatalf("%s: %v", curve, err)
+		}
+		keys, err := Load(ccs, dir)
+		if err != nil {
+			t.Fatalf("%s: %v", curve, err)
+		}
+		if err := keys.Check(); err != nil {
+			t.Fatalf("%s: %v", curve, err)
+		}
+	}
+}

@@ -75,8 +75,10 @@ func Phase1Init(curve ecc.ID, n uint64, w io.Writer) error {
 }
 
 // Phase1Contribute reads the latest phase-1 object of domain size n, adds
-// fresh randomness (τ, α, β) with its proof of update and writes the result.
-func Phase1Contribute(curve ecc.ID, n uint64, r io.Reader, w io.Writer) error {
+// fresh randomness (τ, α, β) with its proof of update and writes the
+// result. The randomness comes from the operating system (crypto/rand),
+// mixed with entropy when it is not empty ([withEntropy]).
+func Phase1Contribute(curve ecc.ID, n uint64, r io.Reader, w io.Writer, entropy []byte) error {
 	if err := checkDomain(n); err != nil {
 		return err
 	}
@@ -86,41 +88,62 @@ func Phase1Contribute(curve ecc.ID, n uint64, r io.Reader, w io.Writer) error {
 	}
 	switch curve {
 	case ecc.BN254:
-		return contribute(new(mpcbn254.Phase1), (*mpcbn254.Phase1).Contribute, r, w)
+		return contribute(new(mpcbn254.Phase1), (*mpcbn254.Phase1).Contribute, r, w, entropy)
 	case ecc.BLS12_377:
-		return contribute(new(mpcbls12377.Phase1), (*mpcbls12377.Phase1).Contribute, r, w)
+		return contribute(new(mpcbls12377.Phase1), (*mpcbls12377.Phase1).Contribute, r, w, entropy)
 	case ecc.BW6_761:
-		return contribute(new(mpcbw6761.Phase1), (*mpcbw6761.Phase1).Contribute, r, w)
+		return contribute(new(mpcbw6761.Phase1), (*mpcbw6761.Phase1).Contribute, r, w, entropy)
 	default:
 		return errMPCCurve
 	}
 }
 
-// Phase2Contribute reads the latest phase-2 object of ccs, adds fresh
-// randomness (δ and the commitment keys' σ) with its proof of update and
-// writes the result.
-func Phase2Contribute(ccs constraint.ConstraintSystem, r io.Reader, w io.Writer) error {
-	r, err := guardPhase2(ccs, r)
+// Phase2Shape is what a phase-2 contributor needs to know of the circuit
+// to read the previous contribution safely ([ShapeOf]): no compilation.
+type Phase2Shape struct {
+	Curve ecc.ID
+	// Commitments is the number of Pedersen commitments of the circuit;
+	// MaxPoints bounds every slice of a phase-2 object (the circuit's
+	// wires plus its domain size).
+	Commitments int
+	MaxPoints   uint64
+}
+
+// ShapeOf returns the phase-2 shape of ccs.
+func ShapeOf(ccs constraint.ConstraintSystem) Phase2Shape {
+	return Phase2Shape{
+		Curve:       curveOf(ccs),
+		Commitments: len(ccs.GetCommitments().CommitmentIndexes()),
+		MaxPoints:   uint64(ccs.GetNbInternalVariables()+ccs.GetNbSecretVariables()+ccs.GetNbPublicVariables()) + DomainSize(ccs),
+	}
+}
+
+// Phase2Contribute reads the latest phase-2 object of a circuit of the
+// given shape, adds fresh randomness (δ and the commitment keys' σ) with
+// its proof of update and writes the result; randomness as in
+// [Phase1Contribute].
+func Phase2Contribute(shape Phase2Shape, r io.Reader, w io.Writer, entropy []byte) error {
+	r, err := guardPhase2(shape, r)
 	if err != nil {
 		return err
 	}
-	switch curveOf(ccs) {
+	switch shape.Curve {
 	case ecc.BN254:
-		return contribute(new(mpcbn254.Phase2), (*mpcbn254.Phase2).Contribute, r, w)
+		return contribute(new(mpcbn254.Phase2), (*mpcbn254.Phase2).Contribute, r, w, entropy)
 	case ecc.BLS12_377:
-		return contribute(new(mpcbls12377.Phase2), (*mpcbls12377.Phase2).Contribute, r, w)
+		return contribute(new(mpcbls12377.Phase2), (*mpcbls12377.Phase2).Contribute, r, w, entropy)
 	case ecc.BW6_761:
-		return contribute(new(mpcbw6761.Phase2), (*mpcbw6761.Phase2).Contribute, r, w)
+		return contribute(new(mpcbw6761.Phase2), (*mpcbw6761.Phase2).Contribute, r, w, entropy)
 	default:
 		return errMPCCurve
 	}
 }
 
-func contribute[T serialized](p T, add func(T), r io.Reader, w io.Writer) error {
+func contribute[T serialized](p T, add func(T), r io.Reader, w io.Writer, entropy []byte) error {
 	if _, err := p.ReadFrom(r); err != nil {
 		return fmt.Errorf("setup: mpc: read previous contribution: %w", err)
 	}
-	add(p)
+	withEntropy(entropy, func() { add(p) })
 	if _, err := p.WriteTo(w); err != nil {
 		return fmt.Errorf("setup: mpc: write contribution: %w", err)
 	}
@@ -253,7 +276,8 @@ func Phase2Seal(ccs constraint.ConstraintSystem, commons io.Reader, beacon []byt
 		vk  groth16.VerifyingKey
 		err error
 	)
-	guard := func(r io.Reader) (io.Reader, error) { return guardPhase2(ccs, r) }
+	shape := ShapeOf(ccs)
+	guard := func(r io.Reader) (io.Reader, error) { return guardPhase2(shape, r) }
 	switch r1cs := ccs.(type) {
 	case *csbn254.R1CS:
 		c, e := readCommons(new(mpcbn254.SrsCommons), commons, ccs)

@@ -10,7 +10,6 @@ import (
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
 	"github.com/consensys/gnark-crypto/ecc/bn254"
 	bw6761 "github.com/consensys/gnark-crypto/ecc/bw6-761"
-	"github.com/consensys/gnark/constraint"
 )
 
 // gnark's ceremony decoders size their buffers from counts read off the
@@ -127,17 +126,17 @@ func guardCommons(n uint64, r io.Reader) (io.Reader, error) {
 	return p.replay(), nil
 }
 
-// guardPhase2 checks the counts of a phase-2 object of ccs: the number of
-// commitments, then (after δ in G1) the lengths of the slices PKK and Z,
-// (after δ in G2) one slice per commitment. No honest slice is longer than
-// the circuit's wires plus its domain size.
-func guardPhase2(ccs constraint.ConstraintSystem, r io.Reader) (io.Reader, error) {
-	skip, err := skipperOf(curveOf(ccs))
+// guardPhase2 checks the counts of a phase-2 object of a circuit of the
+// given shape: the number of commitments, then (after δ in G1) the lengths
+// of the slices PKK and Z, (after δ in G2) one slice per commitment. No
+// honest slice is longer than the circuit's wires plus its domain size.
+func guardPhase2(shape Phase2Shape, r io.Reader) (io.Reader, error) {
+	skip, err := skipperOf(shape.Curve)
 	if err != nil {
 		return nil, err
 	}
-	nbCommitments := len(ccs.GetCommitments().CommitmentIndexes())
-	bound := uint64(ccs.GetNbInternalVariables()+ccs.GetNbSecretVariables()+ccs.GetNbPublicVariables()) + DomainSize(ccs)
+	nbCommitments := shape.Commitments
+	bound := shape.MaxPoints
 	p := &prefixReader{r: r}
 	var count uint16
 	if err := readUint(p, &count); err != nil {

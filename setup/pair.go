@@ -69,11 +69,14 @@ func checkCircuit(ccs constraint.ConstraintSystem, vk groth16.VerifyingKey) erro
 	if vk.CurveID() != curveOf(ccs) {
 		return fmt.Errorf("setup: a %s verifying key for a circuit over %s", vk.CurveID(), curveOf(ccs))
 	}
-	if got, want := vk.NbPublicWitness(), ccs.GetNbPublicVariables()-1; got != want {
-		return fmt.Errorf("setup: the verifying key takes %d public inputs, the circuit has %d", got, want)
+	nbCommitments := len(ccs.GetCommitments().CommitmentIndexes())
+	if commitments != nbCommitments {
+		return fmt.Errorf("setup: the verifying key has %d commitment keys, the circuit %d commitments", commitments, nbCommitments)
 	}
-	if got, want := commitments, len(ccs.GetCommitments().CommitmentIndexes()); got != want {
-		return fmt.Errorf("setup: the verifying key has %d commitment keys, the circuit %d commitments", got, want)
+	// gnark's verifying key has a point per public input and per
+	// commitment (the commitment's hash joins the public inputs).
+	if got, want := vk.NbPublicWitness()-commitments, ccs.GetNbPublicVariables()-1; got != want {
+		return fmt.Errorf("setup: the verifying key takes %d public inputs, the circuit has %d", got, want)
 	}
 	return nil
 }
