@@ -13,8 +13,8 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
-	mpcbls12377 "github.com/consensys/gnark/backend/groth16/bls12-377/mpcsetup"
 	"github.com/consensys/gnark/backend/groth16"
+	mpcbls12377 "github.com/consensys/gnark/backend/groth16/bls12-377/mpcsetup"
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
