@@ -337,6 +337,11 @@ func writeFileAtomic(path string, write func(io.Writer) (int64, error)) (string,
 		os.Remove(f.Name())
 		return "", err
 	}
+	// Keys and transcripts are public; CreateTemp makes files private.
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
 		return "", err
