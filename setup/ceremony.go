@@ -107,25 +107,53 @@ func NewCeremony(dir, name string, curve ecc.ID, power int) (*CeremonyDir, Contr
 // OpenCeremony reads the ceremony directory dir.
 func OpenCeremony(dir string) (*CeremonyDir, error) {
 	c := &CeremonyDir{Dir: dir}
-	data, err := os.ReadFile(c.infoPath())
+	f, err := os.Open(c.infoPath())
 	if err != nil {
 		return nil, fmt.Errorf("setup: ceremony: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c.Info); err != nil {
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifestSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("setup: ceremony: %w", err)
+	}
+	if c.Info, err = ParseCeremonyInfo(data); err != nil {
 		return nil, fmt.Errorf("setup: ceremony: %s: %w", c.infoPath(), err)
 	}
-	if c.Info.Format != ceremonyFormat {
-		return nil, fmt.Errorf("setup: ceremony: format %q, want %q", c.Info.Format, ceremonyFormat)
-	}
-	if _, err := curveByName(c.Info.Curve); err != nil {
-		return nil, err
-	}
-	if c.Info.Power < 1 || c.Info.Power > maxDomainLog {
-		return nil, fmt.Errorf("setup: ceremony: power %d outside [1, %d]", c.Info.Power, maxDomainLog)
-	}
 	return c, nil
+}
+
+// ParseCeremonyInfo decodes ceremony.json and checks its fields' forms.
+func ParseCeremonyInfo(data []byte) (CeremonyInfo, error) {
+	var info CeremonyInfo
+	if len(data) > maxManifestSize {
+		return info, fmt.Errorf("larger than %d bytes", maxManifestSize)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&info); err != nil {
+		return info, err
+	}
+	if dec.More() {
+		return info, errors.New("trailing data")
+	}
+	if info.Format != ceremonyFormat {
+		return info, fmt.Errorf("format %q, want %q", info.Format, ceremonyFormat)
+	}
+	if _, err := curveByName(info.Curve); err != nil {
+		return info, err
+	}
+	if info.Power < 1 || info.Power > maxDomainLog {
+		return info, fmt.Errorf("power %d outside [1, %d]", info.Power, maxDomainLog)
+	}
+	if info.Commons != "" && !validDigest(info.Commons) {
+		return info, fmt.Errorf("commons digest %q", info.Commons)
+	}
+	if ci := info.Circuit; ci != nil {
+		if ci.Commitments < 0 || ci.Commitments > 255 || ci.MaxPoints > 1<<(maxDomainLog+4) {
+			return info, fmt.Errorf("circuit shape: %d commitments, %d points", ci.Commitments, ci.MaxPoints)
+		}
+	}
+	return info, nil
 }
 
 func (c *CeremonyDir) infoPath() string { return filepath.Join(c.Dir, "ceremony.json") }
@@ -194,14 +222,25 @@ func (c *CeremonyDir) files(phase int) ([]string, error) {
 
 func (c *CeremonyDir) beaconPath(phase int) string { return filepath.Join(c.phaseDir(phase), "beacon") }
 
+// maxBeaconSize bounds a beacon file (hex).
+const maxBeaconSize = 4096
+
 // Beacon returns the beacon of a phase, nil if none was set.
 func (c *CeremonyDir) Beacon(phase int) ([]byte, error) {
-	data, err := os.ReadFile(c.beaconPath(phase))
+	f, err := os.Open(c.beaconPath(phase))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("setup: ceremony: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxBeaconSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("setup: ceremony: %w", err)
+	}
+	if len(data) > maxBeaconSize {
+		return nil, fmt.Errorf("setup: ceremony: %s is larger than %d bytes", c.beaconPath(phase), maxBeaconSize)
 	}
 	b, err := hex.DecodeString(strings.TrimSpace(string(data)))
 	if err != nil || len(b) == 0 {
@@ -294,7 +333,15 @@ func (c *CeremonyDir) readTranscript(phase int, log io.Writer) ([]io.Reader, []s
 		readers []io.Reader
 		hashes  []string
 	)
+	limit := c.maxFileSize(phase)
 	for i, name := range names {
+		info, err := os.Stat(name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("setup: ceremony: %w", err)
+		}
+		if info.Size() > limit {
+			return nil, nil, fmt.Errorf("setup: ceremony: %s has %d bytes, more than any phase-%d object of this ceremony (%d)", name, info.Size(), phase, limit)
+		}
 		data, err := os.ReadFile(name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("setup: ceremony: %w", err)
@@ -313,6 +360,21 @@ func (c *CeremonyDir) readTranscript(phase int, log io.Writer) ([]io.Reader, []s
 		return nil, nil, fmt.Errorf("setup: ceremony: phase %d has no contribution", phase)
 	}
 	return readers, hashes, nil
+}
+
+// maxFileSize bounds the size of a phase's files before they are read
+// into memory: every point counted at the size of an uncompressed G2 point
+// (the largest encoding), so honest files are well under it.
+func (c *CeremonyDir) maxFileSize(phase int) int64 {
+	point := int64(128) // BN254 G2, uncompressed
+	if c.curve() != ecc.BN254 {
+		point = 192 // BLS12-377 G2 and BW6-761 G1 and G2, uncompressed
+	}
+	points := 5*int64(c.domain()) + 16
+	if phase == 2 && c.Info.Circuit != nil {
+		points = int64(c.Info.Circuit.MaxPoints)*int64(2+c.Info.Circuit.Commitments) + 16
+	}
+	return points*point + 1<<10
 }
 
 // VerifyPhase1 replays phase 1 from the files: every contribution's proof

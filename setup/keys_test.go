@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -412,4 +413,26 @@ func TestLoadOrSetupWithCommitment(t *testing.T) {
 			t.Fatalf("%s: %v", curve, err)
 		}
 	}
+}
+
+func FuzzParseCeremonyInfo(f *testing.F) {
+	f.Add([]byte(`{"format":"veriformer/ceremony/v1","name":"x","curve":"bn254","power":3}`))
+	f.Add([]byte(`{"format":"veriformer/ceremony/v1","name":"x","curve":"bw6_761","power":17,"circuit":{"hash":"ab","constraints":5,"commitments":1,"maxPoints":9}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		info, err := ParseCeremonyInfo(data)
+		if err != nil {
+			return
+		}
+		out, err := json.Marshal(&info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseCeremonyInfo(out)
+		if err != nil {
+			t.Fatalf("ceremony.json does not parse after a round trip: %v", err)
+		}
+		if !reflect.DeepEqual(info, back) {
+			t.Fatal("round trip changes ceremony.json")
+		}
+	})
 }

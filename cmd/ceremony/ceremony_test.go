@@ -208,6 +208,9 @@ func TestCeremony(t *testing.T) {
 			}
 			os.WriteFile(filepath.Join(d, "phase2", "0001.bin"), data, 0o644)
 		},
+		"oversized phase-2 file": func(d string) {
+			os.WriteFile(filepath.Join(d, "phase2", "0002.bin"), make([]byte, 10<<20), 0o644)
+		},
 		"another beacon": func(d string) {
 			os.WriteFile(filepath.Join(d, "phase1", "beacon"), []byte("5eed0003\n"), 0o644)
 		},
