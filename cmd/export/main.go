@@ -3,7 +3,9 @@
 // the wrapper of the aggregated shape (--shape aggregated, which also sets
 // up or loads the segment and aggregator keys the model id is made of) —
 // and writes its Solidity verifier, the InferenceRegistry, their ABIs and
-// bytecode; with --rpc-url it deploys them.
+// bytecode; with --rpc-url it deploys them. The verifying key is checked
+// against the digest its manifest recorded at setup before anything is
+// written; --ceremony-keys accepts only keys sealed by cmd/ceremony.
 package main
 
 import (
