@@ -20,6 +20,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +34,9 @@ func main() {
 	// gnark's own debug lines would interleave with the progress output.
 	logger.Set(zerolog.Nop())
 	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
 		fmt.Fprintln(os.Stderr, "ceremony:", err)
 		os.Exit(1)
 	}
