@@ -76,6 +76,23 @@
 // randomness secret; the beacons are public randomness fixed after the
 // last contribution.
 //
+// # Ceremony directories
+//
+// cmd/ceremony keeps a ceremony as files ([NewCeremony], [OpenCeremony]):
+// ceremony.json ([CeremonyInfo]), phase1/0000.bin, 0001.bin, … and
+// phase2/0000.bin, … (the initial objects and the contributions, in order),
+// one beacon file per phase, and phase1/commons.bin, the sealed phase 1
+// (gnark's SrsCommons: the KZG SRS for BLS12-377). A contribution's hash is
+// the SHA-256 of its file, the challenge the next contribution signs.
+// [CeremonyDir.Contribute] adds one, [CeremonyDir.SetBeacon] closes a phase,
+// [CeremonyDir.VerifyPhase1] and [CeremonyDir.VerifyPhase2] replay the
+// transcript from the files and print every hash, [CeremonyDir.Seal] stores
+// the keys with a manifest of kind [Ceremony] recording the transcript
+// ([Transcript]). Contributions use the operating system's randomness,
+// mixed with a contributor's own entropy when given (HMAC-SHA256 keyed by
+// it, see entropy.go): gnark's Contribute reads crypto/rand.Reader, which
+// is replaced for the time of one contribution.
+//
 // gnark's decoders size buffers from counts read off the stream; every
 // ceremony object is first read by a guard that compares those counts with
 // what the domain size or the circuit allows, so a few hostile bytes cannot
