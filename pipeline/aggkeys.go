@@ -11,6 +11,7 @@ import (
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/statement"
 )
 
@@ -20,7 +21,7 @@ type AggregatedKeys struct {
 	Layout   *circuits.Layout
 	Segments []inference.Segment
 	// Segment holds the BLS12-377 keys of each segment circuit.
-	Segment []*recursion.Keys
+	Segment []*setup.Keys
 	// Graph is the direct-shape model id (statement.ModelID) as the
 	// BLS12-377 element the segment keys are hashed with.
 	Graph bls12377fr.Element
@@ -30,7 +31,7 @@ type AggregatedKeys struct {
 	ModelID, FinalModelID *big.Int
 	// Aggregator holds the BW6-761 keys; Wrapper the BN254 keys (nil
 	// unless they were asked for).
-	Aggregator, Wrapper *recursion.Keys
+	Aggregator, Wrapper *setup.Keys
 	// Constraint counts: all segment circuits together, the aggregator,
 	// the wrapper (0 when its keys were not asked for).
 	SegmentConstraints, AggregatorConstraints, WrapperConstraints int
@@ -48,13 +49,7 @@ func VerifyingKeysAggregated(opts AggregatedOptions, promptLen, outputLen int) (
 		return nil, err
 	}
 	r := &runner{opts: &opts.Options, report: &Report{}}
-	return r.setupAggregated(&opts, promptLen, outputLen, func(ccs constraint.ConstraintSystem, dir string) (*recursion.Keys, error) {
-		vk, err := recursion.LoadOrSetupVK(ccs, dir)
-		if err != nil {
-			return nil, err
-		}
-		return &recursion.Keys{CCS: ccs, VK: vk}, nil
-	})
+	return r.setupAggregated(&opts, promptLen, outputLen, setup.LoadOrSetupVK)
 }
 
 // segmentVKs lists the segments' verifying keys, in segment order.
@@ -67,8 +62,18 @@ func (k *AggregatedKeys) segmentVKs() []groth16.VerifyingKey {
 }
 
 // keyLoader fetches or makes the keys of a compiled circuit in a cache
-// directory.
-type keyLoader func(ccs constraint.ConstraintSystem, dir string) (*recursion.Keys, error)
+// directory, checked against their manifest and logged through the options.
+type keyLoader func(ccs constraint.ConstraintSystem, dir string, opts ...setup.Option) (*setup.Keys, error)
+
+// keyOptions are the options of every key load of a run: its log, and the
+// kind of keys it accepts.
+func (r *runner) keyOptions() []setup.Option {
+	opts := []setup.Option{setup.WithLog(r.opts.Log)}
+	if r.opts.KeyKind != "" {
+		opts = append(opts, setup.WithKind(r.opts.KeyKind))
+	}
+	return opts
+}
 
 // defaults fills in the model, segment size and cache directory.
 func (opts *AggregatedOptions) defaults() error {
@@ -107,7 +112,7 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 				return "", fmt.Errorf("segment %d: %w", i, err)
 			}
 			r.logf("  segment %d of %d (blocks %d–%d): %d R1CS constraints", i+1, len(k.Segments), seg.From, seg.To-1, ccs.GetNbConstraints())
-			keys, err := load(ccs, opts.CacheDir)
+			keys, err := load(ccs, opts.CacheDir, r.keyOptions()...)
 			if err != nil {
 				return "", fmt.Errorf("segment %d: %w", i, err)
 			}
@@ -132,7 +137,7 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 			return "", err
 		}
 		k.AggregatorConstraints = ccs.GetNbConstraints()
-		if k.Aggregator, err = load(ccs, opts.CacheDir); err != nil {
+		if k.Aggregator, err = load(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
 			return "", err
 		}
 		if k.FinalModelID, err = recursion.FinalModelID(k.Aggregator.VK, k.ModelID); err != nil {
@@ -151,7 +156,7 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 			return "", err
 		}
 		k.WrapperConstraints = ccs.GetNbConstraints()
-		k.Wrapper, err = load(ccs, opts.CacheDir)
+		k.Wrapper, err = load(ccs, opts.CacheDir, r.keyOptions()...)
 		return fmt.Sprintf("BN254, %d R1CS constraints", k.WrapperConstraints), err
 	}); err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/statement"
 )
 
@@ -63,7 +64,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 		return nil, err
 	}
 	r.generated(rep.Output)
-	keys, err := r.setupAggregated(&opts, len(opts.Prompt), len(rep.Output), recursion.LoadOrSetupKeys)
+	keys, err := r.setupAggregated(&opts, len(opts.Prompt), len(rep.Output), setup.LoadOrSetup)
 	if err != nil {
 		return nil, err
 	}

@@ -13,16 +13,16 @@ import (
 
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/inference"
-	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/setup"
 )
 
 // keyCacheDir returns dir, or the default key cache directory
-// (recursion.DefaultCacheDir) when dir is "".
+// (setup.DefaultCacheDir) when dir is "".
 func keyCacheDir(dir string) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}
-	return recursion.DefaultCacheDir()
+	return setup.DefaultCacheDir()
 }
 
 // compileDirect compiles the direct-shape circuit of a layout (BN254).

@@ -17,7 +17,7 @@ import (
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/model"
-	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/solidity"
 	"github.com/veriformer/veriformer/statement"
 )
@@ -30,8 +30,11 @@ type Options struct {
 	Prompt []int
 	Tokens int
 	// CacheDir holds proving and verifying keys by circuit hash ("" for
-	// the default, see recursion.DefaultCacheDir).
+	// the default, see setup.DefaultCacheDir).
 	CacheDir string
+	// KeyKind, when set, accepts only keys of that kind (setup.Ceremony:
+	// no development keys, no development setup).
+	KeyKind setup.Kind
 	// Chain runs the on-chain check on go-ethereum's simulated chain.
 	Chain bool
 	// Log receives progress lines (nil for none).
@@ -215,12 +218,12 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	if err := r.stage("keys (setup or cache)", func() (string, error) {
-		hash, err := recursion.CircuitHash(ccs)
+		keys, err := setup.LoadOrSetup(ccs, opts.CacheDir, r.keyOptions()...)
 		if err != nil {
 			return "", err
 		}
-		pk, vk, err = recursion.LoadOrSetup(ccs, opts.CacheDir)
-		return "circuit " + hash[:16] + ", cache " + opts.CacheDir, err
+		pk, vk = keys.PK, keys.VK
+		return fmt.Sprintf("%s keys, circuit %.16s, cache %s", keys.Manifest.Kind, keys.Manifest.Circuit, opts.CacheDir), nil
 	}); err != nil {
 		return nil, err
 	}

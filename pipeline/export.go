@@ -6,34 +6,35 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark-crypto/ecc"
 
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/model"
-	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/solidity"
 	"github.com/veriformer/veriformer/statement"
 )
 
 // VerifyingKeyDirect compiles the direct circuit of m for the given prompt
-// and output lengths and returns its verifying key and size: read from the
-// cache (the proving key is not read), or set up (development only) and
-// stored with the proving key.
-func VerifyingKeyDirect(m *model.Model, promptLen, outputLen int, cacheDir string) (groth16.VerifyingKey, int, error) {
+// and output lengths and returns its keys without the proving key: the
+// verifying key read from the cache and checked against the digests of its
+// manifest (the proving key file is hashed, not decoded), or set up
+// (development only) and stored with the proving key. opts go to
+// setup.LoadOrSetupVK (the log, the kind of keys accepted).
+func VerifyingKeyDirect(m *model.Model, promptLen, outputLen int, cacheDir string, opts ...setup.Option) (*setup.Keys, error) {
 	cacheDir, err := keyCacheDir(cacheDir)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	layout, err := circuits.NewLayout(m, promptLen, outputLen)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	ccs, err := compileDirect(layout)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	vk, err := recursion.LoadOrSetupVK(ccs, cacheDir)
-	return vk, ccs.GetNbConstraints(), err
+	return setup.LoadOrSetupVK(ccs, cacheDir, opts...)
 }
 
 // Export writes the Solidity verifier of a final BN254 verifying key (the
@@ -42,11 +43,21 @@ func VerifyingKeyDirect(m *model.Model, promptLen, outputLen int, cacheDir strin
 // code, hex) and deploy.md (how to deploy a registry that accepts the
 // model id id: statement.ModelID for the direct shape,
 // AggregatedKeys.FinalModelID for the aggregated one).
-func Export(ctx context.Context, vk groth16.VerifyingKey, id *big.Int, dir string) (*solidity.Contracts, error) {
+//
+// Before anything is written the keys are checked (setup.Keys.Check): a
+// BN254 verifying key with the digest its manifest recorded at setup, for
+// the circuit keys.CCS; a key that was swapped or changed is refused.
+func Export(ctx context.Context, keys *setup.Keys, id *big.Int, dir string) (*solidity.Contracts, error) {
 	if id == nil || id.Sign() < 0 || id.BitLen() > statement.ModelIDBits {
 		return nil, fmt.Errorf("pipeline: export: the model id must be a %d-bit integer", statement.ModelIDBits)
 	}
-	contracts, err := solidity.CompileContracts(ctx, vk)
+	if err := keys.Check(); err != nil {
+		return nil, fmt.Errorf("pipeline: export: %w", err)
+	}
+	if keys.VK.CurveID() != ecc.BN254 {
+		return nil, fmt.Errorf("pipeline: export: a %s verifying key; the final circuit is over BN254", keys.VK.CurveID())
+	}
+	contracts, err := solidity.CompileContracts(ctx, keys.VK)
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
-	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
+
+	"github.com/veriformer/veriformer/setup"
 )
 
 // statementCircuit has the three public inputs of every final circuit.
@@ -38,13 +40,13 @@ func TestExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, vk, err := groth16.Setup(ccs)
+	keys, err := setup.LoadOrSetupVK(ccs, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "export")
 	id := new(big.Int).Lsh(big.NewInt(0xabcdef), 200)
-	contracts, err := Export(ctx, vk, id, dir)
+	contracts, err := Export(ctx, keys, id, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +81,81 @@ func TestExport(t *testing.T) {
 		t.Error("deploy.md does not name the model id")
 	}
 	for _, bad := range []*big.Int{nil, big.NewInt(-1), new(big.Int).Lsh(big.NewInt(1), 250)} {
-		if _, err := Export(ctx, vk, bad, t.TempDir()); err == nil {
+		if _, err := Export(ctx, keys, bad, t.TempDir()); err == nil {
 			t.Errorf("Export accepts the model id %v", bad)
 		}
+	}
+}
+
+// otherStatementCircuit has the same public inputs as statementCircuit and
+// another relation.
+type otherStatementCircuit struct {
+	ModelID, InputDigest, OutputDigest frontend.Variable `gnark:",public"`
+	Secret                             frontend.Variable
+}
+
+func (c *otherStatementCircuit) Define(api frontend.API) error {
+	api.AssertIsEqual(api.Mul(c.Secret, c.Secret, c.Secret), api.Add(c.ModelID, c.InputDigest, c.OutputDigest))
+	return nil
+}
+
+// TestExportRefusesSwappedKey checks that export never deploys a verifying
+// key other than the one set up for the circuit: not another circuit's key
+// put in the cache under this circuit's name, nor one handed to Export.
+func TestExportRefusesSwappedKey(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	compile := func(c frontend.Circuit) constraint.ConstraintSystem {
+		ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ccs
+	}
+	ccs, otherCCS := compile(&statementCircuit{}), compile(&otherStatementCircuit{})
+	cache := t.TempDir()
+	keys, err := setup.LoadOrSetupVK(ccs, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := setup.LoadOrSetupVK(otherCCS, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := big.NewInt(1)
+
+	// Handed the other circuit's key with this circuit's manifest.
+	swapped := *keys
+	swapped.VK = other.VK
+	out := filepath.Join(t.TempDir(), "export")
+	if _, err := Export(ctx, &swapped, id, out); err == nil {
+		t.Fatal("Export accepts another circuit's verifying key")
+	} else {
+		t.Log(err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatal("a refused export wrote files")
+	}
+
+	// The other circuit's key file copied over this circuit's in the cache.
+	hash, err := setup.CircuitHash(ccs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherHash, err := setup.CircuitHash(otherCCS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(cache, otherHash+".vk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cache, hash+".vk"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setup.LoadOrSetupVK(ccs, cache); err == nil {
+		t.Fatal("the swapped verifying key is loaded for export")
+	} else {
+		t.Log(err)
 	}
 }

@@ -90,21 +90,10 @@
 //
 // # Keys
 //
-// [LoadOrSetup] looks the keys of a compiled circuit up in a cache
-// directory ([DefaultCacheDir]: $VERIFORMER_CACHE, else .cache/keys under
-// the module root) by [CircuitHash], the SHA-256 of a format tag, the gnark
-// version, the field and the constraint system's serialization; when they
-// are missing it runs groth16.Setup — DEVELOPMENT ONLY, logged as such —
-// and stores them atomically. Production keys come from the MPC ceremony
-// (gnark's backend/groth16/<curve>/mpcsetup for BN254, BW6-761 and
-// BLS12-377), exchanged as files:
-//
-//	Phase1Init → Phase1Contribute × m → Phase1Seal(beacon₁) → SRS commons
-//	Phase2Init(ccs, commons) → Phase2Contribute × n → Phase2Seal(beacon₂) → (pk, vk)
-//	StoreKeys(ccs, dir, pk, vk)
-//
-// The keys are sound if one participant of each phase destroyed their
-// randomness.
+// The aggregator's and the wrapper's keys, like the segments', are loaded,
+// checked against their digests and cached by package setup
+// ([setup.LoadOrSetup]); production keys come from its MPC ceremony
+// (cmd/ceremony). [Keys] is setup's type.
 //
 // # Tests and build tag
 //

@@ -15,6 +15,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
+	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/statement"
 )
 
@@ -104,12 +105,9 @@ func publicWitness(field *big.Int, values ...bls12377fr.Element) (witness.Witnes
 	return w, nil
 }
 
-// Keys is a compiled outer circuit with its Groth16 keys.
-type Keys struct {
-	CCS constraint.ConstraintSystem
-	PK  groth16.ProvingKey
-	VK  groth16.VerifyingKey
-}
+// Keys is a compiled outer circuit with its Groth16 keys, as package setup
+// loads, checks and caches them ([setup.LoadOrSetup]).
+type Keys = setup.Keys
 
 // CompileAggregator compiles the aggregator of arity k for segments of the
 // given shape.
@@ -143,16 +141,6 @@ func CompileWrapper(nbCommitments int) (constraint.ConstraintSystem, error) {
 // compiled aggregator — the wrapper's shape parameter.
 func AggregatorCommitments(ccs constraint.ConstraintSystem) int {
 	return len(ccs.GetCommitments().CommitmentIndexes())
-}
-
-// LoadOrSetupKeys compiles nothing: it fetches or makes the keys of ccs in
-// the cache directory dir ([LoadOrSetup]) and bundles them.
-func LoadOrSetupKeys(ccs constraint.ConstraintSystem, dir string) (*Keys, error) {
-	pk, vk, err := LoadOrSetup(ccs, dir)
-	if err != nil {
-		return nil, err
-	}
-	return &Keys{CCS: ccs, PK: pk, VK: vk}, nil
 }
 
 // CheckSegments checks natively what the aggregator checks in-circuit: every

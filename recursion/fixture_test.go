@@ -12,6 +12,8 @@ import (
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
+
+	"github.com/veriformer/veriformer/setup"
 )
 
 // toySegment follows the segment contract: five public inputs in order, a
@@ -185,11 +187,11 @@ func buildFixture() (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := DefaultCacheDir()
+	dir, err := setup.DefaultCacheDir()
 	if err != nil {
 		return nil, err
 	}
-	if f.aggregator2, err = LoadOrSetupKeys(ccs, dir); err != nil {
+	if f.aggregator2, err = setup.LoadOrSetup(ccs, dir); err != nil {
 		return nil, err
 	}
 	return f, nil

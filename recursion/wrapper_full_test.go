@@ -11,6 +11,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
+
+	"github.com/veriformer/veriformer/setup"
 )
 
 // The tests of this file compile, solve, set up, prove and verify the BN254
@@ -89,12 +91,12 @@ func TestWrapperProve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := DefaultCacheDir()
+	dir, err := setup.DefaultCacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	keys, err := LoadOrSetupKeys(ccs, dir)
+	keys, err := setup.LoadOrSetup(ccs, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

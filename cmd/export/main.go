@@ -3,7 +3,9 @@
 // the wrapper of the aggregated shape (--shape aggregated, which also sets
 // up or loads the segment and aggregator keys the model id is made of) —
 // and writes its Solidity verifier, the InferenceRegistry, their ABIs and
-// bytecode; with --rpc-url it deploys them.
+// bytecode; with --rpc-url it deploys them. The verifying key is checked
+// against the digest its manifest recorded at setup before anything is
+// written; --ceremony-keys accepts only keys sealed by cmd/ceremony.
 package main
 
 import (
@@ -15,13 +17,13 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/logger"
 	"github.com/rs/zerolog"
 
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/pipeline"
+	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/solidity"
 	"github.com/veriformer/veriformer/statement"
 )
@@ -38,6 +40,7 @@ var (
 	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (the BN254 wrapper over BLS12-377 segments and a BW6-761 aggregator; its first setup takes about 40 minutes and 14 GB)")
 	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
 	bosFlag      = flag.String("bos", "auto", "beginning-of-sequence rule of the model's tokenizer, part of the model id: auto, on or off, as for prove")
+	ceremonyFlag = flag.Bool("ceremony-keys", false, "accept only keys sealed by a ceremony (cmd/ceremony seal): refuse development keys and never run a development setup")
 )
 
 func main() {
@@ -72,40 +75,48 @@ func run(ctx context.Context) error {
 	} else if bos == tokenizer.BOSOn {
 		return errors.New("--bos on: the built-in model's byte tokenizer has no beginning-of-sequence token")
 	}
+	var kind setup.Kind
+	if *ceremonyFlag {
+		kind = setup.Ceremony
+	}
 	var (
-		vk groth16.VerifyingKey
-		id *big.Int
+		keys *setup.Keys
+		id   *big.Int
 	)
 	switch *shapeFlag {
 	case "direct":
 		fmt.Printf("setting up or loading the keys of the circuit for %d prompt and %d generated tokens …\n", *promptFlag, *tokensFlag)
-		var constraints int
+		opts := []setup.Option{setup.WithLog(os.Stdout)}
+		if kind != "" {
+			opts = append(opts, setup.WithKind(kind))
+		}
 		var err error
-		if vk, constraints, err = pipeline.VerifyingKeyDirect(m, *promptFlag, *tokensFlag, *cacheFlag); err != nil {
+		if keys, err = pipeline.VerifyingKeyDirect(m, *promptFlag, *tokensFlag, *cacheFlag, opts...); err != nil {
 			return err
 		}
 		id = statement.ModelID(m)
-		fmt.Printf("circuit of %d R1CS constraints\n", constraints)
+		fmt.Printf("circuit of %d R1CS constraints\n", keys.CCS.GetNbConstraints())
 	case "aggregated":
 		if *segmentFlag < 1 {
 			return errors.New("--segment-size must be at least 1")
 		}
 		fmt.Printf("setting up or loading the keys of the aggregated shape for %d prompt and %d generated tokens …\n", *promptFlag, *tokensFlag)
-		keys, err := pipeline.VerifyingKeysAggregated(pipeline.AggregatedOptions{
-			Options:     pipeline.Options{Model: m, CacheDir: *cacheFlag, Log: os.Stdout},
+		agg, err := pipeline.VerifyingKeysAggregated(pipeline.AggregatedOptions{
+			Options:     pipeline.Options{Model: m, CacheDir: *cacheFlag, Log: os.Stdout, KeyKind: kind},
 			SegmentSize: *segmentFlag,
 			Wrap:        true,
 		}, *promptFlag, *tokensFlag)
 		if err != nil {
 			return err
 		}
-		vk, id = keys.Wrapper.VK, keys.FinalModelID
-		fmt.Printf("%d segment circuits (%d R1CS constraints), aggregator %d, wrapper %d\n", len(keys.Segments), keys.SegmentConstraints, keys.AggregatorConstraints, keys.WrapperConstraints)
+		keys, id = agg.Wrapper, agg.FinalModelID
+		fmt.Printf("%d segment circuits (%d R1CS constraints), aggregator %d, wrapper %d\n", len(agg.Segments), agg.SegmentConstraints, agg.AggregatorConstraints, agg.WrapperConstraints)
 	default:
 		return fmt.Errorf("--shape %q: want direct or aggregated", *shapeFlag)
 	}
+	fmt.Printf("%s keys, verifying key %s\n", keys.Manifest.Kind, keys.Manifest.VerifyingKey)
 	fmt.Printf("model id %#x\n", id)
-	contracts, err := pipeline.Export(ctx, vk, id, *outFlag)
+	contracts, err := pipeline.Export(ctx, keys, id, *outFlag)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/pipeline"
+	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/solidity"
 )
 
@@ -39,6 +40,7 @@ var (
 	passwordFlag = flag.String("password", "", "file holding the keystore password")
 	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (BLS12-377 segments, BW6-761 aggregation, BN254 wrapper)")
 	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
+	ceremonyFlag = flag.Bool("ceremony-keys", false, "accept only keys sealed by a ceremony (cmd/ceremony seal): refuse development keys and never run a development setup")
 	wrapFlag     = flag.Bool("wrap", false, "aggregated shape: prove the BN254 wrapper (its first setup takes about 40 minutes and 14 GB) instead of checking it with gnark's test engine")
 	bosFlag      = flag.String("bos", "auto", "beginning-of-sequence token before the prompt: auto (as tokenizer_config.json or tokenizer.json say; none for GPT-2), on, off; part of the model id")
 )
@@ -87,6 +89,9 @@ func run(ctx context.Context) error {
 				fmt.Printf("  output: %q (tokens %v)\n", text, output)
 			}
 		}}
+	if *ceremonyFlag {
+		opts.KeyKind = setup.Ceremony
+	}
 	var rep *pipeline.Report
 	if *shapeFlag == "direct" {
 		rep, err = pipeline.RunDirect(ctx, opts)

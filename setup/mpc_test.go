@@ -1,4 +1,4 @@
-package recursion
+package setup
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func runCeremony(t *testing.T, curve ecc.ID, ccs constraint.ConstraintSystem) *c
 	}
 	for range 2 {
 		var next bytes.Buffer
-		if err := Phase1Contribute(curve, run.n, bytes.NewReader(prev.Bytes()), &next); err != nil {
+		if err := Phase1Contribute(curve, run.n, bytes.NewReader(prev.Bytes()), &next, []byte("a contributor's own entropy")); err != nil {
 			t.Fatal(err)
 		}
 		run.phase1 = append(run.phase1, next.Bytes())
@@ -46,7 +46,7 @@ func runCeremony(t *testing.T, curve ecc.ID, ccs constraint.ConstraintSystem) *c
 	}
 	for range 2 {
 		var next bytes.Buffer
-		if err := Phase2Contribute(ccs, bytes.NewReader(prev.Bytes()), &next); err != nil {
+		if err := Phase2Contribute(ShapeOf(ccs), bytes.NewReader(prev.Bytes()), &next, nil); err != nil {
 			t.Fatal(err)
 		}
 		run.phase2 = append(run.phase2, next.Bytes())
@@ -76,21 +76,14 @@ func TestMPC(t *testing.T) {
 
 			// Sealed keys go into the cache, where LoadOrSetup finds them.
 			dir := t.TempDir()
-			if err := StoreKeys(ccs, dir, pk, vk); err != nil {
+			if _, err := Store(ccs, dir, pk, vk, Manifest{Kind: Ceremony, Ceremony: &Transcript{}}); err != nil {
 				t.Fatal(err)
 			}
-			_, cached, err := LoadOrSetup(ccs, dir)
+			cached, err := LoadOrSetup(ccs, dir, WithKind(Ceremony))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var a, b bytes.Buffer
-			if _, err := vk.WriteTo(&a); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := cached.WriteTo(&b); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			if !bytes.Equal(vkBytes(t, vk), vkBytes(t, cached.VK)) {
 				t.Fatal("LoadOrSetup did not return the ceremony's keys")
 			}
 
@@ -133,10 +126,10 @@ func TestMPCErrors(t *testing.T) {
 	if err := Phase1Init(ecc.BN254, 2, &p1); err != nil {
 		t.Fatal(err)
 	}
-	if err := Phase1Contribute(ecc.BN254, 4, bytes.NewReader(p1.Bytes()), &c1); err == nil {
+	if err := Phase1Contribute(ecc.BN254, 4, bytes.NewReader(p1.Bytes()), &c1, nil); err == nil {
 		t.Error("contribution to a phase 1 of another domain size")
 	}
-	if err := Phase1Contribute(ecc.BN254, 2, &p1, &c1); err != nil {
+	if err := Phase1Contribute(ecc.BN254, 2, &p1, &c1, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := Phase1Seal(ecc.BN254, 2, []byte("b"), []io.Reader{&c1}, &commons); err != nil {
@@ -158,7 +151,7 @@ func FuzzPhase1Contribute(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out bytes.Buffer
-		_ = Phase1Contribute(ecc.BN254, 2, bytes.NewReader(data), &out)
+		_ = Phase1Contribute(ecc.BN254, 2, bytes.NewReader(data), &out, nil)
 	})
 }
 
@@ -170,7 +163,7 @@ func FuzzPhase2Contribute(f *testing.F) {
 	if err := Phase1Init(ecc.BN254, n, &p1); err != nil {
 		f.Fatal(err)
 	}
-	if err := Phase1Contribute(ecc.BN254, n, &p1, &c1); err != nil {
+	if err := Phase1Contribute(ecc.BN254, n, &p1, &c1, nil); err != nil {
 		f.Fatal(err)
 	}
 	if err := Phase1Seal(ecc.BN254, n, []byte("b"), []io.Reader{&c1}, &commons); err != nil {
@@ -183,6 +176,6 @@ func FuzzPhase2Contribute(f *testing.F) {
 	f.Add([]byte{0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out bytes.Buffer
-		_ = Phase2Contribute(ccs, bytes.NewReader(data), &out)
+		_ = Phase2Contribute(ShapeOf(ccs), bytes.NewReader(data), &out, nil)
 	})
 }

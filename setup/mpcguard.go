@@ -1,4 +1,4 @@
-package recursion
+package setup
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
 	"github.com/consensys/gnark-crypto/ecc/bn254"
 	bw6761 "github.com/consensys/gnark-crypto/ecc/bw6-761"
-	"github.com/consensys/gnark/constraint"
 )
 
 // gnark's ceremony decoders size their buffers from counts read off the
@@ -97,18 +96,18 @@ func guardPhase1(curve ecc.ID, n uint64, r io.Reader) (io.Reader, error) {
 	p := &prefixReader{r: r}
 	for i := range 3 {
 		if err := skip.g1(p); err != nil {
-			return nil, fmt.Errorf("recursion: mpc: phase 1 update proof %d: %w", i, err)
+			return nil, fmt.Errorf("setup: mpc: phase 1 update proof %d: %w", i, err)
 		}
 		if err := skip.g2(p); err != nil {
-			return nil, fmt.Errorf("recursion: mpc: phase 1 update proof %d: %w", i, err)
+			return nil, fmt.Errorf("setup: mpc: phase 1 update proof %d: %w", i, err)
 		}
 	}
 	var got uint64
 	if err := readUint(p, &got); err != nil {
-		return nil, fmt.Errorf("recursion: mpc: phase 1 domain size: %w", err)
+		return nil, fmt.Errorf("setup: mpc: phase 1 domain size: %w", err)
 	}
 	if got != n {
-		return nil, fmt.Errorf("recursion: mpc: phase 1 object of domain size %d, want %d", got, n)
+		return nil, fmt.Errorf("setup: mpc: phase 1 object of domain size %d, want %d", got, n)
 	}
 	return p.replay(), nil
 }
@@ -119,50 +118,50 @@ func guardCommons(n uint64, r io.Reader) (io.Reader, error) {
 	p := &prefixReader{r: r}
 	var got uint64
 	if err := readUint(p, &got); err != nil {
-		return nil, fmt.Errorf("recursion: mpc: commons domain size: %w", err)
+		return nil, fmt.Errorf("setup: mpc: commons domain size: %w", err)
 	}
 	if got != n {
-		return nil, fmt.Errorf("recursion: mpc: commons of domain size %d, the circuit needs %d", got, n)
+		return nil, fmt.Errorf("setup: mpc: commons of domain size %d, the circuit needs %d", got, n)
 	}
 	return p.replay(), nil
 }
 
-// guardPhase2 checks the counts of a phase-2 object of ccs: the number of
-// commitments, then (after δ in G1) the lengths of the slices PKK and Z,
-// (after δ in G2) one slice per commitment. No honest slice is longer than
-// the circuit's wires plus its domain size.
-func guardPhase2(ccs constraint.ConstraintSystem, r io.Reader) (io.Reader, error) {
-	skip, err := skipperOf(curveOf(ccs))
+// guardPhase2 checks the counts of a phase-2 object of a circuit of the
+// given shape: the number of commitments, then (after δ in G1) the lengths
+// of the slices PKK and Z, (after δ in G2) one slice per commitment. No
+// honest slice is longer than the circuit's wires plus its domain size.
+func guardPhase2(shape Phase2Shape, r io.Reader) (io.Reader, error) {
+	skip, err := skipperOf(shape.Curve)
 	if err != nil {
 		return nil, err
 	}
-	nbCommitments := len(ccs.GetCommitments().CommitmentIndexes())
-	bound := uint64(ccs.GetNbInternalVariables()+ccs.GetNbSecretVariables()+ccs.GetNbPublicVariables()) + DomainSize(ccs)
+	nbCommitments := shape.Commitments
+	bound := shape.MaxPoints
 	p := &prefixReader{r: r}
 	var count uint16
 	if err := readUint(p, &count); err != nil {
-		return nil, fmt.Errorf("recursion: mpc: phase 2 commitments: %w", err)
+		return nil, fmt.Errorf("setup: mpc: phase 2 commitments: %w", err)
 	}
 	if int(count) != nbCommitments {
-		return nil, fmt.Errorf("recursion: mpc: phase 2 object with %d commitments, the circuit has %d", count, nbCommitments)
+		return nil, fmt.Errorf("setup: mpc: phase 2 object with %d commitments, the circuit has %d", count, nbCommitments)
 	}
 	slice := func(name string) error {
 		var length uint32
 		if err := readUint(p, &length); err != nil {
-			return fmt.Errorf("recursion: mpc: phase 2 %s length: %w", name, err)
+			return fmt.Errorf("setup: mpc: phase 2 %s length: %w", name, err)
 		}
 		if uint64(length) > bound {
-			return fmt.Errorf("recursion: mpc: phase 2 %s of %d points, at most %d for this circuit", name, length, bound)
+			return fmt.Errorf("setup: mpc: phase 2 %s of %d points, at most %d for this circuit", name, length, bound)
 		}
 		for i := range length {
 			if err := skip.g1(p); err != nil {
-				return fmt.Errorf("recursion: mpc: phase 2 %s point %d: %w", name, i, err)
+				return fmt.Errorf("setup: mpc: phase 2 %s point %d: %w", name, i, err)
 			}
 		}
 		return nil
 	}
 	if err := skip.g1(p); err != nil {
-		return nil, fmt.Errorf("recursion: mpc: phase 2 δ: %w", err)
+		return nil, fmt.Errorf("setup: mpc: phase 2 δ: %w", err)
 	}
 	if err := slice("PKK"); err != nil {
 		return nil, err
@@ -171,7 +170,7 @@ func guardPhase2(ccs constraint.ConstraintSystem, r io.Reader) (io.Reader, error
 		return nil, err
 	}
 	if err := skip.g2(p); err != nil {
-		return nil, fmt.Errorf("recursion: mpc: phase 2 δ: %w", err)
+		return nil, fmt.Errorf("setup: mpc: phase 2 δ: %w", err)
 	}
 	for i := range nbCommitments {
 		if err := slice(fmt.Sprintf("commitment key %d", i)); err != nil {

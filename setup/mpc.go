@@ -1,4 +1,4 @@
-package recursion
+package setup
 
 import (
 	"errors"
@@ -16,24 +16,6 @@ import (
 	csbw6761 "github.com/consensys/gnark/constraint/bw6-761"
 )
 
-// The MPC ceremony wraps gnark's two-phase Groth16 ceremony
-// (backend/groth16/<curve>/mpcsetup) for BN254 (wrapper), BW6-761
-// (aggregator) and BLS12-377 (segments). Every object travels as gnark's
-// serialization, so participants exchange files:
-//
-//	Phase1Init(curve, N, w)                      coordinator
-//	Phase1Contribute(curve, N, r, w)             each participant, in turn
-//	Phase1Seal(curve, N, beacon₁, [c₁…c_m], w)   anyone: verifies the chain, writes the SRS commons
-//	Phase2Init(ccs, commons, w)                  coordinator, per circuit
-//	Phase2Contribute(ccs, r, w)                  each participant, in turn
-//	Phase2Seal(ccs, commons, beacon₂, [d₁…d_n])  anyone: verifies the chain, returns the keys
-//	StoreKeys(ccs, dir, pk, vk)                  puts them where LoadOrSetup finds them
-//
-// N is a power of two at least the number of constraints ([DomainSize]).
-// The keys are sound if one participant of each phase kept their
-// randomness secret; the beacons are public randomness fixed after the last
-// contribution.
-
 // DomainSize returns the phase-1 domain size for ccs: the number of its
 // constraints rounded up to a power of two, at least 2.
 func DomainSize(ccs constraint.ConstraintSystem) uint64 {
@@ -47,7 +29,7 @@ const maxDomainLog = 28
 // the first power of τ) to 2²⁸.
 func checkDomain(n uint64) error {
 	if n < 2 || n&(n-1) != 0 || n > 1<<maxDomainLog {
-		return fmt.Errorf("recursion: mpc: domain size %d is not a power of two in [2, 2^%d]", n, maxDomainLog)
+		return fmt.Errorf("setup: mpc: domain size %d is not a power of two in [2, 2^%d]", n, maxDomainLog)
 	}
 	return nil
 }
@@ -62,7 +44,7 @@ func curveOf(ccs constraint.ConstraintSystem) ecc.ID {
 	return ecc.UNKNOWN
 }
 
-var errMPCCurve = errors.New("recursion: mpc: curve must be BN254, BLS12-377 or BW6-761")
+var errMPCCurve = errors.New("setup: mpc: curve must be BN254, BLS12-377 or BW6-761")
 
 // serialized is what every ceremony object is.
 type serialized interface {
@@ -87,14 +69,16 @@ func Phase1Init(curve ecc.ID, n uint64, w io.Writer) error {
 		return errMPCCurve
 	}
 	if _, err := p.WriteTo(w); err != nil {
-		return fmt.Errorf("recursion: mpc: write phase 1: %w", err)
+		return fmt.Errorf("setup: mpc: write phase 1: %w", err)
 	}
 	return nil
 }
 
 // Phase1Contribute reads the latest phase-1 object of domain size n, adds
-// fresh randomness (τ, α, β) with its proof of update and writes the result.
-func Phase1Contribute(curve ecc.ID, n uint64, r io.Reader, w io.Writer) error {
+// fresh randomness (τ, α, β) with its proof of update and writes the
+// result. The randomness comes from the operating system (crypto/rand),
+// mixed with entropy when it is not empty ([withEntropy]).
+func Phase1Contribute(curve ecc.ID, n uint64, r io.Reader, w io.Writer, entropy []byte) error {
 	if err := checkDomain(n); err != nil {
 		return err
 	}
@@ -104,43 +88,64 @@ func Phase1Contribute(curve ecc.ID, n uint64, r io.Reader, w io.Writer) error {
 	}
 	switch curve {
 	case ecc.BN254:
-		return contribute(new(mpcbn254.Phase1), (*mpcbn254.Phase1).Contribute, r, w)
+		return contribute(new(mpcbn254.Phase1), (*mpcbn254.Phase1).Contribute, r, w, entropy)
 	case ecc.BLS12_377:
-		return contribute(new(mpcbls12377.Phase1), (*mpcbls12377.Phase1).Contribute, r, w)
+		return contribute(new(mpcbls12377.Phase1), (*mpcbls12377.Phase1).Contribute, r, w, entropy)
 	case ecc.BW6_761:
-		return contribute(new(mpcbw6761.Phase1), (*mpcbw6761.Phase1).Contribute, r, w)
+		return contribute(new(mpcbw6761.Phase1), (*mpcbw6761.Phase1).Contribute, r, w, entropy)
 	default:
 		return errMPCCurve
 	}
 }
 
-// Phase2Contribute reads the latest phase-2 object of ccs, adds fresh
-// randomness (δ and the commitment keys' σ) with its proof of update and
-// writes the result.
-func Phase2Contribute(ccs constraint.ConstraintSystem, r io.Reader, w io.Writer) error {
-	r, err := guardPhase2(ccs, r)
+// Phase2Shape is what a phase-2 contributor needs to know of the circuit
+// to read the previous contribution safely ([ShapeOf]): no compilation.
+type Phase2Shape struct {
+	Curve ecc.ID
+	// Commitments is the number of Pedersen commitments of the circuit;
+	// MaxPoints bounds every slice of a phase-2 object (the circuit's
+	// wires plus its domain size).
+	Commitments int
+	MaxPoints   uint64
+}
+
+// ShapeOf returns the phase-2 shape of ccs.
+func ShapeOf(ccs constraint.ConstraintSystem) Phase2Shape {
+	return Phase2Shape{
+		Curve:       curveOf(ccs),
+		Commitments: len(ccs.GetCommitments().CommitmentIndexes()),
+		MaxPoints:   uint64(ccs.GetNbInternalVariables()+ccs.GetNbSecretVariables()+ccs.GetNbPublicVariables()) + DomainSize(ccs),
+	}
+}
+
+// Phase2Contribute reads the latest phase-2 object of a circuit of the
+// given shape, adds fresh randomness (δ and the commitment keys' σ) with
+// its proof of update and writes the result; randomness as in
+// [Phase1Contribute].
+func Phase2Contribute(shape Phase2Shape, r io.Reader, w io.Writer, entropy []byte) error {
+	r, err := guardPhase2(shape, r)
 	if err != nil {
 		return err
 	}
-	switch curveOf(ccs) {
+	switch shape.Curve {
 	case ecc.BN254:
-		return contribute(new(mpcbn254.Phase2), (*mpcbn254.Phase2).Contribute, r, w)
+		return contribute(new(mpcbn254.Phase2), (*mpcbn254.Phase2).Contribute, r, w, entropy)
 	case ecc.BLS12_377:
-		return contribute(new(mpcbls12377.Phase2), (*mpcbls12377.Phase2).Contribute, r, w)
+		return contribute(new(mpcbls12377.Phase2), (*mpcbls12377.Phase2).Contribute, r, w, entropy)
 	case ecc.BW6_761:
-		return contribute(new(mpcbw6761.Phase2), (*mpcbw6761.Phase2).Contribute, r, w)
+		return contribute(new(mpcbw6761.Phase2), (*mpcbw6761.Phase2).Contribute, r, w, entropy)
 	default:
 		return errMPCCurve
 	}
 }
 
-func contribute[T serialized](p T, add func(T), r io.Reader, w io.Writer) error {
+func contribute[T serialized](p T, add func(T), r io.Reader, w io.Writer, entropy []byte) error {
 	if _, err := p.ReadFrom(r); err != nil {
-		return fmt.Errorf("recursion: mpc: read previous contribution: %w", err)
+		return fmt.Errorf("setup: mpc: read previous contribution: %w", err)
 	}
-	add(p)
+	withEntropy(entropy, func() { add(p) })
 	if _, err := p.WriteTo(w); err != nil {
-		return fmt.Errorf("recursion: mpc: write contribution: %w", err)
+		return fmt.Errorf("setup: mpc: write contribution: %w", err)
 	}
 	return nil
 }
@@ -149,17 +154,17 @@ func contribute[T serialized](p T, add func(T), r io.Reader, w io.Writer) error 
 // checked by guard.
 func readAll[T serialized](fresh func() T, guard func(io.Reader) (io.Reader, error), contributions []io.Reader) ([]T, error) {
 	if len(contributions) == 0 {
-		return nil, errors.New("recursion: mpc: no contributions")
+		return nil, errors.New("setup: mpc: no contributions")
 	}
 	out := make([]T, len(contributions))
 	for i, r := range contributions {
 		r, err := guard(r)
 		if err != nil {
-			return nil, fmt.Errorf("recursion: mpc: contribution %d: %w", i, err)
+			return nil, fmt.Errorf("setup: mpc: contribution %d: %w", i, err)
 		}
 		out[i] = fresh()
 		if _, err := out[i].ReadFrom(r); err != nil {
-			return nil, fmt.Errorf("recursion: mpc: read contribution %d: %w", i, err)
+			return nil, fmt.Errorf("setup: mpc: read contribution %d: %w", i, err)
 		}
 	}
 	return out, nil
@@ -182,7 +187,7 @@ func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader
 		}
 		s, err := mpcbn254.VerifyPhase1(n, beacon, c...)
 		if err != nil {
-			return fmt.Errorf("recursion: mpc: verify phase 1: %w", err)
+			return fmt.Errorf("setup: mpc: verify phase 1: %w", err)
 		}
 		commons = &s
 	case ecc.BLS12_377:
@@ -192,7 +197,7 @@ func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader
 		}
 		s, err := mpcbls12377.VerifyPhase1(n, beacon, c...)
 		if err != nil {
-			return fmt.Errorf("recursion: mpc: verify phase 1: %w", err)
+			return fmt.Errorf("setup: mpc: verify phase 1: %w", err)
 		}
 		commons = &s
 	case ecc.BW6_761:
@@ -202,14 +207,14 @@ func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader
 		}
 		s, err := mpcbw6761.VerifyPhase1(n, beacon, c...)
 		if err != nil {
-			return fmt.Errorf("recursion: mpc: verify phase 1: %w", err)
+			return fmt.Errorf("setup: mpc: verify phase 1: %w", err)
 		}
 		commons = &s
 	default:
 		return errMPCCurve
 	}
 	if _, err := commons.WriteTo(w); err != nil {
-		return fmt.Errorf("recursion: mpc: write commons: %w", err)
+		return fmt.Errorf("setup: mpc: write commons: %w", err)
 	}
 	return nil
 }
@@ -243,10 +248,10 @@ func Phase2Init(ccs constraint.ConstraintSystem, commons io.Reader, w io.Writer)
 		p2.Initialize(r1cs, c)
 		p = &p2
 	default:
-		return fmt.Errorf("recursion: mpc: constraint system %T is not an R1CS over BN254, BLS12-377 or BW6-761", ccs)
+		return fmt.Errorf("setup: mpc: constraint system %T is not an R1CS over BN254, BLS12-377 or BW6-761", ccs)
 	}
 	if _, err := p.WriteTo(w); err != nil {
-		return fmt.Errorf("recursion: mpc: write phase 2: %w", err)
+		return fmt.Errorf("setup: mpc: write phase 2: %w", err)
 	}
 	return nil
 }
@@ -258,7 +263,7 @@ func readCommons[T serialized](c T, r io.Reader, ccs constraint.ConstraintSystem
 		return c, err
 	}
 	if _, err := c.ReadFrom(r); err != nil {
-		return c, fmt.Errorf("recursion: mpc: read commons: %w", err)
+		return c, fmt.Errorf("setup: mpc: read commons: %w", err)
 	}
 	return c, nil
 }
@@ -271,7 +276,8 @@ func Phase2Seal(ccs constraint.ConstraintSystem, commons io.Reader, beacon []byt
 		vk  groth16.VerifyingKey
 		err error
 	)
-	guard := func(r io.Reader) (io.Reader, error) { return guardPhase2(ccs, r) }
+	shape := ShapeOf(ccs)
+	guard := func(r io.Reader) (io.Reader, error) { return guardPhase2(shape, r) }
 	switch r1cs := ccs.(type) {
 	case *csbn254.R1CS:
 		c, e := readCommons(new(mpcbn254.SrsCommons), commons, ccs)
@@ -304,10 +310,10 @@ func Phase2Seal(ccs constraint.ConstraintSystem, commons io.Reader, beacon []byt
 		}
 		pk, vk, err = mpcbw6761.VerifyPhase2(r1cs, c, beacon, d...)
 	default:
-		return nil, nil, fmt.Errorf("recursion: mpc: constraint system %T is not an R1CS over BN254, BLS12-377 or BW6-761", ccs)
+		return nil, nil, fmt.Errorf("setup: mpc: constraint system %T is not an R1CS over BN254, BLS12-377 or BW6-761", ccs)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("recursion: mpc: verify phase 2: %w", err)
+		return nil, nil, fmt.Errorf("setup: mpc: verify phase 2: %w", err)
 	}
 	return pk, vk, nil
 }

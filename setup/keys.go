@@ -1,0 +1,358 @@
+package setup
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/constraint"
+)
+
+// CacheDirEnv names the environment variable that overrides the key cache
+// directory.
+const CacheDirEnv = "VERIFORMER_CACHE"
+
+// cacheFormat versions the cache layout and the circuit hash. Version 2
+// added the manifest; keys of version 1 have other names and are ignored.
+const cacheFormat = "veriformer/setup/keys/v2"
+
+// DefaultCacheDir returns $VERIFORMER_CACHE if set, else .cache/keys under the
+// module root (the nearest directory above the working directory holding a
+// go.mod file), else .cache/keys under the working directory.
+func DefaultCacheDir() (string, error) {
+	if dir := os.Getenv(CacheDirEnv); dir != "" {
+		return dir, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("setup: cache dir: %w", err)
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, ".cache", "keys"), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return filepath.Join(wd, ".cache", "keys"), nil
+		}
+		dir = parent
+	}
+}
+
+// gnarkVersion is the version of the gnark module this binary was built
+// with, part of the circuit hash: another gnark may compile the same circuit
+// differently or serialize keys differently.
+func gnarkVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	for _, dep := range info.Deps {
+		if dep.Path == "github.com/consensys/gnark" {
+			return dep.Version
+		}
+	}
+	return "unknown"
+}
+
+// CircuitHash identifies a compiled constraint system: the hex SHA-256 of the
+// cache format, the gnark version, the scalar field and the constraint
+// system's serialization. Keys are cached under this name.
+func CircuitHash(ccs constraint.ConstraintSystem) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\ngnark %s\nfield %s\n", cacheFormat, gnarkVersion(), ccs.Field().String())
+	if _, err := ccs.WriteTo(h); err != nil {
+		return "", fmt.Errorf("setup: circuit hash: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Keys are a compiled circuit with its Groth16 keys and the manifest they
+// were checked against. PK is nil when only the verifying key was loaded.
+type Keys struct {
+	CCS      constraint.ConstraintSystem
+	PK       groth16.ProvingKey
+	VK       groth16.VerifyingKey
+	Manifest *Manifest
+}
+
+// paths are the cache files of one circuit.
+type paths struct {
+	hash             string
+	pk, vk, manifest string
+}
+
+func pathsOf(ccs constraint.ConstraintSystem, dir string) (paths, error) {
+	name, err := CircuitHash(ccs)
+	if err != nil {
+		return paths{}, err
+	}
+	base := filepath.Join(dir, name)
+	return paths{hash: name, pk: base + ".pk", vk: base + ".vk", manifest: base + ".json"}, nil
+}
+
+// exists reports whether path exists; an error other than "does not exist"
+// is returned.
+func exists(path string) (bool, error) {
+	_, err := os.Stat(path)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return false, err
+}
+
+// LoadOrSetup returns the Groth16 keys of ccs from the cache directory dir,
+// checked against their manifest ([Load]), or, when the directory holds no
+// keys of ccs at all, runs groth16.Setup, checks and stores the keys with a
+// manifest of kind [Development]. Keys made by groth16.Setup are for
+// development only: whoever runs it knows the toxic waste and can forge
+// proofs; the warning goes to the log given by [WithLog]. Production keys
+// come from the MPC ceremony ([Phase2Seal], cmd/ceremony) and are put in
+// the cache with [Store].
+//
+// Key files without a manifest, or a manifest without its key files, are
+// an error, never a reason to set up again: delete them (all three files
+// named by the circuit hash) to start over.
+func LoadOrSetup(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*Keys, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := pathsOf(ccs, dir)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := p.empty()
+	if err != nil {
+		return nil, err
+	}
+	if !fresh {
+		return load(ccs, p, true, cfg)
+	}
+	if cfg.require == Ceremony {
+		return nil, fmt.Errorf("setup: no keys for circuit %s in %s, and development keys were refused: seal a ceremony's keys there (cmd/ceremony seal)", short(p.hash), dir)
+	}
+	cfg.logf("setup: WARNING: DEVELOPMENT KEYS: running groth16.Setup for circuit %s (%d constraints); "+
+		"the toxic waste is known to this process, so anyone holding it can forge proofs. "+
+		"Production keys come from a ceremony (cmd/ceremony, docs/ceremony.md).", short(p.hash), ccs.GetNbConstraints())
+	pk, vk, err := groth16.Setup(ccs)
+	if err != nil {
+		return nil, fmt.Errorf("setup: groth16 setup: %w", err)
+	}
+	m, err := store(ccs, dir, p, pk, vk, &Manifest{Kind: Development})
+	if err != nil {
+		return nil, err
+	}
+	return &Keys{CCS: ccs, PK: pk, VK: vk, Manifest: m}, nil
+}
+
+// LoadOrSetupVK returns the verifying key of ccs: loaded with its manifest
+// and checked like [Load] does, except that the proving key (possibly
+// gigabytes) is hashed, not decoded, so Keys.PK is nil; or, when the
+// directory holds no keys of ccs, made and stored by [LoadOrSetup].
+func LoadOrSetupVK(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*Keys, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := pathsOf(ccs, dir)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := p.empty()
+	if err != nil {
+		return nil, err
+	}
+	if fresh {
+		k, err := LoadOrSetup(ccs, dir, opts...)
+		if err != nil {
+			return nil, err
+		}
+		k.PK = nil
+		return k, nil
+	}
+	return load(ccs, p, false, cfg)
+}
+
+// Load returns the cached keys of ccs in dir after checking them: the
+// manifest names this circuit, the SHA-256 of each key file is the digest
+// the manifest recorded, the verifying key fits the circuit's public inputs
+// and the proving key belongs to the verifying key ([CheckPair]). Anything
+// else is an error that says which check failed. Keys are decoded without
+// gnark's subgroup checks: the digests stand for them.
+func Load(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*Keys, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := pathsOf(ccs, dir)
+	if err != nil {
+		return nil, err
+	}
+	return load(ccs, p, true, cfg)
+}
+
+// empty reports whether none of the cache files of the circuit exist.
+func (p paths) empty() (bool, error) {
+	for _, path := range []string{p.manifest, p.pk, p.vk} {
+		ok, err := exists(path)
+		if err != nil {
+			return false, fmt.Errorf("setup: key cache: %w", err)
+		}
+		if ok {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func load(ccs constraint.ConstraintSystem, p paths, withPK bool, cfg *config) (*Keys, error) {
+	m, err := readManifest(p.manifest)
+	if err != nil {
+		return nil, err
+	}
+	if m.Circuit != p.hash {
+		return nil, fmt.Errorf("setup: manifest %s is for circuit %s, not %s: the cache holds keys of another circuit under this name", p.manifest, short(m.Circuit), short(p.hash))
+	}
+	if cfg.require != "" && m.Kind != cfg.require {
+		return nil, fmt.Errorf("setup: the cached keys of circuit %s are %s keys, and only %s keys are accepted", short(p.hash), m.Kind, cfg.require)
+	}
+	curve := curveOf(ccs)
+	vk := groth16.NewVerifyingKey(curve)
+	if err := readChecked(p.vk, m.VerifyingKey, vk.UnsafeReadFrom); err != nil {
+		return nil, err
+	}
+	if err := checkCircuit(ccs, vk); err != nil {
+		return nil, err
+	}
+	k := &Keys{CCS: ccs, VK: vk, Manifest: m}
+	if !withPK {
+		if err := readChecked(p.pk, m.ProvingKey, nil); err != nil {
+			return nil, err
+		}
+		cfg.logf("setup: %s keys of circuit %s (digests checked)", m.Kind, short(p.hash))
+		return k, nil
+	}
+	k.PK = groth16.NewProvingKey(curve)
+	if err := readChecked(p.pk, m.ProvingKey, k.PK.UnsafeReadFrom); err != nil {
+		return nil, err
+	}
+	if err := CheckPair(k.PK, k.VK); err != nil {
+		return nil, fmt.Errorf("setup: cached keys of circuit %s: %w", short(p.hash), err)
+	}
+	cfg.logf("setup: %s keys of circuit %s (digests checked)", m.Kind, short(p.hash))
+	return k, nil
+}
+
+// readChecked decodes the file at path with read (nil to only hash it)
+// while hashing all of it, and compares the SHA-256 with want.
+func readChecked(path, want string, read func(io.Reader) (int64, error)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("setup: key cache: %w (the manifest lists it: delete the circuit's three files to start over)", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	r := io.TeeReader(f, h)
+	if read != nil {
+		if _, err := read(r); err != nil {
+			return fmt.Errorf("setup: decode %s: %w", path, err)
+		}
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return fmt.Errorf("setup: read %s: %w", path, err)
+	}
+	if got := digestOf(h); got != want {
+		return fmt.Errorf("setup: %s has digest %s, its manifest records %s: the key was changed or replaced after setup; refusing it", path, got, want)
+	}
+	return nil
+}
+
+// Store checks that pk and vk belong together and to ccs, and writes them
+// into the cache directory dir (created if needed) under the circuit's
+// hash with a manifest recording their digests: m's Kind and Ceremony
+// fields are kept, the others filled in. Each file is written atomically,
+// the manifest last. It returns the manifest written.
+func Store(ccs constraint.ConstraintSystem, dir string, pk groth16.ProvingKey, vk groth16.VerifyingKey, m Manifest) (*Manifest, error) {
+	if m.Kind != Development && m.Kind != Ceremony {
+		return nil, fmt.Errorf("setup: store: kind %q: want %q or %q", m.Kind, Development, Ceremony)
+	}
+	p, err := pathsOf(ccs, dir)
+	if err != nil {
+		return nil, err
+	}
+	return store(ccs, dir, p, pk, vk, &m)
+}
+
+func store(ccs constraint.ConstraintSystem, dir string, p paths, pk groth16.ProvingKey, vk groth16.VerifyingKey, m *Manifest) (*Manifest, error) {
+	if err := checkCircuit(ccs, vk); err != nil {
+		return nil, err
+	}
+	if err := CheckPair(pk, vk); err != nil {
+		return nil, fmt.Errorf("setup: store: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("setup: key cache: %w", err)
+	}
+	m.Format = cacheFormat
+	m.Circuit = p.hash
+	m.Curve = curveOf(ccs).String()
+	m.Constraints = ccs.GetNbConstraints()
+	var err error
+	if m.ProvingKey, err = writeFileAtomic(p.pk, pk.WriteRawTo); err != nil {
+		return nil, fmt.Errorf("setup: store proving key: %w", err)
+	}
+	if m.VerifyingKey, err = writeFileAtomic(p.vk, vk.WriteRawTo); err != nil {
+		return nil, fmt.Errorf("setup: store verifying key: %w", err)
+	}
+	if _, err := writeFileAtomic(p.manifest, m.writeTo); err != nil {
+		return nil, fmt.Errorf("setup: store manifest: %w", err)
+	}
+	return m, nil
+}
+
+// writeFileAtomic writes path through a temporary file renamed into place
+// and returns the digest of what it wrote.
+func writeFileAtomic(path string, write func(io.Writer) (int64, error)) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	if _, err := write(io.MultiWriter(f, h)); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	// Keys and transcripts are public; CreateTemp makes files private.
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return digestOf(h), nil
+}
+
+// short abbreviates a circuit hash for messages.
+func short(hash string) string {
+	if len(hash) > 16 {
+		return hash[:16]
+	}
+	return hash
+}
