@@ -1,0 +1,176 @@
+// Package committed proves, for one segment of an inference pass, that
+// the tensors the native proof (package inference) opens today are
+// committed with package pcs instead, and proves their requantization
+// identities and ranges on the commitments: the verifier's work is
+// polylogarithmic in the number of activations, apart from O(width) per
+// requantization for per-column multipliers.
+//
+// Status: tested natively (honest proofs, every proof field, statement
+// element, segment and pass length tampered), not yet on the proving
+// path: the segment circuits of the committed shape will verify it (its
+// field part in the BLS12-377 segment circuit, the opening's group part in
+// the aggregator). Built for BLS12-377 Fr (pcs). What is left is listed
+// under "Left" below.
+//
+// # Layout
+//
+// The committed tensors of segment [From, To) of a pass are those of
+// inference.WalkSegment. Each is a block: its MLE over its shape padded
+// dimension by dimension to powers of two (poly.PaddedIndices, zeros in
+// the padding), of kᵦ variables. Blocks are sorted by size, largest first
+// (ties in canonical order), and stacked at offsets aligned to their size
+// into one table of 2ᴺ entries, N = max(⌈log₂ Σ 2^kᵦ⌉, 1); rows past the
+// last block are zero. Block b at offset oᵦ is selected by the leading
+// N − kᵦ coordinates, the bits of oᵦ/2^kᵦ (most significant first), so a
+// claim on the tensor's MLE at r is the claim on the stacked MLE s at
+// (bits(oᵦ/2^kᵦ), r) ([Layout.Point]).
+//
+// The residual stream handed to the next segment (the last block's
+// output, not in the last segment) is also committed on its own, as the
+// MLE over its padded shape (at least one variable), so that neighbouring
+// segments can be linked by equal commitments; a random-point claim on it
+// and on its block of s ties the two.
+//
+// Every committed value v of a tensor with range [Min, Max] lies in the
+// window [Min, Min + 2^w) (w = transcript.Layout(Min, Max).Bits, as the
+// opened proof packs it). Its limbs are the base-2¹⁶ digits of v − Min:
+// ⌈w/16⌉ limbs, all of 16 bits but the top one (w − 16·(⌈w/16⌉ − 1) bits).
+// The tensors of inference.WalkExact whose exact range is narrower than the
+// window are "exact" blocks: the digits of Max − v are limbs too. The limb
+// MLE l has 3 + N variables: row j ∈ [0, 8) (the leading 3 coordinates)
+// holds, at the stacked index of each value, limb j of v − Min (j < 4) or
+// limb j − 4 of Max − v (j ≥ 4, exact blocks), and zero elsewhere
+// (MaxLimbs = 4: windows of at most 64 bits).
+//
+// # Relations
+//
+// Ranges (one LogUp-GKR instance with committed multiplicities,
+// lookup.ProveCommitted): the lookups are the 2^(N+3) pairs (id, l) over
+// the limb MLE, into the table set [RangeSet]: Range(16) (id 1) then
+// Range(w) for every narrower top-limb width w, in increasing order. The id
+// column is public: the id of limb (b, j)'s width on block b's valid
+// entries of row j, 1 elsewhere (zero limbs in Range(16)). Its MLE is
+// evaluated by the verifier in O(8·B·N) for B blocks. The multiplicities
+// (over the set's rows) are the third commitment.
+//
+// Decompositions (one zero-check, sumcheck.ProveZero, degree 3 with the
+// eq factor): with public block-constant tables masked by each block's
+// valid entries — Min (Min of the block), Wⱼ (2^(16j) where limb row j is
+// used), E (1 on exact blocks), Max·E, Uⱼ (2^(16j) where upper row j is
+// used) — and γ a challenge,
+//
+//	s − Min − Σⱼ Wⱼ·lⱼ + γ·(Max·E − E·s − Σⱼ Uⱼ·l₄₊ⱼ) = 0   on {0,1}ᴺ.
+//
+// It makes v − Min and Max − v (exact blocks) sums of range-checked limbs
+// and s zero in every padding entry (where all public tables vanish).
+// The verifier checks the evaluations of the public tables at the end
+// point itself (O(B·N) each); those of s and the limb rows are claims.
+//
+// Requantizations ([Requants]: norms, Q, K, V, RoPE, scores, context, O,
+// gate, up, gated product, down, LM head): Out·2^k + Rem = Acc·M +
+// 2^(k−1), i.e. Acc = (2^k·Out + Rem − 2^(k−1))·M⁻¹ element-wise (M per
+// column or one multiplier). For requantization q at a challenge point
+// r_q over its padded shape, the prover states Acc_q(r_q); with a
+// challenge ρ one degree-2 sum-check over the stacked MLE proves
+//
+//	Σ_q ρ^q·(Acc_q(r_q) + 2^(k_q−1)·C_q) = Σ_{x ∈ {0,1}ᴺ} G(x)·s(x),
+//	G = Σ_q ρ^q·(2^(k_q)·[Out_q block]·eq(r_q, ·)·M_q⁻¹ + [Rem_q block]·eq(r_q, ·)·M_q⁻¹),
+//	C_q = Σ_x eq(r_q, x)·M_q⁻¹(x)·valid_q(x),
+//
+// ending with one claim on s. The verifier evaluates G at the end point
+// (a product over the leading coordinates and a sum over the last
+// dimension's columns: O(N + width) per requantization) and C_q
+// (selectors and the same sum). The claims Acc_q(r_q) are the proof's
+// output ([Claims]): the contraction sum-checks of the segment (packages
+// linear and attention, which take accumulator claims at given points)
+// prove them. Remainders are never derived from accumulators here: both
+// Out and Rem are committed, since both need range checks.
+//
+// Openings: every claim — the limb column and multiplicity claims of the
+// LogUp instance, the zero-check's claims on s and on the 8 limb rows,
+// the requantization claim on s, the boundary link — is proven by one
+// pcs.OpenBatch over the commitments (s, l, m[, boundary]).
+//
+// # Transcript
+//
+// Domain "veriformer/inference/committed/v1", seeded with the statement
+// (model id, input digest, output digest), then From and To. Then:
+//
+//	pcs.Digest(s, l, m[, boundary])                         (all commitments, before any challenge)
+//	lookup.ProveCommitted: label "lookup/committed/committed/ranges", pcs.Digest(m), β, α,
+//	  witness tree, table tree, m(ρₜ), column evaluations
+//	label "committed/decomposition"; γ; zero-check (sumcheck.ZeroCheckLabel, …, evaluations)
+//	label "committed/requant"; r_q for every requantization; Acc_q(r_q); ρ;
+//	  sum-check (degree 2, N rounds); s at its end point
+//	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
+//	pcs.OpenBatch: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
+//
+// The claims' order in the batch: limb column, multiplicities, s and the 8
+// limb rows of the zero-check, s of the requantization sum-check, the
+// boundary and its block of s.
+//
+// # Format
+//
+// [Proof.MarshalBinary] writes the magic string "veriformer/committed",
+// [FormatVersion], then the proof's fields in declaration order: G1 points
+// compressed (48 bytes), scalars canonical (32 bytes), counts as 4-byte
+// big-endian integers, a presence byte before the boundary commitment, and
+// the batch opening in pcs's encoding behind its length. [UnmarshalProof]
+// bounds every count by a constant and by the bytes left before
+// allocating, refuses non-canonical scalars and points that are
+// uncompressed, non-canonical or outside G1, and never panics (fuzzed).
+// [Proof.Size] is the same size without the magic, counts and flags.
+//
+// # Soundness notes
+//
+// The limbs and multiplicities are committed before β, α, γ, ρ and every
+// point; the stacked MLE before the accumulator points. LogUp is sound for
+// field multiplicities (2^(N+3) + 2^17 ≪ |Fr|); each limb is then in its
+// range, the decomposition makes v − Min (and Max − v) a sum of limbs below
+// 2^64 ≪ |Fr|, so v is in its window (exact range). The padding of every
+// block is zero, which the contraction sum-checks' zero-padded claims
+// rely on. A wrong Out or Rem (in range) gives a false Acc_q(r_q) claim,
+// rejected by the contraction sum-check that must prove it.
+//
+// # Cost
+//
+// Measured (go test -run '^$' -bench Prove ./inference/committed, one run
+// on a loaded 2-core machine, development SRS), built-in model, 16 rows,
+// both one-block segments (stacked MLEs of 2¹⁶ entries, limb MLEs of 2¹⁹): prover
+// 25.2 s (commit 0.94 s, GKR 1.75 s, sum-checks 0.33 s, batch opening
+// 22.2 s), forward pass 1.2 ms (ratio 2·10⁴), verifier 52 ms, proof
+// 84 kB for the two segments. The batch opening's full-scalar MSMs over
+// 2^(N+3) entries dominate: the limb MLE's 8 rows, mostly zero, set the
+// opening's size. The GPT-2-small figures are in the repository's report
+// of this package (see Left).
+//
+// Field work per segment, for the segment circuit: LogUp witness tree of
+// N+3 layers (Σ_{j=1}^{N+2} j degree-3 rounds), table tree of 17 layers
+// (136 degree-3 rounds); zero-check N degree-3 rounds over 20 tables;
+// requantization sum-check N degree-2 rounds; batch opening N+3 degree-2
+// rounds and N+3 folds.
+//
+// # Left
+//
+//   - The contraction sum-checks (linear, attention) are not run here: the
+//     accumulator claims are outputs. Their input claims (on the norm
+//     outputs, Q, K, V, probabilities, context, activations) must join the
+//     batch opening, at (prefix, r) of the stacked MLE. The attention
+//     protocol lays the scores and probabilities out by its own index
+//     (inference.ScoreLayout), not per-dimension padded: a claim there
+//     needs either that layout for those blocks or a layout-change
+//     sum-check.
+//   - Element-wise relations other than requantization: norm arithmetic
+//     (mean, exponent, 1/√ table and remainder), softmax (row maxima,
+//     exp-limb tables, probabilities), GELU/SiLU tables, RoPE, gated
+//     product, residual adds, the embedding rows, the argmax of the output
+//     tokens. Table relations go into the same LogUp instance (more tables
+//     in the set, a table-id column already there); the others into the
+//     zero-check.
+//   - The incoming residual stream of a segment (From > 0) is neither
+//     committed by this proof nor used: it is the previous segment's
+//     boundary commitment, which the norm relation of the first block will
+//     read.
+//   - A tighter limb layout (only the rows a block uses; windows above 32
+//     bits are few) would shrink the opening, which dominates the prover.
+package committed
