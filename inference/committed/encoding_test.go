@@ -2,6 +2,11 @@ package committed
 
 import (
 	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/veriformer/veriformer/inference"
@@ -53,11 +58,30 @@ func TestEncoding(t *testing.T) {
 	}
 }
 
-func FuzzUnmarshalProof(f *testing.F) {
-	for _, data := range encodedProofs(f) {
-		f.Add(data)
-		f.Add(data[:len(data)/3])
+var writeCorpus = flag.Bool("committed.corpus", false, "write the fuzz seed corpus (testdata/fuzz/FuzzUnmarshalProof) from fresh proofs")
+
+// TestWriteCorpus writes an honest proof of each segment as a seed of
+// FuzzUnmarshalProof (go test -run TestWriteCorpus -committed.corpus).
+func TestWriteCorpus(t *testing.T) {
+	if !*writeCorpus {
+		t.Skip("run with -committed.corpus to rewrite the seed corpus")
 	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzUnmarshalProof")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for k, data := range encodedProofs(t) {
+		seed := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(data)))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("segment%d", k)), []byte(seed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// FuzzUnmarshalProof decodes arbitrary bytes; its seeds (testdata) are
+// honest proofs of the two segments of the built-in model.
+func FuzzUnmarshalProof(f *testing.F) {
+	f.Add(append([]byte(nil), magic...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := UnmarshalProof(data)
 		if err != nil {
