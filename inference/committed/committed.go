@@ -27,28 +27,34 @@ const Domain = "veriformer/inference/committed/v1"
 // ErrRejected wraps every reason a proof is rejected.
 var ErrRejected = errors.New("committed: proof rejected")
 
-// Commitment indices of a proof's batch opening.
+// Commitment indices of a proof's batch opening: the stacked tensors, the
+// multiplicities, the limb rows, the boundary.
 const (
-	tensorsCommitment = iota
-	limbsCommitment
-	multiplicitiesCommitment
-	boundaryCommitment
+	tensorsCommitment        = 0
+	multiplicitiesCommitment = 1
+	limbsCommitment          = 2 // limb row j is limbsCommitment + j
+	boundaryCommitment       = limbsCommitment + limbRows
 )
 
 // Proof is the committed proof of one segment's requantizations and
 // ranges (see the package documentation).
 type Proof struct {
 	// Tensors commits to the stacked MLE of the segment's opened tensors,
-	// Limbs to their range-check limbs, Multiplicities to the limbs'
-	// LogUp multiplicities over the range-table set.
-	Tensors, Limbs, Multiplicities pcs.Commitment
+	// Multiplicities to the limbs' LogUp multiplicities over the
+	// range-table set, Limbs[j] to row j of the limb MLE (NbVars
+	// variables each).
+	Tensors, Multiplicities pcs.Commitment
+	Limbs                   [limbRows]pcs.Commitment
 	// Boundary commits to the residual stream handed to the next segment
 	// on its own (absent in the last segment), BoundaryEval is its value
 	// at the linking point.
 	Boundary     *pcs.Commitment
 	BoundaryEval fr.Element
-	// Lookup proves that every limb is in its range table.
-	Lookup *lookup.CommittedProof[fr.Element]
+	// Lookup proves that every limb is in its range table; LimbEvals[j]
+	// is limb row j at the last NbVars coordinates of the lookup's column
+	// point.
+	Lookup    *lookup.CommittedProof[fr.Element]
+	LimbEvals [limbRows]fr.Element
 	// Decomposition is the zero-check of the limb decompositions.
 	Decomposition *sumcheck.ZeroCheckProof[fr.Element]
 	// Accumulators[q] is the q-th requantization's accumulator at its
@@ -202,7 +208,7 @@ func newTranscript(st statement.Statement, seg inference.Segment) *pcs.Transcrip
 
 // commitments lists a proof's commitments in batch order.
 func (p *Proof) commitments() []pcs.Commitment {
-	out := []pcs.Commitment{p.Tensors, p.Limbs, p.Multiplicities}
+	out := append([]pcs.Commitment{p.Tensors, p.Multiplicities}, p.Limbs[:]...)
 	if p.Boundary != nil {
 		out = append(out, *p.Boundary)
 	}
@@ -251,9 +257,17 @@ func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, tr *model.Trace
 	for i, v := range mult {
 		multTable[i].SetUint64(v)
 	}
-	tables := [][]fr.Element{stacked, limbTable, multTable}
+	size := 1 << l.NbVars
+	tables := [][]fr.Element{stacked, multTable}
+	for j := range limbRows {
+		tables = append(tables, limbTable[j*size:(j+1)*size])
+	}
 	proof := &Proof{}
-	for i, c := range []*pcs.Commitment{&proof.Tensors, &proof.Limbs, &proof.Multiplicities} {
+	commitments := []*pcs.Commitment{&proof.Tensors, &proof.Multiplicities}
+	for j := range proof.Limbs {
+		commitments = append(commitments, &proof.Limbs[j])
+	}
+	for i, c := range commitments {
 		if *c, err = pcs.Commit(srs, tables[i]); err != nil {
 			return nil, nil, err
 		}
@@ -281,6 +295,11 @@ func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, tr *model.Trace
 	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult); err != nil {
 		return nil, nil, err
 	}
+	limbPoint := lc.Columns[1].Point[limbRowVars:]
+	for j := range limbRows {
+		proof.LimbEvals[j] = poly.Evaluate[fr.Element](tables[limbsCommitment+j], limbPoint)
+	}
+	t.Absorb(proof.LimbEvals[:]...)
 	times.GKR = time.Since(start)
 
 	start = time.Now()
@@ -291,9 +310,8 @@ func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, tr *model.Trace
 	for k, c := range l.publicColumns() {
 		zt[tabMin+k] = l.blockTable(c)
 	}
-	size := 1 << l.NbVars
 	for j := range limbRows {
-		zt[tabLimbs+j] = limbTable[j*size : (j+1)*size]
+		zt[tabLimbs+j] = tables[limbsCommitment+j]
 	}
 	var zc []poly.Claim[fr.Element]
 	if proof.Decomposition, zc, err = sumcheck.ProveZero(t, zt, relation(gamma)); err != nil {
@@ -414,17 +432,13 @@ func requantWeight(l *Layout, rqs []*model.Requant, points [][]fr.Element, rho f
 // sum-check's claim on the stacked MLE, the boundary link.
 func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Claim[fr.Element], end []fr.Element, proof *Proof, bPoint []fr.Element) []pcs.Claim {
 	claims := []pcs.Claim{
-		{Commitment: limbsCommitment, Point: lc.Columns[1].Point, Value: lc.Columns[1].Value},
 		{Commitment: multiplicitiesCommitment, Point: lc.Multiplicities.Point, Value: lc.Multiplicities.Value},
 		{Commitment: tensorsCommitment, Point: zc[tabS].Point, Value: zc[tabS].Value},
 	}
 	for j := range limbRows {
-		point := make([]fr.Element, 0, limbRowVars+l.NbVars)
-		for i := range limbRowVars {
-			point = append(point, field.FromInt64[fr.Element](int64(j>>(limbRowVars-1-i)&1)))
-		}
-		point = append(point, zc[tabLimbs+j].Point...)
-		claims = append(claims, pcs.Claim{Commitment: limbsCommitment, Point: point, Value: zc[tabLimbs+j].Value})
+		claims = append(claims,
+			pcs.Claim{Commitment: limbsCommitment + j, Point: lc.Columns[1].Point[limbRowVars:], Value: proof.LimbEvals[j]},
+			pcs.Claim{Commitment: limbsCommitment + j, Point: zc[tabLimbs+j].Point, Value: zc[tabLimbs+j].Value})
 	}
 	claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: end, Value: proof.RequantEval})
 	if proof.Boundary != nil {
@@ -497,6 +511,17 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows i
 	if id := idEval(l, ids, lc.Columns[0].Point); !id.Equal(&lc.Columns[0].Value) {
 		return nil, fmt.Errorf("%w: the lookups' id column is not the layout's", ErrRejected)
 	}
+	// The limb column's claim is Σⱼ eq(j, ρ_rows)·lⱼ(ρ_rest) over the rows.
+	rowEq := poly.EqTable[fr.Element](lc.Columns[1].Point[:limbRowVars])
+	var column, term fr.Element
+	for j := range limbRows {
+		term.Mul(&rowEq[j], &proof.LimbEvals[j])
+		column.Add(&column, &term)
+	}
+	if !column.Equal(&lc.Columns[1].Value) {
+		return nil, fmt.Errorf("%w: the limb rows' values do not give the limb column's claim", ErrRejected)
+	}
+	t.Absorb(proof.LimbEvals[:]...)
 
 	t.Label("committed/decomposition")
 	gamma := t.Challenge()

@@ -43,8 +43,10 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 	w.buf.Write(magic)
 	w.count(FormatVersion)
 	w.point(&p.Tensors)
-	w.point(&p.Limbs)
 	w.point(&p.Multiplicities)
+	for j := range p.Limbs {
+		w.point(&p.Limbs[j])
+	}
 	if p.Boundary != nil {
 		w.buf.WriteByte(1)
 		w.point(p.Boundary)
@@ -52,6 +54,9 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 		w.buf.WriteByte(0)
 	}
 	w.scalar(&p.BoundaryEval)
+	for j := range p.LimbEvals {
+		w.scalar(&p.LimbEvals[j])
+	}
 	w.fraction(&p.Lookup.Witness)
 	w.fraction(&p.Lookup.Table)
 	w.scalar(&p.Lookup.MultiplicityEval)
@@ -84,8 +89,10 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	}
 	p := &Proof{Lookup: &lookup.CommittedProof[fr.Element]{}, Decomposition: &sumcheck.ZeroCheckProof[fr.Element]{}, Opening: &pcs.BatchProof{}}
 	r.point(&p.Tensors)
-	r.point(&p.Limbs)
 	r.point(&p.Multiplicities)
+	for j := range p.Limbs {
+		r.point(&p.Limbs[j])
+	}
 	switch b := r.byte(); {
 	case r.err != nil:
 	case b == 1:
@@ -95,6 +102,9 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 		r.fail(fmt.Errorf("boundary flag %d", b))
 	}
 	r.scalar(&p.BoundaryEval)
+	for j := range p.LimbEvals {
+		r.scalar(&p.LimbEvals[j])
+	}
 	r.fraction(&p.Lookup.Witness)
 	r.fraction(&p.Lookup.Table)
 	r.scalar(&p.Lookup.MultiplicityEval)

@@ -11,8 +11,8 @@ import (
 // encoding, length prefixes aside.
 func (p *Proof) Size() int {
 	const scalar, point = 32, 48
-	points := 3 + len(p.Opening.Opening.Folds) + 2
-	scalars := 1 + len(p.Accumulators)
+	points := 2 + limbRows + len(p.Opening.Opening.Folds) + 2
+	scalars := 1 + limbRows + len(p.Accumulators)
 	if p.Boundary != nil {
 		points++
 		scalars++

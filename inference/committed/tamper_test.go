@@ -80,7 +80,10 @@ func roundTampers(name string, get func(p *Proof) *sumcheck.Proof[fr.Element]) [
 func tampers(proof *Proof) []tamper {
 	out := []tamper{
 		{"Tensors", func(p *Proof) func() { return move(&p.Tensors) }},
-		{"Limbs", func(p *Proof) func() { return move(&p.Limbs) }},
+		{"Limbs[0]", func(p *Proof) func() { return move(&p.Limbs[0]) }},
+		{"Limbs[7]", func(p *Proof) func() { return move(&p.Limbs[7]) }},
+		{"LimbEvals[0]", func(p *Proof) func() { return bump(&p.LimbEvals[0]) }},
+		{"LimbEvals[7]", func(p *Proof) func() { return bump(&p.LimbEvals[7]) }},
 		{"Multiplicities", func(p *Proof) func() { return move(&p.Multiplicities) }},
 		{"Boundary", func(p *Proof) func() { return move(p.Boundary) }},
 		{"Boundary removed", func(p *Proof) func() {
