@@ -61,8 +61,12 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		if err != nil {
 			b.Fatal(err)
 		}
-		need = max(need, limbRows<<l.NbVars)
-		b.Logf("segment %v: %d blocks, stacked MLE of 2^%d entries, limb MLE of 2^%d", seg, len(l.Blocks), l.NbVars, l.NbVars+limbRowVars)
+		set, _, err := RangeSet(l)
+		if err != nil {
+			b.Fatal(err)
+		}
+		need = max(need, 1<<l.NbVars, 1<<set.NbVars)
+		b.Logf("segment %v: %d blocks, stacked MLE and %d limb rows of 2^%d entries, range set of 2^%d rows", seg, len(l.Blocks), limbRows, l.NbVars, set.NbVars)
 	}
 	s := benchSRS(b, need)
 	var infer, prove, verify time.Duration

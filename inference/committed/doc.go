@@ -37,8 +37,9 @@
 // ⌈w/16⌉ limbs, all of 16 bits but the top one (w − 16·(⌈w/16⌉ − 1) bits).
 // The tensors of inference.WalkExact whose exact range is narrower than the
 // window are "exact" blocks: the digits of Max − v are limbs too. The limb
-// MLE l has 3 + N variables: row j ∈ [0, 8) (the leading 3 coordinates)
-// holds, at the stacked index of each value, limb j of v − Min (j < 4) or
+// MLE l has 3 + N variables: row j ∈ [0, 8) (the leading 3 coordinates,
+// each row committed on its own as an MLE of N variables) holds, at the
+// stacked index of each value, limb j of v − Min (j < 4) or
 // limb j − 4 of Max − v (j ≥ 4, exact blocks), and zero elsewhere
 // (MaxLimbs = 4: windows of at most 64 bits).
 //
@@ -86,28 +87,33 @@
 // prove them. Remainders are never derived from accumulators here: both
 // Out and Rem are committed, since both need range checks.
 //
-// Openings: every claim — the limb column and multiplicity claims of the
-// LogUp instance, the zero-check's claims on s and on the 8 limb rows,
-// the requantization claim on s, the boundary link — is proven by one
-// pcs.OpenBatch over the commitments (s, l, m[, boundary]).
+// Openings: the LogUp instance's claim on the limb column at
+// (ρ_rows, ρ) is split by the prover into the 8 rows' values lⱼ(ρ)
+// (Proof.LimbEvals; the verifier checks Σⱼ eq(j, ρ_rows)·lⱼ(ρ) against
+// the claim). Every claim — those 8, the multiplicity claim, the
+// zero-check's claims on s and on the 8 limb rows, the requantization
+// claim on s, the boundary link — is proven by one pcs.OpenBatch over the
+// commitments (s, m, l₀, …, l₇[, boundary]), whose opening runs over
+// max(N, set variables) variables.
 //
 // # Transcript
 //
 // Domain "veriformer/inference/committed/v1", seeded with the statement
 // (model id, input digest, output digest), then From and To. Then:
 //
-//	pcs.Digest(s, l, m[, boundary])                         (all commitments, before any challenge)
+//	pcs.Digest(s, m, l₀, …, l₇[, boundary])                  (all commitments, before any challenge)
 //	lookup.ProveCommitted: label "lookup/committed/committed/ranges", pcs.Digest(m), β, α,
 //	  witness tree, table tree, m(ρₜ), column evaluations
+//	l₀(ρ), …, l₇(ρ)
 //	label "committed/decomposition"; γ; zero-check (sumcheck.ZeroCheckLabel, …, evaluations)
 //	label "committed/requant"; r_q for every requantization; Acc_q(r_q); ρ;
 //	  sum-check (degree 2, N rounds); s at its end point
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
 //	pcs.OpenBatch: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
-// The claims' order in the batch: limb column, multiplicities, s and the 8
-// limb rows of the zero-check, s of the requantization sum-check, the
-// boundary and its block of s.
+// The claims' order in the batch: multiplicities, s of the zero-check,
+// for each limb row its LogUp and zero-check claims, s of the
+// requantization sum-check, the boundary and its block of s.
 //
 // # Format
 //
@@ -134,15 +140,33 @@
 //
 // # Cost
 //
-// Measured (go test -run '^$' -bench Prove ./inference/committed, one run
-// on a loaded 2-core machine, development SRS), built-in model, 16 rows,
-// both one-block segments (stacked MLEs of 2¹⁶ entries, limb MLEs of 2¹⁹): prover
-// 25.2 s (commit 0.94 s, GKR 1.75 s, sum-checks 0.33 s, batch opening
-// 22.2 s), forward pass 1.2 ms (ratio 2·10⁴), verifier 52 ms, proof
-// 84 kB for the two segments. The batch opening's full-scalar MSMs over
-// 2^(N+3) entries dominate: the limb MLE's 8 rows, mostly zero, set the
-// opening's size. The GPT-2-small figures are in the repository's report
-// of this package (see Left).
+// Measured (go test -run '^$' -bench Prove ./inference/committed
+// [-committed.gpt2small], one run each on a loaded 2-core machine,
+// development SRS):
+//
+//	                         built-in, 16 rows      GPT-2-small shape, 16 rows
+//	                         both segments          block 1 only
+//	stacked MLE              2¹⁶ (each)             2¹⁹
+//	prover                   9.2 s                  22.2 s
+//	  commit                 0.69 s                 2.6 s
+//	  GKR (LogUp)            1.19 s                 4.2 s
+//	  sum-checks             0.24 s                 1.0 s
+//	  batch opening          7.1 s                  14.4 s
+//	forward pass (all)       3.4 ms                 540 ms
+//	ratio                    2.7·10³                41 (one block of twelve)
+//	verifier                 40 ms                  752 ms
+//	proof                    84 kB (two)            49 kB
+//	peak RSS of the run      0.36 GB                4.9 GB
+//
+// The verifier's time is mostly inference.ShapePass, a forward pass over
+// placeholder tokens that gives it the shapes and ranges (as for the
+// opened proof); the checks themselves are polylogarithmic. The batch
+// opening's full-scalar MSMs dominate the prover; the range set of 2¹⁷
+// rows (Range(16) and the narrower top limbs) sets its size for small
+// segments, the stacked MLE for large ones. The last segment of the
+// GPT-2-small shape (logits and their remainders, 2·16·2¹⁶ padded
+// entries, 2²² with the rest) was not measured: its development SRS of
+// 2²² powers did not finish generating in the time available.
 //
 // Field work per segment, for the segment circuit: LogUp witness tree of
 // N+3 layers (Σ_{j=1}^{N+2} j degree-3 rounds), table tree of 17 layers
@@ -171,6 +195,7 @@
 //     committed by this proof nor used: it is the previous segment's
 //     boundary commitment, which the norm relation of the first block will
 //     read.
-//   - A tighter limb layout (only the rows a block uses; windows above 32
-//     bits are few) would shrink the opening, which dominates the prover.
+//   - The opening dominates the prover. A range set of 2¹⁶ rows (15-bit
+//     limbs) would halve it for small segments; committing only the limb
+//     rows some block uses would cut the commitments.
 package committed
