@@ -171,8 +171,12 @@
 // Field work per segment, for the segment circuit: LogUp witness tree of
 // N+3 layers (Σ_{j=1}^{N+2} j degree-3 rounds), table tree of 17 layers
 // (136 degree-3 rounds); zero-check N degree-3 rounds over 20 tables;
-// requantization sum-check N degree-2 rounds; batch opening N+3 degree-2
-// rounds and N+3 folds.
+// requantization sum-check N degree-2 rounds; batch opening n = max(N, 17)
+// degree-2 rounds and n fold checks. Transcript absorptions: the
+// statement (3), the bounds (2), one commitment digest, the LogUp
+// instance's messages, 8 limb values, 20 zero-check evaluations, one
+// accumulator per requantization (13 per GPT-2 block), the sum-checks'
+// round values and the opening's.
 //
 // # Left
 //
