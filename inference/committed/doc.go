@@ -175,7 +175,7 @@
 // degree-2 rounds and n fold checks. Transcript absorptions: the
 // statement (3), the bounds (2), one commitment digest, the LogUp
 // instance's messages, 8 limb values, 20 zero-check evaluations, one
-// accumulator per requantization (13 per GPT-2 block), the sum-checks'
+// accumulator per requantization (10 per GPT-2 block), the sum-checks'
 // round values and the opening's.
 //
 // # Left
