@@ -109,11 +109,11 @@ func NewLayout(tr *model.Trace, seg inference.Segment) (*Layout, error) {
 // the bits of Offset / 2^k, most significant first.
 func (l *Layout) prefixBits(b int) (bits []int) {
 	blk := &l.Blocks[b]
-	lead := l.NbVars - blk.NbVars
+	leading := l.NbVars - blk.NbVars
 	idx := blk.Offset >> blk.NbVars
-	bits = make([]int, lead)
-	for i := range lead {
-		bits[i] = idx >> (lead - 1 - i) & 1
+	bits = make([]int, leading)
+	for i := range leading {
+		bits[i] = idx >> (leading - 1 - i) & 1
 	}
 	return bits
 }
@@ -129,7 +129,7 @@ func (l *Layout) Point(b int, local []fr.Element) []fr.Element {
 	return append(out, local...)
 }
 
-// indicator returns eq(prefix of block b, point[:lead]): the MLE at point
+// indicator returns eq(prefix of block b, point[:leading]): the MLE at point
 // of the indicator of block b's rows.
 func (l *Layout) indicator(b int, point []fr.Element) fr.Element {
 	bits := l.prefixBits(b)

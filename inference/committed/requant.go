@@ -93,10 +93,10 @@ func weightEval(rq *model.Requant, y, r []fr.Element) fr.Element {
 	if len(inv) > 1 {
 		lastVars = dims[len(dims)-1]
 	}
-	lead := len(y) - lastVars
+	leading := len(y) - lastVars
 	var res fr.Element
 	res.SetOne()
-	for i := range lead {
+	for i := range leading {
 		one, zero := eqPair(&y[i], &r[i])
 		one.Add(&one, &zero)
 		res.Mul(&res, &one)
@@ -107,7 +107,7 @@ func weightEval(rq *model.Requant, y, r []fr.Element) fr.Element {
 	}
 	// Σ_c Π_i (bit_i(c) ? y·r : (1−y)(1−r)) · M⁻¹[c].
 	table := []fr.Element{field.One[fr.Element]()}
-	for i := lead; i < len(y); i++ {
+	for i := leading; i < len(y); i++ {
 		one, zero := eqPair(&y[i], &r[i])
 		next := make([]fr.Element, 2*len(table))
 		for k := range table {
@@ -154,13 +154,13 @@ func validWeight(rq *model.Requant, r []fr.Element) fr.Element {
 	}
 	dims, _, _ := poly.TensorVars(shape)
 	lastVars := dims[len(dims)-1]
-	lead := len(r) - lastVars
+	leading := len(r) - lastVars
 	var res fr.Element
 	res.SetOne()
 	if len(shape) > 1 {
-		res = lookup.Selector[fr.Element](shape[:len(shape)-1], r[:lead])
+		res = lookup.Selector[fr.Element](shape[:len(shape)-1], r[:leading])
 	}
-	eq := poly.EqTable[fr.Element](r[lead:])
+	eq := poly.EqTable[fr.Element](r[leading:])
 	var sum, t fr.Element
 	for c := range inv {
 		t.Mul(&eq[c], &inv[c])
