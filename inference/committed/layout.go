@@ -16,10 +16,11 @@ import (
 )
 
 // LimbBits is the width of a range-check limb: values are decomposed into
-// limbs of 16 bits (the top limb narrower) looked up in range tables.
-const LimbBits = 16
+// limbs of 15 bits (the top limb narrower) looked up in range tables:
+// Range(15) and the narrower ranges fit a set of 2¹⁶ rows.
+const LimbBits = 15
 
-// MaxLimbs bounds the limbs of one value (a window of at most 64 bits).
+// MaxLimbs bounds the limbs of one value (a window of at most 60 bits).
 const MaxLimbs = 4
 
 // limbRows is the number of limb rows of the limb MLE: MaxLimbs rows for
@@ -242,7 +243,7 @@ func (l *Layout) limbWidth(b, j int) int {
 	return 0
 }
 
-// limbWeight is 2^(16·(j mod MaxLimbs)) when row j is used by block b, else 0.
+// limbWeight is 2^(LimbBits·(j mod MaxLimbs)) when row j is used by block b, else 0.
 func (l *Layout) limbWeight(b, j int) *big.Int {
 	if l.limbWidth(b, j) == 0 {
 		return new(big.Int)
