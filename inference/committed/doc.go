@@ -34,30 +34,30 @@
 // Every committed value v of a tensor with range [Min, Max] lies in the
 // window [Min, Min + 2^w) (w = transcript.Layout(Min, Max).Bits, as the
 // opened proof packs it). Its limbs are the base-2¹⁶ digits of v − Min:
-// ⌈w/16⌉ limbs, all of 16 bits but the top one (w − 16·(⌈w/16⌉ − 1) bits).
+// ⌈w/15⌉ limbs, all of 15 bits but the top one (w − 15·(⌈w/15⌉ − 1) bits).
 // The tensors of inference.WalkExact whose exact range is narrower than the
 // window are "exact" blocks: the digits of Max − v are limbs too. The limb
 // MLE l has 3 + N variables: row j ∈ [0, 8) (the leading 3 coordinates,
 // each row committed on its own as an MLE of N variables) holds, at the
 // stacked index of each value, limb j of v − Min (j < 4) or
 // limb j − 4 of Max − v (j ≥ 4, exact blocks), and zero elsewhere
-// (MaxLimbs = 4: windows of at most 64 bits).
+// (MaxLimbs = 4: windows of at most 60 bits; a wider one is refused).
 //
 // # Relations
 //
 // Ranges (one LogUp-GKR instance with committed multiplicities,
 // lookup.ProveCommitted): the lookups are the 2^(N+3) pairs (id, l) over
-// the limb MLE, into the table set [RangeSet]: Range(16) (id 1) then
+// the limb MLE, into the table set [RangeSet]: Range(15) (id 1) then
 // Range(w) for every narrower top-limb width w, in increasing order. The id
 // column is public: the id of limb (b, j)'s width on block b's valid
-// entries of row j, 1 elsewhere (zero limbs in Range(16)). Its MLE is
+// entries of row j, 1 elsewhere (zero limbs in Range(15)). Its MLE is
 // evaluated by the verifier in O(8·B·N) for B blocks. The multiplicities
 // (over the set's rows) are the third commitment.
 //
 // Decompositions (one zero-check, sumcheck.ProveZero, degree 3 with the
 // eq factor): with public block-constant tables masked by each block's
-// valid entries — Min (Min of the block), Wⱼ (2^(16j) where limb row j is
-// used), E (1 on exact blocks), Max·E, Uⱼ (2^(16j) where upper row j is
+// valid entries — Min (Min of the block), Wⱼ (2^(15j) where limb row j is
+// used), E (1 on exact blocks), Max·E, Uⱼ (2^(15j) where upper row j is
 // used) — and γ a challenge,
 //
 //	s − Min − Σⱼ Wⱼ·lⱼ + γ·(Max·E − E·s − Σⱼ Uⱼ·l₄₊ⱼ) = 0   on {0,1}ᴺ.
@@ -131,9 +131,9 @@
 //
 // The limbs and multiplicities are committed before β, α, γ, ρ and every
 // point; the stacked MLE before the accumulator points. LogUp is sound for
-// field multiplicities (2^(N+3) + 2^17 ≪ |Fr|); each limb is then in its
+// field multiplicities (2^(N+3) + 2^16 ≪ |Fr|); each limb is then in its
 // range, the decomposition makes v − Min (and Max − v) a sum of limbs below
-// 2^64 ≪ |Fr|, so v is in its window (exact range). The padding of every
+// 2^60 ≪ |Fr|, so v is in its window (exact range). The padding of every
 // block is zero, which the contraction sum-checks' zero-padded claims
 // rely on. A wrong Out or Rem (in range) gives a false Acc_q(r_q) claim,
 // rejected by the contraction sum-check that must prove it.
@@ -147,31 +147,31 @@
 //	                         built-in, 16 rows      GPT-2-small shape, 16 rows
 //	                         both segments          block 1 only
 //	stacked MLE              2¹⁶ (each)             2¹⁹
-//	prover                   9.2 s                  22.2 s
-//	  commit                 0.69 s                 2.6 s
-//	  GKR (LogUp)            1.19 s                 4.2 s
-//	  sum-checks             0.24 s                 1.0 s
-//	  batch opening          7.1 s                  14.4 s
-//	forward pass (all)       3.4 ms                 540 ms
-//	ratio                    2.7·10³                41 (one block of twelve)
-//	verifier                 40 ms                  752 ms
-//	proof                    84 kB (two)            49 kB
-//	peak RSS of the run      0.36 GB                4.9 GB
+//	prover                   5.4 s                  26.2 s
+//	  commit                 0.73 s                 2.2 s
+//	  GKR (LogUp)            1.1 s                  6.4 s
+//	  sum-checks             0.22 s                 2.2 s
+//	  batch opening          3.4 s                  15.4 s
+//	forward pass (all)       1.8 ms                 721 ms
+//	ratio                    3.0·10³                36 (one block of twelve)
+//	verifier                 47 ms                  726 ms
+//	proof                    80 kB (two)            48 kB
+//	peak RSS of the run      0.33 GB                5.0 GB
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
 // opened proof); the checks themselves are polylogarithmic. The batch
-// opening's full-scalar MSMs dominate the prover; the range set of 2¹⁷
-// rows (Range(16) and the narrower top limbs) sets its size for small
+// opening's full-scalar MSMs dominate the prover; the range set of 2¹⁶
+// rows (Range(15) and the narrower top limbs) sets its size for small
 // segments, the stacked MLE for large ones. The last segment of the
 // GPT-2-small shape (logits and their remainders, 2·16·2¹⁶ padded
 // entries, 2²² with the rest) was not measured: its development SRS of
 // 2²² powers did not finish generating in the time available.
 //
 // Field work per segment, for the segment circuit: LogUp witness tree of
-// N+3 layers (Σ_{j=1}^{N+2} j degree-3 rounds), table tree of 17 layers
-// (136 degree-3 rounds); zero-check N degree-3 rounds over 20 tables;
-// requantization sum-check N degree-2 rounds; batch opening n = max(N, 17)
+// N+3 layers (Σ_{j=1}^{N+2} j degree-3 rounds), table tree of 16 layers
+// (120 degree-3 rounds); zero-check N degree-3 rounds over 20 tables;
+// requantization sum-check N degree-2 rounds; batch opening n = max(N, 16)
 // degree-2 rounds and n fold checks. Transcript absorptions: the
 // statement (3), the bounds (2), one commitment digest, the LogUp
 // instance's messages, 8 limb values, 20 zero-check evaluations, one
@@ -199,7 +199,6 @@
 //     committed by this proof nor used: it is the previous segment's
 //     boundary commitment, which the norm relation of the first block will
 //     read.
-//   - The opening dominates the prover. A range set of 2¹⁶ rows (15-bit
-//     limbs) would halve it for small segments; committing only the limb
-//     rows some block uses would cut the commitments.
+//   - The opening dominates the prover; committing only the limb rows
+//     some block uses, and fewer, larger segments, would cut it.
 package committed
