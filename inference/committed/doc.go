@@ -33,7 +33,7 @@
 //
 // Every committed value v of a tensor with range [Min, Max] lies in the
 // window [Min, Min + 2^w) (w = transcript.Layout(Min, Max).Bits, as the
-// opened proof packs it). Its limbs are the base-2¹⁶ digits of v − Min:
+// opened proof packs it). Its limbs are the base-2¹⁵ digits of v − Min:
 // ⌈w/15⌉ limbs, all of 15 bits but the top one (w − 15·(⌈w/15⌉ − 1) bits).
 // The tensors of inference.WalkExact whose exact range is narrower than the
 // window are "exact" blocks: the digits of Max − v are limbs too. The limb
@@ -52,7 +52,7 @@
 // column is public: the id of limb (b, j)'s width on block b's valid
 // entries of row j, 1 elsewhere (zero limbs in Range(15)). Its MLE is
 // evaluated by the verifier in O(8·B·N) for B blocks. The multiplicities
-// (over the set's rows) are the third commitment.
+// (over the set's rows) are the second commitment.
 //
 // Decompositions (one zero-check, sumcheck.ProveZero, degree 3 with the
 // eq factor): with public block-constant tables masked by each block's
@@ -99,7 +99,9 @@
 // # Transcript
 //
 // Domain "veriformer/inference/committed/v1", seeded with the statement
-// (model id, input digest, output digest), then From and To. Then:
+// (model id, input digest, output digest), then From and To. The
+// statement is only bound here: the caller checks it against the model
+// and tokens (as inference.VerifySegment does). Then:
 //
 //	pcs.Digest(s, m, l₀, …, l₇[, boundary])                  (all commitments, before any challenge)
 //	lookup.ProveCommitted: label "lookup/committed/committed/ranges", pcs.Digest(m), β, α,
@@ -118,10 +120,13 @@
 // # Format
 //
 // [Proof.MarshalBinary] writes the magic string "veriformer/committed",
-// [FormatVersion], then the proof's fields in declaration order: G1 points
-// compressed (48 bytes), scalars canonical (32 bytes), counts as 4-byte
-// big-endian integers, a presence byte before the boundary commitment, and
-// the batch opening in pcs's encoding behind its length. [UnmarshalProof]
+// [FormatVersion], then Tensors, Multiplicities, Limbs, a presence byte
+// and the Boundary, BoundaryEval, LimbEvals, the LogUp proof (witness and
+// table trees: root, layers; MultiplicityEval; ColumnEvals), the
+// zero-check (rounds, evaluations), Accumulators, the requantization
+// sum-check's rounds, RequantEval, and the batch opening in pcs's encoding
+// behind its length: G1 points compressed (48 bytes), scalars canonical
+// (32 bytes), counts as 4-byte big-endian integers. [UnmarshalProof]
 // bounds every count by a constant and by the bytes left before
 // allocating, refuses non-canonical scalars and points that are
 // uncompressed, non-canonical or outside G1, and never panics (fuzzed).

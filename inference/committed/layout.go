@@ -106,7 +106,7 @@ func NewLayout(tr *model.Trace, seg inference.Segment) (*Layout, error) {
 	return l, nil
 }
 
-// Prefix returns the leading NbVars − k coordinates that select block b:
+// prefixBits returns the leading NbVars − k coordinates that select block b:
 // the bits of Offset / 2^k, most significant first.
 func (l *Layout) prefixBits(b int) (bits []int) {
 	blk := &l.Blocks[b]
