@@ -223,6 +223,12 @@ func boundaryVars(l *Layout) int {
 // Prove proves the requantizations and ranges of segment seg of the pass
 // tr of model m for the statement st, committing with srs.
 func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, tr *model.Trace, seg inference.Segment) (*Proof, *Timings, error) {
+	return prove(srs, st, tr, seg, (*Layout).LimbTable)
+}
+
+// prove is Prove with the limb table computed by limbsOf (the tests
+// substitute limbs that do not decompose the committed values).
+func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error)) (*Proof, *Timings, error) {
 	if seg.From < 0 || seg.To > len(tr.Layers) || seg.From >= seg.To {
 		return nil, nil, fmt.Errorf("committed: segment [%d, %d) of a pass of %d blocks", seg.From, seg.To, len(tr.Layers))
 	}
@@ -240,7 +246,7 @@ func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, tr *model.Trace
 	if err != nil {
 		return nil, nil, err
 	}
-	limbs, err := l.LimbTable()
+	limbs, err := limbsOf(l)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -210,3 +210,41 @@ func TestAccumulatorClaims(t *testing.T) {
 	}
 	out.Data[0] = savedOut
 }
+
+// TestForgedLimbs proves values outside their ranges with the limbs of the
+// honest values (a prover that skips the range check): the verifier
+// rejects.
+func TestForgedLimbs(t *testing.T) {
+	f := newFixture(t, model.Default(), 4)
+	s := testSRS(t, 1<<18)
+	seg := inference.Segment{From: 1, To: 2}
+	l := &f.tr.Layers[1]
+	for _, c := range []struct {
+		name  string
+		value *int64
+		forge int64
+	}{
+		{"output above its maximum", &l.Q.Out.Data[0], l.Q.Out.Max + 1},
+		{"negative remainder", &l.Q.Rem.Data[0], -1},
+		{"remainder off by 2^shift", &l.Up.Rem.Data[3], l.Up.Rem.Data[3] + 1<<l.Up.Shift},
+	} {
+		honest := *c.value
+		limbs := func(lay *Layout) ([]int64, error) {
+			forged := *c.value
+			*c.value = honest
+			defer func() { *c.value = forged }()
+			return lay.LimbTable()
+		}
+		*c.value = c.forge
+		proof, _, err := prove(s, f.st, f.tr, seg, limbs)
+		*c.value = honest
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.rows, seg, proof)
+		if !errors.Is(err, ErrRejected) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		t.Logf("%s: %v", c.name, err)
+	}
+}
