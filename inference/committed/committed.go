@@ -15,6 +15,7 @@ import (
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/linear"
 	"github.com/veriformer/veriformer/protocol/requant"
 	"github.com/veriformer/veriformer/statement"
 	"github.com/veriformer/veriformer/sumcheck"
@@ -64,15 +65,21 @@ type Proof struct {
 	// RequantEval the stacked MLE at its end point.
 	Requant     sumcheck.Proof[fr.Element]
 	RequantEval fr.Element
+	// Projections prove the accumulator claims of the projections
+	// (Q, K, V, O, gate, up, down, LM head), one per input.
+	Projections []*linear.Proof[fr.Element]
 	// Opening proves every claim on the commitments.
 	Opening *pcs.BatchProof
 }
 
-// Claims are the claims a verified proof leaves to the segment's
-// contraction sum-checks: Accumulators[q] on the q-th requantization's
-// accumulator ([Requants] order), an MLE over its output's padded shape.
+// Claims are the claims a verified proof leaves to the segment's other
+// protocols: Accumulators[q] on the accumulator of the q-th
+// requantization that is not a projection ([Requants] order: the norms,
+// RoPE, the attention scores and context, the gated product), an MLE over
+// its output's padded shape, and Requants[q] that requantization.
 type Claims struct {
 	Accumulators []poly.Claim[fr.Element]
+	Requants     []*model.Requant
 }
 
 // Timings splits the prover's wall time.
@@ -327,7 +334,8 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	t.Label("committed/requant")
 	var rqs []*model.Requant
 	Requants(tr, seg, func(r *model.Requant) { rqs = append(rqs, r) })
-	points := requantPoints(t, rqs)
+	groups := projectionGroups(tr, seg)
+	points := requantPoints(t, rqs, sharedRows(groups))
 	for q, rq := range rqs {
 		sp := spec(rq)
 		v, err := requant.EvaluateAcc[fr.Element](&sp, rq.Out.Data, rq.Rem.Data, points[q])
@@ -364,6 +372,10 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	proof.Requant = sc
 	proof.RequantEval = opening.Evaluations[1]
 	t.Absorb(proof.RequantEval)
+	var inputs []poly.Claim[fr.Element]
+	if proof.Projections, inputs, err = proveProjections(t, groups, requantIndex(rqs), points, proof.Accumulators); err != nil {
+		return nil, nil, err
+	}
 
 	var bPoint []fr.Element
 	if l.Boundary >= 0 {
@@ -375,7 +387,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	times.SumCheck = time.Since(start)
 
 	start = time.Now()
-	claims := batchClaims(l, lc, zc, opening.Point, proof, bPoint)
+	claims := batchClaims(l, lc, zc, opening.Point, proof, bPoint, groups, inputs)
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -383,14 +395,32 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	return proof, times, nil
 }
 
-// requantPoints draws each requantization's accumulator point.
-func requantPoints(t *pcs.Transcript, rqs []*model.Requant) [][]fr.Element {
+// requantPoints draws each requantization's accumulator point; a
+// projection that shares its group's rows (shared) takes the row
+// coordinates of the group's first projection and draws its column
+// coordinates.
+func requantPoints(t *pcs.Transcript, rqs []*model.Requant, shared map[*model.Requant]*model.Requant) [][]fr.Element {
 	points := make([][]fr.Element, len(rqs))
+	index := requantIndex(rqs)
 	for q, rq := range rqs {
 		_, n, _ := poly.TensorVars(rq.Out.Shape)
+		if first, ok := shared[rq]; ok {
+			rows := poly.Log2Ceil(rq.Out.Shape[0])
+			points[q] = append(append([]fr.Element(nil), points[index[first]][:rows]...), t.Challenges(n-rows)...)
+			continue
+		}
 		points[q] = t.Challenges(n)
 	}
 	return points
+}
+
+// requantIndex maps each requantization to its position.
+func requantIndex(rqs []*model.Requant) map[*model.Requant]int {
+	out := map[*model.Requant]int{}
+	for q, rq := range rqs {
+		out[rq] = q
+	}
+	return out
 }
 
 // requantSum is Σ_q ρ^q·(Acc_q + 2^(Shift−1)·C_q), the sum of the batched
@@ -436,7 +466,7 @@ func requantWeight(l *Layout, rqs []*model.Requant, points [][]fr.Element, rho f
 // limb column and multiplicity claims of the lookup, the zero-check's
 // claims on the stacked MLE and the limb rows, the requantization
 // sum-check's claim on the stacked MLE, the boundary link.
-func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Claim[fr.Element], end []fr.Element, proof *Proof, bPoint []fr.Element) []pcs.Claim {
+func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Claim[fr.Element], end []fr.Element, proof *Proof, bPoint []fr.Element, groups []projectionGroup, inputs []poly.Claim[fr.Element]) []pcs.Claim {
 	claims := []pcs.Claim{
 		{Commitment: multiplicitiesCommitment, Point: lc.Multiplicities.Point, Value: lc.Multiplicities.Value},
 		{Commitment: tensorsCommitment, Point: zc[tabS].Point, Value: zc[tabS].Value},
@@ -447,6 +477,9 @@ func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Cl
 			pcs.Claim{Commitment: limbsCommitment + j, Point: zc[tabLimbs+j].Point, Value: zc[tabLimbs+j].Value})
 	}
 	claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: end, Value: proof.RequantEval})
+	for k, g := range groups {
+		claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(l.Index[g.x], inputs[k].Point), Value: inputs[k].Value})
+	}
 	if proof.Boundary != nil {
 		blk := &l.Blocks[l.Boundary]
 		local := bPoint[len(bPoint)-blk.NbVars:]
@@ -542,7 +575,8 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows i
 	}
 
 	t.Label("committed/requant")
-	points := requantPoints(t, rqs)
+	groups := projectionGroups(view, seg)
+	points := requantPoints(t, rqs, sharedRows(groups))
 	t.Absorb(proof.Accumulators...)
 	rho := t.Challenge()
 	sum := requantSum(rqs, points, proof.Accumulators, rho)
@@ -556,6 +590,10 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows i
 		return nil, fmt.Errorf("%w: requantization: the final value does not match", ErrRejected)
 	}
 	t.Absorb(proof.RequantEval)
+	inputs, err := verifyProjections(t, groups, requantIndex(rqs), points, proof.Accumulators, proof.Projections)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
 
 	var bPoint []fr.Element
 	if l.Boundary >= 0 {
@@ -563,13 +601,22 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows i
 		bPoint = t.Challenges(boundaryVars(l))
 		t.Absorb(proof.BoundaryEval)
 	}
-	claims := batchClaims(l, lc, zc, end, proof, bPoint)
+	claims := batchClaims(l, lc, zc, end, proof, bPoint, groups, inputs)
 	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	projected := map[*model.Requant]bool{}
+	for _, g := range groups {
+		for _, mm := range g.mms {
+			projected[&mm.Requant] = true
+		}
+	}
 	out := &Claims{}
-	for q := range rqs {
-		out.Accumulators = append(out.Accumulators, poly.Claim[fr.Element]{Point: points[q], Value: proof.Accumulators[q]})
+	for q, rq := range rqs {
+		if !projected[rq] {
+			out.Accumulators = append(out.Accumulators, poly.Claim[fr.Element]{Point: points[q], Value: proof.Accumulators[q]})
+			out.Requants = append(out.Requants, rq)
+		}
 	}
 	return out, nil
 }

@@ -124,7 +124,8 @@
 // and the Boundary, BoundaryEval, LimbEvals, the LogUp proof (witness and
 // table trees: root, layers; MultiplicityEval; ColumnEvals), the
 // zero-check (rounds, evaluations), Accumulators, the requantization
-// sum-check's rounds, RequantEval, and the batch opening in pcs's encoding
+// sum-check's rounds, RequantEval, the projection proofs (count; per
+// proof: Biases, sum-check rounds, Inputs, Weights), and the batch opening in pcs's encoding
 // behind its length: G1 points compressed (48 bytes), scalars canonical
 // (32 bytes), counts as 4-byte big-endian integers. [UnmarshalProof]
 // bounds every count by a constant and by the bytes left before

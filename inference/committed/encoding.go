@@ -11,6 +11,7 @@ import (
 
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/protocol/linear"
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
@@ -26,6 +27,7 @@ const (
 	maxAccumulators = 1 << 16
 	maxColumns      = 16
 	maxOpeningBytes = 1 << 20
+	maxProjections  = 1 << 12
 )
 
 var magic = []byte("veriformer/committed")
@@ -66,6 +68,16 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 	w.scalars(p.Accumulators)
 	w.rounds(p.Requant.Rounds)
 	w.scalar(&p.RequantEval)
+	w.count(len(p.Projections))
+	for _, lp := range p.Projections {
+		if lp == nil || lp.Merge != nil {
+			return nil, errors.New("committed: encode: a projection proof is missing or has unshared rows")
+		}
+		w.scalars(lp.Biases)
+		w.rounds(lp.SumCheck.Rounds)
+		w.scalars(lp.Inputs)
+		w.scalars(lp.Weights)
+	}
 	opening, err := p.Opening.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -114,6 +126,18 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	p.Accumulators = r.scalars(maxAccumulators)
 	p.Requant.Rounds = r.rounds()
 	r.scalar(&p.RequantEval)
+	nb := r.count(maxProjections, 16)
+	for range nb {
+		if r.err != nil {
+			break
+		}
+		lp := &linear.Proof[fr.Element]{}
+		lp.Biases = r.scalars(maxColumns)
+		lp.SumCheck.Rounds = r.rounds()
+		lp.Inputs = r.scalars(maxColumns)
+		lp.Weights = r.scalars(maxColumns)
+		p.Projections = append(p.Projections, lp)
+	}
 	n := r.count(maxOpeningBytes, 1)
 	if r.err == nil {
 		if err := p.Opening.UnmarshalBinary(r.take(n)); err != nil {

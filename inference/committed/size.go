@@ -22,6 +22,9 @@ func (p *Proof) Size() int {
 	scalars += rounds(p.Decomposition.SumCheck.Rounds) + len(p.Decomposition.Evaluations)
 	scalars += rounds(p.Requant.Rounds)
 	scalars += rounds(p.Opening.SumCheck.Rounds) + 3*len(p.Opening.Opening.Evaluations)
+	for _, lp := range p.Projections {
+		scalars += len(lp.Biases) + rounds(lp.SumCheck.Rounds) + len(lp.Inputs) + len(lp.Weights)
+	}
 	return scalar*scalars + point*points
 }
 

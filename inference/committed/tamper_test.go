@@ -108,6 +108,15 @@ func tampers(proof *Proof) []tamper {
 	for k := range proof.Decomposition.Evaluations {
 		out = append(out, tamper{fmt.Sprintf("Decomposition.Evaluations[%d]", k), func(p *Proof) func() { return bump(&p.Decomposition.Evaluations[k]) }})
 	}
+	for k := range proof.Projections {
+		out = append(out,
+			tamper{fmt.Sprintf("Projections[%d].Inputs[0]", k), func(p *Proof) func() { return bump(&p.Projections[k].Inputs[0]) }},
+			tamper{fmt.Sprintf("Projections[%d].Weights[0]", k), func(p *Proof) func() { return bump(&p.Projections[k].Weights[0]) }})
+		out = append(out, roundTampers(fmt.Sprintf("Projections[%d].SumCheck", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &p.Projections[k].SumCheck })...)
+		if len(proof.Projections[k].Biases) > 0 {
+			out = append(out, tamper{fmt.Sprintf("Projections[%d].Biases[0]", k), func(p *Proof) func() { return bump(&p.Projections[k].Biases[0]) }})
+		}
+	}
 	for q := range proof.Accumulators {
 		out = append(out, tamper{fmt.Sprintf("Accumulators[%d]", q), func(p *Proof) func() { return bump(&p.Accumulators[q]) }})
 	}
@@ -156,53 +165,73 @@ func TestTamperedProof(t *testing.T) {
 	}
 }
 
-// TestAccumulatorClaims checks the claims a verified proof hands to the
-// contraction sum-checks against the pass's true accumulators, and that a
-// remainder off by one makes them false (the contraction sum-check then
-// rejects) while a value outside its range makes proving fail.
+// TestAccumulatorClaims checks the claims a verified proof leaves to the
+// other protocols against the pass's true accumulators; a projection's
+// remainder off by one is rejected by the projection sum-check, a norm's
+// makes its accumulator claim false (the norm relation then rejects), and
+// a value outside its range makes proving fail.
 func TestAccumulatorClaims(t *testing.T) {
 	f := newFixture(t, model.Default(), 4)
 	s := testSRS(t, 1<<18)
 	seg := inference.Segment{From: 1, To: 2}
-	var rqs []*model.Requant
-	Requants(f.tr, seg, func(r *model.Requant) { rqs = append(rqs, r) })
-	check := func() []bool {
+	layer := &f.tr.Layers[1]
+	verify := func() (*Claims, error) {
 		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.rows, seg, proof)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ok := make([]bool, len(rqs))
-		for q, rq := range rqs {
-			v, err := poly.EvaluateTensor[fr.Element](rq.Acc.Data, rq.Out.Shape, claims.Accumulators[q].Point)
+		return Verify(s.VerifyingKey(), f.m, f.st, f.rows, seg, proof)
+	}
+	// The verifier's requantizations are those of its own shape pass:
+	// match them to the prover's trace by name.
+	isTrue := func(c *Claims) map[string]bool {
+		byName := map[string]*model.Requant{}
+		Requants(f.tr, seg, func(r *model.Requant) { byName[r.Out.Name] = r })
+		ok := map[string]bool{}
+		for k, rq := range c.Requants {
+			v, err := poly.EvaluateTensor[fr.Element](byName[rq.Out.Name].Acc.Data, rq.Out.Shape, c.Accumulators[k].Point)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ok[q] = v.Equal(&claims.Accumulators[q].Value)
+			ok[rq.Out.Name] = v.Equal(&c.Accumulators[k].Value)
 		}
 		return ok
 	}
-	for q, ok := range check() {
+	claims, err := verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(claims.Requants) == 0 {
+		t.Fatal("no accumulator claim is left")
+	}
+	for name, ok := range isTrue(claims) {
 		if !ok {
-			t.Errorf("requantization %d (%s): the claim is not the accumulator's", q, rqs[q].Out.Name)
+			t.Errorf("%s: the claim is not the accumulator's", name)
 		}
 	}
-	rem := &rqs[1].Rem.Data
+	rem := &layer.Q.Rem.Data
 	(*rem)[0]++
-	if ok := check(); ok[1] {
-		t.Error("a remainder off by one still gives a true accumulator claim")
+	if _, err := verify(); !errors.Is(err, ErrRejected) {
+		t.Errorf("a projection's remainder off by one: %v", err)
 	}
 	(*rem)[0]--
+	norm := &layer.AttnNorm.Rem.Data
+	(*norm)[0]++
+	claims, err = verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if isTrue(claims)[layer.AttnNorm.Out.Name] {
+		t.Error("a norm's remainder off by one still gives a true accumulator claim")
+	}
+	(*norm)[0]--
 	saved := (*rem)[0]
 	(*rem)[0] = -1
 	if _, _, err := Prove(s, f.m, f.st, f.tr, seg); err == nil {
 		t.Error("a negative remainder was proven")
 	}
 	(*rem)[0] = saved
-	out := &rqs[1].Out
+	out := &layer.Q.Out
 	savedOut := out.Data[0]
 	out.Data[0] = out.Max + 1
 	if _, _, err := Prove(s, f.m, f.st, f.tr, seg); err == nil {
