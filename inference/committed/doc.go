@@ -5,8 +5,9 @@
 // polylogarithmic in the number of activations, apart from O(width) per
 // requantization for per-column multipliers.
 //
-// Status: tested natively (honest proofs, every proof field, statement
-// element, segment and pass length tampered), not yet on the proving
+// Status: tested natively (honest proofs; every proof field, statement
+// element, segment and pass length tampered; forged limbs; wrong
+// remainders), not yet on the proving
 // path: the segment circuits of the committed shape will verify it (its
 // field part in the BLS12-377 segment circuit, the opening's group part in
 // the aggregator). Built for BLS12-377 Fr (pcs). What is left is listed
@@ -81,11 +82,21 @@
 // ending with one claim on s. The verifier evaluates G at the end point
 // (a product over the leading coordinates and a sum over the last
 // dimension's columns: O(N + width) per requantization) and C_q
-// (selectors and the same sum). The claims Acc_q(r_q) are the proof's
-// output ([Claims]): the contraction sum-checks of the segment (packages
-// linear and attention, which take accumulator claims at given points)
-// prove them. Remainders are never derived from accumulators here: both
-// Out and Rem are committed, since both need range checks.
+// (selectors and the same sum). Remainders are never derived from
+// accumulators here: both Out and Rem are committed, since both need range
+// checks.
+//
+// Projections (package linear, one proof per input, rows shared): Q, K, V
+// of the attention norm's output; O of the context; gate and up of the
+// MLP norm's output; down of the activation (or gated product); the LM
+// head of the final norm's output. The projections of one input take the
+// row coordinates of the first one's point (r_q = (r_row, r_col,q)). Each
+// proof turns the Acc_q(r_q) claims into claims on the weights and biases,
+// which the verifier evaluates from the model, and one claim on the
+// input, a block of s: it joins the batch opening at (prefix, point). The
+// other accumulator claims — the norms, RoPE, the attention scores and
+// context, the gated product — are the proof's output ([Claims]), for the
+// protocols that will prove them (see Left).
 //
 // Openings: the LogUp instance's claim on the limb column at
 // (ρ_rows, ρ) is split by the prover into the 8 rows' values lⱼ(ρ)
@@ -108,14 +119,16 @@
 //	  witness tree, table tree, m(ρₜ), column evaluations
 //	l₀(ρ), …, l₇(ρ)
 //	label "committed/decomposition"; γ; zero-check (sumcheck.ZeroCheckLabel, …, evaluations)
-//	label "committed/requant"; r_q for every requantization; Acc_q(r_q); ρ;
+//	label "committed/requant"; r_q for every requantization (shared rows drawn once); Acc_q(r_q); ρ;
 //	  sum-check (degree 2, N rounds); s at its end point
+//	label "committed/projections"; per input, linear.Prove's transcript
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
 //	pcs.OpenBatch: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
 // The claims' order in the batch: multiplicities, s of the zero-check,
 // for each limb row its LogUp and zero-check claims, s of the
-// requantization sum-check, the boundary and its block of s.
+// requantization sum-check, the projections' inputs, the boundary and its
+// block of s.
 //
 // # Format
 //
@@ -142,7 +155,8 @@
 // 2^60 ≪ |Fr|, so v is in its window (exact range). The padding of every
 // block is zero, which the contraction sum-checks' zero-padded claims
 // rely on. A wrong Out or Rem (in range) gives a false Acc_q(r_q) claim,
-// rejected by the contraction sum-check that must prove it.
+// rejected by the projection sum-check (tested) or, for the claims left
+// as output, by the protocol that must prove them.
 //
 // # Cost
 //
@@ -153,20 +167,26 @@
 //	                         built-in, 16 rows      GPT-2-small shape, 16 rows
 //	                         both segments          block 1 only
 //	stacked MLE              2¹⁶ (each)             2¹⁹
-//	prover                   5.4 s                  26.2 s
-//	  commit                 0.73 s                 2.2 s
-//	  GKR (LogUp)            1.1 s                  6.4 s
-//	  sum-checks             0.22 s                 2.2 s
-//	  batch opening          3.4 s                  15.4 s
-//	forward pass (all)       1.8 ms                 721 ms
-//	ratio                    3.0·10³                36 (one block of twelve)
-//	verifier                 47 ms                  726 ms
-//	proof                    80 kB (two)            48 kB
-//	peak RSS of the run      0.33 GB                5.0 GB
+//	prover                   4.1 s                  14.1 s
+//	  commit                 0.50 s                 1.7 s
+//	  GKR (LogUp)            0.99 s                 2.8 s
+//	  sum-checks             0.21 s                 0.74 s
+//	  batch opening          2.4 s                  8.9 s
+//	forward pass (all)       1.2 ms                 529 ms
+//	ratio                    3.4·10³                27 (one block of twelve)
+//	verifier                 50 ms                  516 ms
+//	proof                    85 kB (two)            51 kB
+//	peak RSS of the run      0.39 GB                5.0 GB
+//
+// ("sum-checks" covers the decomposition zero-check, the requantization
+// sum-check and the projections; the machine's load varies between runs
+// by up to a factor of two.)
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
-// opened proof); the checks themselves are polylogarithmic. The batch
+// opened proof), and the evaluation of the weights at the projections'
+// claims (linear in the weights, as in the opened proof); the checks on
+// the activations are polylogarithmic. The batch
 // opening's full-scalar MSMs dominate the prover; the range set of 2¹⁶
 // rows (Range(15) and the narrower top limbs) sets its size for small
 // segments, the stacked MLE for large ones. The last segment of the
@@ -186,14 +206,12 @@
 //
 // # Left
 //
-//   - The contraction sum-checks (linear, attention) are not run here: the
-//     accumulator claims are outputs. Their input claims (on the norm
-//     outputs, Q, K, V, probabilities, context, activations) must join the
-//     batch opening, at (prefix, r) of the stacked MLE. The attention
-//     protocol lays the scores and probabilities out by its own index
-//     (inference.ScoreLayout), not per-dimension padded: a claim there
-//     needs either that layout for those blocks or a layout-change
-//     sum-check.
+//   - The attention contractions (context = probabilities·values, scores
+//     = queries·keysᵀ) are not run here: their accumulator claims are
+//     outputs. The attention protocol lays the scores and probabilities
+//     out by its own index (inference.ScoreLayout), not per-dimension
+//     padded: its claims need either that layout for those blocks or a
+//     layout-change sum-check.
 //   - Element-wise relations other than requantization: norm arithmetic
 //     (mean, exponent, 1/√ table and remainder), softmax (row maxima,
 //     exp-limb tables, probabilities), GELU/SiLU tables, RoPE, gated
