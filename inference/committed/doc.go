@@ -1,9 +1,11 @@
 // Package committed proves, for one segment of an inference pass, that
 // the tensors the native proof (package inference) opens today are
-// committed with package pcs instead, and proves their requantization
-// identities and ranges on the commitments: the verifier's work is
-// polylogarithmic in the number of activations, apart from O(width) per
-// requantization for per-column multipliers.
+// committed with package pcs instead, and proves their ranges, their
+// requantization identities and the projections (Q, K, V, O, MLP, LM
+// head) on the commitments: the verifier's work is polylogarithmic in the
+// number of activations, apart from O(width) per requantization for
+// per-column multipliers (and the weights' evaluation, as in the opened
+// proof).
 //
 // Status: tested natively (honest proofs; every proof field, statement
 // element, segment and pass length tampered; forged limbs; wrong
@@ -138,9 +140,10 @@
 // table trees: root, layers; MultiplicityEval; ColumnEvals), the
 // zero-check (rounds, evaluations), Accumulators, the requantization
 // sum-check's rounds, RequantEval, the projection proofs (count; per
-// proof: Biases, sum-check rounds, Inputs, Weights), and the batch opening in pcs's encoding
-// behind its length: G1 points compressed (48 bytes), scalars canonical
-// (32 bytes), counts as 4-byte big-endian integers. [UnmarshalProof]
+// proof: Biases, sum-check rounds, Inputs, Weights), and the batch
+// opening in pcs's encoding behind its length: G1 points compressed (48
+// bytes), scalars canonical (32 bytes), counts as 4-byte big-endian
+// integers. [UnmarshalProof]
 // bounds every count by a constant and by the bytes left before
 // allocating, refuses non-canonical scalars and points that are
 // uncompressed, non-canonical or outside G1, and never panics (fuzzed).
@@ -186,8 +189,8 @@
 // placeholder tokens that gives it the shapes and ranges (as for the
 // opened proof), and the evaluation of the weights at the projections'
 // claims (linear in the weights, as in the opened proof); the checks on
-// the activations are polylogarithmic. The batch
-// opening's full-scalar MSMs dominate the prover; the range set of 2¹⁶
+// the activations are polylogarithmic. The batch opening's full-scalar
+// MSMs dominate the prover; the range set of 2¹⁶
 // rows (Range(15) and the narrower top limbs) sets its size for small
 // segments, the stacked MLE for large ones. The last segment of the
 // GPT-2-small shape (logits and their remainders, 2·16·2¹⁶ padded
@@ -197,7 +200,8 @@
 // Field work per segment, for the segment circuit: LogUp witness tree of
 // N+3 layers (Σ_{j=1}^{N+2} j degree-3 rounds), table tree of 16 layers
 // (120 degree-3 rounds); zero-check N degree-3 rounds over 20 tables;
-// requantization sum-check N degree-2 rounds; batch opening n = max(N, 16)
+// requantization sum-check N degree-2 rounds; per projection input, the
+// linear proof's ⌈log₂ In⌉ rounds; batch opening n = max(N, 16)
 // degree-2 rounds and n fold checks. Transcript absorptions: the
 // statement (3), the bounds (2), one commitment digest, the LogUp
 // instance's messages, 8 limb values, 20 zero-check evaluations, one
