@@ -14,14 +14,14 @@ const module = "github.com/veriformer/veriformer"
 // does not exist is skipped (pcs, while it is not in the module).
 var native = []string{
 	"field", "poly", "transcript", "sumcheck", "lookup/...", "model/...",
-	"protocol/...", "inference", "statement", "pcs/...",
+	"protocol/...", "inference/...", "statement", "pcs/...",
 }
 
 // mustList are native packages the patterns must reach, so that a renamed
 // directory cannot make the check vacuous.
 var mustList = []string{
 	"field", "poly", "transcript", "sumcheck", "lookup", "lookup/table", "model",
-	"protocol/attention", "protocol/linear", "protocol/requant", "inference", "statement", "pcs",
+	"protocol/attention", "protocol/linear", "protocol/requant", "inference", "inference/committed", "statement", "pcs",
 }
 
 // forbidden reports whether an import path is one a native package must not

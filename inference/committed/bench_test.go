@@ -1,0 +1,114 @@
+package committed
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+)
+
+var gpt2Small = flag.Bool("committed.gpt2small", false, "also benchmark one block of a GPT-2-small-shaped model (12 layers, d=768, random weights)")
+
+// benchSRS loads (or creates once and caches in the user cache directory)
+// a development SRS of size powers.
+func benchSRS(b *testing.B, size int) *pcs.SRS {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	s, err := pcs.LoadOrCreateDevelopment(filepath.Join(dir, "veriformer", "committed-bench"), size, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkProve measures the committed prover of the segments of a pass
+// (one block each) against the integer forward pass of the same tokens in
+// the same run: prove-ratio = (Σ over the benchmarked segments of the
+// prover time) / forward time. The prover time is split into commit,
+// GKR (the LogUp instance), sum-check (decomposition zero-check,
+// requantization sum-check) and open (the batch opening).
+func BenchmarkProve(b *testing.B) {
+	b.Run("default/s=16", func(b *testing.B) {
+		m := model.Default()
+		benchProve(b, m, 16, []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}})
+	})
+	if *gpt2Small {
+		c := model.GPT2SmallConfig(64)
+		w, err := model.RandomWeights(c, 1, 1, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := model.New(c, w, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("gpt2-small/block1/s=16", func(b *testing.B) { benchProve(b, m, 16, []inference.Segment{{From: 1, To: 2}}) })
+	}
+}
+
+func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment) {
+	f := newFixture(b, m, rows)
+	need := 2
+	for _, seg := range segs {
+		l, err := NewLayout(f.tr, seg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		set, _, err := RangeSet(l)
+		if err != nil {
+			b.Fatal(err)
+		}
+		need = max(need, 1<<l.NbVars, 1<<set.NbVars)
+		b.Logf("segment %v: %d blocks, stacked MLE and %d limb rows of 2^%d entries, range set of 2^%d rows", seg, len(l.Blocks), limbRows, l.NbVars, set.NbVars)
+	}
+	s := benchSRS(b, need)
+	var infer, prove, verify time.Duration
+	var total Timings
+	size := 0
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		tr, err := m.Forward(m.NewCache(), f.prompt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		infer += time.Since(start)
+		size = 0
+		for _, seg := range segs {
+			start = time.Now()
+			proof, t, err := Prove(s, m, f.st, tr, seg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			prove += time.Since(start)
+			total.Commit += t.Commit
+			total.GKR += t.GKR
+			total.SumCheck += t.SumCheck
+			total.Open += t.Open
+			size += proof.Size()
+			start = time.Now()
+			if _, err := Verify(s.VerifyingKey(), m, f.st, rows, seg, proof); err != nil {
+				b.Fatal(err)
+			}
+			verify += time.Since(start)
+		}
+	}
+	n := float64(b.N)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / n }
+	b.ReportMetric(float64(prove)/float64(infer), "prove-ratio")
+	b.ReportMetric(ms(prove), "prove-ms")
+	b.ReportMetric(ms(total.Commit), "commit-ms")
+	b.ReportMetric(ms(total.GKR), "gkr-ms")
+	b.ReportMetric(ms(total.SumCheck), "sumcheck-ms")
+	b.ReportMetric(ms(total.Open), "open-ms")
+	b.ReportMetric(ms(infer), "infer-ms")
+	b.ReportMetric(ms(verify), "verify-ms")
+	b.ReportMetric(float64(size), "proof-bytes")
+}

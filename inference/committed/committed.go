@@ -1,0 +1,622 @@
+package committed
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/lookup"
+	"github.com/veriformer/veriformer/lookup/table"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/linear"
+	"github.com/veriformer/veriformer/protocol/requant"
+	"github.com/veriformer/veriformer/statement"
+	"github.com/veriformer/veriformer/sumcheck"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// Domain separates the committed segment transcript.
+const Domain = "veriformer/inference/committed/v1"
+
+// ErrRejected wraps every reason a proof is rejected.
+var ErrRejected = errors.New("committed: proof rejected")
+
+// Commitment indices of a proof's batch opening: the stacked tensors, the
+// multiplicities, the limb rows, the boundary.
+const (
+	tensorsCommitment        = 0
+	multiplicitiesCommitment = 1
+	limbsCommitment          = 2 // limb row j is limbsCommitment + j
+	boundaryCommitment       = limbsCommitment + limbRows
+)
+
+// Proof is the committed proof of one segment's requantizations and
+// ranges (see the package documentation).
+type Proof struct {
+	// Tensors commits to the stacked MLE of the segment's opened tensors,
+	// Multiplicities to the limbs' LogUp multiplicities over the
+	// range-table set, Limbs[j] to row j of the limb MLE (NbVars
+	// variables each).
+	Tensors, Multiplicities pcs.Commitment
+	Limbs                   [limbRows]pcs.Commitment
+	// Boundary commits to the residual stream handed to the next segment
+	// on its own (absent in the last segment), BoundaryEval is its value
+	// at the linking point.
+	Boundary     *pcs.Commitment
+	BoundaryEval fr.Element
+	// Lookup proves that every limb is in its range table; LimbEvals[j]
+	// is limb row j at the last NbVars coordinates of the lookup's column
+	// point.
+	Lookup    *lookup.CommittedProof[fr.Element]
+	LimbEvals [limbRows]fr.Element
+	// Decomposition is the zero-check of the limb decompositions.
+	Decomposition *sumcheck.ZeroCheckProof[fr.Element]
+	// Accumulators[q] is the q-th requantization's accumulator at its
+	// point: the claims the contraction sum-checks prove.
+	Accumulators []fr.Element
+	// Requant is the sum-check of the batched requantization identities,
+	// RequantEval the stacked MLE at its end point.
+	Requant     sumcheck.Proof[fr.Element]
+	RequantEval fr.Element
+	// Projections prove the accumulator claims of the projections
+	// (Q, K, V, O, gate, up, down, LM head), one per input.
+	Projections []*linear.Proof[fr.Element]
+	// Opening proves every claim on the commitments.
+	Opening *pcs.BatchProof
+}
+
+// Claims are the claims a verified proof leaves to the segment's other
+// protocols: Accumulators[q] on the accumulator of the q-th
+// requantization that is not a projection ([Requants] order: the norms,
+// RoPE, the attention scores and context, the gated product), an MLE over
+// its output's padded shape, and Requants[q] that requantization.
+type Claims struct {
+	Accumulators []poly.Claim[fr.Element]
+	Requants     []*model.Requant
+}
+
+// Timings splits the prover's wall time.
+type Timings struct {
+	Commit, SumCheck, GKR, Open time.Duration
+}
+
+// RangeSet returns the table set of a layout's limbs: Range(LimbBits)
+// (id 1, also the padding's) then the narrower top-limb widths.
+func RangeSet(l *Layout) (*table.Set, map[int]int64, error) {
+	widths := l.Widths()
+	tables := make([]table.Table, len(widths))
+	ids := map[int]int64{}
+	for i, w := range widths {
+		tables[i] = table.Range(w)
+		ids[w] = int64(i) + 1
+	}
+	s, err := table.NewSet("committed/ranges", tables...)
+	return s, ids, err
+}
+
+// idTable returns the id column of the limb lookups.
+func idTable(l *Layout, ids map[int]int64) []int64 {
+	size := 1 << l.NbVars
+	out := make([]int64, limbRows*size)
+	for i := range out {
+		out[i] = ids[LimbBits]
+	}
+	for b := range l.Blocks {
+		idx, _ := poly.PaddedIndices(l.Blocks[b].Tensor.Shape)
+		for j := range limbRows {
+			w := l.limbWidth(b, j)
+			if w == 0 {
+				continue
+			}
+			for _, i := range idx {
+				out[j*size+l.Blocks[b].Offset+i] = ids[w]
+			}
+		}
+	}
+	return out
+}
+
+// idEval returns the id column's MLE at point (limbRowVars + NbVars
+// coordinates).
+func idEval(l *Layout, ids map[int]int64, point []fr.Element) fr.Element {
+	rows := poly.EqTable[fr.Element](point[:limbRowVars])
+	x := point[limbRowVars:]
+	pad := ids[LimbBits]
+	res := field.FromInt64[fr.Element](pad)
+	for j := range limbRows {
+		v := l.blockSum(x, func(b int) *big.Int {
+			w := l.limbWidth(b, j)
+			if w == 0 {
+				return new(big.Int)
+			}
+			return big.NewInt(ids[w] - pad)
+		})
+		v.Mul(&v, &rows[j])
+		res.Add(&res, &v)
+	}
+	return res
+}
+
+// decomposition returns the public tables of the limb decompositions, in
+// the zero-check's order: Min, W₀…W₃, E, Max·E, U₀…U₃.
+func (l *Layout) publicColumns() []func(b int) *big.Int {
+	cols := []func(b int) *big.Int{func(b int) *big.Int { return big.NewInt(l.Blocks[b].Tensor.Min) }}
+	for j := range MaxLimbs {
+		cols = append(cols, func(b int) *big.Int { return l.limbWeight(b, j) })
+	}
+	cols = append(cols,
+		func(b int) *big.Int { return boolInt(l.Blocks[b].Exact) },
+		func(b int) *big.Int {
+			if !l.Blocks[b].Exact {
+				return new(big.Int)
+			}
+			return big.NewInt(l.Blocks[b].Tensor.Max)
+		})
+	for j := range MaxLimbs {
+		cols = append(cols, func(b int) *big.Int { return l.limbWeight(b, MaxLimbs+j) })
+	}
+	return cols
+}
+
+func boolInt(b bool) *big.Int {
+	if b {
+		return big.NewInt(1)
+	}
+	return new(big.Int)
+}
+
+// Zero-check tables: 0 the stacked tensors, 1 Min, 2…5 W, 6 E, 7 Max·E,
+// 8…11 U, 12…19 the limb rows.
+const (
+	tabS     = 0
+	tabMin   = 1
+	tabW     = 2
+	tabE     = 2 + MaxLimbs
+	tabMaxE  = 3 + MaxLimbs
+	tabU     = 4 + MaxLimbs
+	tabLimbs = 4 + 2*MaxLimbs
+	nbTables = tabLimbs + limbRows
+)
+
+// relation returns s − Min − Σⱼ Wⱼ·lⱼ + γ·(Max·E − E·s − Σⱼ Uⱼ·l_{4+j}).
+func relation(gamma fr.Element) []sumcheck.Term[fr.Element] {
+	one := field.One[fr.Element]()
+	var minusOne, minusGamma fr.Element
+	minusOne.Neg(&one)
+	minusGamma.Neg(&gamma)
+	terms := []sumcheck.Term[fr.Element]{
+		{Coefficient: one, Factors: []int{tabS}},
+		{Coefficient: minusOne, Factors: []int{tabMin}},
+		{Coefficient: gamma, Factors: []int{tabMaxE}},
+		{Coefficient: minusGamma, Factors: []int{tabE, tabS}},
+	}
+	for j := range MaxLimbs {
+		terms = append(terms,
+			sumcheck.Term[fr.Element]{Coefficient: minusOne, Factors: []int{tabW + j, tabLimbs + j}},
+			sumcheck.Term[fr.Element]{Coefficient: minusGamma, Factors: []int{tabU + j, tabLimbs + MaxLimbs + j}})
+	}
+	return terms
+}
+
+// newTranscript seeds the segment's transcript with the statement and the
+// segment's bounds.
+func newTranscript(st statement.Statement, seg inference.Segment) *pcs.Transcript {
+	t := transcript.New[fr.Element](Domain, statement.Elements[fr.Element](st)...)
+	t.Absorb(field.FromInt64[fr.Element](int64(seg.From)), field.FromInt64[fr.Element](int64(seg.To)))
+	return t
+}
+
+// commitments lists a proof's commitments in batch order.
+func (p *Proof) commitments() []pcs.Commitment {
+	out := append([]pcs.Commitment{p.Tensors, p.Multiplicities}, p.Limbs[:]...)
+	if p.Boundary != nil {
+		out = append(out, *p.Boundary)
+	}
+	return out
+}
+
+// boundaryVars is the number of variables of the boundary's own MLE.
+func boundaryVars(l *Layout) int {
+	return max(l.Blocks[l.Boundary].NbVars, 1)
+}
+
+// Prove proves the requantizations and ranges of segment seg of the pass
+// tr of model m for the statement st, committing with srs.
+func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, tr *model.Trace, seg inference.Segment) (*Proof, *Timings, error) {
+	return prove(srs, st, tr, seg, (*Layout).LimbTable)
+}
+
+// prove is Prove with the limb table computed by limbsOf (the tests
+// substitute limbs that do not decompose the committed values).
+func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error)) (*Proof, *Timings, error) {
+	if seg.From < 0 || seg.To > len(tr.Layers) || seg.From >= seg.To {
+		return nil, nil, fmt.Errorf("committed: segment [%d, %d) of a pass of %d blocks", seg.From, seg.To, len(tr.Layers))
+	}
+	times := &Timings{}
+	start := time.Now()
+	l, err := NewLayout(tr, seg)
+	if err != nil {
+		return nil, nil, err
+	}
+	set, ids, err := RangeSet(l)
+	if err != nil {
+		return nil, nil, err
+	}
+	stacked, err := l.Table()
+	if err != nil {
+		return nil, nil, err
+	}
+	limbs, err := limbsOf(l)
+	if err != nil {
+		return nil, nil, err
+	}
+	lk := lookup.Lookups{Shape: []int{len(limbs)}, Columns: [][]int64{idTable(l, ids), limbs}}
+	mult, err := lookup.SetMultiplicities(set, &lk)
+	if err != nil {
+		return nil, nil, fmt.Errorf("committed: %w", err)
+	}
+	limbTable := make([]fr.Element, len(limbs))
+	for i, v := range limbs {
+		limbTable[i].SetInt64(v)
+	}
+	multTable := make([]fr.Element, len(mult))
+	for i, v := range mult {
+		multTable[i].SetUint64(v)
+	}
+	size := 1 << l.NbVars
+	tables := [][]fr.Element{stacked, multTable}
+	for j := range limbRows {
+		tables = append(tables, limbTable[j*size:(j+1)*size])
+	}
+	proof := &Proof{}
+	commitments := []*pcs.Commitment{&proof.Tensors, &proof.Multiplicities}
+	for j := range proof.Limbs {
+		commitments = append(commitments, &proof.Limbs[j])
+	}
+	for i, c := range commitments {
+		if *c, err = pcs.Commit(srs, tables[i]); err != nil {
+			return nil, nil, err
+		}
+	}
+	var boundary []fr.Element
+	if l.Boundary >= 0 {
+		blk := &l.Blocks[l.Boundary]
+		boundary = make([]fr.Element, 1<<boundaryVars(l))
+		copy(boundary, stacked[blk.Offset:blk.Offset+1<<blk.NbVars])
+		c, err := pcs.Commit(srs, boundary)
+		if err != nil {
+			return nil, nil, err
+		}
+		proof.Boundary = &c
+		tables = append(tables, boundary)
+	}
+	times.Commit = time.Since(start)
+
+	t := newTranscript(st, seg)
+	t.Absorb(pcs.Digest(proof.commitments()))
+
+	start = time.Now()
+	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
+	var lc *lookup.CommittedClaims[fr.Element]
+	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult); err != nil {
+		return nil, nil, err
+	}
+	limbPoint := lc.Columns[1].Point[limbRowVars:]
+	for j := range limbRows {
+		proof.LimbEvals[j] = poly.Evaluate[fr.Element](tables[limbsCommitment+j], limbPoint)
+	}
+	t.Absorb(proof.LimbEvals[:]...)
+	times.GKR = time.Since(start)
+
+	start = time.Now()
+	t.Label("committed/decomposition")
+	gamma := t.Challenge()
+	zt := make([][]fr.Element, nbTables)
+	zt[tabS] = stacked
+	for k, c := range l.publicColumns() {
+		zt[tabMin+k] = l.blockTable(c)
+	}
+	for j := range limbRows {
+		zt[tabLimbs+j] = tables[limbsCommitment+j]
+	}
+	var zc []poly.Claim[fr.Element]
+	if proof.Decomposition, zc, err = sumcheck.ProveZero(t, zt, relation(gamma)); err != nil {
+		return nil, nil, err
+	}
+
+	t.Label("committed/requant")
+	var rqs []*model.Requant
+	Requants(tr, seg, func(r *model.Requant) { rqs = append(rqs, r) })
+	groups := projectionGroups(tr, seg)
+	points := requantPoints(t, rqs, sharedRows(groups))
+	for q, rq := range rqs {
+		sp := spec(rq)
+		v, err := requant.EvaluateAcc[fr.Element](&sp, rq.Out.Data, rq.Rem.Data, points[q])
+		if err != nil {
+			return nil, nil, err
+		}
+		proof.Accumulators = append(proof.Accumulators, v)
+	}
+	t.Absorb(proof.Accumulators...)
+	rho := t.Challenge()
+	sum := requantSum(rqs, points, proof.Accumulators, rho)
+	g := make([]fr.Element, size)
+	weight := field.One[fr.Element]()
+	for q, rq := range rqs {
+		w := weightTable(rq, points[q])
+		out, rem := &l.Blocks[l.Index[&rq.Out]], &l.Blocks[l.Index[&rq.Rem]]
+		var cOut fr.Element
+		p := pow2(rq.Shift)
+		cOut.Mul(&weight, &p)
+		for i := range w {
+			var a fr.Element
+			a.Mul(&w[i], &cOut)
+			g[out.Offset+i].Add(&g[out.Offset+i], &a)
+			a.Mul(&w[i], &weight)
+			g[rem.Offset+i].Add(&g[rem.Offset+i], &a)
+		}
+		weight.Mul(&weight, &rho)
+	}
+	one := field.One[fr.Element]()
+	sc, opening, err := sumcheck.Prove(t, [][]fr.Element{g, stacked}, []sumcheck.Term[fr.Element]{{Coefficient: one, Factors: []int{0, 1}}}, sum)
+	if err != nil {
+		return nil, nil, err
+	}
+	proof.Requant = sc
+	proof.RequantEval = opening.Evaluations[1]
+	t.Absorb(proof.RequantEval)
+	var inputs []poly.Claim[fr.Element]
+	if proof.Projections, inputs, err = proveProjections(t, groups, requantIndex(rqs), points, proof.Accumulators); err != nil {
+		return nil, nil, err
+	}
+
+	var bPoint []fr.Element
+	if l.Boundary >= 0 {
+		t.Label("committed/boundary")
+		bPoint = t.Challenges(boundaryVars(l))
+		proof.BoundaryEval = poly.Evaluate[fr.Element](boundary, bPoint)
+		t.Absorb(proof.BoundaryEval)
+	}
+	times.SumCheck = time.Since(start)
+
+	start = time.Now()
+	claims := batchClaims(l, lc, zc, opening.Point, proof, bPoint, groups, inputs)
+	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
+		return nil, nil, err
+	}
+	times.Open = time.Since(start)
+	return proof, times, nil
+}
+
+// requantPoints draws each requantization's accumulator point; a
+// projection that shares its group's rows (shared) takes the row
+// coordinates of the group's first projection and draws its column
+// coordinates.
+func requantPoints(t *pcs.Transcript, rqs []*model.Requant, shared map[*model.Requant]*model.Requant) [][]fr.Element {
+	points := make([][]fr.Element, len(rqs))
+	index := requantIndex(rqs)
+	for q, rq := range rqs {
+		_, n, _ := poly.TensorVars(rq.Out.Shape)
+		if first, ok := shared[rq]; ok {
+			rows := poly.Log2Ceil(rq.Out.Shape[0])
+			points[q] = append(append([]fr.Element(nil), points[index[first]][:rows]...), t.Challenges(n-rows)...)
+			continue
+		}
+		points[q] = t.Challenges(n)
+	}
+	return points
+}
+
+// requantIndex maps each requantization to its position.
+func requantIndex(rqs []*model.Requant) map[*model.Requant]int {
+	out := map[*model.Requant]int{}
+	for q, rq := range rqs {
+		out[rq] = q
+	}
+	return out
+}
+
+// requantSum is Σ_q ρ^q·(Acc_q + 2^(Shift−1)·C_q), the sum of the batched
+// requantization sum-check.
+func requantSum(rqs []*model.Requant, points [][]fr.Element, acc []fr.Element, rho fr.Element) fr.Element {
+	var sum fr.Element
+	weight := field.One[fr.Element]()
+	for q, rq := range rqs {
+		c := validWeight(rq, points[q])
+		h := halfShift(rq)
+		c.Mul(&c, &h)
+		c.Add(&c, &acc[q])
+		c.Mul(&c, &weight)
+		sum.Add(&sum, &c)
+		weight.Mul(&weight, &rho)
+	}
+	return sum
+}
+
+// requantWeight is the MLE at point of the sum-check's public table G.
+func requantWeight(l *Layout, rqs []*model.Requant, points [][]fr.Element, rho fr.Element, point []fr.Element) fr.Element {
+	var res fr.Element
+	weight := field.One[fr.Element]()
+	for q, rq := range rqs {
+		for _, part := range []struct {
+			t     *model.Tensor
+			scale fr.Element
+		}{{&rq.Out, pow2(rq.Shift)}, {&rq.Rem, field.One[fr.Element]()}} {
+			b := l.Index[part.t]
+			ind := l.indicator(b, point)
+			phi := weightEval(rq, point[l.NbVars-l.Blocks[b].NbVars:], points[q])
+			ind.Mul(&ind, &phi)
+			ind.Mul(&ind, &part.scale)
+			ind.Mul(&ind, &weight)
+			res.Add(&res, &ind)
+		}
+		weight.Mul(&weight, &rho)
+	}
+	return res
+}
+
+// batchClaims lists every claim on the commitments, in a fixed order: the
+// limb column and multiplicity claims of the lookup, the zero-check's
+// claims on the stacked MLE and the limb rows, the requantization
+// sum-check's claim on the stacked MLE, the boundary link.
+func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Claim[fr.Element], end []fr.Element, proof *Proof, bPoint []fr.Element, groups []projectionGroup, inputs []poly.Claim[fr.Element]) []pcs.Claim {
+	claims := []pcs.Claim{
+		{Commitment: multiplicitiesCommitment, Point: lc.Multiplicities.Point, Value: lc.Multiplicities.Value},
+		{Commitment: tensorsCommitment, Point: zc[tabS].Point, Value: zc[tabS].Value},
+	}
+	for j := range limbRows {
+		claims = append(claims,
+			pcs.Claim{Commitment: limbsCommitment + j, Point: lc.Columns[1].Point[limbRowVars:], Value: proof.LimbEvals[j]},
+			pcs.Claim{Commitment: limbsCommitment + j, Point: zc[tabLimbs+j].Point, Value: zc[tabLimbs+j].Value})
+	}
+	claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: end, Value: proof.RequantEval})
+	for k, g := range groups {
+		claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(l.Index[g.x], inputs[k].Point), Value: inputs[k].Value})
+	}
+	if proof.Boundary != nil {
+		blk := &l.Blocks[l.Boundary]
+		local := bPoint[len(bPoint)-blk.NbVars:]
+		// The boundary's own MLE has at least one variable: a leading
+		// zero coordinate when the tensor has a single entry.
+		claims = append(claims,
+			pcs.Claim{Commitment: boundaryCommitment, Point: bPoint, Value: proof.BoundaryEval},
+			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(l.Boundary, local), Value: boundaryLink(bPoint, blk.NbVars, proof.BoundaryEval)})
+	}
+	return claims
+}
+
+// boundaryLink returns the value of the boundary block's MLE at the last
+// k coordinates of point given the boundary MLE's value there: the same
+// when the MLE has k variables, divided by 1 − point[0] (the padding
+// variable) when the block has none.
+func boundaryLink(point []fr.Element, k int, v fr.Element) fr.Element {
+	if len(point) == k {
+		return v
+	}
+	var d fr.Element
+	d.SetOne()
+	d.Sub(&d, &point[0])
+	d.Inverse(&d)
+	d.Mul(&d, &v)
+	return d
+}
+
+// Verify checks a committed segment proof of model m for a pass of rows
+// rows and the statement st, and returns the accumulator claims left to
+// the contraction sum-checks.
+func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows int, seg inference.Segment, proof *Proof) (*Claims, error) {
+	view, err := inference.ShapePass(m, rows)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	if seg.From < 0 || seg.To > len(view.Layers) || seg.From >= seg.To {
+		return nil, fmt.Errorf("%w: segment [%d, %d) of a model of %d blocks", ErrRejected, seg.From, seg.To, len(view.Layers))
+	}
+	l, err := NewLayout(view, seg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	set, ids, err := RangeSet(l)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	if proof == nil || proof.Lookup == nil || proof.Decomposition == nil || proof.Opening == nil {
+		return nil, fmt.Errorf("%w: incomplete proof", ErrRejected)
+	}
+	if (proof.Boundary != nil) != (l.Boundary >= 0) {
+		return nil, fmt.Errorf("%w: a boundary commitment is present exactly when the segment is not the last", ErrRejected)
+	}
+	var rqs []*model.Requant
+	Requants(view, seg, func(r *model.Requant) { rqs = append(rqs, r) })
+	if len(proof.Accumulators) != len(rqs) {
+		return nil, fmt.Errorf("%w: %d accumulator values for %d requantizations", ErrRejected, len(proof.Accumulators), len(rqs))
+	}
+
+	t := newTranscript(st, seg)
+	t.Absorb(pcs.Digest(proof.commitments()))
+
+	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
+	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{limbRows << l.NbVars}, proof.Lookup)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	if id := idEval(l, ids, lc.Columns[0].Point); !id.Equal(&lc.Columns[0].Value) {
+		return nil, fmt.Errorf("%w: the lookups' id column is not the layout's", ErrRejected)
+	}
+	// The limb column's claim is Σⱼ eq(j, ρ_rows)·lⱼ(ρ_rest) over the rows.
+	rowEq := poly.EqTable[fr.Element](lc.Columns[1].Point[:limbRowVars])
+	var column, term fr.Element
+	for j := range limbRows {
+		term.Mul(&rowEq[j], &proof.LimbEvals[j])
+		column.Add(&column, &term)
+	}
+	if !column.Equal(&lc.Columns[1].Value) {
+		return nil, fmt.Errorf("%w: the limb rows' values do not give the limb column's claim", ErrRejected)
+	}
+	t.Absorb(proof.LimbEvals[:]...)
+
+	t.Label("committed/decomposition")
+	gamma := t.Challenge()
+	zc, err := sumcheck.VerifyZero(t, l.NbVars, nbTables, relation(gamma), proof.Decomposition)
+	if err != nil {
+		return nil, fmt.Errorf("%w: decomposition: %w", ErrRejected, err)
+	}
+	for k, c := range l.publicColumns() {
+		if v := l.blockSum(zc[tabMin+k].Point, c); !v.Equal(&zc[tabMin+k].Value) {
+			return nil, fmt.Errorf("%w: decomposition: public table %d does not match the layout", ErrRejected, k)
+		}
+	}
+
+	t.Label("committed/requant")
+	groups := projectionGroups(view, seg)
+	points := requantPoints(t, rqs, sharedRows(groups))
+	t.Absorb(proof.Accumulators...)
+	rho := t.Challenge()
+	sum := requantSum(rqs, points, proof.Accumulators, rho)
+	end, expected, err := sumcheck.Verify(t, sum, 2, l.NbVars, proof.Requant)
+	if err != nil {
+		return nil, fmt.Errorf("%w: requantization: %w", ErrRejected, err)
+	}
+	g := requantWeight(l, rqs, points, rho, end)
+	g.Mul(&g, &proof.RequantEval)
+	if !g.Equal(&expected) {
+		return nil, fmt.Errorf("%w: requantization: the final value does not match", ErrRejected)
+	}
+	t.Absorb(proof.RequantEval)
+	inputs, err := verifyProjections(t, groups, requantIndex(rqs), points, proof.Accumulators, proof.Projections)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+
+	var bPoint []fr.Element
+	if l.Boundary >= 0 {
+		t.Label("committed/boundary")
+		bPoint = t.Challenges(boundaryVars(l))
+		t.Absorb(proof.BoundaryEval)
+	}
+	claims := batchClaims(l, lc, zc, end, proof, bPoint, groups, inputs)
+	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	projected := map[*model.Requant]bool{}
+	for _, g := range groups {
+		for _, mm := range g.mms {
+			projected[&mm.Requant] = true
+		}
+	}
+	out := &Claims{}
+	for q, rq := range rqs {
+		if !projected[rq] {
+			out.Accumulators = append(out.Accumulators, poly.Claim[fr.Element]{Point: points[q], Value: proof.Accumulators[q]})
+			out.Requants = append(out.Requants, rq)
+		}
+	}
+	return out, nil
+}

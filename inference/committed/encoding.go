@@ -1,0 +1,320 @@
+package committed
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/lookup"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/protocol/linear"
+	"github.com/veriformer/veriformer/sumcheck"
+)
+
+// FormatVersion is the version of the binary encoding.
+const FormatVersion = 1
+
+// Bounds of the decoder: sum-check rounds, values per round, GKR layers,
+// accumulators, column evaluations and opening bytes.
+const (
+	maxRounds       = 64
+	maxRoundValues  = 16
+	maxLayers       = 64
+	maxAccumulators = 1 << 16
+	maxColumns      = 16
+	maxOpeningBytes = 1 << 20
+	maxProjections  = 1 << 12
+)
+
+var magic = []byte("veriformer/committed")
+
+// MarshalBinary writes the proof: the magic string, FormatVersion, then
+// its fields in declaration order — G1 points compressed (48 bytes),
+// scalars canonical (32 bytes), counts as 4-byte big-endian integers, a
+// presence byte before the boundary, the opening as pcs encodes it behind
+// its length.
+func (p *Proof) MarshalBinary() ([]byte, error) {
+	if p.Lookup == nil || p.Decomposition == nil || p.Opening == nil {
+		return nil, errors.New("committed: encode: incomplete proof")
+	}
+	w := &writer{}
+	w.buf.Write(magic)
+	w.count(FormatVersion)
+	w.point(&p.Tensors)
+	w.point(&p.Multiplicities)
+	for j := range p.Limbs {
+		w.point(&p.Limbs[j])
+	}
+	if p.Boundary != nil {
+		w.buf.WriteByte(1)
+		w.point(p.Boundary)
+	} else {
+		w.buf.WriteByte(0)
+	}
+	w.scalar(&p.BoundaryEval)
+	for j := range p.LimbEvals {
+		w.scalar(&p.LimbEvals[j])
+	}
+	w.fraction(&p.Lookup.Witness)
+	w.fraction(&p.Lookup.Table)
+	w.scalar(&p.Lookup.MultiplicityEval)
+	w.scalars(p.Lookup.ColumnEvals)
+	w.rounds(p.Decomposition.SumCheck.Rounds)
+	w.scalars(p.Decomposition.Evaluations)
+	w.scalars(p.Accumulators)
+	w.rounds(p.Requant.Rounds)
+	w.scalar(&p.RequantEval)
+	w.count(len(p.Projections))
+	for _, lp := range p.Projections {
+		if lp == nil || lp.Merge != nil {
+			return nil, errors.New("committed: encode: a projection proof is missing or has unshared rows")
+		}
+		w.scalars(lp.Biases)
+		w.rounds(lp.SumCheck.Rounds)
+		w.scalars(lp.Inputs)
+		w.scalars(lp.Weights)
+	}
+	opening, err := p.Opening.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	w.count(len(opening))
+	w.buf.Write(opening)
+	return w.buf.Bytes(), nil
+}
+
+// UnmarshalProof reads a proof written by [Proof.MarshalBinary]. Every
+// count is bounded by a constant and by the bytes left before anything is
+// allocated; points must be compressed, canonical and in G1, scalars
+// canonical. It never panics (fuzzed).
+func UnmarshalProof(data []byte) (*Proof, error) {
+	if !bytes.HasPrefix(data, magic) {
+		return nil, errors.New("committed: decode: not a committed segment proof")
+	}
+	r := &reader{data: data[len(magic):]}
+	if v := r.count(FormatVersion, 1); r.err == nil && v != FormatVersion {
+		return nil, fmt.Errorf("committed: decode: format version %d, want %d", v, FormatVersion)
+	}
+	p := &Proof{Lookup: &lookup.CommittedProof[fr.Element]{}, Decomposition: &sumcheck.ZeroCheckProof[fr.Element]{}, Opening: &pcs.BatchProof{}}
+	r.point(&p.Tensors)
+	r.point(&p.Multiplicities)
+	for j := range p.Limbs {
+		r.point(&p.Limbs[j])
+	}
+	switch b := r.byte(); {
+	case r.err != nil:
+	case b == 1:
+		p.Boundary = &pcs.Commitment{}
+		r.point(p.Boundary)
+	case b != 0:
+		r.fail(fmt.Errorf("boundary flag %d", b))
+	}
+	r.scalar(&p.BoundaryEval)
+	for j := range p.LimbEvals {
+		r.scalar(&p.LimbEvals[j])
+	}
+	r.fraction(&p.Lookup.Witness)
+	r.fraction(&p.Lookup.Table)
+	r.scalar(&p.Lookup.MultiplicityEval)
+	p.Lookup.ColumnEvals = r.scalars(maxColumns)
+	p.Decomposition.SumCheck.Rounds = r.rounds()
+	p.Decomposition.Evaluations = r.scalars(nbTables)
+	p.Accumulators = r.scalars(maxAccumulators)
+	p.Requant.Rounds = r.rounds()
+	r.scalar(&p.RequantEval)
+	nb := r.count(maxProjections, 16)
+	for range nb {
+		if r.err != nil {
+			break
+		}
+		lp := &linear.Proof[fr.Element]{}
+		lp.Biases = r.scalars(maxColumns)
+		lp.SumCheck.Rounds = r.rounds()
+		lp.Inputs = r.scalars(maxColumns)
+		lp.Weights = r.scalars(maxColumns)
+		p.Projections = append(p.Projections, lp)
+	}
+	n := r.count(maxOpeningBytes, 1)
+	if r.err == nil {
+		if err := p.Opening.UnmarshalBinary(r.take(n)); err != nil {
+			r.fail(err)
+		}
+	}
+	if r.err == nil && len(r.data) != 0 {
+		r.fail(fmt.Errorf("%d trailing bytes", len(r.data)))
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("committed: decode: %w", r.err)
+	}
+	return p, nil
+}
+
+type writer struct{ buf bytes.Buffer }
+
+func (w *writer) count(n int) { w.buf.Write(binary.BigEndian.AppendUint32(nil, uint32(n))) }
+
+func (w *writer) point(p *bls12377.G1Affine) {
+	b := p.Bytes()
+	w.buf.Write(b[:])
+}
+
+func (w *writer) scalar(x *fr.Element) {
+	b := x.Bytes()
+	w.buf.Write(b[:])
+}
+
+func (w *writer) scalars(xs []fr.Element) {
+	w.count(len(xs))
+	for i := range xs {
+		w.scalar(&xs[i])
+	}
+}
+
+func (w *writer) rounds(rs [][]fr.Element) {
+	w.count(len(rs))
+	for _, r := range rs {
+		w.scalars(r)
+	}
+}
+
+func (w *writer) fraction(f *lookup.FractionProof[fr.Element]) {
+	for i := range f.Root {
+		w.scalar(&f.Root[i])
+	}
+	w.count(len(f.Layers))
+	for i := range f.Layers {
+		w.rounds(f.Layers[i].SumCheck.Rounds)
+		for k := range f.Layers[i].Evals {
+			w.scalar(&f.Layers[i].Evals[k])
+		}
+	}
+}
+
+// reader decodes from data; the first error sticks and stops every later
+// read.
+type reader struct {
+	data []byte
+	err  error
+}
+
+var errShort = errors.New("unexpected end of data")
+
+func (r *reader) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+// take returns the next n bytes, or nil and an error.
+func (r *reader) take(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > len(r.data) {
+		r.fail(errShort)
+		return nil
+	}
+	out := r.data[:n]
+	r.data = r.data[n:]
+	return out
+}
+
+func (r *reader) byte() byte {
+	b := r.take(1)
+	if b == nil {
+		return 0
+	}
+	return b[0]
+}
+
+// count reads a count at most limit whose items take at least unit bytes
+// each in what remains.
+func (r *reader) count(limit, unit int) int {
+	b := r.take(4)
+	if b == nil {
+		return 0
+	}
+	n := binary.BigEndian.Uint32(b)
+	if uint64(n) > uint64(limit) {
+		r.fail(fmt.Errorf("count %d above %d", n, limit))
+		return 0
+	}
+	if uint64(n)*uint64(unit) > uint64(len(r.data)) {
+		r.fail(errShort)
+		return 0
+	}
+	return int(n)
+}
+
+func (r *reader) point(p *bls12377.G1Affine) {
+	b := r.take(bls12377.SizeOfG1AffineCompressed)
+	if b == nil {
+		return
+	}
+	if b[0]&0x80 == 0 {
+		r.fail(errors.New("point is not compressed"))
+		return
+	}
+	if _, err := p.SetBytes(b); err != nil {
+		r.fail(err)
+		return
+	}
+	if c := p.Bytes(); !bytes.Equal(c[:], b) {
+		r.fail(errors.New("non-canonical point encoding"))
+	}
+}
+
+func (r *reader) scalar(x *fr.Element) {
+	b := r.take(fr.Bytes)
+	if b == nil {
+		return
+	}
+	if err := x.SetBytesCanonical(b); err != nil {
+		r.fail(err)
+	}
+}
+
+func (r *reader) scalars(limit int) []fr.Element {
+	n := r.count(limit, fr.Bytes)
+	if r.err != nil {
+		return nil
+	}
+	out := make([]fr.Element, n)
+	for i := range out {
+		r.scalar(&out[i])
+	}
+	return out
+}
+
+func (r *reader) rounds() [][]fr.Element {
+	n := r.count(maxRounds, 4)
+	if r.err != nil {
+		return nil
+	}
+	out := make([][]fr.Element, n)
+	for i := range out {
+		out[i] = r.scalars(maxRoundValues)
+	}
+	return out
+}
+
+func (r *reader) fraction(f *lookup.FractionProof[fr.Element]) {
+	for i := range f.Root {
+		r.scalar(&f.Root[i])
+	}
+	n := r.count(maxLayers, 4+4*fr.Bytes)
+	if r.err != nil {
+		return
+	}
+	f.Layers = make([]lookup.FractionLayer[fr.Element], n)
+	for i := range f.Layers {
+		f.Layers[i].SumCheck.Rounds = r.rounds()
+		for k := range f.Layers[i].Evals {
+			r.scalar(&f.Layers[i].Evals[k])
+		}
+	}
+}

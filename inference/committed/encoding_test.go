@@ -1,0 +1,98 @@
+package committed
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/model"
+)
+
+func encodedProofs(t testing.TB) [][]byte {
+	f := newFixture(t, model.Default(), 4)
+	s := testSRS(t, 1<<18)
+	var out [][]byte
+	for _, seg := range []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}} {
+		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := proof.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		decoded, err := UnmarshalProof(data)
+		if err != nil {
+			t.Fatalf("segment %v: %v", seg, err)
+		}
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.rows, seg, decoded); err != nil {
+			t.Fatalf("segment %v: the decoded proof is rejected: %v", seg, err)
+		}
+		again, err := decoded.MarshalBinary()
+		if err != nil || !bytes.Equal(again, data) {
+			t.Fatalf("segment %v: the encoding does not round-trip", seg)
+		}
+		if len(data) < proof.Size() {
+			t.Fatalf("segment %v: encoding of %d bytes, Size says %d", seg, len(data), proof.Size())
+		}
+		out = append(out, data)
+	}
+	return out
+}
+
+func TestEncoding(t *testing.T) {
+	for _, data := range encodedProofs(t) {
+		for _, n := range []int{0, len(magic), len(magic) + 4, len(data) / 2, len(data) - 1} {
+			if _, err := UnmarshalProof(data[:n]); err == nil {
+				t.Errorf("a proof cut to %d of %d bytes was decoded", n, len(data))
+			}
+		}
+		if _, err := UnmarshalProof(append(append([]byte(nil), data...), 0)); err == nil {
+			t.Error("a proof with a trailing byte was decoded")
+		}
+	}
+}
+
+var writeCorpus = flag.Bool("committed.corpus", false, "write the fuzz seed corpus (testdata/fuzz/FuzzUnmarshalProof) from fresh proofs")
+
+// TestWriteCorpus writes an honest proof of each segment as a seed of
+// FuzzUnmarshalProof (go test -run TestWriteCorpus -committed.corpus).
+func TestWriteCorpus(t *testing.T) {
+	if !*writeCorpus {
+		t.Skip("run with -committed.corpus to rewrite the seed corpus")
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzUnmarshalProof")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for k, data := range encodedProofs(t) {
+		seed := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(data)))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("segment%d", k)), []byte(seed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// FuzzUnmarshalProof decodes arbitrary bytes; its seeds (testdata) are
+// honest proofs of the two segments of the built-in model.
+func FuzzUnmarshalProof(f *testing.F) {
+	f.Add(append([]byte(nil), magic...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := UnmarshalProof(data)
+		if err != nil {
+			return
+		}
+		again, err := p.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := UnmarshalProof(again); err != nil {
+			t.Fatalf("a re-encoded proof does not decode: %v", err)
+		}
+	})
+}

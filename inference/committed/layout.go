@@ -1,0 +1,310 @@
+package committed
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/lookup"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// LimbBits is the width of a range-check limb: values are decomposed into
+// limbs of 15 bits (the top limb narrower) looked up in range tables:
+// Range(15) and the narrower ranges fit a set of 2¹⁶ rows.
+const LimbBits = 15
+
+// MaxLimbs bounds the limbs of one value (a window of at most 60 bits).
+const MaxLimbs = 4
+
+// limbRows is the number of limb rows of the limb MLE: MaxLimbs rows for
+// the lower decomposition v − Min, MaxLimbs for the upper Max − v.
+const limbRows = 2 * MaxLimbs
+
+// limbRowVars is log₂ limbRows.
+const limbRowVars = 3
+
+// Block is one tensor of the stacked MLE: its entries in the per-dimension
+// zero-padded layout of its shape (poly.PaddedIndices) at rows
+// [Offset, Offset + 2^NbVars) of the stacked table.
+type Block struct {
+	Tensor *model.Tensor
+	NbVars int
+	Offset int
+	// Bits is the width of the window [Min, Min + 2^Bits) of the tensor
+	// (transcript.Layout); Exact is set when the upper bound Max is
+	// checked too (Max < Min + 2^Bits − 1).
+	Bits  int
+	Exact bool
+}
+
+// Layout is the stacking of a segment's committed tensors into one MLE of
+// NbVars variables.
+type Layout struct {
+	NbVars int
+	Blocks []Block
+	// Index maps a tensor (by address) to its block.
+	Index map[*model.Tensor]int
+	// Boundary is the block of the residual stream handed to the next
+	// segment (−1 in the last segment).
+	Boundary int
+}
+
+// NewLayout stacks the opened tensors of segment seg of the pass tr
+// (inference.WalkSegment order) into blocks aligned to their sizes,
+// largest first (ties in canonical order).
+func NewLayout(tr *model.Trace, seg inference.Segment) (*Layout, error) {
+	exact := map[*model.Tensor]bool{}
+	inference.WalkExact(tr, seg, func(t *model.Tensor) { exact[t] = true })
+	var blocks []Block
+	var err error
+	inference.WalkSegment(tr, seg, func(t *model.Tensor) {
+		if err != nil {
+			return
+		}
+		_, total, e := poly.TensorVars(t.Shape)
+		if e != nil {
+			err = fmt.Errorf("committed: tensor %s: %w", t.Name, e)
+			return
+		}
+		l, e := transcript.Layout(t.Min, t.Max, 254)
+		if e != nil {
+			err = fmt.Errorf("committed: tensor %s: %w", t.Name, e)
+			return
+		}
+		if l.Bits > MaxLimbs*LimbBits {
+			err = fmt.Errorf("committed: tensor %s: a window of %d bits", t.Name, l.Bits)
+			return
+		}
+		ex := exact[t] && l.Bits > 0 && uint64(t.Max-t.Min) != uint64(1)<<l.Bits-1
+		blocks = append(blocks, Block{Tensor: t, NbVars: total, Bits: int(l.Bits), Exact: ex})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(blocks) == 0 {
+		return nil, fmt.Errorf("committed: segment [%d, %d) has no opened tensor", seg.From, seg.To)
+	}
+	sort.SliceStable(blocks, func(a, b int) bool { return blocks[a].NbVars > blocks[b].NbVars })
+	l := &Layout{Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1}
+	off := 0
+	for i := range l.Blocks {
+		l.Blocks[i].Offset = off
+		off += 1 << l.Blocks[i].NbVars
+		l.Index[l.Blocks[i].Tensor] = i
+	}
+	l.NbVars = max(poly.Log2Ceil(off), 1)
+	if seg.To != len(tr.Layers) {
+		l.Boundary = l.Index[&tr.Layers[seg.To-1].Output]
+	}
+	return l, nil
+}
+
+// prefixBits returns the leading NbVars − k coordinates that select block b:
+// the bits of Offset / 2^k, most significant first.
+func (l *Layout) prefixBits(b int) (bits []int) {
+	blk := &l.Blocks[b]
+	leading := l.NbVars - blk.NbVars
+	idx := blk.Offset >> blk.NbVars
+	bits = make([]int, leading)
+	for i := range leading {
+		bits[i] = idx >> (leading - 1 - i) & 1
+	}
+	return bits
+}
+
+// Point returns the point of the stacked MLE at which its value is that
+// of block b's MLE at local (NbVars of the block coordinates).
+func (l *Layout) Point(b int, local []fr.Element) []fr.Element {
+	bits := l.prefixBits(b)
+	out := make([]fr.Element, 0, l.NbVars)
+	for _, v := range bits {
+		out = append(out, field.FromInt64[fr.Element](int64(v)))
+	}
+	return append(out, local...)
+}
+
+// indicator returns eq(prefix of block b, point[:leading]): the MLE at point
+// of the indicator of block b's rows.
+func (l *Layout) indicator(b int, point []fr.Element) fr.Element {
+	bits := l.prefixBits(b)
+	var res fr.Element
+	res.SetOne()
+	for i, v := range bits {
+		var f fr.Element
+		if v == 1 {
+			f = point[i]
+		} else {
+			f.SetOne()
+			f.Sub(&f, &point[i])
+		}
+		res.Mul(&res, &f)
+	}
+	return res
+}
+
+// valid returns the MLE at point of the indicator of block b's valid
+// (unpadded) entries.
+func (l *Layout) valid(b int, point []fr.Element) fr.Element {
+	blk := &l.Blocks[b]
+	ind := l.indicator(b, point)
+	if blk.NbVars == 0 {
+		return ind
+	}
+	sel := lookup.Selector[fr.Element](blk.Tensor.Shape, point[l.NbVars-blk.NbVars:])
+	ind.Mul(&ind, &sel)
+	return ind
+}
+
+// blockSum returns Σ_b c(b)·valid_b(point) over the blocks with c(b) ≠ 0.
+func (l *Layout) blockSum(point []fr.Element, c func(b int) *big.Int) fr.Element {
+	var res, v, t fr.Element
+	for b := range l.Blocks {
+		k := c(b)
+		if k.Sign() == 0 {
+			continue
+		}
+		v = l.valid(b, point)
+		t.SetBigInt(k)
+		v.Mul(&v, &t)
+		res.Add(&res, &v)
+	}
+	return res
+}
+
+// blockTable returns the table of Σ_b c(b)·valid_b over the cube.
+func (l *Layout) blockTable(c func(b int) *big.Int) []fr.Element {
+	out := make([]fr.Element, 1<<l.NbVars)
+	for b := range l.Blocks {
+		k := c(b)
+		if k.Sign() == 0 {
+			continue
+		}
+		var v fr.Element
+		v.SetBigInt(k)
+		idx, _ := poly.PaddedIndices(l.Blocks[b].Tensor.Shape)
+		for _, i := range idx {
+			out[l.Blocks[b].Offset+i] = v
+		}
+	}
+	return out
+}
+
+// Table returns the stacked table of the tensors' current values.
+func (l *Layout) Table() ([]fr.Element, error) {
+	out := make([]fr.Element, 1<<l.NbVars)
+	for b := range l.Blocks {
+		t := l.Blocks[b].Tensor
+		idx, err := poly.PaddedIndices(t.Shape)
+		if err != nil {
+			return nil, err
+		}
+		if len(idx) != len(t.Data) {
+			return nil, fmt.Errorf("committed: tensor %s has %d values for shape %v", t.Name, len(t.Data), t.Shape)
+		}
+		for k, i := range idx {
+			out[l.Blocks[b].Offset+i].SetInt64(t.Data[k])
+		}
+	}
+	return out, nil
+}
+
+// limbs returns the number of limbs of a window of the given bits and the
+// width of the top limb.
+func limbs(bits int) (count, top int) {
+	if bits == 0 {
+		return 0, 0
+	}
+	count = (bits + LimbBits - 1) / LimbBits
+	return count, bits - LimbBits*(count-1)
+}
+
+// limbWidth returns the range width of limb row j of block b, 0 when the
+// row is unused by the block.
+func (l *Layout) limbWidth(b, j int) int {
+	blk := &l.Blocks[b]
+	if j >= MaxLimbs && !blk.Exact {
+		return 0
+	}
+	count, top := limbs(blk.Bits)
+	j %= MaxLimbs
+	switch {
+	case j < count-1:
+		return LimbBits
+	case j == count-1:
+		return top
+	}
+	return 0
+}
+
+// limbWeight is 2^(LimbBits·(j mod MaxLimbs)) when row j is used by block b, else 0.
+func (l *Layout) limbWeight(b, j int) *big.Int {
+	if l.limbWidth(b, j) == 0 {
+		return new(big.Int)
+	}
+	return new(big.Int).Lsh(big.NewInt(1), uint(LimbBits*(j%MaxLimbs)))
+}
+
+// Widths returns the distinct limb widths the layout uses, LimbBits
+// first.
+func (l *Layout) Widths() []int {
+	seen := map[int]bool{LimbBits: true}
+	out := []int{LimbBits}
+	for b := range l.Blocks {
+		for j := range limbRows {
+			if w := l.limbWidth(b, j); w != 0 && !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	sort.Ints(out[1:])
+	return out
+}
+
+// LimbTable returns the limb MLE (limbRowVars + NbVars variables; row j
+// of limbs is the high coordinates) of the tensors' current values: row
+// j < MaxLimbs holds limb j of v − Min, row MaxLimbs + j limb j of
+// Max − v for the exact blocks. It fails if a value is outside its
+// window (or, for exact blocks, above Max).
+func (l *Layout) LimbTable() ([]int64, error) {
+	size := 1 << l.NbVars
+	out := make([]int64, limbRows*size)
+	for b := range l.Blocks {
+		blk := &l.Blocks[b]
+		t := blk.Tensor
+		idx, err := poly.PaddedIndices(t.Shape)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range idx {
+			v := t.Data[k]
+			lo := uint64(v) - uint64(t.Min)
+			if v < t.Min || (blk.Bits < 64 && lo>>blk.Bits != 0) {
+				return nil, fmt.Errorf("committed: %s[%d] = %d outside [%d, %d + 2^%d)", t.Name, k, v, t.Min, t.Min, blk.Bits)
+			}
+			split := func(x uint64, row int) {
+				for j := range MaxLimbs {
+					if l.limbWidth(b, row+j) == 0 {
+						continue
+					}
+					out[(row+j)*size+blk.Offset+i] = int64(x >> (LimbBits * j) & (1<<LimbBits - 1))
+				}
+			}
+			split(lo, 0)
+			if blk.Exact {
+				if v > t.Max {
+					return nil, fmt.Errorf("committed: %s[%d] = %d above its range's maximum %d", t.Name, k, v, t.Max)
+				}
+				split(uint64(t.Max)-uint64(v), MaxLimbs)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,279 @@
+package committed
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"testing"
+
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/lookup"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/sumcheck"
+)
+
+// bump adds one to x and returns the undo.
+func bump(x *fr.Element) func() {
+	saved := *x
+	var one fr.Element
+	one.SetOne()
+	x.Add(x, &one)
+	return func() { *x = saved }
+}
+
+// move adds the generator to p and returns the undo.
+func move(p *bls12377.G1Affine) func() {
+	saved := *p
+	_, _, g, _ := bls12377.Generators()
+	p.Add(p, &g)
+	return func() { *p = saved }
+}
+
+func bumpInt(x *big.Int) func() {
+	saved := new(big.Int).Set(x)
+	x.Add(x, big.NewInt(1))
+	return func() { x.Set(saved) }
+}
+
+type tamper struct {
+	name string
+	do   func(p *Proof) func()
+}
+
+func fractionTampers(name string, get func(p *Proof) *lookup.FractionProof[fr.Element]) []tamper {
+	var out []tamper
+	for k := range 4 {
+		out = append(out, tamper{fmt.Sprintf("%s.Root[%d]", name, k), func(p *Proof) func() { return bump(&get(p).Root[k]) }})
+	}
+	out = append(out,
+		tamper{name + ".Layers[0].SumCheck", func(p *Proof) func() { return bump(&get(p).Layers[0].SumCheck.Rounds[0][0]) }},
+		tamper{name + ".Layers[last].SumCheck", func(p *Proof) func() {
+			ls := get(p).Layers
+			r := ls[len(ls)-1].SumCheck.Rounds
+			return bump(&r[len(r)-1][len(r[len(r)-1])-1])
+		}})
+	for k := range 4 {
+		out = append(out, tamper{fmt.Sprintf("%s.Layers[last].Evals[%d]", name, k), func(p *Proof) func() {
+			ls := get(p).Layers
+			return bump(&ls[len(ls)-1].Evals[k])
+		}})
+	}
+	return out
+}
+
+func roundTampers(name string, get func(p *Proof) *sumcheck.Proof[fr.Element]) []tamper {
+	return []tamper{
+		{name + ".Rounds[0][0]", func(p *Proof) func() { return bump(&get(p).Rounds[0][0]) }},
+		{name + ".Rounds[last][last]", func(p *Proof) func() {
+			r := get(p).Rounds
+			return bump(&r[len(r)-1][len(r[len(r)-1])-1])
+		}},
+	}
+}
+
+// tampers lists a change of every field of a proof (of a segment with a
+// boundary).
+func tampers(proof *Proof) []tamper {
+	out := []tamper{
+		{"Tensors", func(p *Proof) func() { return move(&p.Tensors) }},
+		{"Limbs[0]", func(p *Proof) func() { return move(&p.Limbs[0]) }},
+		{"Limbs[7]", func(p *Proof) func() { return move(&p.Limbs[7]) }},
+		{"LimbEvals[0]", func(p *Proof) func() { return bump(&p.LimbEvals[0]) }},
+		{"LimbEvals[7]", func(p *Proof) func() { return bump(&p.LimbEvals[7]) }},
+		{"Multiplicities", func(p *Proof) func() { return move(&p.Multiplicities) }},
+		{"Boundary", func(p *Proof) func() { return move(p.Boundary) }},
+		{"Boundary removed", func(p *Proof) func() {
+			saved := p.Boundary
+			p.Boundary = nil
+			return func() { p.Boundary = saved }
+		}},
+		{"BoundaryEval", func(p *Proof) func() { return bump(&p.BoundaryEval) }},
+		{"Lookup.MultiplicityEval", func(p *Proof) func() { return bump(&p.Lookup.MultiplicityEval) }},
+		{"Lookup.ColumnEvals[0]", func(p *Proof) func() { return bump(&p.Lookup.ColumnEvals[0]) }},
+		{"Lookup.ColumnEvals[1]", func(p *Proof) func() { return bump(&p.Lookup.ColumnEvals[1]) }},
+		{"RequantEval", func(p *Proof) func() { return bump(&p.RequantEval) }},
+		{"Opening.Folds[0]", func(p *Proof) func() { return move(&p.Opening.Opening.Folds[0]) }},
+		{"Opening.Quotients[0]", func(p *Proof) func() { return move(&p.Opening.Opening.Quotients[0]) }},
+		{"Opening.Quotients[1]", func(p *Proof) func() { return move(&p.Opening.Opening.Quotients[1]) }},
+	}
+	out = append(out, fractionTampers("Lookup.Witness", func(p *Proof) *lookup.FractionProof[fr.Element] { return &p.Lookup.Witness })...)
+	out = append(out, fractionTampers("Lookup.Table", func(p *Proof) *lookup.FractionProof[fr.Element] { return &p.Lookup.Table })...)
+	out = append(out, roundTampers("Decomposition.SumCheck", func(p *Proof) *sumcheck.Proof[fr.Element] { return &p.Decomposition.SumCheck })...)
+	out = append(out, roundTampers("Requant", func(p *Proof) *sumcheck.Proof[fr.Element] { return &p.Requant })...)
+	out = append(out, roundTampers("Opening.SumCheck", func(p *Proof) *sumcheck.Proof[fr.Element] { return &p.Opening.SumCheck })...)
+	for k := range proof.Decomposition.Evaluations {
+		out = append(out, tamper{fmt.Sprintf("Decomposition.Evaluations[%d]", k), func(p *Proof) func() { return bump(&p.Decomposition.Evaluations[k]) }})
+	}
+	for k := range proof.Projections {
+		out = append(out,
+			tamper{fmt.Sprintf("Projections[%d].Inputs[0]", k), func(p *Proof) func() { return bump(&p.Projections[k].Inputs[0]) }},
+			tamper{fmt.Sprintf("Projections[%d].Weights[0]", k), func(p *Proof) func() { return bump(&p.Projections[k].Weights[0]) }})
+		out = append(out, roundTampers(fmt.Sprintf("Projections[%d].SumCheck", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &p.Projections[k].SumCheck })...)
+		if len(proof.Projections[k].Biases) > 0 {
+			out = append(out, tamper{fmt.Sprintf("Projections[%d].Biases[0]", k), func(p *Proof) func() { return bump(&p.Projections[k].Biases[0]) }})
+		}
+	}
+	for q := range proof.Accumulators {
+		out = append(out, tamper{fmt.Sprintf("Accumulators[%d]", q), func(p *Proof) func() { return bump(&p.Accumulators[q]) }})
+	}
+	for i := range proof.Opening.Opening.Evaluations {
+		for j := range 3 {
+			out = append(out, tamper{fmt.Sprintf("Opening.Evaluations[%d][%d]", i, j), func(p *Proof) func() { return bump(&p.Opening.Opening.Evaluations[i][j]) }})
+		}
+	}
+	return out
+}
+
+// TestTamperedProof changes every field of a proof in turn: each change
+// is rejected.
+func TestTamperedProof(t *testing.T) {
+	f := newFixture(t, model.Default(), 4)
+	s := testSRS(t, 1<<18)
+	seg := inference.Segment{From: 0, To: 1}
+	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vk := s.VerifyingKey()
+	for _, c := range tampers(proof) {
+		undo := c.do(proof)
+		if _, err := Verify(vk, f.m, f.st, f.rows, seg, proof); !errors.Is(err, ErrRejected) {
+			t.Errorf("%s changed: %v", c.name, err)
+		}
+		undo()
+	}
+	// The statement, the segment and the pass length.
+	for name, x := range map[string]*big.Int{"ModelID": f.st.ModelID, "InputDigest": f.st.InputDigest, "OutputDigest": f.st.OutputDigest} {
+		undo := bumpInt(x)
+		if _, err := Verify(vk, f.m, f.st, f.rows, seg, proof); !errors.Is(err, ErrRejected) {
+			t.Errorf("statement %s changed: %v", name, err)
+		}
+		undo()
+	}
+	if _, err := Verify(vk, f.m, f.st, f.rows, inference.Segment{From: 1, To: 2}, proof); !errors.Is(err, ErrRejected) {
+		t.Errorf("other segment: %v", err)
+	}
+	if _, err := Verify(vk, f.m, f.st, f.rows+1, seg, proof); !errors.Is(err, ErrRejected) {
+		t.Errorf("other pass length: %v", err)
+	}
+	if _, err := Verify(vk, f.m, f.st, f.rows, seg, proof); err != nil {
+		t.Fatalf("the restored proof is rejected: %v", err)
+	}
+}
+
+// TestAccumulatorClaims checks the claims a verified proof leaves to the
+// other protocols against the pass's true accumulators; a projection's
+// remainder off by one is rejected by the projection sum-check, a norm's
+// makes its accumulator claim false (the norm relation then rejects), and
+// a value outside its range makes proving fail.
+func TestAccumulatorClaims(t *testing.T) {
+	f := newFixture(t, model.Default(), 4)
+	s := testSRS(t, 1<<18)
+	seg := inference.Segment{From: 1, To: 2}
+	layer := &f.tr.Layers[1]
+	verify := func() (*Claims, error) {
+		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Verify(s.VerifyingKey(), f.m, f.st, f.rows, seg, proof)
+	}
+	// The verifier's requantizations are those of its own shape pass:
+	// match them to the prover's trace by name.
+	isTrue := func(c *Claims) map[string]bool {
+		byName := map[string]*model.Requant{}
+		Requants(f.tr, seg, func(r *model.Requant) { byName[r.Out.Name] = r })
+		ok := map[string]bool{}
+		for k, rq := range c.Requants {
+			v, err := poly.EvaluateTensor[fr.Element](byName[rq.Out.Name].Acc.Data, rq.Out.Shape, c.Accumulators[k].Point)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok[rq.Out.Name] = v.Equal(&c.Accumulators[k].Value)
+		}
+		return ok
+	}
+	claims, err := verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(claims.Requants) == 0 {
+		t.Fatal("no accumulator claim is left")
+	}
+	for name, ok := range isTrue(claims) {
+		if !ok {
+			t.Errorf("%s: the claim is not the accumulator's", name)
+		}
+	}
+	rem := &layer.Q.Rem.Data
+	(*rem)[0]++
+	if _, err := verify(); !errors.Is(err, ErrRejected) {
+		t.Errorf("a projection's remainder off by one: %v", err)
+	}
+	(*rem)[0]--
+	norm := &layer.AttnNorm.Rem.Data
+	(*norm)[0]++
+	claims, err = verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if isTrue(claims)[layer.AttnNorm.Out.Name] {
+		t.Error("a norm's remainder off by one still gives a true accumulator claim")
+	}
+	(*norm)[0]--
+	saved := (*rem)[0]
+	(*rem)[0] = -1
+	if _, _, err := Prove(s, f.m, f.st, f.tr, seg); err == nil {
+		t.Error("a negative remainder was proven")
+	}
+	(*rem)[0] = saved
+	out := &layer.Q.Out
+	savedOut := out.Data[0]
+	out.Data[0] = out.Max + 1
+	if _, _, err := Prove(s, f.m, f.st, f.tr, seg); err == nil {
+		t.Error("an output above its range was proven")
+	}
+	out.Data[0] = savedOut
+}
+
+// TestForgedLimbs proves values outside their ranges with the limbs of the
+// honest values (a prover that skips the range check): the verifier
+// rejects.
+func TestForgedLimbs(t *testing.T) {
+	f := newFixture(t, model.Default(), 4)
+	s := testSRS(t, 1<<18)
+	seg := inference.Segment{From: 1, To: 2}
+	l := &f.tr.Layers[1]
+	for _, c := range []struct {
+		name  string
+		value *int64
+		forge int64
+	}{
+		{"output above its maximum", &l.Q.Out.Data[0], l.Q.Out.Max + 1},
+		{"negative remainder", &l.Q.Rem.Data[0], -1},
+		{"remainder off by 2^shift", &l.Up.Rem.Data[3], l.Up.Rem.Data[3] + 1<<l.Up.Shift},
+	} {
+		honest := *c.value
+		limbs := func(lay *Layout) ([]int64, error) {
+			forged := *c.value
+			*c.value = honest
+			defer func() { *c.value = forged }()
+			return lay.LimbTable()
+		}
+		*c.value = c.forge
+		proof, _, err := prove(s, f.st, f.tr, seg, limbs)
+		*c.value = honest
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.rows, seg, proof)
+		if !errors.Is(err, ErrRejected) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		t.Logf("%s: %v", c.name, err)
+	}
+}
