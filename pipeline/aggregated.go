@@ -39,7 +39,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	if len(opts.Prompt) == 0 || opts.Tokens < 1 {
 		return nil, fmt.Errorf("pipeline: need a prompt and at least one token to generate")
 	}
-	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt}}
+	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt, Verifier: opts.Verifier}}
 	rep := r.report
 	m := opts.Model
 	var (
