@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/big"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -34,6 +35,8 @@ var (
 	chainFlag    = flag.Bool("chain", true, "verify on go-ethereum's simulated chain")
 	submitFlag   = flag.Bool("submit", false, "also submit the proof to a registry on a JSON-RPC node (--rpc-url, --registry)")
 	rpcFlag      = flag.String("rpc-url", "", "JSON-RPC endpoint for --submit")
+	chainIDFlag  = flag.Uint64("chain-id", 0, "chain id to sign --submit for; refuse an endpoint serving another chain (0: the endpoint's)")
+	verifierFlag = flag.String("verifier", "merged", "Solidity verifier: merged (gnark's with the commitment check in the main pairing call) or gnark (gnark's unmodified); the other is measured beside it")
 	registryFlag = flag.String("registry", "", "address of the InferenceRegistry for --submit")
 	keystoreFlag = flag.String("keystore", "", "keystore file of the submitting account (else $VERIFORMER_PRIVATE_KEY)")
 	passwordFlag = flag.String("password", "", "file holding the keystore password")
@@ -68,6 +71,10 @@ func run(ctx context.Context) error {
 	if *submitFlag && *shapeFlag == "aggregated" && !*wrapFlag {
 		return errors.New("--submit needs a final proof: with --shape aggregated, add --wrap")
 	}
+	template, err := solidity.ParseTemplate(*verifierFlag)
+	if err != nil {
+		return err
+	}
 	if *tokensFlag < 1 {
 		return errors.New("--tokens must be at least 1")
 	}
@@ -87,7 +94,7 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("model: %s, %d layers, d=%d, %d heads, vocabulary %d\n", m.Config.Family, m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.Vocab)
 	fmt.Printf("prompt: %q (%d tokens), generating %d tokens\n", *promptFlag, len(prompt), *tokensFlag)
-	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Log: os.Stdout}
+	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Verifier: template, Log: os.Stdout}
 	var rep *pipeline.Report
 	switch *shapeFlag {
 	case "direct":
@@ -126,7 +133,7 @@ func run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		receipt, err := solidity.SubmitRPC(ctx, *rpcFlag, key, common.HexToAddress(*registryFlag), rep.Proof, pipeline.SolidityStatement(rep.Statement))
+		receipt, err := solidity.SubmitRPC(ctx, *rpcFlag, key, chainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, pipeline.SolidityStatement(rep.Statement))
 		if err != nil {
 			return fmt.Errorf("submit: %w", err)
 		}
@@ -150,4 +157,12 @@ func load(dir string) (*model.Model, tokenizer.Tokenizer, error) {
 		return nil, nil, fmt.Errorf("tokenizer: %w", err)
 	}
 	return m, tok, nil
+}
+
+// chainID turns the --chain-id flag into the pinned chain id (nil for 0).
+func chainID(id uint64) *big.Int {
+	if id == 0 {
+		return nil
+	}
+	return new(big.Int).SetUint64(id)
 }
