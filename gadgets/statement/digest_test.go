@@ -1,7 +1,12 @@
 package statement
 
 import (
+	"encoding/csv"
+	"flag"
+	"fmt"
 	"math/big"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -69,11 +74,44 @@ func TestDigest(t *testing.T) {
 	}
 }
 
-// TestDigestConstraints reports the gadget's size in R1CS over BN254.
+var update = flag.Bool("update", false, "rewrite testdata/constraints.csv")
+
+const constraintsFile = "testdata/constraints.csv"
+
+// TestDigestConstraints checks the gadget's size in R1CS over BN254
+// against the snapshot (most of it is the fixed cost of gnark's byte
+// lookup tables, shared with any other user of std/math/uints in the same
+// circuit).
 func TestDigestConstraints(t *testing.T) {
 	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &statementDigestCircuit{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("statement digest: %d R1CS constraints", ccs.GetNbConstraints())
+	got := ccs.GetNbConstraints()
+	t.Logf("statement digest: %d R1CS constraints", got)
+	if *update {
+		content := fmt.Sprintf("circuit,constraints\nstatement digest (BN254 R1CS),%d\n", got)
+		if err := os.WriteFile(constraintsFile, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(constraintsFile)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestDigestConstraints -update)", err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || len(rows[1]) != 2 {
+		t.Fatalf("%s: %d rows, want a header and one row", constraintsFile, len(rows))
+	}
+	want, err := strconv.Atoi(rows[1][1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatalf("statement digest: %d constraints, snapshot says %d (run with -update if intended)", got, want)
+	}
 }
