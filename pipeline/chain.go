@@ -59,7 +59,6 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 	rep := r.report
 	var chain *solidity.Chain
 	var sim *simulated.Backend
-	var otherContracts *solidity.Contracts
 	var otherDeployment *solidity.Deployment
 	sst := SolidityStatement(st)
 	if err := r.stage("solidity export and compilation", func() (string, error) {
@@ -67,7 +66,7 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 		if rep.Contracts, err = solidity.CompileContractsTemplate(ctx, vk, rep.Verifier); err != nil {
 			return "", err
 		}
-		if otherContracts, err = solidity.CompileContractsTemplate(ctx, vk, other(rep.Verifier)); err != nil {
+		if rep.OtherContracts, err = solidity.CompileContractsTemplate(ctx, vk, other(rep.Verifier)); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%s verifier %d bytes, registry %d bytes deployed code", rep.Verifier, len(rep.Contracts.Verifier.DeployedBytecode), len(rep.Contracts.Registry.DeployedBytecode)), nil
@@ -83,7 +82,7 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 		if rep.Deployment, err = chain.DeployVerifierAndRegistry(ctx, rep.Contracts, st.ModelID); err != nil {
 			return "", err
 		}
-		if otherDeployment, err = chain.DeployVerifierAndRegistry(ctx, otherContracts, st.ModelID); err != nil {
+		if otherDeployment, err = chain.DeployVerifierAndRegistry(ctx, rep.OtherContracts, st.ModelID); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("verifier %s, registry %s", rep.Deployment.Verifier, rep.Deployment.Registry), nil

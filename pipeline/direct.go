@@ -67,8 +67,9 @@ type Report struct {
 	// Verifier is the template of the deployed verifier.
 	Verifier   solidity.Template
 	Deployment *solidity.Deployment
-	// Contracts are the compiled verifier and registry (nil without chain).
-	Contracts *solidity.Contracts
+	// Contracts are the compiled verifier and registry (nil without chain);
+	// OtherContracts those of the other template, measured beside them.
+	Contracts, OtherContracts *solidity.Contracts
 	// Proof is the final Groth16 proof; NativeProof the sum-check proof it
 	// verifies (inference.Proof, binary format).
 	Proof       groth16.Proof

@@ -32,6 +32,12 @@ func TestRunDirect(t *testing.T) {
 	if len(rep.Contracts.Verifier.DeployedBytecode) > solidity.MaxCodeSize {
 		t.Errorf("verifier code of %d bytes", len(rep.Contracts.Verifier.DeployedBytecode))
 	}
+	t.Logf("verifyProof: %d gas used (limit %d), %s verifier %d; submit %d", rep.VerifyGas, rep.VerifyGasLimit, other(rep.Verifier), rep.OtherVerifyGas, rep.SubmitGas)
+	// Both templates against the same proof.
+	st := SolidityStatement(rep.Statement)
+	for _, contracts := range []*solidity.Contracts{rep.Contracts, rep.OtherContracts} {
+		checkOnChain(ctx, t, contracts, rep.Proof, st)
+	}
 }
 
 // maxDirectVerifyGas bounds the gas used by a verifyProof transaction of
