@@ -12,7 +12,7 @@ import (
 // TestRunDirect proves a short greedy generation of the default model all
 // the way to a verified call on the simulated chain.
 func TestRunDirect(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	rep, err := RunDirect(ctx, Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t}})
 	if err != nil {
