@@ -27,12 +27,14 @@ import (
 
 // Direct is the circuit of the direct proof shape: one BN254 circuit that
 // verifies a whole inference of one model (inference.Verify, step for
-// step), with the model's weights and tables as constants. Its public
-// inputs are the statement: model id, input digest, output digest.
+// step), with the model's weights and tables as constants. Its one public
+// input is the statement digest (statement.Digest) of the model id, input
+// digest and output digest, which are private.
 type Direct struct {
-	ModelID      frontend.Variable `gnark:",public"`
-	InputDigest  frontend.Variable `gnark:",public"`
-	OutputDigest frontend.Variable `gnark:",public"`
+	StatementDigest frontend.Variable `gnark:",public"`
+	ModelID         frontend.Variable
+	InputDigest     frontend.Variable
+	OutputDigest    frontend.Variable
 
 	Prompt  []frontend.Variable
 	Output  []frontend.Variable
@@ -156,7 +158,11 @@ func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inf
 	if len(proof.Layers) != len(l.shape.Layers) || proof.LMHead == nil {
 		return nil, fmt.Errorf("circuits: proof of %d layers for a model of %d", len(proof.Layers), len(l.shape.Layers))
 	}
-	c := &Direct{layout: l, ModelID: st.ModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest, Prompt: ints(prompt), Output: ints(output)}
+	c, err := l.statementAssignment(st)
+	if err != nil {
+		return nil, err
+	}
+	c.Prompt, c.Output = ints(prompt), ints(output)
 	want := inference.Tensors(l.shape)
 	if len(proof.Tensors) != len(want) {
 		return nil, fmt.Errorf("circuits: proof opens %d tensors, the layout %d", len(proof.Tensors), len(want))
@@ -219,6 +225,9 @@ func (c *Direct) Define(api frontend.API) error {
 		index: l.index, tensors: c.Tensors, prompt: c.Prompt, output: c.Output, layers: c.Layers, lmHead: c.LMHead}
 	api.AssertIsEqual(c.ModelID, l.modelID)
 	if err := d.digests(c.InputDigest, c.OutputDigest); err != nil {
+		return err
+	}
+	if err := assertStatementDigest(api, c); err != nil {
 		return err
 	}
 	var err error

@@ -158,6 +158,21 @@ func TestDirectRejects(t *testing.T) {
 			}
 		})
 	}
+	// The one public input: the digest of another statement.
+	t.Run("statement digest", func(t *testing.T) {
+		assignment, err := f.layout.Assign(f.st, f.prompt, f.output, f.proof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := f.st
+		other.InputDigest = new(big.Int).Add(other.InputDigest, big.NewInt(1))
+		if assignment.StatementDigest, err = other.Digest(); err != nil {
+			t.Fatal(err)
+		}
+		if err := test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField()); err == nil {
+			t.Fatal("assignment with another statement's digest satisfies the circuit")
+		}
+	})
 }
 
 // TestDirectLlama solves the circuit of a small Llama model (RMSNorm, RoPE,

@@ -40,7 +40,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt}}
+	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt, Verifier: opts.Verifier}}
 	rep := r.report
 	m := opts.Model
 	var (

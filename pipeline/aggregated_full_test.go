@@ -40,9 +40,10 @@ func runAggregatedFull(t *testing.T, opts AggregatedOptions) {
 	if err := rep.WriteStats(os.Stdout); err != nil {
 		t.Fatal(err)
 	}
-	if rep.VerifyGas == 0 || rep.SubmitGas == 0 {
-		t.Fatalf("no gas measured: verify %d, submit %d", rep.VerifyGas, rep.SubmitGas)
+	if rep.VerifyGas == 0 || rep.SubmitGas == 0 || rep.OtherVerifyGas == 0 {
+		t.Fatalf("no gas measured: verify %d (%s: %d), submit %d", rep.VerifyGas, other(rep.Verifier), rep.OtherVerifyGas, rep.SubmitGas)
 	}
+	t.Logf("verifyProof: %d gas used (limit %d), %s verifier %d; submit %d", rep.VerifyGas, rep.VerifyGasLimit, other(rep.Verifier), rep.OtherVerifyGas, rep.SubmitGas)
 	if n := len(rep.Contracts.Verifier.DeployedBytecode); n > solidity.MaxCodeSize {
 		t.Errorf("verifier code of %d bytes", n)
 	}

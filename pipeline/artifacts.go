@@ -25,12 +25,17 @@ func WriteArtifacts(dir string, r *Report) error {
 	if r.NativeProof != nil {
 		files["native-proof.bin"] = r.NativeProof
 	}
+	digest, err := r.Statement.Digest()
+	if err != nil {
+		return err
+	}
 	st, err := json.MarshalIndent(map[string]any{
-		"modelId":      fmt.Sprintf("%#x", r.Statement.ModelID),
-		"inputDigest":  fmt.Sprintf("%#x", r.Statement.InputDigest),
-		"outputDigest": fmt.Sprintf("%#x", r.Statement.OutputDigest),
-		"prompt":       r.Prompt,
-		"output":       r.Output,
+		"modelId":         fmt.Sprintf("%#x", r.Statement.ModelID),
+		"inputDigest":     fmt.Sprintf("%#x", r.Statement.InputDigest),
+		"outputDigest":    fmt.Sprintf("%#x", r.Statement.OutputDigest),
+		"statementDigest": fmt.Sprintf("%#x", digest),
+		"prompt":          r.Prompt,
+		"output":          r.Output,
 	}, "", "  ")
 	if err != nil {
 		return err

@@ -44,20 +44,32 @@ func currentRules(_ *node.Config, eth *ethconfig.Config) {
 	eth.Genesis.Config = &config
 }
 
+// other returns the template measured beside t.
+func other(t solidity.Template) solidity.Template {
+	if t == solidity.Gnark {
+		return solidity.Merged
+	}
+	return solidity.Gnark
+}
+
 // onChain compiles the verifier and registry, deploys them on the simulated
-// chain, measures the verifier's gas and submits the proof.
+// chain, measures the verifier's gas beside the other template's on the
+// same proof, and submits the proof.
 func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof groth16.Proof, st statement.Statement) error {
 	rep := r.report
 	var chain *solidity.Chain
 	var sim *simulated.Backend
+	var otherDeployment *solidity.Deployment
 	sst := SolidityStatement(st)
 	if err := r.stage("solidity export and compilation", func() (string, error) {
 		var err error
-		rep.Contracts, err = solidity.CompileContracts(ctx, vk)
-		if err != nil {
+		if rep.Contracts, err = solidity.CompileContractsTemplate(ctx, vk, rep.Verifier); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("verifier %d bytes, registry %d bytes deployed code", len(rep.Contracts.Verifier.DeployedBytecode), len(rep.Contracts.Registry.DeployedBytecode)), nil
+		if rep.OtherContracts, err = solidity.CompileContractsTemplate(ctx, vk, other(rep.Verifier)); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s verifier %d bytes, registry %d bytes deployed code", rep.Verifier, len(rep.Contracts.Verifier.DeployedBytecode), len(rep.Contracts.Registry.DeployedBytecode)), nil
 	}); err != nil {
 		return err
 	}
@@ -67,8 +79,10 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 		if err != nil {
 			return "", err
 		}
-		rep.Deployment, err = chain.DeployVerifierAndRegistry(ctx, rep.Contracts, st.ModelID)
-		if err != nil {
+		if rep.Deployment, err = chain.DeployVerifierAndRegistry(ctx, rep.Contracts, st.ModelID); err != nil {
+			return "", err
+		}
+		if otherDeployment, err = chain.DeployVerifierAndRegistry(ctx, rep.OtherContracts, st.ModelID); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("verifier %s, registry %s", rep.Deployment.Verifier, rep.Deployment.Registry), nil
@@ -77,11 +91,16 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 	}
 	defer sim.Close()
 	return r.stage("on-chain verification", func() (string, error) {
-		gas, err := solidity.EstimateVerifyGas(ctx, chain.Backend(), rep.Deployment.Verifier, proof, sst)
-		if err != nil {
+		var err error
+		if rep.VerifyGasLimit, err = solidity.EstimateVerifyGas(ctx, chain.Backend(), rep.Deployment.Verifier, proof, sst); err != nil {
 			return "", err
 		}
-		rep.VerifyGas = gas
+		if rep.VerifyGas, err = chain.VerifyProofGasUsed(ctx, rep.Deployment.Verifier, proof, sst); err != nil {
+			return "", err
+		}
+		if rep.OtherVerifyGas, err = chain.VerifyProofGasUsed(ctx, otherDeployment.Verifier, proof, sst); err != nil {
+			return "", fmt.Errorf("%s verifier: %w", other(rep.Verifier), err)
+		}
 		receipt, err := chain.Submit(ctx, rep.Deployment.Registry, proof, sst)
 		if err != nil {
 			return "", err
@@ -94,6 +113,7 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 		if !ok {
 			return "", fmt.Errorf("the registry did not record the inference")
 		}
-		return fmt.Sprintf("verifyProof %d gas, submit %d gas", rep.VerifyGas, rep.SubmitGas), nil
+		return fmt.Sprintf("verifyProof %d gas used (limit %d; %s verifier %d), submit %d gas",
+			rep.VerifyGas, rep.VerifyGasLimit, other(rep.Verifier), rep.OtherVerifyGas, rep.SubmitGas), nil
 	})
 }

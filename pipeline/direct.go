@@ -37,6 +37,9 @@ type Options struct {
 	KeyKind setup.Kind
 	// Chain runs the on-chain check on go-ethereum's simulated chain.
 	Chain bool
+	// Verifier is the Solidity verifier deployed and submitted to
+	// (solidity.Merged by default); the other is measured beside it.
+	Verifier solidity.Template
 	// Log receives progress lines (nil for none).
 	Log io.Writer
 	// Generated, if set, receives the generated tokens as soon as
@@ -76,12 +79,20 @@ type Report struct {
 	Constraints    int
 	ProofBytes     int
 	Stages         []Stage
-	// Gas used by the verifier call alone and by the registry submission
-	// (0 when the chain was not used).
-	VerifyGas, SubmitGas uint64
-	Deployment           *solidity.Deployment
-	// Contracts are the compiled verifier and registry (nil without chain).
-	Contracts *solidity.Contracts
+	// Gas used by a transaction calling the verifier alone and by the
+	// registry submission (0 when the chain was not used); VerifyGasLimit
+	// is the gas limit the verifier call needs (eth_estimateGas).
+	VerifyGas, SubmitGas, VerifyGasLimit uint64
+	// OtherVerifyGas is the gas used by the other template's verifier
+	// (gnark's unmodified one when Verifier is solidity.Merged) on the
+	// same proof.
+	OtherVerifyGas uint64
+	// Verifier is the template of the deployed verifier.
+	Verifier   solidity.Template
+	Deployment *solidity.Deployment
+	// Contracts are the compiled verifier and registry (nil without chain);
+	// OtherContracts those of the other template, measured beside them.
+	Contracts, OtherContracts *solidity.Contracts
 	// Proof is the final Groth16 proof; NativeProof the sum-check proof it
 	// verifies (inference.Proof, binary format).
 	Proof       groth16.Proof
@@ -149,7 +160,7 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	r := &runner{opts: &opts, report: &Report{Prompt: opts.Prompt}}
+	r := &runner{opts: &opts, report: &Report{Prompt: opts.Prompt, Verifier: opts.Verifier}}
 	m := opts.Model
 	var (
 		id     *big.Int
@@ -266,11 +277,10 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// publicWitness returns the statement as a BN254 public witness.
+// publicWitness returns the BN254 public witness of a direct proof of the
+// statement: its digest.
 func publicWitness(st statement.Statement) (witnessPublic, error) {
-	w, err := frontend.NewWitness(&circuits.Direct{ModelID: st.ModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest},
-		ecc.BN254.ScalarField(), frontend.PublicOnly())
-	return w, err
+	return circuits.PublicWitness(st)
 }
 
 // SolidityStatement converts a statement for the solidity package.

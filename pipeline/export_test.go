@@ -19,14 +19,15 @@ import (
 	"github.com/veriformer/veriformer/setup"
 )
 
-// statementCircuit has the three public inputs of every final circuit.
+// statementCircuit has the one public input of every final circuit, the
+// statement digest.
 type statementCircuit struct {
-	ModelID, InputDigest, OutputDigest frontend.Variable `gnark:",public"`
-	Secret                             frontend.Variable
+	Digest frontend.Variable `gnark:",public"`
+	Secret frontend.Variable
 }
 
 func (c *statementCircuit) Define(api frontend.API) error {
-	api.AssertIsEqual(api.Mul(c.Secret, c.Secret), api.Add(c.ModelID, c.InputDigest, c.OutputDigest))
+	api.AssertIsEqual(api.Mul(c.Secret, c.Secret), c.Digest)
 	return nil
 }
 

@@ -1,6 +1,8 @@
 // Package recursion turns the segment proofs of the aggregated shape into
-// one BN254 Groth16 proof whose three public inputs — model id, input
-// digest, output digest — are what an Ethereum contract checks.
+// one BN254 Groth16 proof of the statement — model id, input digest,
+// output digest — whose one public input, the statement digest
+// (statement.Digest, SHA-256 of the three values), is what an Ethereum
+// contract checks.
 //
 // # Curve chain
 //
@@ -10,7 +12,7 @@
 //	aggregator   BW6-761 Groth16 ([Aggregator]), arity k, public (ModelID, InputDigest, OutputDigest)
 //	   │          verified by emulating BW6-761 Fp and Fr on BN254 Fr
 //	   ▼
-//	wrapper      BN254 Groth16 ([Wrapper]), public (FinalModelID, InputDigest, OutputDigest)
+//	wrapper      BN254 Groth16 ([Wrapper]), public StatementDigest of (FinalModelID, InputDigest, OutputDigest)
 //
 // Since r(BLS12-377) < r(BN254) < r(BW6-761), a BLS12-377 scalar is the same
 // integer in the three scalar fields: the digests travel unchanged, as field
@@ -71,20 +73,25 @@
 //
 // # Wrapper
 //
-// [Wrapper] has public inputs (ModelID, InputDigest, OutputDigest) — the
-// on-chain layout — and witnesses the inner model id, the aggregator proof
-// and the aggregator key. It asserts ModelID = FinalModelID(vk_agg, inner id)
-// and verifies the BW6-761 proof by field emulation (std/recursion/groth16
-// over sw_bw6761) on public inputs (inner id, InputDigest, OutputDigest),
-// with subgroup checks. One wrapper serves every arity: all aggregators
-// share the key layout (3 public inputs, no commitment).
+// [Wrapper] has one public input, StatementDigest — the on-chain layout —
+// and witnesses the final statement (ModelID, InputDigest, OutputDigest),
+// the inner model id, the aggregator proof and the aggregator key. It
+// asserts ModelID = FinalModelID(vk_agg, inner id), verifies the BW6-761
+// proof by field emulation (std/recursion/groth16 over sw_bw6761) on public
+// inputs (inner id, InputDigest, OutputDigest), with subgroup checks, and
+// asserts StatementDigest = statement.Digest(ModelID, InputDigest,
+// OutputDigest) with SHA-256 in circuit (gadgets/statement). [WrapperWitness]
+// is the public witness of a final statement. One wrapper serves every
+// arity: all aggregators share the key layout (3 public inputs, no
+// commitment).
 //
 // # Driver
 //
 // [CheckSegments] checks segments natively; [Aggregate] checks them, proves
 // the aggregator and verifies the fresh proof; [Wrap] does the same for the
 // wrapper, with a proof made for gnark's Solidity verifier, and returns the
-// final statement (a statement.Statement: the on-chain public inputs). [AggregatorAssignment] and [WrapperAssignment] build the
+// final statement (a statement.Statement, whose digest is the on-chain
+// public input). [AggregatorAssignment] and [WrapperAssignment] build the
 // witnesses from native proofs and keys ([ValueOfSegmentProof],
 // [ValueOfAggregatorProof]).
 //

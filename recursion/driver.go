@@ -60,7 +60,7 @@ func SegmentPublicOf(w witness.Witness) (SegmentPublic, error) {
 }
 
 // StatementWitness returns the public witness of an aggregator proof (field
-// BW6-761 Fr) or of a wrapper proof (field BN254 Fr) for a statement. The
+// BW6-761 Fr) for a statement. The
 // model id must have at most 250 bits and the digests be canonical
 // BLS12-377 scalars, as the aggregator enforces.
 func StatementWitness(field *big.Int, s statement.Statement) (witness.Witness, error) {
@@ -72,6 +72,29 @@ func StatementWitness(field *big.Int, s statement.Statement) (witness.Witness, e
 		values[i].SetBigInt(v)
 	}
 	return publicWitness(field, values[:]...)
+}
+
+// WrapperWitness returns the public witness of a wrapper proof of the
+// final statement: its digest (statement.Digest), the one public input.
+func WrapperWitness(final statement.Statement) (witness.Witness, error) {
+	if err := checkStatement(final); err != nil {
+		return nil, err
+	}
+	digest, err := final.Digest()
+	if err != nil {
+		return nil, fmt.Errorf("recursion: %w", err)
+	}
+	w, err := witness.New(ecc.BN254.ScalarField())
+	if err != nil {
+		return nil, fmt.Errorf("recursion: public witness: %w", err)
+	}
+	ch := make(chan any, 1)
+	ch <- digest
+	close(ch)
+	if err := w.Fill(1, 0, ch); err != nil {
+		return nil, fmt.Errorf("recursion: public witness: %w", err)
+	}
+	return w, nil
 }
 
 func checkStatement(s statement.Statement) error {
@@ -255,13 +278,18 @@ func WrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, st stateme
 		return nil, statement.Statement{}, err
 	}
 	out := statement.Statement{ModelID: final, InputDigest: new(big.Int).Set(st.InputDigest), OutputDigest: new(big.Int).Set(st.OutputDigest)}
+	digest, err := out.Digest()
+	if err != nil {
+		return nil, statement.Statement{}, fmt.Errorf("recursion: %w", err)
+	}
 	return &Wrapper{
-		ModelID:      final,
-		InputDigest:  st.InputDigest,
-		OutputDigest: st.OutputDigest,
-		InnerModelID: st.ModelID,
-		Proof:        p,
-		Key:          vk,
+		StatementDigest: digest,
+		ModelID:         final,
+		InputDigest:     st.InputDigest,
+		OutputDigest:    st.OutputDigest,
+		InnerModelID:    st.ModelID,
+		Proof:           p,
+		Key:             vk,
 	}, out, nil
 }
 
@@ -289,7 +317,7 @@ func Wrap(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement,
 // VerifyWrapped verifies a wrapper proof natively, as the Solidity verifier
 // does.
 func VerifyWrapped(proof groth16.Proof, key groth16.VerifyingKey, final statement.Statement) error {
-	w, err := StatementWitness(ecc.BN254.ScalarField(), final)
+	w, err := WrapperWitness(final)
 	if err != nil {
 		return err
 	}

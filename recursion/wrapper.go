@@ -15,6 +15,7 @@ import (
 	"github.com/consensys/gnark/std/math/emulated"
 	stdgroth16 "github.com/consensys/gnark/std/recursion/groth16"
 
+	gstatement "github.com/veriformer/veriformer/gadgets/statement"
 	"github.com/veriformer/veriformer/transcript"
 )
 
@@ -28,12 +29,15 @@ const scalarBitsBN254 = 254
 // Wrapper is the BN254 circuit that verifies one aggregator proof by
 // emulating BW6-761 arithmetic; see the package documentation.
 //
-// Public inputs, in order: ModelID (the final id, [FinalModelID]),
-// InputDigest, OutputDigest — the on-chain layout.
+// Its one public input is StatementDigest, the statement digest
+// (statement.Digest, SHA-256 in circuit) of the final statement: ModelID
+// (the final id, [FinalModelID]), InputDigest and OutputDigest, which are
+// private. The contract recomputes the digest from the three values.
 type Wrapper struct {
-	ModelID      frontend.Variable `gnark:",public"`
-	InputDigest  frontend.Variable `gnark:",public"`
-	OutputDigest frontend.Variable `gnark:",public"`
+	StatementDigest frontend.Variable `gnark:",public"`
+	ModelID         frontend.Variable
+	InputDigest     frontend.Variable
+	OutputDigest    frontend.Variable
 
 	// InnerModelID is the aggregator's public model id ([ModelID]).
 	InnerModelID frontend.Variable
@@ -109,6 +113,13 @@ func (c *Wrapper) Define(api frontend.API) error {
 	if err := verifier.AssertProof(c.Key, c.Proof, public, stdgroth16.WithSubgroupCheck()); err != nil {
 		return fmt.Errorf("recursion: verify aggregator proof: %w", err)
 	}
+
+	// The one public input: the digest of the final statement.
+	digest, err := gstatement.Digest(api, c.ModelID, c.InputDigest, c.OutputDigest)
+	if err != nil {
+		return fmt.Errorf("recursion: %w", err)
+	}
+	api.AssertIsEqual(c.StatementDigest, digest)
 	return nil
 }
 

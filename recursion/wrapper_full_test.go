@@ -72,6 +72,9 @@ func TestWrapperCircuit(t *testing.T) {
 		"final model id": func(w *Wrapper) { w.ModelID = w.InnerModelID },
 		"input digest":   func(w *Wrapper) { w.InputDigest = 1 },
 		"output digest":  func(w *Wrapper) { w.OutputDigest = 1 },
+		"statement digest": func(w *Wrapper) {
+			w.StatementDigest = new(big.Int).Add(w.StatementDigest.(*big.Int), big.NewInt(1))
+		},
 	} {
 		bad := *assignment
 		tamper(&bad)

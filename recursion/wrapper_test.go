@@ -74,7 +74,8 @@ func TestWrapperAssignment(t *testing.T) {
 }
 
 // TestWrapperTestEngine runs the wrapper on a real BW6-761 proof in gnark's
-// test engine: the honest assignment and one with a wrong final model id.
+// test engine: the honest assignment, one with a wrong final model id and
+// one whose public digest is another statement's.
 func TestWrapperTestEngine(t *testing.T) {
 	f := getFixture(t)
 	a := getAggregated(t)
@@ -82,7 +83,7 @@ func TestWrapperTestEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, _, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	w, final, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +92,19 @@ func TestWrapperTestEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrapper in the test engine: %v", time.Since(start))
-	w.ModelID = w.InnerModelID
-	if err := test.IsSolved(placeholder, w, ecc.BN254.ScalarField()); err == nil {
+	bad := *w
+	bad.ModelID = w.InnerModelID
+	if err := test.IsSolved(placeholder, &bad, ecc.BN254.ScalarField()); err == nil {
 		t.Fatal("wrapper accepts the inner model id as the final one")
+	}
+	// The public input: the digest of another final statement.
+	bad = *w
+	other := final
+	other.OutputDigest = new(big.Int).Add(other.OutputDigest, big.NewInt(1))
+	if bad.StatementDigest, err = other.Digest(); err != nil {
+		t.Fatal(err)
+	}
+	if err := test.IsSolved(placeholder, &bad, ecc.BN254.ScalarField()); err == nil {
+		t.Fatal("wrapper accepts the digest of another statement")
 	}
 }

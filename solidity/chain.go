@@ -216,6 +216,29 @@ func EstimateVerifyGas(ctx context.Context, backend Backend, verifier common.Add
 	return gas, nil
 }
 
+// VerifyProofGasUsed sends a transaction calling the verifier's
+// verifyProof directly and returns the gas it used (intrinsic cost and
+// calldata included): what verifying the proof costs, where
+// [EstimateVerifyGas] is the gas limit the transaction needs, a few
+// thousand more because a call forwards at most 63/64 of the gas left
+// (EIP-150) and the pairing precompile needs its whole price forwarded.
+func (c *Chain) VerifyProofGasUsed(ctx context.Context, verifier common.Address, proof groth16.Proof, statement Statement) (uint64, error) {
+	data, err := PackVerifyProof(proof, statement)
+	if err != nil {
+		return 0, err
+	}
+	contract := bind.NewBoundContract(verifier, verifierABI, c.backend, c.backend, c.backend)
+	tx, err := contract.RawTransact(c.opts(ctx), data)
+	if err != nil {
+		return 0, fmt.Errorf("solidity: verifyProof: %w", describeRevert(err))
+	}
+	receipt, err := c.wait(ctx, tx)
+	if err != nil {
+		return 0, fmt.Errorf("solidity: verifyProof: %w", err)
+	}
+	return receipt.GasUsed, nil
+}
+
 // Events returns the InferenceVerified events that the registry emitted in
 // the receipt's transaction.
 func Events(receipt *types.Receipt, registry common.Address) ([]InferenceVerified, error) {

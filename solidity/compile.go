@@ -159,14 +159,40 @@ func Compile(ctx context.Context, sources map[string]string) (map[string]*Artifa
 	if err != nil {
 		return nil, fmt.Errorf("solidity: compile: encode input: %w", err)
 	}
+	// solcjs reads its standard input with one synchronous read, which
+	// fails with EAGAIN on a pipe that is momentarily empty, and exits
+	// before a large output has drained into a pipe; regular files have
+	// neither problem.
+	dir, err := os.MkdirTemp("", "solcjs-")
+	if err != nil {
+		return nil, fmt.Errorf("solidity: compile: %w", err)
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	inPath, outPath := filepath.Join(dir, "input.json"), filepath.Join(dir, "output.json")
+	if err := os.WriteFile(inPath, request, 0o600); err != nil {
+		return nil, fmt.Errorf("solidity: compile: write input: %w", err)
+	}
+	stdin, err := os.Open(inPath)
+	if err != nil {
+		return nil, fmt.Errorf("solidity: compile: %w", err)
+	}
+	defer func() { _ = stdin.Close() }()
+	stdout, err := os.Create(outPath)
+	if err != nil {
+		return nil, fmt.Errorf("solidity: compile: %w", err)
+	}
+	defer func() { _ = stdout.Close() }()
 	cmd := exec.CommandContext(ctx, solcjs, "--standard-json")
-	cmd.Stdin = bytes.NewReader(request)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("solidity: compile: %s: %w: %s", solcjs, err, strings.TrimSpace(stderr.String()))
 	}
-	return parseStandardOutput(stdout.Bytes())
+	out, err := os.ReadFile(outPath)
+	if err != nil {
+		return nil, fmt.Errorf("solidity: compile: read output: %w", err)
+	}
+	return parseStandardOutput(out)
 }
 
 // parseStandardOutput reads solc's standard JSON output. solcjs may print

@@ -34,7 +34,7 @@ const RegistryABI = `[
 {"type":"function","name":"statementKey","stateMutability":"pure","inputs":[{"name":"modelId","type":"uint256","internalType":"uint256"},{"name":"inputDigest","type":"uint256","internalType":"uint256"},{"name":"outputDigest","type":"uint256","internalType":"uint256"}],"outputs":[{"name":"","type":"bytes32","internalType":"bytes32"}]},
 {"type":"function","name":"verifier","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"address","internalType":"contract IInferenceVerifier"}]},
 {"type":"function","name":"requiredModelId","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"uint256","internalType":"uint256"}]},
-{"type":"event","name":"InferenceVerified","anonymous":false,"inputs":[{"name":"modelId","type":"uint256","indexed":true,"internalType":"uint256"},{"name":"inputDigest","type":"uint256","indexed":false,"internalType":"uint256"},{"name":"outputDigest","type":"uint256","indexed":false,"internalType":"uint256"},{"name":"submitter","type":"address","indexed":false,"internalType":"address"}]},
+{"type":"event","name":"InferenceVerified","anonymous":false,"inputs":[{"name":"modelId","type":"uint256","indexed":true,"internalType":"uint256"},{"name":"inputDigest","type":"uint256","indexed":true,"internalType":"uint256"},{"name":"outputDigest","type":"uint256","indexed":true,"internalType":"uint256"},{"name":"submitter","type":"address","indexed":false,"internalType":"address"}]},
 {"type":"error","name":"UnexpectedModelId","inputs":[{"name":"expected","type":"uint256","internalType":"uint256"},{"name":"got","type":"uint256","internalType":"uint256"}]},
 {"type":"error","name":"VerifierHasNoCode","inputs":[{"name":"verifier","type":"address","internalType":"address"}]}
 ]`
@@ -42,7 +42,7 @@ const RegistryABI = `[
 // VerifierABI is the part of the exported verifier's ABI that is called
 // here, with the errors it reverts with.
 const VerifierABI = `[
-{"type":"function","name":"verifyProof","stateMutability":"view","inputs":[{"name":"proof","type":"bytes","internalType":"bytes"},{"name":"input","type":"uint256[3]","internalType":"uint256[3]"}],"outputs":[]},
+{"type":"function","name":"verifyProof","stateMutability":"view","inputs":[{"name":"proof","type":"bytes","internalType":"bytes"},{"name":"input","type":"uint256[1]","internalType":"uint256[1]"}],"outputs":[]},
 {"type":"error","name":"ProofInvalid","inputs":[]},
 {"type":"error","name":"PublicInputNotInField","inputs":[]},
 {"type":"error","name":"CommitmentInvalid","inputs":[]}
@@ -71,11 +71,17 @@ type Contracts struct {
 	Registry       *Artifact
 }
 
-// CompileContracts exports the verifier of vk and compiles it together with
-// InferenceRegistry (see [Compile]).
+// CompileContracts exports the [Merged] verifier of vk and compiles it
+// together with InferenceRegistry (see [Compile]).
 func CompileContracts(ctx context.Context, vk groth16.VerifyingKey) (*Contracts, error) {
+	return CompileContractsTemplate(ctx, vk, Merged)
+}
+
+// CompileContractsTemplate exports the verifier of vk from the given
+// template and compiles it together with InferenceRegistry.
+func CompileContractsTemplate(ctx context.Context, vk groth16.VerifyingKey, template Template) (*Contracts, error) {
 	var source bytes.Buffer
-	if err := ExportVerifier(vk, &source); err != nil {
+	if err := ExportVerifierTemplate(vk, &source, template); err != nil {
 		return nil, err
 	}
 	artifacts, err := Compile(ctx, map[string]string{VerifierFile: source.String(), RegistryFile: RegistrySource})

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/google/uuid"
 )
@@ -144,6 +145,9 @@ func (o *nodeOutput) String() string {
 
 // TestDevnodeRPC deploys and submits over JSON-RPC to a separate node
 // process, with the key read from an encrypted keystore file.
+// devChainID is the chain id of go-ethereum's developer mode.
+var devChainID = big.NewInt(1337)
+
 func TestDevnodeRPC(t *testing.T) {
 	f := loadFixture(t)
 	key, err := crypto.GenerateKey()
@@ -166,20 +170,30 @@ func TestDevnodeRPC(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	// A pinned chain id that is not the node's is refused before signing.
+	wrongChain := big.NewInt(1)
+	_, err = DeployRPC(ctx, url, loaded, wrongChain, f.plain.contracts, nil)
+	var mismatch *ChainIDMismatchError
+	if !errors.As(err, &mismatch) || mismatch.Endpoint.Cmp(devChainID) != 0 || mismatch.Want.Cmp(wrongChain) != 0 {
+		t.Fatalf("deploy pinned to chain 1 on a chain %s node: %v, want a ChainIDMismatchError", devChainID, err)
+	}
+	if _, err := SubmitRPC(ctx, url, loaded, wrongChain, common.Address{}, f.plain.proof, f.plain.statement); !errors.As(err, &mismatch) {
+		t.Fatalf("submit pinned to chain 1 on a chain %s node: %v, want a ChainIDMismatchError", devChainID, err)
+	}
 	for _, v := range f.variants() {
-		deployment, err := DeployRPC(ctx, url, loaded, v.contracts, nil)
+		deployment, err := DeployRPC(ctx, url, loaded, devChainID, v.contracts, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", v.name, err)
 		}
 		tampered := v.statement
 		tampered.OutputDigest = new(big.Int).Add(tampered.OutputDigest, big.NewInt(1))
-		_, err = SubmitRPC(ctx, url, loaded, deployment.Registry, v.proof, tampered)
+		_, err = SubmitRPC(ctx, url, loaded, nil, deployment.Registry, v.proof, tampered)
 		var revert *RevertError
 		if !errors.As(err, &revert) || revert.Reason != "ProofInvalid()" {
 			t.Fatalf("%s: wrong output digest: %v, want a ProofInvalid() revert", v.name, err)
 		}
 
-		receipt, err := SubmitRPC(ctx, url, loaded, deployment.Registry, v.proof, v.statement)
+		receipt, err := SubmitRPC(ctx, url, loaded, devChainID, deployment.Registry, v.proof, v.statement)
 		if err != nil {
 			t.Fatalf("%s: %v", v.name, err)
 		}

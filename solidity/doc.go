@@ -3,32 +3,52 @@
 // with the InferenceRegistry contract, deploys both, and submits proofs, on
 // go-ethereum's simulated chain or through any JSON-RPC endpoint.
 //
-// # Statement and public inputs
+// # Statement and public input
 //
-// Every final proof, in both proof shapes, has exactly three public inputs,
-// in this order:
+// A statement is three values (modelId, inputDigest, outputDigest) ∈ [0, r)³,
+// r the BN254 scalar field order ([Statement]). Every final proof, in both
+// proof shapes, has exactly one public input, the statement digest
+// ([Statement.Digest], statement.Digest):
 //
-//	(modelId, inputDigest, outputDigest) ∈ [0, r)³,  r = BN254 scalar field order
+//	digest = uint256(sha256(abi.encode(modelId, inputDigest, outputDigest))) & (2²⁵³ − 1)
 //
-// gnark numbers public inputs in the order the circuit struct declares its
-// public fields, so the final circuit declares ModelID, InputDigest,
-// OutputDigest first and in this order. [Statement] holds the three values;
-// [StatementOf] reads them from a public witness. Values are not reduced
-// anywhere: the verifier rejects a value ≥ r with PublicInputNotInField.
+// that is SHA-256 of the three values as 32-byte big-endian words, read as
+// a big-endian integer, its three most significant bits cleared. The final
+// circuits compute it with SHA-256 in circuit from the three values, which
+// they decompose canonically (below r); the registry recomputes it with the
+// SHA-256 precompile from the three values it receives. [CheckWitness]
+// checks a public witness against a statement.
 //
 // # Verifier
 //
-// [ExportVerifier] writes gnark's Solidity template for the key. When the
-// circuit commits to wires (gnark's commitment-based range checks do), the
-// proof carries one Pedersen commitment D and a proof of knowledge π, and
-// the verifier
+// [ExportVerifierTemplate] writes gnark's Solidity verifier for the key,
+// from gnark's own export (so a gnark upgrade regenerates it), as one of
+// two templates with the same ABI, gnark's:
+// verifyProof(bytes proof, uint256[1] input). When the circuit commits to
+// wires (gnark's commitment-based range checks and emulated arithmetic do),
+// the proof carries one Pedersen commitment D and a proof of knowledge π,
+// and a valid proof satisfies
 //
-//  1. checks the commitment: e(D, G_σ⁻) · e(π, G) = 1 (one more pairing
-//     check, about 113,000 gas),
-//  2. derives the commitment's public value c = H(D ‖ committed public
-//     inputs) mod r, with H = Keccak-256,
-//  3. checks e(A, B) · e(C, −δ) · e(α, −β) · e(L, −γ) = 1 where
-//     L = K₀ + Σᵢ xᵢ·Kᵢ + c·K_c + D, with xᵢ the public inputs.
+//	(P)  e(D, −σG) · e(π, G) = 1
+//	(G)  e(A, B) · e(C, −δ) · e(α, −β) · e(L, −γ) = 1,  L = K₀ + x·K₁ + c·K_c + D
+//
+// with x the public input and c = Keccak-256(D ‖ committed public inputs)
+// mod r. [Gnark] is the export unchanged: it checks (P) and (G) in two
+// calls of the pairing precompile (2 and 4 pairs). [Merged] (the default,
+// [ExportVerifier]) changes verifyProof only: it derives
+//
+//	ρ = Keccak-256(A ‖ B ‖ C ‖ D ‖ π ‖ x) mod r,  rejecting ρ = 0,
+//
+// and checks (G) · (P)^ρ = 1 in one call: the pairs of (G) and
+// e(ρ·D, −σG), e(ρ·π, G). When G = γ, as in keys from gnark's MPC ceremony
+// (both are the G2 generator), e(L, −γ) · e(ρ·π, γ) = e(L − ρ·π, −γ) and
+// the call has five pairs ([FoldsProofOfKnowledge]). If (P) fails, its
+// left side is a generator of the prime-order target group and exactly one
+// ρ mod r makes the product 1; ρ is a hash of everything both sides
+// depend on, so a forger needs that hash to hit one value in about 2²⁵⁴
+// (docs/onchain.md has the argument). verifyCompressedProof and
+// compressProof stay gnark's. The merge replaces three pieces of gnark's
+// verifyProof and fails when a gnark version exports anything else.
 //
 // H must be the same in the prover: gnark's default hash-to-field (RFC 9380
 // over SHA-256) is not what the verifier computes. Prove with
@@ -40,17 +60,24 @@
 //
 //	A.x A.y  B.x₁ B.x₀ B.y₁ B.y₀  C.x C.y  [D.x D.y π.x π.y]
 //
-// 256 bytes without a commitment, 384 with one.
+// 256 bytes without a commitment, 384 with one. Compressed points cost more
+// gas than they save in calldata (each needs a square root by modular
+// exponentiation; TestCompressedProofGas measures it), so they are not used.
 //
 // # Registry
 //
 // InferenceRegistry ([RegistrySource], [RegistryABI]) is constructed with
 // the verifier's address and a required model id (0: any). Its
-// submit(proof, modelId, inputDigest, outputDigest) calls the verifier,
-// which reverts on an invalid proof, records
-// keccak256(abi.encode(modelId, inputDigest, outputDigest)) ([Statement.Key])
-// and emits InferenceVerified; isVerified answers whether a statement was
-// recorded. A proof is not bound to its submitter.
+// submit(proof, modelId, inputDigest, outputDigest) computes the key
+// sha256(abi.encode(modelId, inputDigest, outputDigest)) ([Statement.Key]);
+// if the statement is recorded already, it returns without checking the
+// proof, recording or emitting anything (so a submission overtaken by
+// another of the same statement does not fail). Otherwise it calls the
+// verifier with the key's low 253 bits, the statement digest (the verifier
+// reverts on an invalid proof), records the key (one storage slot) and
+// emits InferenceVerified with the three values as indexed topics and the
+// submitter as data. isVerified answers whether a statement was recorded.
+// A proof is not bound to its submitter.
 //
 // # Compiler
 //
@@ -63,7 +90,10 @@
 //
 // A [Chain] sends transactions from one account: [NewSimulatedChain] seals a
 // block after each one, [NewChain] and [DialChain] wait for a node to mine.
-// [DeployRPC], [SubmitRPC] and [IsVerifiedRPC] take a JSON-RPC URL. Keys
+// [DeployRPC], [SubmitRPC] and [IsVerifiedRPC] take a JSON-RPC URL and,
+// except the last, the chain id to sign for: a pinned id the endpoint does
+// not serve is refused before anything is signed ([ChainIDMismatchError]);
+// nil signs for the endpoint's. Keys
 // come from an encrypted keystore file and a password file, or from the
 // environment variable VERIFORMER_PRIVATE_KEY ([LoadKey]); never from a
 // command line. Failed calls come back as [*RevertError] naming the
@@ -72,10 +102,12 @@
 //
 // # Tests
 //
-// The tests use two small circuits with the three public inputs, one
-// without and one with a commitment (64-bit range checks), whose Groth16
-// keys are stored in testdata so that the exported Solidity is compared
-// byte for byte with golden files. Flags:
+// The tests use small circuits with the one public input: one without a
+// commitment, one with (64-bit range checks) keyed by groth16.Setup and the
+// same keyed by gnark's MPC ceremony (one contribution per phase). Their
+// keys are stored in testdata so that the exported Solidity of both
+// templates is compared byte for byte with golden files, and both
+// templates' verifiers are run on the same proofs. Flags:
 //
 //	go test ./solidity -run TestExportGolden -update              rewrite the golden Solidity from the stored keys
 //	go test ./solidity -run TestExportGolden -update-keys -update  new setup, new keys, new golden files

@@ -1,6 +1,7 @@
 package solidity
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -11,22 +12,47 @@ import (
 	"golang.org/x/crypto/sha3"
 )
 
-// NbPublicInputs is the number of public inputs of every final proof:
-// modelId, inputDigest, outputDigest, in this order.
-const NbPublicInputs = 3
+// NbPublicInputs is the number of public inputs of every final proof: the
+// statement digest ([Statement.Digest]).
+const NbPublicInputs = 1
 
-// ExportVerifier writes the Solidity source of gnark's Groth16 verifier for
-// vk. The key must be a BN254 key with exactly [NbPublicInputs] public inputs
-// and at most one Pedersen commitment (gnark's Solidity verifier checks one).
-// The commitment challenge is hashed to the field with legacy Keccak-256, so
-// proofs must be made with [ProverOptions].
+// ExportVerifier writes the Solidity source of the [Merged] verifier for
+// vk (see [ExportVerifierTemplate]).
 func ExportVerifier(vk groth16.VerifyingKey, w io.Writer) error {
+	return ExportVerifierTemplate(vk, w, Merged)
+}
+
+// ExportVerifierTemplate writes the Solidity source of a Groth16 verifier
+// for vk: gnark's exported verifier, as is ([Gnark]) or with the
+// commitment check merged into the pairing check ([Merged]). The key must
+// be a BN254 key with exactly [NbPublicInputs] public inputs and at most
+// one Pedersen commitment (gnark's Solidity verifier checks one). The
+// commitment challenge is hashed to the field with legacy Keccak-256, so
+// proofs must be made with [ProverOptions]. Both verifiers have gnark's
+// ABI: verifyProof(bytes proof, uint256[1] input).
+func ExportVerifierTemplate(vk groth16.VerifyingKey, w io.Writer, template Template) error {
 	key, err := bn254Key(vk)
 	if err != nil {
 		return err
 	}
-	if err := key.ExportSolidity(w, gnarksolidity.WithHashToFieldFunction(sha3.NewLegacyKeccak256())); err != nil {
+	var source bytes.Buffer
+	if err := key.ExportSolidity(&source, gnarksolidity.WithHashToFieldFunction(sha3.NewLegacyKeccak256())); err != nil {
 		return fmt.Errorf("solidity: export verifier: %w", err)
+	}
+	out := source.String()
+	switch template {
+	case Gnark:
+	case Merged:
+		if len(key.CommitmentKeys) == 1 {
+			if out, err = mergeCommitmentCheck(out, key, NbPublicInputs); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("solidity: unknown verifier template %v", template)
+	}
+	if _, err := io.WriteString(w, out); err != nil {
+		return fmt.Errorf("solidity: write verifier: %w", err)
 	}
 	return nil
 }
@@ -61,7 +87,7 @@ func bn254Key(vk groth16.VerifyingKey) (*groth16bn254.VerifyingKey, error) {
 			nbCommitments, len(key.CommitmentKeys))
 	}
 	if nbPublic := len(key.G1.K) - 1 - nbCommitments; nbPublic != NbPublicInputs {
-		return nil, fmt.Errorf("solidity: verifying key has %d public inputs, want %d (modelId, inputDigest, outputDigest)", nbPublic, NbPublicInputs)
+		return nil, fmt.Errorf("solidity: verifying key has %d public inputs, want %d (the statement digest)", nbPublic, NbPublicInputs)
 	}
 	return key, nil
 }

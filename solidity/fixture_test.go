@@ -17,8 +17,9 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/consensys/gnark/backend/groth16"
-	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/backend/groth16/bn254/mpcsetup"
 	"github.com/consensys/gnark/constraint"
+	cs "github.com/consensys/gnark/constraint/bn254"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/std/rangecheck"
@@ -29,22 +30,22 @@ var (
 	updateKeys   = flag.Bool("update-keys", false, "run a new Groth16 setup for the test circuits and rewrite the keys in testdata")
 )
 
-// statementCircuit has the public inputs of every final proof, in order, and
-// ties them to two private values: outputDigest = modelId·a + inputDigest·b.
-// With rangeCheck set, a and b are also range checked to 64 bits through
+// statementCircuit has the public input of every final proof, the
+// statement digest, and ties it to three private values: Digest = X + A·B.
+// With rangeCheck set, A and B are also range checked to 64 bits through
 // gnark's commitment-based range checker, so the Groth16 proof carries a
-// Pedersen commitment, as the real circuits' proofs do.
+// Pedersen commitment, as the real circuits' proofs do. (The real circuits
+// compute the digest with SHA-256; the contracts only see the public
+// input.)
 type statementCircuit struct {
-	ModelID      frontend.Variable `gnark:",public"`
-	InputDigest  frontend.Variable `gnark:",public"`
-	OutputDigest frontend.Variable `gnark:",public"`
-	A, B         frontend.Variable
+	Digest  frontend.Variable `gnark:",public"`
+	X, A, B frontend.Variable
 
 	rangeCheck bool
 }
 
 func (c *statementCircuit) Define(api frontend.API) error {
-	api.AssertIsEqual(api.Add(api.Mul(c.ModelID, c.A), api.Mul(c.InputDigest, c.B)), c.OutputDigest)
+	api.AssertIsEqual(api.Add(c.X, api.Mul(c.A, c.B)), c.Digest)
 	if c.rangeCheck {
 		checker := rangecheck.New(api)
 		checker.Check(c.A, 64)
@@ -57,6 +58,11 @@ func (c *statementCircuit) Define(api frontend.API) error {
 type variant struct {
 	name       string
 	rangeCheck bool
+	// ceremony: keys from gnark's MPC ceremony (one contribution to each
+	// phase) instead of groth16.Setup; there the commitment key's G2 point
+	// is γ, and the merged verifier needs one pair less.
+	ceremony bool
+	template Template
 
 	ccs       constraint.ConstraintSystem
 	pk        groth16.ProvingKey
@@ -74,13 +80,17 @@ func (v *variant) goldenPath() string {
 	return filepath.Join("testdata", v.name+"_verifier.sol.golden")
 }
 
-// fixture is shared by the tests of the package: the two variants compiled,
-// keyed, proven and their contracts compiled once.
+// fixture is shared by the tests of the package: the variants compiled,
+// keyed, proven and their contracts compiled once. gnarkCommitment and
+// gnarkCeremony are the same circuits, keys and proofs as commitment and
+// ceremony with gnark's unmodified verifier.
 type fixture struct {
-	plain, commitment *variant
+	plain, commitment, ceremony, gnarkCommitment, gnarkCeremony *variant
 }
 
-func (f *fixture) variants() []*variant { return []*variant{f.plain, f.commitment} }
+func (f *fixture) variants() []*variant {
+	return []*variant{f.plain, f.commitment, f.ceremony, f.gnarkCommitment, f.gnarkCeremony}
+}
 
 var (
 	fixtureOnce  sync.Once
@@ -101,14 +111,24 @@ func buildFixture() (*fixture, error) {
 	f := &fixture{
 		plain:      &variant{name: "plain"},
 		commitment: &variant{name: "commitment", rangeCheck: true},
+		ceremony:   &variant{name: "ceremony", rangeCheck: true, ceremony: true},
 	}
 	sources := map[string]string{RegistryFile: RegistrySource}
-	for _, v := range f.variants() {
+	for _, v := range []*variant{f.plain, f.commitment, f.ceremony} {
 		if err := v.setUp(); err != nil {
 			return nil, fmt.Errorf("%s: %w", v.name, err)
 		}
+	}
+	same := func(v *variant, name string) *variant {
+		w := *v
+		w.name, w.template = name, Gnark
+		return &w
+	}
+	f.gnarkCommitment = same(f.commitment, "gnark_commitment")
+	f.gnarkCeremony = same(f.ceremony, "gnark_ceremony")
+	for _, v := range f.variants() {
 		var source bytes.Buffer
-		if err := ExportVerifier(v.vk, &source); err != nil {
+		if err := ExportVerifierTemplate(v.vk, &source, v.template); err != nil {
 			return nil, fmt.Errorf("%s: %w", v.name, err)
 		}
 		sources[v.name+"_"+VerifierFile] = source.String()
@@ -138,7 +158,12 @@ func (v *variant) setUp() error {
 		return fmt.Errorf("compile circuit: %w", err)
 	}
 	if *updateKeys {
-		if v.pk, v.vk, err = groth16.Setup(v.ccs); err != nil {
+		if v.ceremony {
+			v.pk, v.vk, err = ceremonyKeys(v.ccs)
+		} else {
+			v.pk, v.vk, err = groth16.Setup(v.ccs)
+		}
+		if err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}
 		if err := writeKey(v.keyPath("pk"), v.pk); err != nil {
@@ -160,21 +185,20 @@ func (v *variant) setUp() error {
 	modelID := new(big.Int).Lsh(big.NewInt(0x5eed), 234)
 	modelID.Add(modelID, big.NewInt(12345))
 	inputDigest, _ := new(big.Int).SetString("1234567890123456789012345678901234567890123456789012345678901234567", 10)
+	v.statement = Statement{ModelID: modelID, InputDigest: inputDigest, OutputDigest: big.NewInt(0x0ca7)}
+	digest, err := v.statement.Digest()
+	if err != nil {
+		return err
+	}
 	a, b := big.NewInt(0x1234_5678_9abc), big.NewInt(0x7ead_beef)
-	var output fr.Element
-	var m, x, av, bv fr.Element
-	m.SetBigInt(modelID)
-	x.SetBigInt(inputDigest)
+	var x, av, bv fr.Element
+	x.SetBigInt(digest)
 	av.SetBigInt(a)
 	bv.SetBigInt(b)
-	output.Mul(&m, &av)
-	x.Mul(&x, &bv)
-	output.Add(&output, &x)
-	v.statement = Statement{ModelID: modelID, InputDigest: inputDigest, OutputDigest: output.BigInt(new(big.Int))}
+	av.Mul(&av, &bv)
+	x.Sub(&x, &av)
 
-	full, err := frontend.NewWitness(&statementCircuit{
-		ModelID: modelID, InputDigest: inputDigest, OutputDigest: v.statement.OutputDigest, A: a, B: b,
-	}, ecc.BN254.ScalarField())
+	full, err := frontend.NewWitness(&statementCircuit{Digest: digest, X: x.BigInt(new(big.Int)), A: a, B: b}, ecc.BN254.ScalarField())
 	if err != nil {
 		return fmt.Errorf("witness: %w", err)
 	}
@@ -189,20 +213,27 @@ func (v *variant) setUp() error {
 	if err := groth16.Verify(v.proof, v.vk, public, VerifierOptions()...); err != nil {
 		return fmt.Errorf("the keys in testdata do not match the circuit (run go test -run TestExportGolden -update-keys -update): %w", err)
 	}
-	return checkStatementOf(public, v.statement)
+	return CheckWitness(public, v.statement)
 }
 
-func checkStatementOf(public witness.Witness, want Statement) error {
-	got, err := StatementOf(public)
-	if err != nil {
-		return err
+// ceremonyKeys runs gnark's MPC ceremony for ccs with one contribution to
+// each phase (test keys: the contributor's randomness is not kept, but
+// nothing more than a test needs is claimed for them).
+func ceremonyKeys(ccs constraint.ConstraintSystem) (groth16.ProvingKey, groth16.VerifyingKey, error) {
+	r1cs, ok := ccs.(*cs.R1CS)
+	if !ok {
+		return nil, nil, fmt.Errorf("ceremony: constraint system is %T", ccs)
 	}
-	for i, word := range got.Words() {
-		if word.Cmp(want.Words()[i]) != 0 {
-			return fmt.Errorf("StatementOf: word %d is %s, want %s", i, word, want.Words()[i])
-		}
-	}
-	return nil
+	n := max(2, ecc.NextPowerOfTwo(uint64(ccs.GetNbConstraints())))
+	beacon := []byte("veriformer solidity test beacon")
+	phase1 := mpcsetup.NewPhase1(n)
+	phase1.Contribute()
+	commons := phase1.Seal(beacon)
+	var phase2 mpcsetup.Phase2
+	evaluations := phase2.Initialize(r1cs, &commons)
+	phase2.Contribute()
+	pk, vk := phase2.Seal(&commons, &evaluations, beacon)
+	return pk, vk, nil
 }
 
 func writeKey(path string, key io.WriterTo) error {

@@ -41,30 +41,37 @@ func FuzzRevertReason(f *testing.F) {
 	})
 }
 
-// FuzzEvents decodes arbitrary log data as an InferenceVerified event.
+// FuzzEvents decodes arbitrary log data and topics as an InferenceVerified
+// event.
 func FuzzEvents(f *testing.F) {
 	event := registryABI.Events["InferenceVerified"]
-	data, err := event.Inputs.NonIndexed().Pack(big.NewInt(7), big.NewInt(8), common.HexToAddress("0x1234"))
+	data, err := event.Inputs.NonIndexed().Pack(common.HexToAddress("0x1234"))
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(data, []byte{1})
-	f.Add([]byte{}, []byte{})
-	f.Fuzz(func(t *testing.T, data, modelID []byte) {
-		decoded, err := unpackInferenceVerified([]common.Hash{event.ID, common.BytesToHash(modelID)}, data)
+	f.Add(data, []byte{1}, []byte{2}, []byte{3})
+	f.Add([]byte{}, []byte{}, []byte{}, []byte{})
+	f.Fuzz(func(t *testing.T, data, modelID, input, output []byte) {
+		topics := []common.Hash{event.ID, common.BytesToHash(modelID), common.BytesToHash(input), common.BytesToHash(output)}
+		decoded, err := unpackInferenceVerified(topics, data)
 		if err != nil {
 			return
 		}
-		again, err := event.Inputs.NonIndexed().Pack(decoded.Statement.InputDigest, decoded.Statement.OutputDigest, decoded.Submitter)
+		again, err := event.Inputs.NonIndexed().Pack(decoded.Submitter)
 		if err != nil {
 			t.Fatal(err)
 		}
-		redecoded, err := unpackInferenceVerified([]common.Hash{event.ID, common.BytesToHash(modelID)}, again)
+		redecoded, err := unpackInferenceVerified(topics, again)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !sameStatement(decoded.Statement, redecoded.Statement) || decoded.Submitter != redecoded.Submitter {
 			t.Fatalf("decode → encode → decode differs: %+v, %+v", decoded, redecoded)
+		}
+		for i, word := range decoded.Statement.Words() {
+			if common.BigToHash(word) != topics[1+i] {
+				t.Fatalf("value %d is %#x, topic %s", i, word, topics[1+i])
+			}
 		}
 	})
 }

@@ -62,28 +62,49 @@ func LoadKey(keystoreFile, passwordFile string) (*ecdsa.PrivateKey, error) {
 	return key.PrivateKey, nil
 }
 
+// ChainIDMismatchError is returned when the endpoint serves another chain
+// than the one the caller pinned: signing for it would spend funds there.
+type ChainIDMismatchError struct {
+	Want, Endpoint *big.Int
+}
+
+func (e *ChainIDMismatchError) Error() string {
+	return fmt.Sprintf("solidity: the endpoint serves chain id %s, not the pinned %s", e.Endpoint, e.Want)
+}
+
 // DialChain connects to a JSON-RPC endpoint and returns a Chain that signs
-// with key for the endpoint's chain id. Close the returned client when done.
-func DialChain(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey) (*Chain, *ethclient.Client, error) {
+// with key for chainID. A nil chainID signs for whatever chain the endpoint
+// reports; a chainID that differs from the endpoint's is refused
+// (*ChainIDMismatchError) before anything is signed. Close the returned
+// client when done.
+func DialChain(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, chainID *big.Int) (*Chain, *ethclient.Client, error) {
 	if key == nil {
 		return nil, nil, errors.New("solidity: no signing key")
+	}
+	if chainID != nil && chainID.Sign() <= 0 {
+		return nil, nil, fmt.Errorf("solidity: chain id %s is not positive", chainID)
 	}
 	client, err := ethclient.DialContext(ctx, rpcURL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("solidity: dial %s: %w", rpcURL, err)
 	}
-	chainID, err := client.ChainID(ctx)
+	endpoint, err := client.ChainID(ctx)
 	if err != nil {
 		client.Close()
 		return nil, nil, fmt.Errorf("solidity: chain id of %s: %w", rpcURL, err)
 	}
-	return NewChain(client, bind.NewKeyedTransactor(key, chainID)), client, nil
+	if chainID != nil && chainID.Cmp(endpoint) != 0 {
+		client.Close()
+		return nil, nil, &ChainIDMismatchError{Want: new(big.Int).Set(chainID), Endpoint: endpoint}
+	}
+	return NewChain(client, bind.NewKeyedTransactor(key, endpoint)), client, nil
 }
 
 // DeployRPC deploys the verifier and the registry through a JSON-RPC
-// endpoint (see [Chain.DeployVerifierAndRegistry]).
-func DeployRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, contracts *Contracts, requiredModelID *big.Int) (*Deployment, error) {
-	chain, client, err := DialChain(ctx, rpcURL, key)
+// endpoint (see [Chain.DeployVerifierAndRegistry]), signing for chainID
+// (see [DialChain]).
+func DeployRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, chainID *big.Int, contracts *Contracts, requiredModelID *big.Int) (*Deployment, error) {
+	chain, client, err := DialChain(ctx, rpcURL, key, chainID)
 	if err != nil {
 		return nil, err
 	}
@@ -92,9 +113,10 @@ func DeployRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, contra
 }
 
 // SubmitRPC submits a proof of the statement to the registry through a
-// JSON-RPC endpoint and returns the receipt (see [Chain.Submit]).
-func SubmitRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, registry common.Address, proof groth16.Proof, statement Statement) (*types.Receipt, error) {
-	chain, client, err := DialChain(ctx, rpcURL, key)
+// JSON-RPC endpoint and returns the receipt (see [Chain.Submit]), signing
+// for chainID (see [DialChain]).
+func SubmitRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, chainID *big.Int, registry common.Address, proof groth16.Proof, statement Statement) (*types.Receipt, error) {
+	chain, client, err := DialChain(ctx, rpcURL, key, chainID)
 	if err != nil {
 		return nil, err
 	}

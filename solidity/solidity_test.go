@@ -14,6 +14,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/consensys/gnark/backend/groth16"
+	gnarksolidity "github.com/consensys/gnark/backend/solidity"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/ethereum/go-ethereum"
@@ -26,6 +27,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/params"
+	"golang.org/x/crypto/sha3"
 )
 
 func TestExportGolden(t *testing.T) {
@@ -33,7 +35,7 @@ func TestExportGolden(t *testing.T) {
 	for _, v := range f.variants() {
 		t.Run(v.name, func(t *testing.T) {
 			var got bytes.Buffer
-			if err := ExportVerifier(v.vk, &got); err != nil {
+			if err := ExportVerifierTemplate(v.vk, &got, v.template); err != nil {
 				t.Fatal(err)
 			}
 			if *updateGolden || *updateKeys {
@@ -49,14 +51,83 @@ func TestExportGolden(t *testing.T) {
 				t.Fatalf("exported verifier differs from %s (%d bytes, want %d); run go test -run TestExportGolden -update if the change is intended",
 					v.goldenPath(), got.Len(), len(want))
 			}
-			hasCommitment := strings.Contains(got.String(), "PEDERSEN_G_X_0")
+			source := got.String()
+			hasCommitment := strings.Contains(source, "PEDERSEN_G_X_0")
 			if hasCommitment != v.rangeCheck {
 				t.Fatalf("verifier checks a commitment: %v, want %v", hasCommitment, v.rangeCheck)
 			}
-			if v.rangeCheck && !strings.Contains(got.String(), "keccak256(hashInput)") {
+			if v.rangeCheck && !strings.Contains(source, "keccak256(hashInput)") {
 				t.Fatal("the commitment challenge is not hashed with keccak256")
 			}
+			// gnark's verifier is the export unchanged; the merged one
+			// calls the pairing precompile once in verifyProof, with 6
+			// pairs (0x480 bytes), or 5 (0x3c0) when G = γ.
+			var gnark bytes.Buffer
+			key, err := bn254Key(v.vk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := key.ExportSolidity(&gnark, gnarksolidity.WithHashToFieldFunction(sha3.NewLegacyKeccak256())); err != nil {
+				t.Fatal(err)
+			}
+			verifyProof := source[strings.Index(source, verifyProofStart):]
+			merged := v.template == Merged && v.rangeCheck
+			if !merged {
+				if source != gnark.String() {
+					t.Fatal("the unmerged verifier differs from gnark's export")
+				}
+				return
+			}
+			if FoldsProofOfKnowledge(key) != v.ceremony {
+				t.Fatalf("FoldsProofOfKnowledge = %v for a key from the ceremony: %v", FoldsProofOfKnowledge(key), v.ceremony)
+			}
+			wantCall := "PRECOMPILE_VERIFY, f, 0x480, f, 0x20)"
+			if v.ceremony {
+				wantCall = "PRECOMPILE_VERIFY, f, 0x3c0, f, 0x20)"
+			}
+			if n := strings.Count(verifyProof, "PRECOMPILE_VERIFY"); n != 1 || !strings.Contains(verifyProof, wantCall) {
+				t.Fatalf("merged verifyProof has %d pairing calls, want one %q", n, wantCall)
+			}
+			if strings.Contains(verifyProof, "CommitmentInvalid") {
+				t.Fatal("merged verifyProof still has a separate commitment check")
+			}
 		})
+	}
+}
+
+// TestMergeRefusesUnknownSource: a gnark export whose verifyProof does not
+// have the pieces the merge replaces is refused, not half merged.
+func TestMergeRefusesUnknownSource(t *testing.T) {
+	f := loadFixture(t)
+	key, err := bn254Key(f.commitment.vk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gnark bytes.Buffer
+	if err := key.ExportSolidity(&gnark, gnarksolidity.WithHashToFieldFunction(sha3.NewLegacyKeccak256())); err != nil {
+		t.Fatal(err)
+	}
+	source := gnark.String()
+	for name, edit := range map[string]func(string) string{
+		"no verifyProof":        func(s string) string { return strings.Replace(s, verifyProofStart, "    function verify(\n", 1) },
+		"other commitment call": func(s string) string { return strings.Replace(s, "f, 0x180, f, 0x20)", "f, 0x180, f, 0x40)", -1) },
+		"other pairing call":    func(s string) string { return strings.Replace(s, "f, 0x300, f, 0x20)", "f, 0x300, f, 0x40)", -1) },
+		"other MSM call":        func(s string) string { return strings.Replace(s, gnarkMSMCall, "", 1) },
+	} {
+		if _, err := mergeCommitmentCheck(edit(source), key, NbPublicInputs); err == nil {
+			t.Errorf("%s: merged a source it does not know", name)
+		}
+	}
+	if _, err := mergeCommitmentCheck(source, key, NbPublicInputs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseTemplate("other"); err == nil {
+		t.Fatal("ParseTemplate accepted an unknown name")
+	}
+	for _, tmpl := range []Template{Merged, Gnark} {
+		if got, err := ParseTemplate(tmpl.String()); err != nil || got != tmpl {
+			t.Fatalf("ParseTemplate(%q) = %v, %v", tmpl, got, err)
+		}
 	}
 }
 
@@ -94,8 +165,8 @@ func TestExportRejectsOtherShapes(t *testing.T) {
 		want     string
 	}{
 		{"two public inputs", ecc.BN254, 2, "2 public inputs"},
-		{"four public inputs", ecc.BN254, 4, "4 public inputs"},
-		{"BLS12-377 key", ecc.BLS12_377, 3, "want a BN254"},
+		{"three public inputs", ecc.BN254, 3, "3 public inputs"},
+		{"BLS12-377 key", ecc.BLS12_377, 1, "want a BN254"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := ExportVerifier(setup(t, tc.curve, tc.nbPublic), &bytes.Buffer{})
@@ -221,13 +292,31 @@ func wantRevert(t *testing.T, err error, reasons ...string) {
 	t.Fatalf("reverted with %s, want one of %q", revert.Reason, reasons)
 }
 
-// Gas ceilings asserted by the tests: the verifier's goal for the plain
-// proof, and the plain ceiling plus one more pairing check of two pairs
-// (45,000 + 2·34,000 gas since EIP-1108) plus hashing for the commitment.
+// Gas ceilings of a verifyProof transaction (gas used, 21,000 base and
+// calldata included) asserted by the tests. The pairing precompile costs 45,000 +
+// 34,000 per pair, ecMul 6,000 (EIP-1108): a proof without commitment is
+// four pairs and one ecMul; the merged verifier six pairs (five when the
+// commitment key's G2 point is γ) and four ecMuls; gnark's verifier four
+// pairs, two more in a second call, and two ecMuls.
 const (
-	maxVerifyGasPlain      = 250_000
-	maxVerifyGasCommitment = 370_000
+	maxVerifyGasPlain    = 215_000
+	maxVerifyGasMerged   = 310_000
+	maxVerifyGasCeremony = 276_000
+	maxVerifyGasGnark    = 340_000
 )
+
+func (v *variant) maxVerifyGas() uint64 {
+	switch {
+	case !v.rangeCheck:
+		return maxVerifyGasPlain
+	case v.template == Gnark:
+		return maxVerifyGasGnark
+	case v.ceremony:
+		return maxVerifyGasCeremony
+	default:
+		return maxVerifyGasMerged
+	}
+}
 
 func TestSimulatedChain(t *testing.T) {
 	f := loadFixture(t)
@@ -257,26 +346,35 @@ func TestSimulatedChain(t *testing.T) {
 			if len(proofBytes) != wantLen {
 				t.Fatalf("proof is %d bytes, want %d", len(proofBytes), wantLen)
 			}
-			rejectTampered(t, chain, deployment.Registry, proofBytes, v.statement, v.rangeCheck)
+			rejectTampered(t, chain, deployment, proofBytes, v)
 			if isVerified(t, chain, deployment.Registry, v.statement) {
 				t.Fatal("statement recorded by a rejected submission")
 			}
 
-			verifyGas, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.statement)
+			verifyLimit, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.statement)
 			if err != nil {
 				t.Fatal(err)
+			}
+			verifyGas, err := chain.VerifyProofGasUsed(ctx, deployment.Verifier, v.proof, v.statement)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if isVerified(t, chain, deployment.Registry, v.statement) {
+				t.Fatal("statement recorded by a call to the verifier alone")
 			}
 			receipt, err := chain.Submit(ctx, deployment.Registry, v.proof, v.statement)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s: gas: verifyProof transaction %d, submit transaction %d", v.name, verifyGas, receipt.GasUsed)
-			ceiling := uint64(maxVerifyGasPlain)
-			if v.rangeCheck {
-				ceiling = maxVerifyGasCommitment
+			t.Logf("%s: gas: verifyProof transaction %d used (limit %d), submit transaction %d", v.name, verifyGas, verifyLimit, receipt.GasUsed)
+			if verifyGas > v.maxVerifyGas() {
+				t.Fatalf("verifyProof costs %d gas, over %d", verifyGas, v.maxVerifyGas())
 			}
-			if verifyGas > ceiling {
-				t.Fatalf("verifyProof costs %d gas, over %d", verifyGas, ceiling)
+			// The limit covers the 1/64 of the pairing call's price that a
+			// call keeps back (EIP-150) and go-ethereum's estimation
+			// tolerance (1.5%).
+			if verifyLimit < verifyGas || verifyLimit > verifyGas+verifyGas/64+verifyGas*3/200 {
+				t.Fatalf("verifyProof needs a gas limit of %d to use %d", verifyLimit, verifyGas)
 			}
 			if !isVerified(t, chain, deployment.Registry, v.statement) {
 				t.Fatal("honest statement not recorded")
@@ -288,9 +386,63 @@ func TestSimulatedChain(t *testing.T) {
 			if len(events) != 1 || events[0].Submitter != chain.From() || !sameStatement(events[0].Statement, v.statement) {
 				t.Fatalf("events %+v, want one InferenceVerified of %+v by %s", events, v.statement, chain.From())
 			}
+			checkIndexedEvent(t, receipt, deployment.Registry, v.statement)
 			checkStatementKey(t, chain, deployment.Registry, v.statement)
-
+			checkSecondSubmission(t, chain, deployment.Registry, proofBytes, v.statement, receipt.GasUsed)
 		})
+	}
+}
+
+// checkIndexedEvent checks that the three values are the event's topics, so
+// that a node filters records by model, input or output.
+func checkIndexedEvent(t *testing.T, receipt *types.Receipt, registry common.Address, statement Statement) {
+	t.Helper()
+	for _, log := range receipt.Logs {
+		if log.Address != registry {
+			continue
+		}
+		if len(log.Topics) != 4 {
+			t.Fatalf("InferenceVerified has %d topics, want 4", len(log.Topics))
+		}
+		for i, word := range statement.Words() {
+			if log.Topics[1+i] != common.BigToHash(word) {
+				t.Fatalf("topic %d is %s, want %#x", 1+i, log.Topics[1+i], word)
+			}
+		}
+		return
+	}
+	t.Fatal("no log of the registry")
+}
+
+// checkSecondSubmission: a statement already recorded is not checked
+// again; the call succeeds without an event, whatever proof it carries.
+func checkSecondSubmission(t *testing.T, chain *simChain, registry common.Address, proof []byte, statement Statement, firstGas uint64) {
+	t.Helper()
+	ctx := testContext(t)
+	garbage := bytes.Repeat([]byte{0xff}, len(proof))
+	for name, p := range map[string][]byte{"the same proof": proof, "a garbage proof": garbage} {
+		data, err := packSubmitBytes(p, statement)
+		if err != nil {
+			t.Fatal(err)
+		}
+		receipt, err := chain.SubmitCalldata(ctx, registry, data)
+		if err != nil {
+			t.Fatalf("second submission with %s: %v", name, err)
+		}
+		events, err := Events(receipt, registry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 0 {
+			t.Fatalf("second submission with %s emitted %d events", name, len(events))
+		}
+		if receipt.GasUsed >= firstGas/4 {
+			t.Fatalf("second submission with %s used %d gas, the first %d", name, receipt.GasUsed, firstGas)
+		}
+		t.Logf("second submission with %s: %d gas", name, receipt.GasUsed)
+	}
+	if !isVerified(t, chain, registry, statement) {
+		t.Fatal("statement no longer recorded")
 	}
 }
 
@@ -320,26 +472,84 @@ func checkStatementKey(t *testing.T, chain *simChain, registry common.Address, s
 	if common.BytesToHash(out) != key {
 		t.Fatalf("statementKey on chain %x, Statement.Key %s", out, key)
 	}
+	digest, err := statement.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	masked := new(big.Int).SetBytes(out)
+	masked.And(masked, new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 253), big.NewInt(1)))
+	if masked.Cmp(digest) != 0 {
+		t.Fatalf("low 253 bits of statementKey %#x, statement digest %#x", masked, digest)
+	}
 }
 
 // rejectTampered submits variants of an honest submission that must all be
-// rejected, and checks that none of their statements is recorded.
-func rejectTampered(t *testing.T, chain *simChain, registry common.Address, proof []byte, statement Statement, hasCommitment bool) {
+// rejected, through the registry and to the verifier directly, and checks
+// that none of their statements is recorded.
+func rejectTampered(t *testing.T, chain *simChain, deployment *Deployment, proof []byte, v *variant) {
 	ctx := testContext(t)
-	for word := 0; word < len(proof)/32; word++ {
-		tampered := bytes.Clone(proof)
-		tampered[32*word+31] ^= 1
-		data, err := packSubmitBytes(tampered, statement)
+	statement := v.statement
+	registry := deployment.Registry
+	// gnark's verifier reports a bad commitment or proof of knowledge as
+	// CommitmentInvalid (or, for a point off the curve in its public-input
+	// MSM, PublicInputNotInField); the merged one as ProofInvalid.
+	proofReasons := []string{"ProofInvalid()"}
+	if v.rangeCheck && v.template == Gnark {
+		proofReasons = append(proofReasons, "CommitmentInvalid()", "PublicInputNotInField()")
+	}
+	submit := func(p []byte, s Statement) error {
+		data, err := packSubmitBytes(p, s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = chain.SubmitCalldata(ctx, registry, data)
-		reasons := []string{"ProofInvalid()"}
-		if hasCommitment {
-			reasons = append(reasons, "CommitmentInvalid()")
-		}
-		wantRevert(t, err, reasons...)
+		return err
 	}
+	digest, err := statement.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify := func(p []byte, input *big.Int) error {
+		data, err := packVerifyProofBytes(p, [NbPublicInputs]*big.Int{input})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = chain.Backend().EstimateGas(ctx, callMsg(deployment.Verifier, data))
+		return describeRevert(err)
+	}
+	if err := verify(proof, digest); err != nil {
+		t.Fatalf("honest proof rejected by the verifier: %v", err)
+	}
+
+	// Every 32-byte word of the proof.
+	for word := 0; word < len(proof)/32; word++ {
+		tampered := bytes.Clone(proof)
+		tampered[32*word+31] ^= 1
+		wantRevert(t, submit(tampered, statement), proofReasons...)
+		wantRevert(t, verify(tampered, digest), proofReasons...)
+	}
+	// The commitment and its proof of knowledge swapped or zeroed.
+	if v.rangeCheck {
+		commitment, pok := proof[0x100:0x140], proof[0x140:0x180]
+		zero := make([]byte, 64)
+		for name, pair := range map[string][2][]byte{
+			"swapped":                   {pok, commitment},
+			"commitment zeroed":         {zero, pok},
+			"proof of knowledge zeroed": {commitment, zero},
+			"both zeroed":               {zero, zero},
+			"commitment doubled":        {commitment, commitment},
+		} {
+			tampered := bytes.Clone(proof)
+			copy(tampered[0x100:], pair[0])
+			copy(tampered[0x140:], pair[1])
+			if err := submit(tampered, statement); err == nil {
+				t.Fatalf("%s: registry accepted the proof", name)
+			}
+			wantRevert(t, verify(tampered, digest), proofReasons...)
+		}
+	}
+	// Every public input: each value of the statement, and the digest
+	// itself at the verifier.
 	for _, tc := range []struct {
 		name   string
 		modify func(*Statement)
@@ -351,32 +561,26 @@ func rejectTampered(t *testing.T, chain *simChain, registry common.Address, proo
 	} {
 		wrong := statement
 		tc.modify(&wrong)
-		data, err := packSubmitBytes(proof, wrong)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = chain.SubmitCalldata(ctx, registry, data)
-		wantRevert(t, err, "ProofInvalid()")
+		wantRevert(t, submit(proof, wrong), "ProofInvalid()")
 		if isVerified(t, chain, registry, wrong) {
 			t.Fatalf("wrong %s recorded", tc.name)
 		}
 	}
-
-	// A public input not reduced modulo r: the same value plus r.
+	wantRevert(t, verify(proof, new(big.Int).Add(digest, big.NewInt(1))), "ProofInvalid()")
+	wantRevert(t, verify(proof, new(big.Int)), "ProofInvalid()")
+	// The digest not reduced modulo r: the same value plus r.
+	wantRevert(t, verify(proof, new(big.Int).Add(digest, frModulus())), "PublicInputNotInField()")
+	// A statement value not reduced modulo r: another statement for the
+	// registry, whose digest the proof is not for.
 	data, err := registryABI.Pack("submit", proof, statement.ModelID, new(big.Int).Add(statement.InputDigest, frModulus()), statement.OutputDigest)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = chain.SubmitCalldata(ctx, registry, data)
-	wantRevert(t, err, "PublicInputNotInField()")
+	wantRevert(t, err, "ProofInvalid()")
 
 	// A truncated proof.
-	data, err = packSubmitBytes(proof[:len(proof)-32], statement)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = chain.SubmitCalldata(ctx, registry, data)
-	wantRevert(t, err, `Error("invalid proof length")`)
+	wantRevert(t, submit(proof[:len(proof)-32], statement), `Error("invalid proof length")`)
 
 	// A transaction sent without gas estimation is mined and reverts.
 	tampered := bytes.Clone(proof)
@@ -461,10 +665,11 @@ func TestStatementValidate(t *testing.T) {
 	}
 }
 
-// BenchmarkSubmitGas reports the gas of the first submission of a statement
-// and of a transaction calling the verifier alone, for both test circuits;
-// the time per operation is that of a repeated submission on the simulated
-// chain.
+// BenchmarkSubmitGas reports the gas used by the first submission of a
+// statement and by a transaction calling the verifier alone, and the gas
+// limit that call needs, for every test circuit and template; the time per
+// operation is that of a repeated (already recorded) submission on the
+// simulated chain.
 func BenchmarkSubmitGas(b *testing.B) {
 	f := loadFixture(b)
 	for _, v := range f.variants() {
@@ -475,7 +680,11 @@ func BenchmarkSubmitGas(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			verifyGas, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.statement)
+			verifyLimit, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.statement)
+			if err != nil {
+				b.Fatal(err)
+			}
+			verifyGas, err := chain.VerifyProofGasUsed(ctx, deployment.Verifier, v.proof, v.statement)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -489,8 +698,72 @@ func BenchmarkSubmitGas(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(verifyGas), "gas/verify")
+			b.ReportMetric(float64(verifyLimit), "gas/verify-limit")
 			b.ReportMetric(float64(first.GasUsed), "gas/first-submit")
 		})
+	}
+}
+
+// TestCompressedProofGas measures gnark's verifyCompressedProof against
+// verifyProof on the same proof (gnark's template, one commitment): the
+// compressed form saves calldata (6 words instead of 12) but decompresses
+// each point with square roots by modular exponentiation. It checks that
+// the uncompressed layout, which the registry uses, is the cheaper one.
+func TestCompressedProofGas(t *testing.T) {
+	f := loadFixture(t)
+	v := f.gnarkCommitment
+	ctx := testContext(t)
+	chain := newSimChain(t)
+	deployment, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, err := ProofBytes(v.proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier := v.contracts.Verifier.ABI
+	data, err := verifier.Pack("compressProof", proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := chain.Backend().CallContract(ctx, callMsg(deployment.Verifier, data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values, err := verifier.Unpack("compressProof", out)
+	if err != nil || len(values) != 3 {
+		t.Fatalf("compressProof: %v (%d values)", err, len(values))
+	}
+	inputs, err := v.statement.PublicInputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compressed, err := verifier.Pack("verifyCompressedProof", values[0], values[1], values[2], inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(data []byte) uint64 {
+		contract := bind.NewBoundContract(deployment.Verifier, verifier, chain.backend, chain.backend, chain.backend)
+		tx, err := contract.RawTransact(chain.opts(ctx), data)
+		if err != nil {
+			t.Fatal(describeRevert(err))
+		}
+		receipt, err := chain.wait(ctx, tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return receipt.GasUsed
+	}
+	uncompressed, err := PackVerifyProof(v.proof, v.statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gasCompressed, gasUncompressed := send(compressed), send(uncompressed)
+	t.Logf("gnark's verifier, gas used: verifyCompressedProof %d (%d bytes of calldata), verifyProof %d (%d bytes)",
+		gasCompressed, len(compressed), gasUncompressed, len(uncompressed))
+	if gasCompressed <= gasUncompressed {
+		t.Fatalf("compressed proof verified for %d gas, uncompressed %d: the registry should take compressed proofs", gasCompressed, gasUncompressed)
 	}
 }
 

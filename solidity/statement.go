@@ -1,6 +1,7 @@
 package solidity
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"math/big"
 
@@ -9,25 +10,27 @@ import (
 	groth16bn254 "github.com/consensys/gnark/backend/groth16/bn254"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/veriformer/veriformer/statement"
 )
 
 // Statement is what a final proof proves: the model with id ModelID, run on
 // the input whose digest is InputDigest, produced the output whose digest is
 // OutputDigest. Each value is an integer in [0, r) with r the BN254 scalar
-// field order; they are the proof's public inputs in this order.
+// field order. The proof's one public input is their digest
+// ([Statement.Digest]), which the registry recomputes.
 type Statement struct {
 	ModelID, InputDigest, OutputDigest *big.Int
 }
 
-// Words returns the public inputs in the verifier's order.
-func (s Statement) Words() [NbPublicInputs]*big.Int {
-	return [NbPublicInputs]*big.Int{s.ModelID, s.InputDigest, s.OutputDigest}
+// Words returns the three values in the registry's order.
+func (s Statement) Words() [3]*big.Int {
+	return [3]*big.Int{s.ModelID, s.InputDigest, s.OutputDigest}
 }
 
 // Validate checks that every value is set and reduced modulo r.
 func (s Statement) Validate() error {
-	names := [NbPublicInputs]string{"model id", "input digest", "output digest"}
+	names := [3]string{"model id", "input digest", "output digest"}
 	for i, word := range s.Words() {
 		if err := checkField(names[i], word); err != nil {
 			return err
@@ -36,34 +39,57 @@ func (s Statement) Validate() error {
 	return nil
 }
 
-// Key returns the registry's key for the statement:
-// keccak256(abi.encode(modelId, inputDigest, outputDigest)).
+// Key returns the registry's key for the statement: the full SHA-256 of
+// abi.encode(modelId, inputDigest, outputDigest), whose low 253 bits are
+// the statement digest.
 func (s Statement) Key() (common.Hash, error) {
 	if err := s.Validate(); err != nil {
 		return common.Hash{}, err
 	}
-	var encoded []byte
-	for _, word := range s.Words() {
-		encoded = append(encoded, common.BigToHash(word).Bytes()...)
+	var encoded [statement.DigestInputSize]byte
+	for i, word := range s.Words() {
+		word.FillBytes(encoded[32*i : 32*(i+1)])
 	}
-	return crypto.Keccak256Hash(encoded), nil
+	return sha256Hash(encoded[:]), nil
 }
 
-// StatementOf reads the statement from a BN254 public witness (for example
-// `full.Public()` of the witness a proof was made with).
-func StatementOf(public witness.Witness) (Statement, error) {
+// Digest returns the statement digest, the proof's one public input:
+// statement.Digest, which is uint256(Key) & (2²⁵³ − 1).
+func (s Statement) Digest() (*big.Int, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return statement.Digest(s.ModelID, s.InputDigest, s.OutputDigest)
+}
+
+// PublicInputs returns the verifier's public inputs for the statement.
+func (s Statement) PublicInputs() ([NbPublicInputs]*big.Int, error) {
+	digest, err := s.Digest()
+	if err != nil {
+		return [NbPublicInputs]*big.Int{}, err
+	}
+	return [NbPublicInputs]*big.Int{digest}, nil
+}
+
+// CheckWitness checks that a BN254 public witness (for example
+// `full.Public()` of the witness a proof was made with) is the statement's:
+// its one value is the statement digest.
+func CheckWitness(public witness.Witness, s Statement) error {
 	vector, ok := public.Vector().(fr.Vector)
 	if !ok {
-		return Statement{}, fmt.Errorf("solidity: public witness is %T, want a BN254 vector", public.Vector())
+		return fmt.Errorf("solidity: public witness is %T, want a BN254 vector", public.Vector())
 	}
 	if len(vector) != NbPublicInputs {
-		return Statement{}, fmt.Errorf("solidity: public witness has %d values, want %d", len(vector), NbPublicInputs)
+		return fmt.Errorf("solidity: public witness has %d values, want %d", len(vector), NbPublicInputs)
 	}
-	var words [NbPublicInputs]*big.Int
-	for i := range vector {
-		words[i] = vector[i].BigInt(new(big.Int))
+	digest, err := s.Digest()
+	if err != nil {
+		return err
 	}
-	return Statement{ModelID: words[0], InputDigest: words[1], OutputDigest: words[2]}, nil
+	if got := vector[0].BigInt(new(big.Int)); got.Cmp(digest) != 0 {
+		return fmt.Errorf("solidity: public witness is %#x, the statement's digest is %#x", got, digest)
+	}
+	return nil
 }
 
 // checkField checks that value is set and in [0, r).
@@ -115,16 +141,23 @@ func packSubmitBytes(proof []byte, statement Statement) ([]byte, error) {
 }
 
 // PackVerifyProof returns the calldata of the verifier's verifyProof for a
-// proof of the statement.
+// proof of the statement (its public input is the statement digest).
 func PackVerifyProof(proof groth16.Proof, statement Statement) ([]byte, error) {
 	encoded, err := ProofBytes(proof)
 	if err != nil {
 		return nil, err
 	}
-	if err := statement.Validate(); err != nil {
+	inputs, err := statement.PublicInputs()
+	if err != nil {
 		return nil, err
 	}
-	data, err := verifierABI.Pack("verifyProof", encoded, statement.Words())
+	return packVerifyProofBytes(encoded, inputs)
+}
+
+// packVerifyProofBytes packs verifyProof's calldata from an encoded proof
+// and public inputs.
+func packVerifyProofBytes(proof []byte, inputs [NbPublicInputs]*big.Int) ([]byte, error) {
+	data, err := verifierABI.Pack("verifyProof", proof, inputs)
 	if err != nil {
 		return nil, fmt.Errorf("solidity: pack verifyProof: %w", err)
 	}
@@ -137,27 +170,31 @@ type InferenceVerified struct {
 	Submitter common.Address
 }
 
-// unpackInferenceVerified decodes the event from a log of the registry.
+// unpackInferenceVerified decodes the event from a log of the registry: the
+// three values are its indexed topics, the submitter its data.
 func unpackInferenceVerified(topics []common.Hash, data []byte) (InferenceVerified, error) {
 	event := registryABI.Events["InferenceVerified"]
-	if len(topics) != 2 || topics[0] != event.ID {
+	if len(topics) != 4 || topics[0] != event.ID {
 		return InferenceVerified{}, fmt.Errorf("solidity: log is not an InferenceVerified event")
 	}
 	values, err := event.Inputs.NonIndexed().Unpack(data)
 	if err != nil {
 		return InferenceVerified{}, fmt.Errorf("solidity: unpack InferenceVerified: %w", err)
 	}
-	if len(values) != 3 {
-		return InferenceVerified{}, fmt.Errorf("solidity: InferenceVerified has %d data fields, want 3", len(values))
+	if len(values) != 1 {
+		return InferenceVerified{}, fmt.Errorf("solidity: InferenceVerified has %d data fields, want 1", len(values))
 	}
-	input, ok1 := values[0].(*big.Int)
-	output, ok2 := values[1].(*big.Int)
-	submitter, ok3 := values[2].(common.Address)
-	if !ok1 || !ok2 || !ok3 {
+	submitter, ok := values[0].(common.Address)
+	if !ok {
 		return InferenceVerified{}, fmt.Errorf("solidity: InferenceVerified fields have unexpected types")
 	}
 	return InferenceVerified{
-		Statement: Statement{ModelID: topics[1].Big(), InputDigest: input, OutputDigest: output},
+		Statement: Statement{ModelID: topics[1].Big(), InputDigest: topics[2].Big(), OutputDigest: topics[3].Big()},
 		Submitter: submitter,
 	}, nil
+}
+
+// sha256Hash is SHA-256 as the EVM's precompile 0x02 computes it.
+func sha256Hash(b []byte) common.Hash {
+	return common.Hash(sha256.Sum256(b))
 }

@@ -2,9 +2,11 @@
 // on this input, produced this output — as three values: the model id, the
 // digest of the input tokens and the digest of the output tokens, each
 // below 2²⁵³ so that it is the same integer in BN254, BLS12-377 and
-// BW6-761 scalar fields. The final proof exposes them, in this order, as
-// its public inputs; docs/statement.md tells a client how to recompute
-// them.
+// BW6-761 scalar fields. The final (BN254) proof exposes one public input,
+// their [Digest]: SHA-256 of the three values as 32-byte big-endian words,
+// its three most significant bits cleared, which a contract recomputes
+// with the SHA-256 precompile; docs/statement.md tells a client how to
+// recompute all of them.
 //
 // Token digests are Poseidon2 transcripts over the proof's field
 // ([TokensDigest]); the in-circuit twin is gadgets/statement. The model id

@@ -35,6 +35,7 @@ var (
 	cacheFlag    = flag.String("cache", "", "key cache directory (default $VERIFORMER_CACHE or .cache/keys in the module)")
 	outFlag      = flag.String("out", "out/export", "directory to write the contracts to")
 	rpcFlag      = flag.String("rpc-url", "", "JSON-RPC endpoint to deploy to (optional)")
+	chainIDFlag  = flag.Uint64("chain-id", 0, "chain id to sign for; refuse an endpoint serving another chain (0: the endpoint's)")
 	keystoreFlag = flag.String("keystore", "", "keystore file of the deploying account (else $VERIFORMER_PRIVATE_KEY)")
 	passwordFlag = flag.String("password", "", "file holding the keystore password")
 	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (the BN254 wrapper over BLS12-377 segments and a BW6-761 aggregator; its first setup takes about 40 minutes and 14 GB)")
@@ -128,10 +129,18 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := solidity.DeployRPC(ctx, *rpcFlag, key, contracts, id)
+	d, err := solidity.DeployRPC(ctx, *rpcFlag, key, chainID(*chainIDFlag), contracts, id)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("deployed: verifier %s (%d gas), registry %s (%d gas)\n", d.Verifier, d.VerifierGas, d.Registry, d.RegistryGas)
 	return nil
+}
+
+// chainID turns the --chain-id flag into the pinned chain id (nil for 0).
+func chainID(id uint64) *big.Int {
+	if id == 0 {
+		return nil
+	}
+	return new(big.Int).SetUint64(id)
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/big"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -35,6 +36,8 @@ var (
 	chainFlag    = flag.Bool("chain", true, "verify on go-ethereum's simulated chain")
 	submitFlag   = flag.Bool("submit", false, "also submit the proof to a registry on a JSON-RPC node (--rpc-url, --registry)")
 	rpcFlag      = flag.String("rpc-url", "", "JSON-RPC endpoint for --submit")
+	chainIDFlag  = flag.Uint64("chain-id", 0, "chain id to sign --submit for; refuse an endpoint serving another chain (0: the endpoint's)")
+	verifierFlag = flag.String("verifier", "merged", "Solidity verifier: merged (gnark's with the commitment check in the main pairing call) or gnark (gnark's unmodified); the other is measured beside it")
 	registryFlag = flag.String("registry", "", "address of the InferenceRegistry for --submit")
 	keystoreFlag = flag.String("keystore", "", "keystore file of the submitting account (else $VERIFORMER_PRIVATE_KEY)")
 	passwordFlag = flag.String("password", "", "file holding the keystore password")
@@ -71,6 +74,10 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--bos: %w", err)
 	}
+	template, err := solidity.ParseTemplate(*verifierFlag)
+	if err != nil {
+		return err
+	}
 	prompt, err := encodePrompt(*modelFlag, *promptFlag, bos, *tokensFlag)
 	if err != nil {
 		return err
@@ -82,7 +89,7 @@ func run(ctx context.Context) error {
 	tok := m.Tokenizer
 	fmt.Printf("model: %s, %d layers, d=%d, %d heads, vocabulary %d\n", m.Config.Family, m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.Vocab)
 	fmt.Printf("prompt: %q (%d tokens%s), generating %d tokens\n", *promptFlag, len(prompt), bosNote(tok), *tokensFlag)
-	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Log: os.Stdout,
+	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Verifier: template, Log: os.Stdout,
 		Generated: func(output []int) {
 			// The text is known long before the proof: show it now.
 			if text, err := tok.Decode(output); err == nil {
@@ -127,7 +134,7 @@ func run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		receipt, err := solidity.SubmitRPC(ctx, *rpcFlag, key, common.HexToAddress(*registryFlag), rep.Proof, pipeline.SolidityStatement(rep.Statement))
+		receipt, err := solidity.SubmitRPC(ctx, *rpcFlag, key, chainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, pipeline.SolidityStatement(rep.Statement))
 		if err != nil {
 			return fmt.Errorf("submit: %w", err)
 		}
@@ -213,4 +220,12 @@ func load(dir string, bos tokenizer.BOSMode) (*model.Model, error) {
 		return model.Default(), nil
 	}
 	return model.LoadText(dir, bos)
+}
+
+// chainID turns the --chain-id flag into the pinned chain id (nil for 0).
+func chainID(id uint64) *big.Int {
+	if id == 0 {
+		return nil
+	}
+	return new(big.Int).SetUint64(id)
 }

@@ -1,7 +1,8 @@
 // Package statement is the in-circuit twin of package statement: the
 // digest of a token sequence, computed exactly as natively (see
-// statement.TokensDigest), so a circuit can expose the digests of its
-// input and output tokens as public inputs.
+// statement.TokensDigest), so a circuit can bind the digests of its input
+// and output tokens, and the statement digest (Digest, statement.Digest):
+// SHA-256 of the statement, the one public input of the final circuits.
 package statement
 
 import (

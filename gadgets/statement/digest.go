@@ -1,0 +1,62 @@
+package statement
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/std/hash/sha2"
+	"github.com/consensys/gnark/std/math/bits"
+	"github.com/consensys/gnark/std/math/uints"
+)
+
+// digestBits matches statement.DigestBits.
+const digestBits = 253
+
+// Digest returns the statement digest of (modelID, inputDigest,
+// outputDigest), computed exactly as natively (statement.Digest): SHA-256
+// of the three values as 32-byte big-endian words, its three most
+// significant bits cleared. Each value is decomposed canonically (below
+// the circuit's field order, which must have at most 256 bits), so the
+// words hashed are those of the integers a contract receives. Cost: three
+// canonical bit decompositions, 96 byte range checks and two SHA-256
+// compressions (gnark's std/hash/sha2).
+func Digest(api frontend.API, modelID, inputDigest, outputDigest frontend.Variable) (frontend.Variable, error) {
+	fieldBits := api.Compiler().FieldBitLen()
+	if fieldBits > 256 {
+		return nil, fmt.Errorf("statement: digest over a %d-bit field, want at most 256", fieldBits)
+	}
+	bytesAPI, err := uints.NewBytes(api)
+	if err != nil {
+		return nil, fmt.Errorf("statement: digest: %w", err)
+	}
+	hasher, err := sha2.New(api)
+	if err != nil {
+		return nil, fmt.Errorf("statement: digest: %w", err)
+	}
+	for _, v := range []frontend.Variable{modelID, inputDigest, outputDigest} {
+		// Full-width decomposition: gnark checks it is below the modulus.
+		b := bits.ToBinary(api, v)
+		word := make([]uints.U8, 32)
+		for i := range word {
+			lo := 8 * (31 - i) // word[i] holds bits lo … lo+7
+			if lo >= fieldBits {
+				word[i] = uints.NewU8(0)
+				continue
+			}
+			hi := min(lo+8, fieldBits)
+			word[i] = bytesAPI.ValueOf(bits.FromBinary(api, b[lo:hi], bits.WithUnconstrainedInputs()))
+		}
+		hasher.Write(word)
+	}
+	sum := hasher.Sum()
+	if len(sum) != 32 {
+		return nil, fmt.Errorf("statement: digest: SHA-256 gave %d bytes", len(sum))
+	}
+	// Big-endian integer of the sum, keeping its low digestBits bits.
+	top := bits.ToBinary(api, bytesAPI.Value(sum[0]), bits.WithNbDigits(8))
+	out := bits.FromBinary(api, top[:digestBits-248], bits.WithUnconstrainedInputs())
+	for _, b := range sum[1:] {
+		out = api.Add(api.Mul(out, 256), bytesAPI.Value(b))
+	}
+	return out, nil
+}
