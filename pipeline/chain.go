@@ -44,14 +44,6 @@ func currentRules(_ *node.Config, eth *ethconfig.Config) {
 	eth.Genesis.Config = &config
 }
 
-// other returns the template measured beside t.
-func other(t solidity.Template) solidity.Template {
-	if t == solidity.Gnark {
-		return solidity.Merged
-	}
-	return solidity.Gnark
-}
-
 // onChain compiles the verifier and registry, deploys them on the simulated
 // chain, measures the verifier's gas beside the other template's on the
 // same proof, and submits the proof.
@@ -66,7 +58,7 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 		if rep.Contracts, err = solidity.CompileContractsTemplate(ctx, vk, rep.Verifier); err != nil {
 			return "", err
 		}
-		if rep.OtherContracts, err = solidity.CompileContractsTemplate(ctx, vk, other(rep.Verifier)); err != nil {
+		if rep.OtherContracts, err = solidity.CompileContractsTemplate(ctx, vk, rep.Verifier.Other()); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%s verifier %d bytes, registry %d bytes deployed code", rep.Verifier, len(rep.Contracts.Verifier.DeployedBytecode), len(rep.Contracts.Registry.DeployedBytecode)), nil
@@ -99,7 +91,7 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 			return "", err
 		}
 		if rep.OtherVerifyGas, err = chain.VerifyProofGasUsed(ctx, otherDeployment.Verifier, proof, sst); err != nil {
-			return "", fmt.Errorf("%s verifier: %w", other(rep.Verifier), err)
+			return "", fmt.Errorf("%s verifier: %w", rep.Verifier.Other(), err)
 		}
 		receipt, err := chain.Submit(ctx, rep.Deployment.Registry, proof, sst)
 		if err != nil {
@@ -114,6 +106,6 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 			return "", fmt.Errorf("the registry did not record the inference")
 		}
 		return fmt.Sprintf("verifyProof %d gas used (limit %d; %s verifier %d), submit %d gas",
-			rep.VerifyGas, rep.VerifyGasLimit, other(rep.Verifier), rep.OtherVerifyGas, rep.SubmitGas), nil
+			rep.VerifyGas, rep.VerifyGasLimit, rep.Verifier.Other(), rep.OtherVerifyGas, rep.SubmitGas), nil
 	})
 }

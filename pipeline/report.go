@@ -30,7 +30,7 @@ func (r *Report) WriteStats(w io.Writer) error {
 	fmt.Fprintf(&b, ", peak heap %.1f MiB", float64(r.PeakHeap)/(1<<20))
 	if r.VerifyGas > 0 {
 		fmt.Fprintf(&b, ", verifyProof %d gas (%s verifier; %s: %d), submit %d gas",
-			r.VerifyGas, r.Verifier, other(r.Verifier), r.OtherVerifyGas, r.SubmitGas)
+			r.VerifyGas, r.Verifier, r.Verifier.Other(), r.OtherVerifyGas, r.SubmitGas)
 	}
 	_, err := fmt.Fprintln(w, b.String())
 	return err

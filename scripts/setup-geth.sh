@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the development node (solidity/internal/devnode: go-ethereum's
+# Builds the development node (test/devnode: go-ethereum's
 # developer mode, as `geth --dev` runs it, from the go-ethereum version that
 # go.mod pins) into .cache/bin/devnode, for the JSON-RPC tests of package
 # solidity. The go build cache makes a repeated run quick.
@@ -13,5 +13,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mkdir -p .cache/bin
-go build -o .cache/bin/devnode ./solidity/internal/devnode
+go build -o .cache/bin/devnode ./test/devnode
 echo "built .cache/bin/devnode"

@@ -115,7 +115,7 @@
 //
 // The simulated chain runs the rules of Osaka (mainnet). TestDevnodeRPC
 // starts the development node built by scripts/setup-geth.sh
-// (internal/devnode: go-ethereum's developer mode with HTTP JSON-RPC on
+// (test/devnode: go-ethereum's developer mode with HTTP JSON-RPC on
 // 127.0.0.1) as a separate process, or the binary named by
 // VERIFORMER_DEVNODE, and fails when it is missing; solcjs missing fails
 // every test that compiles.

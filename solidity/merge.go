@@ -22,6 +22,15 @@ const (
 )
 
 // String names the template as the --verifier flag of the commands does.
+// Other returns the template measured beside t: Gnark for Merged, Merged
+// for Gnark.
+func (t Template) Other() Template {
+	if t == Gnark {
+		return Merged
+	}
+	return Gnark
+}
+
 func (t Template) String() string {
 	switch t {
 	case Merged:

@@ -1,10 +1,11 @@
 //go:build full
 
-package pipeline
+package test
 
 import (
 	"bytes"
 	"context"
+	"github.com/veriformer/veriformer/pipeline"
 	"math/big"
 	"os"
 	"testing"
@@ -23,17 +24,17 @@ import (
 //
 //	go test -tags full ./pipeline -run TestRunAggregatedFull -timeout 240m -v
 func TestRunAggregatedFull(t *testing.T) {
-	runAggregatedFull(t, AggregatedOptions{
-		Options:     Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t}},
+	runAggregatedFull(t, pipeline.AggregatedOptions{
+		Options:     pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t}},
 		SegmentSize: 1,
 		Wrap:        true,
 	})
 }
 
-func runAggregatedFull(t *testing.T, opts AggregatedOptions) {
+func runAggregatedFull(t *testing.T, opts pipeline.AggregatedOptions) {
 	ctx, cancel := context.WithTimeout(context.Background(), 290*time.Minute)
 	defer cancel()
-	rep, err := RunAggregated(ctx, opts)
+	rep, err := pipeline.RunAggregated(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,15 +42,15 @@ func runAggregatedFull(t *testing.T, opts AggregatedOptions) {
 		t.Fatal(err)
 	}
 	if rep.VerifyGas == 0 || rep.SubmitGas == 0 || rep.OtherVerifyGas == 0 {
-		t.Fatalf("no gas measured: verify %d (%s: %d), submit %d", rep.VerifyGas, other(rep.Verifier), rep.OtherVerifyGas, rep.SubmitGas)
+		t.Fatalf("no gas measured: verify %d (%s: %d), submit %d", rep.VerifyGas, rep.Verifier.Other(), rep.OtherVerifyGas, rep.SubmitGas)
 	}
-	t.Logf("verifyProof: %d gas used (limit %d), %s verifier %d; submit %d", rep.VerifyGas, rep.VerifyGasLimit, other(rep.Verifier), rep.OtherVerifyGas, rep.SubmitGas)
+	t.Logf("verifyProof: %d gas used (limit %d), %s verifier %d; submit %d", rep.VerifyGas, rep.VerifyGasLimit, rep.Verifier.Other(), rep.OtherVerifyGas, rep.SubmitGas)
 	if n := len(rep.Contracts.Verifier.DeployedBytecode); n > solidity.MaxCodeSize {
 		t.Errorf("verifier code of %d bytes", n)
 	}
 
 	// What cmd/export uses gives the same final id and verifying key.
-	keys, err := VerifyingKeysAggregated(opts, len(opts.Prompt), len(rep.Output))
+	keys, err := pipeline.VerifyingKeysAggregated(opts, len(opts.Prompt), len(rep.Output))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,12 +61,12 @@ func runAggregatedFull(t *testing.T, opts AggregatedOptions) {
 		t.Fatalf("the exported wrapper key rejects the proof: %v", err)
 	}
 
-	chain, sim, err := SimulatedChain()
+	chain, sim, err := pipeline.SimulatedChain()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sim.Close()
-	honest := SolidityStatement(rep.Statement)
+	honest := pipeline.SolidityStatement(rep.Statement)
 	dep, err := chain.DeployVerifierAndRegistry(ctx, rep.Contracts, honest.ModelID)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,8 @@
-package pipeline
+package test
 
 import (
 	"context"
+	"github.com/veriformer/veriformer/pipeline"
 	"os"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 func TestRunAggregated(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
 	defer cancel()
-	rep, err := RunAggregated(ctx, AggregatedOptions{Options: Options{Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1})
+	rep, err := pipeline.RunAggregated(ctx, pipeline.AggregatedOptions{Options: pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

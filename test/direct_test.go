@@ -1,7 +1,8 @@
-package pipeline
+package test
 
 import (
 	"context"
+	"github.com/veriformer/veriformer/pipeline"
 	"os"
 	"slices"
 	"testing"
@@ -16,7 +17,7 @@ func TestRunDirect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	var generated []int
-	rep, err := RunDirect(ctx, Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t},
+	rep, err := pipeline.RunDirect(ctx, pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t},
 		Generated: func(output []int) { generated = output }})
 	if err != nil {
 		t.Fatal(err)
@@ -38,9 +39,9 @@ func TestRunDirect(t *testing.T) {
 	if len(rep.Contracts.Verifier.DeployedBytecode) > solidity.MaxCodeSize {
 		t.Errorf("verifier code of %d bytes", len(rep.Contracts.Verifier.DeployedBytecode))
 	}
-	t.Logf("verifyProof: %d gas used (limit %d), %s verifier %d; submit %d", rep.VerifyGas, rep.VerifyGasLimit, other(rep.Verifier), rep.OtherVerifyGas, rep.SubmitGas)
+	t.Logf("verifyProof: %d gas used (limit %d), %s verifier %d; submit %d", rep.VerifyGas, rep.VerifyGasLimit, rep.Verifier.Other(), rep.OtherVerifyGas, rep.SubmitGas)
 	// Both templates against the same proof.
-	st := SolidityStatement(rep.Statement)
+	st := pipeline.SolidityStatement(rep.Statement)
 	for _, contracts := range []*solidity.Contracts{rep.Contracts, rep.OtherContracts} {
 		checkOnChain(ctx, t, contracts, rep.Proof, st)
 	}

@@ -1,9 +1,10 @@
-package pipeline
+package test
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/veriformer/veriformer/pipeline"
 	"math/big"
 	"testing"
 
@@ -19,7 +20,7 @@ import (
 // honest submission.
 func checkOnChain(ctx context.Context, t *testing.T, contracts *solidity.Contracts, proof groth16.Proof, st solidity.Statement) {
 	t.Helper()
-	chain, sim, err := SimulatedChain()
+	chain, sim, err := pipeline.SimulatedChain()
 	if err != nil {
 		t.Fatal(err)
 	}
