@@ -22,18 +22,20 @@ import (
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/solidity"
+	"github.com/veriformer/veriformer/statement"
 )
 
-// statementCircuit has the three public inputs of every final circuit and,
-// like the direct circuit, one Pedersen commitment, so the ceremony's
-// commitment keys are exercised.
+// statementCircuit has the one public input of every final circuit (the
+// statement digest, see statement.Digest) and, like the direct circuit,
+// one Pedersen commitment, so the ceremony's commitment keys are
+// exercised. Its witness is the digest itself.
 type statementCircuit struct {
-	ModelID, InputDigest, OutputDigest frontend.Variable `gnark:",public"`
-	Secret                             frontend.Variable
+	Digest frontend.Variable `gnark:",public"`
+	Secret frontend.Variable
 }
 
 func (c *statementCircuit) Define(api frontend.API) error {
-	api.AssertIsEqual(api.Mul(c.Secret, c.Secret), api.Add(c.ModelID, c.InputDigest, c.OutputDigest))
+	api.AssertIsEqual(api.Mul(c.Secret, c.Secret), api.Mul(c.Digest, c.Digest))
 	commitment, err := api.(frontend.Committer).Commit(c.Secret)
 	if err != nil {
 		return err
@@ -44,12 +46,12 @@ func (c *statementCircuit) Define(api frontend.API) error {
 
 // otherCircuit has the same public inputs and size and another relation.
 type otherCircuit struct {
-	ModelID, InputDigest, OutputDigest frontend.Variable `gnark:",public"`
-	Secret                             frontend.Variable
+	Digest frontend.Variable `gnark:",public"`
+	Secret frontend.Variable
 }
 
 func (c *otherCircuit) Define(api frontend.API) error {
-	api.AssertIsEqual(api.Mul(c.Secret, c.Secret), api.Add(c.ModelID, c.InputDigest, api.Mul(c.OutputDigest, 2)))
+	api.AssertIsEqual(api.Mul(c.Secret, c.Secret), api.Mul(c.Digest, c.Digest, 2))
 	commitment, err := api.(frontend.Committer).Commit(c.Secret)
 	if err != nil {
 		return err
@@ -236,7 +238,11 @@ func TestCeremony(t *testing.T) {
 // and through the exported Solidity verifier on the simulated chain.
 func proveOnChain(t *testing.T, ccs constraint.ConstraintSystem, keys *setup.Keys) {
 	t.Helper()
-	assignment := &statementCircuit{ModelID: 5, InputDigest: 7, OutputDigest: 4, Secret: 4}
+	digest, err := statement.Digest(big.NewInt(5), big.NewInt(7), big.NewInt(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assignment := &statementCircuit{Digest: digest, Secret: digest}
 	w, err := frontend.NewWitness(assignment, ecc.BN254.ScalarField())
 	if err != nil {
 		t.Fatal(err)
