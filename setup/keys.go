@@ -123,15 +123,7 @@ func exists(path string) (bool, error) {
 // an error, never a reason to set up again: delete them (all three files
 // named by the circuit hash) to start over.
 func LoadOrSetup(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*Keys, error) {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return nil, err
-	}
-	p, err := pathsOf(ccs, dir)
-	if err != nil {
-		return nil, err
-	}
-	fresh, err := p.empty()
+	cfg, p, fresh, err := open(ccs, dir, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -155,20 +147,30 @@ func LoadOrSetup(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*
 	return &Keys{CCS: ccs, PK: pk, VK: vk, Manifest: m}, nil
 }
 
+// open reads the options and the cache paths of ccs in dir, and whether
+// the directory holds none of its key files yet.
+func open(ccs constraint.ConstraintSystem, dir string, opts []Option) (*config, paths, bool, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, paths{}, false, err
+	}
+	p, err := pathsOf(ccs, dir)
+	if err != nil {
+		return nil, paths{}, false, err
+	}
+	fresh, err := p.empty()
+	if err != nil {
+		return nil, paths{}, false, err
+	}
+	return cfg, p, fresh, nil
+}
+
 // LoadOrSetupVK returns the verifying key of ccs: loaded with its manifest
 // and checked like [Load] does, except that the proving key (possibly
 // gigabytes) is hashed, not decoded, so Keys.PK is nil; or, when the
 // directory holds no keys of ccs, made and stored by [LoadOrSetup].
 func LoadOrSetupVK(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*Keys, error) {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return nil, err
-	}
-	p, err := pathsOf(ccs, dir)
-	if err != nil {
-		return nil, err
-	}
-	fresh, err := p.empty()
+	cfg, p, fresh, err := open(ccs, dir, opts)
 	if err != nil {
 		return nil, err
 	}
