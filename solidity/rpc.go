@@ -72,6 +72,15 @@ func (e *ChainIDMismatchError) Error() string {
 	return fmt.Sprintf("solidity: the endpoint serves chain id %s, not the pinned %s", e.Endpoint, e.Want)
 }
 
+// ChainID turns a command-line chain id into the argument of [DialChain],
+// [DeployRPC] and [SubmitRPC]: nil (sign for the endpoint's chain) for 0.
+func ChainID(id uint64) *big.Int {
+	if id == 0 {
+		return nil
+	}
+	return new(big.Int).SetUint64(id)
+}
+
 // DialChain connects to a JSON-RPC endpoint and returns a Chain that signs
 // with key for chainID. A nil chainID signs for whatever chain the endpoint
 // reports; a chainID that differs from the endpoint's is refused

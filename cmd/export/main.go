@@ -129,18 +129,10 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := solidity.DeployRPC(ctx, *rpcFlag, key, chainID(*chainIDFlag), contracts, id)
+	d, err := solidity.DeployRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), contracts, id)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("deployed: verifier %s (%d gas), registry %s (%d gas)\n", d.Verifier, d.VerifierGas, d.Registry, d.RegistryGas)
 	return nil
-}
-
-// chainID turns the --chain-id flag into the pinned chain id (nil for 0).
-func chainID(id uint64) *big.Int {
-	if id == 0 {
-		return nil
-	}
-	return new(big.Int).SetUint64(id)
 }

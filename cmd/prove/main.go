@@ -10,7 +10,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math/big"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -134,7 +133,7 @@ func run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		receipt, err := solidity.SubmitRPC(ctx, *rpcFlag, key, chainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, pipeline.SolidityStatement(rep.Statement))
+		receipt, err := solidity.SubmitRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, pipeline.SolidityStatement(rep.Statement))
 		if err != nil {
 			return fmt.Errorf("submit: %w", err)
 		}
@@ -220,12 +219,4 @@ func load(dir string, bos tokenizer.BOSMode) (*model.Model, error) {
 		return model.Default(), nil
 	}
 	return model.LoadText(dir, bos)
-}
-
-// chainID turns the --chain-id flag into the pinned chain id (nil for 0).
-func chainID(id uint64) *big.Int {
-	if id == 0 {
-		return nil
-	}
-	return new(big.Int).SetUint64(id)
 }
