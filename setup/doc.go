@@ -23,7 +23,11 @@
 // [LoadOrSetup] loads and checks the keys of a circuit or, when none of the
 // three files exist, runs groth16.Setup — DEVELOPMENT ONLY: the warning
 // goes to the run's log ([WithLog]) — and stores the keys with a manifest
-// of kind [Development]. [Store] puts a ceremony's keys in the cache with a
+// of kind [Development]. A BN254 development key's Pedersen commitment key
+// is then drawn again on the same bases with its G2 point equal to [γ]₂, as
+// in a ceremony's keys, so that the on-chain verifier folds the proof of
+// knowledge into the Groth16 pairing check (five pairs instead of six;
+// docs/onchain.md). [Store] puts a ceremony's keys in the cache with a
 // manifest of kind [Ceremony]; [WithKind] makes a load refuse other kinds.
 //
 // # What is checked

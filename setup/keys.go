@@ -140,6 +140,9 @@ func LoadOrSetup(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*
 	if err != nil {
 		return nil, fmt.Errorf("setup: groth16 setup: %w", err)
 	}
+	if err := commitOnGamma(pk, vk); err != nil {
+		return nil, err
+	}
 	m, err := store(ccs, dir, p, pk, vk, &Manifest{Kind: Development})
 	if err != nil {
 		return nil, err

@@ -45,6 +45,9 @@ func runAggregatedFull(t *testing.T, opts pipeline.AggregatedOptions) {
 		t.Fatalf("no gas measured: verify %d (%s: %d), submit %d", rep.VerifyGas, rep.Verifier.Other(), rep.OtherVerifyGas, rep.SubmitGas)
 	}
 	t.Logf("verifyProof: %d gas used (limit %d), %s verifier %d; submit %d", rep.VerifyGas, rep.VerifyGasLimit, rep.Verifier.Other(), rep.OtherVerifyGas, rep.SubmitGas)
+	if rep.VerifyGas > maxVerifyGas {
+		t.Errorf("verifier gas %d, over %d", rep.VerifyGas, maxVerifyGas)
+	}
 	if n := len(rep.Contracts.Verifier.DeployedBytecode); n > solidity.MaxCodeSize {
 		t.Errorf("verifier code of %d bytes", n)
 	}
