@@ -5,12 +5,12 @@ package test
 import (
 	"bytes"
 	"context"
-	"github.com/veriformer/veriformer/pipeline"
 	"math/big"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/solidity"
 )
@@ -22,7 +22,7 @@ import (
 // then rejects the wrapper proof for a wrong model id, input or output and a
 // tampered proof. Run it with
 //
-//	go test -tags full ./pipeline -run TestRunAggregatedFull -timeout 240m -v
+//	go test -tags full ./test -run TestRunAggregatedFull -timeout 240m -v
 func TestRunAggregatedFull(t *testing.T) {
 	runAggregatedFull(t, pipeline.AggregatedOptions{
 		Options:     pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t}},
