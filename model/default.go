@@ -2,8 +2,6 @@ package model
 
 import (
 	"fmt"
-
-	"github.com/veriformer/veriformer/model/tokenizer"
 )
 
 // Constants of the built-in default model.
@@ -36,20 +34,15 @@ func DefaultConfig() *Config {
 	}
 }
 
-// Default returns the built-in model: [DefaultConfig] with weights drawn by
-// [RandomWeights] from DefaultSeed, quantized with the default options. It
-// needs no files and is the same on every call and machine. Its
-// tokenizer is the byte tokenizer without a beginning-of-sequence token.
+// Default returns the built-in model [Tiny]: [DefaultConfig] with weights
+// drawn by [RandomWeights] from DefaultSeed, quantized with the default
+// options. It needs no files and is the same on every call and machine.
+// Its tokenizer is the byte tokenizer without a beginning-of-sequence
+// token.
 func Default() *Model {
-	c := DefaultConfig()
-	w, err := RandomWeights(c, DefaultSeed, DefaultEmbedScale, DefaultGain)
-	if err != nil {
-		panic(fmt.Sprintf("model: default weights: %v", err))
-	}
-	m, err := New(c, w, nil)
+	m, err := Builtin(Tiny)
 	if err != nil {
 		panic(fmt.Sprintf("model: default model: %v", err))
 	}
-	m.Tokenizer = tokenizer.NewByteCodec()
 	return m
 }

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"os"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -52,5 +53,35 @@ func TestDevelopmentCommitmentKeyOnGamma(t *testing.T) {
 	p.Commitments[0].Add(&cmt, &cmt)
 	if groth16.Verify(p, keys.VK, public) == nil {
 		t.Fatal("a changed commitment was accepted")
+	}
+}
+
+// Cached finds a circuit's keys by their manifest, reports none for an
+// empty cache, and refuses a cache that lost a key file.
+func TestCached(t *testing.T) {
+	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &committed{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if m, err := Cached(ccs, dir); err != nil || m != nil {
+		t.Fatalf("empty cache: %v, %v", m, err)
+	}
+	if _, err := LoadOrSetup(ccs, dir); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Cached(ccs, dir)
+	if err != nil || m == nil || m.Kind != Development {
+		t.Fatalf("cached keys: %+v, %v", m, err)
+	}
+	p, err := pathsOf(ccs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(p.vk); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Cached(ccs, dir); err == nil {
+		t.Fatal("a cache without the verifying key was accepted")
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
+	"github.com/consensys/gnark"
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/constraint"
 )
@@ -47,19 +47,11 @@ func DefaultCacheDir() (string, error) {
 
 // gnarkVersion is the version of the gnark module this binary was built
 // with, part of the circuit hash: another gnark may compile the same circuit
-// differently or serialize keys differently.
-func gnarkVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	for _, dep := range info.Deps {
-		if dep.Path == "github.com/consensys/gnark" {
-			return dep.Version
-		}
-	}
-	return "unknown"
-}
+// differently or serialize keys differently. It is gnark's own version
+// variable, not the binary's build information, which test binaries do not
+// carry: keys set up by a test are then found by the commands, and the
+// other way round.
+func gnarkVersion() string { return gnark.Version.String() }
 
 // CircuitHash identifies a compiled constraint system: the hex SHA-256 of the
 // cache format, the gnark version, the scalar field and the constraint
@@ -360,4 +352,29 @@ func short(hash string) string {
 		return hash[:16]
 	}
 	return hash
+}
+
+// Cached returns the manifest of the keys of ccs in the cache directory
+// dir, or nil when none of their files is there. It reads the manifest
+// only: the keys are checked when they are loaded ([Load]). Some of the
+// files without the others is an error, as for a load.
+func Cached(ccs constraint.ConstraintSystem, dir string) (*Manifest, error) {
+	p, err := pathsOf(ccs, dir)
+	if err != nil {
+		return nil, err
+	}
+	none, err := p.empty()
+	if err != nil || none {
+		return nil, err
+	}
+	for _, path := range []string{p.pk, p.vk} {
+		ok, err := exists(path)
+		if err != nil {
+			return nil, fmt.Errorf("setup: key cache: %w", err)
+		}
+		if !ok {
+			return nil, fmt.Errorf("setup: key cache: %s is missing beside the other files of circuit %s", filepath.Base(path), short(p.hash))
+		}
+	}
+	return readManifest(p.manifest)
 }

@@ -2,21 +2,24 @@ package test
 
 import (
 	"context"
-	"github.com/veriformer/veriformer/pipeline"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/veriformer/veriformer/pipeline"
 )
 
 // TestRunAggregated proves the default model in the aggregated shape: two
 // one-block segments on BLS12-377 with real Groth16 proofs, their BW6-761
 // aggregation with a real proof, and the BN254 wrapper checked with gnark's
 // test engine (its Groth16 setup is behind the build tag full, see
-// recursion).
+// recursion). The plan of the same run then finds every circuit's keys in
+// the cache: it compiles the circuits the run compiled.
 func TestRunAggregated(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
 	defer cancel()
-	rep, err := pipeline.RunAggregated(ctx, pipeline.AggregatedOptions{Options: pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1})
+	opts := pipeline.AggregatedOptions{Options: pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1}
+	rep, err := pipeline.RunAggregated(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,5 +28,21 @@ func TestRunAggregated(t *testing.T) {
 	}
 	if rep.Statement.ModelID == nil || rep.Statement.ModelID.Sign() == 0 {
 		t.Fatal("no final statement")
+	}
+	plan, err := pipeline.PlanAggregated(opts, len(opts.Prompt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{"segment", "segment", "aggregator"}
+	if len(plan) != len(kinds) {
+		t.Fatalf("plan of %d circuits: %+v", len(plan), plan)
+	}
+	for i, it := range plan {
+		if it.Kind != kinds[i] || !it.Cached || it.KeyKind != "development" || it.Constraints == 0 || it.SetupEstimateS != 0 || it.ProveEstimateS <= 0 {
+			t.Errorf("plan item %d: %+v", i, it)
+		}
+	}
+	if plan[0].Curve != "bls12_377" || plan[2].Curve != "bw6_761" || plan[0].Constraints+plan[1].Constraints != rep.Constraints {
+		t.Errorf("plan: %+v, the run's segments %d constraints", plan, rep.Constraints)
 	}
 }

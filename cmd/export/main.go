@@ -16,6 +16,7 @@ import (
 	"math/big"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/consensys/gnark/logger"
 	"github.com/rs/zerolog"
@@ -29,7 +30,7 @@ import (
 )
 
 var (
-	modelFlag    = flag.String("model", "", "directory with config.json and model.safetensors (default: the built-in model)")
+	modelFlag    = flag.String("model", model.Tiny, "built-in model ("+strings.Join(model.BuiltinNames(), ", ")+") or directory with config.json and model.safetensors")
 	promptFlag   = flag.Int("prompt-tokens", 5, "number of prompt tokens the circuit takes")
 	tokensFlag   = flag.Int("tokens", 3, "number of generated tokens the circuit takes")
 	cacheFlag    = flag.String("cache", "", "key cache directory (default $VERIFORMER_CACHE or .cache/keys in the module)")
@@ -68,13 +69,13 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--bos: %w", err)
 	}
-	m := model.Default()
-	if *modelFlag != "" {
-		if m, err = model.LoadBOS(*modelFlag, bos); err != nil {
-			return err
-		}
-	} else if bos == tokenizer.BOSOn {
-		return errors.New("--bos on: the built-in model's byte tokenizer has no beginning-of-sequence token")
+	src, err := model.ParseSource(*modelFlag, model.Tiny)
+	if err != nil {
+		return err
+	}
+	m, err := src.Load(bos)
+	if err != nil {
+		return err
 	}
 	var kind setup.Kind
 	if *ceremonyFlag {

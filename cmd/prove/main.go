@@ -7,12 +7,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
 
 	"github.com/consensys/gnark/logger"
 	"github.com/ethereum/go-ethereum/common"
@@ -26,7 +30,7 @@ import (
 )
 
 var (
-	modelFlag    = flag.String("model", "", "directory with config.json, model.safetensors and a tokenizer (default: the built-in model)")
+	modelFlag    = flag.String("model", model.Tiny, "built-in model ("+strings.Join(model.BuiltinNames(), ", ")+") or directory with config.json, model.safetensors and a tokenizer")
 	promptFlag   = flag.String("prompt", "Hello", "prompt text")
 	tokensFlag   = flag.Int("tokens", 3, "number of tokens to generate")
 	cacheFlag    = flag.String("cache", "", "key cache directory (default $VERIFORMER_CACHE or .cache/keys in the module)")
@@ -44,6 +48,8 @@ var (
 	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
 	ceremonyFlag = flag.Bool("ceremony-keys", false, "accept only keys sealed by a ceremony (cmd/ceremony seal): refuse development keys and never run a development setup")
 	wrapFlag     = flag.Bool("wrap", false, "aggregated shape: prove the BN254 wrapper (its first setup takes about 40 minutes and 14 GB) instead of checking it with gnark's test engine")
+	planFlag     = flag.Bool("plan", false, "set up and prove nothing: compile each circuit the run needs and print its kind, curve, R1CS count, whether its keys are cached, and estimated setup and proving times")
+	jsonFlag     = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
 	bosFlag      = flag.String("bos", "auto", "beginning-of-sequence token before the prompt: auto (as tokenizer_config.json or tokenizer.json say; none for GPT-2), on, off; part of the model id")
 )
 
@@ -86,32 +92,47 @@ func run(ctx context.Context) error {
 		return err
 	}
 	tok := m.Tokenizer
-	fmt.Printf("model: %s, %d layers, d=%d, %d heads, vocabulary %d\n", m.Config.Family, m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.Vocab)
-	fmt.Printf("prompt: %q (%d tokens%s), generating %d tokens\n", *promptFlag, len(prompt), bosNote(tok), *tokensFlag)
-	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Verifier: template, Log: os.Stdout,
+	// With --plan --json, stdout holds the JSON only.
+	info := io.Writer(os.Stdout)
+	if *planFlag && *jsonFlag {
+		info = os.Stderr
+	}
+	fmt.Fprintf(info, "model: %s (%s), %d layers, d=%d, %d heads, vocabulary %d\n", *modelFlag, m.Config.Family, m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.Vocab)
+	fmt.Fprintf(info, "prompt: %q (%d tokens%s), generating %d tokens\n", *promptFlag, len(prompt), bosNote(tok), *tokensFlag)
+	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Verifier: template, Log: info,
 		Generated: func(output []int) {
 			// The text is known long before the proof: show it now.
-			if text, err := tok.Decode(output); err == nil {
-				fmt.Printf("  output: %q (tokens %v)\n", text, output)
-			}
+			fmt.Printf("  output: %s\n", describe(tok, output))
 		}}
 	if *ceremonyFlag {
 		opts.KeyKind = setup.Ceremony
+	}
+	aggOpts := pipeline.AggregatedOptions{Options: opts, SegmentSize: *segmentFlag, Wrap: *wrapFlag}
+	if *planFlag {
+		var items []pipeline.PlanItem
+		if *shapeFlag == "direct" {
+			items, err = pipeline.PlanDirect(opts, len(prompt))
+		} else {
+			items, err = pipeline.PlanAggregated(aggOpts, len(prompt))
+		}
+		if err != nil {
+			return err
+		}
+		if *jsonFlag {
+			return writePlanJSON(os.Stdout, items)
+		}
+		return writePlan(os.Stdout, items)
 	}
 	var rep *pipeline.Report
 	if *shapeFlag == "direct" {
 		rep, err = pipeline.RunDirect(ctx, opts)
 	} else {
-		rep, err = pipeline.RunAggregated(ctx, pipeline.AggregatedOptions{Options: opts, SegmentSize: *segmentFlag, Wrap: *wrapFlag})
+		rep, err = pipeline.RunAggregated(ctx, aggOpts)
 	}
 	if err != nil {
 		return err
 	}
-	text, err := tok.Decode(rep.Output)
-	if err != nil {
-		return fmt.Errorf("decode output: %w", err)
-	}
-	fmt.Printf("\noutput: %q (tokens %v)\n", text, rep.Output)
+	fmt.Printf("\noutput: %s\n", describe(tok, rep.Output))
 	fmt.Printf("statement: %s\n", rep.Statement)
 	if *statsFlag {
 		fmt.Println()
@@ -156,6 +177,9 @@ func checkFlags() error {
 	if *submitFlag && *shapeFlag == "aggregated" && !*wrapFlag {
 		return errors.New("--submit needs a final proof: with --shape aggregated, add --wrap")
 	}
+	if *jsonFlag && !*planFlag {
+		return errors.New("--json goes with --plan")
+	}
 	if *tokensFlag < 1 {
 		return errors.New("--tokens must be at least 1")
 	}
@@ -168,23 +192,18 @@ func checkFlags() error {
 // encodePrompt reads only the model's config and tokenizer: it encodes
 // the prompt and checks that the pass over the prompt and all generated
 // tokens but the last fits the model's context.
-func encodePrompt(dir, text string, bos tokenizer.BOSMode, tokens int) ([]int, error) {
-	config, codec := model.DefaultConfig(), tokenizer.NewByteCodec()
-	if dir == "" {
-		if bos == tokenizer.BOSOn {
-			return nil, errors.New("--bos on: the built-in model's byte tokenizer has no beginning-of-sequence token")
-		}
-	} else {
-		data, err := os.ReadFile(filepath.Join(dir, model.ConfigFile))
-		if err != nil {
-			return nil, err
-		}
-		if config, err = model.ParseConfig(data); err != nil {
-			return nil, err
-		}
-		if codec, err = tokenizer.LoadCodec(filepath.Clean(dir), bos); err != nil {
-			return nil, err
-		}
+func encodePrompt(arg, text string, bos tokenizer.BOSMode, tokens int) ([]int, error) {
+	src, err := model.ParseSource(arg, model.Tiny)
+	if err != nil {
+		return nil, err
+	}
+	config, err := src.Config()
+	if err != nil {
+		return nil, err
+	}
+	codec, err := src.Codec(bos)
+	if err != nil {
+		return nil, err
 	}
 	prompt, err := codec.EncodePrompt(text)
 	if err != nil {
@@ -212,11 +231,65 @@ func bosNote(c *tokenizer.Codec) string {
 	return fmt.Sprintf(", BOS %d first", c.BOS)
 }
 
-// load returns the built-in model (byte tokenizer) or the model and
-// tokenizer read from dir.
-func load(dir string, bos tokenizer.BOSMode) (*model.Model, error) {
-	if dir == "" {
-		return model.Default(), nil
+// load returns the model --model names: a built-in model (the default
+// tiny) or a model and tokenizer read from a directory.
+func load(arg string, bos tokenizer.BOSMode) (*model.Model, error) {
+	src, err := model.ParseSource(arg, model.Tiny)
+	if err != nil {
+		return nil, err
 	}
-	return model.LoadText(dir, bos)
+	return src.LoadText(bos)
+}
+
+// describe shows generated tokens with their text, or without it when the
+// tokenizer has none for them (the byte tokenizer of gpt2-small-random
+// decodes only tokens 0–255).
+func describe(tok *tokenizer.Codec, output []int) string {
+	text, err := tok.Decode(output)
+	if err != nil {
+		return fmt.Sprintf("tokens %v (no text: %v)", output, err)
+	}
+	return fmt.Sprintf("%q (tokens %v)", text, output)
+}
+
+// writePlan prints the plan as a table with the totals.
+func writePlan(w io.Writer, items []pipeline.PlanItem) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kind\tcircuit\tcurve\tR1CS\tkeys\tsetup (est.)\tproof (est.)\t")
+	var constraints int
+	var setupS, proveS float64
+	for _, it := range items {
+		keys := "to set up"
+		if it.Cached {
+			keys = "cached (" + it.KeyKind + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", it.Kind, it.Name, it.Curve, it.Constraints, keys, seconds(it.SetupEstimateS), seconds(it.ProveEstimateS))
+		constraints += it.Constraints
+		setupS += it.SetupEstimateS
+		proveS += it.ProveEstimateS
+	}
+	fmt.Fprintf(tw, "total\t%d circuits\t\t%d\t\t%s\t%s\t\n", len(items), constraints, seconds(setupS), seconds(proveS))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "Estimates: measured rates per constraint on a quiet 2-core machine (README, \"Measured\"); ±30%.")
+	return err
+}
+
+// writePlanJSON prints the plan as a JSON array.
+func writePlanJSON(w io.Writer, items []pipeline.PlanItem) error {
+	if items == nil {
+		items = []pipeline.PlanItem{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(items)
+}
+
+// seconds formats an estimate in seconds as a duration.
+func seconds(s float64) string {
+	if s == 0 {
+		return "—"
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }

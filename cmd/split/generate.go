@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/split"
 )
 
@@ -16,7 +17,7 @@ func generate(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
 	var (
 		serverFlag    = fs.String("server", "http://127.0.0.1:8470", "server URL")
-		modelFlag     = fs.String("model", "", "directory with the same model as the server's (default: the built-in Llama model)")
+		modelFlag     = fs.String("model", model.LlamaTiny, "built-in model (llama-tiny, tiny, gpt2-small-random) or directory with the same model as the server's")
 		tokenFlag     = fs.String("token", "", "bearer token (default $"+tokenEnv+")")
 		promptFlag    = fs.String("prompt", "Hello", "prompt text")
 		numTokensFlag = fs.Int("num-tokens", 5, "number of tokens to generate")

@@ -14,7 +14,6 @@ import (
 
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
-	"github.com/veriformer/veriformer/split"
 )
 
 // tokenEnv holds the bearer token when --token is not given.
@@ -56,13 +55,14 @@ func main() {
 	}
 }
 
-// load returns the built-in Llama model with the byte tokenizer, or a
-// model and tokenizer read from dir.
-func load(dir string) (*model.Model, error) {
-	if dir == "" {
-		return split.LlamaModel(), nil
+// load returns the model a --model flag names: llama-tiny by default, or
+// another built-in model, or a model and tokenizer read from a directory.
+func load(arg string) (*model.Model, error) {
+	src, err := model.ParseSource(arg, model.LlamaTiny)
+	if err != nil {
+		return nil, err
 	}
-	return model.LoadText(dir, tokenizer.BOSAuto)
+	return src.LoadText(tokenizer.BOSAuto)
 }
 
 func token(flagValue string) (string, error) {

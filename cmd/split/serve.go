@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/split"
 )
 
@@ -18,7 +19,7 @@ func serve(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var (
 		addrFlag     = fs.String("addr", "127.0.0.1:8470", "listen address")
-		modelFlag    = fs.String("model", "", "directory with config.json, model.safetensors and a tokenizer (default: the built-in Llama model)")
+		modelFlag    = fs.String("model", model.LlamaTiny, "built-in model (llama-tiny, tiny, gpt2-small-random) or directory with config.json, model.safetensors and a tokenizer")
 		tokenFlag    = fs.String("token", "", "bearer token (default $"+tokenEnv+")")
 		sessionsFlag = fs.Int("max-sessions", 16, "most live sessions (each holds its evaluation keys)")
 		ttlFlag      = fs.Duration("session-ttl", 10*time.Minute, "idle time after which a session expires")

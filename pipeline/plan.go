@@ -1,0 +1,183 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/constraint"
+
+	"github.com/veriformer/veriformer/circuits"
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/setup"
+	"github.com/veriformer/veriformer/statement"
+)
+
+// PlanItem is one circuit a run needs keys for: what [PlanDirect] and
+// [PlanAggregated] report without setting up or proving anything.
+type PlanItem struct {
+	// Kind is "direct", "segment", "aggregator" or "wrapper"; Name says
+	// which one ("segment 2/13 (blocks 1–1)").
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Curve is gnark's name of the circuit's curve ("bn254", "bls12_377",
+	// "bw6_761").
+	Curve string `json:"curve"`
+	// Constraints is the compiled circuit's R1CS count; Circuit its hash,
+	// which names its keys in the cache.
+	Constraints int    `json:"constraints"`
+	Circuit     string `json:"circuit"`
+	// Cached tells whether the cache holds its keys, and KeyKind of which
+	// kind ("development", "ceremony"; "" when not cached).
+	Cached  bool   `json:"cached"`
+	KeyKind string `json:"key_kind,omitempty"`
+	// SetupEstimateS and ProveEstimateS are the expected wall times, in
+	// seconds, of its development setup and of one proof on a quiet
+	// 2-core machine ([Rates]); setup is 0 when the keys are cached.
+	SetupEstimateS float64 `json:"setup_estimate_s"`
+	ProveEstimateS float64 `json:"prove_estimate_s"`
+}
+
+// Rate is the cost per R1CS constraint of a Groth16 setup and proof on one
+// curve, in seconds.
+type Rate struct{ Setup, Prove float64 }
+
+// Rates are the measured costs per constraint on a quiet 2-core machine
+// (gnark v0.16.3; README, "Measured"): BN254 from the direct circuit
+// (setup 4 min 15 s, proof 18 s at 1,264,785 constraints) and the wrapper
+// (31 min and 1 min 34 s at 7.7–7.9M), BLS12-377 from the default model's
+// segments (10 min 41 s and 38 s for 1,526,582), BW6-761 from the
+// aggregator (1 min 49 s and 10 s for 110,606). Times are close to linear
+// in the constraint count at these sizes; expect ±30%.
+var Rates = map[string]Rate{
+	"bn254":     {Setup: 220e-6, Prove: 13e-6},
+	"bls12_377": {Setup: 420e-6, Prove: 25e-6},
+	"bw6_761":   {Setup: 985e-6, Prove: 90e-6},
+}
+
+// PlanDirect compiles the direct-shape circuit of opts.Model for a prompt
+// of promptLen tokens and opts.Tokens generated ones and reports it. It
+// runs no inference, setup or proof.
+func PlanDirect(opts Options, promptLen int) ([]PlanItem, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	r := &runner{opts: &opts, report: &Report{}}
+	layout, err := circuits.NewLayoutOf(opts.Model, statement.ModelID(opts.Model), promptLen, opts.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	r.logf("compiling the direct circuit …")
+	ccs, err := compileDirect(layout)
+	if err != nil {
+		return nil, err
+	}
+	item, err := planItem("direct", "direct circuit", ccs, opts.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	return []PlanItem{item}, nil
+}
+
+// PlanAggregated compiles the circuits of the aggregated shape — every
+// segment's, the aggregator's and, with opts.Wrap, the BN254 wrapper's
+// (minutes and several GB: its 7.9M constraints) — and reports them. It
+// runs no inference, setup or proof.
+func PlanAggregated(opts AggregatedOptions, promptLen int) ([]PlanItem, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	r := &runner{opts: &opts.Options, report: &Report{}}
+	m := opts.Model
+	segments, err := inference.Segments(m.Config.Layers, opts.SegmentSize)
+	if err != nil {
+		return nil, err
+	}
+	if len(segments) > recursion.MaxArity {
+		return nil, fmt.Errorf("pipeline: %d segments exceed the aggregator's arity %d (raise the segment size)", len(segments), recursion.MaxArity)
+	}
+	layout, err := circuits.NewLayoutOf(m, statement.ModelID(m), promptLen, opts.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	var items []PlanItem
+	var first constraint.ConstraintSystem
+	for i, seg := range segments {
+		name := fmt.Sprintf("segment %d/%d (blocks %d–%d)", i+1, len(segments), seg.From, seg.To-1)
+		r.logf("compiling %s …", name)
+		ccs, err := compileSegment(layout, seg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		item, err := planItem("segment", name, ccs, opts.CacheDir)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, item)
+		if i == 0 {
+			first = ccs
+		}
+	}
+	shape, err := recursion.SegmentShapeOf(first)
+	if err != nil {
+		return nil, err
+	}
+	r.logf("compiling the aggregator …")
+	agg, err := recursion.CompileAggregator(len(segments), shape)
+	if err != nil {
+		return nil, err
+	}
+	item, err := planItem("aggregator", fmt.Sprintf("aggregator of %d segments", len(segments)), agg, opts.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	items = append(items, item)
+	if !opts.Wrap {
+		return items, nil
+	}
+	r.logf("compiling the wrapper (a few minutes) …")
+	wrapper, err := recursion.CompileWrapper(recursion.AggregatorCommitments(agg))
+	if err != nil {
+		return nil, err
+	}
+	item, err = planItem("wrapper", "BN254 wrapper", wrapper, opts.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	return append(items, item), nil
+}
+
+// planItem describes a compiled circuit and its keys in the cache.
+func planItem(kind, name string, ccs constraint.ConstraintSystem, cacheDir string) (PlanItem, error) {
+	hash, err := setup.CircuitHash(ccs)
+	if err != nil {
+		return PlanItem{}, err
+	}
+	curve := curveName(ccs)
+	rate, ok := Rates[curve]
+	if !ok {
+		return PlanItem{}, fmt.Errorf("pipeline: no measured rates for curve %s", curve)
+	}
+	n := ccs.GetNbConstraints()
+	item := PlanItem{Kind: kind, Name: name, Curve: curve, Constraints: n, Circuit: hash,
+		SetupEstimateS: rate.Setup * float64(n), ProveEstimateS: rate.Prove * float64(n)}
+	manifest, err := setup.Cached(ccs, cacheDir)
+	if err != nil {
+		return PlanItem{}, err
+	}
+	if manifest != nil {
+		item.Cached, item.KeyKind, item.SetupEstimateS = true, string(manifest.Kind), 0
+	}
+	return item, nil
+}
+
+// curveName is gnark's name of the curve whose scalar field is the
+// circuit's ("" if none of the project's three).
+func curveName(ccs constraint.ConstraintSystem) string {
+	for _, id := range []ecc.ID{ecc.BN254, ecc.BLS12_377, ecc.BW6_761} {
+		if ccs.Field().Cmp(id.ScalarField()) == 0 {
+			return id.String()
+		}
+	}
+	return ""
+}
