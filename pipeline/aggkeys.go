@@ -111,7 +111,7 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 			if err != nil {
 				return "", fmt.Errorf("segment %d: %w", i, err)
 			}
-			r.logf("  segment %d of %d (blocks %d–%d): %d R1CS constraints", i+1, len(k.Segments), seg.From, seg.To-1, ccs.GetNbConstraints())
+			r.logf("  segment %d/%d (blocks %d–%d): %d R1CS constraints", i+1, len(k.Segments), seg.From, seg.To-1, ccs.GetNbConstraints())
 			keys, err := load(ccs, opts.CacheDir, r.keyOptions()...)
 			if err != nil {
 				return "", fmt.Errorf("segment %d: %w", i, err)

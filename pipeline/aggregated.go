@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
@@ -93,6 +94,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	}
 	if err := r.stage("segment groth16 proofs", func() (string, error) {
 		for k, seg := range segs {
+			start := time.Now()
 			assignment, err := keys.Layout.AssignSegment(seg, st, opts.Prompt, rep.Output, chains[k], chains[k+1], natives[k])
 			if err != nil {
 				return "", err
@@ -110,6 +112,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 				return "", err
 			}
 			proofs, publics = append(proofs, proof), append(publics, public)
+			r.logf("  segment %d/%d (blocks %d–%d): proven in %v", k+1, len(segs), seg.From, seg.To-1, time.Since(start).Round(time.Millisecond))
 		}
 		return fmt.Sprintf("%d proofs", len(proofs)), nil
 	}); err != nil {
