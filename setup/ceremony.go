@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"math/bits"
 	"os"
@@ -319,9 +320,12 @@ func (c *CeremonyDir) SetBeacon(phase int, beacon []byte) error {
 	return err
 }
 
-// readTranscript reads the files of a phase, hashing each, and returns the
-// contributions (without the initial object) as readers.
-func (c *CeremonyDir) readTranscript(phase int, log io.Writer) ([]io.Reader, []string, error) {
+// readTranscript hashes the files of a phase, one at a time and without
+// holding them, prints their hashes, and returns the contributions
+// (without the initial object) as files the verifier reads as it goes.
+// The caller closes them with their finish, which also checks that the
+// bytes verified are the bytes hashed.
+func (c *CeremonyDir) readTranscript(phase int, log io.Writer) (transcript, []string, error) {
 	if log == nil {
 		log = io.Discard
 	}
@@ -330,8 +334,8 @@ func (c *CeremonyDir) readTranscript(phase int, log io.Writer) ([]io.Reader, []s
 		return nil, nil, err
 	}
 	var (
-		readers []io.Reader
-		hashes  []string
+		files  transcript
+		hashes []string
 	)
 	limit := c.maxFileSize(phase)
 	for i, name := range names {
@@ -342,24 +346,98 @@ func (c *CeremonyDir) readTranscript(phase int, log io.Writer) ([]io.Reader, []s
 		if info.Size() > limit {
 			return nil, nil, fmt.Errorf("setup: ceremony: %s has %d bytes, more than any phase-%d object of this ceremony (%d)", name, info.Size(), phase, limit)
 		}
-		data, err := os.ReadFile(name)
+		hash, err := hashFile(name)
 		if err != nil {
-			return nil, nil, fmt.Errorf("setup: ceremony: %w", err)
+			return nil, nil, err
 		}
-		sum := sha256.Sum256(data)
-		hash := digestPrefix + hex.EncodeToString(sum[:])
 		if i == 0 {
 			fmt.Fprintf(log, "phase %d initial object   %s\n", phase, hash)
 			continue
 		}
 		fmt.Fprintf(log, "phase %d contribution %3d %s\n", phase, i, hash)
-		readers = append(readers, bytes.NewReader(data))
+		files = append(files, &transcriptFile{name: name, want: hash})
 		hashes = append(hashes, hash)
 	}
-	if len(readers) == 0 {
+	if len(files) == 0 {
 		return nil, nil, fmt.Errorf("setup: ceremony: phase %d has no contribution", phase)
 	}
-	return readers, hashes, nil
+	return files, hashes, nil
+}
+
+// hashFile is the digest (digestPrefix and hex SHA-256) of a file, read
+// in a stream.
+func hashFile(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", fmt.Errorf("setup: ceremony: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("setup: ceremony: read %s: %w", name, err)
+	}
+	return digestPrefix + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// transcriptFile is a contribution read while it is verified: opened on
+// its first read and hashed as it is read.
+type transcriptFile struct {
+	name, want string
+	f          *os.File
+	h          hash.Hash
+}
+
+func (t *transcriptFile) Read(b []byte) (int, error) {
+	if t.f == nil {
+		f, err := os.Open(t.name)
+		if err != nil {
+			return 0, err
+		}
+		t.f, t.h = f, sha256.New()
+	}
+	n, err := t.f.Read(b)
+	t.h.Write(b[:n])
+	return n, err
+}
+
+// finish reads what the decoder left of the file, closes it, and checks
+// that the whole file read is the one hashed before: a file changed
+// while it was verified is refused. A file never read is fine.
+func (t *transcriptFile) finish() error {
+	if t.f == nil {
+		return nil
+	}
+	defer t.f.Close()
+	if _, err := io.Copy(t.h, t.f); err != nil {
+		return fmt.Errorf("setup: ceremony: read %s: %w", t.name, err)
+	}
+	if got := digestPrefix + hex.EncodeToString(t.h.Sum(nil)); got != t.want {
+		return fmt.Errorf("setup: ceremony: %s changed while it was verified (hashed %s, verified %s)", t.name, t.want, got)
+	}
+	return nil
+}
+
+// transcript is a phase's contributions, as they are verified.
+type transcript []*transcriptFile
+
+// readers are the files as readers, in order.
+func (t transcript) readers() []io.Reader {
+	out := make([]io.Reader, len(t))
+	for i, f := range t {
+		out[i] = f
+	}
+	return out
+}
+
+// finish closes every file and checks each one read ([transcriptFile.finish]).
+func (t transcript) finish() error {
+	var first error
+	for _, f := range t {
+		if err := f.finish(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // maxFileSize bounds the size of a phase's files before they are read
@@ -387,16 +465,21 @@ func (c *CeremonyDir) VerifyPhase1(log io.Writer) ([]byte, []string, []byte, err
 	if log == nil {
 		log = io.Discard
 	}
-	readers, hashes, err := c.readTranscript(1, log)
+	files, hashes, err := c.readTranscript(1, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	beacon, err := c.Beacon(1)
 	if err != nil {
+		files.finish()
 		return nil, nil, nil, err
 	}
 	var commons bytes.Buffer
-	if err := Phase1Seal(c.curve(), c.domain(), beacon, readers, &commons); err != nil {
+	err = Phase1Seal(c.curve(), c.domain(), beacon, files.readers(), &commons)
+	if ferr := files.finish(); err == nil {
+		err = ferr
+	}
+	if err != nil {
 		return nil, nil, nil, fmt.Errorf("setup: ceremony: phase 1 refused: %w", err)
 	}
 	if beacon == nil {
@@ -516,15 +599,19 @@ func (c *CeremonyDir) VerifyPhase2(ccs constraint.ConstraintSystem, log io.Write
 	if beacon1 == nil {
 		return nil, nil, nil, errors.New("setup: ceremony: phase 1 has no beacon")
 	}
-	readers, phase2, err := c.readTranscript(2, log)
+	files, phase2, err := c.readTranscript(2, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	beacon2, err := c.Beacon(2)
 	if err != nil {
+		files.finish()
 		return nil, nil, nil, err
 	}
-	pk, vk, err := Phase2Seal(ccs, bytes.NewReader(commons), beacon2, readers)
+	pk, vk, err := Phase2Seal(ccs, bytes.NewReader(commons), beacon2, files.readers())
+	if ferr := files.finish(); err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("setup: ceremony: phase 2 refused: %w", err)
 	}

@@ -150,29 +150,44 @@ func contribute[T serialized](p T, add func(T), r io.Reader, w io.Writer, entrop
 	return nil
 }
 
-// readAll decodes every contribution into a fresh object, each first
-// checked by guard.
-func readAll[T serialized](fresh func() T, guard func(io.Reader) (io.Reader, error), contributions []io.Reader) ([]T, error) {
+// chained is a ceremony object that verifies the next contribution
+// against itself (gnark's Phase1 and Phase2 of each curve).
+type chained[T any] interface {
+	serialized
+	Verify(next T) error
+}
+
+// verifyChain decodes the contributions one at a time, each first checked
+// by guard, and verifies each against the one before, starting from
+// first; it returns the last. At most two contributions are in memory at
+// once, so a ceremony of many contributions verifies in the memory of
+// two (the wrapper's phase-1 objects are gigabytes each).
+func verifyChain[T chained[T]](first T, fresh func() T, guard func(io.Reader) (io.Reader, error), contributions []io.Reader) (T, error) {
+	prev := first
 	if len(contributions) == 0 {
-		return nil, errors.New("setup: mpc: no contributions")
+		return prev, errors.New("setup: mpc: no contributions")
 	}
-	out := make([]T, len(contributions))
 	for i, r := range contributions {
 		r, err := guard(r)
 		if err != nil {
-			return nil, fmt.Errorf("setup: mpc: contribution %d: %w", i, err)
+			return prev, fmt.Errorf("contribution %d: %w", i, err)
 		}
-		out[i] = fresh()
-		if _, err := out[i].ReadFrom(r); err != nil {
-			return nil, fmt.Errorf("setup: mpc: read contribution %d: %w", i, err)
+		next := fresh()
+		if _, err := next.ReadFrom(r); err != nil {
+			return prev, fmt.Errorf("read contribution %d: %w", i, err)
 		}
+		if err := prev.Verify(next); err != nil {
+			return prev, fmt.Errorf("contribution %d: %w", i, err)
+		}
+		prev = next
 	}
-	return out, nil
+	return prev, nil
 }
 
 // Phase1Seal verifies the phase-1 contributions, in order, from the initial
 // object of domain size n, applies the public beacon and writes the
-// circuit-independent SRS commons.
+// circuit-independent SRS commons. The contributions are read one at a
+// time, as they are verified: the readers may be files not yet read.
 func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader, w io.Writer) error {
 	if err := checkDomain(n); err != nil {
 		return err
@@ -181,34 +196,25 @@ func Phase1Seal(curve ecc.ID, n uint64, beacon []byte, contributions []io.Reader
 	var commons io.WriterTo
 	switch curve {
 	case ecc.BN254:
-		c, err := readAll(func() *mpcbn254.Phase1 { return new(mpcbn254.Phase1) }, guard, contributions)
-		if err != nil {
-			return err
-		}
-		s, err := mpcbn254.VerifyPhase1(n, beacon, c...)
+		last, err := verifyChain(mpcbn254.NewPhase1(n), func() *mpcbn254.Phase1 { return new(mpcbn254.Phase1) }, guard, contributions)
 		if err != nil {
 			return fmt.Errorf("setup: mpc: verify phase 1: %w", err)
 		}
+		s := last.Seal(beacon)
 		commons = &s
 	case ecc.BLS12_377:
-		c, err := readAll(func() *mpcbls12377.Phase1 { return new(mpcbls12377.Phase1) }, guard, contributions)
-		if err != nil {
-			return err
-		}
-		s, err := mpcbls12377.VerifyPhase1(n, beacon, c...)
+		last, err := verifyChain(mpcbls12377.NewPhase1(n), func() *mpcbls12377.Phase1 { return new(mpcbls12377.Phase1) }, guard, contributions)
 		if err != nil {
 			return fmt.Errorf("setup: mpc: verify phase 1: %w", err)
 		}
+		s := last.Seal(beacon)
 		commons = &s
 	case ecc.BW6_761:
-		c, err := readAll(func() *mpcbw6761.Phase1 { return new(mpcbw6761.Phase1) }, guard, contributions)
-		if err != nil {
-			return err
-		}
-		s, err := mpcbw6761.VerifyPhase1(n, beacon, c...)
+		last, err := verifyChain(mpcbw6761.NewPhase1(n), func() *mpcbw6761.Phase1 { return new(mpcbw6761.Phase1) }, guard, contributions)
 		if err != nil {
 			return fmt.Errorf("setup: mpc: verify phase 1: %w", err)
 		}
+		s := last.Seal(beacon)
 		commons = &s
 	default:
 		return errMPCCurve
@@ -269,7 +275,8 @@ func readCommons[T serialized](c T, r io.Reader, ccs constraint.ConstraintSystem
 }
 
 // Phase2Seal verifies the phase-2 contributions of ccs, in order, applies
-// the public beacon and returns the circuit's Groth16 keys.
+// the public beacon and returns the circuit's Groth16 keys. The
+// contributions are read one at a time, as they are verified.
 func Phase2Seal(ccs constraint.ConstraintSystem, commons io.Reader, beacon []byte, contributions []io.Reader) (groth16.ProvingKey, groth16.VerifyingKey, error) {
 	var (
 		pk  groth16.ProvingKey
@@ -284,31 +291,34 @@ func Phase2Seal(ccs constraint.ConstraintSystem, commons io.Reader, beacon []byt
 		if e != nil {
 			return nil, nil, e
 		}
-		d, e := readAll(func() *mpcbn254.Phase2 { return new(mpcbn254.Phase2) }, guard, contributions)
-		if e != nil {
-			return nil, nil, e
+		first := new(mpcbn254.Phase2)
+		evals := first.Initialize(r1cs, c)
+		last, e := verifyChain(first, func() *mpcbn254.Phase2 { return new(mpcbn254.Phase2) }, guard, contributions)
+		if err = e; err == nil {
+			pk, vk = last.Seal(c, &evals, beacon)
 		}
-		pk, vk, err = mpcbn254.VerifyPhase2(r1cs, c, beacon, d...)
 	case *csbls12377.R1CS:
 		c, e := readCommons(new(mpcbls12377.SrsCommons), commons, ccs)
 		if e != nil {
 			return nil, nil, e
 		}
-		d, e := readAll(func() *mpcbls12377.Phase2 { return new(mpcbls12377.Phase2) }, guard, contributions)
-		if e != nil {
-			return nil, nil, e
+		first := new(mpcbls12377.Phase2)
+		evals := first.Initialize(r1cs, c)
+		last, e := verifyChain(first, func() *mpcbls12377.Phase2 { return new(mpcbls12377.Phase2) }, guard, contributions)
+		if err = e; err == nil {
+			pk, vk = last.Seal(c, &evals, beacon)
 		}
-		pk, vk, err = mpcbls12377.VerifyPhase2(r1cs, c, beacon, d...)
 	case *csbw6761.R1CS:
 		c, e := readCommons(new(mpcbw6761.SrsCommons), commons, ccs)
 		if e != nil {
 			return nil, nil, e
 		}
-		d, e := readAll(func() *mpcbw6761.Phase2 { return new(mpcbw6761.Phase2) }, guard, contributions)
-		if e != nil {
-			return nil, nil, e
+		first := new(mpcbw6761.Phase2)
+		evals := first.Initialize(r1cs, c)
+		last, e := verifyChain(first, func() *mpcbw6761.Phase2 { return new(mpcbw6761.Phase2) }, guard, contributions)
+		if err = e; err == nil {
+			pk, vk = last.Seal(c, &evals, beacon)
 		}
-		pk, vk, err = mpcbw6761.VerifyPhase2(r1cs, c, beacon, d...)
 	default:
 		return nil, nil, fmt.Errorf("setup: mpc: constraint system %T is not an R1CS over BN254, BLS12-377 or BW6-761", ccs)
 	}

@@ -31,7 +31,7 @@ func runCeremony(t *testing.T, curve ecc.ID, ccs constraint.ConstraintSystem) *c
 		if err := Phase1Contribute(curve, run.n, bytes.NewReader(prev.Bytes()), &next, []byte("a contributor's own entropy")); err != nil {
 			t.Fatal(err)
 		}
-		run.phase1 = append(run.phase1, next.Bytes())
+		run.phase1 = append(run.phase1, bytes.Clone(next.Bytes()))
 		prev = next
 	}
 	var commons bytes.Buffer
@@ -49,7 +49,7 @@ func runCeremony(t *testing.T, curve ecc.ID, ccs constraint.ConstraintSystem) *c
 		if err := Phase2Contribute(ShapeOf(ccs), bytes.NewReader(prev.Bytes()), &next, nil); err != nil {
 			t.Fatal(err)
 		}
-		run.phase2 = append(run.phase2, next.Bytes())
+		run.phase2 = append(run.phase2, bytes.Clone(next.Bytes()))
 		prev = next
 	}
 	return run

@@ -33,6 +33,7 @@ import (
 func main() {
 	// gnark's own debug lines would interleave with the progress output.
 	logger.Set(zerolog.Nop())
+	setMemoryLimit()
 	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return
