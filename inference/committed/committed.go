@@ -68,6 +68,10 @@ type Proof struct {
 	// Projections prove the accumulator claims of the projections
 	// (Q, K, V, O, gate, up, down, LM head), one per input.
 	Projections []*linear.Proof[fr.Element]
+	// ResidualEvals are the residual tensors' MLEs at the residual point
+	// (one per distinct tensor of the segment's residual adds, in order
+	// of first appearance; see residual.go).
+	ResidualEvals []fr.Element
 	// Opening proves every claim on the commitments.
 	Opening *pcs.BatchProof
 }
@@ -377,6 +381,13 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 		return nil, nil, err
 	}
 
+	res, err := residualsOf(tr, seg, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	rPoint, rEvals := proveResiduals(t, l, res, stacked)
+	proof.ResidualEvals = rEvals
+
 	var bPoint []fr.Element
 	if l.Boundary >= 0 {
 		t.Label("committed/boundary")
@@ -388,6 +399,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 
 	start = time.Now()
 	claims := batchClaims(l, lc, zc, opening.Point, proof, bPoint, groups, inputs)
+	claims = append(claims, residualClaims(l, res, rPoint, rEvals)...)
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -595,6 +607,15 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows i
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 
+	res, err := residualsOf(view, seg, l)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	rPoint, err := verifyResiduals(t, l, res, proof.ResidualEvals)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+
 	var bPoint []fr.Element
 	if l.Boundary >= 0 {
 		t.Label("committed/boundary")
@@ -602,6 +623,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows i
 		t.Absorb(proof.BoundaryEval)
 	}
 	claims := batchClaims(l, lc, zc, end, proof, bPoint, groups, inputs)
+	claims = append(claims, residualClaims(l, res, rPoint, proof.ResidualEvals)...)
 	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}

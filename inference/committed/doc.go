@@ -1,8 +1,8 @@
 // Package committed proves, for one segment of an inference pass, that
 // the tensors the native proof (package inference) opens today are
 // committed with package pcs instead, and proves their ranges, their
-// requantization identities and the projections (Q, K, V, O, MLP, LM
-// head) on the commitments: the verifier's work is polylogarithmic in the
+// requantization identities, the projections (Q, K, V, O, MLP, LM
+// head) and the residual adds on the commitments: the verifier's work is polylogarithmic in the
 // number of activations, apart from O(width) per requantization for
 // per-column multipliers (and the weights' evaluation, as in the opened
 // proof).
@@ -100,6 +100,17 @@
 // context, the gated product — are the proof's output ([Claims]), for the
 // protocols that will prove them (see Left).
 //
+// Residual adds (residual.go): for every block i of the segment,
+// Mid = Input + O.Out, Input being the embedding (i = 0) or block i − 1's
+// Output, and Output = Mid + Down.Out — all of one shape [rows, d], so
+// one point r of their k variables serves every add: the prover states
+// each distinct residual tensor's MLE at r (Proof.ResidualEvals, in order
+// of first appearance), the verifier checks every add on those values
+// (the MLE is linear, so Sum − A − B vanishes on the cube exactly when it
+// vanishes at a random point, up to k/|Fr|), and each value becomes a
+// claim on its block of s. The first add of a segment with From > 0 reads
+// the previous segment's stream and is left out (see Left).
+//
 // Openings: the LogUp instance's claim on the limb column at
 // (ρ_rows, ρ) is split by the prover into the 8 rows' values lⱼ(ρ)
 // (Proof.LimbEvals; the verifier checks Σⱼ eq(j, ρ_rows)·lⱼ(ρ) against
@@ -124,13 +135,14 @@
 //	label "committed/requant"; r_q for every requantization (shared rows drawn once); Acc_q(r_q); ρ;
 //	  sum-check (degree 2, N rounds); s at its end point
 //	label "committed/projections"; per input, linear.Prove's transcript
+//	label "committed/residual"; r; the residual values                (when the segment has a residual add)
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
 //	pcs.OpenBatch: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
 // The claims' order in the batch: multiplicities, s of the zero-check,
 // for each limb row its LogUp and zero-check claims, s of the
 // requantization sum-check, the projections' inputs, the boundary and its
-// block of s.
+// block of s, the residual values.
 //
 // # Format
 //
@@ -140,7 +152,8 @@
 // table trees: root, layers; MultiplicityEval; ColumnEvals), the
 // zero-check (rounds, evaluations), Accumulators, the requantization
 // sum-check's rounds, RequantEval, the projection proofs (count; per
-// proof: Biases, sum-check rounds, Inputs, Weights), and the batch
+// proof: Biases, sum-check rounds, Inputs, Weights), ResidualEvals, and
+// the batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
 // bytes), scalars canonical (32 bytes), counts as 4-byte big-endian
 // integers. [UnmarshalProof]
@@ -219,14 +232,13 @@
 //   - Element-wise relations other than requantization: norm arithmetic
 //     (mean, exponent, 1/√ table and remainder), softmax (row maxima,
 //     exp-limb tables, probabilities), GELU/SiLU tables, RoPE, gated
-//     product, residual adds, the embedding rows, the argmax of the output
-//     tokens. Table relations go into the same LogUp instance (more tables
+//     product, the embedding rows, the argmax of the output tokens. Table relations go into the same LogUp instance (more tables
 //     in the set, a table-id column already there); the others into the
 //     zero-check.
 //   - The incoming residual stream of a segment (From > 0) is neither
 //     committed by this proof nor used: it is the previous segment's
-//     boundary commitment, which the norm relation of the first block will
-//     read.
+//     boundary commitment, which the first block's residual add
+//     (Mid = Input + O.Out) and attention norm will read.
 //   - The opening dominates the prover; committing only the limb rows
 //     some block uses, and fewer, larger segments, would cut it.
 package committed

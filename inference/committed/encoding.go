@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -28,6 +28,7 @@ const (
 	maxColumns      = 16
 	maxOpeningBytes = 1 << 20
 	maxProjections  = 1 << 12
+	maxResiduals    = 1 << 12
 )
 
 var magic = []byte("veriformer/committed")
@@ -78,6 +79,7 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 		w.scalars(lp.Inputs)
 		w.scalars(lp.Weights)
 	}
+	w.scalars(p.ResidualEvals)
 	opening, err := p.Opening.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -138,6 +140,7 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 		lp.Weights = r.scalars(maxColumns)
 		p.Projections = append(p.Projections, lp)
 	}
+	p.ResidualEvals = r.scalars(maxResiduals)
 	n := r.count(maxOpeningBytes, 1)
 	if r.err == nil {
 		if err := p.Opening.UnmarshalBinary(r.take(n)); err != nil {

@@ -117,6 +117,21 @@ func tampers(proof *Proof) []tamper {
 			out = append(out, tamper{fmt.Sprintf("Projections[%d].Biases[0]", k), func(p *Proof) func() { return bump(&p.Projections[k].Biases[0]) }})
 		}
 	}
+	for k := range proof.ResidualEvals {
+		out = append(out, tamper{fmt.Sprintf("ResidualEvals[%d]", k), func(p *Proof) func() { return bump(&p.ResidualEvals[k]) }})
+	}
+	// An addend and the sum changed together keep the add true: the
+	// opening rejects them (the first add is Mid = Embedding + O.Out over
+	// ResidualEvals[0], [1], [2]).
+	out = append(out, tamper{"ResidualEvals[1] and [2]", func(p *Proof) func() {
+		u1, u2 := bump(&p.ResidualEvals[1]), bump(&p.ResidualEvals[2])
+		return func() { u1(); u2() }
+	}})
+	out = append(out, tamper{"ResidualEvals dropped", func(p *Proof) func() {
+		saved := p.ResidualEvals
+		p.ResidualEvals = saved[:len(saved)-1]
+		return func() { p.ResidualEvals = saved }
+	}})
 	for q := range proof.Accumulators {
 		out = append(out, tamper{fmt.Sprintf("Accumulators[%d]", q), func(p *Proof) func() { return bump(&p.Accumulators[q]) }})
 	}
@@ -275,5 +290,54 @@ func TestForgedLimbs(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 		}
 		t.Logf("%s: %v", c.name, err)
+	}
+}
+
+// TestResidualAdds proves segments whose residual stream is off by one in
+// one entry — Mid ≠ Input + O.Out, Output ≠ Mid + Down.Out, the
+// embedding — with every value still in range: the residual check
+// rejects each. The first segment has both adds of its block; the second
+// (From > 0) only Output = Mid + Down.Out, its Mid reading the previous
+// segment's stream.
+func TestResidualAdds(t *testing.T) {
+	f := newFixture(t, model.Default(), 4)
+	s := testSRS(t, 1<<18)
+	first, second := inference.Segment{From: 0, To: 1}, inference.Segment{From: 1, To: 2}
+	for _, c := range []struct {
+		name  string
+		seg   inference.Segment
+		value *int64
+	}{
+		{"block 0 Mid", first, &f.tr.Layers[0].Mid.Data[5]},
+		{"block 0 Output", first, &f.tr.Layers[0].Output.Data[2]},
+		{"embedding", first, &f.tr.Embedding.Data[7]},
+		{"block 1 Output", second, &f.tr.Layers[1].Output.Data[3]},
+	} {
+		*c.value++
+		proof, _, err := Prove(s, f.m, f.st, f.tr, c.seg)
+		*c.value--
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.rows, c.seg, proof)
+		if !errors.Is(err, ErrRejected) {
+			t.Errorf("%s off by one: %v", c.name, err)
+		}
+		t.Logf("%s off by one: %v", c.name, err)
+	}
+	// The honest residuals: 2 adds over 5 tensors in the first segment, 1
+	// add over 3 in the second.
+	for seg, want := range map[inference.Segment][2]int{first: {2, 5}, second: {1, 3}} {
+		l, err := NewLayout(f.tr, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := residualsOf(f.tr, seg, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.adds) != want[0] || len(res.blocks) != want[1] {
+			t.Errorf("segment %v: %d adds over %d tensors, want %v", seg, len(res.adds), len(res.blocks), want)
+		}
 	}
 }
