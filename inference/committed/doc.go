@@ -1,11 +1,11 @@
 // Package committed proves, for one segment of an inference pass, that
 // the tensors the native proof (package inference) opens today are
 // committed with package pcs instead, and proves their ranges, their
-// requantization identities, the projections (Q, K, V, O, MLP, LM
-// head) and the residual adds on the commitments: the verifier's work is polylogarithmic in the
-// number of activations, apart from O(width) per requantization for
-// per-column multipliers (and the weights' evaluation, as in the opened
-// proof).
+// requantization identities, the projections (Q, K, V, O, MLP, LM head)
+// and the residual adds on the commitments: the verifier's work is
+// polylogarithmic in the number of activations, apart from O(width) per
+// requantization for per-column multipliers (and the weights' evaluation,
+// as in the opened proof).
 //
 // Status: tested natively (honest proofs; every proof field, statement
 // element, segment and pass length tampered; forged limbs; wrong
