@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -14,6 +15,7 @@ import (
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/statement"
 )
@@ -31,7 +33,7 @@ type circuitFlags struct {
 func addCircuitFlags(fs *flag.FlagSet) *circuitFlags {
 	return &circuitFlags{
 		circuit:      fs.String("circuit", "", "circuit: direct, segment, aggregator, wrapper (or srs: the BLS12-377 KZG SRS, phase 1 only)"),
-		model:        fs.String("model", "", "directory with config.json and model.safetensors (default: the built-in model)"),
+		model:        fs.String("model", model.Tiny, "built-in model ("+strings.Join(model.BuiltinNames(), ", ")+") or directory with config.json and model.safetensors"),
 		promptTokens: fs.Int("prompt-tokens", 5, "number of prompt tokens the circuit takes"),
 		tokens:       fs.Int("tokens", 3, "number of generated tokens the circuit takes"),
 		segmentSize:  fs.Int("segment-size", 1, "blocks per segment (aggregated shape)"),
@@ -85,12 +87,13 @@ func (f *circuitFlags) layout() (*model.Model, *circuits.Layout, error) {
 	if *f.promptTokens < 1 || *f.tokens < 1 {
 		return nil, nil, fmt.Errorf("--prompt-tokens and --tokens must be at least 1")
 	}
-	m := model.Default()
-	if *f.model != "" {
-		var err error
-		if m, err = model.Load(*f.model); err != nil {
-			return nil, nil, err
-		}
+	src, err := model.ParseSource(*f.model, model.Tiny)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := src.Load(tokenizer.BOSAuto)
+	if err != nil {
+		return nil, nil, err
 	}
 	l, err := circuits.NewLayout(m, *f.promptTokens, *f.tokens)
 	return m, l, err
