@@ -51,6 +51,11 @@ type Proof struct {
 	// at the linking point.
 	Boundary     *pcs.Commitment
 	BoundaryEval fr.Element
+	// Incoming commits to the residual stream the segment reads, the
+	// previous segment's output (absent in the first segment): its own
+	// MLE, as the previous segment's Boundary commits to it. [CheckChain]
+	// checks that the two are the same point.
+	Incoming *pcs.Commitment
 	// Lookup proves that every limb is in its range table; LimbEvals[j]
 	// is limb row j at the last NbVars coordinates of the lookup's column
 	// point.
@@ -223,7 +228,18 @@ func (p *Proof) commitments() []pcs.Commitment {
 	if p.Boundary != nil {
 		out = append(out, *p.Boundary)
 	}
+	if p.Incoming != nil {
+		out = append(out, *p.Incoming)
+	}
 	return out
+}
+
+// incomingCommitment is the index of Incoming in the batch opening.
+func (p *Proof) incomingCommitment() int {
+	if p.Boundary != nil {
+		return boundaryCommitment + 1
+	}
+	return boundaryCommitment
 }
 
 // boundaryVars is the number of variables of the boundary's own MLE.
@@ -300,6 +316,18 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 		}
 		proof.Boundary = &c
 		tables = append(tables, boundary)
+	}
+	var incoming []fr.Element
+	if seg.From > 0 {
+		if incoming, err = incomingTable(&tr.Layers[seg.From-1].Output); err != nil {
+			return nil, nil, err
+		}
+		c, err := pcs.Commit(srs, incoming)
+		if err != nil {
+			return nil, nil, err
+		}
+		proof.Incoming = &c
+		tables = append(tables, incoming)
 	}
 	times.Commit = time.Since(start)
 
@@ -385,7 +413,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if err != nil {
 		return nil, nil, err
 	}
-	rPoint, rEvals := proveResiduals(t, l, res, stacked)
+	rPoint, rEvals := proveResiduals(t, l, res, stacked, incoming)
 	proof.ResidualEvals = rEvals
 
 	var bPoint []fr.Element
@@ -399,7 +427,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 
 	start = time.Now()
 	claims := batchClaims(l, lc, zc, opening.Point, proof, bPoint, groups, inputs)
-	claims = append(claims, residualClaims(l, res, rPoint, rEvals)...)
+	claims = append(claims, residualClaims(l, res, rPoint, rEvals, proof.incomingCommitment())...)
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -545,6 +573,9 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows i
 	if (proof.Boundary != nil) != (l.Boundary >= 0) {
 		return nil, fmt.Errorf("%w: a boundary commitment is present exactly when the segment is not the last", ErrRejected)
 	}
+	if (proof.Incoming != nil) != (seg.From > 0) {
+		return nil, fmt.Errorf("%w: an incoming commitment is present exactly when the segment is not the first", ErrRejected)
+	}
 	var rqs []*model.Requant
 	Requants(view, seg, func(r *model.Requant) { rqs = append(rqs, r) })
 	if len(proof.Accumulators) != len(rqs) {
@@ -623,7 +654,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows i
 		t.Absorb(proof.BoundaryEval)
 	}
 	claims := batchClaims(l, lc, zc, end, proof, bPoint, groups, inputs)
-	claims = append(claims, residualClaims(l, res, rPoint, proof.ResidualEvals)...)
+	claims = append(claims, residualClaims(l, res, rPoint, proof.ResidualEvals, proof.incomingCommitment())...)
 	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}

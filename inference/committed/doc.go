@@ -32,7 +32,10 @@
 // output, not in the last segment) is also committed on its own, as the
 // MLE over its padded shape (at least one variable), so that neighbouring
 // segments can be linked by equal commitments; a random-point claim on it
-// and on its block of s ties the two.
+// and on its block of s ties the two. A segment with From > 0 commits, the
+// same way, to the residual stream it reads (Proof.Incoming): the
+// previous block's output, whose commitment is then the same point as the
+// previous segment's Boundary ([CheckChain] checks the links of a pass).
 //
 // Every committed value v of a tensor with range [Min, Max] lies in the
 // window [Min, Min + 2^w) (w = transcript.Layout(Min, Max).Bits, as the
@@ -101,15 +104,16 @@
 // protocols that will prove them (see Left).
 //
 // Residual adds (residual.go): for every block i of the segment,
-// Mid = Input + O.Out, Input being the embedding (i = 0) or block i − 1's
-// Output, and Output = Mid + Down.Out — all of one shape [rows, d], so
+// Mid = Input + O.Out, Input being the embedding (i = 0), block i − 1's
+// Output, or the incoming stream (the segment's first block when
+// From > 0), and Output = Mid + Down.Out — all of one shape [rows, d], so
 // one point r of their k variables serves every add: the prover states
 // each distinct residual tensor's MLE at r (Proof.ResidualEvals, in order
 // of first appearance), the verifier checks every add on those values
 // (the MLE is linear, so Sum − A − B vanishes on the cube exactly when it
 // vanishes at a random point, up to k/|Fr|), and each value becomes a
-// claim on its block of s. The first add of a segment with From > 0 reads
-// the previous segment's stream and is left out (see Left).
+// claim on its block of s, or for the incoming stream on Proof.Incoming
+// at r.
 //
 // Openings: the LogUp instance's claim on the limb column at
 // (ρ_rows, ρ) is split by the prover into the 8 rows' values lⱼ(ρ)
@@ -117,7 +121,7 @@
 // the claim). Every claim — those 8, the multiplicity claim, the
 // zero-check's claims on s and on the 8 limb rows, the requantization
 // claim on s, the boundary link — is proven by one pcs.OpenBatch over the
-// commitments (s, m, l₀, …, l₇[, boundary]), whose opening runs over
+// commitments (s, m, l₀, …, l₇[, boundary][, incoming]), whose opening runs over
 // max(N, set variables) variables.
 //
 // # Transcript
@@ -127,7 +131,7 @@
 // statement is only bound here: the caller checks it against the model
 // and tokens (as inference.VerifySegment does). Then:
 //
-//	pcs.Digest(s, m, l₀, …, l₇[, boundary])                  (all commitments, before any challenge)
+//	pcs.Digest(s, m, l₀, …, l₇[, boundary][, incoming])      (all commitments, before any challenge)
 //	lookup.ProveCommitted: label "lookup/committed/committed/ranges", pcs.Digest(m), β, α,
 //	  witness tree, table tree, m(ρₜ), column evaluations
 //	l₀(ρ), …, l₇(ρ)
@@ -148,7 +152,7 @@
 //
 // [Proof.MarshalBinary] writes the magic string "veriformer/committed",
 // [FormatVersion], then Tensors, Multiplicities, Limbs, a presence byte
-// and the Boundary, BoundaryEval, LimbEvals, the LogUp proof (witness and
+// and the Boundary, BoundaryEval, a presence byte and Incoming, LimbEvals, the LogUp proof (witness and
 // table trees: root, layers; MultiplicityEval; ColumnEvals), the
 // zero-check (rounds, evaluations), Accumulators, the requantization
 // sum-check's rounds, RequantEval, the projection proofs (count; per
@@ -235,10 +239,9 @@
 //     product, the embedding rows, the argmax of the output tokens. Table relations go into the same LogUp instance (more tables
 //     in the set, a table-id column already there); the others into the
 //     zero-check.
-//   - The incoming residual stream of a segment (From > 0) is neither
-//     committed by this proof nor used: it is the previous segment's
-//     boundary commitment, which the first block's residual add
-//     (Mid = Input + O.Out) and attention norm will read.
+//   - The incoming residual stream (Proof.Incoming) is read by the first
+//     block's residual add; its attention norm, a table relation, will
+//     read it too.
 //   - The opening dominates the prover; committing only the limb rows
 //     some block uses, and fewer, larger segments, would cut it.
 package committed

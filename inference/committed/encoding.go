@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 2
+const FormatVersion = 3
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -57,6 +57,12 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 		w.buf.WriteByte(0)
 	}
 	w.scalar(&p.BoundaryEval)
+	if p.Incoming != nil {
+		w.buf.WriteByte(1)
+		w.point(p.Incoming)
+	} else {
+		w.buf.WriteByte(0)
+	}
 	for j := range p.LimbEvals {
 		w.scalar(&p.LimbEvals[j])
 	}
@@ -116,6 +122,14 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 		r.fail(fmt.Errorf("boundary flag %d", b))
 	}
 	r.scalar(&p.BoundaryEval)
+	switch b := r.byte(); {
+	case r.err != nil:
+	case b == 1:
+		p.Incoming = &pcs.Commitment{}
+		r.point(p.Incoming)
+	case b != 0:
+		r.fail(fmt.Errorf("incoming flag %d", b))
+	}
 	for j := range p.LimbEvals {
 		r.scalar(&p.LimbEvals[j])
 	}

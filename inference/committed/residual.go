@@ -13,8 +13,12 @@ import (
 )
 
 // residualAdd is one residual add of a segment, Sum = A + B, by the
-// blocks of its three tensors (of one shape).
+// blocks of its three tensors (of one shape); incomingBlock stands for the
+// residual stream the segment reads (Proof.Incoming).
 type residualAdd struct{ a, b, sum int }
+
+// incomingBlock marks the incoming residual stream in a residualAdd.
+const incomingBlock = -1
 
 // residuals are a segment's residual adds and the distinct blocks they
 // read, in order of first appearance: the blocks whose values the proof
@@ -30,13 +34,19 @@ type residuals struct {
 
 // residualsOf lists the residual adds of segment seg whose three tensors
 // are all committed by the segment: for every block i of the segment,
-// Mid = Input + O.Out — Input being the embedding (i = 0) or block i − 1's
-// output — and Output = Mid + Down.Out. The first add of a segment that
-// does not start the pass reads the previous segment's residual stream,
-// which this proof does not commit: it is left out (doc.go, "Left").
+// Mid = Input + O.Out — Input being the embedding (i = 0), block i − 1's
+// output, or for the segment's first block (From > 0) the incoming stream
+// (Proof.Incoming) — and Output = Mid + Down.Out.
 func residualsOf(tr *model.Trace, seg inference.Segment, l *Layout) (*residuals, error) {
 	r := &residuals{pos: map[int]int{}, vars: -1}
+	var incoming *model.Tensor
+	if seg.From > 0 {
+		incoming = &tr.Layers[seg.From-1].Output
+	}
 	block := func(t *model.Tensor) (int, error) {
+		if t == incoming {
+			return incomingBlock, nil
+		}
 		b, ok := l.Index[t]
 		if !ok {
 			return 0, fmt.Errorf("committed: residual tensor %s is not committed", t.Name)
@@ -53,7 +63,13 @@ func residualsOf(tr *model.Trace, seg inference.Segment, l *Layout) (*residuals,
 			if !slices.Equal(t.Shape, sum.Shape) {
 				return fmt.Errorf("committed: residual add %s of shapes %v and %v", sum.Name, t.Shape, sum.Shape)
 			}
-			n := l.Blocks[ids[k]].NbVars
+			_, n, err := poly.TensorVars(t.Shape)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("committed: residual tensor %s has a single entry", t.Name)
+			}
 			if r.vars >= 0 && n != r.vars {
 				return fmt.Errorf("committed: residual tensors of %d and %d variables", r.vars, n)
 			}
@@ -68,17 +84,12 @@ func residualsOf(tr *model.Trace, seg inference.Segment, l *Layout) (*residuals,
 	}
 	for i := seg.From; i < seg.To; i++ {
 		ly := &tr.Layers[i]
-		var input *model.Tensor
-		switch {
-		case i == 0:
-			input = &tr.Embedding
-		case i > seg.From:
+		input := &tr.Embedding
+		if i > 0 {
 			input = &tr.Layers[i-1].Output
 		}
-		if input != nil {
-			if err := add(input, &ly.O.Out, &ly.Mid); err != nil {
-				return nil, err
-			}
+		if err := add(input, &ly.O.Out, &ly.Mid); err != nil {
+			return nil, err
 		}
 		if err := add(&ly.Mid, &ly.Down.Out, &ly.Output); err != nil {
 			return nil, err
@@ -88,8 +99,9 @@ func residualsOf(tr *model.Trace, seg inference.Segment, l *Layout) (*residuals,
 }
 
 // proveResiduals draws the residual point and states every residual
-// block's MLE there (Proof.ResidualEvals, absorbed).
-func proveResiduals(t *pcs.Transcript, l *Layout, res *residuals, stacked []fr.Element) ([]fr.Element, []fr.Element) {
+// tensor's MLE there (Proof.ResidualEvals, absorbed): from its block of
+// the stacked table, or from the incoming stream's table.
+func proveResiduals(t *pcs.Transcript, l *Layout, res *residuals, stacked, incoming []fr.Element) ([]fr.Element, []fr.Element) {
 	if len(res.adds) == 0 {
 		return nil, nil
 	}
@@ -97,6 +109,10 @@ func proveResiduals(t *pcs.Transcript, l *Layout, res *residuals, stacked []fr.E
 	point := t.Challenges(res.vars)
 	evals := make([]fr.Element, len(res.blocks))
 	for k, b := range res.blocks {
+		if b == incomingBlock {
+			evals[k] = poly.Evaluate[fr.Element](incoming, point)
+			continue
+		}
 		blk := &l.Blocks[b]
 		evals[k] = poly.Evaluate[fr.Element](stacked[blk.Offset:blk.Offset+1<<blk.NbVars], point)
 	}
@@ -126,14 +142,62 @@ func verifyResiduals(t *pcs.Transcript, l *Layout, res *residuals, evals []fr.El
 	return point, nil
 }
 
-// residualClaims are the claims on the stacked MLE of the residual values.
-func residualClaims(l *Layout, res *residuals, point, evals []fr.Element) []pcs.Claim {
+// residualClaims are the claims of the residual values: on the stacked
+// MLE, or on the incoming stream's commitment (index incoming).
+func residualClaims(l *Layout, res *residuals, point, evals []fr.Element, incoming int) []pcs.Claim {
 	if point == nil {
 		return nil
 	}
 	out := make([]pcs.Claim, len(res.blocks))
 	for k, b := range res.blocks {
+		if b == incomingBlock {
+			out[k] = pcs.Claim{Commitment: incoming, Point: point, Value: evals[k]}
+			continue
+		}
 		out[k] = pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(b, point), Value: evals[k]}
 	}
 	return out
+}
+
+// incomingTable is the table of the residual stream t as the previous
+// segment commits to it on its own (its Boundary): t's MLE over its
+// padded shape, at least one variable.
+func incomingTable(t *model.Tensor) ([]fr.Element, error) {
+	idx, err := poly.PaddedIndices(t.Shape)
+	if err != nil {
+		return nil, err
+	}
+	if len(idx) != len(t.Data) {
+		return nil, fmt.Errorf("committed: tensor %s has %d values for shape %v", t.Name, len(t.Data), t.Shape)
+	}
+	_, vars, err := poly.TensorVars(t.Shape)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fr.Element, 1<<max(vars, 1))
+	for k, i := range idx {
+		out[i].SetInt64(t.Data[k])
+	}
+	return out, nil
+}
+
+// CheckChain checks that consecutive segment proofs of one pass are
+// linked: each proof's Incoming is the previous one's Boundary, the first
+// has no Incoming and the last no Boundary. Each proof is verified on its
+// own by [Verify]; together with this check the residual stream a segment
+// reads is the one the previous segment proved.
+func CheckChain(proofs []*Proof) error {
+	if len(proofs) == 0 {
+		return fmt.Errorf("%w: no segment proofs", ErrRejected)
+	}
+	if proofs[0].Incoming != nil || proofs[len(proofs)-1].Boundary != nil {
+		return fmt.Errorf("%w: the chain does not start at the first segment or end at the last", ErrRejected)
+	}
+	for k := 1; k < len(proofs); k++ {
+		prev, next := proofs[k-1].Boundary, proofs[k].Incoming
+		if prev == nil || next == nil || !prev.Equal(next) {
+			return fmt.Errorf("%w: segment %d does not read the residual stream segment %d committed", ErrRejected, k, k-1)
+		}
+	}
+	return nil
 }

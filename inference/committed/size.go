@@ -17,6 +17,9 @@ func (p *Proof) Size() int {
 		points++
 		scalars++
 	}
+	if p.Incoming != nil {
+		points++
+	}
 	scalars += fractionScalars(&p.Lookup.Witness) + fractionScalars(&p.Lookup.Table)
 	scalars += 1 + len(p.Lookup.ColumnEvals)
 	scalars += rounds(p.Decomposition.SumCheck.Rounds) + len(p.Decomposition.Evaluations)

@@ -296,9 +296,8 @@ func TestForgedLimbs(t *testing.T) {
 // TestResidualAdds proves segments whose residual stream is off by one in
 // one entry — Mid ≠ Input + O.Out, Output ≠ Mid + Down.Out, the
 // embedding — with every value still in range: the residual check
-// rejects each. The first segment has both adds of its block; the second
-// (From > 0) only Output = Mid + Down.Out, its Mid reading the previous
-// segment's stream.
+// rejects each. Each segment has both adds of its block; the second
+// (From > 0) reads block 0's output from its incoming commitment.
 func TestResidualAdds(t *testing.T) {
 	f := newFixture(t, model.Default(), 4)
 	s := testSRS(t, 1<<18)
@@ -312,6 +311,8 @@ func TestResidualAdds(t *testing.T) {
 		{"block 0 Output", first, &f.tr.Layers[0].Output.Data[2]},
 		{"embedding", first, &f.tr.Embedding.Data[7]},
 		{"block 1 Output", second, &f.tr.Layers[1].Output.Data[3]},
+		{"block 1 Mid", second, &f.tr.Layers[1].Mid.Data[4]},
+		{"block 0 Output, read by segment 1", second, &f.tr.Layers[0].Output.Data[1]},
 	} {
 		*c.value++
 		proof, _, err := Prove(s, f.m, f.st, f.tr, c.seg)
@@ -325,9 +326,8 @@ func TestResidualAdds(t *testing.T) {
 		}
 		t.Logf("%s off by one: %v", c.name, err)
 	}
-	// The honest residuals: 2 adds over 5 tensors in the first segment, 1
-	// add over 3 in the second.
-	for seg, want := range map[inference.Segment][2]int{first: {2, 5}, second: {1, 3}} {
+	// The honest residuals: 2 adds over 5 tensors in each segment.
+	for seg, want := range map[inference.Segment][2]int{first: {2, 5}, second: {2, 5}} {
 		l, err := NewLayout(f.tr, seg)
 		if err != nil {
 			t.Fatal(err)
@@ -339,5 +339,59 @@ func TestResidualAdds(t *testing.T) {
 		if len(res.adds) != want[0] || len(res.blocks) != want[1] {
 			t.Errorf("segment %v: %d adds over %d tensors, want %v", seg, len(res.adds), len(res.blocks), want)
 		}
+	}
+}
+
+// TestChain proves both segments of a pass: they verify and chain; the
+// second's Incoming moved is rejected by its own verification, and a
+// chain whose links differ, start late or end early is refused.
+func TestChain(t *testing.T) {
+	f := newFixture(t, model.Default(), 4)
+	s := testSRS(t, 1<<18)
+	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}}
+	var proofs []*Proof
+	for _, seg := range segs {
+		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.rows, seg, proof); err != nil {
+			t.Fatalf("segment %v: %v", seg, err)
+		}
+		proofs = append(proofs, proof)
+	}
+	if err := CheckChain(proofs); err != nil {
+		t.Fatal(err)
+	}
+	// The incoming stream's value and Mid's changed together keep the
+	// add true; the opening of the incoming commitment rejects them.
+	u0, u2 := bump(&proofs[1].ResidualEvals[0]), bump(&proofs[1].ResidualEvals[2])
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.rows, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+		t.Errorf("incoming and Mid values changed together: %v", err)
+	}
+	u0()
+	u2()
+	undo := move(proofs[1].Incoming)
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.rows, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+		t.Errorf("Incoming moved: %v", err)
+	}
+	if err := CheckChain(proofs); !errors.Is(err, ErrRejected) {
+		t.Errorf("a chain with a moved link: %v", err)
+	}
+	undo()
+	saved := proofs[1].Incoming
+	proofs[1].Incoming = nil
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.rows, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+		t.Errorf("Incoming removed: %v", err)
+	}
+	proofs[1].Incoming = saved
+	if err := CheckChain(proofs[1:]); !errors.Is(err, ErrRejected) {
+		t.Errorf("a chain that starts at segment 1: %v", err)
+	}
+	if err := CheckChain(proofs[:1]); !errors.Is(err, ErrRejected) {
+		t.Errorf("a chain that ends at segment 0: %v", err)
+	}
+	if err := CheckChain(proofs); err != nil {
+		t.Fatalf("the restored chain: %v", err)
 	}
 }
