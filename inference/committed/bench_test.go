@@ -94,7 +94,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 			total.Open += t.Open
 			size += proof.Size()
 			start = time.Now()
-			if _, err := Verify(s.VerifyingKey(), m, f.st, rows, seg, proof); err != nil {
+			if _, err := Verify(s.VerifyingKey(), m, f.st, f.prompt, seg, proof); err != nil {
 				b.Fatal(err)
 			}
 			verify += time.Since(start)

@@ -415,6 +415,12 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	}
 	rPoint, rEvals := proveResiduals(t, l, res, stacked, incoming)
 	proof.ResidualEvals = rEvals
+	ePoint := embeddingPoint(t, tr, l, seg.From == 0)
+	var eValue fr.Element
+	if ePoint != nil {
+		blk := &l.Blocks[l.Index[&tr.Embedding]]
+		eValue = poly.Evaluate[fr.Element](stacked[blk.Offset:blk.Offset+1<<blk.NbVars], ePoint)
+	}
 
 	var bPoint []fr.Element
 	if l.Boundary >= 0 {
@@ -428,6 +434,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	start = time.Now()
 	claims := batchClaims(l, lc, zc, opening.Point, proof, bPoint, groups, inputs)
 	claims = append(claims, residualClaims(l, res, rPoint, rEvals, proof.incomingCommitment())...)
+	claims = append(claims, embeddingClaim(tr, l, ePoint, eValue)...)
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -548,10 +555,13 @@ func boundaryLink(point []fr.Element, k int, v fr.Element) fr.Element {
 	return d
 }
 
-// Verify checks a committed segment proof of model m for a pass of rows
-// rows and the statement st, and returns the accumulator claims left to
-// the contraction sum-checks.
-func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows int, seg inference.Segment, proof *Proof) (*Claims, error) {
+// Verify checks a committed segment proof of model m for the pass over
+// tokens (the prompt and every generated token but the last) and the
+// statement st, and returns the accumulator claims left to the
+// contraction sum-checks. The caller checks st against the model and the
+// tokens.
+func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens []int, seg inference.Segment, proof *Proof) (*Claims, error) {
+	rows := len(tokens)
 	view, err := inference.ShapePass(m, rows)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
@@ -646,6 +656,13 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows i
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	ePoint := embeddingPoint(t, view, l, seg.From == 0)
+	var eValue fr.Element
+	if ePoint != nil {
+		if eValue, err = embeddingValue(m, tokens, ePoint); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		}
+	}
 
 	var bPoint []fr.Element
 	if l.Boundary >= 0 {
@@ -655,6 +672,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, rows i
 	}
 	claims := batchClaims(l, lc, zc, end, proof, bPoint, groups, inputs)
 	claims = append(claims, residualClaims(l, res, rPoint, proof.ResidualEvals, proof.incomingCommitment())...)
+	claims = append(claims, embeddingClaim(view, l, ePoint, eValue)...)
 	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}

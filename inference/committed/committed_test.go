@@ -64,7 +64,7 @@ func TestHonest(t *testing.T) {
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
-		claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.rows, seg, proof)
+		claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}

@@ -115,6 +115,12 @@
 // claim on its block of s, or for the incoming stream on Proof.Incoming
 // at r.
 //
+// Embedding (embedding.go, first segment only): the embedding block is
+// the model's embedding of the public tokens, E[token] (plus P[position]
+// for GPT-2). At a point r of its variables the verifier computes that
+// tensor's MLE itself from the model and the tokens (O(rows·d)) and makes
+// it the value of a claim on the block of s: the prover sends nothing.
+//
 // Openings: the LogUp instance's claim on the limb column at
 // (ρ_rows, ρ) is split by the prover into the 8 rows' values lⱼ(ρ)
 // (Proof.LimbEvals; the verifier checks Σⱼ eq(j, ρ_rows)·lⱼ(ρ) against
@@ -140,13 +146,14 @@
 //	  sum-check (degree 2, N rounds); s at its end point
 //	label "committed/projections"; per input, linear.Prove's transcript
 //	label "committed/residual"; r; the residual values                (when the segment has a residual add)
+//	label "committed/embedding"; its point                           (first segment only)
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
 //	pcs.OpenBatch: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
 // The claims' order in the batch: multiplicities, s of the zero-check,
 // for each limb row its LogUp and zero-check claims, s of the
 // requantization sum-check, the projections' inputs, the boundary and its
-// block of s, the residual values.
+// block of s, the residual values, the embedding.
 //
 // # Format
 //
@@ -236,7 +243,7 @@
 //   - Element-wise relations other than requantization: norm arithmetic
 //     (mean, exponent, 1/√ table and remainder), softmax (row maxima,
 //     exp-limb tables, probabilities), GELU/SiLU tables, RoPE, gated
-//     product, the embedding rows, the argmax of the output tokens. Table relations go into the same LogUp instance (more tables
+//     product, the argmax of the output tokens. Table relations go into the same LogUp instance (more tables
 //     in the set, a table-id column already there); the others into the
 //     zero-check.
 //   - The incoming residual stream (Proof.Incoming) is read by the first

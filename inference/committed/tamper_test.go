@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"testing"
 
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
@@ -156,7 +157,7 @@ func TestTamperedProof(t *testing.T) {
 	vk := s.VerifyingKey()
 	for _, c := range tampers(proof) {
 		undo := c.do(proof)
-		if _, err := Verify(vk, f.m, f.st, f.rows, seg, proof); !errors.Is(err, ErrRejected) {
+		if _, err := Verify(vk, f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("%s changed: %v", c.name, err)
 		}
 		undo()
@@ -164,18 +165,18 @@ func TestTamperedProof(t *testing.T) {
 	// The statement, the segment and the pass length.
 	for name, x := range map[string]*big.Int{"ModelID": f.st.ModelID, "InputDigest": f.st.InputDigest, "OutputDigest": f.st.OutputDigest} {
 		undo := bumpInt(x)
-		if _, err := Verify(vk, f.m, f.st, f.rows, seg, proof); !errors.Is(err, ErrRejected) {
+		if _, err := Verify(vk, f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("statement %s changed: %v", name, err)
 		}
 		undo()
 	}
-	if _, err := Verify(vk, f.m, f.st, f.rows, inference.Segment{From: 1, To: 2}, proof); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(vk, f.m, f.st, f.prompt, inference.Segment{From: 1, To: 2}, proof); !errors.Is(err, ErrRejected) {
 		t.Errorf("other segment: %v", err)
 	}
-	if _, err := Verify(vk, f.m, f.st, f.rows+1, seg, proof); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(vk, f.m, f.st, append(slices.Clone(f.prompt), 0), seg, proof); !errors.Is(err, ErrRejected) {
 		t.Errorf("other pass length: %v", err)
 	}
-	if _, err := Verify(vk, f.m, f.st, f.rows, seg, proof); err != nil {
+	if _, err := Verify(vk, f.m, f.st, f.prompt, seg, proof); err != nil {
 		t.Fatalf("the restored proof is rejected: %v", err)
 	}
 }
@@ -195,7 +196,7 @@ func TestAccumulatorClaims(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Verify(s.VerifyingKey(), f.m, f.st, f.rows, seg, proof)
+		return Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
 	}
 	// The verifier's requantizations are those of its own shape pass:
 	// match them to the prover's trace by name.
@@ -285,7 +286,7 @@ func TestForgedLimbs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.rows, seg, proof)
+		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
 		if !errors.Is(err, ErrRejected) {
 			t.Errorf("%s: %v", c.name, err)
 		}
@@ -320,7 +321,7 @@ func TestResidualAdds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.rows, c.seg, proof)
+		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, c.seg, proof)
 		if !errors.Is(err, ErrRejected) {
 			t.Errorf("%s off by one: %v", c.name, err)
 		}
@@ -355,7 +356,7 @@ func TestChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.rows, seg, proof); err != nil {
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
 		proofs = append(proofs, proof)
@@ -366,13 +367,13 @@ func TestChain(t *testing.T) {
 	// The incoming stream's value and Mid's changed together keep the
 	// add true; the opening of the incoming commitment rejects them.
 	u0, u2 := bump(&proofs[1].ResidualEvals[0]), bump(&proofs[1].ResidualEvals[2])
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.rows, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("incoming and Mid values changed together: %v", err)
 	}
 	u0()
 	u2()
 	undo := move(proofs[1].Incoming)
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.rows, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("Incoming moved: %v", err)
 	}
 	if err := CheckChain(proofs); !errors.Is(err, ErrRejected) {
@@ -381,7 +382,7 @@ func TestChain(t *testing.T) {
 	undo()
 	saved := proofs[1].Incoming
 	proofs[1].Incoming = nil
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.rows, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("Incoming removed: %v", err)
 	}
 	proofs[1].Incoming = saved
@@ -393,5 +394,55 @@ func TestChain(t *testing.T) {
 	}
 	if err := CheckChain(proofs); err != nil {
 		t.Fatalf("the restored chain: %v", err)
+	}
+}
+
+// TestEmbedding: a first segment whose embedding is not the model's
+// embedding of the tokens is rejected — with the residual stream changed
+// along with it, so that every residual add still holds — and an honest
+// proof is rejected for other tokens of the same length.
+func TestEmbedding(t *testing.T) {
+	f := newFixture(t, model.Default(), 4)
+	s := testSRS(t, 1<<18)
+	seg := inference.Segment{From: 0, To: 1}
+	l0 := &f.tr.Layers[0]
+	values := []*int64{&f.tr.Embedding.Data[6], &l0.Mid.Data[6], &l0.Output.Data[6]}
+	for _, v := range values {
+		*v++
+	}
+	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	for _, v := range values {
+		*v--
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+	if !errors.Is(err, ErrRejected) {
+		t.Errorf("an embedding entry off by one, residual stream along: %v", err)
+	}
+	t.Logf("embedding off by one: %v", err)
+
+	honest, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, honest); err != nil {
+		t.Fatal(err)
+	}
+	other := slices.Clone(f.prompt)
+	other[1] = (other[1] + 1) % f.m.Config.Vocab
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, other, seg, honest); !errors.Is(err, ErrRejected) {
+		t.Errorf("other tokens: %v", err)
+	}
+	// The second segment reads no embedding: other tokens do not matter
+	// to it (the statement binds them).
+	second := inference.Segment{From: 1, To: 2}
+	p2, _, err := Prove(s, f.m, f.st, f.tr, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, other, second, p2); err != nil {
+		t.Errorf("second segment with other tokens: %v", err)
 	}
 }
