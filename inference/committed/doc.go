@@ -240,12 +240,13 @@
 //     out by its own index (inference.ScoreLayout), not per-dimension
 //     padded: its claims need either that layout for those blocks or a
 //     layout-change sum-check.
-//   - Element-wise relations other than requantization: norm arithmetic
-//     (mean, exponent, 1/√ table and remainder), softmax (row maxima,
-//     exp-limb tables, probabilities), GELU/SiLU tables, RoPE, gated
-//     product, the argmax of the output tokens. Table relations go into the same LogUp instance (more tables
-//     in the set, a table-id column already there); the others into the
-//     zero-check.
+//   - Element-wise relations other than requantization, the residual adds
+//     and the embedding: norm arithmetic (mean, exponent, 1/√ table and
+//     remainder), softmax (row maxima, exp-limb tables, probabilities),
+//     GELU/SiLU tables, RoPE, the gated product, the argmax of the output
+//     tokens. Table relations go into the same LogUp instance (more
+//     tables in the set, a table-id column already there); the others
+//     into the zero-check.
 //   - The incoming residual stream (Proof.Incoming) is read by the first
 //     block's residual add; its attention norm, a table relation, will
 //     read it too.
