@@ -73,6 +73,8 @@ type Proof struct {
 	// Projections prove the accumulator claims of the projections
 	// (Q, K, V, O, gate, up, down, LM head), one per input.
 	Projections []*linear.Proof[fr.Element]
+	// Products prove the gated products' accumulator claims (Llama).
+	Products []ProductProof
 	// ResidualEvals are the residual tensors' MLEs at the residual point
 	// (one per distinct tensor of the segment's residual adds, in order
 	// of first appearance; see residual.go).
@@ -409,6 +411,14 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 		return nil, nil, err
 	}
 
+	gps, err := gatedProducts(tr, seg, l, requantIndex(rqs))
+	if err != nil {
+		return nil, nil, err
+	}
+	var pEnds [][]fr.Element
+	if proof.Products, pEnds, err = proveProducts(t, l, gps, stacked, points, proof.Accumulators); err != nil {
+		return nil, nil, err
+	}
 	res, err := residualsOf(tr, seg, l)
 	if err != nil {
 		return nil, nil, err
@@ -435,6 +445,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	claims := batchClaims(l, lc, zc, opening.Point, proof, bPoint, groups, inputs)
 	claims = append(claims, residualClaims(l, res, rPoint, rEvals, proof.incomingCommitment())...)
 	claims = append(claims, embeddingClaim(tr, l, ePoint, eValue)...)
+	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -648,6 +659,14 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 
+	gps, err := gatedProducts(view, seg, l, requantIndex(rqs))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	pEnds, err := verifyProducts(t, gps, points, proof.Accumulators, proof.Products)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
 	res, err := residualsOf(view, seg, l)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
@@ -673,10 +692,14 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	claims := batchClaims(l, lc, zc, end, proof, bPoint, groups, inputs)
 	claims = append(claims, residualClaims(l, res, rPoint, proof.ResidualEvals, proof.incomingCommitment())...)
 	claims = append(claims, embeddingClaim(view, l, ePoint, eValue)...)
+	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	projected := map[*model.Requant]bool{}
+	for _, g := range gps {
+		projected[rqs[g.q]] = true
+	}
 	for _, g := range groups {
 		for _, mm := range g.mms {
 			projected[&mm.Requant] = true

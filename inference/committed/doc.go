@@ -100,7 +100,7 @@
 // which the verifier evaluates from the model, and one claim on the
 // input, a block of s: it joins the batch opening at (prefix, point). The
 // other accumulator claims — the norms, RoPE, the attention scores and
-// context, the gated product — are the proof's output ([Claims]), for the
+// context — are the proof's output ([Claims]), for the
 // protocols that will prove them (see Left).
 //
 // Residual adds (residual.go): for every block i of the segment,
@@ -114,6 +114,17 @@
 // vanishes at a random point, up to k/|Fr|), and each value becomes a
 // claim on its block of s, or for the incoming stream on Proof.Incoming
 // at r.
+//
+// Gated products (product.go, Llama MLP): the accumulator of the product
+// requantization is Act ⊙ Up element-wise. Its claim Acc(r_q) from the
+// requantization step is proven by one degree-3 sum-check,
+//
+//	Acc(r_q) = Σₓ eq(r_q, x)·Act(x)·Up(x)   over the product's padded shape,
+//
+// whose end point r′ leaves the claims Act(r′), Up(r′) (sent, absorbed)
+// on their blocks of s; the verifier evaluates eq(r_q, r′) itself. Zero
+// padding makes the sum over the padded cube the sum over the entries.
+// The product's claim is then no longer an output ([Claims]).
 //
 // Embedding (embedding.go, first segment only): the embedding block is
 // the model's embedding of the public tokens, E[token] (plus P[position]
@@ -145,6 +156,7 @@
 //	label "committed/requant"; r_q for every requantization (shared rows drawn once); Acc_q(r_q); ρ;
 //	  sum-check (degree 2, N rounds); s at its end point
 //	label "committed/projections"; per input, linear.Prove's transcript
+//	label "committed/product"; per gated product: sum-check (degree 3), Act(r′), Up(r′)   (Llama)
 //	label "committed/residual"; r; the residual values                (when the segment has a residual add)
 //	label "committed/embedding"; its point                           (first segment only)
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
@@ -153,7 +165,8 @@
 // The claims' order in the batch: multiplicities, s of the zero-check,
 // for each limb row its LogUp and zero-check claims, s of the
 // requantization sum-check, the projections' inputs, the boundary and its
-// block of s, the residual values, the embedding.
+// block of s, the residual values, the embedding, each gated product's
+// Act and Up.
 //
 // # Format
 //
@@ -163,8 +176,9 @@
 // table trees: root, layers; MultiplicityEval; ColumnEvals), the
 // zero-check (rounds, evaluations), Accumulators, the requantization
 // sum-check's rounds, RequantEval, the projection proofs (count; per
-// proof: Biases, sum-check rounds, Inputs, Weights), ResidualEvals, and
-// the batch
+// proof: Biases, sum-check rounds, Inputs, Weights), the gated products
+// (count; per product: sum-check rounds, Act, Up), ResidualEvals, and the
+// batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
 // bytes), scalars canonical (32 bytes), counts as 4-byte big-endian
 // integers. [UnmarshalProof]
@@ -243,8 +257,7 @@
 //   - Element-wise relations other than requantization, the residual adds
 //     and the embedding: norm arithmetic (mean, exponent, 1/√ table and
 //     remainder), softmax (row maxima, exp-limb tables, probabilities),
-//     GELU/SiLU tables, RoPE, the gated product, the argmax of the output
-//     tokens. Table relations go into the same LogUp instance (more
+//     GELU/SiLU tables, RoPE, the argmax of the output tokens. Table relations go into the same LogUp instance (more
 //     tables in the set, a table-id column already there); the others
 //     into the zero-check.
 //   - The incoming residual stream (Proof.Incoming) is read by the first

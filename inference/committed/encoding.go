@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 3
+const FormatVersion = 4
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -84,6 +84,12 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 		w.rounds(lp.SumCheck.Rounds)
 		w.scalars(lp.Inputs)
 		w.scalars(lp.Weights)
+	}
+	w.count(len(p.Products))
+	for k := range p.Products {
+		w.rounds(p.Products[k].SumCheck.Rounds)
+		w.scalar(&p.Products[k].Act)
+		w.scalar(&p.Products[k].Up)
 	}
 	w.scalars(p.ResidualEvals)
 	opening, err := p.Opening.MarshalBinary()
@@ -153,6 +159,17 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 		lp.Inputs = r.scalars(maxColumns)
 		lp.Weights = r.scalars(maxColumns)
 		p.Projections = append(p.Projections, lp)
+	}
+	nbProducts := r.count(maxProjections, 4+2*32)
+	for range nbProducts {
+		if r.err != nil {
+			break
+		}
+		var pp ProductProof
+		pp.SumCheck.Rounds = r.rounds()
+		r.scalar(&pp.Act)
+		r.scalar(&pp.Up)
+		p.Products = append(p.Products, pp)
 	}
 	p.ResidualEvals = r.scalars(maxResiduals)
 	n := r.count(maxOpeningBytes, 1)

@@ -25,6 +25,9 @@ func (p *Proof) Size() int {
 	scalars += rounds(p.Decomposition.SumCheck.Rounds) + len(p.Decomposition.Evaluations)
 	scalars += rounds(p.Requant.Rounds)
 	scalars += rounds(p.Opening.SumCheck.Rounds) + 3*len(p.Opening.Opening.Evaluations)
+	for _, pp := range p.Products {
+		scalars += rounds(pp.SumCheck.Rounds) + 2
+	}
 	for _, lp := range p.Projections {
 		scalars += len(lp.Biases) + rounds(lp.SumCheck.Rounds) + len(lp.Inputs) + len(lp.Weights)
 	}

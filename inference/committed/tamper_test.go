@@ -446,3 +446,72 @@ func TestEmbedding(t *testing.T) {
 		t.Errorf("second segment with other tokens: %v", err)
 	}
 }
+
+// TestGatedProduct proves a Llama segment: its gated product's
+// accumulator claim is proven here (not left as output); a product
+// remainder off by one (in range) is rejected, and so is every field of
+// the product proof changed.
+func TestGatedProduct(t *testing.T) {
+	m, err := model.Builtin(model.LlamaTiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, m, 4)
+	s := testSRS(t, 1<<18)
+	seg := inference.Segment{From: 1, To: 2}
+	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(proof.Products) != 1 {
+		t.Fatalf("%d gated product proofs", len(proof.Products))
+	}
+	for _, rq := range claims.Requants {
+		if rq.Out.Name == f.tr.Layers[1].Product.Out.Name {
+			t.Fatal("the gated product's claim is still left as output")
+		}
+	}
+	for _, c := range []tamper{
+		{"Products[0].SumCheck.Rounds[0][0]", func(p *Proof) func() { return bump(&p.Products[0].SumCheck.Rounds[0][0]) }},
+		{"Products[0].SumCheck.Rounds[last][last]", func(p *Proof) func() {
+			r := p.Products[0].SumCheck.Rounds
+			return bump(&r[len(r)-1][len(r[len(r)-1])-1])
+		}},
+		{"Products[0].Act", func(p *Proof) func() { return bump(&p.Products[0].Act) }},
+		{"Products[0].Up", func(p *Proof) func() { return bump(&p.Products[0].Up) }},
+		{"Products removed", func(p *Proof) func() {
+			saved := p.Products
+			p.Products = nil
+			return func() { p.Products = saved }
+		}},
+	} {
+		undo := c.do(proof)
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
+			t.Errorf("%s changed: %v", c.name, err)
+		}
+		undo()
+	}
+	// A remainder off by one (in range) changes only the accumulator the
+	// requantization gives: the product's sum-check is what rejects it
+	// (the output, read by the down projection, is unchanged).
+	rem := f.tr.Layers[1].Product.Rem.Data
+	k := 0
+	for rem[k] >= f.tr.Layers[1].Product.Rem.Max {
+		k++
+	}
+	rem[k]++
+	forged, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	rem[k]--
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, forged)
+	if !errors.Is(err, ErrRejected) {
+		t.Errorf("a gated product remainder off by one: %v", err)
+	}
+	t.Logf("gated product remainder off by one: %v", err)
+}
