@@ -75,6 +75,9 @@ type Proof struct {
 	Projections []*linear.Proof[fr.Element]
 	// Products prove the gated products' accumulator claims (Llama).
 	Products []ProductProof
+	// Rotations prove the RoPE rotations' accumulator claims (Llama):
+	// queries then keys of each block.
+	Rotations []RopeProof
 	// ResidualEvals are the residual tensors' MLEs at the residual point
 	// (one per distinct tensor of the segment's residual adds, in order
 	// of first appearance; see residual.go).
@@ -419,6 +422,14 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if proof.Products, pEnds, err = proveProducts(t, l, gps, stacked, points, proof.Accumulators); err != nil {
 		return nil, nil, err
 	}
+	rts, err := rotationsOf(tr, seg, l, requantIndex(rqs))
+	if err != nil {
+		return nil, nil, err
+	}
+	var rtEnds [][]fr.Element
+	if proof.Rotations, rtEnds, err = proveRotations(t, l, rts, stacked, points, proof.Accumulators); err != nil {
+		return nil, nil, err
+	}
 	res, err := residualsOf(tr, seg, l)
 	if err != nil {
 		return nil, nil, err
@@ -446,6 +457,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	claims = append(claims, residualClaims(l, res, rPoint, rEvals, proof.incomingCommitment())...)
 	claims = append(claims, embeddingClaim(tr, l, ePoint, eValue)...)
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
+	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -667,6 +679,14 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	rts, err := rotationsOf(view, seg, l, requantIndex(rqs))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	rtEnds, err := verifyRotations(t, rts, points, proof.Accumulators, proof.Rotations)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
 	res, err := residualsOf(view, seg, l)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
@@ -693,12 +713,16 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	claims = append(claims, residualClaims(l, res, rPoint, proof.ResidualEvals, proof.incomingCommitment())...)
 	claims = append(claims, embeddingClaim(view, l, ePoint, eValue)...)
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
+	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
 	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	projected := map[*model.Requant]bool{}
 	for _, g := range gps {
 		projected[rqs[g.q]] = true
+	}
+	for _, rt := range rts {
+		projected[rqs[rt.q]] = true
 	}
 	for _, g := range groups {
 		for _, mm := range g.mms {

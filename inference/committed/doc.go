@@ -99,7 +99,7 @@
 // proof turns the Acc_q(r_q) claims into claims on the weights and biases,
 // which the verifier evaluates from the model, and one claim on the
 // input, a block of s: it joins the batch opening at (prefix, point). The
-// other accumulator claims — the norms, RoPE, the attention scores and
+// other accumulator claims — the norms, the attention scores and
 // context — are the proof's output ([Claims]), for the
 // protocols that will prove them (see Left).
 //
@@ -125,6 +125,21 @@
 // on their blocks of s; the verifier evaluates eq(r_q, r′) itself. Zero
 // padding makes the sum over the padded cube the sum over the entries.
 // The product's claim is then no longer an output ([Claims]).
+//
+// Rotations (rope.go, Llama): RoPE rotates the pairs (j, j + hd/2) of
+// every head of the Q and K projections' outputs, Acc = In·C − In′·S on
+// the first half of a head and In·C + In′·S on the second, with cos and
+// sin values that depend on the positions only. With hd and the width
+// powers of two, In′ is In with one column bit flipped, so one degree-3
+// sum-check per rotation proves its claim Acc(r_q):
+//
+//	Acc(r_q) = Σₓ eq(r_q, x)·(In(x)·C(x) + In(x ⊕ hd/2)·S′(x)),
+//
+// C and S′ (= ∓S) public tables over the padded shape, which the verifier
+// evaluates at the end point r′ itself (O(rows·width), from the cos and
+// sin values of its shape pass). The prover sends In(r′) and In at r′
+// with the half-head coordinate complemented: two claims on the input's
+// block of s. The rotation's claim is then no longer an output.
 //
 // Embedding (embedding.go, first segment only): the embedding block is
 // the model's embedding of the public tokens, E[token] (plus P[position]
@@ -157,6 +172,7 @@
 //	  sum-check (degree 2, N rounds); s at its end point
 //	label "committed/projections"; per input, linear.Prove's transcript
 //	label "committed/product"; per gated product: sum-check (degree 3), Act(r′), Up(r′)   (Llama)
+//	label "committed/rope"; per rotation: sum-check (degree 3), In(r′), In(r′ with the half-head bit flipped)   (Llama)
 //	label "committed/residual"; r; the residual values                (when the segment has a residual add)
 //	label "committed/embedding"; its point                           (first segment only)
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
@@ -166,7 +182,7 @@
 // for each limb row its LogUp and zero-check claims, s of the
 // requantization sum-check, the projections' inputs, the boundary and its
 // block of s, the residual values, the embedding, each gated product's
-// Act and Up.
+// Act and Up, each rotation's two input values.
 //
 // # Format
 //
@@ -177,7 +193,8 @@
 // zero-check (rounds, evaluations), Accumulators, the requantization
 // sum-check's rounds, RequantEval, the projection proofs (count; per
 // proof: Biases, sum-check rounds, Inputs, Weights), the gated products
-// (count; per product: sum-check rounds, Act, Up), ResidualEvals, and the
+// (count; per product: sum-check rounds, Act, Up), the rotations (count;
+// per rotation: sum-check rounds, Input, Paired), ResidualEvals, and the
 // batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
 // bytes), scalars canonical (32 bytes), counts as 4-byte big-endian
@@ -257,7 +274,9 @@
 //   - Element-wise relations other than requantization, the residual adds
 //     and the embedding: norm arithmetic (mean, exponent, 1/√ table and
 //     remainder), softmax (row maxima, exp-limb tables, probabilities),
-//     GELU/SiLU tables, RoPE, the argmax of the output tokens. Table relations go into the same LogUp instance (more
+//     GELU/SiLU tables, the argmax of the output tokens (the cos and sin
+//     lookups of RoPE are data-independent: the verifier's shape pass
+//     computes them). Table relations go into the same LogUp instance (more
 //     tables in the set, a table-id column already there); the others
 //     into the zero-check.
 //   - The incoming residual stream (Proof.Incoming) is read by the first

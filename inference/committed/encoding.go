@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 4
+const FormatVersion = 5
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -90,6 +90,12 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 		w.rounds(p.Products[k].SumCheck.Rounds)
 		w.scalar(&p.Products[k].Act)
 		w.scalar(&p.Products[k].Up)
+	}
+	w.count(len(p.Rotations))
+	for k := range p.Rotations {
+		w.rounds(p.Rotations[k].SumCheck.Rounds)
+		w.scalar(&p.Rotations[k].Input)
+		w.scalar(&p.Rotations[k].Paired)
 	}
 	w.scalars(p.ResidualEvals)
 	opening, err := p.Opening.MarshalBinary()
@@ -170,6 +176,17 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 		r.scalar(&pp.Act)
 		r.scalar(&pp.Up)
 		p.Products = append(p.Products, pp)
+	}
+	nbRotations := r.count(maxProjections, 4+2*32)
+	for range nbRotations {
+		if r.err != nil {
+			break
+		}
+		var rp RopeProof
+		rp.SumCheck.Rounds = r.rounds()
+		r.scalar(&rp.Input)
+		r.scalar(&rp.Paired)
+		p.Rotations = append(p.Rotations, rp)
 	}
 	p.ResidualEvals = r.scalars(maxResiduals)
 	n := r.count(maxOpeningBytes, 1)

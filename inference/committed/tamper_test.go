@@ -515,3 +515,74 @@ func TestGatedProduct(t *testing.T) {
 	}
 	t.Logf("gated product remainder off by one: %v", err)
 }
+
+// TestRotations proves a Llama segment: its two RoPE rotations' claims are
+// proven here (not left as output); a rotation's remainder off by one (in
+// range) is rejected, and so is every field of a rotation proof changed.
+func TestRotations(t *testing.T) {
+	m, err := model.Builtin(model.LlamaTiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, m, 4)
+	s := testSRS(t, 1<<18)
+	seg := inference.Segment{From: 0, To: 1}
+	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(proof.Rotations) != 2 {
+		t.Fatalf("%d rotation proofs", len(proof.Rotations))
+	}
+	l0 := &f.tr.Layers[0]
+	for _, rq := range claims.Requants {
+		if rq.Out.Name == l0.RopeQ.Out.Name || rq.Out.Name == l0.RopeK.Out.Name {
+			t.Fatalf("the rotation %s is still left as output", rq.Out.Name)
+		}
+	}
+	for k := range proof.Rotations {
+		for _, c := range []tamper{
+			{fmt.Sprintf("Rotations[%d].SumCheck.Rounds[0][0]", k), func(p *Proof) func() { return bump(&p.Rotations[k].SumCheck.Rounds[0][0]) }},
+			{fmt.Sprintf("Rotations[%d].SumCheck.Rounds[last][last]", k), func(p *Proof) func() {
+				r := p.Rotations[k].SumCheck.Rounds
+				return bump(&r[len(r)-1][len(r[len(r)-1])-1])
+			}},
+			{fmt.Sprintf("Rotations[%d].Input", k), func(p *Proof) func() { return bump(&p.Rotations[k].Input) }},
+			{fmt.Sprintf("Rotations[%d].Paired", k), func(p *Proof) func() { return bump(&p.Rotations[k].Paired) }},
+		} {
+			undo := c.do(proof)
+			if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
+				t.Errorf("%s changed: %v", c.name, err)
+			}
+			undo()
+		}
+	}
+	saved := proof.Rotations
+	proof.Rotations = saved[:1]
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
+		t.Errorf("a rotation proof dropped: %v", err)
+	}
+	proof.Rotations = saved
+	for _, rope := range []*model.Rope{l0.RopeQ, l0.RopeK} {
+		rem := rope.Rem.Data
+		k := 0
+		for rem[k] >= rope.Rem.Max {
+			k++
+		}
+		rem[k]++
+		forged, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		rem[k]--
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, forged)
+		if !errors.Is(err, ErrRejected) {
+			t.Errorf("%s remainder off by one: %v", rope.Out.Name, err)
+		}
+		t.Logf("%s remainder off by one: %v", rope.Out.Name, err)
+	}
+}
