@@ -78,6 +78,9 @@ type Proof struct {
 	// Rotations prove the RoPE rotations' accumulator claims (Llama):
 	// queries then keys of each block.
 	Rotations []RopeProof
+	// Attention proves the attention contractions' accumulator claims:
+	// the scores then the context of each block.
+	Attention []ContractionProof
 	// ResidualEvals are the residual tensors' MLEs at the residual point
 	// (one per distinct tensor of the segment's residual adds, in order
 	// of first appearance; see residual.go).
@@ -430,6 +433,14 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if proof.Rotations, rtEnds, err = proveRotations(t, l, rts, stacked, points, proof.Accumulators); err != nil {
 		return nil, nil, err
 	}
+	ats, err := attentionContractions(tr, seg, l, requantIndex(rqs))
+	if err != nil {
+		return nil, nil, err
+	}
+	var atEnds [][]fr.Element
+	if proof.Attention, atEnds, err = proveContractions(t, l, ats, stacked, points, proof.Accumulators); err != nil {
+		return nil, nil, err
+	}
 	res, err := residualsOf(tr, seg, l)
 	if err != nil {
 		return nil, nil, err
@@ -458,6 +469,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	claims = append(claims, embeddingClaim(tr, l, ePoint, eValue)...)
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
+	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -687,6 +699,14 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	ats, err := attentionContractions(view, seg, l, requantIndex(rqs))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	atEnds, err := verifyContractions(t, ats, points, proof.Accumulators, proof.Attention)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
 	res, err := residualsOf(view, seg, l)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
@@ -714,6 +734,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	claims = append(claims, embeddingClaim(view, l, ePoint, eValue)...)
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
+	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
 	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -723,6 +744,9 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	}
 	for _, rt := range rts {
 		projected[rqs[rt.q]] = true
+	}
+	for _, k := range ats {
+		projected[rqs[k.q]] = true
 	}
 	for _, g := range groups {
 		for _, mm := range g.mms {

@@ -99,8 +99,7 @@
 // proof turns the Acc_q(r_q) claims into claims on the weights and biases,
 // which the verifier evaluates from the model, and one claim on the
 // input, a block of s: it joins the batch opening at (prefix, point). The
-// other accumulator claims — the norms, the attention scores and
-// context — are the proof's output ([Claims]), for the
+// other accumulator claims — the norms' — are the proof's output ([Claims]), for the
 // protocols that will prove them (see Left).
 //
 // Residual adds (residual.go): for every block i of the segment,
@@ -141,6 +140,25 @@
 // with the half-head coordinate complemented: two claims on the input's
 // block of s. The rotation's claim is then no longer an output.
 //
+// Attention contractions (attention.go): the scores,
+// Acc[h][i][j] = [j ≤ i]·Σ_c Q[i][h·hd+c]·K[j][g·hd+c], and the context,
+// Acc[i][h·hd+c] = Σ_j [j ≤ i]·P[h][i][j]·V[j][g·hd+c] (g = h / (query
+// heads per key/value head), Q and K after RoPE for Llama), each by one
+// degree-3 sum-check over its index cube — (h, i, j, c) for the scores,
+// (i, h, c, j) for the context, each group padded to a power of two — of
+// E·A·B, where E = eq(r_q, ·)·mask and A, B are the factors' padded
+// tables broadcast over the cube. Both factors are blocks of s in their
+// per-dimension padded layout (the scores and probabilities as [heads,
+// n, T]), so no layout change is needed: with hd and the heads-per-group
+// ratio powers of two, the column h·hd + c is the bits of h then c, and g
+// the leading bits of h. The end point gives one claim on each factor's
+// block; the verifier evaluates E there itself: eq factors over the
+// groups except where it shares the row coordinates with the mask, which
+// is summed over the padded query and key rows (O(n·T)). Masked scores
+// have accumulator 0, which the requantization's Out = 0, Rem = 2^(k−1)
+// give. The pass must start at position 0 (the keys are its own rows).
+// The prover's tables have heads·n·T·hd entries.
+//
 // Embedding (embedding.go, first segment only): the embedding block is
 // the model's embedding of the public tokens, E[token] (plus P[position]
 // for GPT-2). At a point r of its variables the verifier computes that
@@ -173,6 +191,7 @@
 //	label "committed/projections"; per input, linear.Prove's transcript
 //	label "committed/product"; per gated product: sum-check (degree 3), Act(r′), Up(r′)   (Llama)
 //	label "committed/rope"; per rotation: sum-check (degree 3), In(r′), In(r′ with the half-head bit flipped)   (Llama)
+//	label "committed/attention"; per block: scores then context, each a sum-check (degree 3), A(r′), B(r′)
 //	label "committed/residual"; r; the residual values                (when the segment has a residual add)
 //	label "committed/embedding"; its point                           (first segment only)
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
@@ -182,7 +201,8 @@
 // for each limb row its LogUp and zero-check claims, s of the
 // requantization sum-check, the projections' inputs, the boundary and its
 // block of s, the residual values, the embedding, each gated product's
-// Act and Up, each rotation's two input values.
+// Act and Up, each rotation's two input values, each attention
+// contraction's two factors.
 //
 // # Format
 //
@@ -194,8 +214,9 @@
 // sum-check's rounds, RequantEval, the projection proofs (count; per
 // proof: Biases, sum-check rounds, Inputs, Weights), the gated products
 // (count; per product: sum-check rounds, Act, Up), the rotations (count;
-// per rotation: sum-check rounds, Input, Paired), ResidualEvals, and the
-// batch
+// per rotation: sum-check rounds, Input, Paired), the attention
+// contractions (count; per contraction: sum-check rounds, A, B),
+// ResidualEvals, and the batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
 // bytes), scalars canonical (32 bytes), counts as 4-byte big-endian
 // integers. [UnmarshalProof]
@@ -265,20 +286,17 @@
 //
 // # Left
 //
-//   - The attention contractions (context = probabilities·values, scores
-//     = queries·keysᵀ) are not run here: their accumulator claims are
-//     outputs. The attention protocol lays the scores and probabilities
-//     out by its own index (inference.ScoreLayout), not per-dimension
-//     padded: its claims need either that layout for those blocks or a
-//     layout-change sum-check.
-//   - Element-wise relations other than requantization, the residual adds
-//     and the embedding: norm arithmetic (mean, exponent, 1/√ table and
-//     remainder), softmax (row maxima, exp-limb tables, probabilities),
-//     GELU/SiLU tables, the argmax of the output tokens (the cos and sin
-//     lookups of RoPE are data-independent: the verifier's shape pass
-//     computes them). Table relations go into the same LogUp instance (more
-//     tables in the set, a table-id column already there); the others
-//     into the zero-check.
+//   - The table relations: norm arithmetic (mean, exponent, 1/√ table and
+//     remainder; the norms' accumulator claims are this proof's output),
+//     softmax (row maxima, exp-limb tables, probabilities), GELU/SiLU
+//     tables, the argmax of the output tokens. They go into the same
+//     LogUp instance (more tables in the set, a table-id column already
+//     there), their linear parts into the zero-check. (RoPE's cos and sin
+//     lookups are data-independent: the verifier's shape pass computes
+//     them.)
+//   - The attention contractions' tables grow as heads·n²·hd: summing
+//     over the head dimension first (a two-stage sum-check) would make
+//     them heads·n² + n·width.
 //   - The incoming residual stream (Proof.Incoming) is read by the first
 //     block's residual add; its attention norm, a table relation, will
 //     read it too.

@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 5
+const FormatVersion = 6
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -96,6 +96,12 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 		w.rounds(p.Rotations[k].SumCheck.Rounds)
 		w.scalar(&p.Rotations[k].Input)
 		w.scalar(&p.Rotations[k].Paired)
+	}
+	w.count(len(p.Attention))
+	for k := range p.Attention {
+		w.rounds(p.Attention[k].SumCheck.Rounds)
+		w.scalar(&p.Attention[k].A)
+		w.scalar(&p.Attention[k].B)
 	}
 	w.scalars(p.ResidualEvals)
 	opening, err := p.Opening.MarshalBinary()
@@ -187,6 +193,17 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 		r.scalar(&rp.Input)
 		r.scalar(&rp.Paired)
 		p.Rotations = append(p.Rotations, rp)
+	}
+	nbContractions := r.count(maxProjections, 4+2*32)
+	for range nbContractions {
+		if r.err != nil {
+			break
+		}
+		var cp ContractionProof
+		cp.SumCheck.Rounds = r.rounds()
+		r.scalar(&cp.A)
+		r.scalar(&cp.B)
+		p.Attention = append(p.Attention, cp)
 	}
 	p.ResidualEvals = r.scalars(maxResiduals)
 	n := r.count(maxOpeningBytes, 1)

@@ -28,6 +28,9 @@ func (p *Proof) Size() int {
 	for _, pp := range p.Products {
 		scalars += rounds(pp.SumCheck.Rounds) + 2
 	}
+	for _, cp := range p.Attention {
+		scalars += rounds(cp.SumCheck.Rounds) + 2
+	}
 	for _, rp := range p.Rotations {
 		scalars += rounds(rp.SumCheck.Rounds) + 2
 	}

@@ -586,3 +586,80 @@ func TestRotations(t *testing.T) {
 		t.Logf("%s remainder off by one: %v", rope.Out.Name, err)
 	}
 }
+
+// TestAttention proves the attention contractions of a GPT-2 and a Llama
+// segment: their claims are proven here (not left as output); a score or
+// context remainder off by one (in range) and a probability off by one
+// are rejected, and so is every field of a contraction proof changed.
+func TestAttention(t *testing.T) {
+	llama, err := model.Builtin(model.LlamaTiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testSRS(t, 1<<18)
+	seg := inference.Segment{From: 0, To: 1}
+	for _, m := range []*model.Model{model.Default(), llama} {
+		f := newFixture(t, m, 4)
+		a := &f.tr.Layers[0].Attention
+		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+		if err != nil {
+			t.Fatalf("%s: %v", m.Config.Family, err)
+		}
+		if len(proof.Attention) != 2 {
+			t.Fatalf("%d contraction proofs", len(proof.Attention))
+		}
+		for _, rq := range claims.Requants {
+			if rq.Out.Name == a.Scores.Out.Name || rq.Out.Name == a.Context.Out.Name {
+				t.Fatalf("%s is still left as output", rq.Out.Name)
+			}
+		}
+		for k := range proof.Attention {
+			for _, c := range []tamper{
+				{fmt.Sprintf("Attention[%d].SumCheck.Rounds[0][0]", k), func(p *Proof) func() { return bump(&p.Attention[k].SumCheck.Rounds[0][0]) }},
+				{fmt.Sprintf("Attention[%d].SumCheck.Rounds[last][last]", k), func(p *Proof) func() {
+					r := p.Attention[k].SumCheck.Rounds
+					return bump(&r[len(r)-1][len(r[len(r)-1])-1])
+				}},
+				{fmt.Sprintf("Attention[%d].A", k), func(p *Proof) func() { return bump(&p.Attention[k].A) }},
+				{fmt.Sprintf("Attention[%d].B", k), func(p *Proof) func() { return bump(&p.Attention[k].B) }},
+			} {
+				undo := c.do(proof)
+				if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
+					t.Errorf("%s: %s changed: %v", m.Config.Family, c.name, err)
+				}
+				undo()
+			}
+		}
+		// Entry (h=1, i=2, j=1) is unmasked; the context entry (1, 3).
+		score := (1*f.rows+2)*f.rows + 1
+		for _, c := range []struct {
+			name  string
+			value *int64
+			max   int64
+		}{
+			{"score remainder", &a.Scores.Rem.Data[score], a.Scores.Rem.Max},
+			{"context remainder", &a.Context.Rem.Data[1*a.Context.Rem.Shape[1]+3], a.Context.Rem.Max},
+			{"probability", &a.Probs.Data[score], a.Probs.Max},
+		} {
+			delta := int64(1)
+			if *c.value >= c.max {
+				delta = -1
+			}
+			*c.value += delta
+			forged, _, err := Prove(s, f.m, f.st, f.tr, seg)
+			*c.value -= delta
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, forged)
+			if !errors.Is(err, ErrRejected) {
+				t.Errorf("%s: %s off by one: %v", m.Config.Family, c.name, err)
+			}
+			t.Logf("%s: %s off by one: %v", m.Config.Family, c.name, err)
+		}
+	}
+}

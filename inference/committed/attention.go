@@ -1,0 +1,271 @@
+package committed
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/sumcheck"
+)
+
+// ContractionProof proves one attention contraction's accumulator claim:
+// a degree-3 sum-check over the contraction's index cube and its two
+// factors' values at the end point.
+type ContractionProof struct {
+	SumCheck sumcheck.Proof[fr.Element]
+	A, B     fr.Element
+}
+
+// contraction is one attention contraction of a segment's block: the
+// scores (A = queries, B = keys) or the context (A = probabilities,
+// B = values). Its index cube is (h, i, j, c) for the scores and
+// (i, h, c, j) for the context, each group padded to a power of two:
+// bh, bi, bj, bc bits for the heads, query rows, key rows and the head
+// dimension; s is log₂ of the query heads per key/value head.
+type contraction struct {
+	scores         bool
+	q              int // the requantization's index
+	a, b           int // the factors' blocks
+	bh, bi, bj, bc int
+	s              int
+	heads, hd      int
+	n, total       int
+	start          int
+	name           string
+}
+
+// attentionContractions lists the scores and context contractions of the
+// segment's blocks. The queries and keys are the Q and K projections'
+// outputs (after RoPE for Llama), the values V's; the pass starts at
+// position 0 (the keys are the pass's own rows). The head dimension and
+// the query heads per key/value head must be powers of two.
+func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]contraction, error) {
+	var out []contraction
+	for i := seg.From; i < seg.To; i++ {
+		ly := &tr.Layers[i]
+		a := &ly.Attention
+		query, keys := &ly.Q.Out, &ly.K.Out
+		if ly.RopeQ != nil {
+			query, keys = &ly.RopeQ.Out, &ly.RopeK.Out
+		}
+		if a.Start != 0 || len(a.Scores.Out.Shape) != 3 {
+			return nil, fmt.Errorf("committed: attention of block %d: a pass from position 0 is needed (start %d)", i, a.Start)
+		}
+		heads, n, total := a.Scores.Out.Shape[0], a.Scores.Out.Shape[1], a.Scores.Out.Shape[2]
+		if n != total || len(query.Shape) != 2 || query.Shape[0] != n || query.Shape[1]%heads != 0 || len(keys.Shape) != 2 || keys.Shape[0] != total {
+			return nil, fmt.Errorf("committed: attention of block %d: shapes %v, %v, %v", i, a.Scores.Out.Shape, query.Shape, keys.Shape)
+		}
+		hd := query.Shape[1] / heads
+		kvHeads := keys.Shape[1] / hd
+		if !poly.IsPowerOfTwo(hd) || kvHeads == 0 || heads%kvHeads != 0 || !poly.IsPowerOfTwo(heads/kvHeads) || keys.Shape[1] != kvHeads*hd {
+			return nil, fmt.Errorf("committed: attention of block %d: head dimension %d and %d query heads per key head must be powers of two", i, hd, heads/max(kvHeads, 1))
+		}
+		base := contraction{bh: poly.Log2Ceil(heads), bi: poly.Log2Ceil(n), bj: poly.Log2Ceil(total), bc: poly.Log2Ceil(hd),
+			s: poly.Log2Ceil(heads / kvHeads), heads: heads, hd: hd, n: n, total: total, start: a.Start}
+		for _, c := range []struct {
+			scores bool
+			rq     *model.Requant
+			a, b   *model.Tensor
+		}{{true, &a.Scores, query, keys}, {false, &a.Context, &a.Probs, &ly.V.Out}} {
+			q, okQ := index[c.rq]
+			ba, okA := l.Index[c.a]
+			bb, okB := l.Index[c.b]
+			if !okQ || !okA || !okB {
+				return nil, fmt.Errorf("committed: attention of block %d: %s or its factors are not committed", i, c.rq.Out.Name)
+			}
+			k := base
+			k.scores, k.q, k.a, k.b, k.name = c.scores, q, ba, bb, c.rq.Out.Name
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// vars is the number of variables of the contraction's cube.
+func (k *contraction) vars() int { return k.bh + k.bi + k.bj + k.bc }
+
+// masked reports whether key row j is masked for query row i.
+func (k *contraction) masked(i, j int) bool { return j > k.start+i }
+
+// tables returns, over the cube, E = eq(r, ·)·mask, and the two factors
+// broadcast: A and B as functions of the cube's coordinates (zero where
+// the factor's padded table is).
+func (k *contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.Element) {
+	size := 1 << k.vars()
+	e, a, b = make([]fr.Element, size), make([]fr.Element, size), make([]fr.Element, size)
+	eq := poly.EqTable[fr.Element](r)
+	blockA, blockB := &l.Blocks[k.a], &l.Blocks[k.b]
+	A := stacked[blockA.Offset : blockA.Offset+1<<blockA.NbVars]
+	B := stacked[blockB.Offset : blockB.Offset+1<<blockB.NbVars]
+	H, I, J, C := 1<<k.bh, 1<<k.bi, 1<<k.bj, 1<<k.bc
+	for h := range H {
+		g := h >> k.s
+		for i := range I {
+			for j := range J {
+				for c := range C {
+					var x, rIdx int
+					if k.scores {
+						x = ((h*I+i)*J+j)*C + c
+						rIdx = (h*I+i)*J + j
+						a[x] = A[i*H*C+h*C+c]        // queries [n, heads·hd]
+						b[x] = B[j*(H>>k.s)*C+g*C+c] // keys [T, kvHeads·hd]
+					} else {
+						x = ((i*H+h)*C+c)*J + j
+						rIdx = (i*H+h)*C + c
+						a[x] = A[(h*I+i)*J+j]        // probabilities [heads, n, T]
+						b[x] = B[j*(H>>k.s)*C+g*C+c] // values [T, kvHeads·hd]
+					}
+					if !k.masked(i, j) {
+						e[x] = eq[rIdx]
+					}
+				}
+			}
+		}
+	}
+	return e, a, b
+}
+
+// split returns the end point's coordinates by group: heads, query rows,
+// key rows, head dimension.
+func (k *contraction) split(end []fr.Element) (h, i, j, c []fr.Element) {
+	if k.scores {
+		h, i, j, c = end[:k.bh], end[k.bh:k.bh+k.bi], end[k.bh+k.bi:k.bh+k.bi+k.bj], end[k.bh+k.bi+k.bj:]
+		return
+	}
+	i, h, c, j = end[:k.bi], end[k.bi:k.bi+k.bh], end[k.bi+k.bh:k.bi+k.bh+k.bc], end[k.bi+k.bh+k.bc:]
+	return
+}
+
+// factorPoints are the points of the factors' blocks at the end point.
+func (k *contraction) factorPoints(end []fr.Element) (pa, pb []fr.Element) {
+	h, i, j, c := k.split(end)
+	g := h[:k.bh-k.s]
+	cat := func(parts ...[]fr.Element) []fr.Element {
+		var out []fr.Element
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	if k.scores {
+		return cat(i, h, c), cat(j, g, c)
+	}
+	return cat(h, i, j), cat(j, g, c)
+}
+
+// eqEval is the MLE of E = eq(r, ·)·mask at the end point. eq(r, ·)
+// factors over the coordinate groups, but the mask and eq share the row
+// coordinates, so their product's MLE is summed over the padded query and
+// key rows: Σ_{a,b} eq(e_i, a)·eq(e_j, b)·[b ≤ start + a]·(eq(r_i, a)·eq(r_j, b)
+// for the scores, eq(r_i, a) for the context), times eq of the other
+// groups: O(2^(bi+bj)).
+func (k *contraction) eqEval(r, end []fr.Element) fr.Element {
+	h, i, j, c := k.split(end)
+	var ri, rj, rest, at []fr.Element
+	if k.scores {
+		rh := r[:k.bh]
+		ri, rj = r[k.bh:k.bh+k.bi], r[k.bh+k.bi:]
+		rest, at = rh, h
+	} else {
+		ri = r[:k.bi]
+		rest, at = r[k.bi:], append(append([]fr.Element(nil), h...), c...)
+	}
+	ei, ej := poly.EqTable[fr.Element](i), poly.EqTable[fr.Element](j)
+	wi := poly.EqTable[fr.Element](ri)
+	for a := range ei {
+		ei[a].Mul(&ei[a], &wi[a])
+	}
+	if rj != nil {
+		wj := poly.EqTable[fr.Element](rj)
+		for b := range ej {
+			ej[b].Mul(&ej[b], &wj[b])
+		}
+	}
+	var sum, t fr.Element
+	for a := range ei {
+		var row fr.Element
+		for b := range ej {
+			if !k.masked(a, b) {
+				row.Add(&row, &ej[b])
+			}
+		}
+		t.Mul(&row, &ei[a])
+		sum.Add(&sum, &t)
+	}
+	v := poly.Eq[fr.Element](rest, at)
+	v.Mul(&v, &sum)
+	return v
+}
+
+func contractionTerm() []sumcheck.Term[fr.Element] {
+	return []sumcheck.Term[fr.Element]{{Coefficient: field.One[fr.Element](), Factors: []int{0, 1, 2}}}
+}
+
+// proveContractions proves every contraction's accumulator claim.
+func proveContractions(t *pcs.Transcript, l *Layout, ks []contraction, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) ([]ContractionProof, [][]fr.Element, error) {
+	if len(ks) == 0 {
+		return nil, nil, nil
+	}
+	t.Label("committed/attention")
+	proofs := make([]ContractionProof, len(ks))
+	ends := make([][]fr.Element, len(ks))
+	for n := range ks {
+		k := &ks[n]
+		e, a, b := k.tables(l, stacked, points[k.q])
+		sc, opening, err := sumcheck.Prove(t, [][]fr.Element{e, a, b}, contractionTerm(), acc[k.q])
+		if err != nil {
+			return nil, nil, fmt.Errorf("committed: %s: %w", k.name, err)
+		}
+		proofs[n] = ContractionProof{SumCheck: sc, A: opening.Evaluations[1], B: opening.Evaluations[2]}
+		t.Absorb(proofs[n].A, proofs[n].B)
+		ends[n] = opening.Point
+	}
+	return proofs, ends, nil
+}
+
+// verifyContractions replays the contractions' sum-checks and returns
+// their end points.
+func verifyContractions(t *pcs.Transcript, ks []contraction, points [][]fr.Element, acc []fr.Element, proofs []ContractionProof) ([][]fr.Element, error) {
+	if len(proofs) != len(ks) {
+		return nil, fmt.Errorf("%d attention contraction proofs for %d contractions", len(proofs), len(ks))
+	}
+	if len(ks) == 0 {
+		return nil, nil
+	}
+	t.Label("committed/attention")
+	ends := make([][]fr.Element, len(ks))
+	for n := range ks {
+		k := &ks[n]
+		end, expected, err := sumcheck.Verify(t, acc[k.q], 3, k.vars(), proofs[n].SumCheck)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k.name, err)
+		}
+		v := k.eqEval(points[k.q], end)
+		v.Mul(&v, &proofs[n].A)
+		v.Mul(&v, &proofs[n].B)
+		if !v.Equal(&expected) {
+			return nil, fmt.Errorf("%s: the final value does not match", k.name)
+		}
+		t.Absorb(proofs[n].A, proofs[n].B)
+		ends[n] = end
+	}
+	return ends, nil
+}
+
+// contractionClaims are the claims of the factors' values on their blocks.
+func contractionClaims(l *Layout, ks []contraction, ends [][]fr.Element, proofs []ContractionProof) []pcs.Claim {
+	var out []pcs.Claim
+	for n := range ks {
+		k := &ks[n]
+		pa, pb := k.factorPoints(ends[n])
+		out = append(out,
+			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(k.a, pa), Value: proofs[n].A},
+			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(k.b, pb), Value: proofs[n].B})
+	}
+	return out
+}
