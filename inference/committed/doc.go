@@ -240,25 +240,26 @@
 // # Cost
 //
 // Measured (go test -run '^$' -bench Prove ./inference/committed
-// [-committed.gpt2small], one run each on a loaded 2-core machine,
-// development SRS):
+// [-committed.gpt2small], one run each on the 2-core machine, one other
+// job running, development SRS), with every relation above:
 //
 //	                         built-in, 16 rows      GPT-2-small shape, 16 rows
 //	                         both segments          block 1 only
 //	stacked MLE              2¹⁶ (each)             2¹⁹
-//	prover                   4.1 s                  14.1 s
-//	  commit                 0.50 s                 1.7 s
-//	  GKR (LogUp)            0.99 s                 2.8 s
-//	  sum-checks             0.21 s                 0.74 s
-//	  batch opening          2.4 s                  8.9 s
-//	forward pass (all)       1.2 ms                 529 ms
-//	ratio                    3.4·10³                27 (one block of twelve)
-//	verifier                 50 ms                  516 ms
-//	proof                    85 kB (two)            51 kB
-//	peak RSS of the run      0.39 GB                5.0 GB
+//	prover                   2.48 s                 15.0 s
+//	  commit                 0.36 s                 1.4 s
+//	  GKR (LogUp)            0.63 s                 5.9 s
+//	  sum-checks             0.13 s                 1.3 s
+//	  batch opening          1.36 s                 6.4 s
+//	forward pass (all)       1.5 ms                 273 ms
+//	ratio                    1.7·10³                55 (one block of twelve)
+//	verifier                 33 ms                  297 ms
+//	proof                    91 kB (two)            54 kB
+//	peak RSS of the run      —                      5.4 GB
 //
 // ("sum-checks" covers the decomposition zero-check, the requantization
-// sum-check and the projections; the machine's load varies between runs
+// sum-check, the projections, the attention contractions, rotations,
+// gated products and the residual and embedding steps; the machine's load varies between runs
 // by up to a factor of two.)
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
