@@ -284,7 +284,7 @@
 // instance's messages, 8 limb values, 20 zero-check evaluations, one
 // accumulator per requantization (10 per GPT-2 block), the sum-checks'
 // round values and the opening's. Per block, the attention adds two
-// degree-3 sum-checks of log₂(heads·n·T·hd) rounds (padded; 20 for GPT-2
+// degree-3 sum-checks of log₂(heads·n·T·hd) rounds (padded; 18 for GPT-2
 // small at 16 rows) and 4 values; Llama adds two rotations and a gated
 // product, degree 3 over the tensor's variables, 2 values each; the
 // residual step draws one point and absorbs 5 values.
