@@ -13,14 +13,6 @@ import (
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
-// ContractionProof proves one attention contraction's accumulator claim:
-// a degree-3 sum-check over the contraction's index cube and its two
-// factors' values at the end point.
-type ContractionProof struct {
-	SumCheck sumcheck.Proof[fr.Element]
-	A, B     fr.Element
-}
-
 // contraction is one attention contraction of a segment's block: the
 // scores (A = queries, B = keys) or the context (A = probabilities,
 // B = values). Its index cube is (h, i, j, c) for the scores and
@@ -206,66 +198,33 @@ func contractionTerm() []sumcheck.Term[fr.Element] {
 	return []sumcheck.Term[fr.Element]{{Coefficient: field.One[fr.Element](), Factors: []int{0, 1, 2}}}
 }
 
-// proveContractions proves every contraction's accumulator claim.
-func proveContractions(t *pcs.Transcript, l *Layout, ks []contraction, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) ([]ContractionProof, [][]fr.Element, error) {
-	if len(ks) == 0 {
-		return nil, nil, nil
-	}
-	t.Label("committed/attention")
-	proofs := make([]ContractionProof, len(ks))
-	ends := make([][]fr.Element, len(ks))
+// contractionSteps are the contractions' sum-checks (stacked is nil for
+// the verifier).
+func contractionSteps(l *Layout, ks []contraction, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) []factorStep {
+	steps := make([]factorStep, len(ks))
 	for n := range ks {
 		k := &ks[n]
-		e, a, b := k.tables(l, stacked, points[k.q])
-		sc, opening, err := sumcheck.Prove(t, [][]fr.Element{e, a, b}, contractionTerm(), acc[k.q])
-		if err != nil {
-			return nil, nil, fmt.Errorf("committed: %s: %w", k.name, err)
+		r := points[k.q]
+		steps[n] = factorStep{
+			name: k.name, sum: acc[k.q], vars: k.vars(), terms: contractionTerm(), a: 1, b: 2,
+			tables: func() [][]fr.Element {
+				e, a, b := k.tables(l, stacked, r)
+				return [][]fr.Element{e, a, b}
+			},
+			final: func(end []fr.Element, a, b fr.Element) fr.Element {
+				v := k.eqEval(r, end)
+				v.Mul(&v, &a)
+				return *v.Mul(&v, &b)
+			},
 		}
-		proofs[n] = ContractionProof{SumCheck: sc, A: opening.Evaluations[1], B: opening.Evaluations[2]}
-		t.Absorb(proofs[n].A, proofs[n].B)
-		ends[n] = opening.Point
 	}
-	return proofs, ends, nil
-}
-
-// verifyContractions replays the contractions' sum-checks and returns
-// their end points.
-func verifyContractions(t *pcs.Transcript, ks []contraction, points [][]fr.Element, acc []fr.Element, proofs []ContractionProof) ([][]fr.Element, error) {
-	if len(proofs) != len(ks) {
-		return nil, fmt.Errorf("%d attention contraction proofs for %d contractions", len(proofs), len(ks))
-	}
-	if len(ks) == 0 {
-		return nil, nil
-	}
-	t.Label("committed/attention")
-	ends := make([][]fr.Element, len(ks))
-	for n := range ks {
-		k := &ks[n]
-		end, expected, err := sumcheck.Verify(t, acc[k.q], 3, k.vars(), proofs[n].SumCheck)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k.name, err)
-		}
-		v := k.eqEval(points[k.q], end)
-		v.Mul(&v, &proofs[n].A)
-		v.Mul(&v, &proofs[n].B)
-		if !v.Equal(&expected) {
-			return nil, fmt.Errorf("%s: the final value does not match", k.name)
-		}
-		t.Absorb(proofs[n].A, proofs[n].B)
-		ends[n] = end
-	}
-	return ends, nil
+	return steps
 }
 
 // contractionClaims are the claims of the factors' values on their blocks.
-func contractionClaims(l *Layout, ks []contraction, ends [][]fr.Element, proofs []ContractionProof) []pcs.Claim {
-	var out []pcs.Claim
-	for n := range ks {
-		k := &ks[n]
-		pa, pb := k.factorPoints(ends[n])
-		out = append(out,
-			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(k.a, pa), Value: proofs[n].A},
-			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(k.b, pb), Value: proofs[n].B})
-	}
-	return out
+func contractionClaims(l *Layout, ks []contraction, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
+	return factorClaims(l, proofs, ends, func(n int, end []fr.Element) (int, int, []fr.Element, []fr.Element) {
+		pa, pb := ks[n].factorPoints(end)
+		return ks[n].a, ks[n].b, pa, pb
+	})
 }

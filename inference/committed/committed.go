@@ -74,13 +74,13 @@ type Proof struct {
 	// (Q, K, V, O, gate, up, down, LM head), one per input.
 	Projections []*linear.Proof[fr.Element]
 	// Products prove the gated products' accumulator claims (Llama).
-	Products []ProductProof
+	Products []FactorProof
 	// Rotations prove the RoPE rotations' accumulator claims (Llama):
 	// queries then keys of each block.
-	Rotations []RopeProof
+	Rotations []FactorProof
 	// Attention proves the attention contractions' accumulator claims:
 	// the scores then the context of each block.
-	Attention []ContractionProof
+	Attention []FactorProof
 	// ResidualEvals are the residual tensors' MLEs at the residual point
 	// (one per distinct tensor of the segment's residual adds, in order
 	// of first appearance; see residual.go).
@@ -422,7 +422,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 		return nil, nil, err
 	}
 	var pEnds [][]fr.Element
-	if proof.Products, pEnds, err = proveProducts(t, l, gps, stacked, points, proof.Accumulators); err != nil {
+	if proof.Products, pEnds, err = proveFactors(t, "committed/product", productSteps(l, gps, stacked, points, proof.Accumulators)); err != nil {
 		return nil, nil, err
 	}
 	rts, err := rotationsOf(tr, seg, l, requantIndex(rqs))
@@ -430,7 +430,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 		return nil, nil, err
 	}
 	var rtEnds [][]fr.Element
-	if proof.Rotations, rtEnds, err = proveRotations(t, l, rts, stacked, points, proof.Accumulators); err != nil {
+	if proof.Rotations, rtEnds, err = proveFactors(t, "committed/rope", rotationSteps(l, rts, stacked, points, proof.Accumulators)); err != nil {
 		return nil, nil, err
 	}
 	ats, err := attentionContractions(tr, seg, l, requantIndex(rqs))
@@ -438,7 +438,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 		return nil, nil, err
 	}
 	var atEnds [][]fr.Element
-	if proof.Attention, atEnds, err = proveContractions(t, l, ats, stacked, points, proof.Accumulators); err != nil {
+	if proof.Attention, atEnds, err = proveFactors(t, "committed/attention", contractionSteps(l, ats, stacked, points, proof.Accumulators)); err != nil {
 		return nil, nil, err
 	}
 	res, err := residualsOf(tr, seg, l)
@@ -687,7 +687,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	pEnds, err := verifyProducts(t, gps, points, proof.Accumulators, proof.Products)
+	pEnds, err := verifyFactors(t, "committed/product", productSteps(l, gps, nil, points, proof.Accumulators), proof.Products)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -695,7 +695,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	rtEnds, err := verifyRotations(t, rts, points, proof.Accumulators, proof.Rotations)
+	rtEnds, err := verifyFactors(t, "committed/rope", rotationSteps(l, rts, nil, points, proof.Accumulators), proof.Rotations)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -703,7 +703,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	atEnds, err := verifyContractions(t, ats, points, proof.Accumulators, proof.Attention)
+	atEnds, err := verifyFactors(t, "committed/attention", contractionSteps(l, ats, nil, points, proof.Accumulators), proof.Attention)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}

@@ -212,11 +212,10 @@
 // table trees: root, layers; MultiplicityEval; ColumnEvals), the
 // zero-check (rounds, evaluations), Accumulators, the requantization
 // sum-check's rounds, RequantEval, the projection proofs (count; per
-// proof: Biases, sum-check rounds, Inputs, Weights), the gated products
-// (count; per product: sum-check rounds, Act, Up), the rotations (count;
-// per rotation: sum-check rounds, Input, Paired), the attention
-// contractions (count; per contraction: sum-check rounds, A, B),
-// ResidualEvals, and the batch
+// proof: Biases, sum-check rounds, Inputs, Weights), the gated products,
+// the rotations and the attention contractions (three lists of
+// [FactorProof]: count; per proof: sum-check rounds, A, B — Act and Up,
+// the input and its pair, the two factors), ResidualEvals, and the batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
 // bytes), scalars canonical (32 bytes), counts as 4-byte big-endian
 // integers. [UnmarshalProof]

@@ -85,24 +85,9 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 		w.scalars(lp.Inputs)
 		w.scalars(lp.Weights)
 	}
-	w.count(len(p.Products))
-	for k := range p.Products {
-		w.rounds(p.Products[k].SumCheck.Rounds)
-		w.scalar(&p.Products[k].Act)
-		w.scalar(&p.Products[k].Up)
-	}
-	w.count(len(p.Rotations))
-	for k := range p.Rotations {
-		w.rounds(p.Rotations[k].SumCheck.Rounds)
-		w.scalar(&p.Rotations[k].Input)
-		w.scalar(&p.Rotations[k].Paired)
-	}
-	w.count(len(p.Attention))
-	for k := range p.Attention {
-		w.rounds(p.Attention[k].SumCheck.Rounds)
-		w.scalar(&p.Attention[k].A)
-		w.scalar(&p.Attention[k].B)
-	}
+	w.factors(p.Products)
+	w.factors(p.Rotations)
+	w.factors(p.Attention)
 	w.scalars(p.ResidualEvals)
 	opening, err := p.Opening.MarshalBinary()
 	if err != nil {
@@ -172,39 +157,9 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 		lp.Weights = r.scalars(maxColumns)
 		p.Projections = append(p.Projections, lp)
 	}
-	nbProducts := r.count(maxProjections, 4+2*32)
-	for range nbProducts {
-		if r.err != nil {
-			break
-		}
-		var pp ProductProof
-		pp.SumCheck.Rounds = r.rounds()
-		r.scalar(&pp.Act)
-		r.scalar(&pp.Up)
-		p.Products = append(p.Products, pp)
-	}
-	nbRotations := r.count(maxProjections, 4+2*32)
-	for range nbRotations {
-		if r.err != nil {
-			break
-		}
-		var rp RopeProof
-		rp.SumCheck.Rounds = r.rounds()
-		r.scalar(&rp.Input)
-		r.scalar(&rp.Paired)
-		p.Rotations = append(p.Rotations, rp)
-	}
-	nbContractions := r.count(maxProjections, 4+2*32)
-	for range nbContractions {
-		if r.err != nil {
-			break
-		}
-		var cp ContractionProof
-		cp.SumCheck.Rounds = r.rounds()
-		r.scalar(&cp.A)
-		r.scalar(&cp.B)
-		p.Attention = append(p.Attention, cp)
-	}
+	p.Products = r.factors()
+	p.Rotations = r.factors()
+	p.Attention = r.factors()
 	p.ResidualEvals = r.scalars(maxResiduals)
 	n := r.count(maxOpeningBytes, 1)
 	if r.err == nil {
@@ -385,4 +340,31 @@ func (r *reader) fraction(f *lookup.FractionProof[fr.Element]) {
 			r.scalar(&f.Layers[i].Evals[k])
 		}
 	}
+}
+
+func (w *writer) factors(fs []FactorProof) {
+	w.count(len(fs))
+	for k := range fs {
+		w.rounds(fs[k].SumCheck.Rounds)
+		w.scalar(&fs[k].A)
+		w.scalar(&fs[k].B)
+	}
+}
+
+// factors reads a list of FactorProof: a count (each at least a rounds
+// count and two scalars), then each proof.
+func (r *reader) factors() []FactorProof {
+	n := r.count(maxProjections, 4+2*32)
+	var out []FactorProof
+	for range n {
+		if r.err != nil {
+			break
+		}
+		var f FactorProof
+		f.SumCheck.Rounds = r.rounds()
+		r.scalar(&f.A)
+		r.scalar(&f.B)
+		out = append(out, f)
+	}
+	return out
 }

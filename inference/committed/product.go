@@ -13,14 +13,6 @@ import (
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
-// ProductProof proves one gated product's accumulator claim, Acc(r) =
-// Σₓ eq(r, x)·Act(x)·Up(x) over its padded shape: a degree-3 sum-check
-// and the two factors' values at its end point (claims on their blocks).
-type ProductProof struct {
-	SumCheck sumcheck.Proof[fr.Element]
-	Act, Up  fr.Element
-}
-
 // gatedProduct is one gated product of a segment: its requantization's
 // index among the segment's requantizations, and its factors' blocks.
 type gatedProduct struct {
@@ -58,67 +50,36 @@ func productTerm() []sumcheck.Term[fr.Element] {
 	return []sumcheck.Term[fr.Element]{{Coefficient: field.One[fr.Element](), Factors: []int{0, 1, 2}}}
 }
 
-// proveProducts proves every gated product's accumulator claim
-// (points[q], acc[q]).
-func proveProducts(t *pcs.Transcript, l *Layout, gps []gatedProduct, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) ([]ProductProof, [][]fr.Element, error) {
-	if len(gps) == 0 {
-		return nil, nil, nil
-	}
-	t.Label("committed/product")
-	proofs := make([]ProductProof, len(gps))
-	ends := make([][]fr.Element, len(gps))
+// productSteps are the gated products' sum-checks (stacked is nil for
+// the verifier).
+func productSteps(l *Layout, gps []gatedProduct, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) []factorStep {
+	steps := make([]factorStep, len(gps))
 	for k, g := range gps {
-		block := func(b int) []fr.Element {
-			blk := &l.Blocks[b]
-			return stacked[blk.Offset : blk.Offset+1<<blk.NbVars]
+		r := points[g.q]
+		steps[k] = factorStep{
+			name: fmt.Sprintf("gated product %d", k), sum: acc[g.q], vars: g.vars, terms: productTerm(), a: 1, b: 2,
+			tables: func() [][]fr.Element {
+				return [][]fr.Element{poly.EqTable[fr.Element](r), blockOf(l, stacked, g.act), blockOf(l, stacked, g.up)}
+			},
+			final: func(end []fr.Element, a, b fr.Element) fr.Element {
+				v := poly.Eq[fr.Element](r, end)
+				v.Mul(&v, &a)
+				return *v.Mul(&v, &b)
+			},
 		}
-		eq := poly.EqTable[fr.Element](points[g.q])
-		sc, opening, err := sumcheck.Prove(t, [][]fr.Element{eq, block(g.act), block(g.up)}, productTerm(), acc[g.q])
-		if err != nil {
-			return nil, nil, fmt.Errorf("committed: gated product: %w", err)
-		}
-		proofs[k] = ProductProof{SumCheck: sc, Act: opening.Evaluations[1], Up: opening.Evaluations[2]}
-		t.Absorb(proofs[k].Act, proofs[k].Up)
-		ends[k] = opening.Point
 	}
-	return proofs, ends, nil
-}
-
-// verifyProducts replays the gated products' sum-checks and returns their
-// end points.
-func verifyProducts(t *pcs.Transcript, gps []gatedProduct, points [][]fr.Element, acc []fr.Element, proofs []ProductProof) ([][]fr.Element, error) {
-	if len(proofs) != len(gps) {
-		return nil, fmt.Errorf("%d gated product proofs for %d gated products", len(proofs), len(gps))
-	}
-	if len(gps) == 0 {
-		return nil, nil
-	}
-	t.Label("committed/product")
-	ends := make([][]fr.Element, len(gps))
-	for k, g := range gps {
-		end, expected, err := sumcheck.Verify(t, acc[g.q], 3, g.vars, proofs[k].SumCheck)
-		if err != nil {
-			return nil, fmt.Errorf("gated product %d: %w", k, err)
-		}
-		v := poly.Eq[fr.Element](points[g.q], end)
-		v.Mul(&v, &proofs[k].Act)
-		v.Mul(&v, &proofs[k].Up)
-		if !v.Equal(&expected) {
-			return nil, fmt.Errorf("gated product %d: the final value does not match", k)
-		}
-		t.Absorb(proofs[k].Act, proofs[k].Up)
-		ends[k] = end
-	}
-	return ends, nil
+	return steps
 }
 
 // productClaims are the claims of the factors' values on their blocks.
-func productClaims(l *Layout, gps []gatedProduct, ends [][]fr.Element, proofs []ProductProof) []pcs.Claim {
-	var out []pcs.Claim
-	for k, g := range gps {
-		out = append(out,
-			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(g.act, ends[k]), Value: proofs[k].Act},
-			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(g.up, ends[k]), Value: proofs[k].Up})
-	}
-	return out
+func productClaims(l *Layout, gps []gatedProduct, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
+	return factorClaims(l, proofs, ends, func(k int, end []fr.Element) (int, int, []fr.Element, []fr.Element) {
+		return gps[k].act, gps[k].up, end, end
+	})
+}
+
+// blockOf is block b's slice of the stacked table.
+func blockOf(l *Layout, stacked []fr.Element, b int) []fr.Element {
+	blk := &l.Blocks[b]
+	return stacked[blk.Offset : blk.Offset+1<<blk.NbVars]
 }

@@ -13,14 +13,6 @@ import (
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
-// RopeProof proves one RoPE rotation's accumulator claim: a degree-3
-// sum-check and the input's MLE at its end point and at the end point
-// with the half-head coordinate flipped.
-type RopeProof struct {
-	SumCheck      sumcheck.Proof[fr.Element]
-	Input, Paired fr.Element
-}
-
 // rotation is one RoPE rotation of a segment (queries or keys of a
 // block): its requantization's index, its input's block, the rotation
 // (for the cos and sin values, which depend on positions only), the
@@ -116,80 +108,43 @@ func ropeTerms() []sumcheck.Term[fr.Element] {
 	}
 }
 
-// proveRotations proves every rotation's accumulator claim (points[q],
-// acc[q]).
-func proveRotations(t *pcs.Transcript, l *Layout, rts []rotation, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) ([]RopeProof, [][]fr.Element, error) {
-	if len(rts) == 0 {
-		return nil, nil, nil
-	}
-	t.Label("committed/rope")
-	proofs := make([]RopeProof, len(rts))
-	ends := make([][]fr.Element, len(rts))
+// rotationSteps are the rotations' sum-checks (stacked is nil for the
+// verifier, which evaluates the public tables C and S′ at the end point).
+func rotationSteps(l *Layout, rts []rotation, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) []factorStep {
+	steps := make([]factorStep, len(rts))
 	for k := range rts {
 		rt := &rts[k]
-		blk := &l.Blocks[rt.in]
-		in := stacked[blk.Offset : blk.Offset+1<<blk.NbVars]
-		bit := 1 << (rt.vars - 1 - rt.flip)
-		paired := make([]fr.Element, len(in))
-		for i := range in {
-			paired[i] = in[i^bit]
+		r := points[rt.q]
+		steps[k] = factorStep{
+			name: "rotation " + rt.rope.Out.Name, sum: acc[rt.q], vars: rt.vars, terms: ropeTerms(), a: 1, b: 3,
+			tables: func() [][]fr.Element {
+				in := blockOf(l, stacked, rt.in)
+				bit := 1 << (rt.vars - 1 - rt.flip)
+				paired := make([]fr.Element, len(in))
+				for i := range in {
+					paired[i] = in[i^bit]
+				}
+				c, s := rt.tables()
+				return [][]fr.Element{poly.EqTable[fr.Element](r), in, c, paired, s}
+			},
+			final: func(end []fr.Element, in, paired fr.Element) fr.Element {
+				c, s := rt.tables()
+				cv, sv := poly.Evaluate[fr.Element](c, end), poly.Evaluate[fr.Element](s, end)
+				in.Mul(&in, &cv)
+				paired.Mul(&paired, &sv)
+				in.Add(&in, &paired)
+				eq := poly.Eq[fr.Element](r, end)
+				return *in.Mul(&in, &eq)
+			},
 		}
-		c, s := rt.tables()
-		eq := poly.EqTable[fr.Element](points[rt.q])
-		sc, opening, err := sumcheck.Prove(t, [][]fr.Element{eq, in, c, paired, s}, ropeTerms(), acc[rt.q])
-		if err != nil {
-			return nil, nil, fmt.Errorf("committed: rotation: %w", err)
-		}
-		proofs[k] = RopeProof{SumCheck: sc, Input: opening.Evaluations[1], Paired: opening.Evaluations[3]}
-		t.Absorb(proofs[k].Input, proofs[k].Paired)
-		ends[k] = opening.Point
 	}
-	return proofs, ends, nil
-}
-
-// verifyRotations replays the rotations' sum-checks, evaluating the
-// public tables C and S′ at their end points, and returns the end points.
-func verifyRotations(t *pcs.Transcript, rts []rotation, points [][]fr.Element, acc []fr.Element, proofs []RopeProof) ([][]fr.Element, error) {
-	if len(proofs) != len(rts) {
-		return nil, fmt.Errorf("%d rotation proofs for %d rotations", len(proofs), len(rts))
-	}
-	if len(rts) == 0 {
-		return nil, nil
-	}
-	t.Label("committed/rope")
-	ends := make([][]fr.Element, len(rts))
-	for k := range rts {
-		rt := &rts[k]
-		end, expected, err := sumcheck.Verify(t, acc[rt.q], 3, rt.vars, proofs[k].SumCheck)
-		if err != nil {
-			return nil, fmt.Errorf("rotation %s: %w", rt.rope.Out.Name, err)
-		}
-		c, s := rt.tables()
-		cv, sv := poly.Evaluate[fr.Element](c, end), poly.Evaluate[fr.Element](s, end)
-		var a, b fr.Element
-		a.Mul(&proofs[k].Input, &cv)
-		b.Mul(&proofs[k].Paired, &sv)
-		a.Add(&a, &b)
-		eq := poly.Eq[fr.Element](points[rt.q], end)
-		a.Mul(&a, &eq)
-		if !a.Equal(&expected) {
-			return nil, fmt.Errorf("rotation %s: the final value does not match", rt.rope.Out.Name)
-		}
-		t.Absorb(proofs[k].Input, proofs[k].Paired)
-		ends[k] = end
-	}
-	return ends, nil
+	return steps
 }
 
 // rotationClaims are the claims of the input's values on its block: at
 // the end point and at the end point with the half-head bit flipped.
-func rotationClaims(l *Layout, rts []rotation, ends [][]fr.Element, proofs []RopeProof) []pcs.Claim {
-	var out []pcs.Claim
-	for k := range rts {
-		rt := &rts[k]
-		out = append(out,
-			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(rt.in, ends[k]), Value: proofs[k].Input},
-			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(rt.in, rt.flipped(ends[k])), Value: proofs[k].Paired})
-	}
-	return out
+func rotationClaims(l *Layout, rts []rotation, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
+	return factorClaims(l, proofs, ends, func(k int, end []fr.Element) (int, int, []fr.Element, []fr.Element) {
+		return rts[k].in, rts[k].in, end, rts[k].flipped(end)
+	})
 }

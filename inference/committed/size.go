@@ -25,14 +25,10 @@ func (p *Proof) Size() int {
 	scalars += rounds(p.Decomposition.SumCheck.Rounds) + len(p.Decomposition.Evaluations)
 	scalars += rounds(p.Requant.Rounds)
 	scalars += rounds(p.Opening.SumCheck.Rounds) + 3*len(p.Opening.Opening.Evaluations)
-	for _, pp := range p.Products {
-		scalars += rounds(pp.SumCheck.Rounds) + 2
-	}
-	for _, cp := range p.Attention {
-		scalars += rounds(cp.SumCheck.Rounds) + 2
-	}
-	for _, rp := range p.Rotations {
-		scalars += rounds(rp.SumCheck.Rounds) + 2
+	for _, fs := range [][]FactorProof{p.Products, p.Rotations, p.Attention} {
+		for _, f := range fs {
+			scalars += rounds(f.SumCheck.Rounds) + 2
+		}
 	}
 	for _, lp := range p.Projections {
 		scalars += len(lp.Biases) + rounds(lp.SumCheck.Rounds) + len(lp.Inputs) + len(lp.Weights)

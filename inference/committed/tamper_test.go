@@ -13,6 +13,7 @@ import (
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
 )
@@ -475,45 +476,11 @@ func TestGatedProduct(t *testing.T) {
 			t.Fatal("the gated product's claim is still left as output")
 		}
 	}
-	for _, c := range []tamper{
-		{"Products[0].SumCheck.Rounds[0][0]", func(p *Proof) func() { return bump(&p.Products[0].SumCheck.Rounds[0][0]) }},
-		{"Products[0].SumCheck.Rounds[last][last]", func(p *Proof) func() {
-			r := p.Products[0].SumCheck.Rounds
-			return bump(&r[len(r)-1][len(r[len(r)-1])-1])
-		}},
-		{"Products[0].Act", func(p *Proof) func() { return bump(&p.Products[0].Act) }},
-		{"Products[0].Up", func(p *Proof) func() { return bump(&p.Products[0].Up) }},
-		{"Products removed", func(p *Proof) func() {
-			saved := p.Products
-			p.Products = nil
-			return func() { p.Products = saved }
-		}},
-	} {
-		undo := c.do(proof)
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
-			t.Errorf("%s changed: %v", c.name, err)
-		}
-		undo()
-	}
+	rejectsEach(t, s, f, seg, proof, factorTampers("Products", func(p *Proof) *[]FactorProof { return &p.Products }))
 	// A remainder off by one (in range) changes only the accumulator the
 	// requantization gives: the product's sum-check is what rejects it
 	// (the output, read by the down projection, is unchanged).
-	rem := f.tr.Layers[1].Product.Rem.Data
-	k := 0
-	for rem[k] >= f.tr.Layers[1].Product.Rem.Max {
-		k++
-	}
-	rem[k]++
-	forged, _, err := Prove(s, f.m, f.st, f.tr, seg)
-	rem[k]--
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, forged)
-	if !errors.Is(err, ErrRejected) {
-		t.Errorf("a gated product remainder off by one: %v", err)
-	}
-	t.Logf("gated product remainder off by one: %v", err)
+	rejectsOffByOne(t, s, f, seg, &f.tr.Layers[1].Product.Rem, 0)
 }
 
 // TestRotations proves a Llama segment: its two RoPE rotations' claims are
@@ -544,47 +511,9 @@ func TestRotations(t *testing.T) {
 			t.Fatalf("the rotation %s is still left as output", rq.Out.Name)
 		}
 	}
-	for k := range proof.Rotations {
-		for _, c := range []tamper{
-			{fmt.Sprintf("Rotations[%d].SumCheck.Rounds[0][0]", k), func(p *Proof) func() { return bump(&p.Rotations[k].SumCheck.Rounds[0][0]) }},
-			{fmt.Sprintf("Rotations[%d].SumCheck.Rounds[last][last]", k), func(p *Proof) func() {
-				r := p.Rotations[k].SumCheck.Rounds
-				return bump(&r[len(r)-1][len(r[len(r)-1])-1])
-			}},
-			{fmt.Sprintf("Rotations[%d].Input", k), func(p *Proof) func() { return bump(&p.Rotations[k].Input) }},
-			{fmt.Sprintf("Rotations[%d].Paired", k), func(p *Proof) func() { return bump(&p.Rotations[k].Paired) }},
-		} {
-			undo := c.do(proof)
-			if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
-				t.Errorf("%s changed: %v", c.name, err)
-			}
-			undo()
-		}
-	}
-	saved := proof.Rotations
-	proof.Rotations = saved[:1]
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
-		t.Errorf("a rotation proof dropped: %v", err)
-	}
-	proof.Rotations = saved
-	for _, rope := range []*model.Rope{l0.RopeQ, l0.RopeK} {
-		rem := rope.Rem.Data
-		k := 0
-		for rem[k] >= rope.Rem.Max {
-			k++
-		}
-		rem[k]++
-		forged, _, err := Prove(s, f.m, f.st, f.tr, seg)
-		rem[k]--
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, forged)
-		if !errors.Is(err, ErrRejected) {
-			t.Errorf("%s remainder off by one: %v", rope.Out.Name, err)
-		}
-		t.Logf("%s remainder off by one: %v", rope.Out.Name, err)
-	}
+	rejectsEach(t, s, f, seg, proof, factorTampers("Rotations", func(p *Proof) *[]FactorProof { return &p.Rotations }))
+	rejectsOffByOne(t, s, f, seg, &l0.RopeQ.Rem, 0)
+	rejectsOffByOne(t, s, f, seg, &l0.RopeK.Rem, 0)
 }
 
 // TestAttention proves the attention contractions of a GPT-2 and a Llama
@@ -617,49 +546,70 @@ func TestAttention(t *testing.T) {
 				t.Fatalf("%s is still left as output", rq.Out.Name)
 			}
 		}
-		for k := range proof.Attention {
-			for _, c := range []tamper{
-				{fmt.Sprintf("Attention[%d].SumCheck.Rounds[0][0]", k), func(p *Proof) func() { return bump(&p.Attention[k].SumCheck.Rounds[0][0]) }},
-				{fmt.Sprintf("Attention[%d].SumCheck.Rounds[last][last]", k), func(p *Proof) func() {
-					r := p.Attention[k].SumCheck.Rounds
-					return bump(&r[len(r)-1][len(r[len(r)-1])-1])
-				}},
-				{fmt.Sprintf("Attention[%d].A", k), func(p *Proof) func() { return bump(&p.Attention[k].A) }},
-				{fmt.Sprintf("Attention[%d].B", k), func(p *Proof) func() { return bump(&p.Attention[k].B) }},
-			} {
-				undo := c.do(proof)
-				if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
-					t.Errorf("%s: %s changed: %v", m.Config.Family, c.name, err)
-				}
-				undo()
-			}
-		}
+		rejectsEach(t, s, f, seg, proof, factorTampers("Attention", func(p *Proof) *[]FactorProof { return &p.Attention }))
 		// Entry (h=1, i=2, j=1) is unmasked; the context entry (1, 3).
 		score := (1*f.rows+2)*f.rows + 1
-		for _, c := range []struct {
-			name  string
-			value *int64
-			max   int64
-		}{
-			{"score remainder", &a.Scores.Rem.Data[score], a.Scores.Rem.Max},
-			{"context remainder", &a.Context.Rem.Data[1*a.Context.Rem.Shape[1]+3], a.Context.Rem.Max},
-			{"probability", &a.Probs.Data[score], a.Probs.Max},
-		} {
-			delta := int64(1)
-			if *c.value >= c.max {
-				delta = -1
-			}
-			*c.value += delta
-			forged, _, err := Prove(s, f.m, f.st, f.tr, seg)
-			*c.value -= delta
-			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, forged)
-			if !errors.Is(err, ErrRejected) {
-				t.Errorf("%s: %s off by one: %v", m.Config.Family, c.name, err)
-			}
-			t.Logf("%s: %s off by one: %v", m.Config.Family, c.name, err)
-		}
+		rejectsOffByOne(t, s, f, seg, &a.Scores.Rem, score)
+		rejectsOffByOne(t, s, f, seg, &a.Context.Rem, 1*a.Context.Rem.Shape[1]+3)
+		rejectsOffByOne(t, s, f, seg, &a.Probs, score)
 	}
+}
+
+// factorTampers changes, for each proof of a list of factor proofs, its
+// first and last round value, A and B, then drops the list's last proof.
+func factorTampers(name string, get func(p *Proof) *[]FactorProof) func(p *Proof) []tamper {
+	return func(proof *Proof) []tamper {
+		var out []tamper
+		for k := range *get(proof) {
+			at := func(p *Proof) *FactorProof { return &(*get(p))[k] }
+			out = append(out,
+				tamper{fmt.Sprintf("%s[%d].SumCheck.Rounds[0][0]", name, k), func(p *Proof) func() { return bump(&at(p).SumCheck.Rounds[0][0]) }},
+				tamper{fmt.Sprintf("%s[%d].SumCheck.Rounds[last][last]", name, k), func(p *Proof) func() {
+					r := at(p).SumCheck.Rounds
+					return bump(&r[len(r)-1][len(r[len(r)-1])-1])
+				}},
+				tamper{fmt.Sprintf("%s[%d].A", name, k), func(p *Proof) func() { return bump(&at(p).A) }},
+				tamper{fmt.Sprintf("%s[%d].B", name, k), func(p *Proof) func() { return bump(&at(p).B) }})
+		}
+		return append(out, tamper{name + " last dropped", func(p *Proof) func() {
+			saved := *get(p)
+			*get(p) = saved[:len(saved)-1]
+			return func() { *get(p) = saved }
+		}})
+	}
+}
+
+// rejectsEach applies each tamper to the proof of segment seg in turn:
+// the verifier must reject every one; the proof is restored after each.
+func rejectsEach(t *testing.T, s *pcs.SRS, f *fixture, seg inference.Segment, proof *Proof, tampers func(p *Proof) []tamper) {
+	t.Helper()
+	for _, c := range tampers(proof) {
+		undo := c.do(proof)
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
+			t.Errorf("%s: %s changed: %v", f.m.Config.Family, c.name, err)
+		}
+		undo()
+	}
+}
+
+// rejectsOffByOne proves segment seg with entry k of tensor x moved by
+// one inside x's range (down at its maximum), then restores it: the
+// verifier must reject.
+func rejectsOffByOne(t *testing.T, s *pcs.SRS, f *fixture, seg inference.Segment, x *model.Tensor, k int) {
+	t.Helper()
+	delta := int64(1)
+	if x.Data[k] >= x.Max {
+		delta = -1
+	}
+	x.Data[k] += delta
+	forged, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	x.Data[k] -= delta
+	if err != nil {
+		t.Fatalf("%s off by one: %v", x.Name, err)
+	}
+	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, forged)
+	if !errors.Is(err, ErrRejected) {
+		t.Errorf("%s: %s[%d] off by one: %v", f.m.Config.Family, x.Name, k, err)
+	}
+	t.Logf("%s: %s[%d] off by one: %v", f.m.Config.Family, x.Name, k, err)
 }
