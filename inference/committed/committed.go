@@ -315,9 +315,8 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	}
 	var boundary []fr.Element
 	if l.Boundary >= 0 {
-		blk := &l.Blocks[l.Boundary]
 		boundary = make([]fr.Element, 1<<boundaryVars(l))
-		copy(boundary, stacked[blk.Offset:blk.Offset+1<<blk.NbVars])
+		copy(boundary, blockOf(l, stacked, l.Boundary))
 		c, err := pcs.Commit(srs, boundary)
 		if err != nil {
 			return nil, nil, err
@@ -413,11 +412,12 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	proof.RequantEval = opening.Evaluations[1]
 	t.Absorb(proof.RequantEval)
 	var inputs []poly.Claim[fr.Element]
-	if proof.Projections, inputs, err = proveProjections(t, groups, requantIndex(rqs), points, proof.Accumulators); err != nil {
+	index := requantIndex(rqs)
+	if proof.Projections, inputs, err = proveProjections(t, groups, index, points, proof.Accumulators); err != nil {
 		return nil, nil, err
 	}
 
-	gps, err := gatedProducts(tr, seg, l, requantIndex(rqs))
+	gps, err := gatedProducts(tr, seg, l, index)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -425,7 +425,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if proof.Products, pEnds, err = proveFactors(t, "committed/product", productSteps(l, gps, stacked, points, proof.Accumulators)); err != nil {
 		return nil, nil, err
 	}
-	rts, err := rotationsOf(tr, seg, l, requantIndex(rqs))
+	rts, err := rotationsOf(tr, seg, l, index)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -433,7 +433,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if proof.Rotations, rtEnds, err = proveFactors(t, "committed/rope", rotationSteps(l, rts, stacked, points, proof.Accumulators)); err != nil {
 		return nil, nil, err
 	}
-	ats, err := attentionContractions(tr, seg, l, requantIndex(rqs))
+	ats, err := attentionContractions(tr, seg, l, index)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -450,8 +450,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	ePoint := embeddingPoint(t, tr, l, seg.From == 0)
 	var eValue fr.Element
 	if ePoint != nil {
-		blk := &l.Blocks[l.Index[&tr.Embedding]]
-		eValue = poly.Evaluate[fr.Element](stacked[blk.Offset:blk.Offset+1<<blk.NbVars], ePoint)
+		eValue = poly.Evaluate[fr.Element](blockOf(l, stacked, l.Index[&tr.Embedding]), ePoint)
 	}
 
 	var bPoint []fr.Element
@@ -678,12 +677,13 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 		return nil, fmt.Errorf("%w: requantization: the final value does not match", ErrRejected)
 	}
 	t.Absorb(proof.RequantEval)
-	inputs, err := verifyProjections(t, groups, requantIndex(rqs), points, proof.Accumulators, proof.Projections)
+	index := requantIndex(rqs)
+	inputs, err := verifyProjections(t, groups, index, points, proof.Accumulators, proof.Projections)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 
-	gps, err := gatedProducts(view, seg, l, requantIndex(rqs))
+	gps, err := gatedProducts(view, seg, l, index)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -691,7 +691,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	rts, err := rotationsOf(view, seg, l, requantIndex(rqs))
+	rts, err := rotationsOf(view, seg, l, index)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -699,7 +699,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	ats, err := attentionContractions(view, seg, l, requantIndex(rqs))
+	ats, err := attentionContractions(view, seg, l, index)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}

@@ -200,19 +200,33 @@ func (l *Layout) blockTable(c func(b int) *big.Int) []fr.Element {
 func (l *Layout) Table() ([]fr.Element, error) {
 	out := make([]fr.Element, 1<<l.NbVars)
 	for b := range l.Blocks {
-		t := l.Blocks[b].Tensor
-		idx, err := poly.PaddedIndices(t.Shape)
-		if err != nil {
+		if err := fillPadded(blockOf(l, out, b), l.Blocks[b].Tensor); err != nil {
 			return nil, err
-		}
-		if len(idx) != len(t.Data) {
-			return nil, fmt.Errorf("committed: tensor %s has %d values for shape %v", t.Name, len(t.Data), t.Shape)
-		}
-		for k, i := range idx {
-			out[l.Blocks[b].Offset+i].SetInt64(t.Data[k])
 		}
 	}
 	return out, nil
+}
+
+// fillPadded writes t's values into dst at their per-dimension padded
+// indices (poly.PaddedIndices); the other entries are left as they are.
+func fillPadded(dst []fr.Element, t *model.Tensor) error {
+	idx, err := poly.PaddedIndices(t.Shape)
+	if err != nil {
+		return err
+	}
+	if len(idx) != len(t.Data) {
+		return fmt.Errorf("committed: tensor %s has %d values for shape %v", t.Name, len(t.Data), t.Shape)
+	}
+	for k, i := range idx {
+		dst[i].SetInt64(t.Data[k])
+	}
+	return nil
+}
+
+// blockOf is block b's slice of the stacked table.
+func blockOf(l *Layout, stacked []fr.Element, b int) []fr.Element {
+	blk := &l.Blocks[b]
+	return stacked[blk.Offset : blk.Offset+1<<blk.NbVars]
 }
 
 // limbs returns the number of limbs of a window of the given bits and the

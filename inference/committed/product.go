@@ -77,9 +77,3 @@ func productClaims(l *Layout, gps []gatedProduct, ends [][]fr.Element, proofs []
 		return gps[k].act, gps[k].up, end, end
 	})
 }
-
-// blockOf is block b's slice of the stacked table.
-func blockOf(l *Layout, stacked []fr.Element, b int) []fr.Element {
-	blk := &l.Blocks[b]
-	return stacked[blk.Offset : blk.Offset+1<<blk.NbVars]
-}

@@ -113,8 +113,7 @@ func proveResiduals(t *pcs.Transcript, l *Layout, res *residuals, stacked, incom
 			evals[k] = poly.Evaluate[fr.Element](incoming, point)
 			continue
 		}
-		blk := &l.Blocks[b]
-		evals[k] = poly.Evaluate[fr.Element](stacked[blk.Offset:blk.Offset+1<<blk.NbVars], point)
+		evals[k] = poly.Evaluate[fr.Element](blockOf(l, stacked, b), point)
 	}
 	t.Absorb(evals...)
 	return point, evals
@@ -163,22 +162,12 @@ func residualClaims(l *Layout, res *residuals, point, evals []fr.Element, incomi
 // segment commits to it on its own (its Boundary): t's MLE over its
 // padded shape, at least one variable.
 func incomingTable(t *model.Tensor) ([]fr.Element, error) {
-	idx, err := poly.PaddedIndices(t.Shape)
-	if err != nil {
-		return nil, err
-	}
-	if len(idx) != len(t.Data) {
-		return nil, fmt.Errorf("committed: tensor %s has %d values for shape %v", t.Name, len(t.Data), t.Shape)
-	}
 	_, vars, err := poly.TensorVars(t.Shape)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]fr.Element, 1<<max(vars, 1))
-	for k, i := range idx {
-		out[i].SetInt64(t.Data[k])
-	}
-	return out, nil
+	return out, fillPadded(out, t)
 }
 
 // CheckChain checks that consecutive segment proofs of one pass are
