@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 
-	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/constraint"
 
 	"github.com/veriformer/veriformer/circuits"
@@ -153,7 +152,7 @@ func planItem(kind, name string, ccs constraint.ConstraintSystem, cacheDir strin
 	if err != nil {
 		return PlanItem{}, err
 	}
-	curve := curveName(ccs)
+	curve := setup.ShapeOf(ccs).Curve.String()
 	rate, ok := Rates[curve]
 	if !ok {
 		return PlanItem{}, fmt.Errorf("pipeline: no measured rates for curve %s", curve)
@@ -169,15 +168,4 @@ func planItem(kind, name string, ccs constraint.ConstraintSystem, cacheDir strin
 		item.Cached, item.KeyKind, item.SetupEstimateS = true, string(manifest.Kind), 0
 	}
 	return item, nil
-}
-
-// curveName is gnark's name of the curve whose scalar field is the
-// circuit's ("" if none of the project's three).
-func curveName(ccs constraint.ConstraintSystem) string {
-	for _, id := range []ecc.ID{ecc.BN254, ecc.BLS12_377, ecc.BW6_761} {
-		if ccs.Field().Cmp(id.ScalarField()) == 0 {
-			return id.String()
-		}
-	}
-	return ""
 }

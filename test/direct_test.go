@@ -17,8 +17,9 @@ func TestRunDirect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	var generated []int
-	rep, err := pipeline.RunDirect(ctx, pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t},
-		Generated: func(output []int) { generated = output }})
+	opts := pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t},
+		Generated: func(output []int) { generated = output }}
+	rep, err := pipeline.RunDirect(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +42,15 @@ func TestRunDirect(t *testing.T) {
 		t.Errorf("verifier code of %d bytes", len(rep.Contracts.Verifier.DeployedBytecode))
 	}
 	t.Logf("verifyProof: %d gas used (limit %d), %s verifier %d; submit %d", rep.VerifyGas, rep.VerifyGasLimit, rep.Verifier.Other(), rep.OtherVerifyGas, rep.SubmitGas)
+	// The plan of the same run compiles the circuit the run compiled and
+	// finds its keys.
+	plan, err := pipeline.PlanDirect(opts, len(opts.Prompt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 1 || plan[0].Kind != "direct" || plan[0].Curve != "bn254" || !plan[0].Cached || plan[0].Constraints != rep.Constraints {
+		t.Errorf("plan %+v, the run's circuit has %d constraints", plan, rep.Constraints)
+	}
 	// Both templates against the same proof.
 	st := pipeline.SolidityStatement(rep.Statement)
 	for _, contracts := range []*solidity.Contracts{rep.Contracts, rep.OtherContracts} {

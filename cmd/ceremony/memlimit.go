@@ -26,8 +26,12 @@ func setMemoryLimit() {
 
 // physicalMemory reads MemTotal from /proc/meminfo (Linux), in bytes; 0
 // when it cannot.
-func physicalMemory() int64 {
-	f, err := os.Open("/proc/meminfo")
+func physicalMemory() int64 { return procBytes("/proc/meminfo", "MemTotal:") }
+
+// procBytes reads the line "key value kB" of a /proc file (Linux), in
+// bytes; 0 when it cannot.
+func procBytes(path, key string) int64 {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0
 	}
@@ -35,7 +39,7 @@ func physicalMemory() int64 {
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		fields := strings.Fields(s.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+		if len(fields) >= 2 && fields[0] == key {
 			kb, err := strconv.ParseInt(fields[1], 10, 64)
 			if err != nil {
 				return 0

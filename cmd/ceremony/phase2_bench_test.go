@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
@@ -9,9 +8,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
@@ -66,38 +65,15 @@ func (s phase2Sizes) points() int {
 // point, its proofs, reading and writing, is the same on it.
 func syntheticPhase2(ccs constraint.ConstraintSystem, w io.Writer) error {
 	s := sizesOf(ccs)
-	fill := func(n int, g any) any {
-		switch g := g.(type) {
-		case bn254.G1Affine:
-			out := make([]bn254.G1Affine, n)
-			for i := range out {
-				out[i] = g
-			}
-			return out
-		case bls12377.G1Affine:
-			out := make([]bls12377.G1Affine, n)
-			for i := range out {
-				out[i] = g
-			}
-			return out
-		case bw6761.G1Affine:
-			out := make([]bw6761.G1Affine, n)
-			for i := range out {
-				out[i] = g
-			}
-			return out
-		}
-		panic(fmt.Sprintf("point %T", g))
-	}
 	switch setup.ShapeOf(ccs).Curve {
 	case ecc.BN254:
 		_, _, g1, g2 := bn254.Generators()
 		var p mpcbn254.Phase2
 		p.Parameters.G1.Delta, p.Parameters.G2.Delta = g1, g2
-		p.Parameters.G1.Z = fill(s.z, g1).([]bn254.G1Affine)
-		p.Parameters.G1.PKK = fill(s.pkk, g1).([]bn254.G1Affine)
+		p.Parameters.G1.Z = repeat(s.z, g1)
+		p.Parameters.G1.PKK = repeat(s.pkk, g1)
 		for _, k := range s.ckk {
-			p.Parameters.G1.SigmaCKK = append(p.Parameters.G1.SigmaCKK, fill(k, g1).([]bn254.G1Affine))
+			p.Parameters.G1.SigmaCKK = append(p.Parameters.G1.SigmaCKK, repeat(k, g1))
 			p.Parameters.G2.Sigma = append(p.Parameters.G2.Sigma, g2)
 		}
 		p.Sigmas = make([]cmpcbn254.UpdateProof, len(s.ckk))
@@ -107,10 +83,10 @@ func syntheticPhase2(ccs constraint.ConstraintSystem, w io.Writer) error {
 		_, _, g1, g2 := bls12377.Generators()
 		var p mpcbls12377.Phase2
 		p.Parameters.G1.Delta, p.Parameters.G2.Delta = g1, g2
-		p.Parameters.G1.Z = fill(s.z, g1).([]bls12377.G1Affine)
-		p.Parameters.G1.PKK = fill(s.pkk, g1).([]bls12377.G1Affine)
+		p.Parameters.G1.Z = repeat(s.z, g1)
+		p.Parameters.G1.PKK = repeat(s.pkk, g1)
 		for _, k := range s.ckk {
-			p.Parameters.G1.SigmaCKK = append(p.Parameters.G1.SigmaCKK, fill(k, g1).([]bls12377.G1Affine))
+			p.Parameters.G1.SigmaCKK = append(p.Parameters.G1.SigmaCKK, repeat(k, g1))
 			p.Parameters.G2.Sigma = append(p.Parameters.G2.Sigma, g2)
 		}
 		p.Sigmas = make([]cmpcbls12377.UpdateProof, len(s.ckk))
@@ -120,10 +96,10 @@ func syntheticPhase2(ccs constraint.ConstraintSystem, w io.Writer) error {
 		_, _, g1, g2 := bw6761.Generators()
 		var p mpcbw6761.Phase2
 		p.Parameters.G1.Delta, p.Parameters.G2.Delta = g1, g2
-		p.Parameters.G1.Z = fill(s.z, g1).([]bw6761.G1Affine)
-		p.Parameters.G1.PKK = fill(s.pkk, g1).([]bw6761.G1Affine)
+		p.Parameters.G1.Z = repeat(s.z, g1)
+		p.Parameters.G1.PKK = repeat(s.pkk, g1)
 		for _, k := range s.ckk {
-			p.Parameters.G1.SigmaCKK = append(p.Parameters.G1.SigmaCKK, fill(k, g1).([]bw6761.G1Affine))
+			p.Parameters.G1.SigmaCKK = append(p.Parameters.G1.SigmaCKK, repeat(k, g1))
 			p.Parameters.G2.Sigma = append(p.Parameters.G2.Sigma, g2)
 		}
 		p.Sigmas = make([]cmpcbw6761.UpdateProof, len(s.ckk))
@@ -131,6 +107,15 @@ func syntheticPhase2(ccs constraint.ConstraintSystem, w io.Writer) error {
 		return err
 	}
 	return fmt.Errorf("curve %s", setup.ShapeOf(ccs).Curve)
+}
+
+// repeat returns n copies of g.
+func repeat[T any](n int, g T) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = g
+	}
+	return out
 }
 
 // BenchmarkPhase2Contribute measures one phase-2 contribution to the
@@ -177,33 +162,13 @@ func BenchmarkPhase2Contribute(b *testing.B) {
 
 // processorTime is the process's user and system time, in seconds.
 func processorTime() float64 {
-	data, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
 	}
-	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	if len(fields) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseFloat(fields[11], 64)
-	stime, _ := strconv.ParseFloat(fields[12], 64)
-	return (utime + stime) / 100 // clock ticks of 1/100 s on Linux
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
-// peakRSS is VmHWM of /proc/self/status, in bytes.
-func peakRSS() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		fields := strings.Fields(s.Text())
-		if len(fields) >= 2 && fields[0] == "VmHWM:" {
-			kb, _ := strconv.ParseInt(fields[1], 10, 64)
-			return kb * 1024
-		}
-	}
-	return 0
-}
+// peakRSS is VmHWM of /proc/self/status, in bytes (resettable, unlike
+// getrusage's maximum).
+func peakRSS() int64 { return procBytes("/proc/self/status", "VmHWM:") }
