@@ -61,7 +61,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		if err != nil {
 			b.Fatal(err)
 		}
-		set, _, err := RangeSet(l)
+		set, _, err := TableSet(l)
 		if err != nil {
 			b.Fatal(err)
 		}

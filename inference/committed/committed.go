@@ -56,11 +56,13 @@ type Proof struct {
 	// MLE, as the previous segment's Boundary commits to it. [CheckChain]
 	// checks that the two are the same point.
 	Incoming *pcs.Commitment
-	// Lookup proves that every limb is in its range table; LimbEvals[j]
+	// Lookup proves that every limb is in its range table and every
+	// function lookup's (input, output) pair in its table; LimbEvals[j]
 	// is limb row j at the last NbVars coordinates of the lookup's column
-	// point.
+	// point, Functions[f] function f's input and output blocks there.
 	Lookup    *lookup.CommittedProof[fr.Element]
 	LimbEvals [limbRows]fr.Element
+	Functions []FunctionEval
 	// Decomposition is the zero-check of the limb decompositions.
 	Decomposition *sumcheck.ZeroCheckProof[fr.Element]
 	// Accumulators[q] is the q-th requantization's accumulator at its
@@ -102,63 +104,6 @@ type Claims struct {
 // Timings splits the prover's wall time.
 type Timings struct {
 	Commit, SumCheck, GKR, Open time.Duration
-}
-
-// RangeSet returns the table set of a layout's limbs: Range(LimbBits)
-// (id 1, also the padding's) then the narrower top-limb widths.
-func RangeSet(l *Layout) (*table.Set, map[int]int64, error) {
-	widths := l.Widths()
-	tables := make([]table.Table, len(widths))
-	ids := map[int]int64{}
-	for i, w := range widths {
-		tables[i] = table.Range(w)
-		ids[w] = int64(i) + 1
-	}
-	s, err := table.NewSet("committed/ranges", tables...)
-	return s, ids, err
-}
-
-// idTable returns the id column of the limb lookups.
-func idTable(l *Layout, ids map[int]int64) []int64 {
-	size := 1 << l.NbVars
-	out := make([]int64, limbRows*size)
-	for i := range out {
-		out[i] = ids[LimbBits]
-	}
-	for b := range l.Blocks {
-		idx, _ := poly.PaddedIndices(l.Blocks[b].Tensor.Shape)
-		for j := range limbRows {
-			w := l.limbWidth(b, j)
-			if w == 0 {
-				continue
-			}
-			for _, i := range idx {
-				out[j*size+l.Blocks[b].Offset+i] = ids[w]
-			}
-		}
-	}
-	return out
-}
-
-// idEval returns the id column's MLE at point (limbRowVars + NbVars
-// coordinates).
-func idEval(l *Layout, ids map[int]int64, point []fr.Element) fr.Element {
-	rows := poly.EqTable[fr.Element](point[:limbRowVars])
-	x := point[limbRowVars:]
-	pad := ids[LimbBits]
-	res := field.FromInt64[fr.Element](pad)
-	for j := range limbRows {
-		v := l.blockSum(x, func(b int) *big.Int {
-			w := l.limbWidth(b, j)
-			if w == 0 {
-				return new(big.Int)
-			}
-			return big.NewInt(ids[w] - pad)
-		})
-		v.Mul(&v, &rows[j])
-		res.Add(&res, &v)
-	}
-	return res
 }
 
 // decomposition returns the public tables of the limb decompositions, in
@@ -258,12 +203,14 @@ func boundaryVars(l *Layout) int {
 // Prove proves the requantizations and ranges of segment seg of the pass
 // tr of model m for the statement st, committing with srs.
 func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, tr *model.Trace, seg inference.Segment) (*Proof, *Timings, error) {
-	return prove(srs, st, tr, seg, (*Layout).LimbTable)
+	return prove(srs, st, tr, seg, (*Layout).LimbTable, lookup.SetMultiplicities)
 }
 
-// prove is Prove with the limb table computed by limbsOf (the tests
-// substitute limbs that do not decompose the committed values).
-func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error)) (*Proof, *Timings, error) {
+// prove is Prove with the limb table computed by limbsOf and the
+// lookups' multiplicities by multOf (the tests substitute limbs that do
+// not decompose the committed values, and multiplicities that ignore a
+// forged table output).
+func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error), multOf func(*table.Set, *lookup.Lookups) ([]uint64, error)) (*Proof, *Timings, error) {
 	if seg.From < 0 || seg.To > len(tr.Layers) || seg.From >= seg.To {
 		return nil, nil, fmt.Errorf("committed: segment [%d, %d) of a pass of %d blocks", seg.From, seg.To, len(tr.Layers))
 	}
@@ -273,7 +220,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if err != nil {
 		return nil, nil, err
 	}
-	set, ids, err := RangeSet(l)
+	set, ids, err := TableSet(l)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -285,8 +232,12 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if err != nil {
 		return nil, nil, err
 	}
-	lk := lookup.Lookups{Shape: []int{len(limbs)}, Columns: [][]int64{idTable(l, ids), limbs}}
-	mult, err := lookup.SetMultiplicities(set, &lk)
+	cols, err := lookupColumns(l, ids, limbs)
+	if err != nil {
+		return nil, nil, err
+	}
+	lk := lookup.Lookups{Shape: []int{len(cols[0])}, Columns: cols[:]}
+	mult, err := multOf(set, &lk)
 	if err != nil {
 		return nil, nil, fmt.Errorf("committed: %w", err)
 	}
@@ -347,11 +298,13 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult); err != nil {
 		return nil, nil, err
 	}
-	limbPoint := lc.Columns[1].Point[limbRowVars:]
+	limbPoint := lc.Columns[1].Point[l.lookupRowVars():]
 	for j := range limbRows {
 		proof.LimbEvals[j] = poly.Evaluate[fr.Element](tables[limbsCommitment+j], limbPoint)
 	}
+	proof.Functions = functionEvals(l, stacked, lc.Columns[1].Point)
 	t.Absorb(proof.LimbEvals[:]...)
+	absorbFunctions(t, proof.Functions)
 	times.GKR = time.Since(start)
 
 	start = time.Now()
@@ -554,9 +507,10 @@ func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Cl
 	}
 	for j := range limbRows {
 		claims = append(claims,
-			pcs.Claim{Commitment: limbsCommitment + j, Point: lc.Columns[1].Point[limbRowVars:], Value: proof.LimbEvals[j]},
+			pcs.Claim{Commitment: limbsCommitment + j, Point: lc.Columns[1].Point[l.lookupRowVars():], Value: proof.LimbEvals[j]},
 			pcs.Claim{Commitment: limbsCommitment + j, Point: zc[tabLimbs+j].Point, Value: zc[tabLimbs+j].Value})
 	}
+	claims = append(claims, functionClaims(l, lc.Columns[1].Point, proof.Functions)...)
 	claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: end, Value: proof.RequantEval})
 	for k, g := range groups {
 		claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(l.Index[g.x], inputs[k].Point), Value: inputs[k].Value})
@@ -607,12 +561,15 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	set, ids, err := RangeSet(l)
+	set, ids, err := TableSet(l)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if proof == nil || proof.Lookup == nil || proof.Decomposition == nil || proof.Opening == nil {
 		return nil, fmt.Errorf("%w: incomplete proof", ErrRejected)
+	}
+	if len(proof.Functions) != len(l.Functions) {
+		return nil, fmt.Errorf("%w: %d function lookup values for %d table applications", ErrRejected, len(proof.Functions), len(l.Functions))
 	}
 	if (proof.Boundary != nil) != (l.Boundary >= 0) {
 		return nil, fmt.Errorf("%w: a boundary commitment is present exactly when the segment is not the last", ErrRejected)
@@ -630,24 +587,21 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	t.Absorb(pcs.Digest(proof.commitments()))
 
 	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
-	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{limbRows << l.NbVars}, proof.Lookup)
+	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{1 << (l.lookupRowVars() + l.NbVars)}, proof.Lookup)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if id := idEval(l, ids, lc.Columns[0].Point); !id.Equal(&lc.Columns[0].Value) {
 		return nil, fmt.Errorf("%w: the lookups' id column is not the layout's", ErrRejected)
 	}
-	// The limb column's claim is Σⱼ eq(j, ρ_rows)·lⱼ(ρ_rest) over the rows.
-	rowEq := poly.EqTable[fr.Element](lc.Columns[1].Point[:limbRowVars])
-	var column, term fr.Element
-	for j := range limbRows {
-		term.Mul(&rowEq[j], &proof.LimbEvals[j])
-		column.Add(&column, &term)
-	}
-	if !column.Equal(&lc.Columns[1].Value) {
-		return nil, fmt.Errorf("%w: the limb rows' values do not give the limb column's claim", ErrRejected)
+	// Columns a and b are the limb rows and the function rows, each row's
+	// value at the point's last NbVars coordinates given by the prover.
+	a, b := lookupColumnEvals(l, lc.Columns[1].Point, proof.LimbEvals[:], proof.Functions)
+	if !a.Equal(&lc.Columns[1].Value) || !b.Equal(&lc.Columns[2].Value) {
+		return nil, fmt.Errorf("%w: the lookup rows' values do not give the lookup columns' claims", ErrRejected)
 	}
 	t.Absorb(proof.LimbEvals[:]...)
+	absorbFunctions(t, proof.Functions)
 
 	t.Label("committed/decomposition")
 	gamma := t.Challenge()

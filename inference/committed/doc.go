@@ -41,8 +41,8 @@
 // window [Min, Min + 2^w) (w = transcript.Layout(Min, Max).Bits, as the
 // opened proof packs it). Its limbs are the base-2¹⁵ digits of v − Min:
 // ⌈w/15⌉ limbs, all of 15 bits but the top one (w − 15·(⌈w/15⌉ − 1) bits).
-// The tensors of inference.WalkExact whose exact range is narrower than the
-// window are "exact" blocks: the digits of Max − v are limbs too. The limb
+// The tensors of inference.WalkExact and the function inputs whose exact
+// range is narrower than the window are "exact" blocks: the digits of Max − v are limbs too. The limb
 // MLE l has 3 + N variables: row j ∈ [0, 8) (the leading 3 coordinates,
 // each row committed on its own as an MLE of N variables) holds, at the
 // stacked index of each value, limb j of v − Min (j < 4) or
@@ -51,14 +51,32 @@
 //
 // # Relations
 //
-// Ranges (one LogUp-GKR instance with committed multiplicities,
-// lookup.ProveCommitted): the lookups are the 2^(N+3) pairs (id, l) over
-// the limb MLE, into the table set [RangeSet]: Range(15) (id 1) then
-// Range(w) for every narrower top-limb width w, in increasing order. The id
-// column is public: the id of limb (b, j)'s width on block b's valid
-// entries of row j, 1 elsewhere (zero limbs in Range(15)). Its MLE is
-// evaluated by the verifier in O(8·B·N) for B blocks. The multiplicities
-// (over the set's rows) are the second commitment.
+// Lookups (one LogUp-GKR instance with committed multiplicities,
+// lookup.ProveCommitted): the lookups are tuples (id, a, b) over
+// 2^(R+N) entries, R = ⌈log₂(8 + F)⌉ lookup-row coordinates for F table
+// applications. Rows j < 8 are the limb rows: (id, lⱼ, 0). Row 8 + f is
+// table application f ([Function]: the attention and MLP norms' 1/√ of
+// each block, the MLP activation — GELU or SiLU — and the final norm's
+// 1/√ in the last segment, walkFunctions order): at the entries of its
+// input block (the block's offset in s) a holds the input and b the
+// output at the same index of the output block. Every other entry is
+// (1, 0, 0), a row of Range(15). The table set ([TableSet]) is Range(15)
+// (id 1) then Range(w) for every narrower top-limb width w, in
+// increasing order, then the model's function tables (table.Function of
+// model.Table.Entries) in order of first use. The id column is public:
+// the id of limb (b, j)'s width on block b's valid entries of row j, the
+// function's table id on its input block's valid entries of row 8 + f,
+// 1 elsewhere; the verifier evaluates its MLE in O((8·B + F)·N) for B
+// blocks. The multiplicities (over the set's rows) are the second
+// commitment. The claims the instance leaves on a and b are split by
+// the prover into the rows' values at the point's last N coordinates,
+// x (Proof.LimbEvals, Proof.Functions: each function's input and output
+// block MLEs at x's last coordinates); the verifier recombines them with
+// eq over the row coordinates and the input block's indicator, and each
+// function value becomes a claim on its block of s. A function table's
+// rows past its domain repeat its last output with the next keys, so
+// every function input is an exact block (below): its values stay in the
+// domain.
 //
 // Decompositions (one zero-check, sumcheck.ProveZero, degree 3 with the
 // eq factor): with public block-constant tables masked by each block's
@@ -165,10 +183,8 @@
 // tensor's MLE itself from the model and the tokens (O(rows·d)) and makes
 // it the value of a claim on the block of s: the prover sends nothing.
 //
-// Openings: the LogUp instance's claim on the limb column at
-// (ρ_rows, ρ) is split by the prover into the 8 rows' values lⱼ(ρ)
-// (Proof.LimbEvals; the verifier checks Σⱼ eq(j, ρ_rows)·lⱼ(ρ) against
-// the claim). Every claim — those 8, the multiplicity claim, the
+// Openings: every claim — the 8 limb rows' and the function blocks'
+// values at the lookup point, the multiplicity claim, the
 // zero-check's claims on s and on the 8 limb rows, the requantization
 // claim on s, the boundary link — is proven by one pcs.OpenBatch over the
 // commitments (s, m, l₀, …, l₇[, boundary][, incoming]), whose opening runs over
@@ -182,9 +198,9 @@
 // and tokens (as inference.VerifySegment does). Then:
 //
 //	pcs.Digest(s, m, l₀, …, l₇[, boundary][, incoming])      (all commitments, before any challenge)
-//	lookup.ProveCommitted: label "lookup/committed/committed/ranges", pcs.Digest(m), β, α,
+//	lookup.ProveCommitted: label "lookup/committed/committed/tables", pcs.Digest(m), β, α,
 //	  witness tree, table tree, m(ρₜ), column evaluations
-//	l₀(ρ), …, l₇(ρ)
+//	l₀(x), …, l₇(x); per function, its input and output values
 //	label "committed/decomposition"; γ; zero-check (sumcheck.ZeroCheckLabel, …, evaluations)
 //	label "committed/requant"; r_q for every requantization (shared rows drawn once); Acc_q(r_q); ρ;
 //	  sum-check (degree 2, N rounds); s at its end point
@@ -198,8 +214,8 @@
 //	pcs.OpenBatch: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
 // The claims' order in the batch: multiplicities, s of the zero-check,
-// for each limb row its LogUp and zero-check claims, s of the
-// requantization sum-check, the projections' inputs, the boundary and its
+// for each limb row its LogUp and zero-check claims, each function's
+// input and output, s of the requantization sum-check, the projections' inputs, the boundary and its
 // block of s, the residual values, the embedding, each gated product's
 // Act and Up, each rotation's two input values, each attention
 // contraction's two factors.
@@ -208,7 +224,8 @@
 //
 // [Proof.MarshalBinary] writes the magic string "veriformer/committed",
 // [FormatVersion], then Tensors, Multiplicities, Limbs, a presence byte
-// and the Boundary, BoundaryEval, a presence byte and Incoming, LimbEvals, the LogUp proof (witness and
+// and the Boundary, BoundaryEval, a presence byte and Incoming, LimbEvals,
+// Functions (count; per function In, Out), the LogUp proof (witness and
 // table trees: root, layers; MultiplicityEval; ColumnEvals), the
 // zero-check (rounds, evaluations), Accumulators, the requantization
 // sum-check's rounds, RequantEval, the projection proofs (count; per
@@ -290,14 +307,18 @@
 //
 // # Left
 //
-//   - The table relations: norm arithmetic (mean, exponent, 1/√ table and
-//     remainder; the norms' accumulator claims are this proof's output),
-//     softmax (row maxima, exp-limb tables, probabilities), GELU/SiLU
-//     tables, the argmax of the output tokens. They go into the same
-//     LogUp instance (more tables in the set, a table-id column already
-//     there), their linear parts into the zero-check. (RoPE's cos and sin
-//     lookups are data-independent: the verifier's shape pass computes
-//     them.)
+//   - The rest of the non-linear relations: norm arithmetic (mean,
+//     sum of squares, exponent and remainder, the scaled product; the
+//     norms' accumulator claims are this proof's output), softmax (row
+//     maxima, the exp-limb lookups, whose outputs are not committed
+//     tensors today, row sums, probabilities), the argmax of the output
+//     tokens. Their lookups join the instance above as more function
+//     rows; their linear parts are claims at random points. (RoPE's cos
+//     and sin lookups are data-independent: the verifier's shape pass
+//     computes them.)
+//   - The function tables' output columns are evaluated densely by the
+//     verifier (2¹⁶ entries each); in a circuit they would be fixed
+//     commitments opened in the batch.
 //   - The attention contractions' tables grow as heads·n²·hd: summing
 //     over the head dimension first (a two-stage sum-check) would make
 //     them heads·n² + n·width.

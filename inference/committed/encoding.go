@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 6
+const FormatVersion = 7
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -65,6 +65,11 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 	}
 	for j := range p.LimbEvals {
 		w.scalar(&p.LimbEvals[j])
+	}
+	w.count(len(p.Functions))
+	for f := range p.Functions {
+		w.scalar(&p.Functions[f].In)
+		w.scalar(&p.Functions[f].Out)
 	}
 	w.fraction(&p.Lookup.Witness)
 	w.fraction(&p.Lookup.Table)
@@ -135,6 +140,13 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	}
 	for j := range p.LimbEvals {
 		r.scalar(&p.LimbEvals[j])
+	}
+	if nf := r.count(maxAccumulators, 64); r.err == nil && nf > 0 {
+		p.Functions = make([]FunctionEval, nf)
+		for f := range p.Functions {
+			r.scalar(&p.Functions[f].In)
+			r.scalar(&p.Functions[f].Out)
+		}
 	}
 	r.fraction(&p.Lookup.Witness)
 	r.fraction(&p.Lookup.Table)

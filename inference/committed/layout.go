@@ -54,6 +54,9 @@ type Layout struct {
 	// Boundary is the block of the residual stream handed to the next
 	// segment (−1 in the last segment).
 	Boundary int
+	// Functions are the segment's table applications (walkFunctions
+	// order).
+	Functions []Function
 }
 
 // NewLayout stacks the opened tensors of segment seg of the pass tr
@@ -62,6 +65,9 @@ type Layout struct {
 func NewLayout(tr *model.Trace, seg inference.Segment) (*Layout, error) {
 	exact := map[*model.Tensor]bool{}
 	inference.WalkExact(tr, seg, func(t *model.Tensor) { exact[t] = true })
+	// A function table's rows past its domain repeat its last output with
+	// the next keys: its inputs are checked against their exact range.
+	walkFunctions(tr, seg, func(in *model.Tensor, _ *model.Lookup) { exact[in] = true })
 	var blocks []Block
 	var err error
 	inference.WalkSegment(tr, seg, func(t *model.Tensor) {
@@ -102,6 +108,9 @@ func NewLayout(tr *model.Trace, seg inference.Segment) (*Layout, error) {
 	l.NbVars = max(poly.Log2Ceil(off), 1)
 	if seg.To != len(tr.Layers) {
 		l.Boundary = l.Index[&tr.Layers[seg.To-1].Output]
+	}
+	if l.Functions, err = functionsOf(tr, seg, l); err != nil {
+		return nil, err
 	}
 	return l, nil
 }

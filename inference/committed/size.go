@@ -12,7 +12,7 @@ import (
 func (p *Proof) Size() int {
 	const scalar, point = 32, 48
 	points := 2 + limbRows + len(p.Opening.Opening.Folds) + 2
-	scalars := 1 + limbRows + len(p.Accumulators) + len(p.ResidualEvals)
+	scalars := 1 + limbRows + 2*len(p.Functions) + len(p.Accumulators) + len(p.ResidualEvals)
 	if p.Boundary != nil {
 		points++
 		scalars++

@@ -12,6 +12,7 @@ import (
 
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/lookup"
+	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/poly"
@@ -86,6 +87,15 @@ func tampers(proof *Proof) []tamper {
 		{"Limbs[7]", func(p *Proof) func() { return move(&p.Limbs[7]) }},
 		{"LimbEvals[0]", func(p *Proof) func() { return bump(&p.LimbEvals[0]) }},
 		{"LimbEvals[7]", func(p *Proof) func() { return bump(&p.LimbEvals[7]) }},
+		{"Functions[0].In", func(p *Proof) func() { return bump(&p.Functions[0].In) }},
+		{"Functions[0].Out", func(p *Proof) func() { return bump(&p.Functions[0].Out) }},
+		{"Functions[last].In", func(p *Proof) func() { return bump(&p.Functions[len(p.Functions)-1].In) }},
+		{"Functions[last].Out", func(p *Proof) func() { return bump(&p.Functions[len(p.Functions)-1].Out) }},
+		{"Functions dropped", func(p *Proof) func() {
+			saved := p.Functions
+			p.Functions = saved[:len(saved)-1]
+			return func() { p.Functions = saved }
+		}},
 		{"Multiplicities", func(p *Proof) func() { return move(&p.Multiplicities) }},
 		{"Boundary", func(p *Proof) func() { return move(p.Boundary) }},
 		{"Boundary removed", func(p *Proof) func() {
@@ -97,6 +107,7 @@ func tampers(proof *Proof) []tamper {
 		{"Lookup.MultiplicityEval", func(p *Proof) func() { return bump(&p.Lookup.MultiplicityEval) }},
 		{"Lookup.ColumnEvals[0]", func(p *Proof) func() { return bump(&p.Lookup.ColumnEvals[0]) }},
 		{"Lookup.ColumnEvals[1]", func(p *Proof) func() { return bump(&p.Lookup.ColumnEvals[1]) }},
+		{"Lookup.ColumnEvals[2]", func(p *Proof) func() { return bump(&p.Lookup.ColumnEvals[2]) }},
 		{"RequantEval", func(p *Proof) func() { return bump(&p.RequantEval) }},
 		{"Opening.Folds[0]", func(p *Proof) func() { return move(&p.Opening.Opening.Folds[0]) }},
 		{"Opening.Quotients[0]", func(p *Proof) func() { return move(&p.Opening.Opening.Quotients[0]) }},
@@ -282,7 +293,7 @@ func TestForgedLimbs(t *testing.T) {
 			return lay.LimbTable()
 		}
 		*c.value = c.forge
-		proof, _, err := prove(s, f.st, f.tr, seg, limbs)
+		proof, _, err := prove(s, f.st, f.tr, seg, limbs, lookup.SetMultiplicities)
 		*c.value = honest
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -612,4 +623,73 @@ func rejectsOffByOne(t *testing.T, s *pcs.SRS, f *fixture, seg inference.Segment
 		t.Errorf("%s: %s[%d] off by one: %v", f.m.Config.Family, x.Name, k, err)
 	}
 	t.Logf("%s: %s[%d] off by one: %v", f.m.Config.Family, x.Name, k, err)
+}
+
+// lenientMultiplicities counts a tuple that is not in its function table
+// as the table's row of its key: the multiplicities of a prover that
+// forges a table output.
+func lenientMultiplicities(s *table.Set, lk *lookup.Lookups) ([]uint64, error) {
+	fixed := lookup.Lookups{Shape: lk.Shape, Columns: make([][]int64, len(lk.Columns))}
+	for c := range lk.Columns {
+		fixed.Columns[c] = slices.Clone(lk.Columns[c])
+	}
+	for i := range fixed.Columns[0] {
+		tuple := []int64{fixed.Columns[0][i], fixed.Columns[1][i], fixed.Columns[2][i]}
+		if _, err := s.Row(tuple); err == nil {
+			continue
+		}
+		t := &s.Tables[tuple[0]-1]
+		fixed.Columns[2][i] = t.Value(1, int(tuple[1]-t.Columns[0].Offset))
+	}
+	return lookup.SetMultiplicities(s, &fixed)
+}
+
+// TestFunctionLookups checks the table applications of both families: a
+// segment's lookups hold its 1/√ and activation tables; an output off by
+// one (in range) cannot be proven honestly, and a prover that forges its
+// multiplicities is rejected; so is an input off by one.
+func TestFunctionLookups(t *testing.T) {
+	llama, err := model.Builtin(model.LlamaTiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testSRS(t, 1<<18)
+	for _, m := range []*model.Model{model.Default(), llama} {
+		f := newFixture(t, m, 4)
+		last := inference.Segment{From: len(f.tr.Layers) - 1, To: len(f.tr.Layers)}
+		l, err := NewLayout(f.tr, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Two norms and the activation per block, and the final norm.
+		if len(l.Functions) != 4 {
+			t.Fatalf("%s: %d table applications in the last segment, want 4", m.Config.Family, len(l.Functions))
+		}
+		ly := &f.tr.Layers[last.From]
+		for _, c := range []struct {
+			name  string
+			value *int64
+		}{
+			{"attention norm 1/√", &ly.AttnNorm.RSqrt.Out.Data[1]},
+			{"MLP norm 1/√", &ly.MLPNorm.RSqrt.Out.Data[0]},
+			{"final norm 1/√", &f.tr.FinalNorm.RSqrt.Out.Data[2]},
+			{"activation", &ly.Activation.Out.Data[5]},
+		} {
+			honest := *c.value
+			*c.value = honest + 1
+			if _, _, err := Prove(s, f.m, f.st, f.tr, last); err == nil {
+				t.Errorf("%s: %s off by one was proven", m.Config.Family, c.name)
+			}
+			forged, _, err := prove(s, f.st, f.tr, last, (*Layout).LimbTable, lenientMultiplicities)
+			*c.value = honest
+			if err != nil {
+				t.Fatalf("%s: %s: %v", m.Config.Family, c.name, err)
+			}
+			_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, last, forged)
+			if !errors.Is(err, ErrRejected) {
+				t.Errorf("%s: %s off by one: %v", m.Config.Family, c.name, err)
+			}
+			t.Logf("%s: %s off by one: %v", m.Config.Family, c.name, err)
+		}
+	}
 }

@@ -1,0 +1,264 @@
+package committed
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/lookup/table"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/poly"
+)
+
+// Function is one table application of a segment, Out = Table(In) entry
+// by entry: In and Out are blocks of the stacked MLE, of one shape.
+type Function struct {
+	Table   *model.Table
+	In, Out int
+}
+
+// FunctionEval is a function lookup's input and output block MLEs at the
+// last coordinates of the lookup's column point.
+type FunctionEval struct {
+	In, Out fr.Element
+}
+
+// walkFunctions visits the table applications of a segment whose input
+// and output are both committed, in order: per block the attention norm's
+// and the MLP norm's 1/√ and the MLP activation (GELU or SiLU), then the
+// final norm's 1/√ in the last segment. The input is given as the
+// committed tensor (the activation reads the up or gate projection's
+// output).
+func walkFunctions(tr *model.Trace, seg inference.Segment, visit func(in *model.Tensor, lk *model.Lookup)) {
+	norm := func(n *model.Norm) { visit(&n.RSqrt.In, &n.RSqrt) }
+	for i := seg.From; i < seg.To; i++ {
+		l := &tr.Layers[i]
+		norm(&l.AttnNorm)
+		norm(&l.MLPNorm)
+		in := &l.Up.Out
+		if l.Gate != nil {
+			in = &l.Gate.Out
+		}
+		visit(in, &l.Activation)
+	}
+	if seg.To == len(tr.Layers) {
+		norm(&tr.FinalNorm)
+	}
+}
+
+// functionsOf lists the layout's table applications (walkFunctions
+// order).
+func functionsOf(tr *model.Trace, seg inference.Segment, l *Layout) ([]Function, error) {
+	var out []Function
+	var err error
+	walkFunctions(tr, seg, func(in *model.Tensor, lk *model.Lookup) {
+		if err != nil {
+			return
+		}
+		bi, okIn := l.Index[in]
+		bo, okOut := l.Index[&lk.Out]
+		if !okIn || !okOut {
+			err = fmt.Errorf("committed: table %s: input or output is not committed", lk.Table.Name)
+			return
+		}
+		if !slices.Equal(in.Shape, lk.Out.Shape) {
+			err = fmt.Errorf("committed: table %s: input %v and output %v differ in shape", lk.Table.Name, in.Shape, lk.Out.Shape)
+			return
+		}
+		out = append(out, Function{Table: lk.Table, In: bi, Out: bo})
+	})
+	return out, err
+}
+
+// Lookup rows: the limb rows, then one row per function lookup, padded
+// to a power of two.
+func (l *Layout) lookupRowVars() int {
+	return poly.Log2Ceil(limbRows + len(l.Functions))
+}
+
+// TableIDs names the tables of a segment's lookup set: the range tables
+// by width, the function tables by the model's table.
+type TableIDs struct {
+	Ranges    map[int]int64
+	Functions map[*model.Table]int64
+}
+
+// TableSet returns the table set of a layout's lookups: Range(LimbBits)
+// (id 1, also the padding's) then the narrower top-limb widths, then the
+// function tables in order of first use.
+func TableSet(l *Layout) (*table.Set, *TableIDs, error) {
+	ids := &TableIDs{Ranges: map[int]int64{}, Functions: map[*model.Table]int64{}}
+	var tables []table.Table
+	for _, w := range l.Widths() {
+		tables = append(tables, table.Range(w))
+		ids.Ranges[w] = int64(len(tables))
+	}
+	for _, f := range l.Functions {
+		if _, ok := ids.Functions[f.Table]; ok {
+			continue
+		}
+		lo, _ := f.Table.Domain()
+		_, outputs := f.Table.Entries()
+		t, err := table.Function(f.Table.Name, lo, outputs)
+		if err != nil {
+			return nil, nil, err
+		}
+		tables = append(tables, t)
+		ids.Functions[f.Table] = int64(len(tables))
+	}
+	s, err := table.NewSet("committed/tables", tables...)
+	return s, ids, err
+}
+
+// lookupColumns returns the lookups' columns (id, a, b) over the lookup
+// rows: row j < limbRows is limb row j (b zero), row limbRows + f holds
+// function f's input block in a and its output in b, both at the input
+// block's offset; every other entry is the all-zero tuple of Range(15).
+func lookupColumns(l *Layout, ids *TableIDs, limbs []int64) ([3][]int64, error) {
+	size := 1 << l.NbVars
+	total := size << l.lookupRowVars()
+	var cols [3][]int64
+	cols[0] = idTable(l, ids, total)
+	cols[1] = make([]int64, total)
+	copy(cols[1], limbs)
+	cols[2] = make([]int64, total)
+	for f, fn := range l.Functions {
+		row := (limbRows + f) * size
+		in, out := l.Blocks[fn.In].Tensor, l.Blocks[fn.Out].Tensor
+		idx, err := poly.PaddedIndices(in.Shape)
+		if err != nil {
+			return cols, err
+		}
+		if len(in.Data) != len(idx) || len(out.Data) != len(idx) {
+			return cols, fmt.Errorf("committed: table %s: %d inputs, %d outputs for shape %v", fn.Table.Name, len(in.Data), len(out.Data), in.Shape)
+		}
+		for k, i := range idx {
+			cols[1][row+l.Blocks[fn.In].Offset+i] = in.Data[k]
+			cols[2][row+l.Blocks[fn.In].Offset+i] = out.Data[k]
+		}
+	}
+	return cols, nil
+}
+
+// idTable returns the id column of the lookups (total entries).
+func idTable(l *Layout, ids *TableIDs, total int) []int64 {
+	size := 1 << l.NbVars
+	pad := ids.Ranges[LimbBits]
+	out := make([]int64, total)
+	for i := range out {
+		out[i] = pad
+	}
+	for b := range l.Blocks {
+		idx, _ := poly.PaddedIndices(l.Blocks[b].Tensor.Shape)
+		for j := range limbRows {
+			w := l.limbWidth(b, j)
+			if w == 0 {
+				continue
+			}
+			for _, i := range idx {
+				out[j*size+l.Blocks[b].Offset+i] = ids.Ranges[w]
+			}
+		}
+	}
+	for f, fn := range l.Functions {
+		blk := &l.Blocks[fn.In]
+		idx, _ := poly.PaddedIndices(blk.Tensor.Shape)
+		for _, i := range idx {
+			out[(limbRows+f)*size+blk.Offset+i] = ids.Functions[fn.Table]
+		}
+	}
+	return out
+}
+
+// idEval returns the id column's MLE at point (lookupRowVars + NbVars
+// coordinates).
+func idEval(l *Layout, ids *TableIDs, point []fr.Element) fr.Element {
+	rv := l.lookupRowVars()
+	rows := poly.EqTable[fr.Element](point[:rv])
+	x := point[rv:]
+	pad := ids.Ranges[LimbBits]
+	res := field.FromInt64[fr.Element](pad)
+	for j := range limbRows {
+		v := l.blockSum(x, func(b int) *big.Int {
+			w := l.limbWidth(b, j)
+			if w == 0 {
+				return new(big.Int)
+			}
+			return big.NewInt(ids.Ranges[w] - pad)
+		})
+		v.Mul(&v, &rows[j])
+		res.Add(&res, &v)
+	}
+	for f, fn := range l.Functions {
+		v := l.valid(fn.In, x)
+		d := field.FromInt64[fr.Element](ids.Functions[fn.Table] - pad)
+		v.Mul(&v, &d)
+		v.Mul(&v, &rows[limbRows+f])
+		res.Add(&res, &v)
+	}
+	return res
+}
+
+// lookupColumnEvals returns the MLEs of the lookups' columns a and b at
+// point from the rows' values: the limb rows' LimbEvals, and each
+// function's input and output block values at the point's last
+// coordinates, placed at its input block.
+func lookupColumnEvals(l *Layout, point []fr.Element, limbEvals []fr.Element, fns []FunctionEval) (a, b fr.Element) {
+	rv := l.lookupRowVars()
+	rows := poly.EqTable[fr.Element](point[:rv])
+	x := point[rv:]
+	var term fr.Element
+	for j := range limbRows {
+		term.Mul(&rows[j], &limbEvals[j])
+		a.Add(&a, &term)
+	}
+	for f, fn := range l.Functions {
+		ind := l.indicator(fn.In, x)
+		ind.Mul(&ind, &rows[limbRows+f])
+		term.Mul(&ind, &fns[f].In)
+		a.Add(&a, &term)
+		term.Mul(&ind, &fns[f].Out)
+		b.Add(&b, &term)
+	}
+	return a, b
+}
+
+// functionEvals evaluates each function's input and output blocks of the
+// stacked table at the last coordinates of the lookup point.
+func functionEvals(l *Layout, stacked []fr.Element, point []fr.Element) []FunctionEval {
+	x := point[l.lookupRowVars():]
+	out := make([]FunctionEval, len(l.Functions))
+	for f, fn := range l.Functions {
+		local := x[l.NbVars-l.Blocks[fn.In].NbVars:]
+		out[f].In = poly.Evaluate[fr.Element](blockOf(l, stacked, fn.In), local)
+		out[f].Out = poly.Evaluate[fr.Element](blockOf(l, stacked, fn.Out), local)
+	}
+	return out
+}
+
+// functionClaims returns the claims on the stacked MLE of each function's
+// input and output values.
+func functionClaims(l *Layout, point []fr.Element, fns []FunctionEval) []pcs.Claim {
+	x := point[l.lookupRowVars():]
+	var out []pcs.Claim
+	for f, fn := range l.Functions {
+		local := x[l.NbVars-l.Blocks[fn.In].NbVars:]
+		out = append(out,
+			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(fn.In, local), Value: fns[f].In},
+			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(fn.Out, local), Value: fns[f].Out})
+	}
+	return out
+}
+
+// absorbFunctions absorbs the function lookups' values, input then
+// output of each.
+func absorbFunctions(t *pcs.Transcript, fns []FunctionEval) {
+	for f := range fns {
+		t.Absorb(fns[f].In, fns[f].Out)
+	}
+}
