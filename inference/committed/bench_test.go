@@ -57,7 +57,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 	f := newFixture(b, m, rows)
 	need := 2
 	for _, seg := range segs {
-		l, err := NewLayout(f.tr, seg)
+		l, err := NewLayout(f.tr, seg, f.pass)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
-		tr, err := m.Forward(m.NewCache(), f.prompt)
+		tr, err := m.Forward(m.NewCache(), f.pass.Tokens())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		size = 0
 		for _, seg := range segs {
 			start = time.Now()
-			proof, t, err := Prove(s, m, f.st, tr, seg)
+			proof, t, err := Prove(s, m, f.st, f.pass, tr, seg)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -94,7 +94,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 			total.Open += t.Open
 			size += proof.Size()
 			start = time.Now()
-			if _, err := Verify(s.VerifyingKey(), m, f.st, f.prompt, seg, proof); err != nil {
+			if _, err := Verify(s.VerifyingKey(), m, f.st, f.pass, seg, proof); err != nil {
 				b.Fatal(err)
 			}
 			verify += time.Since(start)

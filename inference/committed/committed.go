@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
@@ -83,6 +84,9 @@ type Proof struct {
 	// Attention proves the attention contractions' accumulator claims:
 	// the scores then the context of each block.
 	Attention []FactorProof
+	// Argmax links the argmax margins of the output tokens to the
+	// logits (last segment only).
+	Argmax *ArgmaxProof
 	// ResidualEvals are the residual tensors' MLEs at the residual point
 	// (one per distinct tensor of the segment's residual adds, in order
 	// of first appearance; see residual.go).
@@ -200,23 +204,27 @@ func boundaryVars(l *Layout) int {
 	return max(l.Blocks[l.Boundary].NbVars, 1)
 }
 
-// Prove proves the requantizations and ranges of segment seg of the pass
-// tr of model m for the statement st, committing with srs.
-func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, tr *model.Trace, seg inference.Segment) (*Proof, *Timings, error) {
-	return prove(srs, st, tr, seg, (*Layout).LimbTable, lookup.SetMultiplicities)
+// Prove proves segment seg of the forward pass tr of model m over the
+// generation pass (tr runs over pass.Tokens()) for the statement st,
+// committing with srs.
+func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment) (*Proof, *Timings, error) {
+	return prove(srs, st, pass, tr, seg, (*Layout).LimbTable, lookup.SetMultiplicities)
 }
 
 // prove is Prove with the limb table computed by limbsOf and the
 // lookups' multiplicities by multOf (the tests substitute limbs that do
 // not decompose the committed values, and multiplicities that ignore a
 // forged table output).
-func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error), multOf func(*table.Set, *lookup.Lookups) ([]uint64, error)) (*Proof, *Timings, error) {
+func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error), multOf func(*table.Set, *lookup.Lookups) ([]uint64, error)) (*Proof, *Timings, error) {
 	if seg.From < 0 || seg.To > len(tr.Layers) || seg.From >= seg.To {
 		return nil, nil, fmt.Errorf("committed: segment [%d, %d) of a pass of %d blocks", seg.From, seg.To, len(tr.Layers))
 	}
+	if len(pass.Output) == 0 || !slices.Equal(tr.Tokens, pass.Tokens()) {
+		return nil, nil, fmt.Errorf("committed: the trace's tokens are not the pass's")
+	}
 	times := &Timings{}
 	start := time.Now()
-	l, err := NewLayout(tr, seg)
+	l, err := NewLayout(tr, seg, pass)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -224,11 +232,11 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if err != nil {
 		return nil, nil, err
 	}
-	stacked, err := l.Table()
+	limbs, err := limbsOf(l)
 	if err != nil {
 		return nil, nil, err
 	}
-	limbs, err := limbsOf(l)
+	stacked, err := l.Table()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -405,6 +413,14 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if ePoint != nil {
 		eValue = poly.Evaluate[fr.Element](blockOf(l, stacked, l.Index[&tr.Embedding]), ePoint)
 	}
+	am, err := newArgmaxStep(tr, l, pass)
+	if err != nil {
+		return nil, nil, err
+	}
+	var amPoint []fr.Element
+	if proof.Argmax, amPoint, err = proveArgmax(t, l, am, stacked); err != nil {
+		return nil, nil, err
+	}
 
 	var bPoint []fr.Element
 	if l.Boundary >= 0 {
@@ -422,6 +438,7 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
 	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
+	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -543,21 +560,23 @@ func boundaryLink(point []fr.Element, k int, v fr.Element) fr.Element {
 	return d
 }
 
-// Verify checks a committed segment proof of model m for the pass over
-// tokens (the prompt and every generated token but the last) and the
-// statement st, and returns the accumulator claims left to the
-// contraction sum-checks. The caller checks st against the model and the
-// tokens.
-func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens []int, seg inference.Segment, proof *Proof) (*Claims, error) {
-	rows := len(tokens)
-	view, err := inference.ShapePass(m, rows)
+// Verify checks a committed segment proof of model m for the generation
+// pass and the statement st, and returns the accumulator claims left to
+// the protocols that will prove them. The caller checks st against the
+// model and the pass's prompt and output.
+func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof) (*Claims, error) {
+	if err := pass.check(m.Config.Vocab); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	tokens := pass.Tokens()
+	view, err := inference.ShapePass(m, len(tokens))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if seg.From < 0 || seg.To > len(view.Layers) || seg.From >= seg.To {
 		return nil, fmt.Errorf("%w: segment [%d, %d) of a model of %d blocks", ErrRejected, seg.From, seg.To, len(view.Layers))
 	}
-	l, err := NewLayout(view, seg)
+	l, err := NewLayout(view, seg, pass)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -587,7 +606,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	t.Absorb(pcs.Digest(proof.commitments()))
 
 	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
-	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{1 << (l.lookupRowVars() + l.NbVars)}, proof.Lookup)
+	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{limbRows << l.NbVars}, proof.Lookup)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -676,6 +695,14 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 			return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 		}
 	}
+	am, err := newArgmaxStep(view, l, pass)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	amPoint, err := verifyArgmax(t, l, am, proof.Argmax)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
 
 	var bPoint []fr.Element
 	if l.Boundary >= 0 {
@@ -689,6 +716,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
 	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
+	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
 	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}

@@ -33,38 +33,46 @@ func testSRS(t testing.TB, size int) *pcs.SRS {
 }
 
 type fixture struct {
-	m      *model.Model
-	st     statement.Statement
-	tr     *model.Trace
-	rows   int
-	prompt []int
+	m    *model.Model
+	st   statement.Statement
+	tr   *model.Trace
+	rows int
+	pass Pass
 }
 
+// newFixture generates greedily from a fixed prompt so that the forward
+// pass over the prompt and the output but its last token has rows rows:
+// a prompt of rows/2 tokens (at least one), the rest generated.
 func newFixture(t testing.TB, m *model.Model, rows int) *fixture {
-	tokens := make([]int, rows)
-	for i := range tokens {
-		tokens[i] = (i*37 + 11) % m.Config.Vocab
+	prompt := make([]int, max(rows/2, 1))
+	for i := range prompt {
+		prompt[i] = (i*37 + 11) % m.Config.Vocab
 	}
-	tr, err := m.Forward(m.NewCache(), tokens)
+	gen, err := m.Generate(prompt, rows-len(prompt)+1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := statement.New[fr.Element](m, tokens[:rows-1], tokens[rows-1:])
+	pass := Pass{Prompt: prompt, Output: gen.Tokens}
+	tr, err := m.Forward(m.NewCache(), pass.Tokens())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{m: m, st: st, tr: tr, rows: rows, prompt: tokens}
+	st, err := statement.New[fr.Element](m, prompt, gen.Tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{m: m, st: st, tr: tr, rows: rows, pass: pass}
 }
 
 func TestHonest(t *testing.T) {
 	f := newFixture(t, model.Default(), 4)
 	s := testSRS(t, 1<<18)
 	for _, seg := range []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}} {
-		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
-		claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+		claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}

@@ -18,7 +18,8 @@
 // # Layout
 //
 // The committed tensors of segment [From, To) of a pass are those of
-// inference.WalkSegment. Each is a block: its MLE over its shape padded
+// inference.WalkSegment and, in the last segment, the argmax margins
+// (below). Each is a block: its MLE over its shape padded
 // dimension by dimension to powers of two (poly.PaddedIndices, zeros in
 // the padding), of kᵦ variables. Blocks are sorted by size, largest first
 // (ties in canonical order), and stacked at offsets aligned to their size
@@ -52,31 +53,32 @@
 // # Relations
 //
 // Lookups (one LogUp-GKR instance with committed multiplicities,
-// lookup.ProveCommitted): the lookups are tuples (id, a, b) over
-// 2^(R+N) entries, R = ⌈log₂(8 + F)⌉ lookup-row coordinates for F table
-// applications. Rows j < 8 are the limb rows: (id, lⱼ, 0). Row 8 + f is
-// table application f ([Function]: the attention and MLP norms' 1/√ of
-// each block, the MLP activation — GELU or SiLU — and the final norm's
-// 1/√ in the last segment, walkFunctions order): at the entries of its
-// input block (the block's offset in s) a holds the input and b the
-// output at the same index of the output block. Every other entry is
-// (1, 0, 0), a row of Range(15). The table set ([TableSet]) is Range(15)
-// (id 1) then Range(w) for every narrower top-limb width w, in
-// increasing order, then the model's function tables (table.Function of
-// model.Table.Entries) in order of first use. The id column is public:
-// the id of limb (b, j)'s width on block b's valid entries of row j, the
-// function's table id on its input block's valid entries of row 8 + f,
-// 1 elsewhere; the verifier evaluates its MLE in O((8·B + F)·N) for B
-// blocks. The multiplicities (over the set's rows) are the second
-// commitment. The claims the instance leaves on a and b are split by
-// the prover into the rows' values at the point's last N coordinates,
-// x (Proof.LimbEvals, Proof.Functions: each function's input and output
-// block MLEs at x's last coordinates); the verifier recombines them with
-// eq over the row coordinates and the input block's indicator, and each
-// function value becomes a claim on its block of s. A function table's
-// rows past its domain repeat its last output with the next keys, so
-// every function input is an exact block (below): its values stay in the
-// domain.
+// lookup.ProveCommitted): the lookups are tuples (id, a, b) over the
+// 2^(N+3) entries of the 8 lookup rows. Row j holds limb row j: (id, lⱼ,
+// 0). The table applications ([Function]: the attention and MLP norms'
+// 1/√ of each block, the MLP activation — GELU or SiLU — and the final
+// norm's 1/√ in the last segment, walkFunctions order) sit in the same
+// rows, in the entries of their input block: function f is placed in
+// the highest row its input block's limbs leave free (no block uses all
+// eight), and there a holds the input and b the output at the same index
+// of the output block. Every other entry is (1, 0, 0), a row of
+// Range(15). The table set ([TableSet]) is Range(15) (id 1) then Range(w)
+// for every narrower top-limb width w, in increasing order, then the
+// model's function tables (table.Function of model.Table.Entries) in
+// order of first use. The id column is public: the id of limb (b, j)'s
+// width on block b's valid entries of row j, the function's table id on
+// its input block's valid entries of its row, 1 elsewhere; the verifier
+// evaluates its MLE in O((8·B + F)·N) for B blocks and F functions. The
+// multiplicities (over the set's rows) are the second commitment. The
+// claims the instance leaves on a and b at (ρ_rows, x) are split by the
+// prover into the rows' values at x (Proof.LimbEvals: each limb row's
+// commitment, zero at the function entries) and each function's input and
+// output block MLEs at x's last coordinates (Proof.Functions); the
+// verifier recombines them with eq over the row coordinates and the
+// input block's indicator, and each function value becomes a claim on its
+// block of s. A function table's rows past its domain repeat its last
+// output with the next keys, so every function input is an exact block
+// (below): its values stay in the domain.
 //
 // Decompositions (one zero-check, sumcheck.ProveZero, degree 3 with the
 // eq factor): with public block-constant tables masked by each block's
@@ -177,6 +179,25 @@
 // give. The pass must start at position 0 (the keys are its own rows).
 // The prover's tables have heads·n·T·hd entries.
 //
+// Argmax (argmax.go, last segment only): with P prompt tokens, output
+// tokens t_k (k < g) and logits L, the last segment commits one more
+// block, the margins D[k][j] = L[P−1+k][t_k] − L[P−1+k][j] − [j < t_k]
+// ([g, V], range [0, Max − Min] of the logits, range-checked as every
+// block). All margins are in range exactly when each t_k is its row's
+// argmax with ties broken by the smallest index. Their link to the
+// logits: the prover sends the chosen logits c_k = L[P−1+k][t_k]
+// (claims on s at boolean points, absorbed before the point), the
+// verifier draws (ρ_k, ρ_j) over D's variables, the prover sends D(ρ),
+// and one degree-2 sum-check over the logits' row coordinates proves
+//
+//	Σᵢ w(i)·L(i, ρ_j) = Σ_k eq(ρ_k, k)·(c_k·Sel_V(ρ_j) − Prefix_{t_k}(ρ_j)) − D(ρ),
+//	w(i) = Σ_k eq(ρ_k, k)·[i = P − 1 + k],
+//
+// (Sel_V the indicator of j < V, Prefix_t of j < t, both O(log V)), ending
+// with a claim L(r′, ρ_j) on s; the verifier evaluates w(r′) in
+// O(g·log n). A pass of one row has no row coordinate: the value is the
+// claim itself.
+//
 // Embedding (embedding.go, first segment only): the embedding block is
 // the model's embedding of the public tokens, E[token] (plus P[position]
 // for GPT-2). At a point r of its variables the verifier computes that
@@ -210,6 +231,7 @@
 //	label "committed/attention"; per block: scores then context, each a sum-check (degree 3), A(r′), B(r′)
 //	label "committed/residual"; r; the residual values                (when the segment has a residual add)
 //	label "committed/embedding"; its point                           (first segment only)
+//	label "committed/argmax"; c_k; (ρ_k, ρ_j); D(ρ); sum-check (degree 2); L(r′, ρ_j)   (last segment only)
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
 //	pcs.OpenBatch: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
@@ -218,7 +240,8 @@
 // input and output, s of the requantization sum-check, the projections' inputs, the boundary and its
 // block of s, the residual values, the embedding, each gated product's
 // Act and Up, each rotation's two input values, each attention
-// contraction's two factors.
+// contraction's two factors, the chosen logits, the margins, the logits
+// at the sum-check's end.
 //
 // # Format
 //
@@ -232,7 +255,8 @@
 // proof: Biases, sum-check rounds, Inputs, Weights), the gated products,
 // the rotations and the attention contractions (three lists of
 // [FactorProof]: count; per proof: sum-check rounds, A, B — Act and Up,
-// the input and its pair, the two factors), ResidualEvals, and the batch
+// the input and its pair, the two factors), a presence byte and the
+// argmax proof (Chosen, MarginsEval, rounds, LogitsEval), ResidualEvals, and the batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
 // bytes), scalars canonical (32 bytes), counts as 4-byte big-endian
 // integers. [UnmarshalProof]
@@ -311,9 +335,9 @@
 //     sum of squares, exponent and remainder, the scaled product; the
 //     norms' accumulator claims are this proof's output), softmax (row
 //     maxima, the exp-limb lookups, whose outputs are not committed
-//     tensors today, row sums, probabilities), the argmax of the output
-//     tokens. Their lookups join the instance above as more function
-//     rows; their linear parts are claims at random points. (RoPE's cos
+//     tensors today, row sums, probabilities). Their lookups join the
+//     instance above as more functions; their linear parts are claims at
+//     random points. (RoPE's cos
 //     and sin lookups are data-independent: the verifier's shape pass
 //     computes them.)
 //   - The function tables' output columns are evaluated densely by the

@@ -93,6 +93,15 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 	w.factors(p.Products)
 	w.factors(p.Rotations)
 	w.factors(p.Attention)
+	if a := p.Argmax; a != nil {
+		w.buf.WriteByte(1)
+		w.scalars(a.Chosen)
+		w.scalar(&a.MarginsEval)
+		w.rounds(a.SumCheck.Rounds)
+		w.scalar(&a.LogitsEval)
+	} else {
+		w.buf.WriteByte(0)
+	}
 	w.scalars(p.ResidualEvals)
 	opening, err := p.Opening.MarshalBinary()
 	if err != nil {
@@ -172,6 +181,18 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	p.Products = r.factors()
 	p.Rotations = r.factors()
 	p.Attention = r.factors()
+	switch b := r.byte(); {
+	case r.err != nil:
+	case b == 1:
+		a := &ArgmaxProof{}
+		a.Chosen = r.scalars(maxAccumulators)
+		r.scalar(&a.MarginsEval)
+		a.SumCheck.Rounds = r.rounds()
+		r.scalar(&a.LogitsEval)
+		p.Argmax = a
+	case b != 0:
+		r.fail(fmt.Errorf("argmax flag %d", b))
+	}
 	p.ResidualEvals = r.scalars(maxResiduals)
 	n := r.count(maxOpeningBytes, 1)
 	if r.err == nil {

@@ -30,6 +30,9 @@ func (p *Proof) Size() int {
 			scalars += rounds(f.SumCheck.Rounds) + 2
 		}
 	}
+	if a := p.Argmax; a != nil {
+		scalars += len(a.Chosen) + 2 + rounds(a.SumCheck.Rounds)
+	}
 	for _, lp := range p.Projections {
 		scalars += len(lp.Biases) + rounds(lp.SumCheck.Rounds) + len(lp.Inputs) + len(lp.Weights)
 	}

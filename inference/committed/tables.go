@@ -16,10 +16,13 @@ import (
 )
 
 // Function is one table application of a segment, Out = Table(In) entry
-// by entry: In and Out are blocks of the stacked MLE, of one shape.
+// by entry: In and Out are blocks of the stacked MLE, of one shape. Its
+// lookups sit in lookup row Row at the input block's entries, a row that
+// block's limbs leave free.
 type Function struct {
 	Table   *model.Table
 	In, Out int
+	Row     int
 }
 
 // FunctionEval is a function lookup's input and output block MLEs at the
@@ -70,16 +73,29 @@ func functionsOf(tr *model.Trace, seg inference.Segment, l *Layout) ([]Function,
 			err = fmt.Errorf("committed: table %s: input %v and output %v differ in shape", lk.Table.Name, in.Shape, lk.Out.Shape)
 			return
 		}
-		out = append(out, Function{Table: lk.Table, In: bi, Out: bo})
+		row := -1
+		for j := limbRows - 1; j >= 0 && row < 0; j-- {
+			if l.limbWidth(bi, j) == 0 {
+				row = j
+			}
+		}
+		if row < 0 {
+			err = fmt.Errorf("committed: table %s: its input %s leaves no lookup row free", lk.Table.Name, in.Name)
+			return
+		}
+		for _, f := range out {
+			if f.In == bi {
+				err = fmt.Errorf("committed: tensor %s is the input of two table applications", in.Name)
+				return
+			}
+		}
+		out = append(out, Function{Table: lk.Table, In: bi, Out: bo, Row: row})
 	})
 	return out, err
 }
 
-// Lookup rows: the limb rows, then one row per function lookup, padded
-// to a power of two.
-func (l *Layout) lookupRowVars() int {
-	return poly.Log2Ceil(limbRows + len(l.Functions))
-}
+// lookupRowVars is the number of lookup-row coordinates: the limb rows'.
+func (l *Layout) lookupRowVars() int { return limbRowVars }
 
 // TableIDs names the tables of a segment's lookup set: the range tables
 // by width, the function tables by the model's table.
@@ -116,19 +132,22 @@ func TableSet(l *Layout) (*table.Set, *TableIDs, error) {
 }
 
 // lookupColumns returns the lookups' columns (id, a, b) over the lookup
-// rows: row j < limbRows is limb row j (b zero), row limbRows + f holds
-// function f's input block in a and its output in b, both at the input
-// block's offset; every other entry is the all-zero tuple of Range(15).
+// rows: row j holds limb row j in a (b zero) and, at the input block's
+// entries of each function placed in row j, the input in a and the
+// output in b; every other entry is the all-zero tuple of Range(15).
 func lookupColumns(l *Layout, ids *TableIDs, limbs []int64) ([3][]int64, error) {
 	size := 1 << l.NbVars
 	total := size << l.lookupRowVars()
+	if len(limbs) != total {
+		return [3][]int64{}, fmt.Errorf("committed: a limb table of %d entries, want %d", len(limbs), total)
+	}
 	var cols [3][]int64
 	cols[0] = idTable(l, ids, total)
 	cols[1] = make([]int64, total)
 	copy(cols[1], limbs)
 	cols[2] = make([]int64, total)
-	for f, fn := range l.Functions {
-		row := (limbRows + f) * size
+	for _, fn := range l.Functions {
+		row := fn.Row * size
 		in, out := l.Blocks[fn.In].Tensor, l.Blocks[fn.Out].Tensor
 		idx, err := poly.PaddedIndices(in.Shape)
 		if err != nil {
@@ -165,11 +184,11 @@ func idTable(l *Layout, ids *TableIDs, total int) []int64 {
 			}
 		}
 	}
-	for f, fn := range l.Functions {
+	for _, fn := range l.Functions {
 		blk := &l.Blocks[fn.In]
 		idx, _ := poly.PaddedIndices(blk.Tensor.Shape)
 		for _, i := range idx {
-			out[(limbRows+f)*size+blk.Offset+i] = ids.Functions[fn.Table]
+			out[fn.Row*size+blk.Offset+i] = ids.Functions[fn.Table]
 		}
 	}
 	return out
@@ -194,20 +213,21 @@ func idEval(l *Layout, ids *TableIDs, point []fr.Element) fr.Element {
 		v.Mul(&v, &rows[j])
 		res.Add(&res, &v)
 	}
-	for f, fn := range l.Functions {
+	for _, fn := range l.Functions {
 		v := l.valid(fn.In, x)
 		d := field.FromInt64[fr.Element](ids.Functions[fn.Table] - pad)
 		v.Mul(&v, &d)
-		v.Mul(&v, &rows[limbRows+f])
+		v.Mul(&v, &rows[fn.Row])
 		res.Add(&res, &v)
 	}
 	return res
 }
 
 // lookupColumnEvals returns the MLEs of the lookups' columns a and b at
-// point from the rows' values: the limb rows' LimbEvals, and each
+// point from the rows' values: the limb rows' LimbEvals (zero at the
+// function entries, which no limb of their block uses), and each
 // function's input and output block values at the point's last
-// coordinates, placed at its input block.
+// coordinates, placed at its input block in its row.
 func lookupColumnEvals(l *Layout, point []fr.Element, limbEvals []fr.Element, fns []FunctionEval) (a, b fr.Element) {
 	rv := l.lookupRowVars()
 	rows := poly.EqTable[fr.Element](point[:rv])
@@ -219,7 +239,7 @@ func lookupColumnEvals(l *Layout, point []fr.Element, limbEvals []fr.Element, fn
 	}
 	for f, fn := range l.Functions {
 		ind := l.indicator(fn.In, x)
-		ind.Mul(&ind, &rows[limbRows+f])
+		ind.Mul(&ind, &rows[fn.Row])
 		term.Mul(&ind, &fns[f].In)
 		a.Add(&a, &term)
 		term.Mul(&ind, &fns[f].Out)

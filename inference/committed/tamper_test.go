@@ -162,14 +162,14 @@ func TestTamperedProof(t *testing.T) {
 	f := newFixture(t, model.Default(), 4)
 	s := testSRS(t, 1<<18)
 	seg := inference.Segment{From: 0, To: 1}
-	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	vk := s.VerifyingKey()
 	for _, c := range tampers(proof) {
 		undo := c.do(proof)
-		if _, err := Verify(vk, f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
+		if _, err := Verify(vk, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("%s changed: %v", c.name, err)
 		}
 		undo()
@@ -177,18 +177,18 @@ func TestTamperedProof(t *testing.T) {
 	// The statement, the segment and the pass length.
 	for name, x := range map[string]*big.Int{"ModelID": f.st.ModelID, "InputDigest": f.st.InputDigest, "OutputDigest": f.st.OutputDigest} {
 		undo := bumpInt(x)
-		if _, err := Verify(vk, f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
+		if _, err := Verify(vk, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("statement %s changed: %v", name, err)
 		}
 		undo()
 	}
-	if _, err := Verify(vk, f.m, f.st, f.prompt, inference.Segment{From: 1, To: 2}, proof); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(vk, f.m, f.st, f.pass, inference.Segment{From: 1, To: 2}, proof); !errors.Is(err, ErrRejected) {
 		t.Errorf("other segment: %v", err)
 	}
-	if _, err := Verify(vk, f.m, f.st, append(slices.Clone(f.prompt), 0), seg, proof); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(vk, f.m, f.st, Pass{Prompt: f.pass.Prompt, Output: append(slices.Clone(f.pass.Output), 0)}, seg, proof); !errors.Is(err, ErrRejected) {
 		t.Errorf("other pass length: %v", err)
 	}
-	if _, err := Verify(vk, f.m, f.st, f.prompt, seg, proof); err != nil {
+	if _, err := Verify(vk, f.m, f.st, f.pass, seg, proof); err != nil {
 		t.Fatalf("the restored proof is rejected: %v", err)
 	}
 }
@@ -204,11 +204,11 @@ func TestAccumulatorClaims(t *testing.T) {
 	seg := inference.Segment{From: 1, To: 2}
 	layer := &f.tr.Layers[1]
 	verify := func() (*Claims, error) {
-		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+		return Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 	}
 	// The verifier's requantizations are those of its own shape pass:
 	// match them to the prover's trace by name.
@@ -255,14 +255,14 @@ func TestAccumulatorClaims(t *testing.T) {
 	(*norm)[0]--
 	saved := (*rem)[0]
 	(*rem)[0] = -1
-	if _, _, err := Prove(s, f.m, f.st, f.tr, seg); err == nil {
+	if _, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg); err == nil {
 		t.Error("a negative remainder was proven")
 	}
 	(*rem)[0] = saved
 	out := &layer.Q.Out
 	savedOut := out.Data[0]
 	out.Data[0] = out.Max + 1
-	if _, _, err := Prove(s, f.m, f.st, f.tr, seg); err == nil {
+	if _, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg); err == nil {
 		t.Error("an output above its range was proven")
 	}
 	out.Data[0] = savedOut
@@ -293,12 +293,12 @@ func TestForgedLimbs(t *testing.T) {
 			return lay.LimbTable()
 		}
 		*c.value = c.forge
-		proof, _, err := prove(s, f.st, f.tr, seg, limbs, lookup.SetMultiplicities)
+		proof, _, err := prove(s, f.st, f.pass, f.tr, seg, limbs, lookup.SetMultiplicities)
 		*c.value = honest
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 		if !errors.Is(err, ErrRejected) {
 			t.Errorf("%s: %v", c.name, err)
 		}
@@ -328,12 +328,12 @@ func TestResidualAdds(t *testing.T) {
 		{"block 0 Output, read by segment 1", second, &f.tr.Layers[0].Output.Data[1]},
 	} {
 		*c.value++
-		proof, _, err := Prove(s, f.m, f.st, f.tr, c.seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, c.seg)
 		*c.value--
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, c.seg, proof)
+		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, c.seg, proof)
 		if !errors.Is(err, ErrRejected) {
 			t.Errorf("%s off by one: %v", c.name, err)
 		}
@@ -341,7 +341,7 @@ func TestResidualAdds(t *testing.T) {
 	}
 	// The honest residuals: 2 adds over 5 tensors in each segment.
 	for seg, want := range map[inference.Segment][2]int{first: {2, 5}, second: {2, 5}} {
-		l, err := NewLayout(f.tr, seg)
+		l, err := NewLayout(f.tr, seg, f.pass)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,11 +364,11 @@ func TestChain(t *testing.T) {
 	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}}
 	var proofs []*Proof
 	for _, seg := range segs {
-		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); err != nil {
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof); err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
 		proofs = append(proofs, proof)
@@ -379,13 +379,13 @@ func TestChain(t *testing.T) {
 	// The incoming stream's value and Mid's changed together keep the
 	// add true; the opening of the incoming commitment rejects them.
 	u0, u2 := bump(&proofs[1].ResidualEvals[0]), bump(&proofs[1].ResidualEvals[2])
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("incoming and Mid values changed together: %v", err)
 	}
 	u0()
 	u2()
 	undo := move(proofs[1].Incoming)
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("Incoming moved: %v", err)
 	}
 	if err := CheckChain(proofs); !errors.Is(err, ErrRejected) {
@@ -394,7 +394,7 @@ func TestChain(t *testing.T) {
 	undo()
 	saved := proofs[1].Incoming
 	proofs[1].Incoming = nil
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("Incoming removed: %v", err)
 	}
 	proofs[1].Incoming = saved
@@ -422,35 +422,35 @@ func TestEmbedding(t *testing.T) {
 	for _, v := range values {
 		*v++
 	}
-	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	for _, v := range values {
 		*v--
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 	if !errors.Is(err, ErrRejected) {
 		t.Errorf("an embedding entry off by one, residual stream along: %v", err)
 	}
 	t.Logf("embedding off by one: %v", err)
 
-	honest, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	honest, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, honest); err != nil {
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, honest); err != nil {
 		t.Fatal(err)
 	}
-	other := slices.Clone(f.prompt)
-	other[1] = (other[1] + 1) % f.m.Config.Vocab
+	other := Pass{Prompt: slices.Clone(f.pass.Prompt), Output: f.pass.Output}
+	other.Prompt[1] = (other.Prompt[1] + 1) % f.m.Config.Vocab
 	if _, err := Verify(s.VerifyingKey(), f.m, f.st, other, seg, honest); !errors.Is(err, ErrRejected) {
 		t.Errorf("other tokens: %v", err)
 	}
 	// The second segment reads no embedding: other tokens do not matter
 	// to it (the statement binds them).
 	second := inference.Segment{From: 1, To: 2}
-	p2, _, err := Prove(s, f.m, f.st, f.tr, second)
+	p2, _, err := Prove(s, f.m, f.st, f.pass, f.tr, second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,11 +471,11 @@ func TestGatedProduct(t *testing.T) {
 	f := newFixture(t, m, 4)
 	s := testSRS(t, 1<<18)
 	seg := inference.Segment{From: 1, To: 2}
-	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,11 +505,11 @@ func TestRotations(t *testing.T) {
 	f := newFixture(t, m, 4)
 	s := testSRS(t, 1<<18)
 	seg := inference.Segment{From: 0, To: 1}
-	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -541,11 +541,11 @@ func TestAttention(t *testing.T) {
 	for _, m := range []*model.Model{model.Default(), llama} {
 		f := newFixture(t, m, 4)
 		a := &f.tr.Layers[0].Attention
-		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+		claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 		if err != nil {
 			t.Fatalf("%s: %v", m.Config.Family, err)
 		}
@@ -596,7 +596,7 @@ func rejectsEach(t *testing.T, s *pcs.SRS, f *fixture, seg inference.Segment, pr
 	t.Helper()
 	for _, c := range tampers(proof) {
 		undo := c.do(proof)
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("%s: %s changed: %v", f.m.Config.Family, c.name, err)
 		}
 		undo()
@@ -613,12 +613,12 @@ func rejectsOffByOne(t *testing.T, s *pcs.SRS, f *fixture, seg inference.Segment
 		delta = -1
 	}
 	x.Data[k] += delta
-	forged, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	forged, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	x.Data[k] -= delta
 	if err != nil {
 		t.Fatalf("%s off by one: %v", x.Name, err)
 	}
-	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, forged)
+	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, forged)
 	if !errors.Is(err, ErrRejected) {
 		t.Errorf("%s: %s[%d] off by one: %v", f.m.Config.Family, x.Name, k, err)
 	}
@@ -657,7 +657,7 @@ func TestFunctionLookups(t *testing.T) {
 	for _, m := range []*model.Model{model.Default(), llama} {
 		f := newFixture(t, m, 4)
 		last := inference.Segment{From: len(f.tr.Layers) - 1, To: len(f.tr.Layers)}
-		l, err := NewLayout(f.tr, last)
+		l, err := NewLayout(f.tr, last, f.pass)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -677,19 +677,112 @@ func TestFunctionLookups(t *testing.T) {
 		} {
 			honest := *c.value
 			*c.value = honest + 1
-			if _, _, err := Prove(s, f.m, f.st, f.tr, last); err == nil {
+			if _, _, err := Prove(s, f.m, f.st, f.pass, f.tr, last); err == nil {
 				t.Errorf("%s: %s off by one was proven", m.Config.Family, c.name)
 			}
-			forged, _, err := prove(s, f.st, f.tr, last, (*Layout).LimbTable, lenientMultiplicities)
+			forged, _, err := prove(s, f.st, f.pass, f.tr, last, (*Layout).LimbTable, lenientMultiplicities)
 			*c.value = honest
 			if err != nil {
 				t.Fatalf("%s: %s: %v", m.Config.Family, c.name, err)
 			}
-			_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, last, forged)
+			_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, last, forged)
 			if !errors.Is(err, ErrRejected) {
 				t.Errorf("%s: %s off by one: %v", m.Config.Family, c.name, err)
 			}
 			t.Logf("%s: %s off by one: %v", m.Config.Family, c.name, err)
+		}
+	}
+}
+
+// TestMarginsTieRule checks the margins of a crafted logits row with a
+// tie: the first of the tied maxima has every margin in range, the
+// second a negative one, as does any other token.
+func TestMarginsTieRule(t *testing.T) {
+	tr := &model.Trace{LMHead: model.MatMul{Requant: model.Requant{Out: model.Tensor{Shape: []int{1, 4}, Data: []int64{3, 5, 5, 1}, Min: -8, Max: 8}}}}
+	for tok, ok := range []bool{false, true, false, false} {
+		d := marginsTensor(tr, Pass{Prompt: []int{0}, Output: []int{tok}})
+		if d.Max != 16 || !slices.Equal(d.Shape, []int{1, 4}) {
+			t.Fatalf("margins of shape %v, maximum %d", d.Shape, d.Max)
+		}
+		inRange := slices.Min(d.Data) >= 0
+		if inRange != ok {
+			t.Errorf("token %d: margins %v", tok, d.Data)
+		}
+	}
+}
+
+// TestArgmax proves the last segment of a greedy generation: every field
+// of its argmax proof changed is rejected, and so is another output token,
+// whether the verifier is asked about it or a prover claims it with
+// forged limbs for its negative margins. A pass of one row (a prompt of
+// one token, one output token) has no row sum-check.
+func TestArgmax(t *testing.T) {
+	s := testSRS(t, 1<<18)
+	for _, rows := range []int{4, 1} {
+		f := newFixture(t, model.Default(), rows)
+		last := inference.Segment{From: len(f.tr.Layers) - 1, To: len(f.tr.Layers)}
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, last, proof); err != nil {
+			t.Fatalf("%d rows: %v", rows, err)
+		}
+		rejectsEach(t, s, f, last, proof, func(p *Proof) []tamper {
+			out := []tamper{
+				{"Argmax.Chosen[0]", func(p *Proof) func() { return bump(&p.Argmax.Chosen[0]) }},
+				{"Argmax.Chosen[last]", func(p *Proof) func() { return bump(&p.Argmax.Chosen[len(p.Argmax.Chosen)-1]) }},
+				{"Argmax.MarginsEval", func(p *Proof) func() { return bump(&p.Argmax.MarginsEval) }},
+				{"Argmax.LogitsEval", func(p *Proof) func() { return bump(&p.Argmax.LogitsEval) }},
+				{"Argmax removed", func(p *Proof) func() {
+					saved := p.Argmax
+					p.Argmax = nil
+					return func() { p.Argmax = saved }
+				}},
+			}
+			if rows > 1 {
+				out = append(out, roundTampers("Argmax.SumCheck", func(p *Proof) *sumcheck.Proof[fr.Element] { return &p.Argmax.SumCheck })...)
+			}
+			return out
+		})
+		// Another last token: asked of the verifier, and proven by a
+		// prover whose limbs hide the negative margins.
+		other := Pass{Prompt: f.pass.Prompt, Output: slices.Clone(f.pass.Output)}
+		k := len(other.Output) - 1
+		other.Output[k] = (other.Output[k] + 1) % f.m.Config.Vocab
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, other, last, proof); !errors.Is(err, ErrRejected) {
+			t.Errorf("%d rows: another last token: %v", rows, err)
+		}
+		if _, _, err := Prove(s, f.m, f.st, other, f.tr, last); err == nil {
+			t.Errorf("%d rows: a token that is not the argmax was proven", rows)
+		}
+		// Limbs of the negative margins clamped to zero: the
+		// decomposition fails. Margins clamped to zero (committed so):
+		// the link to the logits fails.
+		for _, c := range []struct {
+			name   string
+			commit bool
+		}{{"forged limbs", false}, {"margins clamped", true}} {
+			hide := func(l *Layout) ([]int64, error) {
+				d := l.Margins.Data
+				saved := slices.Clone(d)
+				for i := range d {
+					d[i] = max(d[i], 0)
+				}
+				if !c.commit {
+					defer copy(d, saved)
+				}
+				return l.LimbTable()
+			}
+			forged, _, err := prove(s, f.st, other, f.tr, last, hide, lookup.SetMultiplicities)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Verify(s.VerifyingKey(), f.m, f.st, other, last, forged)
+			if !errors.Is(err, ErrRejected) {
+				t.Errorf("%d rows: another token, %s: %v", rows, c.name, err)
+			}
+			t.Logf("%d rows: another token, %s: %v", rows, c.name, err)
 		}
 	}
 }
