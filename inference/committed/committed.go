@@ -84,6 +84,8 @@ type Proof struct {
 	// Attention proves the attention contractions' accumulator claims:
 	// the scores then the context of each block.
 	Attention []FactorProof
+	// Norms prove each norm's arithmetic and accumulator claim.
+	Norms []NormProof
 	// Argmax links the argmax margins of the output tokens to the
 	// logits (last segment only).
 	Argmax *ArgmaxProof
@@ -402,6 +404,14 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if proof.Attention, atEnds, err = proveFactors(t, "committed/attention", contractionSteps(l, ats, stacked, points, proof.Accumulators)); err != nil {
 		return nil, nil, err
 	}
+	nss, err := normSteps(tr, seg, l, index)
+	if err != nil {
+		return nil, nil, err
+	}
+	var nEnds [][3][]fr.Element
+	if proof.Norms, nEnds, err = proveNorms(t, l, nss, stacked, incoming, points, proof.Accumulators); err != nil {
+		return nil, nil, err
+	}
 	res, err := residualsOf(tr, seg, l)
 	if err != nil {
 		return nil, nil, err
@@ -439,6 +449,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
 	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
 	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
+	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -680,6 +691,14 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass P
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	nss, err := normSteps(view, seg, l, index)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	nEnds, err := verifyNorms(t, nss, proof.Norms, points, proof.Accumulators)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
 	res, err := residualsOf(view, seg, l)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
@@ -717,6 +736,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass P
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
 	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
 	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
+	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
 	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -729,6 +749,9 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass P
 	}
 	for _, k := range ats {
 		projected[rqs[k.q]] = true
+	}
+	for _, n := range nss {
+		projected[rqs[n.q]] = true
 	}
 	for _, g := range groups {
 		for _, mm := range g.mms {

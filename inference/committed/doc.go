@@ -1,11 +1,15 @@
 // Package committed proves, for one segment of an inference pass, that
 // the tensors the native proof (package inference) opens today are
-// committed with package pcs instead, and proves their ranges, their
-// requantization identities, the projections (Q, K, V, O, MLP, LM head)
-// and the residual adds on the commitments: the verifier's work is
-// polylogarithmic in the number of activations, apart from O(width) per
-// requantization for per-column multipliers (and the weights' evaluation,
-// as in the opened proof).
+// committed with package pcs instead, and proves on the commitments their
+// ranges, their requantization identities, every contraction (Q, K, V,
+// O, MLP, LM head, attention scores and context, RoPE, the gated
+// product), the table applications (1/√, GELU, SiLU), the norms'
+// arithmetic, the residual adds, the embedding and the argmax of the
+// output tokens: every requantization's accumulator is proven, and the
+// verifier's work is polylogarithmic in the number of activations, apart
+// from O(width) per requantization for per-column multipliers (and the
+// weights' evaluation, as in the opened proof). The softmax's own
+// relations are not proven yet (see Left).
 //
 // Status: tested natively (honest proofs; every proof field, statement
 // element, segment and pass length tampered; forged limbs; wrong
@@ -118,9 +122,9 @@
 // row coordinates of the first one's point (r_q = (r_row, r_col,q)). Each
 // proof turns the Acc_q(r_q) claims into claims on the weights and biases,
 // which the verifier evaluates from the model, and one claim on the
-// input, a block of s: it joins the batch opening at (prefix, point). The
-// other accumulator claims — the norms' — are the proof's output ([Claims]), for the
-// protocols that will prove them (see Left).
+// input, a block of s: it joins the batch opening at (prefix, point).
+// The other accumulator claims are proven by the steps below; [Claims]
+// lists any left (none with every step in place).
 //
 // Residual adds (residual.go): for every block i of the segment,
 // Mid = Input + O.Out, Input being the embedding (i = 0), block i − 1's
@@ -198,6 +202,39 @@
 // O(g·log n). A pass of one row has no row coordinate: the value is the
 // claim itself.
 //
+// Norms (norm.go): every norm of the segment (per block the attention
+// norm, which reads the block's input — the embedding, the previous
+// block's output or the incoming stream — and the MLP norm, which reads
+// Mid; the final norm in the last segment) over its input h ([rows, n],
+// kᵣ + k_c variables) with the committed per-row mean μ and remainder r_μ
+// (LayerNorm), exponent e, 1/√ input v, remainder r_V and 1/√ output T,
+// and five more committed per-row tensors (auxiliary blocks stacked after
+// the walk's): 4^e, 2^(Eₘₐₓ−e) and [e > 0] (table applications on e,
+// tables "committed/norm/pow4|scale|nonzero/Eₘₐₓ"), the gap
+// 4^e − 1 − r_V (range [0, 4^Eₘₐₓ)) and the floor v − 2¹⁴·[e > 0] (range
+// [0, 2¹⁶)); r_μ (range [0, n − 1]) and e (range [0, Eₘₐₓ]) are exact
+// blocks. At a random row point ρ₁ the prover states h(ρ₁, ½, …, ½) (the
+// row sums over 2^k_c) and the eight row tensors; the verifier checks
+//
+//	2^k_c·h(ρ₁, ½) = n·μ(ρ₁) + r_μ(ρ₁)                      (LayerNorm; zero values for RMSNorm)
+//	gap(ρ₁) = 4^e(ρ₁) − Sel_rows(ρ₁) − r_V(ρ₁),   floor(ρ₁) = v(ρ₁) − 2¹⁴·[e>0](ρ₁)
+//
+// so that r_V < 4^e and v ≥ 2¹⁴ when e > 0 (e minimal; v < 2¹⁶ is v's
+// exact range). Then, at a random row point ρ₂, one sum-check over (r, i)
+// proves every row's sum of squares (degree 4, value 0):
+//
+//	Σ_{r,i} eq(ρ₂, r)·((h − μ·VC)² − 2^(−k_c)·(v·4^e + r_V − ε·VR)) = 0
+//
+// (VC, VR the valid columns and rows, public), and one more the norm's
+// accumulator claim Acc(r_q) from the requantization step (degree 6):
+//
+//	Acc(r_q) = Σ_{r,i} eq(r_q, (r, i))·((h − μ·VC)·T·2^(Eₘₐₓ−e)·γ + β·VR·VC)
+//
+// with γ and β the model's per-column weights, evaluated by the verifier
+// (O(n)). Each sum-check's end values (h, μ, v, 4^e, r_V; h, μ, T,
+// 2^(Eₘₐₓ−e)) are claims on their blocks (h on Proof.Incoming when the
+// norm reads the incoming stream).
+//
 // Embedding (embedding.go, first segment only): the embedding block is
 // the model's embedding of the public tokens, E[token] (plus P[position]
 // for GPT-2). At a point r of its variables the verifier computes that
@@ -229,6 +266,8 @@
 //	label "committed/product"; per gated product: sum-check (degree 3), Act(r′), Up(r′)   (Llama)
 //	label "committed/rope"; per rotation: sum-check (degree 3), In(r′), In(r′ with the half-head bit flipped)   (Llama)
 //	label "committed/attention"; per block: scores then context, each a sum-check (degree 3), A(r′), B(r′)
+//	label "committed/norm"; per norm: ρ₁; the 9 row values; ρ₂; sum-check (degree 4), 5 values;
+//	  sum-check (degree 6) of Acc(r_q), 4 values
 //	label "committed/residual"; r; the residual values                (when the segment has a residual add)
 //	label "committed/embedding"; its point                           (first segment only)
 //	label "committed/argmax"; c_k; (ρ_k, ρ_j); D(ρ); sum-check (degree 2); L(r′, ρ_j)   (last segment only)
@@ -241,7 +280,9 @@
 // block of s, the residual values, the embedding, each gated product's
 // Act and Up, each rotation's two input values, each attention
 // contraction's two factors, the chosen logits, the margins, the logits
-// at the sum-check's end.
+// at the sum-check's end, then per norm its row values (the row sums
+// first, LayerNorm), the variance sum-check's and the scaling sum-check's
+// end values.
 //
 // # Format
 //
@@ -255,8 +296,10 @@
 // proof: Biases, sum-check rounds, Inputs, Weights), the gated products,
 // the rotations and the attention contractions (three lists of
 // [FactorProof]: count; per proof: sum-check rounds, A, B — Act and Up,
-// the input and its pair, the two factors), a presence byte and the
-// argmax proof (Chosen, MarginsEval, rounds, LogitsEval), ResidualEvals, and the batch
+// the input and its pair, the two factors), the norm proofs (count; per
+// proof: 9 row values, rounds, 5 values, rounds, 4 values), a presence
+// byte and the argmax proof (Chosen, MarginsEval, rounds, LogitsEval),
+// ResidualEvals, and the batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
 // bytes), scalars canonical (32 bytes), counts as 4-byte big-endian
 // integers. [UnmarshalProof]
@@ -274,8 +317,10 @@
 // 2^60 ≪ |Fr|, so v is in its window (exact range). The padding of every
 // block is zero, which the contraction sum-checks' zero-padded claims
 // rely on. A wrong Out or Rem (in range) gives a false Acc_q(r_q) claim,
-// rejected by the projection sum-check (tested) or, for the claims left
-// as output, by the protocol that must prove them.
+// rejected by the sum-check that proves it (tested for projections,
+// norms, attention, rotations and products). The function tables' rows
+// past their domains repeat the last output with the next keys; every
+// function input is an exact block, so no lookup reaches them.
 //
 // # Cost
 //
@@ -331,24 +376,22 @@
 //
 // # Left
 //
-//   - The rest of the non-linear relations: norm arithmetic (mean,
-//     sum of squares, exponent and remainder, the scaled product; the
-//     norms' accumulator claims are this proof's output), softmax (row
-//     maxima, the exp-limb lookups, whose outputs are not committed
-//     tensors today, row sums, probabilities). Their lookups join the
-//     instance above as more functions; their linear parts are claims at
-//     random points. (RoPE's cos
-//     and sin lookups are data-independent: the verifier's shape pass
-//     computes them.)
+//   - The softmax's relations: the row maxima (m ≥ every unmasked score,
+//     equal to one), the exp-limb lookups (EXP(lo), [hi = 0], whose
+//     outputs are not committed tensors today), the row sums and the
+//     probabilities' division identity p·2Σ + ρ = 2x·2^P + Σ with
+//     ρ < 2Σ. The probabilities are committed, range-checked and used by
+//     the context contraction, but not yet tied to the scores. They take
+//     the same tools as the norms: auxiliary per-row blocks, more table
+//     applications, row identities at a random point and sum-checks.
+//     (RoPE's cos and sin lookups are data-independent: the verifier's
+//     shape pass computes them.)
 //   - The function tables' output columns are evaluated densely by the
 //     verifier (2¹⁶ entries each); in a circuit they would be fixed
 //     commitments opened in the batch.
 //   - The attention contractions' tables grow as heads·n²·hd: summing
 //     over the head dimension first (a two-stage sum-check) would make
 //     them heads·n² + n·width.
-//   - The incoming residual stream (Proof.Incoming) is read by the first
-//     block's residual add; its attention norm, a table relation, will
-//     read it too.
 //   - The opening dominates the prover; committing only the limb rows
 //     some block uses, and fewer, larger segments, would cut it.
 package committed

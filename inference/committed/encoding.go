@@ -93,6 +93,21 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 	w.factors(p.Products)
 	w.factors(p.Rotations)
 	w.factors(p.Attention)
+	w.count(len(p.Norms))
+	for k := range p.Norms {
+		n := &p.Norms[k]
+		for j := range n.Rows {
+			w.scalar(&n.Rows[j])
+		}
+		w.rounds(n.Variance.Rounds)
+		for j := range n.VarianceEvals {
+			w.scalar(&n.VarianceEvals[j])
+		}
+		w.rounds(n.Scale.Rounds)
+		for j := range n.ScaleEvals {
+			w.scalar(&n.ScaleEvals[j])
+		}
+	}
 	if a := p.Argmax; a != nil {
 		w.buf.WriteByte(1)
 		w.scalars(a.Chosen)
@@ -181,6 +196,25 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	p.Products = r.factors()
 	p.Rotations = r.factors()
 	p.Attention = r.factors()
+	nn := r.count(maxProjections, (nbNormRows+nbVarianceEvals+nbScaleEvals)*32)
+	for range nn {
+		if r.err != nil {
+			break
+		}
+		var n NormProof
+		for j := range n.Rows {
+			r.scalar(&n.Rows[j])
+		}
+		n.Variance.Rounds = r.rounds()
+		for j := range n.VarianceEvals {
+			r.scalar(&n.VarianceEvals[j])
+		}
+		n.Scale.Rounds = r.rounds()
+		for j := range n.ScaleEvals {
+			r.scalar(&n.ScaleEvals[j])
+		}
+		p.Norms = append(p.Norms, n)
+	}
 	switch b := r.byte(); {
 	case r.err != nil:
 	case b == 1:

@@ -54,12 +54,15 @@ type Layout struct {
 	// Boundary is the block of the residual stream handed to the next
 	// segment (−1 in the last segment).
 	Boundary int
-	// Functions are the segment's table applications (walkFunctions
+	// Functions are the segment's table applications (applications
 	// order).
 	Functions []Function
 	// Margins is the argmax margins tensor of the last segment (nil in
 	// the others), see marginsTensor.
 	Margins *model.Tensor
+	// Norms are the segment's norms with their auxiliary tensors
+	// (walkNorms order).
+	Norms []*normAux
 }
 
 // NewLayout stacks the opened tensors of segment seg of the pass tr
@@ -69,11 +72,25 @@ type Layout struct {
 func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, error) {
 	exact := map[*model.Tensor]bool{}
 	inference.WalkExact(tr, seg, func(t *model.Tensor) { exact[t] = true })
-	// A function table's rows past its domain repeat its last output with
-	// the next keys: its inputs are checked against their exact range.
-	walkFunctions(tr, seg, func(in *model.Tensor, _ *model.Lookup) { exact[in] = true })
 	var tensors []*model.Tensor
 	inference.WalkSegment(tr, seg, func(t *model.Tensor) { tensors = append(tensors, t) })
+	var norms []*normAux
+	walkNorms(tr, seg, func(n *model.Norm, in *model.Tensor) {
+		a := newNormAux(n, in)
+		norms = append(norms, a)
+		tensors = append(tensors, a.tensors()...)
+		if tr.Family == model.GPT2 {
+			// Σ = n·Mean + MeanRem fixes the mean only with MeanRem < n.
+			exact[&n.MeanRem] = true
+		}
+	})
+	apps := applications(tr, seg, norms)
+	for _, a := range apps {
+		// A function table's rows past its domain repeat its last output
+		// with the next keys: its inputs are checked against their exact
+		// range.
+		exact[a.in] = true
+	}
 	var margins *model.Tensor
 	if seg.To == len(tr.Layers) {
 		if err := pass.check(tr.Logits().Shape[1]); err != nil {
@@ -115,7 +132,7 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 		return nil, fmt.Errorf("committed: segment [%d, %d) has no opened tensor", seg.From, seg.To)
 	}
 	sort.SliceStable(blocks, func(a, b int) bool { return blocks[a].NbVars > blocks[b].NbVars })
-	l := &Layout{Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1, Margins: margins}
+	l := &Layout{Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1, Margins: margins, Norms: norms}
 	off := 0
 	for i := range l.Blocks {
 		l.Blocks[i].Offset = off
@@ -126,7 +143,7 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 	if seg.To != len(tr.Layers) {
 		l.Boundary = l.Index[&tr.Layers[seg.To-1].Output]
 	}
-	if l.Functions, err = functionsOf(tr, seg, l); err != nil {
+	if l.Functions, err = functionsOf(apps, l); err != nil {
 		return nil, err
 	}
 	return l, nil

@@ -30,6 +30,9 @@ func (p *Proof) Size() int {
 			scalars += rounds(f.SumCheck.Rounds) + 2
 		}
 	}
+	for _, n := range p.Norms {
+		scalars += nbNormRows + nbVarianceEvals + nbScaleEvals + rounds(n.Variance.Rounds) + rounds(n.Scale.Rounds)
+	}
 	if a := p.Argmax; a != nil {
 		scalars += len(a.Chosen) + 2 + rounds(a.SumCheck.Rounds)
 	}

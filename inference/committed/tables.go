@@ -15,12 +15,21 @@ import (
 	"github.com/veriformer/veriformer/poly"
 )
 
+// FuncTable is an exact integer function over [Lo, Lo + len(Outputs)):
+// a model's table (model.Table.Entries) or one of the norms' exponent
+// tables.
+type FuncTable struct {
+	Name    string
+	Lo      int64
+	Outputs []int64
+}
+
 // Function is one table application of a segment, Out = Table(In) entry
 // by entry: In and Out are blocks of the stacked MLE, of one shape. Its
 // lookups sit in lookup row Row at the input block's entries, a row that
-// block's limbs leave free.
+// block's limbs and no other application on that block use.
 type Function struct {
-	Table   *model.Table
+	Table   *FuncTable
 	In, Out int
 	Row     int
 }
@@ -31,14 +40,32 @@ type FunctionEval struct {
 	In, Out fr.Element
 }
 
-// walkFunctions visits the table applications of a segment whose input
-// and output are both committed, in order: per block the attention norm's
-// and the MLP norm's 1/√ and the MLP activation (GELU or SiLU), then the
-// final norm's 1/√ in the last segment. The input is given as the
-// committed tensor (the activation reads the up or gate projection's
-// output).
-func walkFunctions(tr *model.Trace, seg inference.Segment, visit func(in *model.Tensor, lk *model.Lookup)) {
-	norm := func(n *model.Norm) { visit(&n.RSqrt.In, &n.RSqrt) }
+// application is a table application by its tensors.
+type application struct {
+	in, out *model.Tensor
+	table   *FuncTable
+}
+
+// applications lists the table applications of a segment whose input
+// and output are both committed, in order: per block the attention
+// norm's, the MLP norm's 1/√ and the MLP activation (GELU or SiLU, which
+// reads the up or gate projection's output), then the final norm's 1/√
+// in the last segment; then each norm's exponent tables (norms order,
+// see norm.go).
+func applications(tr *model.Trace, seg inference.Segment, norms []*normAux) []application {
+	tables := map[*model.Table]*FuncTable{}
+	of := func(t *model.Table) *FuncTable {
+		if f, ok := tables[t]; ok {
+			return f
+		}
+		lo, _ := t.Domain()
+		_, outputs := t.Entries()
+		f := &FuncTable{Name: t.Name, Lo: lo, Outputs: outputs}
+		tables[t] = f
+		return f
+	}
+	var out []application
+	norm := func(n *model.Norm) { out = append(out, application{&n.RSqrt.In, &n.RSqrt.Out, of(n.RSqrt.Table)}) }
 	for i := seg.From; i < seg.To; i++ {
 		l := &tr.Layers[i]
 		norm(&l.AttnNorm)
@@ -47,85 +74,87 @@ func walkFunctions(tr *model.Trace, seg inference.Segment, visit func(in *model.
 		if l.Gate != nil {
 			in = &l.Gate.Out
 		}
-		visit(in, &l.Activation)
+		out = append(out, application{in, &l.Activation.Out, of(l.Activation.Table)})
 	}
 	if seg.To == len(tr.Layers) {
 		norm(&tr.FinalNorm)
 	}
+	exps := map[string]*FuncTable{}
+	for _, a := range norms {
+		for _, e := range a.exponentTables() {
+			t, ok := exps[e.table.Name]
+			if !ok {
+				t = e.table
+				exps[t.Name] = t
+			}
+			out = append(out, application{e.in, e.out, t})
+		}
+	}
+	return out
 }
 
-// functionsOf lists the layout's table applications (walkFunctions
-// order).
-func functionsOf(tr *model.Trace, seg inference.Segment, l *Layout) ([]Function, error) {
+// functionsOf places the applications in the layout's lookup rows.
+func functionsOf(apps []application, l *Layout) ([]Function, error) {
 	var out []Function
-	var err error
-	walkFunctions(tr, seg, func(in *model.Tensor, lk *model.Lookup) {
-		if err != nil {
-			return
-		}
-		bi, okIn := l.Index[in]
-		bo, okOut := l.Index[&lk.Out]
+	for _, a := range apps {
+		bi, okIn := l.Index[a.in]
+		bo, okOut := l.Index[a.out]
 		if !okIn || !okOut {
-			err = fmt.Errorf("committed: table %s: input or output is not committed", lk.Table.Name)
-			return
+			return nil, fmt.Errorf("committed: table %s: input or output is not committed", a.table.Name)
 		}
-		if !slices.Equal(in.Shape, lk.Out.Shape) {
-			err = fmt.Errorf("committed: table %s: input %v and output %v differ in shape", lk.Table.Name, in.Shape, lk.Out.Shape)
-			return
+		if !slices.Equal(a.in.Shape, a.out.Shape) {
+			return nil, fmt.Errorf("committed: table %s: input %v and output %v differ in shape", a.table.Name, a.in.Shape, a.out.Shape)
+		}
+		used := map[int]bool{}
+		for _, f := range out {
+			if f.In == bi {
+				used[f.Row] = true
+			}
 		}
 		row := -1
 		for j := limbRows - 1; j >= 0 && row < 0; j-- {
-			if l.limbWidth(bi, j) == 0 {
+			if l.limbWidth(bi, j) == 0 && !used[j] {
 				row = j
 			}
 		}
 		if row < 0 {
-			err = fmt.Errorf("committed: table %s: its input %s leaves no lookup row free", lk.Table.Name, in.Name)
-			return
+			return nil, fmt.Errorf("committed: table %s: its input %s leaves no lookup row free", a.table.Name, a.in.Name)
 		}
-		for _, f := range out {
-			if f.In == bi {
-				err = fmt.Errorf("committed: tensor %s is the input of two table applications", in.Name)
-				return
-			}
-		}
-		out = append(out, Function{Table: lk.Table, In: bi, Out: bo, Row: row})
-	})
-	return out, err
+		out = append(out, Function{Table: a.table, In: bi, Out: bo, Row: row})
+	}
+	return out, nil
 }
 
 // lookupRowVars is the number of lookup-row coordinates: the limb rows'.
 func (l *Layout) lookupRowVars() int { return limbRowVars }
 
 // TableIDs names the tables of a segment's lookup set: the range tables
-// by width, the function tables by the model's table.
+// by width, the function tables by name.
 type TableIDs struct {
 	Ranges    map[int]int64
-	Functions map[*model.Table]int64
+	Functions map[string]int64
 }
 
 // TableSet returns the table set of a layout's lookups: Range(LimbBits)
 // (id 1, also the padding's) then the narrower top-limb widths, then the
 // function tables in order of first use.
 func TableSet(l *Layout) (*table.Set, *TableIDs, error) {
-	ids := &TableIDs{Ranges: map[int]int64{}, Functions: map[*model.Table]int64{}}
+	ids := &TableIDs{Ranges: map[int]int64{}, Functions: map[string]int64{}}
 	var tables []table.Table
 	for _, w := range l.Widths() {
 		tables = append(tables, table.Range(w))
 		ids.Ranges[w] = int64(len(tables))
 	}
 	for _, f := range l.Functions {
-		if _, ok := ids.Functions[f.Table]; ok {
+		if _, ok := ids.Functions[f.Table.Name]; ok {
 			continue
 		}
-		lo, _ := f.Table.Domain()
-		_, outputs := f.Table.Entries()
-		t, err := table.Function(f.Table.Name, lo, outputs)
+		t, err := table.Function(f.Table.Name, f.Table.Lo, f.Table.Outputs)
 		if err != nil {
 			return nil, nil, err
 		}
 		tables = append(tables, t)
-		ids.Functions[f.Table] = int64(len(tables))
+		ids.Functions[f.Table.Name] = int64(len(tables))
 	}
 	s, err := table.NewSet("committed/tables", tables...)
 	return s, ids, err
@@ -188,7 +217,7 @@ func idTable(l *Layout, ids *TableIDs, total int) []int64 {
 		blk := &l.Blocks[fn.In]
 		idx, _ := poly.PaddedIndices(blk.Tensor.Shape)
 		for _, i := range idx {
-			out[fn.Row*size+blk.Offset+i] = ids.Functions[fn.Table]
+			out[fn.Row*size+blk.Offset+i] = ids.Functions[fn.Table.Name]
 		}
 	}
 	return out
@@ -215,7 +244,7 @@ func idEval(l *Layout, ids *TableIDs, point []fr.Element) fr.Element {
 	}
 	for _, fn := range l.Functions {
 		v := l.valid(fn.In, x)
-		d := field.FromInt64[fr.Element](ids.Functions[fn.Table] - pad)
+		d := field.FromInt64[fr.Element](ids.Functions[fn.Table.Name] - pad)
 		v.Mul(&v, &d)
 		v.Mul(&v, &rows[fn.Row])
 		res.Add(&res, &v)

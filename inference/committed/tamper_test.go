@@ -15,7 +15,6 @@ import (
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
-	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
@@ -193,66 +192,17 @@ func TestTamperedProof(t *testing.T) {
 	}
 }
 
-// TestAccumulatorClaims checks the claims a verified proof leaves to the
-// other protocols against the pass's true accumulators; a projection's
-// remainder off by one is rejected by the projection sum-check, a norm's
-// makes its accumulator claim false (the norm relation then rejects), and
-// a value outside its range makes proving fail.
+// TestAccumulatorClaims changes a remainder by one in range: a
+// projection's is rejected by its projection sum-check, a norm's by the
+// norm's scaling sum-check; a value outside its range cannot be proven.
 func TestAccumulatorClaims(t *testing.T) {
 	f := newFixture(t, model.Default(), 4)
 	s := testSRS(t, 1<<18)
 	seg := inference.Segment{From: 1, To: 2}
 	layer := &f.tr.Layers[1]
-	verify := func() (*Claims, error) {
-		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
-	}
-	// The verifier's requantizations are those of its own shape pass:
-	// match them to the prover's trace by name.
-	isTrue := func(c *Claims) map[string]bool {
-		byName := map[string]*model.Requant{}
-		Requants(f.tr, seg, func(r *model.Requant) { byName[r.Out.Name] = r })
-		ok := map[string]bool{}
-		for k, rq := range c.Requants {
-			v, err := poly.EvaluateTensor[fr.Element](byName[rq.Out.Name].Acc.Data, rq.Out.Shape, c.Accumulators[k].Point)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ok[rq.Out.Name] = v.Equal(&c.Accumulators[k].Value)
-		}
-		return ok
-	}
-	claims, err := verify()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(claims.Requants) == 0 {
-		t.Fatal("no accumulator claim is left")
-	}
-	for name, ok := range isTrue(claims) {
-		if !ok {
-			t.Errorf("%s: the claim is not the accumulator's", name)
-		}
-	}
+	rejectsOffByOne(t, s, f, seg, &layer.Q.Rem, 0)
+	rejectsOffByOne(t, s, f, seg, &layer.AttnNorm.Rem, 0)
 	rem := &layer.Q.Rem.Data
-	(*rem)[0]++
-	if _, err := verify(); !errors.Is(err, ErrRejected) {
-		t.Errorf("a projection's remainder off by one: %v", err)
-	}
-	(*rem)[0]--
-	norm := &layer.AttnNorm.Rem.Data
-	(*norm)[0]++
-	claims, err = verify()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if isTrue(claims)[layer.AttnNorm.Out.Name] {
-		t.Error("a norm's remainder off by one still gives a true accumulator claim")
-	}
-	(*norm)[0]--
 	saved := (*rem)[0]
 	(*rem)[0] = -1
 	if _, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg); err == nil {
@@ -661,9 +611,10 @@ func TestFunctionLookups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Two norms and the activation per block, and the final norm.
-		if len(l.Functions) != 4 {
-			t.Fatalf("%s: %d table applications in the last segment, want 4", m.Config.Family, len(l.Functions))
+		// Two norms' 1/√ and the activation per block, the final norm's
+		// 1/√, and each norm's three exponent tables.
+		if len(l.Functions) != 4+3*3 {
+			t.Fatalf("%s: %d table applications in the last segment, want 13", m.Config.Family, len(l.Functions))
 		}
 		ly := &f.tr.Layers[last.From]
 		for _, c := range []struct {
@@ -783,6 +734,73 @@ func TestArgmax(t *testing.T) {
 				t.Errorf("%d rows: another token, %s: %v", rows, c.name, err)
 			}
 			t.Logf("%d rows: another token, %s: %v", rows, c.name, err)
+		}
+	}
+}
+
+// normTampers changes every value of every norm proof and each
+// sum-check's first and last round value, then drops the last proof.
+func normTampers(proof *Proof) []tamper {
+	var out []tamper
+	for k := range proof.Norms {
+		at := func(p *Proof) *NormProof { return &p.Norms[k] }
+		for j := range nbNormRows {
+			out = append(out, tamper{fmt.Sprintf("Norms[%d].Rows[%d]", k, j), func(p *Proof) func() { return bump(&at(p).Rows[j]) }})
+		}
+		for j := range nbVarianceEvals {
+			out = append(out, tamper{fmt.Sprintf("Norms[%d].VarianceEvals[%d]", k, j), func(p *Proof) func() { return bump(&at(p).VarianceEvals[j]) }})
+		}
+		for j := range nbScaleEvals {
+			out = append(out, tamper{fmt.Sprintf("Norms[%d].ScaleEvals[%d]", k, j), func(p *Proof) func() { return bump(&at(p).ScaleEvals[j]) }})
+		}
+		out = append(out, roundTampers(fmt.Sprintf("Norms[%d].Variance", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).Variance })...)
+		out = append(out, roundTampers(fmt.Sprintf("Norms[%d].Scale", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).Scale })...)
+	}
+	return append(out, tamper{"Norms last dropped", func(p *Proof) func() {
+		saved := p.Norms
+		p.Norms = saved[:len(saved)-1]
+		return func() { p.Norms = saved }
+	}})
+}
+
+// TestNorms proves the norms of both families in a first segment, in a
+// later one (whose attention norm reads the incoming stream) and in the
+// last (the final norm): every field of a norm proof changed is rejected,
+// and so is a proof of a norm value off by one in range — the mean, its
+// remainder, the exponent, the sum of squares' remainder, the output —
+// whose lookups still hold.
+func TestNorms(t *testing.T) {
+	llama, err := model.Builtin(model.LlamaTiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testSRS(t, 1<<18)
+	for _, m := range []*model.Model{model.Default(), llama} {
+		f := newFixture(t, m, 4)
+		last := len(f.tr.Layers)
+		for _, seg := range []inference.Segment{{From: 0, To: 1}, {From: last - 1, To: last}} {
+			proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 2
+			if seg.To == last {
+				want = 3
+			}
+			if len(proof.Norms) != want {
+				t.Fatalf("%s: segment %v: %d norm proofs, want %d", m.Config.Family, seg, len(proof.Norms), want)
+			}
+			rejectsEach(t, s, f, seg, proof, normTampers)
+		}
+		seg := inference.Segment{From: last - 1, To: last}
+		ly := &f.tr.Layers[last-1]
+		rejectsOffByOne(t, s, f, seg, &ly.AttnNorm.RSqrtRem, 1)
+		rejectsOffByOne(t, s, f, seg, &ly.MLPNorm.Out, 2)
+		rejectsOffByOne(t, s, f, seg, &f.tr.FinalNorm.Exponent, 0)
+		if m.Config.Family == model.GPT2 {
+			rejectsOffByOne(t, s, f, seg, &ly.AttnNorm.Mean, 0)
+			rejectsOffByOne(t, s, f, seg, &ly.MLPNorm.MeanRem, 1)
+			rejectsOffByOne(t, s, f, seg, &f.tr.FinalNorm.Mean, 2)
 		}
 	}
 }
