@@ -86,6 +86,8 @@ type Proof struct {
 	Attention []FactorProof
 	// Norms prove each norm's arithmetic and accumulator claim.
 	Norms []NormProof
+	// Softmax proves each attention's softmax relations.
+	Softmax []SoftmaxProof
 	// Argmax links the argmax margins of the output tokens to the
 	// logits (last segment only).
 	Argmax *ArgmaxProof
@@ -412,6 +414,14 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if proof.Norms, nEnds, err = proveNorms(t, l, nss, stacked, incoming, points, proof.Accumulators); err != nil {
 		return nil, nil, err
 	}
+	sms, err := softmaxSteps(l)
+	if err != nil {
+		return nil, nil, err
+	}
+	var smEnds []softmaxEnds
+	if proof.Softmax, smEnds, err = proveSoftmax(t, l, sms, stacked); err != nil {
+		return nil, nil, err
+	}
 	res, err := residualsOf(tr, seg, l)
 	if err != nil {
 		return nil, nil, err
@@ -450,6 +460,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
 	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
 	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
+	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -699,6 +710,14 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass P
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	sms, err := softmaxSteps(l)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	smEnds, err := verifySoftmax(t, sms, proof.Softmax)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
 	res, err := residualsOf(view, seg, l)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
@@ -737,6 +756,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass P
 	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
 	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
 	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
+	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
 	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}

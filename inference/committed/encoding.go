@@ -108,6 +108,19 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 			w.scalar(&n.ScaleEvals[j])
 		}
 	}
+	w.count(len(p.Softmax))
+	for k := range p.Softmax {
+		sm := &p.Softmax[k]
+		w.rounds(sm.Zero.SumCheck.Rounds)
+		w.scalars(sm.Zero.Evaluations)
+		for j := range sm.Rows {
+			w.scalar(&sm.Rows[j])
+		}
+		w.rounds(sm.OneHot.Rounds)
+		for j := range sm.OneHotEvals {
+			w.scalar(&sm.OneHotEvals[j])
+		}
+	}
 	if a := p.Argmax; a != nil {
 		w.buf.WriteByte(1)
 		w.scalars(a.Chosen)
@@ -214,6 +227,23 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 			r.scalar(&n.ScaleEvals[j])
 		}
 		p.Norms = append(p.Norms, n)
+	}
+	ns := r.count(maxProjections, 6*32)
+	for range ns {
+		if r.err != nil {
+			break
+		}
+		sm := SoftmaxProof{Zero: &sumcheck.ZeroCheckProof[fr.Element]{}}
+		sm.Zero.SumCheck.Rounds = r.rounds()
+		sm.Zero.Evaluations = r.scalars(nbSoftmaxTables)
+		for j := range sm.Rows {
+			r.scalar(&sm.Rows[j])
+		}
+		sm.OneHot.Rounds = r.rounds()
+		for j := range sm.OneHotEvals {
+			r.scalar(&sm.OneHotEvals[j])
+		}
+		p.Softmax = append(p.Softmax, sm)
 	}
 	switch b := r.byte(); {
 	case r.err != nil:

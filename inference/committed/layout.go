@@ -63,6 +63,9 @@ type Layout struct {
 	// Norms are the segment's norms with their auxiliary tensors
 	// (walkNorms order).
 	Norms []*normAux
+	// Softmax are the segment's attentions with their auxiliary tensors
+	// (one per block).
+	Softmax []*softmaxAux
 }
 
 // NewLayout stacks the opened tensors of segment seg of the pass tr
@@ -84,7 +87,13 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 			exact[&n.MeanRem] = true
 		}
 	})
-	apps := applications(tr, seg, norms)
+	var softmax []*softmaxAux
+	walkAttentions(tr, seg, func(a *model.Attention) {
+		x := newSoftmaxAux(a)
+		softmax = append(softmax, x)
+		tensors = append(tensors, x.tensors()...)
+	})
+	apps := applications(tr, seg, norms, softmax)
 	for _, a := range apps {
 		// A function table's rows past its domain repeat its last output
 		// with the next keys: its inputs are checked against their exact
@@ -132,7 +141,7 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 		return nil, fmt.Errorf("committed: segment [%d, %d) has no opened tensor", seg.From, seg.To)
 	}
 	sort.SliceStable(blocks, func(a, b int) bool { return blocks[a].NbVars > blocks[b].NbVars })
-	l := &Layout{Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1, Margins: margins, Norms: norms}
+	l := &Layout{Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1, Margins: margins, Norms: norms, Softmax: softmax}
 	off := 0
 	for i := range l.Blocks {
 		l.Blocks[i].Offset = off

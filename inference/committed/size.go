@@ -33,6 +33,9 @@ func (p *Proof) Size() int {
 	for _, n := range p.Norms {
 		scalars += nbNormRows + nbVarianceEvals + nbScaleEvals + rounds(n.Variance.Rounds) + rounds(n.Scale.Rounds)
 	}
+	for _, sm := range p.Softmax {
+		scalars += rounds(sm.Zero.SumCheck.Rounds) + len(sm.Zero.Evaluations) + len(sm.Rows) + rounds(sm.OneHot.Rounds) + len(sm.OneHotEvals)
+	}
 	if a := p.Argmax; a != nil {
 		scalars += len(a.Chosen) + 2 + rounds(a.SumCheck.Rounds)
 	}

@@ -50,9 +50,10 @@ type application struct {
 // and output are both committed, in order: per block the attention
 // norm's, the MLP norm's 1/√ and the MLP activation (GELU or SiLU, which
 // reads the up or gate projection's output), then the final norm's 1/√
-// in the last segment; then each norm's exponent tables (norms order,
-// see norm.go).
-func applications(tr *model.Trace, seg inference.Segment, norms []*normAux) []application {
+// in the last segment; then each attention's exp table on the low limb
+// of its shifted scores (softmax.go); then each norm's exponent tables
+// (norms order, see norm.go).
+func applications(tr *model.Trace, seg inference.Segment, norms []*normAux, softmax []*softmaxAux) []application {
 	tables := map[*model.Table]*FuncTable{}
 	of := func(t *model.Table) *FuncTable {
 		if f, ok := tables[t]; ok {
@@ -78,6 +79,10 @@ func applications(tr *model.Trace, seg inference.Segment, norms []*normAux) []ap
 	}
 	if seg.To == len(tr.Layers) {
 		norm(&tr.FinalNorm)
+	}
+	for _, x := range softmax {
+		a := x.att
+		out = append(out, application{&a.ExpLow.In, &a.ExpLow.Out, of(a.ExpLow.Table)})
 	}
 	exps := map[string]*FuncTable{}
 	for _, a := range norms {

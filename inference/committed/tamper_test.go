@@ -804,3 +804,86 @@ func TestNorms(t *testing.T) {
 		}
 	}
 }
+
+// softmaxTampers changes every value of every softmax proof and each
+// sum-check's first and last round value, then drops the last proof.
+func softmaxTampers(proof *Proof) []tamper {
+	var out []tamper
+	for k := range proof.Softmax {
+		at := func(p *Proof) *SoftmaxProof { return &p.Softmax[k] }
+		for j := range nbSoftmaxTables {
+			out = append(out, tamper{fmt.Sprintf("Softmax[%d].Zero.Evaluations[%d]", k, j), func(p *Proof) func() { return bump(&at(p).Zero.Evaluations[j]) }})
+		}
+		for j := range 3 {
+			out = append(out,
+				tamper{fmt.Sprintf("Softmax[%d].Rows[%d]", k, j), func(p *Proof) func() { return bump(&at(p).Rows[j]) }},
+				tamper{fmt.Sprintf("Softmax[%d].OneHotEvals[%d]", k, j), func(p *Proof) func() { return bump(&at(p).OneHotEvals[j]) }})
+		}
+		out = append(out, roundTampers(fmt.Sprintf("Softmax[%d].Zero", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).Zero.SumCheck })...)
+		out = append(out, roundTampers(fmt.Sprintf("Softmax[%d].OneHot", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).OneHot })...)
+	}
+	return append(out, tamper{"Softmax last dropped", func(p *Proof) func() {
+		saved := p.Softmax
+		p.Softmax = saved[:len(saved)-1]
+		return func() { p.Softmax = saved }
+	}})
+}
+
+// TestSoftmax proves the softmax of both families: every field of a
+// softmax proof changed is rejected; so is a row maximum, a probability's
+// remainder or an exp limb off by one (in range), and a prover that marks
+// a non-maximal score as its row's maximum, or two maxima in a row.
+func TestSoftmax(t *testing.T) {
+	llama, err := model.Builtin(model.LlamaTiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testSRS(t, 1<<18)
+	seg := inference.Segment{From: 0, To: 1}
+	for _, m := range []*model.Model{model.Default(), llama} {
+		f := newFixture(t, m, 4)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(proof.Softmax) != 1 {
+			t.Fatalf("%d softmax proofs", len(proof.Softmax))
+		}
+		rejectsEach(t, s, f, seg, proof, softmaxTampers)
+		a := &f.tr.Layers[0].Attention
+		rejectsOffByOne(t, s, f, seg, &a.RowMax, 1)
+		rejectsOffByOne(t, s, f, seg, &a.ProbRem, 2)
+		rejectsOffByOne(t, s, f, seg, &a.ExpHigh.In, 1*f.rows+0) // (h=0, i=1, j=0), unmasked
+		// Row (h, i) = (0, 3): move its mark to another unmasked entry
+		// of a smaller score, or add a second mark there.
+		base := 3 * f.rows
+		var other int
+		for j := range 4 {
+			if a.Scores.Out.Data[base+j] < a.RowMax.Data[3] {
+				other = j
+				break
+			}
+		}
+		for _, move := range []bool{true, false} {
+			mark := func(l *Layout) ([]int64, error) {
+				d := l.Softmax[0].oneHot.Data
+				if move {
+					for j := range 4 {
+						d[base+j] = 0
+					}
+				}
+				d[base+other] = 1
+				return l.LimbTable()
+			}
+			forged, _, err := prove(s, f.st, f.pass, f.tr, seg, mark, lookup.SetMultiplicities)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, forged)
+			if !errors.Is(err, ErrRejected) {
+				t.Errorf("%s: a forged row maximum mark (move %v): %v", m.Config.Family, move, err)
+			}
+			t.Logf("%s: forged row maximum mark (move %v): %v", m.Config.Family, move, err)
+		}
+	}
+}
