@@ -86,7 +86,7 @@ const (
 	smExpHigh
 	smProbs
 	smRem
-	smSum // RowSum broadcast over j
+	smSum   // RowSum broadcast over j
 	smValid // public
 	smGap
 	smHiGap
