@@ -8,8 +8,9 @@
 // output tokens: every requantization's accumulator is proven, and the
 // verifier's work is polylogarithmic in the number of activations, apart
 // from O(width) per requantization for per-column multipliers (and the
-// weights' evaluation, as in the opened proof). The softmax's own
-// relations are not proven yet (see Left).
+// weights' evaluation, as in the opened proof). With the softmax
+// (maxima, exp lookups, row sums, the probabilities' division) every
+// relation of the forward pass is proven on the commitments.
 //
 // Status: tested natively (honest proofs; every proof field, statement
 // element, segment and pass length tampered; forged limbs; wrong
@@ -235,6 +236,31 @@
 // 2^(Eₘₐₓ−e)) are claims on their blocks (h on Proof.Incoming when the
 // norm reads the incoming stream).
 //
+// Softmax (softmax.go): every attention of the segment, over its padded
+// cube (h, i, j) of scores s (zero where masked), with its committed row
+// maxima m, high limbs hi, probabilities p and remainders ρ, and eight
+// more committed blocks: the trace's low limbs lo (ExpLow.In), EXP(lo)
+// (ExpLow.Out), z = [hi = 0] (ExpHigh.Out), the exps x and the row sums Σ,
+// and three it does not have: gap = 2Σ − 1 − ρ (range [0, 2·T·2¹⁶)), a
+// one-hot mark of each row's maximum (range [0, 1]) and hiGap =
+// hi + z − 1 (range [0, 2¹⁵)). EXP(lo) is a table application (lo is
+// exact, the exp table covers [0, 2¹⁶)); z needs no lookup: it is a bit,
+// z·hi = 0 and hi + z − 1 ≥ 0 make it [hi = 0]. One zero-check over the
+// cube (mask and valid entries public, m and Σ broadcast over j), with
+// powers of a challenge γ, proves on every entry
+//
+//	lo + 2¹⁶·hi = mask·m − s                   (so m ≥ every unmasked score)
+//	x = mask·EXP(lo)·z
+//	p·2Σ + ρ = 2^(P+1)·x + Σ·valid,  gap = 2Σ·valid − valid − ρ   (so ρ < 2Σ)
+//	z·hi = 0,  hiGap = hi + z − valid
+//
+// at a random row point ρ′ the prover states x(ρ′, ½), Σ(ρ′) and the
+// mark's row sums; the verifier checks 2^bj·x(ρ′, ½) = Σ(ρ′) and
+// 2^bj·mark(ρ′, ½) = Sel(ρ′) (one mark per valid row); and one degree-2
+// sum-check proves Σ mark·(lo + 2¹⁶·hi + 1 − mask) = 0 — non-negative
+// terms far below |Fr|, so each mark sits on an unmasked entry whose score
+// is the maximum. The mask's MLE costs the verifier O(n·log T).
+//
 // Embedding (embedding.go, first segment only): the embedding block is
 // the model's embedding of the public tokens, E[token] (plus P[position]
 // for GPT-2). At a point r of its variables the verifier computes that
@@ -268,6 +294,8 @@
 //	label "committed/attention"; per block: scores then context, each a sum-check (degree 3), A(r′), B(r′)
 //	label "committed/norm"; per norm: ρ₁; the 9 row values; ρ₂; sum-check (degree 4), 5 values;
 //	  sum-check (degree 6) of Acc(r_q), 4 values
+//	label "committed/softmax"; per attention: γ; zero-check (14 tables); ρ′; 3 row values;
+//	  sum-check (degree 2), 3 values
 //	label "committed/residual"; r; the residual values                (when the segment has a residual add)
 //	label "committed/embedding"; its point                           (first segment only)
 //	label "committed/argmax"; c_k; (ρ_k, ρ_j); D(ρ); sum-check (degree 2); L(r′, ρ_j)   (last segment only)
@@ -282,7 +310,9 @@
 // contraction's two factors, the chosen logits, the margins, the logits
 // at the sum-check's end, then per norm its row values (the row sums
 // first, LayerNorm), the variance sum-check's and the scaling sum-check's
-// end values.
+// end values, then per attention its zero-check's committed tables (m
+// and Σ at the end point's row coordinates), its three row values and
+// the one-hot sum-check's (mark, lo, hi).
 //
 // # Format
 //
@@ -297,7 +327,9 @@
 // the rotations and the attention contractions (three lists of
 // [FactorProof]: count; per proof: sum-check rounds, A, B — Act and Up,
 // the input and its pair, the two factors), the norm proofs (count; per
-// proof: 9 row values, rounds, 5 values, rounds, 4 values), a presence
+// proof: 9 row values, rounds, 5 values, rounds, 4 values), the softmax
+// proofs (count; per proof: zero-check rounds and evaluations, 3 row
+// values, rounds, 3 values), a presence
 // byte and the argmax proof (Chosen, MarginsEval, rounds, LogitsEval),
 // ResidualEvals, and the batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
@@ -312,7 +344,7 @@
 //
 // The limbs and multiplicities are committed before β, α, γ, ρ and every
 // point; the stacked MLE before the accumulator points. LogUp is sound for
-// field multiplicities (2^(N+3) + 2^16 ≪ |Fr|); each limb is then in its
+// field multiplicities (2^(N+3) + 2^18 ≪ |Fr|); each limb is then in its
 // range, the decomposition makes v − Min (and Max − v) a sum of limbs below
 // 2^60 ≪ |Fr|, so v is in its window (exact range). The padding of every
 // block is zero, which the contraction sum-checks' zero-padded claims
@@ -320,7 +352,11 @@
 // rejected by the sum-check that proves it (tested for projections,
 // norms, attention, rotations and products). The function tables' rows
 // past their domains repeat the last output with the next keys; every
-// function input is an exact block, so no lookup reaches them.
+// function input is an exact block, so no lookup reaches them. Every
+// identity above holds over the integers as soon as it holds in Fr: its
+// values are range-checked blocks and public constants, and each side is
+// far below |Fr| ≈ 2²⁵³ (the model's bounds, package model, "Bounds": the
+// largest are the accumulators, below 2⁶², and v·4^e + r_V, below 2⁶¹).
 //
 // # Cost
 //
@@ -376,16 +412,6 @@
 //
 // # Left
 //
-//   - The softmax's relations: the row maxima (m ≥ every unmasked score,
-//     equal to one), the exp-limb lookups (EXP(lo), [hi = 0], whose
-//     outputs are not committed tensors today), the row sums and the
-//     probabilities' division identity p·2Σ + ρ = 2x·2^P + Σ with
-//     ρ < 2Σ. The probabilities are committed, range-checked and used by
-//     the context contraction, but not yet tied to the scores. They take
-//     the same tools as the norms: auxiliary per-row blocks, more table
-//     applications, row identities at a random point and sum-checks.
-//     (RoPE's cos and sin lookups are data-independent: the verifier's
-//     shape pass computes them.)
 //   - The function tables' output columns are evaluated densely by the
 //     verifier (2¹⁶ entries each); in a circuit they would be fixed
 //     commitments opened in the batch.

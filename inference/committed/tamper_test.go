@@ -611,10 +611,11 @@ func TestFunctionLookups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Two norms' 1/√ and the activation per block, the final norm's
-		// 1/√, and each norm's three exponent tables.
-		if len(l.Functions) != 4+3*3 {
-			t.Fatalf("%s: %d table applications in the last segment, want 13", m.Config.Family, len(l.Functions))
+		// Two norms' 1/√, the activation and the softmax's exp per
+		// block, the final norm's 1/√, and each norm's three exponent
+		// tables.
+		if len(l.Functions) != 5+3*3 {
+			t.Fatalf("%s: %d table applications in the last segment, want 14", m.Config.Family, len(l.Functions))
 		}
 		ly := &f.tr.Layers[last.From]
 		for _, c := range []struct {
