@@ -82,3 +82,22 @@ func TestHonest(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldWork checks the field-work count of a proof against its
+// encoding: every scalar and point is counted once.
+func TestFieldWork(t *testing.T) {
+	f := newFixture(t, model.Default(), 4)
+	s := testSRS(t, 1<<18)
+	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, inference.Segment{From: 0, To: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := proof.FieldWork()
+	if 32*w.Scalars+48*w.Points != proof.Size() {
+		t.Errorf("%d scalars and %d points for a proof of %d bytes", w.Scalars, w.Points, proof.Size())
+	}
+	if w.GKRRounds == 0 || w.Rounds[3] < w.GKRRounds || w.EstimatedR1CS() <= 191*w.Scalars/2 {
+		t.Errorf("field work %+v, estimate %d", w, w.EstimatedR1CS())
+	}
+	t.Logf("field work %+v: ≈ %d R1CS", w, w.EstimatedR1CS())
+}
