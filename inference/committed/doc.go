@@ -361,54 +361,54 @@
 // # Cost
 //
 // Measured (go test -run '^$' -bench Prove ./inference/committed
-// [-committed.gpt2small], one run each on the 2-core machine, one other
-// job running, development SRS), with every relation above:
+// -committed.gpt2small=true [-committed.rows=32], one run each on the
+// 2-core machine, nothing else running, development SRS), with every
+// relation above:
 //
-//	                         built-in, 16 rows      GPT-2-small shape, 16 rows
-//	                         both segments          block 1 only
-//	stacked MLE              2¹⁶ (each)             2¹⁹
-//	prover                   2.48 s                 15.0 s
-//	  commit                 0.36 s                 1.4 s
-//	  GKR (LogUp)            0.63 s                 5.9 s
-//	  sum-checks             0.13 s                 1.3 s
-//	  batch opening          1.36 s                 6.4 s
-//	forward pass (all)       1.5 ms                 273 ms
-//	ratio                    1.7·10³                55 (one block of twelve)
-//	verifier                 33 ms                  297 ms
-//	proof                    91 kB (two)            54 kB
-//	peak RSS of the run      —                      5.4 GB
+//	                      built-in, 16 rows    GPT-2-small shape, block 1 only
+//	                      both segments        16 rows        32 rows
+//	stacked MLE           2¹⁶ (each)           2²⁰            2²¹
+//	table set             2¹⁸                  2¹⁸            2¹⁸
+//	prover                7.3 s                19.4 s         48.9 s
+//	  commit              0.53 s               2.4 s          3.8 s
+//	  GKR (LogUp)         1.1 s                7.2 s          28.8 s
+//	  sum-checks          0.14 s               0.78 s         1.9 s
+//	  batch opening       5.5 s                9.0 s          14.4 s
+//	forward pass (all)    2.3 ms               300 ms         592 ms
+//	verifier              68 ms                367 ms         652 ms
+//	proof                 125 kB (two)         74 kB          78 kB
+//	peak RSS of the run   7.9 GB (with GPT-2)  7.9 GB         13.7 GB
+//	field work (below)    ≈ 440k, 470k R1CS    ≈ 546k R1CS    ≈ 577k R1CS
 //
-// ("sum-checks" covers the decomposition zero-check, the requantization
-// sum-check, the projections, the attention contractions, rotations,
-// gated products and the residual and embedding steps; the machine's load varies between runs
-// by up to a factor of two.)
+// ("sum-checks" covers every sum-check and zero-check but the LogUp
+// instance's; the machine's load varies between runs by up to a factor
+// of two.) At 64 rows the GPT-2-small block (stacked MLE 2²², lookups
+// over 2²⁵ entries) exceeded the machine's 23 GB and was killed; the last
+// segment (the LM head's logits, remainders and margins, 3·16·2¹⁶ padded
+// entries) was not run.
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
-// opened proof), and the evaluation of the weights at the projections'
-// claims (linear in the weights, as in the opened proof); the checks on
-// the activations are polylogarithmic. The batch opening's full-scalar
-// MSMs dominate the prover; the range set of 2¹⁶
-// rows (Range(15) and the narrower top limbs) sets its size for small
-// segments, the stacked MLE for large ones. The last segment of the
-// GPT-2-small shape (logits and their remainders, 2·16·2¹⁶ padded
-// entries, 2²² with the rest) was not measured: its development SRS of
-// 2²² powers did not finish generating in the time available.
+// opened proof), the evaluation of the weights at the projections'
+// claims (linear in the weights, as in the opened proof) and of the
+// function tables' output columns (2¹⁶ entries each); the checks on the
+// activations are polylogarithmic. The proof grows by about 4 kB when
+// the rows double. The LogUp witness tree (8 lookup rows of 2^N, most of
+// them empty) and the batch opening's full-scalar MSMs dominate the
+// prover and its memory; the table set of 2¹⁸ rows (the range tables,
+// GELU or SiLU, 1/√ and exp, 2¹⁶ each) sets the opening's size for small
+// segments.
 //
-// Field work per segment, for the segment circuit: LogUp witness tree of
-// N+3 layers (Σ_{j=1}^{N+2} j degree-3 rounds), table tree of 16 layers
-// (120 degree-3 rounds); zero-check N degree-3 rounds over 20 tables;
-// requantization sum-check N degree-2 rounds; per projection input, the
-// linear proof's ⌈log₂ In⌉ rounds; batch opening n = max(N, 16)
-// degree-2 rounds and n fold checks. Transcript absorptions: the
-// statement (3), the bounds (2), one commitment digest, the LogUp
-// instance's messages, 8 limb values, 20 zero-check evaluations, one
-// accumulator per requantization (10 per GPT-2 block), the sum-checks'
-// round values and the opening's. Per block, the attention adds two
-// degree-3 sum-checks of log₂(heads·n·T·hd) rounds (padded; 18 for GPT-2
-// small at 16 rows) and 4 values; Llama adds two rotations and a gated
-// product, degree 3 over the tensor's variables, 2 values each; the
-// residual step draws one point and absorbs 5 values.
+// Field work per segment, for the segment circuit ([Proof.FieldWork],
+// counted from the proof): the sum-check rounds by degree — GPT-2 block
+// 1 at 16 rows: 94 of degree 2, 462 of degree 3 (406 of them the LogUp
+// instance's GKR layers), 40 of degree 4, 28 of degree 6 — 2,271 scalars
+// absorbed, 33 points (entering as digests the aggregator computes) and
+// 20 fold checks. At the measured per-unit costs (≈ 191 R1CS per absorbed
+// scalar with its round's interpolation, ≈ 850 per GKR round) that is
+// ≈ 546k R1CS of transcript and sum-checks; the statement, the public
+// tables' evaluations (masks, selectors, the norms' γ and β: O(width)),
+// the weights' evaluations and the opening's final scalars come on top.
 //
 // # Left
 //
