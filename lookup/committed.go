@@ -106,7 +106,7 @@ func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 		return nil, nil, fmt.Errorf("lookup: %d multiplicities for a set of %d rows", len(m), 1<<s.NbVars)
 	}
 	beta, alpha := committedChallenges(tr, s, digest)
-	wp, wq, columns, total := witnessLeaves[E, P](lk, &beta, &alpha)
+	wp, wq, total := witnessLeaves[E, P](lk, &beta, &alpha)
 	n := witnessVars(total)
 	proof := &CommittedProof[E]{}
 	var rho, rhoT []E
@@ -129,10 +129,7 @@ func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 	}
 	proof.MultiplicityEval = poly.Evaluate[E, P](tp, rhoT)
 	tail := rho[n-total:]
-	proof.ColumnEvals = make([]E, len(columns))
-	for c := range columns {
-		proof.ColumnEvals[c] = poly.Evaluate[E, P](columns[c], tail)
-	}
+	proof.ColumnEvals = columnEvals[E, P](lk, tail)
 	tr.Absorb(proof.MultiplicityEval)
 	tr.Absorb(proof.ColumnEvals...)
 	return proof, &CommittedClaims[E]{
@@ -142,10 +139,10 @@ func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 }
 
 // witnessLeaves returns the leaves of the witness tree (p = 1, q = α − Σ
-// βᶜ w_c on the valid entries; p = 0, q = 1 in the padding), the
-// zero-padded columns and the number of variables of the padded shape.
-// The lookups must have been checked.
-func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) (wp, wq []E, columns [][]E, total int) {
+// βᶜ w_c on the valid entries; p = 0, q = 1 in the padding) and the
+// number of variables of the padded shape. The lookups must have been
+// checked.
+func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) (wp, wq []E, total int) {
 	dims, total, _ := ShapeVars(lk.Shape)
 	count := len(lk.Columns[0])
 	n := witnessVars(total)
@@ -153,22 +150,38 @@ func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) 
 	for i := range wq {
 		P(&wq[i]).SetOne()
 	}
-	columns = make([][]E, len(lk.Columns))
-	for c := range columns {
-		columns[c] = make([]E, 1<<total)
-	}
 	values := make([]E, len(lk.Columns))
 	for i := range count {
 		at := padIndex(lk.Shape, dims, i)
 		for c := range values {
 			P(&values[c]).SetInt64(lk.Columns[c][i])
-			columns[c][at] = values[c]
 		}
 		w := fold[E, P](beta, values)
 		P(&wp[at]).SetOne()
 		P(&wq[at]).Sub(alpha, &w)
 	}
-	return wp, wq, columns, total
+	return wp, wq, total
+}
+
+// columnEvals returns the MLEs of the lookups' zero-padded columns at
+// point (one eq table, the columns read as integers: no field copy of
+// them).
+func columnEvals[E field.Scalar, P field.Ptr[E]](lk *Lookups, point []E) []E {
+	dims, _, _ := ShapeVars(lk.Shape)
+	eq := poly.EqTable[E, P](point)
+	out := make([]E, len(lk.Columns))
+	var v E
+	for i := range lk.Columns[0] {
+		at := padIndex(lk.Shape, dims, i)
+		for c := range out {
+			if x := lk.Columns[c][i]; x != 0 {
+				P(&v).SetInt64(x)
+				P(&v).Mul(&v, &eq[at])
+				P(&out[c]).Add(&out[c], &v)
+			}
+		}
+	}
+	return out
 }
 
 // VerifyCommitted checks a committed LogUp proof that the tuples of a

@@ -194,7 +194,7 @@ func prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl 
 	var err error
 	beta, alpha := challenges(tr, tbl, m)
 
-	wp, wq, columns, _ := witnessLeaves[E, P](lk, &beta, &alpha)
+	wp, wq, _ := witnessLeaves[E, P](lk, &beta, &alpha)
 	n := witnessVars(total)
 	values := make([]E, len(lk.Columns))
 	proof := &Proof[E]{Multiplicities: m}
@@ -216,10 +216,7 @@ func prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl 
 		return nil, nil, err
 	}
 	tail := rho[n-total:]
-	proof.ColumnEvals = make([]E, len(columns))
-	for c := range columns {
-		proof.ColumnEvals[c] = poly.Evaluate[E, P](columns[c], tail)
-	}
+	proof.ColumnEvals = columnEvals[E, P](lk, tail)
 	tr.Absorb(proof.ColumnEvals...)
 	return proof, columnClaims(tail, proof.ColumnEvals), nil
 }

@@ -2,6 +2,7 @@ package committed
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,7 +13,10 @@ import (
 	"github.com/veriformer/veriformer/pcs"
 )
 
-var gpt2Small = flag.Bool("committed.gpt2small", false, "also benchmark one block of a GPT-2-small-shaped model (12 layers, d=768, random weights)")
+var (
+	gpt2Small = flag.Bool("committed.gpt2small", false, "also benchmark one block of a GPT-2-small-shaped model (12 layers, d=768, random weights)")
+	benchRows = flag.Int("committed.rows", 16, "rows of the benchmarked passes")
+)
 
 // benchSRS loads (or creates once and caches in the user cache directory)
 // a development SRS of size powers.
@@ -35,12 +39,13 @@ func benchSRS(b *testing.B, size int) *pcs.SRS {
 // GKR (the LogUp instance), sum-check (decomposition zero-check,
 // requantization sum-check) and open (the batch opening).
 func BenchmarkProve(b *testing.B) {
-	b.Run("default/s=16", func(b *testing.B) {
+	rows := *benchRows
+	b.Run(fmt.Sprintf("default/s=%d", rows), func(b *testing.B) {
 		m := model.Default()
-		benchProve(b, m, 16, []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}})
+		benchProve(b, m, rows, []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}})
 	})
 	if *gpt2Small {
-		c := model.GPT2SmallConfig(64)
+		c := model.GPT2SmallConfig(max(64, rows))
 		w, err := model.RandomWeights(c, 1, 1, 1)
 		if err != nil {
 			b.Fatal(err)
@@ -49,7 +54,7 @@ func BenchmarkProve(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run("gpt2-small/block1/s=16", func(b *testing.B) { benchProve(b, m, 16, []inference.Segment{{From: 1, To: 2}}) })
+		b.Run(fmt.Sprintf("gpt2-small/block1/s=%d", rows), func(b *testing.B) { benchProve(b, m, rows, []inference.Segment{{From: 1, To: 2}}) })
 	}
 }
 
@@ -57,11 +62,11 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 	f := newFixture(b, m, rows)
 	need := 2
 	for _, seg := range segs {
-		l, err := NewLayout(f.tr, seg)
+		l, err := NewLayout(f.tr, seg, f.pass)
 		if err != nil {
 			b.Fatal(err)
 		}
-		set, _, err := RangeSet(l)
+		set, _, err := TableSet(l)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -72,10 +77,11 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 	var infer, prove, verify time.Duration
 	var total Timings
 	size := 0
+	var works []FieldWork
 	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
-		tr, err := m.Forward(m.NewCache(), f.prompt)
+		tr, err := m.Forward(m.NewCache(), f.pass.Tokens())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -83,7 +89,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		size = 0
 		for _, seg := range segs {
 			start = time.Now()
-			proof, t, err := Prove(s, m, f.st, tr, seg)
+			proof, t, err := Prove(s, m, f.st, f.pass, tr, seg)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -93,8 +99,11 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 			total.SumCheck += t.SumCheck
 			total.Open += t.Open
 			size += proof.Size()
+			if b.N == 1 || len(works) < len(segs) {
+				works = append(works, proof.FieldWork())
+			}
 			start = time.Now()
-			if _, err := Verify(s.VerifyingKey(), m, f.st, f.prompt, seg, proof); err != nil {
+			if _, err := Verify(s.VerifyingKey(), m, f.st, f.pass, seg, proof); err != nil {
 				b.Fatal(err)
 			}
 			verify += time.Since(start)
@@ -111,4 +120,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 	b.ReportMetric(ms(infer), "infer-ms")
 	b.ReportMetric(ms(verify), "verify-ms")
 	b.ReportMetric(float64(size), "proof-bytes")
+	for k, w := range works[:len(segs)] {
+		b.Logf("segment %v: field work: rounds by degree %v (GKR %d), %d scalars, %d points, %d fold checks: ≈ %d R1CS of transcript and sum-checks", segs[k], w.Rounds, w.GKRRounds, w.Scalars, w.Points, w.FoldChecks, w.EstimatedR1CS())
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
@@ -56,11 +57,13 @@ type Proof struct {
 	// MLE, as the previous segment's Boundary commits to it. [CheckChain]
 	// checks that the two are the same point.
 	Incoming *pcs.Commitment
-	// Lookup proves that every limb is in its range table; LimbEvals[j]
+	// Lookup proves that every limb is in its range table and every
+	// function lookup's (input, output) pair in its table; LimbEvals[j]
 	// is limb row j at the last NbVars coordinates of the lookup's column
-	// point.
+	// point, Functions[f] function f's input and output blocks there.
 	Lookup    *lookup.CommittedProof[fr.Element]
 	LimbEvals [limbRows]fr.Element
+	Functions []FunctionEval
 	// Decomposition is the zero-check of the limb decompositions.
 	Decomposition *sumcheck.ZeroCheckProof[fr.Element]
 	// Accumulators[q] is the q-th requantization's accumulator at its
@@ -81,6 +84,13 @@ type Proof struct {
 	// Attention proves the attention contractions' accumulator claims:
 	// the scores then the context of each block.
 	Attention []FactorProof
+	// Norms prove each norm's arithmetic and accumulator claim.
+	Norms []NormProof
+	// Softmax proves each attention's softmax relations.
+	Softmax []SoftmaxProof
+	// Argmax links the argmax margins of the output tokens to the
+	// logits (last segment only).
+	Argmax *ArgmaxProof
 	// ResidualEvals are the residual tensors' MLEs at the residual point
 	// (one per distinct tensor of the segment's residual adds, in order
 	// of first appearance; see residual.go).
@@ -102,63 +112,6 @@ type Claims struct {
 // Timings splits the prover's wall time.
 type Timings struct {
 	Commit, SumCheck, GKR, Open time.Duration
-}
-
-// RangeSet returns the table set of a layout's limbs: Range(LimbBits)
-// (id 1, also the padding's) then the narrower top-limb widths.
-func RangeSet(l *Layout) (*table.Set, map[int]int64, error) {
-	widths := l.Widths()
-	tables := make([]table.Table, len(widths))
-	ids := map[int]int64{}
-	for i, w := range widths {
-		tables[i] = table.Range(w)
-		ids[w] = int64(i) + 1
-	}
-	s, err := table.NewSet("committed/ranges", tables...)
-	return s, ids, err
-}
-
-// idTable returns the id column of the limb lookups.
-func idTable(l *Layout, ids map[int]int64) []int64 {
-	size := 1 << l.NbVars
-	out := make([]int64, limbRows*size)
-	for i := range out {
-		out[i] = ids[LimbBits]
-	}
-	for b := range l.Blocks {
-		idx, _ := poly.PaddedIndices(l.Blocks[b].Tensor.Shape)
-		for j := range limbRows {
-			w := l.limbWidth(b, j)
-			if w == 0 {
-				continue
-			}
-			for _, i := range idx {
-				out[j*size+l.Blocks[b].Offset+i] = ids[w]
-			}
-		}
-	}
-	return out
-}
-
-// idEval returns the id column's MLE at point (limbRowVars + NbVars
-// coordinates).
-func idEval(l *Layout, ids map[int]int64, point []fr.Element) fr.Element {
-	rows := poly.EqTable[fr.Element](point[:limbRowVars])
-	x := point[limbRowVars:]
-	pad := ids[LimbBits]
-	res := field.FromInt64[fr.Element](pad)
-	for j := range limbRows {
-		v := l.blockSum(x, func(b int) *big.Int {
-			w := l.limbWidth(b, j)
-			if w == 0 {
-				return new(big.Int)
-			}
-			return big.NewInt(ids[w] - pad)
-		})
-		v.Mul(&v, &rows[j])
-		res.Add(&res, &v)
-	}
-	return res
 }
 
 // decomposition returns the public tables of the limb decompositions, in
@@ -255,29 +208,31 @@ func boundaryVars(l *Layout) int {
 	return max(l.Blocks[l.Boundary].NbVars, 1)
 }
 
-// Prove proves the requantizations and ranges of segment seg of the pass
-// tr of model m for the statement st, committing with srs.
-func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, tr *model.Trace, seg inference.Segment) (*Proof, *Timings, error) {
-	return prove(srs, st, tr, seg, (*Layout).LimbTable)
+// Prove proves segment seg of the forward pass tr of model m over the
+// generation pass (tr runs over pass.Tokens()) for the statement st,
+// committing with srs.
+func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment) (*Proof, *Timings, error) {
+	return prove(srs, st, pass, tr, seg, (*Layout).LimbTable, lookup.SetMultiplicities)
 }
 
-// prove is Prove with the limb table computed by limbsOf (the tests
-// substitute limbs that do not decompose the committed values).
-func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error)) (*Proof, *Timings, error) {
+// prove is Prove with the limb table computed by limbsOf and the
+// lookups' multiplicities by multOf (the tests substitute limbs that do
+// not decompose the committed values, and multiplicities that ignore a
+// forged table output).
+func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error), multOf func(*table.Set, *lookup.Lookups) ([]uint64, error)) (*Proof, *Timings, error) {
 	if seg.From < 0 || seg.To > len(tr.Layers) || seg.From >= seg.To {
 		return nil, nil, fmt.Errorf("committed: segment [%d, %d) of a pass of %d blocks", seg.From, seg.To, len(tr.Layers))
 	}
+	if len(pass.Output) == 0 || !slices.Equal(tr.Tokens, pass.Tokens()) {
+		return nil, nil, fmt.Errorf("committed: the trace's tokens are not the pass's")
+	}
 	times := &Timings{}
 	start := time.Now()
-	l, err := NewLayout(tr, seg)
+	l, err := NewLayout(tr, seg, pass)
 	if err != nil {
 		return nil, nil, err
 	}
-	set, ids, err := RangeSet(l)
-	if err != nil {
-		return nil, nil, err
-	}
-	stacked, err := l.Table()
+	set, ids, err := TableSet(l)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -285,8 +240,16 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if err != nil {
 		return nil, nil, err
 	}
-	lk := lookup.Lookups{Shape: []int{len(limbs)}, Columns: [][]int64{idTable(l, ids), limbs}}
-	mult, err := lookup.SetMultiplicities(set, &lk)
+	stacked, err := l.Table()
+	if err != nil {
+		return nil, nil, err
+	}
+	cols, err := lookupColumns(l, ids, limbs)
+	if err != nil {
+		return nil, nil, err
+	}
+	lk := lookup.Lookups{Shape: []int{len(cols[0])}, Columns: cols[:]}
+	mult, err := multOf(set, &lk)
 	if err != nil {
 		return nil, nil, fmt.Errorf("committed: %w", err)
 	}
@@ -347,11 +310,13 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult); err != nil {
 		return nil, nil, err
 	}
-	limbPoint := lc.Columns[1].Point[limbRowVars:]
+	limbPoint := lc.Columns[1].Point[l.lookupRowVars():]
 	for j := range limbRows {
 		proof.LimbEvals[j] = poly.Evaluate[fr.Element](tables[limbsCommitment+j], limbPoint)
 	}
+	proof.Functions = functionEvals(l, stacked, lc.Columns[1].Point)
 	t.Absorb(proof.LimbEvals[:]...)
+	absorbFunctions(t, proof.Functions)
 	times.GKR = time.Since(start)
 
 	start = time.Now()
@@ -441,6 +406,22 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	if proof.Attention, atEnds, err = proveFactors(t, "committed/attention", contractionSteps(l, ats, stacked, points, proof.Accumulators)); err != nil {
 		return nil, nil, err
 	}
+	nss, err := normSteps(tr, seg, l, index)
+	if err != nil {
+		return nil, nil, err
+	}
+	var nEnds [][3][]fr.Element
+	if proof.Norms, nEnds, err = proveNorms(t, l, nss, stacked, incoming, points, proof.Accumulators); err != nil {
+		return nil, nil, err
+	}
+	sms, err := softmaxSteps(l)
+	if err != nil {
+		return nil, nil, err
+	}
+	var smEnds []softmaxEnds
+	if proof.Softmax, smEnds, err = proveSoftmax(t, l, sms, stacked); err != nil {
+		return nil, nil, err
+	}
 	res, err := residualsOf(tr, seg, l)
 	if err != nil {
 		return nil, nil, err
@@ -451,6 +432,14 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	var eValue fr.Element
 	if ePoint != nil {
 		eValue = poly.Evaluate[fr.Element](blockOf(l, stacked, l.Index[&tr.Embedding]), ePoint)
+	}
+	am, err := newArgmaxStep(tr, l, pass)
+	if err != nil {
+		return nil, nil, err
+	}
+	var amPoint []fr.Element
+	if proof.Argmax, amPoint, err = proveArgmax(t, l, am, stacked); err != nil {
+		return nil, nil, err
 	}
 
 	var bPoint []fr.Element
@@ -469,6 +458,9 @@ func prove(srs *pcs.SRS, st statement.Statement, tr *model.Trace, seg inference.
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
 	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
+	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
+	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
+	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -554,9 +546,10 @@ func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Cl
 	}
 	for j := range limbRows {
 		claims = append(claims,
-			pcs.Claim{Commitment: limbsCommitment + j, Point: lc.Columns[1].Point[limbRowVars:], Value: proof.LimbEvals[j]},
+			pcs.Claim{Commitment: limbsCommitment + j, Point: lc.Columns[1].Point[l.lookupRowVars():], Value: proof.LimbEvals[j]},
 			pcs.Claim{Commitment: limbsCommitment + j, Point: zc[tabLimbs+j].Point, Value: zc[tabLimbs+j].Value})
 	}
+	claims = append(claims, functionClaims(l, lc.Columns[1].Point, proof.Functions)...)
 	claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: end, Value: proof.RequantEval})
 	for k, g := range groups {
 		claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(l.Index[g.x], inputs[k].Point), Value: inputs[k].Value})
@@ -589,30 +582,35 @@ func boundaryLink(point []fr.Element, k int, v fr.Element) fr.Element {
 	return d
 }
 
-// Verify checks a committed segment proof of model m for the pass over
-// tokens (the prompt and every generated token but the last) and the
-// statement st, and returns the accumulator claims left to the
-// contraction sum-checks. The caller checks st against the model and the
-// tokens.
-func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens []int, seg inference.Segment, proof *Proof) (*Claims, error) {
-	rows := len(tokens)
-	view, err := inference.ShapePass(m, rows)
+// Verify checks a committed segment proof of model m for the generation
+// pass and the statement st, and returns the accumulator claims left to
+// the protocols that will prove them. The caller checks st against the
+// model and the pass's prompt and output.
+func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof) (*Claims, error) {
+	if err := pass.check(m.Config.Vocab); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	tokens := pass.Tokens()
+	view, err := inference.ShapePass(m, len(tokens))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if seg.From < 0 || seg.To > len(view.Layers) || seg.From >= seg.To {
 		return nil, fmt.Errorf("%w: segment [%d, %d) of a model of %d blocks", ErrRejected, seg.From, seg.To, len(view.Layers))
 	}
-	l, err := NewLayout(view, seg)
+	l, err := NewLayout(view, seg, pass)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	set, ids, err := RangeSet(l)
+	set, ids, err := TableSet(l)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if proof == nil || proof.Lookup == nil || proof.Decomposition == nil || proof.Opening == nil {
 		return nil, fmt.Errorf("%w: incomplete proof", ErrRejected)
+	}
+	if len(proof.Functions) != len(l.Functions) {
+		return nil, fmt.Errorf("%w: %d function lookup values for %d table applications", ErrRejected, len(proof.Functions), len(l.Functions))
 	}
 	if (proof.Boundary != nil) != (l.Boundary >= 0) {
 		return nil, fmt.Errorf("%w: a boundary commitment is present exactly when the segment is not the last", ErrRejected)
@@ -637,17 +635,14 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	if id := idEval(l, ids, lc.Columns[0].Point); !id.Equal(&lc.Columns[0].Value) {
 		return nil, fmt.Errorf("%w: the lookups' id column is not the layout's", ErrRejected)
 	}
-	// The limb column's claim is Σⱼ eq(j, ρ_rows)·lⱼ(ρ_rest) over the rows.
-	rowEq := poly.EqTable[fr.Element](lc.Columns[1].Point[:limbRowVars])
-	var column, term fr.Element
-	for j := range limbRows {
-		term.Mul(&rowEq[j], &proof.LimbEvals[j])
-		column.Add(&column, &term)
-	}
-	if !column.Equal(&lc.Columns[1].Value) {
-		return nil, fmt.Errorf("%w: the limb rows' values do not give the limb column's claim", ErrRejected)
+	// Columns a and b are the limb rows and the function rows, each row's
+	// value at the point's last NbVars coordinates given by the prover.
+	a, b := lookupColumnEvals(l, lc.Columns[1].Point, proof.LimbEvals[:], proof.Functions)
+	if !a.Equal(&lc.Columns[1].Value) || !b.Equal(&lc.Columns[2].Value) {
+		return nil, fmt.Errorf("%w: the lookup rows' values do not give the lookup columns' claims", ErrRejected)
 	}
 	t.Absorb(proof.LimbEvals[:]...)
+	absorbFunctions(t, proof.Functions)
 
 	t.Label("committed/decomposition")
 	gamma := t.Challenge()
@@ -707,6 +702,22 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	nss, err := normSteps(view, seg, l, index)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	nEnds, err := verifyNorms(t, nss, proof.Norms, points, proof.Accumulators)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	sms, err := softmaxSteps(l)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	smEnds, err := verifySoftmax(t, sms, proof.Softmax)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
 	res, err := residualsOf(view, seg, l)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
@@ -722,6 +733,14 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 			return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 		}
 	}
+	am, err := newArgmaxStep(view, l, pass)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	amPoint, err := verifyArgmax(t, l, am, proof.Argmax)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
 
 	var bPoint []fr.Element
 	if l.Boundary >= 0 {
@@ -735,6 +754,9 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
 	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
+	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
+	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
+	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
 	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -747,6 +769,9 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, tokens
 	}
 	for _, k := range ats {
 		projected[rqs[k.q]] = true
+	}
+	for _, n := range nss {
+		projected[rqs[n.q]] = true
 	}
 	for _, g := range groups {
 		for _, mm := range g.mms {

@@ -1,11 +1,16 @@
 // Package committed proves, for one segment of an inference pass, that
 // the tensors the native proof (package inference) opens today are
-// committed with package pcs instead, and proves their ranges, their
-// requantization identities, the projections (Q, K, V, O, MLP, LM head)
-// and the residual adds on the commitments: the verifier's work is
-// polylogarithmic in the number of activations, apart from O(width) per
-// requantization for per-column multipliers (and the weights' evaluation,
-// as in the opened proof).
+// committed with package pcs instead, and proves on the commitments their
+// ranges, their requantization identities, every contraction (Q, K, V,
+// O, MLP, LM head, attention scores and context, RoPE, the gated
+// product), the table applications (1/√, GELU, SiLU), the norms'
+// arithmetic, the residual adds, the embedding and the argmax of the
+// output tokens: every requantization's accumulator is proven, and the
+// verifier's work is polylogarithmic in the number of activations, apart
+// from O(width) per requantization for per-column multipliers (and the
+// weights' evaluation, as in the opened proof). With the softmax
+// (maxima, exp lookups, row sums, the probabilities' division) every
+// relation of the forward pass is proven on the commitments.
 //
 // Status: tested natively (honest proofs; every proof field, statement
 // element, segment and pass length tampered; forged limbs; wrong
@@ -18,7 +23,8 @@
 // # Layout
 //
 // The committed tensors of segment [From, To) of a pass are those of
-// inference.WalkSegment. Each is a block: its MLE over its shape padded
+// inference.WalkSegment and, in the last segment, the argmax margins
+// (below). Each is a block: its MLE over its shape padded
 // dimension by dimension to powers of two (poly.PaddedIndices, zeros in
 // the padding), of kᵦ variables. Blocks are sorted by size, largest first
 // (ties in canonical order), and stacked at offsets aligned to their size
@@ -41,8 +47,8 @@
 // window [Min, Min + 2^w) (w = transcript.Layout(Min, Max).Bits, as the
 // opened proof packs it). Its limbs are the base-2¹⁵ digits of v − Min:
 // ⌈w/15⌉ limbs, all of 15 bits but the top one (w − 15·(⌈w/15⌉ − 1) bits).
-// The tensors of inference.WalkExact whose exact range is narrower than the
-// window are "exact" blocks: the digits of Max − v are limbs too. The limb
+// The tensors of inference.WalkExact and the function inputs whose exact
+// range is narrower than the window are "exact" blocks: the digits of Max − v are limbs too. The limb
 // MLE l has 3 + N variables: row j ∈ [0, 8) (the leading 3 coordinates,
 // each row committed on its own as an MLE of N variables) holds, at the
 // stacked index of each value, limb j of v − Min (j < 4) or
@@ -51,14 +57,33 @@
 //
 // # Relations
 //
-// Ranges (one LogUp-GKR instance with committed multiplicities,
-// lookup.ProveCommitted): the lookups are the 2^(N+3) pairs (id, l) over
-// the limb MLE, into the table set [RangeSet]: Range(15) (id 1) then
-// Range(w) for every narrower top-limb width w, in increasing order. The id
-// column is public: the id of limb (b, j)'s width on block b's valid
-// entries of row j, 1 elsewhere (zero limbs in Range(15)). Its MLE is
-// evaluated by the verifier in O(8·B·N) for B blocks. The multiplicities
-// (over the set's rows) are the second commitment.
+// Lookups (one LogUp-GKR instance with committed multiplicities,
+// lookup.ProveCommitted): the lookups are tuples (id, a, b) over the
+// 2^(N+3) entries of the 8 lookup rows. Row j holds limb row j: (id, lⱼ,
+// 0). The table applications ([Function]: the attention and MLP norms'
+// 1/√ of each block, the MLP activation — GELU or SiLU — and the final
+// norm's 1/√ in the last segment, walkFunctions order) sit in the same
+// rows, in the entries of their input block: function f is placed in
+// the highest row its input block's limbs leave free (no block uses all
+// eight), and there a holds the input and b the output at the same index
+// of the output block. Every other entry is (1, 0, 0), a row of
+// Range(15). The table set ([TableSet]) is Range(15) (id 1) then Range(w)
+// for every narrower top-limb width w, in increasing order, then the
+// model's function tables (table.Function of model.Table.Entries) in
+// order of first use. The id column is public: the id of limb (b, j)'s
+// width on block b's valid entries of row j, the function's table id on
+// its input block's valid entries of its row, 1 elsewhere; the verifier
+// evaluates its MLE in O((8·B + F)·N) for B blocks and F functions. The
+// multiplicities (over the set's rows) are the second commitment. The
+// claims the instance leaves on a and b at (ρ_rows, x) are split by the
+// prover into the rows' values at x (Proof.LimbEvals: each limb row's
+// commitment, zero at the function entries) and each function's input and
+// output block MLEs at x's last coordinates (Proof.Functions); the
+// verifier recombines them with eq over the row coordinates and the
+// input block's indicator, and each function value becomes a claim on its
+// block of s. A function table's rows past its domain repeat its last
+// output with the next keys, so every function input is an exact block
+// (below): its values stay in the domain.
 //
 // Decompositions (one zero-check, sumcheck.ProveZero, degree 3 with the
 // eq factor): with public block-constant tables masked by each block's
@@ -98,9 +123,9 @@
 // row coordinates of the first one's point (r_q = (r_row, r_col,q)). Each
 // proof turns the Acc_q(r_q) claims into claims on the weights and biases,
 // which the verifier evaluates from the model, and one claim on the
-// input, a block of s: it joins the batch opening at (prefix, point). The
-// other accumulator claims — the norms' — are the proof's output ([Claims]), for the
-// protocols that will prove them (see Left).
+// input, a block of s: it joins the batch opening at (prefix, point).
+// The other accumulator claims are proven by the steps below; [Claims]
+// lists any left (none with every step in place).
 //
 // Residual adds (residual.go): for every block i of the segment,
 // Mid = Input + O.Out, Input being the embedding (i = 0), block i − 1's
@@ -159,16 +184,91 @@
 // give. The pass must start at position 0 (the keys are its own rows).
 // The prover's tables have heads·n·T·hd entries.
 //
+// Argmax (argmax.go, last segment only): with P prompt tokens, output
+// tokens t_k (k < g) and logits L, the last segment commits one more
+// block, the margins D[k][j] = L[P−1+k][t_k] − L[P−1+k][j] − [j < t_k]
+// ([g, V], range [0, Max − Min] of the logits, range-checked as every
+// block). All margins are in range exactly when each t_k is its row's
+// argmax with ties broken by the smallest index. Their link to the
+// logits: the prover sends the chosen logits c_k = L[P−1+k][t_k]
+// (claims on s at boolean points, absorbed before the point), the
+// verifier draws (ρ_k, ρ_j) over D's variables, the prover sends D(ρ),
+// and one degree-2 sum-check over the logits' row coordinates proves
+//
+//	Σᵢ w(i)·L(i, ρ_j) = Σ_k eq(ρ_k, k)·(c_k·Sel_V(ρ_j) − Prefix_{t_k}(ρ_j)) − D(ρ),
+//	w(i) = Σ_k eq(ρ_k, k)·[i = P − 1 + k],
+//
+// (Sel_V the indicator of j < V, Prefix_t of j < t, both O(log V)), ending
+// with a claim L(r′, ρ_j) on s; the verifier evaluates w(r′) in
+// O(g·log n). A pass of one row has no row coordinate: the value is the
+// claim itself.
+//
+// Norms (norm.go): every norm of the segment (per block the attention
+// norm, which reads the block's input — the embedding, the previous
+// block's output or the incoming stream — and the MLP norm, which reads
+// Mid; the final norm in the last segment) over its input h ([rows, n],
+// kᵣ + k_c variables) with the committed per-row mean μ and remainder r_μ
+// (LayerNorm), exponent e, 1/√ input v, remainder r_V and 1/√ output T,
+// and five more committed per-row tensors (auxiliary blocks stacked after
+// the walk's): 4^e, 2^(Eₘₐₓ−e) and [e > 0] (table applications on e,
+// tables "committed/norm/pow4|scale|nonzero/Eₘₐₓ"), the gap
+// 4^e − 1 − r_V (range [0, 4^Eₘₐₓ)) and the floor v − 2¹⁴·[e > 0] (range
+// [0, 2¹⁶)); r_μ (range [0, n − 1]) and e (range [0, Eₘₐₓ]) are exact
+// blocks. At a random row point ρ₁ the prover states h(ρ₁, ½, …, ½) (the
+// row sums over 2^k_c) and the eight row tensors; the verifier checks
+//
+//	2^k_c·h(ρ₁, ½) = n·μ(ρ₁) + r_μ(ρ₁)                      (LayerNorm; zero values for RMSNorm)
+//	gap(ρ₁) = 4^e(ρ₁) − Sel_rows(ρ₁) − r_V(ρ₁),   floor(ρ₁) = v(ρ₁) − 2¹⁴·[e>0](ρ₁)
+//
+// so that r_V < 4^e and v ≥ 2¹⁴ when e > 0 (e minimal; v < 2¹⁶ is v's
+// exact range). Then, at a random row point ρ₂, one sum-check over (r, i)
+// proves every row's sum of squares (degree 4, value 0):
+//
+//	Σ_{r,i} eq(ρ₂, r)·((h − μ·VC)² − 2^(−k_c)·(v·4^e + r_V − ε·VR)) = 0
+//
+// (VC, VR the valid columns and rows, public), and one more the norm's
+// accumulator claim Acc(r_q) from the requantization step (degree 6):
+//
+//	Acc(r_q) = Σ_{r,i} eq(r_q, (r, i))·((h − μ·VC)·T·2^(Eₘₐₓ−e)·γ + β·VR·VC)
+//
+// with γ and β the model's per-column weights, evaluated by the verifier
+// (O(n)). Each sum-check's end values (h, μ, v, 4^e, r_V; h, μ, T,
+// 2^(Eₘₐₓ−e)) are claims on their blocks (h on Proof.Incoming when the
+// norm reads the incoming stream).
+//
+// Softmax (softmax.go): every attention of the segment, over its padded
+// cube (h, i, j) of scores s (zero where masked), with its committed row
+// maxima m, high limbs hi, probabilities p and remainders ρ, and eight
+// more committed blocks: the trace's low limbs lo (ExpLow.In), EXP(lo)
+// (ExpLow.Out), z = [hi = 0] (ExpHigh.Out), the exps x and the row sums Σ,
+// and three it does not have: gap = 2Σ − 1 − ρ (range [0, 2·T·2¹⁶)), a
+// one-hot mark of each row's maximum (range [0, 1]) and hiGap =
+// hi + z − 1 (range [0, 2¹⁵)). EXP(lo) is a table application (lo is
+// exact, the exp table covers [0, 2¹⁶)); z needs no lookup: it is a bit,
+// z·hi = 0 and hi + z − 1 ≥ 0 make it [hi = 0]. One zero-check over the
+// cube (mask and valid entries public, m and Σ broadcast over j), with
+// powers of a challenge γ, proves on every entry
+//
+//	lo + 2¹⁶·hi = mask·m − s                   (so m ≥ every unmasked score)
+//	x = mask·EXP(lo)·z
+//	p·2Σ + ρ = 2^(P+1)·x + Σ·valid,  gap = 2Σ·valid − valid − ρ   (so ρ < 2Σ)
+//	z·hi = 0,  hiGap = hi + z − valid
+//
+// at a random row point ρ′ the prover states x(ρ′, ½), Σ(ρ′) and the
+// mark's row sums; the verifier checks 2^bj·x(ρ′, ½) = Σ(ρ′) and
+// 2^bj·mark(ρ′, ½) = Sel(ρ′) (one mark per valid row); and one degree-2
+// sum-check proves Σ mark·(lo + 2¹⁶·hi + 1 − mask) = 0 — non-negative
+// terms far below |Fr|, so each mark sits on an unmasked entry whose score
+// is the maximum. The mask's MLE costs the verifier O(n·log T).
+//
 // Embedding (embedding.go, first segment only): the embedding block is
 // the model's embedding of the public tokens, E[token] (plus P[position]
 // for GPT-2). At a point r of its variables the verifier computes that
 // tensor's MLE itself from the model and the tokens (O(rows·d)) and makes
 // it the value of a claim on the block of s: the prover sends nothing.
 //
-// Openings: the LogUp instance's claim on the limb column at
-// (ρ_rows, ρ) is split by the prover into the 8 rows' values lⱼ(ρ)
-// (Proof.LimbEvals; the verifier checks Σⱼ eq(j, ρ_rows)·lⱼ(ρ) against
-// the claim). Every claim — those 8, the multiplicity claim, the
+// Openings: every claim — the 8 limb rows' and the function blocks'
+// values at the lookup point, the multiplicity claim, the
 // zero-check's claims on s and on the 8 limb rows, the requantization
 // claim on s, the boundary link — is proven by one pcs.OpenBatch over the
 // commitments (s, m, l₀, …, l₇[, boundary][, incoming]), whose opening runs over
@@ -182,9 +282,9 @@
 // and tokens (as inference.VerifySegment does). Then:
 //
 //	pcs.Digest(s, m, l₀, …, l₇[, boundary][, incoming])      (all commitments, before any challenge)
-//	lookup.ProveCommitted: label "lookup/committed/committed/ranges", pcs.Digest(m), β, α,
+//	lookup.ProveCommitted: label "lookup/committed/committed/tables", pcs.Digest(m), β, α,
 //	  witness tree, table tree, m(ρₜ), column evaluations
-//	l₀(ρ), …, l₇(ρ)
+//	l₀(x), …, l₇(x); per function, its input and output values
 //	label "committed/decomposition"; γ; zero-check (sumcheck.ZeroCheckLabel, …, evaluations)
 //	label "committed/requant"; r_q for every requantization (shared rows drawn once); Acc_q(r_q); ρ;
 //	  sum-check (degree 2, N rounds); s at its end point
@@ -192,30 +292,46 @@
 //	label "committed/product"; per gated product: sum-check (degree 3), Act(r′), Up(r′)   (Llama)
 //	label "committed/rope"; per rotation: sum-check (degree 3), In(r′), In(r′ with the half-head bit flipped)   (Llama)
 //	label "committed/attention"; per block: scores then context, each a sum-check (degree 3), A(r′), B(r′)
+//	label "committed/norm"; per norm: ρ₁; the 9 row values; ρ₂; sum-check (degree 4), 5 values;
+//	  sum-check (degree 6) of Acc(r_q), 4 values
+//	label "committed/softmax"; per attention: γ; zero-check (14 tables); ρ′; 3 row values;
+//	  sum-check (degree 2), 3 values
 //	label "committed/residual"; r; the residual values                (when the segment has a residual add)
 //	label "committed/embedding"; its point                           (first segment only)
+//	label "committed/argmax"; c_k; (ρ_k, ρ_j); D(ρ); sum-check (degree 2); L(r′, ρ_j)   (last segment only)
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
 //	pcs.OpenBatch: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
 // The claims' order in the batch: multiplicities, s of the zero-check,
-// for each limb row its LogUp and zero-check claims, s of the
-// requantization sum-check, the projections' inputs, the boundary and its
+// for each limb row its LogUp and zero-check claims, each function's
+// input and output, s of the requantization sum-check, the projections' inputs, the boundary and its
 // block of s, the residual values, the embedding, each gated product's
 // Act and Up, each rotation's two input values, each attention
-// contraction's two factors.
+// contraction's two factors, the chosen logits, the margins, the logits
+// at the sum-check's end, then per norm its row values (the row sums
+// first, LayerNorm), the variance sum-check's and the scaling sum-check's
+// end values, then per attention its zero-check's committed tables (m
+// and Σ at the end point's row coordinates), its three row values and
+// the one-hot sum-check's (mark, lo, hi).
 //
 // # Format
 //
 // [Proof.MarshalBinary] writes the magic string "veriformer/committed",
 // [FormatVersion], then Tensors, Multiplicities, Limbs, a presence byte
-// and the Boundary, BoundaryEval, a presence byte and Incoming, LimbEvals, the LogUp proof (witness and
+// and the Boundary, BoundaryEval, a presence byte and Incoming, LimbEvals,
+// Functions (count; per function In, Out), the LogUp proof (witness and
 // table trees: root, layers; MultiplicityEval; ColumnEvals), the
 // zero-check (rounds, evaluations), Accumulators, the requantization
 // sum-check's rounds, RequantEval, the projection proofs (count; per
 // proof: Biases, sum-check rounds, Inputs, Weights), the gated products,
 // the rotations and the attention contractions (three lists of
 // [FactorProof]: count; per proof: sum-check rounds, A, B — Act and Up,
-// the input and its pair, the two factors), ResidualEvals, and the batch
+// the input and its pair, the two factors), the norm proofs (count; per
+// proof: 9 row values, rounds, 5 values, rounds, 4 values), the softmax
+// proofs (count; per proof: zero-check rounds and evaluations, 3 row
+// values, rounds, 3 values), a presence
+// byte and the argmax proof (Chosen, MarginsEval, rounds, LogitsEval),
+// ResidualEvals, and the batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
 // bytes), scalars canonical (32 bytes), counts as 4-byte big-endian
 // integers. [UnmarshalProof]
@@ -228,82 +344,80 @@
 //
 // The limbs and multiplicities are committed before β, α, γ, ρ and every
 // point; the stacked MLE before the accumulator points. LogUp is sound for
-// field multiplicities (2^(N+3) + 2^16 ≪ |Fr|); each limb is then in its
+// field multiplicities (2^(N+3) + 2^18 ≪ |Fr|); each limb is then in its
 // range, the decomposition makes v − Min (and Max − v) a sum of limbs below
 // 2^60 ≪ |Fr|, so v is in its window (exact range). The padding of every
 // block is zero, which the contraction sum-checks' zero-padded claims
 // rely on. A wrong Out or Rem (in range) gives a false Acc_q(r_q) claim,
-// rejected by the projection sum-check (tested) or, for the claims left
-// as output, by the protocol that must prove them.
+// rejected by the sum-check that proves it (tested for projections,
+// norms, attention, rotations and products). The function tables' rows
+// past their domains repeat the last output with the next keys; every
+// function input is an exact block, so no lookup reaches them. Every
+// identity above holds over the integers as soon as it holds in Fr: its
+// values are range-checked blocks and public constants, and each side is
+// far below |Fr| ≈ 2²⁵³ (the model's bounds, package model, "Bounds": the
+// largest are the accumulators, below 2⁶², and v·4^e + r_V, below 2⁶¹).
 //
 // # Cost
 //
 // Measured (go test -run '^$' -bench Prove ./inference/committed
-// [-committed.gpt2small], one run each on the 2-core machine, one other
-// job running, development SRS), with every relation above:
+// -committed.gpt2small=true [-committed.rows=32], one run each on the
+// 2-core machine, nothing else running, development SRS), with every
+// relation above:
 //
-//	                         built-in, 16 rows      GPT-2-small shape, 16 rows
-//	                         both segments          block 1 only
-//	stacked MLE              2¹⁶ (each)             2¹⁹
-//	prover                   2.48 s                 15.0 s
-//	  commit                 0.36 s                 1.4 s
-//	  GKR (LogUp)            0.63 s                 5.9 s
-//	  sum-checks             0.13 s                 1.3 s
-//	  batch opening          1.36 s                 6.4 s
-//	forward pass (all)       1.5 ms                 273 ms
-//	ratio                    1.7·10³                55 (one block of twelve)
-//	verifier                 33 ms                  297 ms
-//	proof                    91 kB (two)            54 kB
-//	peak RSS of the run      —                      5.4 GB
+//	                      built-in, 16 rows    GPT-2-small shape, block 1 only
+//	                      both segments        16 rows        32 rows
+//	stacked MLE           2¹⁶ (each)           2²⁰            2²¹
+//	table set             2¹⁸                  2¹⁸            2¹⁸
+//	prover                7.3 s                19.4 s         48.9 s
+//	  commit              0.53 s               2.4 s          3.8 s
+//	  GKR (LogUp)         1.1 s                7.2 s          28.8 s
+//	  sum-checks          0.14 s               0.78 s         1.9 s
+//	  batch opening       5.5 s                9.0 s          14.4 s
+//	forward pass (all)    2.3 ms               300 ms         592 ms
+//	verifier              68 ms                367 ms         652 ms
+//	proof                 125 kB (two)         74 kB          78 kB
+//	peak RSS of the run   7.9 GB (with GPT-2)  7.9 GB         13.7 GB
+//	field work (below)    ≈ 440k, 470k R1CS    ≈ 546k R1CS    ≈ 577k R1CS
 //
-// ("sum-checks" covers the decomposition zero-check, the requantization
-// sum-check, the projections, the attention contractions, rotations,
-// gated products and the residual and embedding steps; the machine's load varies between runs
-// by up to a factor of two.)
+// ("sum-checks" covers every sum-check and zero-check but the LogUp
+// instance's; the machine's load varies between runs by up to a factor
+// of two.) At 64 rows the GPT-2-small block (stacked MLE 2²², lookups
+// over 2²⁵ entries) exceeded the machine's 23 GB and was killed; the last
+// segment (the LM head's logits, remainders and margins, 3·16·2¹⁶ padded
+// entries) was not run.
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
-// opened proof), and the evaluation of the weights at the projections'
-// claims (linear in the weights, as in the opened proof); the checks on
-// the activations are polylogarithmic. The batch opening's full-scalar
-// MSMs dominate the prover; the range set of 2¹⁶
-// rows (Range(15) and the narrower top limbs) sets its size for small
-// segments, the stacked MLE for large ones. The last segment of the
-// GPT-2-small shape (logits and their remainders, 2·16·2¹⁶ padded
-// entries, 2²² with the rest) was not measured: its development SRS of
-// 2²² powers did not finish generating in the time available.
+// opened proof), the evaluation of the weights at the projections'
+// claims (linear in the weights, as in the opened proof) and of the
+// function tables' output columns (2¹⁶ entries each); the checks on the
+// activations are polylogarithmic. The proof grows by about 4 kB when
+// the rows double. The LogUp witness tree (8 lookup rows of 2^N, most of
+// them empty) and the batch opening's full-scalar MSMs dominate the
+// prover and its memory; the table set of 2¹⁸ rows (the range tables,
+// GELU or SiLU, 1/√ and exp, 2¹⁶ each) sets the opening's size for small
+// segments.
 //
-// Field work per segment, for the segment circuit: LogUp witness tree of
-// N+3 layers (Σ_{j=1}^{N+2} j degree-3 rounds), table tree of 16 layers
-// (120 degree-3 rounds); zero-check N degree-3 rounds over 20 tables;
-// requantization sum-check N degree-2 rounds; per projection input, the
-// linear proof's ⌈log₂ In⌉ rounds; batch opening n = max(N, 16)
-// degree-2 rounds and n fold checks. Transcript absorptions: the
-// statement (3), the bounds (2), one commitment digest, the LogUp
-// instance's messages, 8 limb values, 20 zero-check evaluations, one
-// accumulator per requantization (10 per GPT-2 block), the sum-checks'
-// round values and the opening's. Per block, the attention adds two
-// degree-3 sum-checks of log₂(heads·n·T·hd) rounds (padded; 18 for GPT-2
-// small at 16 rows) and 4 values; Llama adds two rotations and a gated
-// product, degree 3 over the tensor's variables, 2 values each; the
-// residual step draws one point and absorbs 5 values.
+// Field work per segment, for the segment circuit ([Proof.FieldWork],
+// counted from the proof): the sum-check rounds by degree — GPT-2 block
+// 1 at 16 rows: 94 of degree 2, 462 of degree 3 (406 of them the LogUp
+// instance's GKR layers), 40 of degree 4, 28 of degree 6 — 2,271 scalars
+// absorbed, 33 points (entering as digests the aggregator computes) and
+// 20 fold checks. At the measured per-unit costs (≈ 191 R1CS per absorbed
+// scalar with its round's interpolation, ≈ 850 per GKR round) that is
+// ≈ 546k R1CS of transcript and sum-checks; the statement, the public
+// tables' evaluations (masks, selectors, the norms' γ and β: O(width)),
+// the weights' evaluations and the opening's final scalars come on top.
 //
 // # Left
 //
-//   - The table relations: norm arithmetic (mean, exponent, 1/√ table and
-//     remainder; the norms' accumulator claims are this proof's output),
-//     softmax (row maxima, exp-limb tables, probabilities), GELU/SiLU
-//     tables, the argmax of the output tokens. They go into the same
-//     LogUp instance (more tables in the set, a table-id column already
-//     there), their linear parts into the zero-check. (RoPE's cos and sin
-//     lookups are data-independent: the verifier's shape pass computes
-//     them.)
+//   - The function tables' output columns are evaluated densely by the
+//     verifier (2¹⁶ entries each); in a circuit they would be fixed
+//     commitments opened in the batch.
 //   - The attention contractions' tables grow as heads·n²·hd: summing
 //     over the head dimension first (a two-stage sum-check) would make
 //     them heads·n² + n·width.
-//   - The incoming residual stream (Proof.Incoming) is read by the first
-//     block's residual add; its attention norm, a table relation, will
-//     read it too.
 //   - The opening dominates the prover; committing only the limb rows
 //     some block uses, and fewer, larger segments, would cut it.
 package committed

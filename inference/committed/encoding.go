@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 6
+const FormatVersion = 7
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -66,6 +66,11 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 	for j := range p.LimbEvals {
 		w.scalar(&p.LimbEvals[j])
 	}
+	w.count(len(p.Functions))
+	for f := range p.Functions {
+		w.scalar(&p.Functions[f].In)
+		w.scalar(&p.Functions[f].Out)
+	}
 	w.fraction(&p.Lookup.Witness)
 	w.fraction(&p.Lookup.Table)
 	w.scalar(&p.Lookup.MultiplicityEval)
@@ -88,6 +93,43 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 	w.factors(p.Products)
 	w.factors(p.Rotations)
 	w.factors(p.Attention)
+	w.count(len(p.Norms))
+	for k := range p.Norms {
+		n := &p.Norms[k]
+		for j := range n.Rows {
+			w.scalar(&n.Rows[j])
+		}
+		w.rounds(n.Variance.Rounds)
+		for j := range n.VarianceEvals {
+			w.scalar(&n.VarianceEvals[j])
+		}
+		w.rounds(n.Scale.Rounds)
+		for j := range n.ScaleEvals {
+			w.scalar(&n.ScaleEvals[j])
+		}
+	}
+	w.count(len(p.Softmax))
+	for k := range p.Softmax {
+		sm := &p.Softmax[k]
+		w.rounds(sm.Zero.SumCheck.Rounds)
+		w.scalars(sm.Zero.Evaluations)
+		for j := range sm.Rows {
+			w.scalar(&sm.Rows[j])
+		}
+		w.rounds(sm.OneHot.Rounds)
+		for j := range sm.OneHotEvals {
+			w.scalar(&sm.OneHotEvals[j])
+		}
+	}
+	if a := p.Argmax; a != nil {
+		w.buf.WriteByte(1)
+		w.scalars(a.Chosen)
+		w.scalar(&a.MarginsEval)
+		w.rounds(a.SumCheck.Rounds)
+		w.scalar(&a.LogitsEval)
+	} else {
+		w.buf.WriteByte(0)
+	}
 	w.scalars(p.ResidualEvals)
 	opening, err := p.Opening.MarshalBinary()
 	if err != nil {
@@ -136,6 +178,13 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	for j := range p.LimbEvals {
 		r.scalar(&p.LimbEvals[j])
 	}
+	if nf := r.count(maxAccumulators, 64); r.err == nil && nf > 0 {
+		p.Functions = make([]FunctionEval, nf)
+		for f := range p.Functions {
+			r.scalar(&p.Functions[f].In)
+			r.scalar(&p.Functions[f].Out)
+		}
+	}
 	r.fraction(&p.Lookup.Witness)
 	r.fraction(&p.Lookup.Table)
 	r.scalar(&p.Lookup.MultiplicityEval)
@@ -160,6 +209,54 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	p.Products = r.factors()
 	p.Rotations = r.factors()
 	p.Attention = r.factors()
+	nn := r.count(maxProjections, (nbNormRows+nbVarianceEvals+nbScaleEvals)*32)
+	for range nn {
+		if r.err != nil {
+			break
+		}
+		var n NormProof
+		for j := range n.Rows {
+			r.scalar(&n.Rows[j])
+		}
+		n.Variance.Rounds = r.rounds()
+		for j := range n.VarianceEvals {
+			r.scalar(&n.VarianceEvals[j])
+		}
+		n.Scale.Rounds = r.rounds()
+		for j := range n.ScaleEvals {
+			r.scalar(&n.ScaleEvals[j])
+		}
+		p.Norms = append(p.Norms, n)
+	}
+	ns := r.count(maxProjections, 6*32)
+	for range ns {
+		if r.err != nil {
+			break
+		}
+		sm := SoftmaxProof{Zero: &sumcheck.ZeroCheckProof[fr.Element]{}}
+		sm.Zero.SumCheck.Rounds = r.rounds()
+		sm.Zero.Evaluations = r.scalars(nbSoftmaxTables)
+		for j := range sm.Rows {
+			r.scalar(&sm.Rows[j])
+		}
+		sm.OneHot.Rounds = r.rounds()
+		for j := range sm.OneHotEvals {
+			r.scalar(&sm.OneHotEvals[j])
+		}
+		p.Softmax = append(p.Softmax, sm)
+	}
+	switch b := r.byte(); {
+	case r.err != nil:
+	case b == 1:
+		a := &ArgmaxProof{}
+		a.Chosen = r.scalars(maxAccumulators)
+		r.scalar(&a.MarginsEval)
+		a.SumCheck.Rounds = r.rounds()
+		r.scalar(&a.LogitsEval)
+		p.Argmax = a
+	case b != 0:
+		r.fail(fmt.Errorf("argmax flag %d", b))
+	}
 	p.ResidualEvals = r.scalars(maxResiduals)
 	n := r.count(maxOpeningBytes, 1)
 	if r.err == nil {

@@ -18,7 +18,7 @@ func encodedProofs(t testing.TB) [][]byte {
 	s := testSRS(t, 1<<18)
 	var out [][]byte
 	for _, seg := range []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}} {
-		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +30,7 @@ func encodedProofs(t testing.TB) [][]byte {
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, decoded); err != nil {
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, decoded); err != nil {
 			t.Fatalf("segment %v: the decoded proof is rejected: %v", seg, err)
 		}
 		again, err := decoded.MarshalBinary()

@@ -54,37 +54,86 @@ type Layout struct {
 	// Boundary is the block of the residual stream handed to the next
 	// segment (−1 in the last segment).
 	Boundary int
+	// Functions are the segment's table applications (applications
+	// order).
+	Functions []Function
+	// Margins is the argmax margins tensor of the last segment (nil in
+	// the others), see marginsTensor.
+	Margins *model.Tensor
+	// Norms are the segment's norms with their auxiliary tensors
+	// (walkNorms order).
+	Norms []*normAux
+	// Softmax are the segment's attentions with their auxiliary tensors
+	// (one per block).
+	Softmax []*softmaxAux
 }
 
 // NewLayout stacks the opened tensors of segment seg of the pass tr
-// (inference.WalkSegment order) into blocks aligned to their sizes,
-// largest first (ties in canonical order).
-func NewLayout(tr *model.Trace, seg inference.Segment) (*Layout, error) {
+// (inference.WalkSegment order), then in the last segment the argmax
+// margins of the pass's output tokens, into blocks aligned to their
+// sizes, largest first (ties in that order).
+func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, error) {
 	exact := map[*model.Tensor]bool{}
 	inference.WalkExact(tr, seg, func(t *model.Tensor) { exact[t] = true })
+	var tensors []*model.Tensor
+	inference.WalkSegment(tr, seg, func(t *model.Tensor) { tensors = append(tensors, t) })
+	var norms []*normAux
+	walkNorms(tr, seg, func(n *model.Norm, in *model.Tensor) {
+		a := newNormAux(n, in)
+		norms = append(norms, a)
+		tensors = append(tensors, a.tensors()...)
+		if tr.Family == model.GPT2 {
+			// Σ = n·Mean + MeanRem fixes the mean only with MeanRem < n.
+			exact[&n.MeanRem] = true
+		}
+	})
+	var softmax []*softmaxAux
+	walkAttentions(tr, seg, func(a *model.Attention) {
+		x := newSoftmaxAux(a)
+		softmax = append(softmax, x)
+		tensors = append(tensors, x.tensors()...)
+	})
+	apps := applications(tr, seg, norms, softmax)
+	for _, a := range apps {
+		// A function table's rows past its domain repeat its last output
+		// with the next keys: its inputs are checked against their exact
+		// range.
+		exact[a.in] = true
+	}
+	var margins *model.Tensor
+	if seg.To == len(tr.Layers) {
+		if err := pass.check(tr.Logits().Shape[1]); err != nil {
+			return nil, err
+		}
+		if n := len(pass.Prompt) + len(pass.Output) - 1; n != tr.Logits().Shape[0] {
+			return nil, fmt.Errorf("committed: a pass of %d rows for %d prompt and %d output tokens", tr.Logits().Shape[0], len(pass.Prompt), len(pass.Output))
+		}
+		margins = marginsTensor(tr, pass)
+		tensors = append(tensors, margins)
+	}
 	var blocks []Block
 	var err error
-	inference.WalkSegment(tr, seg, func(t *model.Tensor) {
+	for _, t := range tensors {
 		if err != nil {
-			return
+			break
 		}
 		_, total, e := poly.TensorVars(t.Shape)
 		if e != nil {
 			err = fmt.Errorf("committed: tensor %s: %w", t.Name, e)
-			return
+			continue
 		}
 		l, e := transcript.Layout(t.Min, t.Max, 254)
 		if e != nil {
 			err = fmt.Errorf("committed: tensor %s: %w", t.Name, e)
-			return
+			continue
 		}
 		if l.Bits > MaxLimbs*LimbBits {
 			err = fmt.Errorf("committed: tensor %s: a window of %d bits", t.Name, l.Bits)
-			return
+			continue
 		}
 		ex := exact[t] && l.Bits > 0 && uint64(t.Max-t.Min) != uint64(1)<<l.Bits-1
 		blocks = append(blocks, Block{Tensor: t, NbVars: total, Bits: int(l.Bits), Exact: ex})
-	})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +141,7 @@ func NewLayout(tr *model.Trace, seg inference.Segment) (*Layout, error) {
 		return nil, fmt.Errorf("committed: segment [%d, %d) has no opened tensor", seg.From, seg.To)
 	}
 	sort.SliceStable(blocks, func(a, b int) bool { return blocks[a].NbVars > blocks[b].NbVars })
-	l := &Layout{Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1}
+	l := &Layout{Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1, Margins: margins, Norms: norms, Softmax: softmax}
 	off := 0
 	for i := range l.Blocks {
 		l.Blocks[i].Offset = off
@@ -102,6 +151,9 @@ func NewLayout(tr *model.Trace, seg inference.Segment) (*Layout, error) {
 	l.NbVars = max(poly.Log2Ceil(off), 1)
 	if seg.To != len(tr.Layers) {
 		l.Boundary = l.Index[&tr.Layers[seg.To-1].Output]
+	}
+	if l.Functions, err = functionsOf(apps, l); err != nil {
+		return nil, err
 	}
 	return l, nil
 }

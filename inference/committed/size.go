@@ -11,14 +11,10 @@ import (
 // encoding, length prefixes aside.
 func (p *Proof) Size() int {
 	const scalar, point = 32, 48
-	points := 2 + limbRows + len(p.Opening.Opening.Folds) + 2
-	scalars := 1 + limbRows + len(p.Accumulators) + len(p.ResidualEvals)
+	points := p.points()
+	scalars := 1 + limbRows + 2*len(p.Functions) + len(p.Accumulators) + len(p.ResidualEvals)
 	if p.Boundary != nil {
-		points++
 		scalars++
-	}
-	if p.Incoming != nil {
-		points++
 	}
 	scalars += fractionScalars(&p.Lookup.Witness) + fractionScalars(&p.Lookup.Table)
 	scalars += 1 + len(p.Lookup.ColumnEvals)
@@ -29,6 +25,15 @@ func (p *Proof) Size() int {
 		for _, f := range fs {
 			scalars += rounds(f.SumCheck.Rounds) + 2
 		}
+	}
+	for _, n := range p.Norms {
+		scalars += nbNormRows + nbVarianceEvals + nbScaleEvals + rounds(n.Variance.Rounds) + rounds(n.Scale.Rounds)
+	}
+	for _, sm := range p.Softmax {
+		scalars += rounds(sm.Zero.SumCheck.Rounds) + len(sm.Zero.Evaluations) + len(sm.Rows) + rounds(sm.OneHot.Rounds) + len(sm.OneHotEvals)
+	}
+	if a := p.Argmax; a != nil {
+		scalars += len(a.Chosen) + 2 + rounds(a.SumCheck.Rounds)
 	}
 	for _, lp := range p.Projections {
 		scalars += len(lp.Biases) + rounds(lp.SumCheck.Rounds) + len(lp.Inputs) + len(lp.Weights)
@@ -48,6 +53,98 @@ func rounds(r [][]fr.Element) int {
 	n := 0
 	for _, x := range r {
 		n += len(x)
+	}
+	return n
+}
+
+// FieldWork is what a circuit verifying the proof does in Fr, counted
+// from the proof: the sum-check rounds by degree (values per round), the
+// GKR layers' rounds among them, the scalars absorbed into the
+// transcript and the commitment points (which enter a segment circuit as
+// digests the aggregator computes).
+type FieldWork struct {
+	// Rounds[d] is the number of sum-check rounds of degree d, GKR
+	// layers included.
+	Rounds map[int]int
+	// GKRRounds are the rounds of the LogUp instance's two trees,
+	// GKRValues their values.
+	GKRRounds, GKRValues int
+	// Scalars are the field elements the proof sends, every one absorbed.
+	Scalars int
+	// Points are the G1 points: commitments, folds, quotients.
+	Points int
+	// FoldChecks are the opening's fold consistency checks.
+	FoldChecks int
+}
+
+// Per-unit circuit costs measured on BLS12-377 (gadgets/sumcheck and
+// gadgets/lookup constraint snapshots): about 191 R1CS per absorbed
+// scalar with its share of the round interpolation (a zero-check round
+// of d values costs ≈ 191·d), ≈ 850 per degree-3 GKR round (its four
+// values and the layer's combination).
+const (
+	r1csPerScalar   = 191
+	r1csPerGKRRound = 850
+)
+
+// FieldWork counts the proof's field work.
+func (p *Proof) FieldWork() FieldWork {
+	w := FieldWork{Rounds: map[int]int{}, Scalars: (p.Size() - 48*p.points()) / 32, Points: p.points()}
+	count := func(r [][]fr.Element) {
+		for _, x := range r {
+			w.Rounds[len(x)]++
+		}
+	}
+	for _, f := range []*lookup.FractionProof[fr.Element]{&p.Lookup.Witness, &p.Lookup.Table} {
+		for _, l := range f.Layers {
+			count(l.SumCheck.Rounds)
+			w.GKRRounds += len(l.SumCheck.Rounds)
+			w.GKRValues += rounds(l.SumCheck.Rounds)
+		}
+	}
+	count(p.Decomposition.SumCheck.Rounds)
+	count(p.Requant.Rounds)
+	count(p.Opening.SumCheck.Rounds)
+	for _, fs := range [][]FactorProof{p.Products, p.Rotations, p.Attention} {
+		for _, f := range fs {
+			count(f.SumCheck.Rounds)
+		}
+	}
+	for _, n := range p.Norms {
+		count(n.Variance.Rounds)
+		count(n.Scale.Rounds)
+	}
+	for _, sm := range p.Softmax {
+		count(sm.Zero.SumCheck.Rounds)
+		count(sm.OneHot.Rounds)
+	}
+	if p.Argmax != nil {
+		count(p.Argmax.SumCheck.Rounds)
+	}
+	for _, lp := range p.Projections {
+		count(lp.SumCheck.Rounds)
+	}
+	w.FoldChecks = len(p.Opening.Opening.Evaluations)
+	return w
+}
+
+// EstimatedR1CS estimates the segment circuit's transcript and
+// sum-check work from the measured per-unit costs: GKR rounds at their
+// own cost, every other scalar at r1csPerScalar. It leaves out what does
+// not scale with the proof: the statement, the public tables' and
+// weights' evaluations and the opening's final scalars.
+func (w FieldWork) EstimatedR1CS() int {
+	return r1csPerGKRRound*w.GKRRounds + r1csPerScalar*max(w.Scalars-w.GKRValues, 0)
+}
+
+// points is the number of G1 points of the proof.
+func (p *Proof) points() int {
+	n := 2 + limbRows + len(p.Opening.Opening.Folds) + 2
+	if p.Boundary != nil {
+		n++
+	}
+	if p.Incoming != nil {
+		n++
 	}
 	return n
 }

@@ -12,9 +12,9 @@ import (
 
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/lookup"
+	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
-	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
@@ -86,6 +86,15 @@ func tampers(proof *Proof) []tamper {
 		{"Limbs[7]", func(p *Proof) func() { return move(&p.Limbs[7]) }},
 		{"LimbEvals[0]", func(p *Proof) func() { return bump(&p.LimbEvals[0]) }},
 		{"LimbEvals[7]", func(p *Proof) func() { return bump(&p.LimbEvals[7]) }},
+		{"Functions[0].In", func(p *Proof) func() { return bump(&p.Functions[0].In) }},
+		{"Functions[0].Out", func(p *Proof) func() { return bump(&p.Functions[0].Out) }},
+		{"Functions[last].In", func(p *Proof) func() { return bump(&p.Functions[len(p.Functions)-1].In) }},
+		{"Functions[last].Out", func(p *Proof) func() { return bump(&p.Functions[len(p.Functions)-1].Out) }},
+		{"Functions dropped", func(p *Proof) func() {
+			saved := p.Functions
+			p.Functions = saved[:len(saved)-1]
+			return func() { p.Functions = saved }
+		}},
 		{"Multiplicities", func(p *Proof) func() { return move(&p.Multiplicities) }},
 		{"Boundary", func(p *Proof) func() { return move(p.Boundary) }},
 		{"Boundary removed", func(p *Proof) func() {
@@ -97,6 +106,7 @@ func tampers(proof *Proof) []tamper {
 		{"Lookup.MultiplicityEval", func(p *Proof) func() { return bump(&p.Lookup.MultiplicityEval) }},
 		{"Lookup.ColumnEvals[0]", func(p *Proof) func() { return bump(&p.Lookup.ColumnEvals[0]) }},
 		{"Lookup.ColumnEvals[1]", func(p *Proof) func() { return bump(&p.Lookup.ColumnEvals[1]) }},
+		{"Lookup.ColumnEvals[2]", func(p *Proof) func() { return bump(&p.Lookup.ColumnEvals[2]) }},
 		{"RequantEval", func(p *Proof) func() { return bump(&p.RequantEval) }},
 		{"Opening.Folds[0]", func(p *Proof) func() { return move(&p.Opening.Opening.Folds[0]) }},
 		{"Opening.Quotients[0]", func(p *Proof) func() { return move(&p.Opening.Opening.Quotients[0]) }},
@@ -151,14 +161,14 @@ func TestTamperedProof(t *testing.T) {
 	f := newFixture(t, model.Default(), 4)
 	s := testSRS(t, 1<<18)
 	seg := inference.Segment{From: 0, To: 1}
-	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	vk := s.VerifyingKey()
 	for _, c := range tampers(proof) {
 		undo := c.do(proof)
-		if _, err := Verify(vk, f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
+		if _, err := Verify(vk, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("%s changed: %v", c.name, err)
 		}
 		undo()
@@ -166,92 +176,43 @@ func TestTamperedProof(t *testing.T) {
 	// The statement, the segment and the pass length.
 	for name, x := range map[string]*big.Int{"ModelID": f.st.ModelID, "InputDigest": f.st.InputDigest, "OutputDigest": f.st.OutputDigest} {
 		undo := bumpInt(x)
-		if _, err := Verify(vk, f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
+		if _, err := Verify(vk, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("statement %s changed: %v", name, err)
 		}
 		undo()
 	}
-	if _, err := Verify(vk, f.m, f.st, f.prompt, inference.Segment{From: 1, To: 2}, proof); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(vk, f.m, f.st, f.pass, inference.Segment{From: 1, To: 2}, proof); !errors.Is(err, ErrRejected) {
 		t.Errorf("other segment: %v", err)
 	}
-	if _, err := Verify(vk, f.m, f.st, append(slices.Clone(f.prompt), 0), seg, proof); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(vk, f.m, f.st, Pass{Prompt: f.pass.Prompt, Output: append(slices.Clone(f.pass.Output), 0)}, seg, proof); !errors.Is(err, ErrRejected) {
 		t.Errorf("other pass length: %v", err)
 	}
-	if _, err := Verify(vk, f.m, f.st, f.prompt, seg, proof); err != nil {
+	if _, err := Verify(vk, f.m, f.st, f.pass, seg, proof); err != nil {
 		t.Fatalf("the restored proof is rejected: %v", err)
 	}
 }
 
-// TestAccumulatorClaims checks the claims a verified proof leaves to the
-// other protocols against the pass's true accumulators; a projection's
-// remainder off by one is rejected by the projection sum-check, a norm's
-// makes its accumulator claim false (the norm relation then rejects), and
-// a value outside its range makes proving fail.
+// TestAccumulatorClaims changes a remainder by one in range: a
+// projection's is rejected by its projection sum-check, a norm's by the
+// norm's scaling sum-check; a value outside its range cannot be proven.
 func TestAccumulatorClaims(t *testing.T) {
 	f := newFixture(t, model.Default(), 4)
 	s := testSRS(t, 1<<18)
 	seg := inference.Segment{From: 1, To: 2}
 	layer := &f.tr.Layers[1]
-	verify := func() (*Claims, error) {
-		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
-	}
-	// The verifier's requantizations are those of its own shape pass:
-	// match them to the prover's trace by name.
-	isTrue := func(c *Claims) map[string]bool {
-		byName := map[string]*model.Requant{}
-		Requants(f.tr, seg, func(r *model.Requant) { byName[r.Out.Name] = r })
-		ok := map[string]bool{}
-		for k, rq := range c.Requants {
-			v, err := poly.EvaluateTensor[fr.Element](byName[rq.Out.Name].Acc.Data, rq.Out.Shape, c.Accumulators[k].Point)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ok[rq.Out.Name] = v.Equal(&c.Accumulators[k].Value)
-		}
-		return ok
-	}
-	claims, err := verify()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(claims.Requants) == 0 {
-		t.Fatal("no accumulator claim is left")
-	}
-	for name, ok := range isTrue(claims) {
-		if !ok {
-			t.Errorf("%s: the claim is not the accumulator's", name)
-		}
-	}
+	rejectsOffByOne(t, s, f, seg, &layer.Q.Rem, 0)
+	rejectsOffByOne(t, s, f, seg, &layer.AttnNorm.Rem, 0)
 	rem := &layer.Q.Rem.Data
-	(*rem)[0]++
-	if _, err := verify(); !errors.Is(err, ErrRejected) {
-		t.Errorf("a projection's remainder off by one: %v", err)
-	}
-	(*rem)[0]--
-	norm := &layer.AttnNorm.Rem.Data
-	(*norm)[0]++
-	claims, err = verify()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if isTrue(claims)[layer.AttnNorm.Out.Name] {
-		t.Error("a norm's remainder off by one still gives a true accumulator claim")
-	}
-	(*norm)[0]--
 	saved := (*rem)[0]
 	(*rem)[0] = -1
-	if _, _, err := Prove(s, f.m, f.st, f.tr, seg); err == nil {
+	if _, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg); err == nil {
 		t.Error("a negative remainder was proven")
 	}
 	(*rem)[0] = saved
 	out := &layer.Q.Out
 	savedOut := out.Data[0]
 	out.Data[0] = out.Max + 1
-	if _, _, err := Prove(s, f.m, f.st, f.tr, seg); err == nil {
+	if _, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg); err == nil {
 		t.Error("an output above its range was proven")
 	}
 	out.Data[0] = savedOut
@@ -282,12 +243,12 @@ func TestForgedLimbs(t *testing.T) {
 			return lay.LimbTable()
 		}
 		*c.value = c.forge
-		proof, _, err := prove(s, f.st, f.tr, seg, limbs)
+		proof, _, err := prove(s, f.st, f.pass, f.tr, seg, limbs, lookup.SetMultiplicities)
 		*c.value = honest
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 		if !errors.Is(err, ErrRejected) {
 			t.Errorf("%s: %v", c.name, err)
 		}
@@ -317,12 +278,12 @@ func TestResidualAdds(t *testing.T) {
 		{"block 0 Output, read by segment 1", second, &f.tr.Layers[0].Output.Data[1]},
 	} {
 		*c.value++
-		proof, _, err := Prove(s, f.m, f.st, f.tr, c.seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, c.seg)
 		*c.value--
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, c.seg, proof)
+		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, c.seg, proof)
 		if !errors.Is(err, ErrRejected) {
 			t.Errorf("%s off by one: %v", c.name, err)
 		}
@@ -330,7 +291,7 @@ func TestResidualAdds(t *testing.T) {
 	}
 	// The honest residuals: 2 adds over 5 tensors in each segment.
 	for seg, want := range map[inference.Segment][2]int{first: {2, 5}, second: {2, 5}} {
-		l, err := NewLayout(f.tr, seg)
+		l, err := NewLayout(f.tr, seg, f.pass)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -353,11 +314,11 @@ func TestChain(t *testing.T) {
 	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}}
 	var proofs []*Proof
 	for _, seg := range segs {
-		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); err != nil {
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof); err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
 		proofs = append(proofs, proof)
@@ -368,13 +329,13 @@ func TestChain(t *testing.T) {
 	// The incoming stream's value and Mid's changed together keep the
 	// add true; the opening of the incoming commitment rejects them.
 	u0, u2 := bump(&proofs[1].ResidualEvals[0]), bump(&proofs[1].ResidualEvals[2])
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("incoming and Mid values changed together: %v", err)
 	}
 	u0()
 	u2()
 	undo := move(proofs[1].Incoming)
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("Incoming moved: %v", err)
 	}
 	if err := CheckChain(proofs); !errors.Is(err, ErrRejected) {
@@ -383,7 +344,7 @@ func TestChain(t *testing.T) {
 	undo()
 	saved := proofs[1].Incoming
 	proofs[1].Incoming = nil
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("Incoming removed: %v", err)
 	}
 	proofs[1].Incoming = saved
@@ -411,35 +372,35 @@ func TestEmbedding(t *testing.T) {
 	for _, v := range values {
 		*v++
 	}
-	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	for _, v := range values {
 		*v--
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 	if !errors.Is(err, ErrRejected) {
 		t.Errorf("an embedding entry off by one, residual stream along: %v", err)
 	}
 	t.Logf("embedding off by one: %v", err)
 
-	honest, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	honest, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, honest); err != nil {
+	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, honest); err != nil {
 		t.Fatal(err)
 	}
-	other := slices.Clone(f.prompt)
-	other[1] = (other[1] + 1) % f.m.Config.Vocab
+	other := Pass{Prompt: slices.Clone(f.pass.Prompt), Output: f.pass.Output}
+	other.Prompt[1] = (other.Prompt[1] + 1) % f.m.Config.Vocab
 	if _, err := Verify(s.VerifyingKey(), f.m, f.st, other, seg, honest); !errors.Is(err, ErrRejected) {
 		t.Errorf("other tokens: %v", err)
 	}
 	// The second segment reads no embedding: other tokens do not matter
 	// to it (the statement binds them).
 	second := inference.Segment{From: 1, To: 2}
-	p2, _, err := Prove(s, f.m, f.st, f.tr, second)
+	p2, _, err := Prove(s, f.m, f.st, f.pass, f.tr, second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,11 +421,11 @@ func TestGatedProduct(t *testing.T) {
 	f := newFixture(t, m, 4)
 	s := testSRS(t, 1<<18)
 	seg := inference.Segment{From: 1, To: 2}
-	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,11 +455,11 @@ func TestRotations(t *testing.T) {
 	f := newFixture(t, m, 4)
 	s := testSRS(t, 1<<18)
 	seg := inference.Segment{From: 0, To: 1}
-	proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,11 +491,11 @@ func TestAttention(t *testing.T) {
 	for _, m := range []*model.Model{model.Default(), llama} {
 		f := newFixture(t, m, 4)
 		a := &f.tr.Layers[0].Attention
-		proof, _, err := Prove(s, f.m, f.st, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof)
+		claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
 		if err != nil {
 			t.Fatalf("%s: %v", m.Config.Family, err)
 		}
@@ -585,7 +546,7 @@ func rejectsEach(t *testing.T, s *pcs.SRS, f *fixture, seg inference.Segment, pr
 	t.Helper()
 	for _, c := range tampers(proof) {
 		undo := c.do(proof)
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, proof); !errors.Is(err, ErrRejected) {
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("%s: %s changed: %v", f.m.Config.Family, c.name, err)
 		}
 		undo()
@@ -602,14 +563,328 @@ func rejectsOffByOne(t *testing.T, s *pcs.SRS, f *fixture, seg inference.Segment
 		delta = -1
 	}
 	x.Data[k] += delta
-	forged, _, err := Prove(s, f.m, f.st, f.tr, seg)
+	forged, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
 	x.Data[k] -= delta
 	if err != nil {
 		t.Fatalf("%s off by one: %v", x.Name, err)
 	}
-	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.prompt, seg, forged)
+	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, forged)
 	if !errors.Is(err, ErrRejected) {
 		t.Errorf("%s: %s[%d] off by one: %v", f.m.Config.Family, x.Name, k, err)
 	}
 	t.Logf("%s: %s[%d] off by one: %v", f.m.Config.Family, x.Name, k, err)
+}
+
+// lenientMultiplicities counts a tuple that is not in its function table
+// as the table's row of its key: the multiplicities of a prover that
+// forges a table output.
+func lenientMultiplicities(s *table.Set, lk *lookup.Lookups) ([]uint64, error) {
+	fixed := lookup.Lookups{Shape: lk.Shape, Columns: make([][]int64, len(lk.Columns))}
+	for c := range lk.Columns {
+		fixed.Columns[c] = slices.Clone(lk.Columns[c])
+	}
+	for i := range fixed.Columns[0] {
+		tuple := []int64{fixed.Columns[0][i], fixed.Columns[1][i], fixed.Columns[2][i]}
+		if _, err := s.Row(tuple); err == nil {
+			continue
+		}
+		t := &s.Tables[tuple[0]-1]
+		fixed.Columns[2][i] = t.Value(1, int(tuple[1]-t.Columns[0].Offset))
+	}
+	return lookup.SetMultiplicities(s, &fixed)
+}
+
+// TestFunctionLookups checks the table applications of both families: a
+// segment's lookups hold its 1/√ and activation tables; an output off by
+// one (in range) cannot be proven honestly, and a prover that forges its
+// multiplicities is rejected; so is an input off by one.
+func TestFunctionLookups(t *testing.T) {
+	llama, err := model.Builtin(model.LlamaTiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testSRS(t, 1<<18)
+	for _, m := range []*model.Model{model.Default(), llama} {
+		f := newFixture(t, m, 4)
+		last := inference.Segment{From: len(f.tr.Layers) - 1, To: len(f.tr.Layers)}
+		l, err := NewLayout(f.tr, last, f.pass)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Two norms' 1/√, the activation and the softmax's exp per
+		// block, the final norm's 1/√, and each norm's three exponent
+		// tables.
+		if len(l.Functions) != 5+3*3 {
+			t.Fatalf("%s: %d table applications in the last segment, want 14", m.Config.Family, len(l.Functions))
+		}
+		ly := &f.tr.Layers[last.From]
+		for _, c := range []struct {
+			name  string
+			value *int64
+		}{
+			{"attention norm 1/√", &ly.AttnNorm.RSqrt.Out.Data[1]},
+			{"MLP norm 1/√", &ly.MLPNorm.RSqrt.Out.Data[0]},
+			{"final norm 1/√", &f.tr.FinalNorm.RSqrt.Out.Data[2]},
+			{"activation", &ly.Activation.Out.Data[5]},
+		} {
+			honest := *c.value
+			*c.value = honest + 1
+			if _, _, err := Prove(s, f.m, f.st, f.pass, f.tr, last); err == nil {
+				t.Errorf("%s: %s off by one was proven", m.Config.Family, c.name)
+			}
+			forged, _, err := prove(s, f.st, f.pass, f.tr, last, (*Layout).LimbTable, lenientMultiplicities)
+			*c.value = honest
+			if err != nil {
+				t.Fatalf("%s: %s: %v", m.Config.Family, c.name, err)
+			}
+			_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, last, forged)
+			if !errors.Is(err, ErrRejected) {
+				t.Errorf("%s: %s off by one: %v", m.Config.Family, c.name, err)
+			}
+			t.Logf("%s: %s off by one: %v", m.Config.Family, c.name, err)
+		}
+	}
+}
+
+// TestMarginsTieRule checks the margins of a crafted logits row with a
+// tie: the first of the tied maxima has every margin in range, the
+// second a negative one, as does any other token.
+func TestMarginsTieRule(t *testing.T) {
+	tr := &model.Trace{LMHead: model.MatMul{Requant: model.Requant{Out: model.Tensor{Shape: []int{1, 4}, Data: []int64{3, 5, 5, 1}, Min: -8, Max: 8}}}}
+	for tok, ok := range []bool{false, true, false, false} {
+		d := marginsTensor(tr, Pass{Prompt: []int{0}, Output: []int{tok}})
+		if d.Max != 16 || !slices.Equal(d.Shape, []int{1, 4}) {
+			t.Fatalf("margins of shape %v, maximum %d", d.Shape, d.Max)
+		}
+		inRange := slices.Min(d.Data) >= 0
+		if inRange != ok {
+			t.Errorf("token %d: margins %v", tok, d.Data)
+		}
+	}
+}
+
+// TestArgmax proves the last segment of a greedy generation: every field
+// of its argmax proof changed is rejected, and so is another output token,
+// whether the verifier is asked about it or a prover claims it with
+// forged limbs for its negative margins. A pass of one row (a prompt of
+// one token, one output token) has no row sum-check.
+func TestArgmax(t *testing.T) {
+	s := testSRS(t, 1<<18)
+	for _, rows := range []int{4, 1} {
+		f := newFixture(t, model.Default(), rows)
+		last := inference.Segment{From: len(f.tr.Layers) - 1, To: len(f.tr.Layers)}
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, last, proof); err != nil {
+			t.Fatalf("%d rows: %v", rows, err)
+		}
+		rejectsEach(t, s, f, last, proof, func(p *Proof) []tamper {
+			out := []tamper{
+				{"Argmax.Chosen[0]", func(p *Proof) func() { return bump(&p.Argmax.Chosen[0]) }},
+				{"Argmax.Chosen[last]", func(p *Proof) func() { return bump(&p.Argmax.Chosen[len(p.Argmax.Chosen)-1]) }},
+				{"Argmax.MarginsEval", func(p *Proof) func() { return bump(&p.Argmax.MarginsEval) }},
+				{"Argmax.LogitsEval", func(p *Proof) func() { return bump(&p.Argmax.LogitsEval) }},
+				{"Argmax removed", func(p *Proof) func() {
+					saved := p.Argmax
+					p.Argmax = nil
+					return func() { p.Argmax = saved }
+				}},
+			}
+			if rows > 1 {
+				out = append(out, roundTampers("Argmax.SumCheck", func(p *Proof) *sumcheck.Proof[fr.Element] { return &p.Argmax.SumCheck })...)
+			}
+			return out
+		})
+		// Another last token: asked of the verifier, and proven by a
+		// prover whose limbs hide the negative margins.
+		other := Pass{Prompt: f.pass.Prompt, Output: slices.Clone(f.pass.Output)}
+		k := len(other.Output) - 1
+		other.Output[k] = (other.Output[k] + 1) % f.m.Config.Vocab
+		if _, err := Verify(s.VerifyingKey(), f.m, f.st, other, last, proof); !errors.Is(err, ErrRejected) {
+			t.Errorf("%d rows: another last token: %v", rows, err)
+		}
+		if _, _, err := Prove(s, f.m, f.st, other, f.tr, last); err == nil {
+			t.Errorf("%d rows: a token that is not the argmax was proven", rows)
+		}
+		// Limbs of the negative margins clamped to zero: the
+		// decomposition fails. Margins clamped to zero (committed so):
+		// the link to the logits fails.
+		for _, c := range []struct {
+			name   string
+			commit bool
+		}{{"forged limbs", false}, {"margins clamped", true}} {
+			hide := func(l *Layout) ([]int64, error) {
+				d := l.Margins.Data
+				saved := slices.Clone(d)
+				for i := range d {
+					d[i] = max(d[i], 0)
+				}
+				if !c.commit {
+					defer copy(d, saved)
+				}
+				return l.LimbTable()
+			}
+			forged, _, err := prove(s, f.st, other, f.tr, last, hide, lookup.SetMultiplicities)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Verify(s.VerifyingKey(), f.m, f.st, other, last, forged)
+			if !errors.Is(err, ErrRejected) {
+				t.Errorf("%d rows: another token, %s: %v", rows, c.name, err)
+			}
+			t.Logf("%d rows: another token, %s: %v", rows, c.name, err)
+		}
+	}
+}
+
+// normTampers changes every value of every norm proof and each
+// sum-check's first and last round value, then drops the last proof.
+func normTampers(proof *Proof) []tamper {
+	var out []tamper
+	for k := range proof.Norms {
+		at := func(p *Proof) *NormProof { return &p.Norms[k] }
+		for j := range nbNormRows {
+			out = append(out, tamper{fmt.Sprintf("Norms[%d].Rows[%d]", k, j), func(p *Proof) func() { return bump(&at(p).Rows[j]) }})
+		}
+		for j := range nbVarianceEvals {
+			out = append(out, tamper{fmt.Sprintf("Norms[%d].VarianceEvals[%d]", k, j), func(p *Proof) func() { return bump(&at(p).VarianceEvals[j]) }})
+		}
+		for j := range nbScaleEvals {
+			out = append(out, tamper{fmt.Sprintf("Norms[%d].ScaleEvals[%d]", k, j), func(p *Proof) func() { return bump(&at(p).ScaleEvals[j]) }})
+		}
+		out = append(out, roundTampers(fmt.Sprintf("Norms[%d].Variance", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).Variance })...)
+		out = append(out, roundTampers(fmt.Sprintf("Norms[%d].Scale", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).Scale })...)
+	}
+	return append(out, tamper{"Norms last dropped", func(p *Proof) func() {
+		saved := p.Norms
+		p.Norms = saved[:len(saved)-1]
+		return func() { p.Norms = saved }
+	}})
+}
+
+// TestNorms proves the norms of both families in a first segment, in a
+// later one (whose attention norm reads the incoming stream) and in the
+// last (the final norm): every field of a norm proof changed is rejected,
+// and so is a proof of a norm value off by one in range — the mean, its
+// remainder, the exponent, the sum of squares' remainder, the output —
+// whose lookups still hold.
+func TestNorms(t *testing.T) {
+	llama, err := model.Builtin(model.LlamaTiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testSRS(t, 1<<18)
+	for _, m := range []*model.Model{model.Default(), llama} {
+		f := newFixture(t, m, 4)
+		last := len(f.tr.Layers)
+		for _, seg := range []inference.Segment{{From: 0, To: 1}, {From: last - 1, To: last}} {
+			proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 2
+			if seg.To == last {
+				want = 3
+			}
+			if len(proof.Norms) != want {
+				t.Fatalf("%s: segment %v: %d norm proofs, want %d", m.Config.Family, seg, len(proof.Norms), want)
+			}
+			rejectsEach(t, s, f, seg, proof, normTampers)
+		}
+		seg := inference.Segment{From: last - 1, To: last}
+		ly := &f.tr.Layers[last-1]
+		rejectsOffByOne(t, s, f, seg, &ly.AttnNorm.RSqrtRem, 1)
+		rejectsOffByOne(t, s, f, seg, &ly.MLPNorm.Out, 2)
+		rejectsOffByOne(t, s, f, seg, &f.tr.FinalNorm.Exponent, 0)
+		if m.Config.Family == model.GPT2 {
+			rejectsOffByOne(t, s, f, seg, &ly.AttnNorm.Mean, 0)
+			rejectsOffByOne(t, s, f, seg, &ly.MLPNorm.MeanRem, 1)
+			rejectsOffByOne(t, s, f, seg, &f.tr.FinalNorm.Mean, 2)
+		}
+	}
+}
+
+// softmaxTampers changes every value of every softmax proof and each
+// sum-check's first and last round value, then drops the last proof.
+func softmaxTampers(proof *Proof) []tamper {
+	var out []tamper
+	for k := range proof.Softmax {
+		at := func(p *Proof) *SoftmaxProof { return &p.Softmax[k] }
+		for j := range nbSoftmaxTables {
+			out = append(out, tamper{fmt.Sprintf("Softmax[%d].Zero.Evaluations[%d]", k, j), func(p *Proof) func() { return bump(&at(p).Zero.Evaluations[j]) }})
+		}
+		for j := range 3 {
+			out = append(out,
+				tamper{fmt.Sprintf("Softmax[%d].Rows[%d]", k, j), func(p *Proof) func() { return bump(&at(p).Rows[j]) }},
+				tamper{fmt.Sprintf("Softmax[%d].OneHotEvals[%d]", k, j), func(p *Proof) func() { return bump(&at(p).OneHotEvals[j]) }})
+		}
+		out = append(out, roundTampers(fmt.Sprintf("Softmax[%d].Zero", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).Zero.SumCheck })...)
+		out = append(out, roundTampers(fmt.Sprintf("Softmax[%d].OneHot", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).OneHot })...)
+	}
+	return append(out, tamper{"Softmax last dropped", func(p *Proof) func() {
+		saved := p.Softmax
+		p.Softmax = saved[:len(saved)-1]
+		return func() { p.Softmax = saved }
+	}})
+}
+
+// TestSoftmax proves the softmax of both families: every field of a
+// softmax proof changed is rejected; so is a row maximum, a probability's
+// remainder or an exp limb off by one (in range), and a prover that marks
+// a non-maximal score as its row's maximum, or two maxima in a row.
+func TestSoftmax(t *testing.T) {
+	llama, err := model.Builtin(model.LlamaTiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testSRS(t, 1<<18)
+	seg := inference.Segment{From: 0, To: 1}
+	for _, m := range []*model.Model{model.Default(), llama} {
+		f := newFixture(t, m, 4)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(proof.Softmax) != 1 {
+			t.Fatalf("%d softmax proofs", len(proof.Softmax))
+		}
+		rejectsEach(t, s, f, seg, proof, softmaxTampers)
+		a := &f.tr.Layers[0].Attention
+		rejectsOffByOne(t, s, f, seg, &a.RowMax, 1)
+		rejectsOffByOne(t, s, f, seg, &a.ProbRem, 2)
+		rejectsOffByOne(t, s, f, seg, &a.ExpHigh.In, 1*f.rows+0) // (h=0, i=1, j=0), unmasked
+		// Row (h, i) = (0, 3): move its mark to another unmasked entry
+		// of a smaller score, or add a second mark there.
+		base := 3 * f.rows
+		var other int
+		for j := range 4 {
+			if a.Scores.Out.Data[base+j] < a.RowMax.Data[3] {
+				other = j
+				break
+			}
+		}
+		for _, move := range []bool{true, false} {
+			mark := func(l *Layout) ([]int64, error) {
+				d := l.Softmax[0].oneHot.Data
+				if move {
+					for j := range 4 {
+						d[base+j] = 0
+					}
+				}
+				d[base+other] = 1
+				return l.LimbTable()
+			}
+			forged, _, err := prove(s, f.st, f.pass, f.tr, seg, mark, lookup.SetMultiplicities)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, forged)
+			if !errors.Is(err, ErrRejected) {
+				t.Errorf("%s: a forged row maximum mark (move %v): %v", m.Config.Family, move, err)
+			}
+			t.Logf("%s: forged row maximum mark (move %v): %v", m.Config.Family, move, err)
+		}
+	}
 }

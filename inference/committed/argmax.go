@@ -1,0 +1,263 @@
+package committed
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/lookup"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/sumcheck"
+)
+
+// Pass is the public generation a segment proof is about: the prompt and
+// the greedily generated output tokens. The forward pass runs over
+// Prompt ‖ Output[:len(Output)−1]; its logits row P − 1 + k (P the prompt
+// length) has Output[k] as argmax, ties broken by the smallest index.
+type Pass struct {
+	Prompt, Output []int
+}
+
+// Tokens returns the tokens of the forward pass.
+func (p Pass) Tokens() []int {
+	return append(slices.Clone(p.Prompt), p.Output[:len(p.Output)-1]...)
+}
+
+// check refuses an empty prompt or output and tokens outside the
+// vocabulary.
+func (p Pass) check(vocab int) error {
+	if len(p.Prompt) == 0 || len(p.Output) == 0 {
+		return fmt.Errorf("committed: a pass needs a prompt and an output token (%d, %d)", len(p.Prompt), len(p.Output))
+	}
+	for _, t := range append(slices.Clone(p.Prompt), p.Output...) {
+		if t < 0 || t >= vocab {
+			return fmt.Errorf("committed: token %d outside the vocabulary of %d", t, vocab)
+		}
+	}
+	return nil
+}
+
+// marginsTensor returns the argmax margins of the output tokens, [g, V]
+// for g output tokens and a vocabulary of V:
+//
+//	D[k][j] = L[P−1+k][t_k] − L[P−1+k][j] − [j < t_k]
+//
+// with L the logits and t_k = Output[k]. Every margin is in
+// [0, Max − Min] of the logits exactly when each t_k is the argmax of its
+// row with ties broken by the smallest index. Its data is that of the
+// pass's logits (meaningless on a shape pass, which only needs its shape
+// and range).
+func marginsTensor(tr *model.Trace, pass Pass) *model.Tensor {
+	logits := tr.Logits()
+	vocab := logits.Shape[1]
+	g := len(pass.Output)
+	data := make([]int64, g*vocab)
+	for k, t := range pass.Output {
+		row := logits.Data[(len(pass.Prompt)-1+k)*vocab:][:vocab]
+		for j, v := range row {
+			d := row[t] - v
+			if j < t {
+				d--
+			}
+			data[k*vocab+j] = d
+		}
+	}
+	return &model.Tensor{Name: "argmax.margins", Shape: []int{g, vocab}, Data: data, Min: 0, Max: logits.Max - logits.Min}
+}
+
+// argmaxRows returns the logits rows of the output tokens, P − 1 + k.
+func argmaxRows(pass Pass) []int {
+	out := make([]int, len(pass.Output))
+	for k := range out {
+		out[k] = len(pass.Prompt) - 1 + k
+	}
+	return out
+}
+
+// ArgmaxProof links the margins to the logits (last segment): the chosen
+// logits L[P−1+k][t_k], the margins' MLE at a random point (ρ_k, ρ_j),
+// and a sum-check over the logits' row coordinates of
+// Σᵢ w(i)·L(i, ρ_j), w(i) = Σ_k eq(ρ_k, k)·[i = P−1+k], ending at the
+// logits' MLE at (r′, ρ_j).
+type ArgmaxProof struct {
+	Chosen      []fr.Element
+	MarginsEval fr.Element
+	SumCheck    sumcheck.Proof[fr.Element]
+	LogitsEval  fr.Element
+}
+
+// argmaxStep holds what the prover and verifier share: the blocks and the
+// point.
+type argmaxStep struct {
+	logits, margins int // blocks
+	rowVars         int // of the logits
+	colVars         int
+	rows            []int // the logits rows of the output tokens
+	tokens          []int
+	vocab           int
+}
+
+func newArgmaxStep(tr *model.Trace, l *Layout, pass Pass) (*argmaxStep, error) {
+	if l.Margins == nil {
+		return nil, nil
+	}
+	lg := tr.Logits()
+	dims, _, err := poly.TensorVars(lg.Shape)
+	if err != nil {
+		return nil, err
+	}
+	return &argmaxStep{
+		logits: l.Index[lg], margins: l.Index[l.Margins],
+		rowVars: dims[0], colVars: dims[1],
+		rows: argmaxRows(pass), tokens: pass.Output, vocab: lg.Shape[1],
+	}, nil
+}
+
+// bitsPoint returns the boolean point of index i over n variables (most
+// significant first).
+func bitsPoint(i, n int) []fr.Element {
+	out := make([]fr.Element, n)
+	for k := range n {
+		if i>>(n-1-k)&1 == 1 {
+			out[k].SetOne()
+		}
+	}
+	return out
+}
+
+// rowWeight is w at point: Σ_k eq(ρ_k, k)·eq(point, P−1+k).
+func (a *argmaxStep) rowWeight(rhoK, point []fr.Element) fr.Element {
+	eqK := poly.EqTable[fr.Element](rhoK)
+	var res fr.Element
+	for k, i := range a.rows {
+		e := poly.Eq[fr.Element](point, bitsPoint(i, a.rowVars))
+		e.Mul(&e, &eqK[k])
+		res.Add(&res, &e)
+	}
+	return res
+}
+
+// expected returns Σ_k eq(ρ_k, k)·(L[P−1+k][t_k]·Sel_V(ρ_j) − Prefix_{t_k}(ρ_j)) −
+// D(ρ), the value the row sum-check must have.
+func (a *argmaxStep) expected(rhoK, rhoJ []fr.Element, chosen []fr.Element, margins fr.Element) fr.Element {
+	eqK := poly.EqTable[fr.Element](rhoK)
+	sel := lookup.Selector[fr.Element]([]int{a.vocab}, rhoJ)
+	var res, t fr.Element
+	for k, tok := range a.tokens {
+		t.Mul(&chosen[k], &sel)
+		p := poly.Prefix[fr.Element](rhoJ, tok)
+		t.Sub(&t, &p)
+		t.Mul(&t, &eqK[k])
+		res.Add(&res, &t)
+	}
+	res.Sub(&res, &margins)
+	return res
+}
+
+// proveArgmax runs the argmax step of the last segment (nil otherwise).
+func proveArgmax(t *pcs.Transcript, l *Layout, a *argmaxStep, stacked []fr.Element) (*ArgmaxProof, []fr.Element, error) {
+	if a == nil {
+		return nil, nil, nil
+	}
+	t.Label("committed/argmax")
+	logits := blockOf(l, stacked, a.logits)
+	p := &ArgmaxProof{Chosen: make([]fr.Element, len(a.tokens))}
+	for k, tok := range a.tokens {
+		p.Chosen[k] = logits[a.rows[k]<<a.colVars+tok]
+	}
+	t.Absorb(p.Chosen...)
+	rho := t.Challenges(l.Blocks[a.margins].NbVars)
+	rhoK, rhoJ := rho[:len(rho)-a.colVars], rho[len(rho)-a.colVars:]
+	p.MarginsEval = poly.Evaluate[fr.Element](blockOf(l, stacked, a.margins), rho)
+	t.Absorb(p.MarginsEval)
+	// The logits folded over the column coordinates at ρ_j, and w.
+	eqJ := poly.EqTable[fr.Element](rhoJ)
+	col := make([]fr.Element, 1<<a.rowVars)
+	var term fr.Element
+	for i := range col {
+		row := logits[i<<a.colVars:][:1<<a.colVars]
+		for j := range row {
+			term.Mul(&row[j], &eqJ[j])
+			col[i].Add(&col[i], &term)
+		}
+	}
+	eqK := poly.EqTable[fr.Element](rhoK)
+	w := make([]fr.Element, 1<<a.rowVars)
+	for k, i := range a.rows {
+		w[i] = eqK[k]
+	}
+	sum := a.expected(rhoK, rhoJ, p.Chosen, p.MarginsEval)
+	end := []fr.Element{}
+	if a.rowVars == 0 {
+		p.LogitsEval = col[0]
+	} else {
+		one := field.One[fr.Element]()
+		sc, op, err := sumcheck.Prove(t, [][]fr.Element{w, col}, []sumcheck.Term[fr.Element]{{Coefficient: one, Factors: []int{0, 1}}}, sum)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.SumCheck, p.LogitsEval, end = sc, op.Evaluations[1], op.Point
+	}
+	t.Absorb(p.LogitsEval)
+	return p, append(append(end, rhoK...), rhoJ...), nil
+}
+
+// verifyArgmax replays the argmax step; it returns the point (r′, ρ_k, ρ_j).
+func verifyArgmax(t *pcs.Transcript, l *Layout, a *argmaxStep, p *ArgmaxProof) ([]fr.Element, error) {
+	if a == nil {
+		if p != nil {
+			return nil, fmt.Errorf("argmax: a proof outside the last segment")
+		}
+		return nil, nil
+	}
+	if p == nil || len(p.Chosen) != len(a.tokens) {
+		return nil, fmt.Errorf("argmax: missing or of the wrong length")
+	}
+	t.Label("committed/argmax")
+	t.Absorb(p.Chosen...)
+	rho := t.Challenges(l.Blocks[a.margins].NbVars)
+	rhoK, rhoJ := rho[:len(rho)-a.colVars], rho[len(rho)-a.colVars:]
+	t.Absorb(p.MarginsEval)
+	sum := a.expected(rhoK, rhoJ, p.Chosen, p.MarginsEval)
+	end := []fr.Element{}
+	if a.rowVars == 0 {
+		if !sum.Equal(&p.LogitsEval) || len(p.SumCheck.Rounds) != 0 {
+			return nil, fmt.Errorf("argmax: the margins are not the logits'")
+		}
+	} else {
+		var expected fr.Element
+		var err error
+		if end, expected, err = sumcheck.Verify(t, sum, 2, a.rowVars, p.SumCheck); err != nil {
+			return nil, fmt.Errorf("argmax: %w", err)
+		}
+		w := a.rowWeight(rhoK, end)
+		w.Mul(&w, &p.LogitsEval)
+		if !w.Equal(&expected) {
+			return nil, fmt.Errorf("argmax: the final value does not match")
+		}
+	}
+	t.Absorb(p.LogitsEval)
+	return append(append(end, rhoK...), rhoJ...), nil
+}
+
+// argmaxClaims are the claims on the stacked MLE: each chosen logit at
+// its boolean point, the margins at ρ, the logits at (r′, ρ_j).
+func argmaxClaims(l *Layout, a *argmaxStep, point []fr.Element, p *ArgmaxProof) []pcs.Claim {
+	if a == nil {
+		return nil
+	}
+	var out []pcs.Claim
+	for k, tok := range a.tokens {
+		local := append(bitsPoint(a.rows[k], a.rowVars), bitsPoint(tok, a.colVars)...)
+		out = append(out, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(a.logits, local), Value: p.Chosen[k]})
+	}
+	end, rho := point[:a.rowVars], point[a.rowVars:]
+	lPoint := append(slices.Clone(end), rho[len(rho)-a.colVars:]...)
+	return append(out,
+		pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(a.margins, rho), Value: p.MarginsEval},
+		pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(a.logits, lPoint), Value: p.LogitsEval})
+}

@@ -1,0 +1,439 @@
+package committed
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/sumcheck"
+)
+
+// softmaxAux holds an attention's committed tensors beyond the opened
+// ones (model.Attention: the scores' Out, RowMax, ExpHigh.In, Probs and
+// ProbRem): the trace's ExpLow.In (lo), ExpLow.Out, ExpHigh.Out, Exp and
+// RowSum, and two the trace does not have:
+//
+//	Gap    = 2·RowSum − 1 − ProbRem ∈ [0, 2·T·2¹⁶)   (ProbRem < 2·RowSum)
+//	OneHot ∈ {0, 1}, one per row, at an unmasked entry with RowMax = score
+//	HiGap  = hi + [hi = 0] − 1 ∈ [0, 2¹⁵)             (hi ≥ 1 where [hi = 0] is 0)
+type softmaxAux struct {
+	att                *model.Attention
+	gap, oneHot, hiGap *model.Tensor
+}
+
+// newSoftmaxAux computes an attention's auxiliary tensors from its trace
+// (a shape pass gives meaningless data, never used).
+func newSoftmaxAux(a *model.Attention) *softmaxAux {
+	cube := a.Probs.Shape
+	total := cube[2]
+	n := cube[1]
+	gap := make([]int64, len(a.Probs.Data))
+	oneHot := make([]int64, len(a.Probs.Data))
+	hiGap := make([]int64, len(a.Probs.Data))
+	for k, h := range a.ExpHigh.In.Data {
+		hiGap[k] = h + a.ExpHigh.Out.Data[k] - 1
+	}
+	for hi := range cube[0] * n {
+		sum := a.RowSum.Data[hi]
+		base := hi * total
+		for j := range total {
+			gap[base+j] = 2*sum - 1 - a.ProbRem.Data[base+j]
+		}
+		i := hi % n
+		for j := 0; j <= a.Start+i && j < total; j++ {
+			if a.Scores.Out.Data[base+j] == a.RowMax.Data[hi] {
+				oneHot[base+j] = 1
+				break
+			}
+		}
+	}
+	sumHi := a.RowSum.Max
+	return &softmaxAux{
+		att:    a,
+		gap:    &model.Tensor{Name: a.Probs.Name + ".gap", Shape: cube, Data: gap, Min: 0, Max: 2*sumHi - 1},
+		oneHot: &model.Tensor{Name: a.Probs.Name + ".one_hot", Shape: cube, Data: oneHot, Min: 0, Max: 1},
+		hiGap:  &model.Tensor{Name: a.Probs.Name + ".hi_gap", Shape: cube, Data: hiGap, Min: 0, Max: a.ExpHigh.In.Max},
+	}
+}
+
+// tensors lists the auxiliary tensors in stacking order.
+func (s *softmaxAux) tensors() []*model.Tensor {
+	a := s.att
+	return []*model.Tensor{&a.ExpLow.In, &a.ExpLow.Out, &a.ExpHigh.Out, &a.Exp, &a.RowSum, s.gap, s.oneHot, s.hiGap}
+}
+
+// walkAttentions visits the attentions of a segment.
+func walkAttentions(tr *model.Trace, seg inference.Segment, visit func(a *model.Attention)) {
+	for i := seg.From; i < seg.To; i++ {
+		visit(&tr.Layers[i].Attention)
+	}
+}
+
+// Softmax zero-check tables, over (h, i, j).
+const (
+	smLo = iota
+	smHi
+	smMax // RowMax broadcast over j
+	smScore
+	smMask // public
+	smExp
+	smExpLow
+	smExpHigh
+	smProbs
+	smRem
+	smSum   // RowSum broadcast over j
+	smValid // public
+	smGap
+	smHiGap
+	nbSoftmaxTables
+)
+
+// softmaxRelation is, with γ a challenge, A + γ·B + γ²·D + γ³·E + γ⁴·F +
+// γ⁵·G:
+//
+//	A: lo + 2¹⁶·hi − mask·m + s               (lo, hi: the limbs of m − s)
+//	B: x − mask·EXP(lo)·z                      (z = [hi = 0])
+//	D: 2·p·Σ + ρ − 2^(P+1)·x − Σ·valid          (the probabilities' division)
+//	E: gap − 2·Σ·valid + valid + ρ              (ρ < 2Σ)
+//	F: z·hi                                     (z = 1 only where hi = 0)
+//	G: hiGap − hi − z + valid                   (z = 0 only where hi ≥ 1)
+//
+// zero on every entry of the padded cube. z ∈ {0, 1} is its block's
+// range; with F and G it is [hi = 0], the model's EXPHIGH table, which
+// therefore needs no lookup.
+func softmaxRelation(gamma, split fr.Element, probFrac uint) []sumcheck.Term[fr.Element] {
+	one := field.One[fr.Element]()
+	var minus, g2, g3, g4, g5 fr.Element
+	minus.Neg(&one)
+	g2.Square(&gamma)
+	g3.Mul(&g2, &gamma)
+	g4.Mul(&g3, &gamma)
+	g5.Mul(&g4, &gamma)
+	mul := func(a, b fr.Element) fr.Element {
+		var c fr.Element
+		c.Mul(&a, &b)
+		return c
+	}
+	neg := func(a fr.Element) fr.Element {
+		a.Neg(&a)
+		return a
+	}
+	two := field.FromInt64[fr.Element](2)
+	return []sumcheck.Term[fr.Element]{
+		{Coefficient: one, Factors: []int{smLo}},
+		{Coefficient: split, Factors: []int{smHi}},
+		{Coefficient: minus, Factors: []int{smMask, smMax}},
+		{Coefficient: one, Factors: []int{smScore}},
+		{Coefficient: gamma, Factors: []int{smExp}},
+		{Coefficient: neg(gamma), Factors: []int{smMask, smExpLow, smExpHigh}},
+		{Coefficient: mul(g2, two), Factors: []int{smProbs, smSum}},
+		{Coefficient: g2, Factors: []int{smRem}},
+		{Coefficient: neg(mul(g2, pow2(probFrac+1))), Factors: []int{smExp}},
+		{Coefficient: neg(g2), Factors: []int{smSum, smValid}},
+		{Coefficient: g3, Factors: []int{smGap}},
+		{Coefficient: neg(mul(g3, two)), Factors: []int{smSum, smValid}},
+		{Coefficient: g3, Factors: []int{smValid}},
+		{Coefficient: g3, Factors: []int{smRem}},
+		{Coefficient: g4, Factors: []int{smExpHigh, smHi}},
+		{Coefficient: g5, Factors: []int{smHiGap}},
+		{Coefficient: neg(g5), Factors: []int{smHi}},
+		{Coefficient: neg(g5), Factors: []int{smExpHigh}},
+		{Coefficient: g5, Factors: []int{smValid}},
+	}
+}
+
+// SoftmaxProof proves one attention's softmax: the zero-check of the
+// element-wise relations, the row values at ρ′ (the exps' and the one-hot
+// rows' sums over 2^bj — their MLEs at (ρ′, ½, …, ½) — and RowSum(ρ′)),
+// and the sum-check of Σ OneHot·(m − s + 1 − mask) = 0 with its end
+// values (OneHot, lo, hi).
+type SoftmaxProof struct {
+	Zero        *sumcheck.ZeroCheckProof[fr.Element]
+	Rows        [3]fr.Element
+	OneHot      sumcheck.Proof[fr.Element]
+	OneHotEvals [3]fr.Element
+}
+
+// softmaxStep is one attention by its blocks.
+type softmaxStep struct {
+	aux                       *softmaxAux
+	blocks                    [nbSoftmaxTables]int // −1 for the public tables
+	oneHot                    int
+	heads, rows, total, start int
+	bh, bi, bj                int
+}
+
+func softmaxSteps(l *Layout) ([]*softmaxStep, error) {
+	var out []*softmaxStep
+	for _, s := range l.Softmax {
+		a := s.att
+		st := &softmaxStep{aux: s, heads: a.Probs.Shape[0], rows: a.Probs.Shape[1], total: a.Probs.Shape[2], start: a.Start}
+		dims, _, err := poly.TensorVars(a.Probs.Shape)
+		if err != nil {
+			return nil, err
+		}
+		st.bh, st.bi, st.bj = dims[0], dims[1], dims[2]
+		tensors := map[int]*model.Tensor{
+			smLo: &a.ExpLow.In, smHi: &a.ExpHigh.In, smMax: &a.RowMax, smScore: &a.Scores.Out,
+			smExp: &a.Exp, smExpLow: &a.ExpLow.Out, smExpHigh: &a.ExpHigh.Out, smProbs: &a.Probs,
+			smRem: &a.ProbRem, smSum: &a.RowSum, smGap: s.gap, smHiGap: s.hiGap,
+		}
+		for k := range st.blocks {
+			st.blocks[k] = -1
+			if t, ok := tensors[k]; ok {
+				b, ok := l.Index[t]
+				if !ok {
+					return nil, fmt.Errorf("committed: %s is not committed", t.Name)
+				}
+				st.blocks[k] = b
+			}
+		}
+		st.oneHot = l.Index[s.oneHot]
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// split is 2¹⁶, the base of the shifted scores' limbs lo and hi (lo's
+// range is [0, split)).
+func (s *softmaxStep) split() fr.Element {
+	return field.FromInt64[fr.Element](s.aux.att.ExpLow.In.Max + 1)
+}
+
+// rowVars is the number of (h, i) variables.
+func (s *softmaxStep) rowVars() int { return s.bh + s.bi }
+
+// broadcast reports whether table k is a row tensor broadcast over j.
+func broadcast(k int) bool { return k == smMax || k == smSum }
+
+// maskTable and validTable are the public tables over the padded cube.
+func (s *softmaxStep) publicTables() (mask, valid []fr.Element) {
+	size := 1 << (s.bh + s.bi + s.bj)
+	mask, valid = make([]fr.Element, size), make([]fr.Element, size)
+	for h := range s.heads {
+		for i := range s.rows {
+			base := (h<<s.bi + i) << s.bj
+			for j := range s.total {
+				valid[base+j].SetOne()
+				if j <= s.start+i {
+					mask[base+j].SetOne()
+				}
+			}
+		}
+	}
+	return mask, valid
+}
+
+// publicEvals evaluates the mask and the valid entries at point:
+// Sel_H(h)·Σ_{a<n} eq(i, a)·Prefix_{start+a+1}(j) in O(n·log T), and the
+// product of the three prefixes.
+func (s *softmaxStep) publicEvals(point []fr.Element) (mask, valid fr.Element) {
+	h, i, j := point[:s.bh], point[s.bh:s.bh+s.bi], point[s.bh+s.bi:]
+	sh := poly.Prefix[fr.Element](h, s.heads)
+	ei := poly.EqTable[fr.Element](i)
+	var t fr.Element
+	for a := range s.rows {
+		p := poly.Prefix[fr.Element](j, s.start+a+1)
+		t.Mul(&ei[a], &p)
+		mask.Add(&mask, &t)
+	}
+	mask.Mul(&mask, &sh)
+	valid = poly.Prefix[fr.Element](i, s.rows)
+	pj := poly.Prefix[fr.Element](j, s.total)
+	valid.Mul(&valid, &pj)
+	valid.Mul(&valid, &sh)
+	return mask, valid
+}
+
+// oneHotTerms is OneHot·(lo + 2¹⁶·hi + 1 − mask) over tables (OneHot, lo,
+// hi, mask): every term is a non-negative integer far below |Fr|, so the
+// sum is zero exactly when each is.
+func oneHotTerms(split fr.Element) []sumcheck.Term[fr.Element] {
+	one := field.One[fr.Element]()
+	var minus fr.Element
+	minus.Neg(&one)
+	return []sumcheck.Term[fr.Element]{
+		{Coefficient: one, Factors: []int{0, 1}},
+		{Coefficient: split, Factors: []int{0, 2}},
+		{Coefficient: one, Factors: []int{0}},
+		{Coefficient: minus, Factors: []int{0, 3}},
+	}
+}
+
+// halfCols is (ρ, ½, …, ½) with bj halves.
+func (s *softmaxStep) halfCols(rho []fr.Element) []fr.Element {
+	var half fr.Element
+	half.SetUint64(2)
+	half.Inverse(&half)
+	out := append([]fr.Element(nil), rho...)
+	for range s.bj {
+		out = append(out, half)
+	}
+	return out
+}
+
+// softmaxEnds are a softmax step's points: the zero-check's end, ρ′ and
+// the one-hot sum-check's end.
+type softmaxEnds struct {
+	zero, rows, oneHot []fr.Element
+}
+
+// proveSoftmax runs the softmax steps under label "committed/softmax".
+func proveSoftmax(t *pcs.Transcript, l *Layout, steps []*softmaxStep, stacked []fr.Element) ([]SoftmaxProof, []softmaxEnds, error) {
+	if len(steps) == 0 {
+		return nil, nil, nil
+	}
+	t.Label("committed/softmax")
+	proofs := make([]SoftmaxProof, len(steps))
+	ends := make([]softmaxEnds, len(steps))
+	for k, s := range steps {
+		p := &proofs[k]
+		gamma := t.Challenge()
+		mask, valid := s.publicTables()
+		tables := make([][]fr.Element, nbSoftmaxTables)
+		for m, b := range s.blocks {
+			switch {
+			case m == smMask:
+				tables[m] = mask
+			case m == smValid:
+				tables[m] = valid
+			case broadcast(m):
+				row := blockOf(l, stacked, b)
+				tab := make([]fr.Element, 1<<(s.rowVars()+s.bj))
+				for r := range row {
+					for j := range 1 << s.bj {
+						tab[r<<s.bj+j] = row[r]
+					}
+				}
+				tables[m] = tab
+			default:
+				tables[m] = blockOf(l, stacked, b)
+			}
+		}
+		zp, zc, err := sumcheck.ProveZero(t, tables, softmaxRelation(gamma, s.split(), model.ProbFrac))
+		if err != nil {
+			return nil, nil, fmt.Errorf("committed: softmax %s: %w", s.aux.att.Probs.Name, err)
+		}
+		p.Zero = zp
+		ends[k].zero = zc[0].Point
+
+		rho := t.Challenges(s.rowVars())
+		half := s.halfCols(rho)
+		p.Rows[0] = poly.Evaluate[fr.Element](blockOf(l, stacked, s.blocks[smExp]), half)
+		p.Rows[1] = poly.Evaluate[fr.Element](blockOf(l, stacked, s.blocks[smSum]), rho)
+		p.Rows[2] = poly.Evaluate[fr.Element](blockOf(l, stacked, s.oneHot), half)
+		t.Absorb(p.Rows[:]...)
+		ends[k].rows = rho
+
+		oh := [][]fr.Element{blockOf(l, stacked, s.oneHot), tables[smLo], tables[smHi], mask}
+		sc, op, err := sumcheck.Prove(t, oh, oneHotTerms(s.split()), fr.Element{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("committed: softmax %s: %w", s.aux.att.Probs.Name, err)
+		}
+		p.OneHot = sc
+		copy(p.OneHotEvals[:], op.Evaluations[:3])
+		t.Absorb(p.OneHotEvals[:]...)
+		ends[k].oneHot = op.Point
+	}
+	return proofs, ends, nil
+}
+
+// verifySoftmax replays the softmax steps.
+func verifySoftmax(t *pcs.Transcript, steps []*softmaxStep, proofs []SoftmaxProof) ([]softmaxEnds, error) {
+	if len(proofs) != len(steps) {
+		return nil, fmt.Errorf("%d softmax proofs for %d attentions", len(proofs), len(steps))
+	}
+	if len(steps) == 0 {
+		return nil, nil
+	}
+	t.Label("committed/softmax")
+	ends := make([]softmaxEnds, len(steps))
+	for k, s := range steps {
+		p := &proofs[k]
+		name := s.aux.att.Probs.Name
+		if p.Zero == nil {
+			return nil, fmt.Errorf("softmax %s: missing zero-check", name)
+		}
+		gamma := t.Challenge()
+		vars := s.rowVars() + s.bj
+		zc, err := sumcheck.VerifyZero(t, vars, nbSoftmaxTables, softmaxRelation(gamma, s.split(), model.ProbFrac), p.Zero)
+		if err != nil {
+			return nil, fmt.Errorf("softmax %s: %w", name, err)
+		}
+		end := zc[0].Point
+		mask, valid := s.publicEvals(end)
+		if !mask.Equal(&zc[smMask].Value) || !valid.Equal(&zc[smValid].Value) {
+			return nil, fmt.Errorf("softmax %s: the mask or the valid entries are not the public ones", name)
+		}
+		ends[k].zero = end
+
+		rho := t.Challenges(s.rowVars())
+		// 2^bj·Exp(ρ′, ½) = RowSum(ρ′); 2^bj·OneHot(ρ′, ½) = Sel(ρ′).
+		c := pow2(uint(s.bj))
+		var lhs fr.Element
+		lhs.Mul(&c, &p.Rows[0])
+		if !lhs.Equal(&p.Rows[1]) {
+			return nil, fmt.Errorf("softmax %s: the row sums are not the exps'", name)
+		}
+		sel := poly.Prefix[fr.Element](rho[:s.bh], s.heads)
+		si := poly.Prefix[fr.Element](rho[s.bh:], s.rows)
+		sel.Mul(&sel, &si)
+		lhs.Mul(&c, &p.Rows[2])
+		if !lhs.Equal(&sel) {
+			return nil, fmt.Errorf("softmax %s: a row has not exactly one maximum marked", name)
+		}
+		t.Absorb(p.Rows[:]...)
+		ends[k].rows = rho
+
+		ohEnd, expected, err := sumcheck.Verify(t, fr.Element{}, 2, vars, p.OneHot)
+		if err != nil {
+			return nil, fmt.Errorf("softmax %s: one-hot: %w", name, err)
+		}
+		m, _ := s.publicEvals(ohEnd)
+		got, err := sumcheck.EvaluateTerms(oneHotTerms(s.split()), []fr.Element{p.OneHotEvals[0], p.OneHotEvals[1], p.OneHotEvals[2], m})
+		if err != nil {
+			return nil, err
+		}
+		if !got.Equal(&expected) {
+			return nil, fmt.Errorf("softmax %s: one-hot: the final value does not match", name)
+		}
+		t.Absorb(p.OneHotEvals[:]...)
+		ends[k].oneHot = ohEnd
+	}
+	return ends, nil
+}
+
+// softmaxClaims are the claims of the softmax steps on the stacked MLE.
+func softmaxClaims(l *Layout, steps []*softmaxStep, ends []softmaxEnds, proofs []SoftmaxProof) []pcs.Claim {
+	var out []pcs.Claim
+	claim := func(b int, point []fr.Element, v fr.Element) {
+		out = append(out, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(b, point), Value: v})
+	}
+	for k, s := range steps {
+		p := &proofs[k]
+		e := ends[k]
+		for m, b := range s.blocks {
+			if b < 0 {
+				continue
+			}
+			point := e.zero
+			if broadcast(m) {
+				point = point[:s.rowVars()]
+			}
+			claim(b, point, p.Zero.Evaluations[m])
+		}
+		half := s.halfCols(e.rows)
+		claim(s.blocks[smExp], half, p.Rows[0])
+		claim(s.blocks[smSum], e.rows, p.Rows[1])
+		claim(s.oneHot, half, p.Rows[2])
+		claim(s.oneHot, e.oneHot, p.OneHotEvals[0])
+		claim(s.blocks[smLo], e.oneHot, p.OneHotEvals[1])
+		claim(s.blocks[smHi], e.oneHot, p.OneHotEvals[2])
+	}
+	return out
+}
