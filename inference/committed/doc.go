@@ -366,26 +366,25 @@
 // relation above:
 //
 //	                      built-in, 16 rows    GPT-2-small shape, block 1 only
-//	                      both segments        16 rows        32 rows
-//	stacked MLE           2¹⁶ (each)           2²⁰            2²¹
-//	table set             2¹⁸                  2¹⁸            2¹⁸
-//	prover                7.3 s                19.4 s         48.9 s
-//	  commit              0.53 s               2.4 s          3.8 s
-//	  GKR (LogUp)         1.1 s                7.2 s          28.8 s
-//	  sum-checks          0.14 s               0.78 s         1.9 s
-//	  batch opening       5.5 s                9.0 s          14.4 s
-//	forward pass (all)    2.3 ms               300 ms         592 ms
-//	verifier              68 ms                367 ms         652 ms
-//	proof                 125 kB (two)         74 kB          78 kB
-//	peak RSS of the run   7.9 GB (with GPT-2)  7.9 GB         13.7 GB
-//	field work (below)    ≈ 440k, 470k R1CS    ≈ 546k R1CS    ≈ 577k R1CS
+//	                      both segments        16 rows     32 rows     64 rows
+//	stacked MLE           2¹⁶ (each)           2²⁰         2²¹         2²²
+//	table set             2¹⁸                  2¹⁸         2¹⁸         2¹⁸
+//	prover                7.3 s                19.4 s      48.9 s      108 s
+//	  commit              0.53 s               2.4 s       3.8 s       10.9 s
+//	  GKR (LogUp)         1.1 s                7.2 s       28.8 s      59.4 s
+//	  sum-checks          0.14 s               0.78 s      1.9 s       3.5 s
+//	  batch opening       5.5 s                9.0 s       14.4 s      34.4 s
+//	forward pass (all)    2.3 ms               300 ms      592 ms      1.24 s
+//	verifier              68 ms                367 ms      652 ms      1.33 s
+//	proof                 125 kB (two)         74 kB       78 kB       83 kB
+//	peak RSS of the run   7.9 GB (with GPT-2)  7.9 GB      13.7 GB     23.1 GB
+//	field work (below)    ≈ 440k, 470k R1CS    ≈ 546k      ≈ 577k      ≈ 608k
 //
 // ("sum-checks" covers every sum-check and zero-check but the LogUp
 // instance's; the machine's load varies between runs by up to a factor
-// of two.) At 64 rows the GPT-2-small block (stacked MLE 2²², lookups
-// over 2²⁵ entries) exceeded the machine's 23 GB and was killed; the last
-// segment (the LM head's logits, remainders and margins, 3·16·2¹⁶ padded
-// entries) was not run.
+// of two.) At 64 rows the GPT-2-small block (lookups over 2²⁵ entries)
+// peaks at the machine's limit; the last segment (the LM head's logits,
+// remainders and margins, 3·16·2¹⁶ padded entries) was not run.
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
@@ -393,7 +392,7 @@
 // claims (linear in the weights, as in the opened proof) and of the
 // function tables' output columns (2¹⁶ entries each); the checks on the
 // activations are polylogarithmic. The proof grows by about 4 kB when
-// the rows double. The LogUp witness tree (8 lookup rows of 2^N, most of
+// the rows double; the field work by about 30k R1CS. The LogUp witness tree (8 lookup rows of 2^N, most of
 // them empty) and the batch opening's full-scalar MSMs dominate the
 // prover and its memory; the table set of 2¹⁸ rows (the range tables,
 // GELU or SiLU, 1/√ and exp, 2¹⁶ each) sets the opening's size for small
