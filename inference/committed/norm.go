@@ -364,7 +364,7 @@ func prefixTable(k, s int) []fr.Element {
 	return out
 }
 
-// normTables returns the prover's tables of one norm: the input, the row
+// proverTables returns the prover's tables of one norm: the input, the row
 // blocks (rowBlocks order, nil when absent).
 func (n *normStep) proverTables(l *Layout, stacked, incoming []fr.Element) (in []fr.Element, rows [nbNormRows][]fr.Element) {
 	if n.in == incomingBlock {

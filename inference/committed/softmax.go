@@ -211,7 +211,7 @@ func (s *softmaxStep) rowVars() int { return s.bh + s.bi }
 // broadcast reports whether table k is a row tensor broadcast over j.
 func broadcast(k int) bool { return k == smMax || k == smSum }
 
-// maskTable and validTable are the public tables over the padded cube.
+// publicTables returns the mask and the valid entries over the padded cube.
 func (s *softmaxStep) publicTables() (mask, valid []fr.Element) {
 	size := 1 << (s.bh + s.bi + s.bj)
 	mask, valid = make([]fr.Element, size), make([]fr.Element, size)
