@@ -365,7 +365,7 @@ func prefixTable(k, s int) []fr.Element {
 }
 
 // proverTables returns the prover's tables of one norm: the input, the row
-// blocks (rowBlocks order, nil when absent).
+// blocks (rowBlocks order; zero tables for the absent ones).
 func (n *normStep) proverTables(l *Layout, stacked, incoming []fr.Element) (in []fr.Element, rows [nbNormRows][]fr.Element) {
 	if n.in == incomingBlock {
 		in = incoming
