@@ -1,0 +1,244 @@
+package pcs
+
+import (
+	"fmt"
+
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark/frontend"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/gadgets/poly"
+	"github.com/veriformer/veriformer/gadgets/sumcheck"
+	"github.com/veriformer/veriformer/gadgets/transcript"
+	native "github.com/veriformer/veriformer/pcs"
+)
+
+// BatchProof is the field part of a native pcs.BatchProof: the claim
+// batching sum-check, the opening's evaluation triples, and the digests
+// (native.Digest) of its folds and of each quotient point, which the
+// aggregator recomputes from the points.
+type BatchProof struct {
+	SumCheck        sumcheck.Proof
+	Evaluations     [][3]frontend.Variable
+	FoldDigest      frontend.Variable
+	QuotientDigests [2]frontend.Variable
+}
+
+// PlaceholderBatchProof returns a proof for an opening over n variables,
+// to size a circuit.
+func PlaceholderBatchProof(n int) BatchProof {
+	return BatchProof{SumCheck: sumcheck.PlaceholderProof(n, 2), Evaluations: make([][3]frontend.Variable, n)}
+}
+
+// ValueOfBatchProof returns the assignment of a native proof, its point
+// digests computed natively.
+func ValueOfBatchProof(p *native.BatchProof) BatchProof {
+	out := BatchProof{
+		SumCheck:    sumcheck.ValueOfProof(&p.SumCheck),
+		Evaluations: make([][3]frontend.Variable, len(p.Opening.Evaluations)),
+		FoldDigest:  digest(p.Opening.Folds),
+		QuotientDigests: [2]frontend.Variable{
+			digest(p.Opening.Quotients[:1]),
+			digest(p.Opening.Quotients[1:]),
+		},
+	}
+	for i := range p.Opening.Evaluations {
+		e := &p.Opening.Evaluations[i]
+		out.Evaluations[i] = [3]frontend.Variable{field.BigInt(&e[0]), field.BigInt(&e[1]), field.BigInt(&e[2])}
+	}
+	return out
+}
+
+// digest is native.Digest as a witness value.
+func digest(points []bls12377.G1Affine) frontend.Variable {
+	d := native.Digest(points)
+	return field.BigInt(&d)
+}
+
+// Claim is a claim on commitment Commitment: its MLE at Point is Value.
+type Claim struct {
+	Commitment int
+	Point      []frontend.Variable
+	Value      frontend.Variable
+}
+
+// ValueOfClaims returns the assignment of native claims.
+func ValueOfClaims(cs []native.Claim) []Claim {
+	out := make([]Claim, len(cs))
+	for k, c := range cs {
+		out[k] = Claim{Commitment: c.Commitment, Point: poly.ValuesOf(c.Point), Value: field.BigInt(&c.Value)}
+	}
+	return out
+}
+
+// GroupCheck holds the scalars of the pairing check that the group part
+// (native.VerifyGroup, or the aggregator) completes, as native.GroupCheck.
+type GroupCheck struct {
+	Commitments []frontend.Variable
+	Folds       []frontend.Variable
+	Quotients   [2]frontend.Variable
+	Generator   frontend.Variable
+}
+
+// shape returns every commitment's number of variables (the length of
+// its claims' points, which must agree) and the largest.
+func shape(nbCommitments int, claims []Claim) ([]int, int, error) {
+	if len(claims) == 0 || nbCommitments < 1 || nbCommitments > len(claims) {
+		return nil, 0, fmt.Errorf("pcs: batch: %d commitments for %d claims", nbCommitments, len(claims))
+	}
+	vars := make([]int, nbCommitments)
+	for j := range vars {
+		vars[j] = -1
+	}
+	n := 0
+	for k, c := range claims {
+		if c.Commitment < 0 || c.Commitment >= nbCommitments {
+			return nil, 0, fmt.Errorf("pcs: batch: claim %d on commitment %d of %d", k, c.Commitment, nbCommitments)
+		}
+		if len(c.Point) < 1 || len(c.Point) > native.MaxNbVars {
+			return nil, 0, fmt.Errorf("pcs: batch: claim %d at a point of %d variables", k, len(c.Point))
+		}
+		if v := vars[c.Commitment]; v >= 0 && v != len(c.Point) {
+			return nil, 0, fmt.Errorf("pcs: batch: claims of %d and %d variables on commitment %d", v, len(c.Point), c.Commitment)
+		}
+		vars[c.Commitment] = len(c.Point)
+		n = max(n, len(c.Point))
+	}
+	for j, v := range vars {
+		if v < 0 {
+			return nil, 0, fmt.Errorf("pcs: batch: no claim on commitment %d", j)
+		}
+	}
+	return vars, n, nil
+}
+
+// VerifyBatchField is native.VerifyBatchField in circuit: with the
+// commitments and the claims' points already bound to t, it absorbs the
+// claimed values, replays the batching sum-check and the opening's
+// transcript, asserts the fold consistency, β ∉ {0, 1, −1} and z not an
+// evaluation point, and returns the scalars of the pairing check.
+func VerifyBatchField(api frontend.API, t *transcript.Transcript, nbCommitments int, claims []Claim, proof BatchProof) (*GroupCheck, error) {
+	vars, n, err := shape(nbCommitments, claims)
+	if err != nil {
+		return nil, err
+	}
+	if len(proof.Evaluations) != n || len(proof.SumCheck.Rounds) != n {
+		return nil, fmt.Errorf("pcs: batch: a proof of %d rounds and %d evaluation triples for %d variables", len(proof.SumCheck.Rounds), len(proof.Evaluations), n)
+	}
+	// Batching: α, the powers αᵏ and Σₖ αᵏ vₖ.
+	t.Label("pcs/batch")
+	for _, c := range claims {
+		t.Absorb(c.Value)
+	}
+	alpha := t.Challenge()
+	powers := make([]frontend.Variable, len(claims))
+	var sum frontend.Variable = 0
+	for k, c := range claims {
+		if k == 0 {
+			powers[k] = 1
+		} else {
+			powers[k] = api.Mul(powers[k-1], alpha)
+		}
+		sum = api.Add(sum, api.Mul(powers[k], c.Value))
+	}
+	point, final, err := sumcheck.Verify(api, t, sum, 2, proof.SumCheck)
+	if err != nil {
+		return nil, err
+	}
+	// Aⱼ(r*) = ∏_{i<oⱼ} (1 − r*ᵢ) · Σ_{k on j} αᵏ eq(pₖ, r*[oⱼ:]).
+	combination := make([]frontend.Variable, nbCommitments)
+	for j := range combination {
+		combination[j] = 0
+	}
+	for k, c := range claims {
+		j := c.Commitment
+		eq := poly.Eq(api, c.Point, point[n-vars[j]:])
+		combination[j] = api.Add(combination[j], api.Mul(eq, powers[k]))
+	}
+	for j := range combination {
+		for i := range n - vars[j] {
+			combination[j] = api.Mul(combination[j], api.Sub(1, point[i]))
+		}
+	}
+	return verifyField(api, t, point, final, proof, combination), nil
+}
+
+// verifyField is the field part of the opening of Σⱼ combination[j]·fⱼ at
+// point with value (native verifyField).
+func verifyField(api frontend.API, t *transcript.Transcript, point []frontend.Variable, value frontend.Variable, proof BatchProof, combination []frontend.Variable) *GroupCheck {
+	n := len(point)
+	t.Label("pcs/hyperkzg")
+	t.Absorb(value, proof.FoldDigest)
+	beta := t.Challenge()
+	api.AssertIsDifferent(beta, 0)
+	api.AssertIsDifferent(beta, 1)
+	api.AssertIsDifferent(beta, -1)
+	for _, e := range proof.Evaluations {
+		t.Absorb(e[:]...)
+	}
+	q := t.Challenge()
+	d := t.Challenge()
+	t.Absorb(proof.QuotientDigests[0])
+	z := t.Challenge()
+	t.Absorb(proof.QuotientDigests[1])
+
+	// 2β·F_{i+1}(β²) = β·(Fᵢ(β)+Fᵢ(−β)) + r·((Fᵢ(β)−Fᵢ(−β)) − β·(Fᵢ(β)+Fᵢ(−β))).
+	twoBeta := api.Add(beta, beta)
+	for i := range n {
+		r := point[n-1-i]
+		e := proof.Evaluations[i]
+		next := value
+		if i+1 < n {
+			next = proof.Evaluations[i+1][2]
+		}
+		s := api.Add(e[0], e[1])
+		bs := api.Mul(beta, s)
+		diff := api.Sub(e[0], e[1])
+		rhs := api.Add(bs, api.Mul(r, api.Sub(diff, bs)))
+		api.AssertIsEqual(api.Mul(twoBeta, next), rhs)
+	}
+
+	// bⱼ = Σᵢ qⁱ·evaluations[i][j].
+	var b [3]frontend.Variable
+	for j := range b {
+		b[j] = 0
+		for i := n - 1; i >= 0; i-- {
+			b[j] = api.Add(api.Mul(b[j], q), proof.Evaluations[i][j])
+		}
+	}
+	u := [3]frontend.Variable{beta, api.Neg(beta), api.Mul(beta, beta)}
+	var diffs [3]frontend.Variable
+	for j := range u {
+		diffs[j] = api.Sub(z, u[j])
+	}
+	zT := api.Mul(diffs[0], diffs[1], diffs[2])
+	api.AssertIsDifferent(zT, 0)
+	var s, g frontend.Variable = 0, 0
+	var dj frontend.Variable = 1
+	for j := range u {
+		var zj frontend.Variable = dj
+		for k := range u {
+			if k != j {
+				zj = api.Mul(zj, diffs[k])
+			}
+		}
+		s = api.Add(s, zj)
+		g = api.Add(g, api.Mul(zj, b[j]))
+		dj = api.Mul(dj, d)
+	}
+	check := &GroupCheck{
+		Commitments: make([]frontend.Variable, len(combination)),
+		Folds:       make([]frontend.Variable, n-1),
+		Quotients:   [2]frontend.Variable{api.Neg(zT), z},
+		Generator:   api.Neg(g),
+	}
+	for j := range combination {
+		check.Commitments[j] = api.Mul(combination[j], s)
+	}
+	qi := s
+	for i := range check.Folds {
+		qi = api.Mul(qi, q)
+		check.Folds[i] = qi
+	}
+	return check
+}

@@ -1,0 +1,357 @@
+package pcs
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+	"github.com/consensys/gnark/test"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/gadgets/transcript"
+	native "github.com/veriformer/veriformer/pcs"
+	nativetranscript "github.com/veriformer/veriformer/transcript"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/constraints.csv")
+
+// vector mirrors pcs/testdata/batch_vector.json: the transcript is
+// transcript.New(Domain), then the commitments' digest and every claim's
+// point; the SRS is the test-only one of τ = Tau with SRSSize powers.
+type vector struct {
+	Domain           string            `json:"domain"`
+	Tau              string            `json:"tau"`
+	SRSSize          int               `json:"srsSize"`
+	Commitments      []string          `json:"commitments"`
+	CommitmentDigest fr.Element        `json:"commitmentDigest"`
+	Claims           []native.Claim    `json:"claims"`
+	Proof            string            `json:"proof"`
+	FoldDigest       fr.Element        `json:"foldDigest"`
+	QuotientDigests  []fr.Element      `json:"quotientDigests"`
+	Check            native.GroupCheck `json:"check"`
+}
+
+// run is one verification: the vector's statement, claims, proof and the
+// expected pairing-check scalars, each of which a test may change.
+type run struct {
+	v           *vector
+	commitments []native.Commitment
+	claims      []native.Claim
+	proof       *native.BatchProof
+	check       native.GroupCheck
+	// state is the transcript's state after the honest verification: the
+	// segment exposes it so that the aggregator binds what was absorbed
+	// last (the second quotient's digest, which no challenge follows).
+	state fr.Element
+	vk    *native.VerifyingKey
+}
+
+func loadRun(t *testing.T) *run {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "pcs", "testdata", "batch_vector.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &vector{}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatal(err)
+	}
+	r := &run{v: v, claims: v.Claims, check: v.Check}
+	for _, h := range v.Commitments {
+		b, err := hex.DecodeString(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c native.Commitment
+		if _, err := c.SetBytes(b); err != nil {
+			t.Fatal(err)
+		}
+		r.commitments = append(r.commitments, c)
+	}
+	raw, err := hex.DecodeString(v.Proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.proof = &native.BatchProof{}
+	if err := r.proof.UnmarshalBinary(raw); err != nil {
+		t.Fatal(err)
+	}
+	tau, ok := new(big.Int).SetString(v.Tau, 10)
+	if !ok {
+		t.Fatal("bad τ")
+	}
+	k, err := kzg.NewSRS(uint64(v.SRSSize), tau)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srs := &native.SRS{SRS: *k}
+	r.vk = srs.VerifyingKey()
+	tr := r.transcript()
+	if _, err := native.VerifyBatchField(tr, len(r.commitments), r.claims, r.proof); err != nil {
+		t.Fatal(err)
+	}
+	r.state = tr.State()
+	return r
+}
+
+// clone deep-copies the parts a test changes.
+func (r *run) clone() *run {
+	c := *r
+	c.claims = make([]native.Claim, len(r.claims))
+	for k, cl := range r.claims {
+		c.claims[k] = native.Claim{Commitment: cl.Commitment, Point: append([]fr.Element(nil), cl.Point...), Value: cl.Value}
+	}
+	p := *r.proof
+	p.SumCheck.Rounds = make([][]fr.Element, len(r.proof.SumCheck.Rounds))
+	for i, round := range r.proof.SumCheck.Rounds {
+		p.SumCheck.Rounds[i] = append([]fr.Element(nil), round...)
+	}
+	p.Opening.Evaluations = append([][3]fr.Element(nil), r.proof.Opening.Evaluations...)
+	p.Opening.Folds = append([]bls12377.G1Affine(nil), r.proof.Opening.Folds...)
+	c.proof = &p
+	c.check.Commitments = append([]fr.Element(nil), r.check.Commitments...)
+	c.check.Folds = append([]fr.Element(nil), r.check.Folds...)
+	return &c
+}
+
+func (r *run) transcript() *native.Transcript {
+	t := nativetranscript.New[fr.Element](r.v.Domain)
+	t.Absorb(r.v.CommitmentDigest)
+	for _, c := range r.claims {
+		t.Absorb(c.Point...)
+	}
+	return t
+}
+
+// verifyNative runs the native verifier, field part then group part
+// with the run's expected scalars (which must be the field part's).
+func (r *run) verifyNative() error {
+	got, err := native.VerifyBatchField(r.transcript(), len(r.commitments), r.claims, r.proof)
+	if err != nil {
+		return err
+	}
+	for j := range got.Commitments {
+		if !got.Commitments[j].Equal(&r.check.Commitments[j]) {
+			return fmt.Errorf("commitment scalar %d differs", j)
+		}
+	}
+	if err := native.VerifyGroup(r.vk, r.commitments, &r.proof.Opening, &r.check); err != nil {
+		return err
+	}
+	return nil
+}
+
+// batchCircuit verifies the vector's batch opening and asserts the
+// pairing-check scalars, its public outputs.
+type batchCircuit struct {
+	CommitmentDigest frontend.Variable
+	Points           [][]frontend.Variable
+	Values           []frontend.Variable
+	Proof            BatchProof
+	Commitments      []frontend.Variable  `gnark:",public"`
+	Folds            []frontend.Variable  `gnark:",public"`
+	Quotients        [2]frontend.Variable `gnark:",public"`
+	Generator        frontend.Variable    `gnark:",public"`
+	State            frontend.Variable    `gnark:",public"`
+
+	domain  string
+	targets []int
+}
+
+func (c *batchCircuit) Define(api frontend.API) error {
+	t, err := transcript.New(api, c.domain)
+	if err != nil {
+		return err
+	}
+	t.Absorb(c.CommitmentDigest)
+	claims := make([]Claim, len(c.Points))
+	for k := range c.Points {
+		t.Absorb(c.Points[k]...)
+		claims[k] = Claim{Commitment: c.targets[k], Point: c.Points[k], Value: c.Values[k]}
+	}
+	check, err := VerifyBatchField(api, t, len(c.Commitments), claims, c.Proof)
+	if err != nil {
+		return err
+	}
+	for j := range c.Commitments {
+		api.AssertIsEqual(check.Commitments[j], c.Commitments[j])
+	}
+	for i := range c.Folds {
+		api.AssertIsEqual(check.Folds[i], c.Folds[i])
+	}
+	api.AssertIsEqual(check.Quotients[0], c.Quotients[0])
+	api.AssertIsEqual(check.Quotients[1], c.Quotients[1])
+	api.AssertIsEqual(check.Generator, c.Generator)
+	api.AssertIsEqual(t.State(), c.State)
+	return nil
+}
+
+func values(xs []fr.Element) []frontend.Variable {
+	out := make([]frontend.Variable, len(xs))
+	for i := range xs {
+		out[i] = field.BigInt(&xs[i])
+	}
+	return out
+}
+
+// circuits returns the placeholder and the assignment of a run.
+func (r *run) circuits() (*batchCircuit, *batchCircuit) {
+	n := len(r.proof.Opening.Evaluations)
+	placeholder := &batchCircuit{
+		Proof:       PlaceholderBatchProof(n),
+		Commitments: make([]frontend.Variable, len(r.commitments)),
+		Folds:       make([]frontend.Variable, n-1),
+		domain:      r.v.Domain,
+	}
+	assignment := &batchCircuit{
+		CommitmentDigest: field.BigInt(&r.v.CommitmentDigest),
+		Proof:            ValueOfBatchProof(r.proof),
+		Commitments:      values(r.check.Commitments),
+		Folds:            values(r.check.Folds),
+		Quotients:        [2]frontend.Variable{field.BigInt(&r.check.Quotients[0]), field.BigInt(&r.check.Quotients[1])},
+		Generator:        field.BigInt(&r.check.Generator),
+		State:            field.BigInt(&r.state),
+		domain:           r.v.Domain,
+	}
+	for _, c := range r.claims {
+		placeholder.Points = append(placeholder.Points, make([]frontend.Variable, len(c.Point)))
+		placeholder.Values = append(placeholder.Values, nil)
+		placeholder.targets = append(placeholder.targets, c.Commitment)
+		assignment.Points = append(assignment.Points, values(c.Point))
+		assignment.Values = append(assignment.Values, field.BigInt(&c.Value))
+		assignment.targets = append(assignment.targets, c.Commitment)
+	}
+	return placeholder, assignment
+}
+
+func (r *run) solve() error {
+	placeholder, assignment := r.circuits()
+	return test.IsSolved(placeholder, assignment, ecc.BLS12_377.ScalarField())
+}
+
+// TestHonest: the vector's proof is accepted by both verifiers, and the
+// gadget's scalars are the native ones (asserted in circuit).
+func TestHonest(t *testing.T) {
+	r := loadRun(t)
+	if err := r.verifyNative(); err != nil {
+		t.Fatalf("native: %v", err)
+	}
+	if err := r.solve(); err != nil {
+		t.Fatalf("gadget: %v", err)
+	}
+	assert := test.NewAssert(t)
+	placeholder, assignment := r.circuits()
+	assert.CheckCircuit(placeholder, test.WithValidAssignment(assignment), test.WithCurves(ecc.BLS12_377), test.NoFuzzing(), test.NoSerializationChecks())
+}
+
+func bump(x *fr.Element) {
+	var one fr.Element
+	one.SetOne()
+	x.Add(x, &one)
+}
+
+func move(p *bls12377.G1Affine) {
+	_, _, g, _ := bls12377.Generators()
+	p.Add(p, &g)
+}
+
+// TestRejectedByBoth changes every round value, evaluation, claimed
+// value and point coordinate, every fold and quotient point (the gadget
+// sees their digests) and every output scalar: the native verifier and
+// the gadget both reject each. The second quotient's digest is absorbed
+// last and changes no scalar: the gadget rejects it through the final
+// transcript state, which the segment exposes.
+func TestRejectedByBoth(t *testing.T) {
+	base := loadRun(t)
+	type tamper struct {
+		name string
+		do   func(r *run)
+	}
+	var tampers []tamper
+	for i, round := range base.proof.SumCheck.Rounds {
+		for j := range round {
+			tampers = append(tampers, tamper{fmt.Sprintf("SumCheck.Rounds[%d][%d]", i, j), func(r *run) { bump(&r.proof.SumCheck.Rounds[i][j]) }})
+		}
+	}
+	for i := range base.proof.Opening.Evaluations {
+		for j := range 3 {
+			tampers = append(tampers, tamper{fmt.Sprintf("Evaluations[%d][%d]", i, j), func(r *run) { bump(&r.proof.Opening.Evaluations[i][j]) }})
+		}
+	}
+	for i := range base.proof.Opening.Folds {
+		tampers = append(tampers, tamper{fmt.Sprintf("Folds[%d]", i), func(r *run) { move(&r.proof.Opening.Folds[i]) }})
+	}
+	for i := range 2 {
+		tampers = append(tampers, tamper{fmt.Sprintf("Quotients[%d]", i), func(r *run) { move(&r.proof.Opening.Quotients[i]) }})
+	}
+	for k, c := range base.claims {
+		tampers = append(tampers, tamper{fmt.Sprintf("Claims[%d].Value", k), func(r *run) { bump(&r.claims[k].Value) }})
+		for i := range c.Point {
+			tampers = append(tampers, tamper{fmt.Sprintf("Claims[%d].Point[%d]", k, i), func(r *run) { bump(&r.claims[k].Point[i]) }})
+		}
+	}
+	for j := range base.check.Commitments {
+		tampers = append(tampers, tamper{fmt.Sprintf("Check.Commitments[%d]", j), func(r *run) { bump(&r.check.Commitments[j]) }})
+	}
+	for i := range base.check.Folds {
+		tampers = append(tampers, tamper{fmt.Sprintf("Check.Folds[%d]", i), func(r *run) { bump(&r.check.Folds[i]) }})
+	}
+	tampers = append(tampers,
+		tamper{"Check.Quotients[0]", func(r *run) { bump(&r.check.Quotients[0]) }},
+		tamper{"Check.Quotients[1]", func(r *run) { bump(&r.check.Quotients[1]) }},
+		tamper{"Check.Generator", func(r *run) { bump(&r.check.Generator) }},
+	)
+	for _, c := range tampers {
+		r := base.clone()
+		c.do(r)
+		if err := r.verifyNative(); err == nil {
+			t.Errorf("%s: accepted by the native verifier", c.name)
+		}
+		if err := r.solve(); err == nil {
+			t.Errorf("%s: accepted by the gadget", c.name)
+		}
+	}
+	t.Logf("%d tampered variants rejected by both", len(tampers))
+}
+
+// TestConstraints snapshots the gadget's constraint count on the vector's
+// shape (three commitments of 2, 4 and 4 variables, five claims) in
+// testdata/constraints.csv (rewrite with -update).
+func TestConstraints(t *testing.T) {
+	r := loadRun(t)
+	placeholder, _ := r.circuits()
+	cs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("gadget,params,nb_constraints\nbatch-field,vector/n=%d/claims=%d,%d\n", len(r.proof.Opening.Evaluations), len(r.claims), cs.GetNbConstraints())
+	path := filepath.Join("testdata", "constraints.csv")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(string(want)) != strings.TrimSpace(got) {
+		t.Errorf("constraint counts changed:\n%s\nwant\n%s(go test ./gadgets/pcs -run TestConstraints -update)", got, want)
+	}
+	t.Logf("%s", got)
+}
