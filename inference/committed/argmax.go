@@ -118,7 +118,7 @@ func newArgmaxStep(tr *model.Trace, l *Layout, pass Pass) (*argmaxStep, error) {
 }
 
 // bitsPoint returns the boolean point of index i over n variables (most
-// significant first).
+// significant first): the point of a claim on one entry.
 func bitsPoint(i, n int) []fr.Element {
 	out := make([]fr.Element, n)
 	for k := range n {
@@ -134,7 +134,7 @@ func (a *argmaxStep) rowWeight(rhoK, point []fr.Element) fr.Element {
 	eqK := poly.EqTable[fr.Element](rhoK)
 	var res fr.Element
 	for k, i := range a.rows {
-		e := poly.Eq[fr.Element](point, bitsPoint(i, a.rowVars))
+		e := poly.EqIndex[fr.Element](point, i)
 		e.Mul(&e, &eqK[k])
 		res.Add(&res, &e)
 	}
@@ -175,16 +175,8 @@ func proveArgmax(t *pcs.Transcript, l *Layout, a *argmaxStep, stacked []fr.Eleme
 	p.MarginsEval = poly.Evaluate[fr.Element](blockOf(l, stacked, a.margins), rho)
 	t.Absorb(p.MarginsEval)
 	// The logits folded over the column coordinates at ρ_j, and w.
-	eqJ := poly.EqTable[fr.Element](rhoJ)
-	col := make([]fr.Element, 1<<a.rowVars)
-	var term fr.Element
-	for i := range col {
-		row := logits[i<<a.colVars:][:1<<a.colVars]
-		for j := range row {
-			term.Mul(&row[j], &eqJ[j])
-			col[i].Add(&col[i], &term)
-		}
-	}
+	lg := l.Blocks[a.logits].Tensor
+	col := poly.FoldColumns[fr.Element](lg.Data, lg.Shape[0], lg.Shape[1], poly.EqTable[fr.Element](rhoJ))
 	eqK := poly.EqTable[fr.Element](rhoK)
 	w := make([]fr.Element, 1<<a.rowVars)
 	for k, i := range a.rows {

@@ -310,7 +310,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult); err != nil {
 		return nil, nil, err
 	}
-	limbPoint := lc.Columns[1].Point[l.lookupRowVars():]
+	limbPoint := lc.Columns[1].Point[limbRowVars:]
 	for j := range limbRows {
 		proof.LimbEvals[j] = poly.Evaluate[fr.Element](tables[limbsCommitment+j], limbPoint)
 	}
@@ -546,7 +546,7 @@ func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Cl
 	}
 	for j := range limbRows {
 		claims = append(claims,
-			pcs.Claim{Commitment: limbsCommitment + j, Point: lc.Columns[1].Point[l.lookupRowVars():], Value: proof.LimbEvals[j]},
+			pcs.Claim{Commitment: limbsCommitment + j, Point: lc.Columns[1].Point[limbRowVars:], Value: proof.LimbEvals[j]},
 			pcs.Claim{Commitment: limbsCommitment + j, Point: zc[tabLimbs+j].Point, Value: zc[tabLimbs+j].Value})
 	}
 	claims = append(claims, functionClaims(l, lc.Columns[1].Point, proof.Functions)...)

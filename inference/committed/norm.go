@@ -207,10 +207,6 @@ func normSteps(tr *model.Trace, seg inference.Segment, l *Layout, index map[*mod
 	return out, nil
 }
 
-// block returns the block of one of the norm's tensors by its row value
-// index.
-func (n *normStep) block(k int) int { return n.rowBlocks[k] }
-
 // rowChecks checks the three row identities at ρ₁.
 func (n *normStep) rowChecks(rho []fr.Element, v *[nbNormRows]fr.Element) error {
 	if n.withMean {
@@ -338,19 +334,39 @@ func (n *normStep) beta(i int) int64 {
 // broadcastRows returns the (r, i) table of a row table; broadcastCols
 // of a column table.
 func (n *normStep) broadcastRows(row []fr.Element) []fr.Element {
-	out := make([]fr.Element, 1<<(n.rowVars+n.colVars))
-	for r := range row {
-		for i := range 1 << n.colVars {
-			out[r<<n.colVars+i] = row[r]
-		}
-	}
-	return out
+	return broadcastRows(row, n.rowVars, n.colVars)
 }
 
 func (n *normStep) broadcastCols(col []fr.Element) []fr.Element {
 	out := make([]fr.Element, 1<<(n.rowVars+n.colVars))
 	for r := range 1 << n.rowVars {
 		copy(out[r<<n.colVars:], col)
+	}
+	return out
+}
+
+// broadcastRows returns the table over (r, j) (rowVars then innerVars
+// coordinates) of a table over r, constant in j: the MLE of a row tensor
+// broadcast along the inner dimension.
+func broadcastRows(row []fr.Element, rowVars, innerVars int) []fr.Element {
+	out := make([]fr.Element, 1<<(rowVars+innerVars))
+	for r := range row {
+		for j := range 1 << innerVars {
+			out[r<<innerVars+j] = row[r]
+		}
+	}
+	return out
+}
+
+// withHalves returns (point, ½, …, ½) with k halves: at it a multilinear
+// f in point's and k more coordinates is 2^−k·Σ over the k coordinates.
+func withHalves(point []fr.Element, k int) []fr.Element {
+	var half fr.Element
+	half.SetUint64(2)
+	half.Inverse(&half)
+	out := append([]fr.Element(nil), point...)
+	for range k {
+		out = append(out, half)
 	}
 	return out
 }
@@ -382,18 +398,6 @@ func (n *normStep) proverTables(l *Layout, stacked, incoming []fr.Element) (in [
 	return in, rows
 }
 
-// halfPoint is (ρ, ½, …, ½) over the input's variables.
-func (n *normStep) halfPoint(rho []fr.Element) []fr.Element {
-	var half fr.Element
-	half.SetUint64(2)
-	half.Inverse(&half)
-	out := append([]fr.Element(nil), rho...)
-	for range n.colVars {
-		out = append(out, half)
-	}
-	return out
-}
-
 // proveNorms runs the norm steps under label "committed/norm".
 func proveNorms(t *pcs.Transcript, l *Layout, steps []*normStep, stacked, incoming []fr.Element, points [][]fr.Element, acc []fr.Element) ([]NormProof, [][3][]fr.Element, error) {
 	if len(steps) == 0 {
@@ -407,7 +411,7 @@ func proveNorms(t *pcs.Transcript, l *Layout, steps []*normStep, stacked, incomi
 		in, rows := n.proverTables(l, stacked, incoming)
 		rho1 := t.Challenges(n.rowVars)
 		if n.withMean {
-			p.Rows[rowSum] = poly.Evaluate[fr.Element](in, n.halfPoint(rho1))
+			p.Rows[rowSum] = poly.Evaluate[fr.Element](in, withHalves(rho1, n.colVars))
 		}
 		for j := rowMean; j < nbNormRows; j++ {
 			p.Rows[j] = poly.Evaluate[fr.Element](rows[j], rho1)
@@ -544,25 +548,25 @@ func normClaims(l *Layout, steps []*normStep, ends [][3][]fr.Element, proofs []N
 			out = append(out, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(b, point), Value: value})
 		}
 		if n.withMean {
-			input(n.halfPoint(rho1), p.Rows[rowSum])
+			input(withHalves(rho1, n.colVars), p.Rows[rowSum])
 		}
 		for j := rowMean; j < nbNormRows; j++ {
-			if b := n.block(j); b >= 0 {
+			if b := n.rowBlocks[j]; b >= 0 {
 				row(b, rho1, p.Rows[j])
 			}
 		}
 		vr := v[:n.rowVars]
 		input(v, p.VarianceEvals[varIn])
 		if n.withMean {
-			row(n.block(rowMean), vr, p.VarianceEvals[varMean])
+			row(n.rowBlocks[rowMean], vr, p.VarianceEvals[varMean])
 		}
-		row(n.block(rowV), vr, p.VarianceEvals[varV])
-		row(n.block(rowPow4), vr, p.VarianceEvals[varPow4])
-		row(n.block(rowRem), vr, p.VarianceEvals[varRem])
+		row(n.rowBlocks[rowV], vr, p.VarianceEvals[varV])
+		row(n.rowBlocks[rowPow4], vr, p.VarianceEvals[varPow4])
+		row(n.rowBlocks[rowRem], vr, p.VarianceEvals[varRem])
 		sr := s[:n.rowVars]
 		input(s, p.ScaleEvals[scIn])
 		if n.withMean {
-			row(n.block(rowMean), sr, p.ScaleEvals[scMean])
+			row(n.rowBlocks[rowMean], sr, p.ScaleEvals[scMean])
 		}
 		row(l.Index[&n.aux.norm.RSqrt.Out], sr, p.ScaleEvals[scT])
 		row(l.Index[n.aux.scale], sr, p.ScaleEvals[scScale])

@@ -230,24 +230,25 @@ func (s *softmaxStep) publicTables() (mask, valid []fr.Element) {
 }
 
 // publicEvals evaluates the mask and the valid entries at point:
-// Sel_H(h)·Σ_{a<n} eq(i, a)·Prefix_{start+a+1}(j) in O(n·log T), and the
-// product of the three prefixes.
-func (s *softmaxStep) publicEvals(point []fr.Element) (mask, valid fr.Element) {
+// Sel_H(h)·z(i, j), z the causal zeroifier of poly.CausalZeroifier over
+// the square of n rows (the pass starts at position 0, so T = n and i
+// and j have as many coordinates), in O(log n), and the product of the
+// three prefixes.
+func (s *softmaxStep) publicEvals(point []fr.Element) (mask, valid fr.Element, err error) {
 	h, i, j := point[:s.bh], point[s.bh:s.bh+s.bi], point[s.bh+s.bi:]
 	sh := poly.Prefix[fr.Element](h, s.heads)
-	ei := poly.EqTable[fr.Element](i)
-	var t fr.Element
-	for a := range s.rows {
-		p := poly.Prefix[fr.Element](j, s.start+a+1)
-		t.Mul(&ei[a], &p)
-		mask.Add(&mask, &t)
+	if s.start != 0 || s.total != s.rows {
+		return mask, valid, fmt.Errorf("softmax: a pass from position %d over %d of %d positions", s.start, s.rows, s.total)
+	}
+	if mask, err = poly.CausalZeroifier[fr.Element](point[s.bh:], s.rows); err != nil {
+		return mask, valid, err
 	}
 	mask.Mul(&mask, &sh)
 	valid = poly.Prefix[fr.Element](i, s.rows)
 	pj := poly.Prefix[fr.Element](j, s.total)
 	valid.Mul(&valid, &pj)
 	valid.Mul(&valid, &sh)
-	return mask, valid
+	return mask, valid, nil
 }
 
 // oneHotTerms is OneHot·(lo + 2¹⁶·hi + 1 − mask) over tables (OneHot, lo,
@@ -263,18 +264,6 @@ func oneHotTerms(split fr.Element) []sumcheck.Term[fr.Element] {
 		{Coefficient: one, Factors: []int{0}},
 		{Coefficient: minus, Factors: []int{0, 3}},
 	}
-}
-
-// halfCols is (ρ, ½, …, ½) with bj halves.
-func (s *softmaxStep) halfCols(rho []fr.Element) []fr.Element {
-	var half fr.Element
-	half.SetUint64(2)
-	half.Inverse(&half)
-	out := append([]fr.Element(nil), rho...)
-	for range s.bj {
-		out = append(out, half)
-	}
-	return out
 }
 
 // softmaxEnds are a softmax step's points: the zero-check's end, ρ′ and
@@ -303,14 +292,7 @@ func proveSoftmax(t *pcs.Transcript, l *Layout, steps []*softmaxStep, stacked []
 			case m == smValid:
 				tables[m] = valid
 			case broadcast(m):
-				row := blockOf(l, stacked, b)
-				tab := make([]fr.Element, 1<<(s.rowVars()+s.bj))
-				for r := range row {
-					for j := range 1 << s.bj {
-						tab[r<<s.bj+j] = row[r]
-					}
-				}
-				tables[m] = tab
+				tables[m] = broadcastRows(blockOf(l, stacked, b), s.rowVars(), s.bj)
 			default:
 				tables[m] = blockOf(l, stacked, b)
 			}
@@ -323,7 +305,7 @@ func proveSoftmax(t *pcs.Transcript, l *Layout, steps []*softmaxStep, stacked []
 		ends[k].zero = zc[0].Point
 
 		rho := t.Challenges(s.rowVars())
-		half := s.halfCols(rho)
+		half := withHalves(rho, s.bj)
 		p.Rows[0] = poly.Evaluate[fr.Element](blockOf(l, stacked, s.blocks[smExp]), half)
 		p.Rows[1] = poly.Evaluate[fr.Element](blockOf(l, stacked, s.blocks[smSum]), rho)
 		p.Rows[2] = poly.Evaluate[fr.Element](blockOf(l, stacked, s.oneHot), half)
@@ -366,7 +348,10 @@ func verifySoftmax(t *pcs.Transcript, steps []*softmaxStep, proofs []SoftmaxProo
 			return nil, fmt.Errorf("softmax %s: %w", name, err)
 		}
 		end := zc[0].Point
-		mask, valid := s.publicEvals(end)
+		mask, valid, err := s.publicEvals(end)
+		if err != nil {
+			return nil, fmt.Errorf("softmax %s: %w", name, err)
+		}
 		if !mask.Equal(&zc[smMask].Value) || !valid.Equal(&zc[smValid].Value) {
 			return nil, fmt.Errorf("softmax %s: the mask or the valid entries are not the public ones", name)
 		}
@@ -394,7 +379,10 @@ func verifySoftmax(t *pcs.Transcript, steps []*softmaxStep, proofs []SoftmaxProo
 		if err != nil {
 			return nil, fmt.Errorf("softmax %s: one-hot: %w", name, err)
 		}
-		m, _ := s.publicEvals(ohEnd)
+		m, _, err := s.publicEvals(ohEnd)
+		if err != nil {
+			return nil, fmt.Errorf("softmax %s: %w", name, err)
+		}
 		got, err := sumcheck.EvaluateTerms(oneHotTerms(s.split()), []fr.Element{p.OneHotEvals[0], p.OneHotEvals[1], p.OneHotEvals[2], m})
 		if err != nil {
 			return nil, err
@@ -427,7 +415,7 @@ func softmaxClaims(l *Layout, steps []*softmaxStep, ends []softmaxEnds, proofs [
 			}
 			claim(b, point, p.Zero.Evaluations[m])
 		}
-		half := s.halfCols(e.rows)
+		half := withHalves(e.rows, s.bj)
 		claim(s.blocks[smExp], half, p.Rows[0])
 		claim(s.blocks[smSum], e.rows, p.Rows[1])
 		claim(s.oneHot, half, p.Rows[2])

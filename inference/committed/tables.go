@@ -130,9 +130,6 @@ func functionsOf(apps []application, l *Layout) ([]Function, error) {
 	return out, nil
 }
 
-// lookupRowVars is the number of lookup-row coordinates: the limb rows'.
-func (l *Layout) lookupRowVars() int { return limbRowVars }
-
 // TableIDs names the tables of a segment's lookup set: the range tables
 // by width, the function tables by name.
 type TableIDs struct {
@@ -171,7 +168,7 @@ func TableSet(l *Layout) (*table.Set, *TableIDs, error) {
 // output in b; every other entry is the all-zero tuple of Range(15).
 func lookupColumns(l *Layout, ids *TableIDs, limbs []int64) ([3][]int64, error) {
 	size := 1 << l.NbVars
-	total := size << l.lookupRowVars()
+	total := size << limbRowVars
 	if len(limbs) != total {
 		return [3][]int64{}, fmt.Errorf("committed: a limb table of %d entries, want %d", len(limbs), total)
 	}
@@ -228,10 +225,10 @@ func idTable(l *Layout, ids *TableIDs, total int) []int64 {
 	return out
 }
 
-// idEval returns the id column's MLE at point (lookupRowVars + NbVars
+// idEval returns the id column's MLE at point (limbRowVars + NbVars
 // coordinates).
 func idEval(l *Layout, ids *TableIDs, point []fr.Element) fr.Element {
-	rv := l.lookupRowVars()
+	rv := limbRowVars
 	rows := poly.EqTable[fr.Element](point[:rv])
 	x := point[rv:]
 	pad := ids.Ranges[LimbBits]
@@ -263,7 +260,7 @@ func idEval(l *Layout, ids *TableIDs, point []fr.Element) fr.Element {
 // function's input and output block values at the point's last
 // coordinates, placed at its input block in its row.
 func lookupColumnEvals(l *Layout, point []fr.Element, limbEvals []fr.Element, fns []FunctionEval) (a, b fr.Element) {
-	rv := l.lookupRowVars()
+	rv := limbRowVars
 	rows := poly.EqTable[fr.Element](point[:rv])
 	x := point[rv:]
 	var term fr.Element
@@ -285,7 +282,7 @@ func lookupColumnEvals(l *Layout, point []fr.Element, limbEvals []fr.Element, fn
 // functionEvals evaluates each function's input and output blocks of the
 // stacked table at the last coordinates of the lookup point.
 func functionEvals(l *Layout, stacked []fr.Element, point []fr.Element) []FunctionEval {
-	x := point[l.lookupRowVars():]
+	x := point[limbRowVars:]
 	out := make([]FunctionEval, len(l.Functions))
 	for f, fn := range l.Functions {
 		local := x[l.NbVars-l.Blocks[fn.In].NbVars:]
@@ -298,7 +295,7 @@ func functionEvals(l *Layout, stacked []fr.Element, point []fr.Element) []Functi
 // functionClaims returns the claims on the stacked MLE of each function's
 // input and output values.
 func functionClaims(l *Layout, point []fr.Element, fns []FunctionEval) []pcs.Claim {
-	x := point[l.lookupRowVars():]
+	x := point[limbRowVars:]
 	var out []pcs.Claim
 	for f, fn := range l.Functions {
 		local := x[l.NbVars-l.Blocks[fn.In].NbVars:]
