@@ -83,21 +83,48 @@ func TestHonest(t *testing.T) {
 	}
 }
 
-// TestFieldWork checks the field-work count of a proof against its
-// encoding: every scalar and point is counted once.
+// TestFieldWork checks the field-work count of a proof against the
+// shapes that fix it: the LogUp trees' rounds (n(n−1)/2 for a tree over
+// n variables: the lookups', 3 + N, and the table set's), the opening's
+// fold checks (one per variable of the largest commitment), and round
+// values that are scalars of the proof.
 func TestFieldWork(t *testing.T) {
 	f := newFixture(t, model.Default(), 4)
 	s := testSRS(t, 1<<18)
-	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, inference.Segment{From: 0, To: 1})
+	seg := inference.Segment{From: 0, To: 1}
+	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLayout(f.tr, seg, f.pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _, err := TableSet(l)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := proof.FieldWork()
-	if 32*w.Scalars+48*w.Points != proof.Size() {
-		t.Errorf("%d scalars and %d points for a proof of %d bytes", w.Scalars, w.Points, proof.Size())
+	n, k := limbRowVars+l.NbVars, set.NbVars
+	if want := n*(n-1)/2 + k*(k-1)/2; w.GKRRounds != want {
+		t.Errorf("%d GKR rounds, want %d", w.GKRRounds, want)
 	}
-	if w.GKRRounds == 0 || w.Rounds[3] < w.GKRRounds || w.EstimatedR1CS() <= 191*w.Scalars/2 {
-		t.Errorf("field work %+v, estimate %d", w, w.EstimatedR1CS())
+	if want := max(l.NbVars, k); w.FoldChecks != want {
+		t.Errorf("%d fold checks, want %d", w.FoldChecks, want)
+	}
+	values := 0
+	for d, r := range w.Rounds {
+		values += d * r
+	}
+	if values > w.Scalars || w.GKRValues != 3*w.GKRRounds || w.Rounds[3] < w.GKRRounds {
+		t.Errorf("field work %+v: %d round values", w, values)
+	}
+	data, err := proof.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) <= proof.Size() || 32*w.Scalars+48*w.Points != proof.Size() {
+		t.Errorf("%d scalars and %d points, Size %d, encoding %d bytes", w.Scalars, w.Points, proof.Size(), len(data))
 	}
 	t.Logf("field work %+v: ≈ %d R1CS", w, w.EstimatedR1CS())
 }

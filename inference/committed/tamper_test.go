@@ -46,6 +46,15 @@ type tamper struct {
 	do   func(p *Proof) func()
 }
 
+// dropLast drops the last element of a list of the proof.
+func dropLast[T any](name string, get func(p *Proof) *[]T) tamper {
+	return tamper{name + " last dropped", func(p *Proof) func() {
+		saved := *get(p)
+		*get(p) = saved[:len(saved)-1]
+		return func() { *get(p) = saved }
+	}}
+}
+
 func fractionTampers(name string, get func(p *Proof) *lookup.FractionProof[fr.Element]) []tamper {
 	var out []tamper
 	for k := range 4 {
@@ -90,10 +99,11 @@ func tampers(proof *Proof) []tamper {
 		{"Functions[0].Out", func(p *Proof) func() { return bump(&p.Functions[0].Out) }},
 		{"Functions[last].In", func(p *Proof) func() { return bump(&p.Functions[len(p.Functions)-1].In) }},
 		{"Functions[last].Out", func(p *Proof) func() { return bump(&p.Functions[len(p.Functions)-1].Out) }},
-		{"Functions dropped", func(p *Proof) func() {
-			saved := p.Functions
-			p.Functions = saved[:len(saved)-1]
-			return func() { p.Functions = saved }
+		dropLast("Functions", func(p *Proof) *[]FunctionEval { return &p.Functions }),
+		{"Argmax added outside the last segment", func(p *Proof) func() {
+			saved := p.Argmax
+			p.Argmax = &ArgmaxProof{Chosen: make([]fr.Element, 1)}
+			return func() { p.Argmax = saved }
 		}},
 		{"Multiplicities", func(p *Proof) func() { return move(&p.Multiplicities) }},
 		{"Boundary", func(p *Proof) func() { return move(p.Boundary) }},
@@ -139,11 +149,7 @@ func tampers(proof *Proof) []tamper {
 		u1, u2 := bump(&p.ResidualEvals[1]), bump(&p.ResidualEvals[2])
 		return func() { u1(); u2() }
 	}})
-	out = append(out, tamper{"ResidualEvals dropped", func(p *Proof) func() {
-		saved := p.ResidualEvals
-		p.ResidualEvals = saved[:len(saved)-1]
-		return func() { p.ResidualEvals = saved }
-	}})
+	out = append(out, dropLast("ResidualEvals", func(p *Proof) *[]fr.Element { return &p.ResidualEvals }))
 	for q := range proof.Accumulators {
 		out = append(out, tamper{fmt.Sprintf("Accumulators[%d]", q), func(p *Proof) func() { return bump(&p.Accumulators[q]) }})
 	}
@@ -532,11 +538,7 @@ func factorTampers(name string, get func(p *Proof) *[]FactorProof) func(p *Proof
 				tamper{fmt.Sprintf("%s[%d].A", name, k), func(p *Proof) func() { return bump(&at(p).A) }},
 				tamper{fmt.Sprintf("%s[%d].B", name, k), func(p *Proof) func() { return bump(&at(p).B) }})
 		}
-		return append(out, tamper{name + " last dropped", func(p *Proof) func() {
-			saved := *get(p)
-			*get(p) = saved[:len(saved)-1]
-			return func() { *get(p) = saved }
-		}})
+		return append(out, dropLast(name, get))
 	}
 }
 
@@ -757,11 +759,7 @@ func normTampers(proof *Proof) []tamper {
 		out = append(out, roundTampers(fmt.Sprintf("Norms[%d].Variance", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).Variance })...)
 		out = append(out, roundTampers(fmt.Sprintf("Norms[%d].Scale", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).Scale })...)
 	}
-	return append(out, tamper{"Norms last dropped", func(p *Proof) func() {
-		saved := p.Norms
-		p.Norms = saved[:len(saved)-1]
-		return func() { p.Norms = saved }
-	}})
+	return append(out, dropLast("Norms", func(p *Proof) *[]NormProof { return &p.Norms }))
 }
 
 // TestNorms proves the norms of both families in a first segment, in a
@@ -823,11 +821,7 @@ func softmaxTampers(proof *Proof) []tamper {
 		out = append(out, roundTampers(fmt.Sprintf("Softmax[%d].Zero", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).Zero.SumCheck })...)
 		out = append(out, roundTampers(fmt.Sprintf("Softmax[%d].OneHot", k), func(p *Proof) *sumcheck.Proof[fr.Element] { return &at(p).OneHot })...)
 	}
-	return append(out, tamper{"Softmax last dropped", func(p *Proof) func() {
-		saved := p.Softmax
-		p.Softmax = saved[:len(saved)-1]
-		return func() { p.Softmax = saved }
-	}})
+	return append(out, dropLast("Softmax", func(p *Proof) *[]SoftmaxProof { return &p.Softmax }))
 }
 
 // TestSoftmax proves the softmax of both families: every field of a
