@@ -218,7 +218,9 @@ func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pass, tr *
 // prove is Prove with the limb table computed by limbsOf and the
 // lookups' multiplicities by multOf (the tests substitute limbs that do
 // not decompose the committed values, and multiplicities that ignore a
-// forged table output).
+// forged table output). limbsOf runs before the stacked table is built,
+// so that a test may also forge an auxiliary tensor of the layout (the
+// argmax margins, a softmax mark) and have it committed.
 func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error), multOf func(*table.Set, *lookup.Lookups) ([]uint64, error)) (*Proof, *Timings, error) {
 	if seg.From < 0 || seg.To > len(tr.Layers) || seg.From >= seg.To {
 		return nil, nil, fmt.Errorf("committed: segment [%d, %d) of a pass of %d blocks", seg.From, seg.To, len(tr.Layers))

@@ -222,12 +222,13 @@
 //
 // so that r_V < 4^e and v ≥ 2¹⁴ when e > 0 (e minimal; v < 2¹⁶ is v's
 // exact range). Then, at a random row point ρ₂, one sum-check over (r, i)
-// proves every row's sum of squares (degree 4, value 0):
+// proves every row's sum of squares (degree 4, 3 for RMSNorm; value 0):
 //
 //	Σ_{r,i} eq(ρ₂, r)·((h − μ·VC)² − 2^(−k_c)·(v·4^e + r_V − ε·VR)) = 0
 //
 // (VC, VR the valid columns and rows, public), and one more the norm's
-// accumulator claim Acc(r_q) from the requantization step (degree 6):
+// accumulator claim Acc(r_q) from the requantization step (degree 6, 5
+// for RMSNorm; the round degree is the largest factor count of a term):
 //
 //	Acc(r_q) = Σ_{r,i} eq(r_q, (r, i))·((h − μ·VC)·T·2^(Eₘₐₓ−e)·γ + β·VR·VC)
 //
@@ -259,7 +260,8 @@
 // 2^bj·mark(ρ′, ½) = Sel(ρ′) (one mark per valid row); and one degree-2
 // sum-check proves Σ mark·(lo + 2¹⁶·hi + 1 − mask) = 0 — non-negative
 // terms far below |Fr|, so each mark sits on an unmasked entry whose score
-// is the maximum. The mask's MLE costs the verifier O(n·log T).
+// is the maximum. The mask's MLE is poly.CausalZeroifier's (the pass
+// starts at position 0, T = n) times the heads' selector: O(log n).
 //
 // Embedding (embedding.go, first segment only): the embedding block is
 // the model's embedding of the public tokens, E[token] (plus P[position]
@@ -292,8 +294,8 @@
 //	label "committed/product"; per gated product: sum-check (degree 3), Act(r′), Up(r′)   (Llama)
 //	label "committed/rope"; per rotation: sum-check (degree 3), In(r′), In(r′ with the half-head bit flipped)   (Llama)
 //	label "committed/attention"; per block: scores then context, each a sum-check (degree 3), A(r′), B(r′)
-//	label "committed/norm"; per norm: ρ₁; the 9 row values; ρ₂; sum-check (degree 4), 5 values;
-//	  sum-check (degree 6) of Acc(r_q), 4 values
+//	label "committed/norm"; per norm: ρ₁; the 9 row values; ρ₂; sum-check (degree 4; 3 RMSNorm), 5 values;
+//	  sum-check (degree 6; 5 RMSNorm) of Acc(r_q), 4 values
 //	label "committed/softmax"; per attention: γ; zero-check (14 tables); ρ′; 3 row values;
 //	  sum-check (degree 2), 3 values
 //	label "committed/residual"; r; the residual values                (when the segment has a residual add)
