@@ -9,9 +9,10 @@ import (
 // Size returns the bytes of the proof's field elements (32 bytes each)
 // and compressed G1 points (48 bytes each): the size of a compact
 // encoding, length prefixes aside.
-func (p *Proof) Size() int {
-	const scalar, point = 32, 48
-	points := p.points()
+func (p *Proof) Size() int { return 32*p.scalars() + 48*p.points() }
+
+// scalars is the number of field elements of the proof.
+func (p *Proof) scalars() int {
 	scalars := 1 + limbRows + 2*len(p.Functions) + len(p.Accumulators) + len(p.ResidualEvals)
 	if p.Boundary != nil {
 		scalars++
@@ -38,7 +39,7 @@ func (p *Proof) Size() int {
 	for _, lp := range p.Projections {
 		scalars += len(lp.Biases) + rounds(lp.SumCheck.Rounds) + len(lp.Inputs) + len(lp.Weights)
 	}
-	return scalar*scalars + point*points
+	return scalars
 }
 
 func fractionScalars(f *lookup.FractionProof[fr.Element]) int {
@@ -89,7 +90,7 @@ const (
 
 // FieldWork counts the proof's field work.
 func (p *Proof) FieldWork() FieldWork {
-	w := FieldWork{Rounds: map[int]int{}, Scalars: (p.Size() - 48*p.points()) / 32, Points: p.points()}
+	w := FieldWork{Rounds: map[int]int{}, Scalars: p.scalars(), Points: p.points()}
 	count := func(r [][]fr.Element) {
 		for _, x := range r {
 			w.Rounds[len(x)]++
