@@ -30,29 +30,42 @@ type BatchProof struct {
 // batchShape checks the claims against nbCommitments commitments and
 // returns every commitment's number of variables and the largest.
 func batchShape(nbCommitments int, claims []Claim) ([]int, int, error) {
-	if len(claims) == 0 {
+	targets, vars := make([]int, len(claims)), make([]int, len(claims))
+	for k, c := range claims {
+		targets[k], vars[k] = c.Commitment, len(c.Point)
+	}
+	return BatchShape(nbCommitments, targets, vars)
+}
+
+// BatchShape checks the shape of a batch opening — claim k on commitment
+// targets[k] at a point of vars[k] variables, every commitment claimed,
+// its claims of one length — and returns every commitment's number of
+// variables and the largest (the opening's). The in-circuit verifier
+// checks its claims with it too.
+func BatchShape(nbCommitments int, targets, vars []int) ([]int, int, error) {
+	if len(targets) == 0 || len(vars) != len(targets) {
 		return nil, 0, fmt.Errorf("pcs: batch: no claim")
 	}
-	if nbCommitments < 1 || nbCommitments > len(claims) {
-		return nil, 0, fmt.Errorf("pcs: batch: %d commitments for %d claims (every commitment needs a claim)", nbCommitments, len(claims))
+	if nbCommitments < 1 || nbCommitments > len(targets) {
+		return nil, 0, fmt.Errorf("pcs: batch: %d commitments for %d claims (every commitment needs a claim)", nbCommitments, len(targets))
 	}
 	nbVars := make([]int, nbCommitments)
 	for i := range nbVars {
 		nbVars[i] = -1
 	}
 	n := 0
-	for k, c := range claims {
-		if c.Commitment < 0 || c.Commitment >= nbCommitments {
-			return nil, 0, fmt.Errorf("pcs: batch: claim %d is on commitment %d, outside [0, %d)", k, c.Commitment, nbCommitments)
+	for k, j := range targets {
+		if j < 0 || j >= nbCommitments {
+			return nil, 0, fmt.Errorf("pcs: batch: claim %d is on commitment %d, outside [0, %d)", k, j, nbCommitments)
 		}
-		m := len(c.Point)
+		m := vars[k]
 		if m < 1 || m > MaxNbVars {
 			return nil, 0, fmt.Errorf("pcs: batch: claim %d has a point of %d variables, want 1 to %d", k, m, MaxNbVars)
 		}
-		if v := nbVars[c.Commitment]; v >= 0 && v != m {
-			return nil, 0, fmt.Errorf("pcs: batch: claim %d has %d variables, an earlier claim on commitment %d has %d", k, m, c.Commitment, v)
+		if v := nbVars[j]; v >= 0 && v != m {
+			return nil, 0, fmt.Errorf("pcs: batch: claim %d has %d variables, an earlier claim on commitment %d has %d", k, m, j, v)
 		}
-		nbVars[c.Commitment] = m
+		nbVars[j] = m
 		n = max(n, m)
 	}
 	for j, v := range nbVars {

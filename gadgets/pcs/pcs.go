@@ -80,45 +80,17 @@ type GroupCheck struct {
 	Generator   frontend.Variable
 }
 
-// shape returns every commitment's number of variables (the length of
-// its claims' points, which must agree) and the largest.
-func shape(nbCommitments int, claims []Claim) ([]int, int, error) {
-	if len(claims) == 0 || nbCommitments < 1 || nbCommitments > len(claims) {
-		return nil, 0, fmt.Errorf("pcs: batch: %d commitments for %d claims", nbCommitments, len(claims))
-	}
-	vars := make([]int, nbCommitments)
-	for j := range vars {
-		vars[j] = -1
-	}
-	n := 0
-	for k, c := range claims {
-		if c.Commitment < 0 || c.Commitment >= nbCommitments {
-			return nil, 0, fmt.Errorf("pcs: batch: claim %d on commitment %d of %d", k, c.Commitment, nbCommitments)
-		}
-		if len(c.Point) < 1 || len(c.Point) > native.MaxNbVars {
-			return nil, 0, fmt.Errorf("pcs: batch: claim %d at a point of %d variables", k, len(c.Point))
-		}
-		if v := vars[c.Commitment]; v >= 0 && v != len(c.Point) {
-			return nil, 0, fmt.Errorf("pcs: batch: claims of %d and %d variables on commitment %d", v, len(c.Point), c.Commitment)
-		}
-		vars[c.Commitment] = len(c.Point)
-		n = max(n, len(c.Point))
-	}
-	for j, v := range vars {
-		if v < 0 {
-			return nil, 0, fmt.Errorf("pcs: batch: no claim on commitment %d", j)
-		}
-	}
-	return vars, n, nil
-}
-
 // VerifyBatchField is native.VerifyBatchField in circuit: with the
 // commitments and the claims' points already bound to t, it absorbs the
 // claimed values, replays the batching sum-check and the opening's
 // transcript, asserts the fold consistency, β ∉ {0, 1, −1} and z not an
 // evaluation point, and returns the scalars of the pairing check.
 func VerifyBatchField(api frontend.API, t *transcript.Transcript, nbCommitments int, claims []Claim, proof BatchProof) (*GroupCheck, error) {
-	vars, n, err := shape(nbCommitments, claims)
+	targets, lengths := make([]int, len(claims)), make([]int, len(claims))
+	for k, c := range claims {
+		targets[k], lengths[k] = c.Commitment, len(c.Point)
+	}
+	vars, n, err := native.BatchShape(nbCommitments, targets, lengths)
 	if err != nil {
 		return nil, err
 	}
