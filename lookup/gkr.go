@@ -105,6 +105,9 @@ func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, 
 		P(&sum).Mul(&lambda, &claimQ)
 		P(&sum).Add(&sum, &claimP)
 		tables := [][]E{poly.EqTable[E, P](point), split(ps[j+1]), splitOdd(ps[j+1]), split(qs[j+1]), splitOdd(qs[j+1])}
+		// The sum-check reads the halves: the layer itself is not needed
+		// any more (the leaves are the largest tables of the proof).
+		ps[j+1], qs[j+1] = nil, nil
 		sc, opening, err := sumcheck.Prove(tr, tables, gkrTerms[E, P](lambda), sum)
 		if err != nil {
 			return FractionProof[E]{}, nil, fmt.Errorf("lookup: layer %d: %w", j, err)

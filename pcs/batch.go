@@ -129,8 +129,7 @@ func OpenBatch(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim) (
 			if c.Commitment != j {
 				continue
 			}
-			eq := poly.EqTableScaled[fr.Element](c.Point, &powers[k])
-			field.Add(combination[:len(eq)], combination[:len(eq)], eq)
+			addEq(combination, c.Point, &powers[k])
 		}
 		padded := table
 		if len(table) < 1<<n {
@@ -170,6 +169,24 @@ func OpenBatch(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim) (
 		return nil, err
 	}
 	return &BatchProof{SumCheck: scProof, Opening: *proof}, nil
+}
+
+// addEq adds scale·β(point, ·) to dst (2^len(point) entries or more, the
+// point padded with leading zeros). The point's leading coordinates that
+// are 0 or 1 select a sub-cube, the only entries where β is not zero: the
+// table is built over the remaining coordinates only.
+func addEq(dst []fr.Element, point []fr.Element, scale *fr.Element) {
+	offset, k := 0, 0
+	for ; k < len(point) && (point[k].IsZero() || point[k].IsOne()); k++ {
+		offset <<= 1
+		if point[k].IsOne() {
+			offset |= 1
+		}
+	}
+	rest := len(point) - k
+	offset <<= rest
+	eq := poly.EqTableScaled[fr.Element](point[k:], scale)
+	field.Add(dst[offset:offset+len(eq)], dst[offset:offset+len(eq)], eq)
 }
 
 // VerifyBatchField is the field part of the verifier of [OpenBatch] for

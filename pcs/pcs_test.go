@@ -178,6 +178,46 @@ func TestBatchSingleCommitment(t *testing.T) {
 	}
 }
 
+// TestBatchBooleanPrefix opens claims whose points start with boolean
+// coordinates (a block of a stacked MLE, whose combination table the
+// prover builds over the block only) beside a random point: the proof
+// verifies, and a changed value is refused by the prover and rejected by
+// the verifier.
+func TestBatchBooleanPrefix(t *testing.T) {
+	rng := newTestRand(t)
+	srs := srsForTest(t)
+	table := randomTable(rng, 5)
+	c, err := Commit(srs, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zero, one fr.Element
+	one.SetOne()
+	var claims []Claim
+	for _, prefix := range [][]fr.Element{{one, zero}, {zero, one, one}, {one, one, one, one, one}, nil} {
+		point := append(append([]fr.Element(nil), prefix...), field.RandomVector[fr.Element](rng, 5-len(prefix))...)
+		claims = append(claims, Claim{Point: point, Value: poly.Evaluate[fr.Element](table, point)})
+	}
+	commitments := []Commitment{c}
+	proof, err := OpenBatch(newTranscript(commitments, claims), srs, [][]fr.Element{table}, claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyBatch(newTranscript(commitments, claims), srs.VerifyingKey(), commitments, claims, proof); err != nil {
+		t.Fatalf("honest proof rejected: %v", err)
+	}
+	for k := range claims {
+		claims[k].Value.Add(&claims[k].Value, &one)
+		if _, err := OpenBatch(newTranscript(commitments, claims), srs, [][]fr.Element{table}, claims); err == nil {
+			t.Errorf("claim %d: a false value was proven", k)
+		}
+		if err := VerifyBatch(newTranscript(commitments, claims), srs.VerifyingKey(), commitments, claims, proof); err == nil {
+			t.Errorf("claim %d: a changed value was accepted", k)
+		}
+		claims[k].Value.Sub(&claims[k].Value, &one)
+	}
+}
+
 func TestBatchFalseClaimRefused(t *testing.T) {
 	rng := newTestRand(t)
 	srs := srsForTest(t)

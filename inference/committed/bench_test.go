@@ -71,7 +71,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 			b.Fatal(err)
 		}
 		need = max(need, 1<<l.NbVars, 1<<set.NbVars)
-		b.Logf("segment %v: %d blocks, stacked MLE and %d limb rows of 2^%d entries, range set of 2^%d rows", seg, len(l.Blocks), limbRows, l.NbVars, set.NbVars)
+		b.Logf("segment %v: %d blocks, stacked MLE and %d limb rows of 2^%d entries, %d lookup slots in 2^%d entries, table set of 2^%d rows", seg, len(l.Blocks), limbRows, l.NbVars, len(l.Slots), l.LookupVars, set.NbVars)
 	}
 	s := benchSRS(b, need)
 	var infer, prove, verify time.Duration

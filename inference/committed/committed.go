@@ -58,11 +58,12 @@ type Proof struct {
 	// checks that the two are the same point.
 	Incoming *pcs.Commitment
 	// Lookup proves that every limb is in its range table and every
-	// function lookup's (input, output) pair in its table; LimbEvals[j]
-	// is limb row j at the last NbVars coordinates of the lookup's column
+	// function lookup's (input, output) pair in its table, over the
+	// layout's slots; LimbEvals[m] is the m-th limb slot's limb row over
+	// its block at the slot's local coordinates of the lookup's column
 	// point, Functions[f] function f's input and output blocks there.
 	Lookup    *lookup.CommittedProof[fr.Element]
-	LimbEvals [limbRows]fr.Element
+	LimbEvals []fr.Element
 	Functions []FunctionEval
 	// Decomposition is the zero-check of the limb decompositions.
 	Decomposition *sumcheck.ZeroCheckProof[fr.Element]
@@ -312,12 +313,9 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult); err != nil {
 		return nil, nil, err
 	}
-	limbPoint := lc.Columns[1].Point[limbRowVars:]
-	for j := range limbRows {
-		proof.LimbEvals[j] = poly.Evaluate[fr.Element](tables[limbsCommitment+j], limbPoint)
-	}
+	proof.LimbEvals = limbEvals(l, tables[limbsCommitment:limbsCommitment+limbRows], lc.Columns[1].Point)
 	proof.Functions = functionEvals(l, stacked, lc.Columns[1].Point)
-	t.Absorb(proof.LimbEvals[:]...)
+	t.Absorb(proof.LimbEvals...)
 	absorbFunctions(t, proof.Functions)
 	times.GKR = time.Since(start)
 
@@ -546,10 +544,9 @@ func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Cl
 		{Commitment: multiplicitiesCommitment, Point: lc.Multiplicities.Point, Value: lc.Multiplicities.Value},
 		{Commitment: tensorsCommitment, Point: zc[tabS].Point, Value: zc[tabS].Value},
 	}
+	claims = append(claims, limbClaims(l, lc.Columns[1].Point, proof.LimbEvals)...)
 	for j := range limbRows {
-		claims = append(claims,
-			pcs.Claim{Commitment: limbsCommitment + j, Point: lc.Columns[1].Point[limbRowVars:], Value: proof.LimbEvals[j]},
-			pcs.Claim{Commitment: limbsCommitment + j, Point: zc[tabLimbs+j].Point, Value: zc[tabLimbs+j].Value})
+		claims = append(claims, pcs.Claim{Commitment: limbsCommitment + j, Point: zc[tabLimbs+j].Point, Value: zc[tabLimbs+j].Value})
 	}
 	claims = append(claims, functionClaims(l, lc.Columns[1].Point, proof.Functions)...)
 	claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: end, Value: proof.RequantEval})
@@ -611,6 +608,9 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass P
 	if proof == nil || proof.Lookup == nil || proof.Decomposition == nil || proof.Opening == nil {
 		return nil, fmt.Errorf("%w: incomplete proof", ErrRejected)
 	}
+	if len(proof.LimbEvals) != l.limbSlots() {
+		return nil, fmt.Errorf("%w: %d limb slot values for %d limb slots", ErrRejected, len(proof.LimbEvals), l.limbSlots())
+	}
 	if len(proof.Functions) != len(l.Functions) {
 		return nil, fmt.Errorf("%w: %d function lookup values for %d table applications", ErrRejected, len(proof.Functions), len(l.Functions))
 	}
@@ -630,20 +630,20 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass P
 	t.Absorb(pcs.Digest(proof.commitments()))
 
 	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
-	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{limbRows << l.NbVars}, proof.Lookup)
+	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{1 << l.LookupVars}, proof.Lookup)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if id := idEval(l, ids, lc.Columns[0].Point); !id.Equal(&lc.Columns[0].Value) {
 		return nil, fmt.Errorf("%w: the lookups' id column is not the layout's", ErrRejected)
 	}
-	// Columns a and b are the limb rows and the function rows, each row's
-	// value at the point's last NbVars coordinates given by the prover.
-	a, b := lookupColumnEvals(l, lc.Columns[1].Point, proof.LimbEvals[:], proof.Functions)
+	// Columns a and b are the slots' values at the point's local
+	// coordinates, given by the prover.
+	a, b := lookupColumnEvals(l, lc.Columns[1].Point, proof.LimbEvals, proof.Functions)
 	if !a.Equal(&lc.Columns[1].Value) || !b.Equal(&lc.Columns[2].Value) {
 		return nil, fmt.Errorf("%w: the lookup rows' values do not give the lookup columns' claims", ErrRejected)
 	}
-	t.Absorb(proof.LimbEvals[:]...)
+	t.Absorb(proof.LimbEvals...)
 	absorbFunctions(t, proof.Functions)
 
 	t.Label("committed/decomposition")

@@ -105,7 +105,7 @@ func TestFieldWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := proof.FieldWork()
-	n, k := limbRowVars+l.NbVars, set.NbVars
+	n, k := l.LookupVars, set.NbVars
 	if want := n*(n-1)/2 + k*(k-1)/2; w.GKRRounds != want {
 		t.Errorf("%d GKR rounds, want %d", w.GKRRounds, want)
 	}

@@ -58,32 +58,36 @@
 // # Relations
 //
 // Lookups (one LogUp-GKR instance with committed multiplicities,
-// lookup.ProveCommitted): the lookups are tuples (id, a, b) over the
-// 2^(N+3) entries of the 8 lookup rows. Row j holds limb row j: (id, lⱼ,
-// 0). The table applications ([Function]: the attention and MLP norms'
-// 1/√ of each block, the MLP activation — GELU or SiLU — and the final
-// norm's 1/√ in the last segment, walkFunctions order) sit in the same
-// rows, in the entries of their input block: function f is placed in
-// the highest row its input block's limbs leave free (no block uses all
-// eight), and there a holds the input and b the output at the same index
-// of the output block. Every other entry is (1, 0, 0), a row of
-// Range(15). The table set ([TableSet]) is Range(15) (id 1) then Range(w)
-// for every narrower top-limb width w, in increasing order, then the
-// model's function tables (table.Function of model.Table.Entries) in
-// order of first use. The id column is public: the id of limb (b, j)'s
-// width on block b's valid entries of row j, the function's table id on
-// its input block's valid entries of its row, 1 elsewhere; the verifier
-// evaluates its MLE in O((8·B + F)·N) for B blocks and F functions. The
-// multiplicities (over the set's rows) are the second commitment. The
-// claims the instance leaves on a and b at (ρ_rows, x) are split by the
-// prover into the rows' values at x (Proof.LimbEvals: each limb row's
-// commitment, zero at the function entries) and each function's input and
-// output block MLEs at x's last coordinates (Proof.Functions); the
-// verifier recombines them with eq over the row coordinates and the
-// input block's indicator, and each function value becomes a claim on its
-// block of s. A function table's rows past its domain repeat its last
-// output with the next keys, so every function input is an exact block
-// (below): its values stay in the domain.
+// lookup.ProveCommitted): the lookups are tuples (id, a, b) over a lookup
+// cube of 2^K entries ([Layout.Slots], K = Layout.LookupVars) made of
+// slots, each the size of a block's MLE: a limb slot (b, j) for every limb
+// row j that block b uses, holding (id, lⱼ, 0) over block b's entries of
+// row j, and a function slot for every table application ([Function]:
+// the attention and MLP norms' 1/√ of each block, the MLP activation —
+// GELU or SiLU — and the final norm's 1/√ in the last segment, each
+// attention's exp table, the norms' exponent tables), holding the input
+// block's values in a and the output block's at the same index in b. The
+// slots (per block its used rows in order, then the applications) are
+// placed aligned to their sizes, largest first; every other entry is
+// (1, 0, 0), a row of Range(15). Only the limbs that exist are looked
+// up: for GPT-2 small's block at 64 rows, 2²³ entries where the eight
+// full rows of the limb MLE were 2²⁵. The table set ([TableSet]) is
+// Range(15) (id 1) then Range(w) for every narrower top-limb width w, in
+// increasing order, then the function tables in order of first use. The
+// id column is public: each slot's id (its limb width's range, or its
+// function's table) on its block's valid entries, 1 elsewhere; the
+// verifier evaluates its MLE in O(S·K) for S slots. The multiplicities
+// (over the set's rows) are the second commitment. The claims the
+// instance leaves on a and b at ρ are split by the prover into one value
+// per slot at ρ's last coordinates (the slot's local ones): each limb
+// slot's limb row over its block (Proof.LimbEvals, slot order), each
+// function's input and output block MLEs (Proof.Functions); the verifier
+// recombines them with each slot's indicator (eq of its offset's bits
+// with ρ's leading coordinates), and each value becomes a claim on its
+// limb row, or on its block of s, at the block's point. A function
+// table's rows past its domain repeat its last output with the next
+// keys, so every function input is an exact block (below): its values
+// stay in the domain.
 //
 // Decompositions (one zero-check, sumcheck.ProveZero, degree 3 with the
 // eq factor): with public block-constant tables masked by each block's
@@ -269,7 +273,7 @@
 // tensor's MLE itself from the model and the tokens (O(rows·d)) and makes
 // it the value of a claim on the block of s: the prover sends nothing.
 //
-// Openings: every claim — the 8 limb rows' and the function blocks'
+// Openings: every claim — the limb slots' and the function blocks'
 // values at the lookup point, the multiplicity claim, the
 // zero-check's claims on s and on the 8 limb rows, the requantization
 // claim on s, the boundary link — is proven by one pcs.OpenBatch over the
@@ -286,7 +290,7 @@
 //	pcs.Digest(s, m, l₀, …, l₇[, boundary][, incoming])      (all commitments, before any challenge)
 //	lookup.ProveCommitted: label "lookup/committed/committed/tables", pcs.Digest(m), β, α,
 //	  witness tree, table tree, m(ρₜ), column evaluations
-//	l₀(x), …, l₇(x); per function, its input and output values
+//	each limb slot's value (slot order); per function, its input and output values
 //	label "committed/decomposition"; γ; zero-check (sumcheck.ZeroCheckLabel, …, evaluations)
 //	label "committed/requant"; r_q for every requantization (shared rows drawn once); Acc_q(r_q); ρ;
 //	  sum-check (degree 2, N rounds); s at its end point
@@ -305,7 +309,8 @@
 //	pcs.OpenBatch: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
 // The claims' order in the batch: multiplicities, s of the zero-check,
-// for each limb row its LogUp and zero-check claims, each function's
+// each limb slot's claim on its limb row, each limb row's zero-check
+// claim, each function's
 // input and output, s of the requantization sum-check, the projections' inputs, the boundary and its
 // block of s, the residual values, the embedding, each gated product's
 // Act and Up, each rotation's two input values, each attention
@@ -320,7 +325,8 @@
 //
 // [Proof.MarshalBinary] writes the magic string "veriformer/committed",
 // [FormatVersion], then Tensors, Multiplicities, Limbs, a presence byte
-// and the Boundary, BoundaryEval, a presence byte and Incoming, LimbEvals,
+// and the Boundary, BoundaryEval, a presence byte and Incoming, LimbEvals
+// (count; values),
 // Functions (count; per function In, Out), the LogUp proof (witness and
 // table trees: root, layers; MultiplicityEval; ColumnEvals), the
 // zero-check (rounds, evaluations), Accumulators, the requantization
@@ -346,7 +352,7 @@
 //
 // The limbs and multiplicities are committed before β, α, γ, ρ and every
 // point; the stacked MLE before the accumulator points. LogUp is sound for
-// field multiplicities (2^(N+3) + 2^18 ≪ |Fr|); each limb is then in its
+// field multiplicities (2^K + 2^18 ≪ |Fr|); each limb is then in its
 // range, the decomposition makes v − Min (and Max − v) a sum of limbs below
 // 2^60 ≪ |Fr|, so v is in its window (exact range). The padding of every
 // block is zero, which the contraction sum-checks' zero-padded claims
@@ -419,6 +425,8 @@
 //   - The attention contractions' tables grow as heads·n²·hd: summing
 //     over the head dimension first (a two-stage sum-check) would make
 //     them heads·n² + n·width.
-//   - The opening dominates the prover; committing only the limb rows
-//     some block uses, and fewer, larger segments, would cut it.
+//   - The limb rows are still committed over the whole stacked cube
+//     (eight MLEs of N variables, zero where no block uses them); one
+//     compact limb MLE over the slots would make the decomposition a
+//     linear relation between two cubes and cut seven commitments.
 package committed

@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 7
+const FormatVersion = 8
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -63,6 +63,7 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 	} else {
 		w.buf.WriteByte(0)
 	}
+	w.count(len(p.LimbEvals))
 	for j := range p.LimbEvals {
 		w.scalar(&p.LimbEvals[j])
 	}
@@ -175,8 +176,11 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	case b != 0:
 		r.fail(fmt.Errorf("incoming flag %d", b))
 	}
-	for j := range p.LimbEvals {
-		r.scalar(&p.LimbEvals[j])
+	if n := r.count(maxAccumulators, 32); r.err == nil && n > 0 {
+		p.LimbEvals = make([]fr.Element, n)
+		for j := range p.LimbEvals {
+			r.scalar(&p.LimbEvals[j])
+		}
 	}
 	if nf := r.count(maxAccumulators, 64); r.err == nil && nf > 0 {
 		p.Functions = make([]FunctionEval, nf)

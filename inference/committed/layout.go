@@ -27,9 +27,6 @@ const MaxLimbs = 4
 // the lower decomposition v − Min, MaxLimbs for the upper Max − v.
 const limbRows = 2 * MaxLimbs
 
-// limbRowVars is log₂ limbRows.
-const limbRowVars = 3
-
 // Block is one tensor of the stacked MLE: its entries in the per-dimension
 // zero-padded layout of its shape (poly.PaddedIndices) at rows
 // [Offset, Offset + 2^NbVars) of the stacked table.
@@ -66,6 +63,19 @@ type Layout struct {
 	// Softmax are the segment's attentions with their auxiliary tensors
 	// (one per block).
 	Softmax []*softmaxAux
+	// Slots are the regions of the lookup cube (LookupVars variables):
+	// every limb row a block uses, over the block's entries, and every
+	// table application, over its input block's entries.
+	Slots      []Slot
+	LookupVars int
+}
+
+// Slot is a region of the lookup cube: 2^NbVars entries (those of block
+// Block's MLE) at [Offset, Offset + 2^NbVars), holding limb row Row of
+// the block (Function < 0) or the table application Function on it.
+type Slot struct {
+	Block, Row, Function int
+	NbVars, Offset       int
 }
 
 // NewLayout stacks the opened tensors of segment seg of the pass tr
@@ -155,7 +165,66 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 	if l.Functions, err = functionsOf(apps, l); err != nil {
 		return nil, err
 	}
+	l.placeSlots()
 	return l, nil
+}
+
+// placeSlots lists the lookup slots — per block its used limb rows in
+// order, then the table applications — and places them in the lookup
+// cube aligned to their sizes, largest first (ties in that order).
+func (l *Layout) placeSlots() {
+	var slots []Slot
+	for b := range l.Blocks {
+		for j := range limbRows {
+			if l.limbWidth(b, j) != 0 {
+				slots = append(slots, Slot{Block: b, Row: j, Function: -1, NbVars: l.Blocks[b].NbVars})
+			}
+		}
+	}
+	for f, fn := range l.Functions {
+		slots = append(slots, Slot{Block: fn.In, Row: -1, Function: f, NbVars: l.Blocks[fn.In].NbVars})
+	}
+	sort.SliceStable(slots, func(a, b int) bool { return slots[a].NbVars > slots[b].NbVars })
+	off := 0
+	for i := range slots {
+		slots[i].Offset = off
+		off += 1 << slots[i].NbVars
+	}
+	l.Slots = slots
+	l.LookupVars = max(poly.Log2Ceil(off), 1)
+}
+
+// slotIndicator returns the MLE at point (LookupVars coordinates) of the
+// indicator of slot k's region.
+func (l *Layout) slotIndicator(k int, point []fr.Element) fr.Element {
+	s := &l.Slots[k]
+	return regionIndicator(s.Offset, s.NbVars, l.LookupVars, point)
+}
+
+// regionIndicator returns eq(bits of offset / 2^k, point[:n−k]): the MLE
+// at point (n coordinates) of the indicator of the aligned region of 2^k
+// entries at offset.
+func regionIndicator(offset, k, n int, point []fr.Element) fr.Element {
+	leading := n - k
+	idx := offset >> k
+	var res, f fr.Element
+	res.SetOne()
+	for i := range leading {
+		if idx>>(leading-1-i)&1 == 1 {
+			f = point[i]
+		} else {
+			f.SetOne()
+			f.Sub(&f, &point[i])
+		}
+		res.Mul(&res, &f)
+	}
+	return res
+}
+
+// slotLocal is the last NbVars coordinates of a lookup point: slot k's
+// local coordinates.
+func (l *Layout) slotLocal(k int, point []fr.Element) []fr.Element {
+	return point[l.LookupVars-l.Slots[k].NbVars:]
 }
 
 // prefixBits returns the leading NbVars − k coordinates that select block b:
@@ -185,20 +254,8 @@ func (l *Layout) Point(b int, local []fr.Element) []fr.Element {
 // indicator returns eq(prefix of block b, point[:leading]): the MLE at point
 // of the indicator of block b's rows.
 func (l *Layout) indicator(b int, point []fr.Element) fr.Element {
-	bits := l.prefixBits(b)
-	var res fr.Element
-	res.SetOne()
-	for i, v := range bits {
-		var f fr.Element
-		if v == 1 {
-			f = point[i]
-		} else {
-			f.SetOne()
-			f.Sub(&f, &point[i])
-		}
-		res.Mul(&res, &f)
-	}
-	return res
+	blk := &l.Blocks[b]
+	return regionIndicator(blk.Offset, blk.NbVars, l.NbVars, point)
 }
 
 // valid returns the MLE at point of the indicator of block b's valid

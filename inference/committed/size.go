@@ -13,7 +13,7 @@ func (p *Proof) Size() int { return 32*p.scalars() + 48*p.points() }
 
 // scalars is the number of field elements of the proof.
 func (p *Proof) scalars() int {
-	scalars := 1 + limbRows + 2*len(p.Functions) + len(p.Accumulators) + len(p.ResidualEvals)
+	scalars := 1 + len(p.LimbEvals) + 2*len(p.Functions) + len(p.Accumulators) + len(p.ResidualEvals)
 	if p.Boundary != nil {
 		scalars++
 	}

@@ -2,13 +2,13 @@ package committed
 
 import (
 	"fmt"
-	"math/big"
 	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
@@ -26,12 +26,10 @@ type FuncTable struct {
 
 // Function is one table application of a segment, Out = Table(In) entry
 // by entry: In and Out are blocks of the stacked MLE, of one shape. Its
-// lookups sit in lookup row Row at the input block's entries, a row that
-// block's limbs and no other application on that block use.
+// lookups fill a slot of the lookup cube of the input block's size.
 type Function struct {
 	Table   *FuncTable
 	In, Out int
-	Row     int
 }
 
 // FunctionEval is a function lookup's input and output block MLEs at the
@@ -98,7 +96,7 @@ func applications(tr *model.Trace, seg inference.Segment, norms []*normAux, soft
 	return out
 }
 
-// functionsOf places the applications in the layout's lookup rows.
+// functionsOf resolves the applications' tensors to the layout's blocks.
 func functionsOf(apps []application, l *Layout) ([]Function, error) {
 	var out []Function
 	for _, a := range apps {
@@ -110,22 +108,7 @@ func functionsOf(apps []application, l *Layout) ([]Function, error) {
 		if !slices.Equal(a.in.Shape, a.out.Shape) {
 			return nil, fmt.Errorf("committed: table %s: input %v and output %v differ in shape", a.table.Name, a.in.Shape, a.out.Shape)
 		}
-		used := map[int]bool{}
-		for _, f := range out {
-			if f.In == bi {
-				used[f.Row] = true
-			}
-		}
-		row := -1
-		for j := limbRows - 1; j >= 0 && row < 0; j-- {
-			if l.limbWidth(bi, j) == 0 && !used[j] {
-				row = j
-			}
-		}
-		if row < 0 {
-			return nil, fmt.Errorf("committed: table %s: its input %s leaves no lookup row free", a.table.Name, a.in.Name)
-		}
-		out = append(out, Function{Table: a.table, In: bi, Out: bo, Row: row})
+		out = append(out, Function{Table: a.table, In: bi, Out: bo})
 	}
 	return out, nil
 }
@@ -163,23 +146,28 @@ func TableSet(l *Layout) (*table.Set, *TableIDs, error) {
 }
 
 // lookupColumns returns the lookups' columns (id, a, b) over the lookup
-// rows: row j holds limb row j in a (b zero) and, at the input block's
-// entries of each function placed in row j, the input in a and the
-// output in b; every other entry is the all-zero tuple of Range(15).
+// cube: a limb slot (b, j) holds limb row j over block b's entries in a
+// (b zero), a function slot the input block's values in a and the output
+// block's in b; every other entry is the all-zero tuple of Range(15).
 func lookupColumns(l *Layout, ids *TableIDs, limbs []int64) ([3][]int64, error) {
 	size := 1 << l.NbVars
-	total := size << limbRowVars
-	if len(limbs) != total {
-		return [3][]int64{}, fmt.Errorf("committed: a limb table of %d entries, want %d", len(limbs), total)
+	if len(limbs) != limbRows*size {
+		return [3][]int64{}, fmt.Errorf("committed: a limb table of %d entries, want %d", len(limbs), limbRows*size)
 	}
+	total := 1 << l.LookupVars
 	var cols [3][]int64
 	cols[0] = idTable(l, ids, total)
 	cols[1] = make([]int64, total)
-	copy(cols[1], limbs)
 	cols[2] = make([]int64, total)
-	for _, fn := range l.Functions {
-		row := fn.Row * size
-		in, out := l.Blocks[fn.In].Tensor, l.Blocks[fn.Out].Tensor
+	for _, sl := range l.Slots {
+		blk := &l.Blocks[sl.Block]
+		if sl.Function < 0 {
+			row := sl.Row*size + blk.Offset
+			copy(cols[1][sl.Offset:sl.Offset+1<<sl.NbVars], limbs[row:row+1<<blk.NbVars])
+			continue
+		}
+		fn := &l.Functions[sl.Function]
+		in, out := blk.Tensor, l.Blocks[fn.Out].Tensor
 		idx, err := poly.PaddedIndices(in.Shape)
 		if err != nil {
 			return cols, err
@@ -188,104 +176,125 @@ func lookupColumns(l *Layout, ids *TableIDs, limbs []int64) ([3][]int64, error) 
 			return cols, fmt.Errorf("committed: table %s: %d inputs, %d outputs for shape %v", fn.Table.Name, len(in.Data), len(out.Data), in.Shape)
 		}
 		for k, i := range idx {
-			cols[1][row+l.Blocks[fn.In].Offset+i] = in.Data[k]
-			cols[2][row+l.Blocks[fn.In].Offset+i] = out.Data[k]
+			cols[1][sl.Offset+i] = in.Data[k]
+			cols[2][sl.Offset+i] = out.Data[k]
 		}
 	}
 	return cols, nil
 }
 
-// idTable returns the id column of the lookups (total entries).
+// slotID is the table id of slot k's valid entries.
+func (l *Layout) slotID(ids *TableIDs, k int) int64 {
+	sl := &l.Slots[k]
+	if sl.Function >= 0 {
+		return ids.Functions[l.Functions[sl.Function].Table.Name]
+	}
+	return ids.Ranges[l.limbWidth(sl.Block, sl.Row)]
+}
+
+// idTable returns the id column of the lookups (total entries): the
+// slots' ids at their blocks' valid entries, the padding's elsewhere.
 func idTable(l *Layout, ids *TableIDs, total int) []int64 {
-	size := 1 << l.NbVars
 	pad := ids.Ranges[LimbBits]
 	out := make([]int64, total)
 	for i := range out {
 		out[i] = pad
 	}
-	for b := range l.Blocks {
-		idx, _ := poly.PaddedIndices(l.Blocks[b].Tensor.Shape)
-		for j := range limbRows {
-			w := l.limbWidth(b, j)
-			if w == 0 {
-				continue
-			}
-			for _, i := range idx {
-				out[j*size+l.Blocks[b].Offset+i] = ids.Ranges[w]
-			}
-		}
-	}
-	for _, fn := range l.Functions {
-		blk := &l.Blocks[fn.In]
-		idx, _ := poly.PaddedIndices(blk.Tensor.Shape)
+	for k, sl := range l.Slots {
+		id := l.slotID(ids, k)
+		idx, _ := poly.PaddedIndices(l.Blocks[sl.Block].Tensor.Shape)
 		for _, i := range idx {
-			out[fn.Row*size+blk.Offset+i] = ids.Functions[fn.Table.Name]
+			out[sl.Offset+i] = id
 		}
 	}
 	return out
 }
 
-// idEval returns the id column's MLE at point (limbRowVars + NbVars
-// coordinates).
+// idEval returns the id column's MLE at point (LookupVars coordinates):
+// pad + Σₖ (idₖ − pad)·slotₖ(point)·valid_b(local).
 func idEval(l *Layout, ids *TableIDs, point []fr.Element) fr.Element {
-	rv := limbRowVars
-	rows := poly.EqTable[fr.Element](point[:rv])
-	x := point[rv:]
 	pad := ids.Ranges[LimbBits]
 	res := field.FromInt64[fr.Element](pad)
-	for j := range limbRows {
-		v := l.blockSum(x, func(b int) *big.Int {
-			w := l.limbWidth(b, j)
-			if w == 0 {
-				return new(big.Int)
-			}
-			return big.NewInt(ids.Ranges[w] - pad)
-		})
-		v.Mul(&v, &rows[j])
-		res.Add(&res, &v)
-	}
-	for _, fn := range l.Functions {
-		v := l.valid(fn.In, x)
-		d := field.FromInt64[fr.Element](ids.Functions[fn.Table.Name] - pad)
+	for k, sl := range l.Slots {
+		v := l.slotIndicator(k, point)
+		if sl.NbVars > 0 {
+			sel := lookup.Selector[fr.Element](l.Blocks[sl.Block].Tensor.Shape, l.slotLocal(k, point))
+			v.Mul(&v, &sel)
+		}
+		d := field.FromInt64[fr.Element](l.slotID(ids, k) - pad)
 		v.Mul(&v, &d)
-		v.Mul(&v, &rows[fn.Row])
 		res.Add(&res, &v)
 	}
 	return res
 }
 
 // lookupColumnEvals returns the MLEs of the lookups' columns a and b at
-// point from the rows' values: the limb rows' LimbEvals (zero at the
-// function entries, which no limb of their block uses), and each
-// function's input and output block values at the point's last
-// coordinates, placed at its input block in its row.
+// point from the slots' values: the limb slots' LimbEvals (in slot
+// order) and each function's input and output block values, each times
+// its slot's indicator.
 func lookupColumnEvals(l *Layout, point []fr.Element, limbEvals []fr.Element, fns []FunctionEval) (a, b fr.Element) {
-	rv := limbRowVars
-	rows := poly.EqTable[fr.Element](point[:rv])
-	x := point[rv:]
 	var term fr.Element
-	for j := range limbRows {
-		term.Mul(&rows[j], &limbEvals[j])
+	m := 0
+	for k, sl := range l.Slots {
+		ind := l.slotIndicator(k, point)
+		if sl.Function < 0 {
+			term.Mul(&ind, &limbEvals[m])
+			a.Add(&a, &term)
+			m++
+			continue
+		}
+		term.Mul(&ind, &fns[sl.Function].In)
 		a.Add(&a, &term)
-	}
-	for f, fn := range l.Functions {
-		ind := l.indicator(fn.In, x)
-		ind.Mul(&ind, &rows[fn.Row])
-		term.Mul(&ind, &fns[f].In)
-		a.Add(&a, &term)
-		term.Mul(&ind, &fns[f].Out)
+		term.Mul(&ind, &fns[sl.Function].Out)
 		b.Add(&b, &term)
 	}
 	return a, b
 }
 
+// limbSlots returns the number of limb slots (LimbEvals' length).
+func (l *Layout) limbSlots() int {
+	n := 0
+	for _, sl := range l.Slots {
+		if sl.Function < 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// limbEvals evaluates each limb slot's limb row over its block at the
+// slot's local coordinates of the lookup point (rows: the limb rows'
+// tables).
+func limbEvals(l *Layout, rows [][]fr.Element, point []fr.Element) []fr.Element {
+	var out []fr.Element
+	for k, sl := range l.Slots {
+		if sl.Function < 0 {
+			out = append(out, poly.Evaluate[fr.Element](blockOf(l, rows[sl.Row], sl.Block), l.slotLocal(k, point)))
+		}
+	}
+	return out
+}
+
+// limbClaims returns the claims on the limb rows of the limb slots'
+// values.
+func limbClaims(l *Layout, point []fr.Element, evals []fr.Element) []pcs.Claim {
+	var out []pcs.Claim
+	m := 0
+	for k, sl := range l.Slots {
+		if sl.Function < 0 {
+			out = append(out, pcs.Claim{Commitment: limbsCommitment + sl.Row, Point: l.Point(sl.Block, l.slotLocal(k, point)), Value: evals[m]})
+			m++
+		}
+	}
+	return out
+}
+
 // functionEvals evaluates each function's input and output blocks of the
 // stacked table at the last coordinates of the lookup point.
 func functionEvals(l *Layout, stacked []fr.Element, point []fr.Element) []FunctionEval {
-	x := point[limbRowVars:]
 	out := make([]FunctionEval, len(l.Functions))
 	for f, fn := range l.Functions {
-		local := x[l.NbVars-l.Blocks[fn.In].NbVars:]
+		local := point[len(point)-l.Blocks[fn.In].NbVars:]
 		out[f].In = poly.Evaluate[fr.Element](blockOf(l, stacked, fn.In), local)
 		out[f].Out = poly.Evaluate[fr.Element](blockOf(l, stacked, fn.Out), local)
 	}
@@ -295,10 +304,9 @@ func functionEvals(l *Layout, stacked []fr.Element, point []fr.Element) []Functi
 // functionClaims returns the claims on the stacked MLE of each function's
 // input and output values.
 func functionClaims(l *Layout, point []fr.Element, fns []FunctionEval) []pcs.Claim {
-	x := point[limbRowVars:]
 	var out []pcs.Claim
 	for f, fn := range l.Functions {
-		local := x[l.NbVars-l.Blocks[fn.In].NbVars:]
+		local := point[len(point)-l.Blocks[fn.In].NbVars:]
 		out = append(out,
 			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(fn.In, local), Value: fns[f].In},
 			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(fn.Out, local), Value: fns[f].Out})

@@ -94,12 +94,13 @@ func tampers(proof *Proof) []tamper {
 		{"Limbs[0]", func(p *Proof) func() { return move(&p.Limbs[0]) }},
 		{"Limbs[7]", func(p *Proof) func() { return move(&p.Limbs[7]) }},
 		{"LimbEvals[0]", func(p *Proof) func() { return bump(&p.LimbEvals[0]) }},
-		{"LimbEvals[7]", func(p *Proof) func() { return bump(&p.LimbEvals[7]) }},
+		{"LimbEvals[last]", func(p *Proof) func() { return bump(&p.LimbEvals[len(p.LimbEvals)-1]) }},
 		{"Functions[0].In", func(p *Proof) func() { return bump(&p.Functions[0].In) }},
 		{"Functions[0].Out", func(p *Proof) func() { return bump(&p.Functions[0].Out) }},
 		{"Functions[last].In", func(p *Proof) func() { return bump(&p.Functions[len(p.Functions)-1].In) }},
 		{"Functions[last].Out", func(p *Proof) func() { return bump(&p.Functions[len(p.Functions)-1].Out) }},
 		dropLast("Functions", func(p *Proof) *[]FunctionEval { return &p.Functions }),
+		dropLast("LimbEvals", func(p *Proof) *[]fr.Element { return &p.LimbEvals }),
 		{"Argmax added outside the last segment", func(p *Proof) func() {
 			saved := p.Argmax
 			p.Argmax = &ArgmaxProof{Chosen: make([]fr.Element, 1)}
