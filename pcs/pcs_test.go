@@ -291,12 +291,48 @@ func TestCommitSigned(t *testing.T) {
 		if !got.Equal(&want) {
 			t.Fatalf("bound %d: signed commitment differs", bound)
 		}
-		// One full-size entry: the plain path.
+		// One full-size entry: still gathered (a negative entry).
 		table[5] = field.Random[fr.Element](rng)
 		got, _ = Commit(srs, table)
 		want, _ = kzg.Commit(table, srs.Pk)
 		if !got.Equal(&want) {
 			t.Fatalf("bound %d: commitment with a full-size entry differs", bound)
+		}
+	}
+}
+
+// TestCommitSparse checks the gathered multiplication against the dense
+// one on tables of zeros and full-size, small and small negative
+// entries, down to the all-zero table (the point at infinity), and the
+// dense path on a table without zeros.
+func TestCommitSparse(t *testing.T) {
+	rng := newTestRand(t)
+	srs := srsForTest(t)
+	for _, density := range []int{0, 1, 4, 16, 64} {
+		table := make([]fr.Element, 64)
+		for i := range density {
+			switch k := rng.IntN(len(table)); i % 3 {
+			case 0:
+				table[k] = field.Random[fr.Element](rng)
+			case 1:
+				table[k].SetInt64(rng.Int64N(1 << 20))
+			default:
+				table[k].SetInt64(-rng.Int64N(1<<20) - 1)
+			}
+		}
+		if density == 64 {
+			table = field.RandomVector[fr.Element](rng, 64)
+		}
+		got, err := Commit(srs, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := kzg.Commit(table, srs.Pk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equal(&want) {
+			t.Fatalf("%d random entries: the commitment differs", density)
 		}
 	}
 }

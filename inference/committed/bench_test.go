@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,8 @@ import (
 var (
 	gpt2Small = flag.Bool("committed.gpt2small", false, "also benchmark one block of a GPT-2-small-shaped model (12 layers, d=768, random weights)")
 	benchRows = flag.Int("committed.rows", 16, "rows of the benchmarked passes")
+	wholePass = flag.Bool("committed.pass", false, "with -committed.gpt2small, prove the whole pass (the LM head in the last segment) rather than block 1")
+	segBlocks = flag.Int("committed.blocks", 1, "with -committed.pass, blocks per segment")
 )
 
 // benchSRS loads (or creates once and caches in the user cache directory)
@@ -54,13 +57,23 @@ func BenchmarkProve(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("gpt2-small/block1/s=%d", rows), func(b *testing.B) { benchProve(b, m, rows, []inference.Segment{{From: 1, To: 2}}) })
+		if !*wholePass {
+			b.Run(fmt.Sprintf("gpt2-small/block1/s=%d", rows), func(b *testing.B) { benchProve(b, m, rows, []inference.Segment{{From: 1, To: 2}}) })
+			return
+		}
+		k := max(*segBlocks, 1)
+		var segs []inference.Segment
+		for i := 0; i < c.Layers; i += k {
+			segs = append(segs, inference.Segment{From: i, To: min(i+k, c.Layers)})
+		}
+		b.Run(fmt.Sprintf("gpt2-small/pass/s=%d/blocks=%d", rows, k), func(b *testing.B) { benchProve(b, m, rows, segs) })
 	}
 }
 
 func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment) {
 	f := newFixture(b, m, rows)
 	need := 2
+	last := ""
 	for _, seg := range segs {
 		l, err := NewLayout(f.tr, seg, f.pass)
 		if err != nil {
@@ -71,13 +84,20 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 			b.Fatal(err)
 		}
 		need = max(need, 1<<l.NbVars, 1<<set.NbVars)
-		b.Logf("segment %v: %d blocks, stacked MLE and %d limb rows of 2^%d entries, %d lookup slots in 2^%d entries, table set of 2^%d rows", seg, len(l.Blocks), limbRows, l.NbVars, len(l.Slots), l.LookupVars, set.NbVars)
+		// One line per segment that differs from the one before.
+		line := fmt.Sprintf("%d blocks, stacked MLE and %d limb rows of 2^%d entries, %d lookup slots in 2^%d entries, table set of 2^%d rows", len(l.Blocks), limbRows, l.NbVars, len(l.Slots), l.LookupVars, set.NbVars)
+		if line == last {
+			continue
+		}
+		last = line
+		b.Logf("segment %v: %s", seg, line)
 	}
 	s := benchSRS(b, need)
 	var infer, prove, verify time.Duration
 	var total Timings
 	size := 0
 	var works []FieldWork
+	perSeg := make([]time.Duration, len(segs))
 	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
@@ -87,18 +107,21 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		}
 		infer += time.Since(start)
 		size = 0
-		for _, seg := range segs {
+		var proofs []*Proof
+		for k, seg := range segs {
 			start = time.Now()
 			proof, t, err := Prove(s, m, f.st, f.pass, tr, seg)
 			if err != nil {
 				b.Fatal(err)
 			}
 			prove += time.Since(start)
+			perSeg[k] += time.Since(start)
 			total.Commit += t.Commit
 			total.GKR += t.GKR
 			total.SumCheck += t.SumCheck
 			total.Open += t.Open
 			size += proof.Size()
+			proofs = append(proofs, proof)
 			if b.N == 1 || len(works) < len(segs) {
 				works = append(works, proof.FieldWork())
 			}
@@ -107,6 +130,11 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 				b.Fatal(err)
 			}
 			verify += time.Since(start)
+		}
+		if segs[0].From == 0 && segs[len(segs)-1].To == len(tr.Layers) {
+			if err := CheckChain(proofs); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	n := float64(b.N)
@@ -120,7 +148,19 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 	b.ReportMetric(ms(infer), "infer-ms")
 	b.ReportMetric(ms(verify), "verify-ms")
 	b.ReportMetric(float64(size), "proof-bytes")
+	if len(segs) > 1 {
+		secs := make([]string, len(segs))
+		for k, d := range perSeg {
+			secs[k] = fmt.Sprintf("%.1f", d.Seconds()/n)
+		}
+		b.Logf("prover per segment (s): %s", strings.Join(secs, " "))
+	}
+	last = ""
 	for k, w := range works[:len(segs)] {
-		b.Logf("segment %v: field work: rounds by degree %v (GKR %d), %d scalars, %d points, %d fold checks: ≈ %d R1CS of transcript and sum-checks", segs[k], w.Rounds, w.GKRRounds, w.Scalars, w.Points, w.FoldChecks, w.EstimatedR1CS())
+		line := fmt.Sprintf("field work: rounds by degree %v (GKR %d), %d scalars, %d points, %d fold checks: ≈ %d R1CS of transcript and sum-checks", w.Rounds, w.GKRRounds, w.Scalars, w.Points, w.FoldChecks, w.EstimatedR1CS())
+		if line != last {
+			b.Logf("segment %v: %s", segs[k], line)
+		}
+		last = line
 	}
 }
