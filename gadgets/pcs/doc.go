@@ -1,15 +1,27 @@
-// Package pcs verifies in a circuit the field part of a batch opening of
-// package pcs (HyperKZG over BLS12-377): the in-circuit twin of
-// pcs.VerifyBatchField, with the same transcript order and the same golden
-// vector (pcs/testdata/batch_vector.json). It runs in circuits over
-// BLS12-377's scalar field, where the proof's scalars are native: the
-// BLS12-377 segment circuits of the committed shape.
+// Package pcs verifies batch openings of package pcs (HyperKZG over
+// BLS12-377) in circuits, split where the curves are native:
 //
-// Status: tested on the golden vector (honest proof accepted; every round
-// value, evaluation, claimed value, point coordinate, fold and quotient
-// point, output scalar and the final transcript state changed → rejected
-// by the gadget and by the native verifier); not yet on the proving
-// path: the committed segment circuits will call it.
+//   - [VerifyBatchField], the in-circuit twin of pcs.VerifyBatchField, runs
+//     over BLS12-377's scalar field, where the proof's scalars are native:
+//     the BLS12-377 segment circuits of the committed shape. It returns
+//     the scalars of the pairing check.
+//   - [VerifyGroup], the in-circuit twin of pcs.VerifyGroup, runs over
+//     BW6-761's scalar field, BLS12-377's base field, where the points are
+//     native: the aggregator. It takes those scalars (a segment proof's
+//     public inputs), checks every point, and completes the pairing checks
+//     of several openings with one pairing. [PointsDigest] computes the
+//     digests that stand for the points in the segment's transcript.
+//
+// Both are tested on the same golden vector as the native verifier
+// (pcs/testdata/batch_vector.json): the honest proof is accepted by the
+// gadgets and by the native verifier; every round value, evaluation,
+// claimed value, point coordinate, fold and quotient point, output scalar
+// and the final transcript state changed is rejected by the field part
+// and by the native verifier; every commitment, fold and quotient point
+// moved in G1, a commitment outside G1 and every scalar changed, in one
+// opening alone or as the second of two, is rejected by the group part
+// and by native.VerifyGroup. Not yet on the proving path: the committed
+// segment circuits and the aggregator will call them.
 //
 // # What it checks and what it returns
 //
@@ -38,6 +50,26 @@
 // BLS12-377's base field; the segment exposes these scalars as public
 // inputs. A forged point is caught there: the scalars here only depend on
 // the points through their digests.
+//
+// # The group part
+//
+// [VerifyGroup] asserts that every prover point of every opening is in G1
+// (on the curve, and the subgroup check by the endomorphism), computes
+// per opening the points digest and a Poseidon2 chain over the digests and
+// the scalars (the emulated scalars' 64-bit limbs packed into one
+// element), and from it 128-bit weights w₀ = 1, wᵢ = the low 128 bits of
+// C(seed, i). With Lᵢ = Σ scalar·point over opening i (commitments,
+// folds, quotients) + gᵢ·[1]₁, it asserts
+//
+//	e(Σᵢ wᵢ·Lᵢ, [1]₂) · e(−Σᵢ wᵢ·W′ᵢ, [τ]₂) = 1
+//
+// with [1]₂ and [τ]₂ circuit constants of the SRS ([Key]; their Miller
+// loop lines precomputed). Honest openings satisfy it; if one opening's
+// own equation fails, the combination holds with probability at most
+// 2⁻¹²⁸ over the weights, which depend on everything the openings
+// contain. Cost: 36,124 R1CS for the vector's opening (8 points),
+// 65,834 for two (testdata/group_constraints.csv): about 30k per opening
+// of 8 points, of which the fixed pairing check is paid once.
 //
 // # Cost
 //

@@ -1,0 +1,199 @@
+package pcs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fp"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+	"github.com/consensys/gnark/std/algebra/native/sw_bls12377"
+	"github.com/consensys/gnark/test"
+
+	"github.com/veriformer/veriformer/field"
+	native "github.com/veriformer/veriformer/pcs"
+)
+
+// groupCircuit completes the pairing checks of its openings (VerifyGroup)
+// and asserts each opening's points digest.
+type groupCircuit struct {
+	Openings []GroupOpening
+	Digests  []frontend.Variable `gnark:",public"`
+
+	key Key
+}
+
+func (c *groupCircuit) Define(api frontend.API) error {
+	for i := range c.Openings {
+		ps, _ := c.Openings[i].points()
+		all := make([]sw_bls12377.G1Affine, len(ps))
+		for k, p := range ps {
+			all[k] = *p
+		}
+		d, err := PointsDigest(api, all)
+		if err != nil {
+			return err
+		}
+		api.AssertIsEqual(d, c.Digests[i])
+	}
+	return VerifyGroup(api, c.key, c.Openings)
+}
+
+// groupRuns is what the group tests change: the openings' points and
+// scalars, one run each.
+type groupRuns []*run
+
+func (rs groupRuns) circuits() (*groupCircuit, *groupCircuit) {
+	key := KeyOf(rs[0].vk)
+	placeholder := &groupCircuit{key: key}
+	assignment := &groupCircuit{key: key}
+	for _, r := range rs {
+		points := append(append(append([]bls12377.G1Affine(nil), r.commitments...), r.proof.Opening.Folds...), r.proof.Opening.Quotients[:]...)
+		d := native.Digest(points)
+		placeholder.Openings = append(placeholder.Openings, PlaceholderGroupOpening(len(r.commitments), len(r.proof.Opening.Evaluations)))
+		placeholder.Digests = append(placeholder.Digests, nil)
+		assignment.Openings = append(assignment.Openings, ValueOfGroupOpening(r.commitments, &r.proof.Opening, &r.check))
+		assignment.Digests = append(assignment.Digests, field.BigInt(&d))
+	}
+	return placeholder, assignment
+}
+
+func (rs groupRuns) solve() error {
+	placeholder, assignment := rs.circuits()
+	return test.IsSolved(placeholder, assignment, ecc.BW6_761.ScalarField())
+}
+
+// verifyNative runs native.VerifyGroup on each opening with its scalars.
+func (rs groupRuns) verifyNative() error {
+	for i, r := range rs {
+		if err := native.VerifyGroup(r.vk, r.commitments, &r.proof.Opening, &r.check); err != nil {
+			return fmt.Errorf("opening %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// TestGroupHonest: the vector's opening, alone and twice (two weights),
+// is accepted by native.VerifyGroup and by the gadget, whose digests are
+// native.Digest's.
+func TestGroupHonest(t *testing.T) {
+	base := loadRun(t)
+	for _, rs := range []groupRuns{{base}, {base, base.clone()}} {
+		if err := rs.verifyNative(); err != nil {
+			t.Fatalf("native: %v", err)
+		}
+		if err := rs.solve(); err != nil {
+			t.Fatalf("%d openings: gadget: %v", len(rs), err)
+		}
+	}
+	assert := test.NewAssert(t)
+	placeholder, assignment := groupRuns{base}.circuits()
+	assert.CheckCircuit(placeholder, test.WithValidAssignment(assignment), test.WithCurves(ecc.BW6_761), test.NoFuzzing(), test.NoSerializationChecks(), test.NoProverChecks())
+}
+
+// outsideG1 returns a point of the curve y² = x³ + 1 outside G1.
+func outsideG1(t *testing.T) bls12377.G1Affine {
+	var one fp.Element
+	one.SetOne()
+	for x := uint64(2); x < 1000; x++ {
+		var p bls12377.G1Affine
+		var y2 fp.Element
+		p.X.SetUint64(x)
+		y2.Square(&p.X).Mul(&y2, &p.X).Add(&y2, &one)
+		if p.Y.Sqrt(&y2) == nil {
+			continue
+		}
+		if p.IsOnCurve() && !p.IsInSubGroup() {
+			return p
+		}
+	}
+	t.Fatal("no point outside G1 found")
+	return bls12377.G1Affine{}
+}
+
+// TestGroupRejectedByBoth changes every point (to another point of G1,
+// and the first commitment to a point outside G1) and every scalar of one
+// opening, alone and as the second of two: native.VerifyGroup and the
+// gadget both reject each.
+func TestGroupRejectedByBoth(t *testing.T) {
+	base := loadRun(t)
+	bad := outsideG1(t)
+	type tamper struct {
+		name string
+		do   func(r *run)
+	}
+	tampers := []tamper{{"Commitments[0] outside G1", func(r *run) { r.commitments[0] = bad }}}
+	for j := range base.commitments {
+		tampers = append(tampers, tamper{fmt.Sprintf("Commitments[%d]", j), func(r *run) { move(&r.commitments[j]) }})
+	}
+	for i := range base.proof.Opening.Folds {
+		tampers = append(tampers, tamper{fmt.Sprintf("Folds[%d]", i), func(r *run) { move(&r.proof.Opening.Folds[i]) }})
+	}
+	for i := range 2 {
+		tampers = append(tampers, tamper{fmt.Sprintf("Quotients[%d]", i), func(r *run) { move(&r.proof.Opening.Quotients[i]) }})
+	}
+	for j := range base.check.Commitments {
+		tampers = append(tampers, tamper{fmt.Sprintf("Scalars.Commitments[%d]", j), func(r *run) { bump(&r.check.Commitments[j]) }})
+	}
+	for i := range base.check.Folds {
+		tampers = append(tampers, tamper{fmt.Sprintf("Scalars.Folds[%d]", i), func(r *run) { bump(&r.check.Folds[i]) }})
+	}
+	tampers = append(tampers,
+		tamper{"Scalars.Quotients[0]", func(r *run) { bump(&r.check.Quotients[0]) }},
+		tamper{"Scalars.Quotients[1]", func(r *run) { bump(&r.check.Quotients[1]) }},
+		tamper{"Scalars.Generator", func(r *run) { bump(&r.check.Generator) }},
+	)
+	for _, c := range tampers {
+		for _, second := range []bool{false, true} {
+			r := base.clone()
+			r.commitments = append([]native.Commitment(nil), base.commitments...)
+			c.do(r)
+			rs := groupRuns{r}
+			if second {
+				rs = groupRuns{base, r}
+			}
+			if err := rs.verifyNative(); err == nil {
+				t.Errorf("%s (of %d): accepted by the native verifier", c.name, len(rs))
+			}
+			if err := rs.solve(); err == nil {
+				t.Errorf("%s (of %d): accepted by the gadget", c.name, len(rs))
+			}
+		}
+	}
+	t.Logf("%d tampered variants, alone and second of two, rejected by both", len(tampers))
+}
+
+// TestGroupConstraints snapshots the group part's constraint count for
+// one and for two openings of the vector's shape (three commitments,
+// three folds, two quotients) in testdata/group_constraints.csv (rewrite
+// with -update).
+func TestGroupConstraints(t *testing.T) {
+	base := loadRun(t)
+	got := "gadget,params,nb_constraints\n"
+	for _, rs := range []groupRuns{{base}, {base, base}} {
+		placeholder, _ := rs.circuits()
+		cs, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, placeholder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += fmt.Sprintf("verify-group,openings=%d/commitments=3/n=4,%d\n", len(rs), cs.GetNbConstraints())
+	}
+	path := filepath.Join("testdata", "group_constraints.csv")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("constraint counts changed:\n%s\nwant\n%s", got, want)
+	}
+	t.Logf("\n%s", got)
+}
