@@ -369,30 +369,37 @@
 // # Cost
 //
 // Measured (go test -run '^$' -bench Prove ./inference/committed
-// -committed.gpt2small=true [-committed.rows=32], one run each on the
-// 2-core machine, nothing else running, development SRS), with every
-// relation above:
+// -committed.gpt2small=true [-committed.rows=N] [-committed.pass=true],
+// one run each on the 2-core machine, nothing else running, development
+// SRS), with every relation above:
 //
-//	                      built-in, 16 rows    GPT-2-small shape, block 1 only
-//	                      both segments        16 rows     32 rows     64 rows
-//	stacked MLE           2¹⁶ (each)           2²⁰         2²¹         2²²
-//	table set             2¹⁸                  2¹⁸         2¹⁸         2¹⁸
-//	prover                7.3 s                19.4 s      48.9 s      108 s
-//	  commit              0.53 s               2.4 s       3.8 s       10.9 s
-//	  GKR (LogUp)         1.1 s                7.2 s       28.8 s      59.4 s
-//	  sum-checks          0.14 s               0.78 s      1.9 s       3.5 s
-//	  batch opening       5.5 s                9.0 s       14.4 s      34.4 s
-//	forward pass (all)    2.3 ms               300 ms      592 ms      1.24 s
-//	verifier              68 ms                367 ms      652 ms      1.33 s
-//	proof                 125 kB (two)         74 kB       78 kB       83 kB
-//	peak RSS of the run   7.9 GB (with GPT-2)  7.9 GB      13.7 GB     23.1 GB
-//	field work (below)    ≈ 440k, 470k R1CS    ≈ 546k      ≈ 577k      ≈ 608k
+//	                      built-in, 16 rows   GPT-2-small shape, block 1 only     whole pass, 16 rows
+//	                      both segments       16 rows    32 rows    64 rows       12 segments
+//	stacked MLE           2¹⁶ (each)          2²⁰        2²¹        2²²           2²⁰ (2²² last)
+//	lookup cube           2¹⁷, 2¹⁸            2²¹        2²²        2²³           2²¹ (2²⁴ last)
+//	prover                5.9 s               10.0 s     22.4 s     53.6 s        183 s
+//	  commit              0.36 s              1.2 s      2.2 s      4.9 s         22 s
+//	  GKR (LogUp)         0.52 s              1.5 s      3.3 s      12.0 s        37 s
+//	  sum-checks          0.14 s              0.80 s     3.0 s      4.9 s         13 s
+//	  batch opening       4.9 s               6.4 s      13.9 s     31.8 s        111 s
+//	forward pass (all)    2.8 ms              346 ms     584 ms     1.1 s         420 ms
+//	verifier              71 ms               335 ms     736 ms     2.2 s         5.0 s
+//	proof                 130 kB (two)        74 kB      78 kB      82 kB         907 kB
+//	peak RSS of the run   4.2 GB (with GPT-2) 4.2 GB     6.4 GB     9.7–11.0 GB   11.2 GB
+//	field work (below)    ≈ 435k, 488k R1CS   ≈ 534k     ≈ 563k     ≈ 593k        ≈ 534k (645k last)
 //
 // ("sum-checks" covers every sum-check and zero-check but the LogUp
 // instance's; the machine's load varies between runs by up to a factor
-// of two.) At 64 rows the GPT-2-small block (lookups over 2²⁵ entries)
-// peaks at the machine's limit; the last segment (the LM head's logits,
-// remainders and margins, 3·16·2¹⁶ padded entries) was not run.
+// of two.) In the whole pass, each block's segment takes 9–12 s and the
+// last one, with the LM head (its logits, 31-bit exact, and remainders
+// over 16·2¹⁶ padded entries, the margins over 9·2¹⁶), 67 s. Three
+// blocks per segment (-committed.blocks=3) take 28–31 s per segment, but
+// the last one then holds 2²³ entries and the run peaks at 17.6 GB, for
+// the same total; the proofs are 532 kB. The 64-row block fits the 12 GB
+// target since the lookups run over slots (2²³ entries, where the eight
+// full limb rows were 2²⁵ and the run peaked at 23.1 GB). 256 rows do not
+// fit in 24 GB: the attention's tensors (heads·n², a dozen of them) make
+// the stacked MLE about 2²⁵ entries.
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
@@ -400,20 +407,21 @@
 // claims (linear in the weights, as in the opened proof) and of the
 // function tables' output columns (2¹⁶ entries each); the checks on the
 // activations are polylogarithmic. The proof grows by about 4 kB when
-// the rows double; the field work by about 30k R1CS. The LogUp witness tree (8 lookup rows of 2^N, most of
-// them empty) and the batch opening's full-scalar MSMs dominate the
-// prover and its memory; the table set of 2¹⁸ rows (the range tables,
-// GELU or SiLU, 1/√ and exp, 2¹⁶ each) sets the opening's size for small
-// segments.
+// the rows double; the field work by about 30k R1CS. The batch
+// opening's full-scalar MSMs (three of 2^N points: the folds, the
+// combined quotient, the quotient at z) dominate the prover; the table
+// set of 2¹⁸ rows (the range tables, GELU or SiLU, 1/√ and exp, 2¹⁶
+// each) sets the opening's size for small segments.
 //
 // Field work per segment, for the segment circuit ([Proof.FieldWork],
 // counted from the proof): the sum-check rounds by degree — GPT-2 block
-// 1 at 16 rows: 94 of degree 2, 462 of degree 3 (406 of them the LogUp
-// instance's GKR layers), 40 of degree 4, 28 of degree 6 — 2,271 scalars
-// absorbed, 33 points (entering as digests the aggregator computes) and
-// 20 fold checks. At the measured per-unit costs (≈ 191 R1CS per absorbed
-// scalar with its round's interpolation, ≈ 850 per GKR round) that is
-// ≈ 546k R1CS of transcript and sum-checks; the statement, the public
+// 1 at 16 rows: 94 of degree 2, 419 of degree 3 (363 of them the LogUp
+// instance's GKR layers: 21·20/2 for the witness tree, 18·17/2 for the
+// table tree), 40 of degree 4, 28 of degree 6 — 2,271 scalars absorbed,
+// 33 points (entering as digests the aggregator computes) and 20 fold
+// checks. At the measured per-unit costs (≈ 191 R1CS per absorbed scalar
+// with its round's interpolation, ≈ 850 per GKR round) that is ≈ 534k
+// R1CS of transcript and sum-checks; the statement, the public
 // tables' evaluations (masks, selectors, the norms' γ and β: O(width)),
 // the weights' evaluations and the opening's final scalars come on top.
 //
@@ -425,8 +433,12 @@
 //   - The attention contractions' tables grow as heads·n²·hd: summing
 //     over the head dimension first (a two-stage sum-check) would make
 //     them heads·n² + n·width.
-//   - The limb rows are still committed over the whole stacked cube
-//     (eight MLEs of N variables, zero where no block uses them); one
-//     compact limb MLE over the slots would make the decomposition a
-//     linear relation between two cubes and cut seven commitments.
+//   - The limb rows stay aligned with s: eight MLEs of N variables, zero
+//     where no block uses them (pcs.Commit multiplies over the non-zero
+//     entries only). One compact limb MLE over the slots would make the
+//     decomposition a linear relation between two cubes and cut seven
+//     commitments, but its 2^K entries (K = N + 1 for GPT-2 small's
+//     block) would set the batch opening's size, and the opening's three
+//     full-scalar MSMs of 2ⁿ points are the prover's largest cost;
+//     aligned with s, the eight rows fold into one opening of 2^N.
 package committed
