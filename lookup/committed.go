@@ -22,6 +22,10 @@ type CommittedProof[E field.Scalar] struct {
 	// ColumnEvals[c] is column c of the lookups (c = 0 the table id) at
 	// the leaf point of the witness tree.
 	ColumnEvals []E
+	// TableEvals are the tables' dense columns ([DenseColumns] order), each
+	// at its table's coordinates of the table tree's leaf point, with
+	// [WithTableClaims] (empty without).
+	TableEvals []E
 }
 
 // CommittedClaims are the claims a committed LogUp proof outputs: one per
@@ -30,6 +34,65 @@ type CommittedProof[E field.Scalar] struct {
 type CommittedClaims[E field.Scalar] struct {
 	Columns        []poly.Claim[E]
 	Multiplicities poly.Claim[E]
+	// Tables are the claims on the tables' dense columns' MLEs (over each
+	// table's own variables, [DenseColumns] order), with
+	// [WithTableClaims].
+	Tables []poly.Claim[E]
+}
+
+// CommittedOption configures [ProveCommitted] and [VerifyCommitted]; the
+// prover and the verifier must be given the same options.
+type CommittedOption func(*committedConfig)
+
+type committedConfig struct {
+	tableClaims bool
+}
+
+// WithTableClaims leaves the tables' dense columns ([DenseColumns]: a
+// column a table gives by its values, as a function table's outputs) to
+// the caller. The prover sends each one's MLE at its table's coordinates
+// of the table tree's leaf point (the last kₜ; CommittedProof.TableEvals,
+// absorbed after the column evaluations); the verifier uses them in the
+// leaf check and returns them as claims (CommittedClaims.Tables) instead
+// of evaluating each column in O(2ᵏₜ). The caller must prove those
+// claims, e.g. by opening a fixed commitment to each table's column,
+// which does not depend on the rest of the set: a circuit cannot afford
+// the dense evaluations.
+func WithTableClaims() CommittedOption {
+	return func(c *committedConfig) { c.tableClaims = true }
+}
+
+func committedOptions(opts []CommittedOption) committedConfig {
+	var cfg committedConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
+}
+
+// DenseColumn names column Column (≥ 1, a column of the combined table)
+// of table Table of a set, given by its values.
+type DenseColumn struct {
+	Table, Column int
+}
+
+// DenseColumns returns the dense columns of the set's tables, by table
+// then column.
+func DenseColumns(s *table.Set) []DenseColumn {
+	var out []DenseColumn
+	for t := range s.Tables {
+		for c, col := range s.Tables[t].Columns {
+			if col.Values != nil {
+				out = append(out, DenseColumn{Table: t, Column: c + 1})
+			}
+		}
+	}
+	return out
+}
+
+// tableLocal is table t's coordinates of a point of the set: its last kₜ.
+func tableLocal[E field.Scalar](s *table.Set, t int, point []E) []E {
+	return point[s.NbVars-s.Tables[t].NbVars:]
 }
 
 // SetMultiplicities counts, for each row of the combined table, the tuples
@@ -95,7 +158,8 @@ func committedChallenges[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcri
 // drawn. The lookups must be bound to the transcript before the call, as
 // for [Prove]. An honest m is [SetMultiplicities]; an m that does not
 // count the lookups makes the proof fail to verify.
-func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], digest []E, s *table.Set, lk *Lookups, m []uint64) (*CommittedProof[E], *CommittedClaims[E], error) {
+func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], digest []E, s *table.Set, lk *Lookups, m []uint64, opts ...CommittedOption) (*CommittedProof[E], *CommittedClaims[E], error) {
+	cfg := committedOptions(opts)
 	if err := s.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -132,10 +196,20 @@ func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 	proof.ColumnEvals = columnEvals[E, P](lk, tail)
 	tr.Absorb(proof.MultiplicityEval)
 	tr.Absorb(proof.ColumnEvals...)
-	return proof, &CommittedClaims[E]{
+	claims := &CommittedClaims[E]{
 		Columns:        columnClaims(tail, proof.ColumnEvals),
 		Multiplicities: poly.Claim[E]{Point: rhoT, Value: proof.MultiplicityEval},
-	}, nil
+	}
+	if cfg.tableClaims {
+		for _, d := range DenseColumns(s) {
+			local := tableLocal(s, d.Table, rhoT)
+			v := EvaluateColumn[E, P](&s.Tables[d.Table], d.Column-1, local)
+			proof.TableEvals = append(proof.TableEvals, v)
+			claims.Tables = append(claims.Tables, poly.Claim[E]{Point: local, Value: v})
+		}
+		tr.Absorb(proof.TableEvals...)
+	}
+	return proof, claims, nil
 }
 
 // witnessLeaves returns the leaves of the witness tree (p = 1, q = α − Σ
@@ -191,7 +265,8 @@ func columnEvals[E field.Scalar, P field.Ptr[E]](lk *Lookups, point []E) []E {
 // (to be proven by an opening of the commitment whose digest was given).
 // Cost: O(n² + k²) for the two trees and O(T·k) for the set's columns
 // when they are affine (dense columns O(2ᵏₜ) each).
-func VerifyCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], digest []E, s *table.Set, shape []int, proof *CommittedProof[E]) (*CommittedClaims[E], error) {
+func VerifyCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], digest []E, s *table.Set, shape []int, proof *CommittedProof[E], opts ...CommittedOption) (*CommittedClaims[E], error) {
+	cfg := committedOptions(opts)
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -201,6 +276,13 @@ func VerifyCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E
 	}
 	if len(proof.ColumnEvals) != s.NbColumns() {
 		return nil, fmt.Errorf("lookup: %d column evaluations for %d columns", len(proof.ColumnEvals), s.NbColumns())
+	}
+	var dense []DenseColumn
+	if cfg.tableClaims {
+		dense = DenseColumns(s)
+	}
+	if len(proof.TableEvals) != len(dense) {
+		return nil, fmt.Errorf("lookup: %d table evaluations for %d dense columns left as claims", len(proof.TableEvals), len(dense))
 	}
 	beta, alpha := committedChallenges(tr, s, digest)
 	n := witnessVars(total)
@@ -214,15 +296,24 @@ func VerifyCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E
 	}
 	tr.Absorb(proof.MultiplicityEval)
 	tr.Absorb(proof.ColumnEvals...)
+	if cfg.tableClaims {
+		tr.Absorb(proof.TableEvals...)
+	}
 	if err := checkWitnessLeaf[E, P](shape, n, total, &wl, &beta, &alpha, proof.ColumnEvals); err != nil {
 		return nil, err
 	}
 	if !P(&tl.PValue).Equal(&proof.MultiplicityEval) {
 		return nil, fmt.Errorf("lookup: table numerators do not match the multiplicities' evaluation")
 	}
+	given := map[DenseColumn]*E{}
+	var tables []poly.Claim[E]
+	for k, d := range dense {
+		given[d] = &proof.TableEvals[k]
+		tables = append(tables, poly.Claim[E]{Point: tableLocal(s, d.Table, tl.Point), Value: proof.TableEvals[k]})
+	}
 	tv := make([]E, s.NbColumns())
 	for c := range tv {
-		tv[c] = EvaluateSetColumn[E, P](s, c, tl.Point)
+		tv[c] = evaluateSetColumn[E, P](s, c, tl.Point, given)
 	}
 	tf := fold[E, P](&beta, tv)
 	var q E
@@ -236,6 +327,7 @@ func VerifyCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E
 	return &CommittedClaims[E]{
 		Columns:        columnClaims(wl.Point[n-total:], proof.ColumnEvals),
 		Multiplicities: poly.Claim[E]{Point: tl.Point, Value: proof.MultiplicityEval},
+		Tables:         tables,
 	}, nil
 }
 
@@ -288,13 +380,21 @@ func checkRoots[E field.Scalar, P field.Ptr[E]](wl, tl *fractionLeaf[E]) error {
 // k − kₜ coordinates) and vₜ the id t+1 or the table's own column c−1 at
 // the last kₜ coordinates (zero when the table has fewer columns).
 func EvaluateSetColumn[E field.Scalar, P field.Ptr[E]](s *table.Set, c int, point []E) E {
+	return evaluateSetColumn[E, P](s, c, point, nil)
+}
+
+// evaluateSetColumn is EvaluateSetColumn with the given tables' columns'
+// values at their coordinates taken from given instead of evaluated.
+func evaluateSetColumn[E field.Scalar, P field.Ptr[E]](s *table.Set, c int, point []E, given map[DenseColumn]*E) E {
 	var res E
 	for t := range s.Tables {
 		tbl := &s.Tables[t]
 		var v E
-		switch {
+		switch g, ok := given[DenseColumn{Table: t, Column: c}]; {
 		case c == 0:
 			v = field.FromInt64[E, P](int64(t) + 1)
+		case ok:
+			v = *g
 		case c-1 < len(tbl.Columns):
 			v = EvaluateColumn[E, P](tbl, c-1, point[s.NbVars-tbl.NbVars:])
 		default:

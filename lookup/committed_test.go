@@ -161,6 +161,69 @@ func testCommittedClaims[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	}
 }
 
+// testTableClaims: with WithTableClaims, the tables' dense columns are
+// claims (each column's evaluation at its table's coordinates of the
+// table point) that prover and verifier agree on; a changed table value
+// is rejected; a proof made with the option is rejected without it and
+// the other way round.
+func testTableClaims[E field.Scalar, P field.Ptr[E]](t *testing.T) {
+	s := mixedSet(t)
+	dense := DenseColumns(s)
+	if len(dense) != 1 || s.Tables[dense[0].Table].Name != "square-mod-97" || dense[0].Column != 2 {
+		t.Fatalf("dense columns %v", dense)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	shape := []int{3, 5}
+	lk := setLookups(rng, s, shape...)
+	m, err := SetMultiplicities(s, &lk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, pc, err := ProveCommitted(statement[E, P](), nil, s, &lk, m, WithTableClaims())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vc, err := VerifyCommitted(statement[E, P](), nil, s, shape, proof, WithTableClaims())
+	if err != nil {
+		t.Fatalf("honest proof rejected: %v", err)
+	}
+	if len(vc.Tables) != len(dense) || len(pc.Tables) != len(dense) {
+		t.Fatalf("%d and %d table claims for %d dense columns", len(pc.Tables), len(vc.Tables), len(dense))
+	}
+	for k, d := range dense {
+		col := s.Tables[d.Table].Columns[d.Column-1].Values
+		values := make([]E, len(col))
+		for y, v := range col {
+			P(&values[y]).SetInt64(v)
+		}
+		want := poly.Evaluate[E, P](values, vc.Tables[k].Point)
+		if !P(&want).Equal(&vc.Tables[k].Value) || !P(&want).Equal(&pc.Tables[k].Value) || fmt.Sprint(vc.Tables[k].Point) != fmt.Sprint(pc.Tables[k].Point) {
+			t.Fatalf("%v: the claim is not the column's evaluation", d)
+		}
+	}
+	one := field.One[E, P]()
+	P(&proof.TableEvals[0]).Add(&proof.TableEvals[0], &one)
+	if _, err := VerifyCommitted(statement[E, P](), nil, s, shape, proof, WithTableClaims()); err == nil {
+		t.Fatal("a changed table value was accepted")
+	}
+	P(&proof.TableEvals[0]).Sub(&proof.TableEvals[0], &one)
+	if _, err := VerifyCommitted(statement[E, P](), nil, s, shape, proof); err == nil {
+		t.Fatal("a proof with table claims was accepted without the option")
+	}
+	plain, _, err := ProveCommitted(statement[E, P](), nil, s, &lk, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifyCommitted(statement[E, P](), nil, s, shape, plain, WithTableClaims()); err == nil {
+		t.Fatal("a proof without table claims was accepted with the option")
+	}
+}
+
+func TestTableClaims(t *testing.T) {
+	t.Run("bn254", testTableClaims[bn254fr.Element])
+	t.Run("bls12-377", testTableClaims[bls12377fr.Element])
+}
+
 func TestCommittedClaims(t *testing.T) {
 	t.Run("bn254", testCommittedClaims[bn254fr.Element])
 	t.Run("bls12-377", testCommittedClaims[bls12377fr.Element])

@@ -103,6 +103,16 @@
 // The verifier's work no longer depends on the table's size: O(n² + k²)
 // for the trees and O(T·k) for the set's affine columns.
 //
+// A dense column (a function table's outputs) still costs the verifier
+// O(2ᵏₜ). With [WithTableClaims] (given to both sides) the prover sends
+// each table's dense column at that table's coordinates of ρₜ (its last
+// kₜ; [CommittedProof].TableEvals, in [DenseColumns] order) and the
+// verifier uses it in the leaf check and outputs it as a claim on the
+// column's MLE ([CommittedClaims].Tables), which the caller proves, e.g.
+// by opening a fixed commitment to the table's column — independent of
+// the other tables of the set, so one commitment per table serves every
+// set: what a circuit does, where 2ᵏₜ evaluations would not fit.
+//
 // # Transcript order and binding
 //
 // Label "lookup/<table>"; the multiplicities, packed seven 32-bit values per
@@ -110,7 +120,8 @@
 // (layer 1, γ, then per layer: λ, sum-check, four values, γ); the table
 // tree; the column evaluations. Committed mode ([ProveCommitted]): label
 // "lookup/committed/<set>"; the commitment digest; β; α; the witness tree;
-// the table tree; m(ρₜ); the column evaluations (id column first). The
+// the table tree; m(ρₜ); the column evaluations (id column first); with
+// [WithTableClaims], the dense columns' values. The
 // lookups themselves are not absorbed:
 // they must be bound before α by the caller — tensors whose claims are
 // reduced by other protocols are determined by the statement, and advice

@@ -204,6 +204,74 @@ func (p *Proof) incomingCommitment() int {
 	return boundaryCommitment
 }
 
+// VerifyingKey is what a verifier of a model's committed segment proofs
+// holds beside the statement: the PCS's verifying key, and per function
+// table of the model ([FuncTable] by name) the commitment to its output
+// column (padded as in its lookup table), fixed by the model. The batch
+// opening opens each table a segment's lookups use where the lookup's
+// table tree ends, so the verifier never evaluates a table. A circuit
+// takes them as constants.
+type VerifyingKey struct {
+	PCS    *pcs.VerifyingKey
+	Tables map[string]pcs.Commitment
+}
+
+// NewVerifyingKey returns the verifying key of model m's committed
+// proofs under srs: one commitment per function table of the model.
+func NewVerifyingKey(srs *pcs.SRS, m *model.Model) (*VerifyingKey, error) {
+	view, err := inference.ShapePass(m, 1)
+	if err != nil {
+		return nil, err
+	}
+	vk := &VerifyingKey{PCS: srs.VerifyingKey(), Tables: map[string]pcs.Commitment{}}
+	for _, f := range modelTables(view) {
+		t, err := f.table()
+		if err != nil {
+			return nil, err
+		}
+		if vk.Tables[f.Name], err = pcs.Commit(srs, outputTable(&t)); err != nil {
+			return nil, fmt.Errorf("committed: table %s: %w", f.Name, err)
+		}
+	}
+	return vk, nil
+}
+
+// outputTable is a function table's output column as an MLE table.
+func outputTable(t *table.Table) []fr.Element {
+	col := t.Columns[1].Values
+	out := make([]fr.Element, len(col))
+	for y, v := range col {
+		out[y].SetInt64(v)
+	}
+	return out
+}
+
+// tableClaims returns the claims on the function tables' output columns
+// at the table point, the commitments from index first on in the
+// lookup's dense columns' order (one per function table of the set).
+func tableClaims(first int, lc *lookup.CommittedClaims[fr.Element]) []pcs.Claim {
+	out := make([]pcs.Claim, len(lc.Tables))
+	for k, c := range lc.Tables {
+		out[k] = pcs.Claim{Commitment: first + k, Point: c.Point, Value: c.Value}
+	}
+	return out
+}
+
+// tableCommitments returns the key's commitments to the set's dense
+// columns (function tables' outputs), in the lookup's order.
+func tableCommitments(vk *VerifyingKey, set *table.Set) ([]pcs.Commitment, error) {
+	var out []pcs.Commitment
+	for _, d := range lookup.DenseColumns(set) {
+		name := set.Tables[d.Table].Name
+		c, ok := vk.Tables[name]
+		if !ok || d.Column != 2 {
+			return nil, fmt.Errorf("the verifying key has no commitment to table %s", name)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
 // boundaryVars is the number of variables of the boundary's own MLE.
 func boundaryVars(l *Layout) int {
 	return max(l.Blocks[l.Boundary].NbVars, 1)
@@ -310,7 +378,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	start = time.Now()
 	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
 	var lc *lookup.CommittedClaims[fr.Element]
-	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult); err != nil {
+	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult, lookup.WithTableClaims()); err != nil {
 		return nil, nil, err
 	}
 	proof.LimbEvals = limbEvals(l, tables[limbsCommitment:limbsCommitment+limbRows], lc.Columns[1].Point)
@@ -461,6 +529,10 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
 	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
 	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
+	claims = append(claims, tableClaims(len(tables), lc)...)
+	for _, d := range lookup.DenseColumns(set) {
+		tables = append(tables, outputTable(&set.Tables[d.Table]))
+	}
 	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
 		return nil, nil, err
 	}
@@ -582,10 +654,14 @@ func boundaryLink(point []fr.Element, k int, v fr.Element) fr.Element {
 }
 
 // Verify checks a committed segment proof of model m for the generation
-// pass and the statement st, and returns the accumulator claims left to
+// pass and the statement st against m's verifying key vk
+// ([NewVerifyingKey]), and returns the accumulator claims left to
 // the protocols that will prove them. The caller checks st against the
 // model and the pass's prompt and output.
-func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof) (*Claims, error) {
+func Verify(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof) (*Claims, error) {
+	if vk == nil || vk.PCS == nil {
+		return nil, fmt.Errorf("%w: no verifying key", ErrRejected)
+	}
 	if err := pass.check(m.Config.Vocab); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -630,7 +706,7 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass P
 	t.Absorb(pcs.Digest(proof.commitments()))
 
 	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
-	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{1 << l.LookupVars}, proof.Lookup)
+	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{1 << l.LookupVars}, proof.Lookup, lookup.WithTableClaims())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -759,7 +835,14 @@ func Verify(vk *pcs.VerifyingKey, m *model.Model, st statement.Statement, pass P
 	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
 	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
 	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
-	if err := pcs.VerifyBatch(t, vk, proof.commitments(), claims, proof.Opening); err != nil {
+	commitments := proof.commitments()
+	claims = append(claims, tableClaims(len(commitments), lc)...)
+	fixed, err := tableCommitments(vk, set)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	commitments = append(commitments, fixed...)
+	if err := pcs.VerifyBatch(t, vk.PCS, commitments, claims, proof.Opening); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	projected := map[*model.Requant]bool{}

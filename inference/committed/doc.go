@@ -77,7 +77,13 @@
 // id column is public: each slot's id (its limb width's range, or its
 // function's table) on its block's valid entries, 1 elsewhere; the
 // verifier evaluates its MLE in O(S·K) for S slots. The multiplicities
-// (over the set's rows) are the second commitment. The claims the
+// (over the set's rows) are the second commitment. The function tables'
+// output columns are not evaluated by the verifier (lookup.WithTableClaims):
+// the prover sends each one's MLE at the table point's last kₜ
+// coordinates (Proof.Lookup.TableEvals), and the batch opening proves it
+// against the [VerifyingKey]'s fixed commitment to that table (one per
+// function table of the model, [NewVerifyingKey]; a circuit holds them
+// as constants). The claims the
 // instance leaves on a and b at ρ are split by the prover into one value
 // per slot at ρ's last coordinates (the slot's local ones): each limb
 // slot's limb row over its block (Proof.LimbEvals, slot order), each
@@ -276,9 +282,12 @@
 // Openings: every claim — the limb slots' and the function blocks'
 // values at the lookup point, the multiplicity claim, the
 // zero-check's claims on s and on the 8 limb rows, the requantization
-// claim on s, the boundary link — is proven by one pcs.OpenBatch over the
-// commitments (s, m, l₀, …, l₇[, boundary][, incoming]), whose opening runs over
-// max(N, set variables) variables.
+// claim on s, the boundary link, the function tables' outputs — is
+// proven by one pcs.OpenBatch over the commitments (s, m, l₀, …, l₇[,
+// boundary][, incoming], then the key's commitments to the set's function
+// tables in set order), whose opening runs over max(N, set variables)
+// variables. The key's commitments are not absorbed: they are a function
+// of the model, which the statement's model id binds.
 //
 // # Transcript
 //
@@ -289,7 +298,7 @@
 //
 //	pcs.Digest(s, m, l₀, …, l₇[, boundary][, incoming])      (all commitments, before any challenge)
 //	lookup.ProveCommitted: label "lookup/committed/committed/tables", pcs.Digest(m), β, α,
-//	  witness tree, table tree, m(ρₜ), column evaluations
+//	  witness tree, table tree, m(ρₜ), column evaluations, the function tables' outputs
 //	each limb slot's value (slot order); per function, its input and output values
 //	label "committed/decomposition"; γ; zero-check (sumcheck.ZeroCheckLabel, …, evaluations)
 //	label "committed/requant"; r_q for every requantization (shared rows drawn once); Acc_q(r_q); ρ;
@@ -319,7 +328,8 @@
 // first, LayerNorm), the variance sum-check's and the scaling sum-check's
 // end values, then per attention its zero-check's committed tables (m
 // and Σ at the end point's row coordinates), its three row values and
-// the one-hot sum-check's (mark, lo, hi).
+// the one-hot sum-check's (mark, lo, hi), then each function table's
+// output column at the table point (set order).
 //
 // # Format
 //
@@ -328,7 +338,7 @@
 // and the Boundary, BoundaryEval, a presence byte and Incoming, LimbEvals
 // (count; values),
 // Functions (count; per function In, Out), the LogUp proof (witness and
-// table trees: root, layers; MultiplicityEval; ColumnEvals), the
+// table trees: root, layers; MultiplicityEval; ColumnEvals; TableEvals), the
 // zero-check (rounds, evaluations), Accumulators, the requantization
 // sum-check's rounds, RequantEval, the projection proofs (count; per
 // proof: Biases, sum-check rounds, Inputs, Weights), the gated products,
@@ -403,10 +413,9 @@
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
-// opened proof), the evaluation of the weights at the projections'
-// claims (linear in the weights, as in the opened proof) and of the
-// function tables' output columns (2¹⁶ entries each); the checks on the
-// activations are polylogarithmic. The proof grows by about 4 kB when
+// opened proof) and the evaluation of the weights at the projections'
+// claims (linear in the weights, as in the opened proof); the checks on
+// the activations and the tables are polylogarithmic. The proof grows by about 4 kB when
 // the rows double; the field work by about 30k R1CS. The batch
 // opening's full-scalar MSMs (three of 2^N points: the folds, the
 // combined quotient, the quotient at z) dominate the prover; the table
@@ -427,9 +436,9 @@
 //
 // # Left
 //
-//   - The function tables' output columns are evaluated densely by the
-//     verifier (2¹⁶ entries each); in a circuit they would be fixed
-//     commitments opened in the batch.
+//   - The weights are still evaluated by the verifier (linear in them);
+//     in a circuit they too must become fixed commitments of the model,
+//     opened in the batch as the function tables are.
 //   - The attention contractions' tables grow as heads·n²·hd: summing
 //     over the head dimension first (a two-stage sum-check) would make
 //     them heads·n² + n·width.

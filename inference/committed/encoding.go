@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 8
+const FormatVersion = 9
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -76,6 +76,7 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 	w.fraction(&p.Lookup.Table)
 	w.scalar(&p.Lookup.MultiplicityEval)
 	w.scalars(p.Lookup.ColumnEvals)
+	w.scalars(p.Lookup.TableEvals)
 	w.rounds(p.Decomposition.SumCheck.Rounds)
 	w.scalars(p.Decomposition.Evaluations)
 	w.scalars(p.Accumulators)
@@ -193,6 +194,7 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	r.fraction(&p.Lookup.Table)
 	r.scalar(&p.Lookup.MultiplicityEval)
 	p.Lookup.ColumnEvals = r.scalars(maxColumns)
+	p.Lookup.TableEvals = r.scalars(maxColumns)
 	p.Decomposition.SumCheck.Rounds = r.rounds()
 	p.Decomposition.Evaluations = r.scalars(nbTables)
 	p.Accumulators = r.scalars(maxAccumulators)

@@ -30,7 +30,7 @@ func encodedProofs(t testing.TB) [][]byte {
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, decoded); err != nil {
+		if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, decoded); err != nil {
 			t.Fatalf("segment %v: the decoded proof is rejected: %v", seg, err)
 		}
 		again, err := decoded.MarshalBinary()

@@ -82,7 +82,18 @@ func (a *normAux) tensors() []*model.Tensor {
 // exponentTables lists the lookups on the exponent: 4^e, 2^(Eₘₐₓ−e) and
 // [e > 0] over e ∈ [0, Eₘₐₓ].
 func (a *normAux) exponentTables() []application {
-	emax := a.norm.MaxExponent
+	t := exponentFuncTables(a.norm.MaxExponent)
+	e := &a.norm.Exponent
+	return []application{
+		{e, a.pow4, t[0]},
+		{e, a.scale, t[1]},
+		{e, a.nonZero, t[2]},
+	}
+}
+
+// exponentFuncTables returns the tables 4^e, 2^(Eₘₐₓ−e) and [e > 0] over
+// e ∈ [0, Eₘₐₓ].
+func exponentFuncTables(emax int) [3]*FuncTable {
 	pow4, scale, nz := make([]int64, emax+1), make([]int64, emax+1), make([]int64, emax+1)
 	for e := range emax + 1 {
 		pow4[e], scale[e] = 1<<(2*e), 1<<(emax-e)
@@ -93,12 +104,7 @@ func (a *normAux) exponentTables() []application {
 	table := func(name string, outputs []int64) *FuncTable {
 		return &FuncTable{Name: fmt.Sprintf("committed/norm/%s/%d", name, emax), Outputs: outputs}
 	}
-	e := &a.norm.Exponent
-	return []application{
-		{e, a.pow4, table("pow4", pow4)},
-		{e, a.scale, table("scale", scale)},
-		{e, a.nonZero, table("nonzero", nz)},
-	}
+	return [3]*FuncTable{table("pow4", pow4), table("scale", scale), table("nonzero", nz)}
 }
 
 // NormProof proves one norm's arithmetic (see the package documentation,

@@ -18,7 +18,7 @@ func (p *Proof) scalars() int {
 		scalars++
 	}
 	scalars += fractionScalars(&p.Lookup.Witness) + fractionScalars(&p.Lookup.Table)
-	scalars += 1 + len(p.Lookup.ColumnEvals)
+	scalars += 1 + len(p.Lookup.ColumnEvals) + len(p.Lookup.TableEvals)
 	scalars += rounds(p.Decomposition.SumCheck.Rounds) + len(p.Decomposition.Evaluations)
 	scalars += rounds(p.Requant.Rounds)
 	scalars += rounds(p.Opening.SumCheck.Rounds) + 3*len(p.Opening.Opening.Evaluations)

@@ -57,9 +57,7 @@ func applications(tr *model.Trace, seg inference.Segment, norms []*normAux, soft
 		if f, ok := tables[t]; ok {
 			return f
 		}
-		lo, _ := t.Domain()
-		_, outputs := t.Entries()
-		f := &FuncTable{Name: t.Name, Lo: lo, Outputs: outputs}
+		f := funcTableOf(t)
 		tables[t] = f
 		return f
 	}
@@ -134,7 +132,7 @@ func TableSet(l *Layout) (*table.Set, *TableIDs, error) {
 		if _, ok := ids.Functions[f.Table.Name]; ok {
 			continue
 		}
-		t, err := table.Function(f.Table.Name, f.Table.Lo, f.Table.Outputs)
+		t, err := f.Table.table()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -143,6 +141,53 @@ func TableSet(l *Layout) (*table.Set, *TableIDs, error) {
 	}
 	s, err := table.NewSet("committed/tables", tables...)
 	return s, ids, err
+}
+
+// table returns the lookup table of f: its inputs from Lo, its outputs
+// padded to a power of two by repeating the last (table.Function).
+func (f *FuncTable) table() (table.Table, error) {
+	return table.Function(f.Name, f.Lo, f.Outputs)
+}
+
+// modelTables lists the function tables of a pass's model, whatever the
+// segment (those a [VerifyingKey] commits to), deduplicated by name in
+// order of first use: per block the
+// attention and MLP norms' 1/√, the activation and the softmax's exp
+// table; the final norm's 1/√; then each norm's exponent tables (pow4,
+// scale, nonzero) in the same norm order.
+func modelTables(tr *model.Trace) []*FuncTable {
+	var out []*FuncTable
+	seen := map[string]bool{}
+	add := func(f *FuncTable) {
+		if !seen[f.Name] {
+			seen[f.Name] = true
+			out = append(out, f)
+		}
+	}
+	var norms []*model.Norm
+	for i := range tr.Layers {
+		l := &tr.Layers[i]
+		norms = append(norms, &l.AttnNorm, &l.MLPNorm)
+		add(funcTableOf(l.AttnNorm.RSqrt.Table))
+		add(funcTableOf(l.MLPNorm.RSqrt.Table))
+		add(funcTableOf(l.Activation.Table))
+		add(funcTableOf(l.Attention.ExpLow.Table))
+	}
+	norms = append(norms, &tr.FinalNorm)
+	add(funcTableOf(tr.FinalNorm.RSqrt.Table))
+	for _, n := range norms {
+		for _, f := range exponentFuncTables(n.MaxExponent) {
+			add(f)
+		}
+	}
+	return out
+}
+
+// funcTableOf returns a model table's entries as a FuncTable.
+func funcTableOf(t *model.Table) *FuncTable {
+	lo, _ := t.Domain()
+	_, outputs := t.Entries()
+	return &FuncTable{Name: t.Name, Lo: lo, Outputs: outputs}
 }
 
 // lookupColumns returns the lookups' columns (id, a, b) over the lookup

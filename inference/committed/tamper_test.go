@@ -3,6 +3,7 @@ package committed
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"testing"
@@ -28,6 +29,16 @@ func bump(x *fr.Element) func() {
 }
 
 // move adds the generator to p and returns the undo.
+// mustLayout returns the layout of segment seg of the fixture's pass.
+func mustLayout(t *testing.T, f *fixture, seg inference.Segment) *Layout {
+	t.Helper()
+	l, err := NewLayout(f.tr, seg, f.pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 func move(p *bls12377.G1Affine) func() {
 	saved := *p
 	_, _, g, _ := bls12377.Generators()
@@ -118,6 +129,8 @@ func tampers(proof *Proof) []tamper {
 		{"Lookup.ColumnEvals[0]", func(p *Proof) func() { return bump(&p.Lookup.ColumnEvals[0]) }},
 		{"Lookup.ColumnEvals[1]", func(p *Proof) func() { return bump(&p.Lookup.ColumnEvals[1]) }},
 		{"Lookup.ColumnEvals[2]", func(p *Proof) func() { return bump(&p.Lookup.ColumnEvals[2]) }},
+		{"Lookup.TableEvals[0]", func(p *Proof) func() { return bump(&p.Lookup.TableEvals[0]) }},
+		dropLast("Lookup.TableEvals", func(p *Proof) *[]fr.Element { return &p.Lookup.TableEvals }),
 		{"RequantEval", func(p *Proof) func() { return bump(&p.RequantEval) }},
 		{"Opening.Folds[0]", func(p *Proof) func() { return move(&p.Opening.Opening.Folds[0]) }},
 		{"Opening.Quotients[0]", func(p *Proof) func() { return move(&p.Opening.Opening.Quotients[0]) }},
@@ -172,7 +185,7 @@ func TestTamperedProof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vk := s.VerifyingKey()
+	vk := testKey(t, s, f.m)
 	for _, c := range tampers(proof) {
 		undo := c.do(proof)
 		if _, err := Verify(vk, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
@@ -190,6 +203,30 @@ func TestTamperedProof(t *testing.T) {
 	}
 	if _, err := Verify(vk, f.m, f.st, f.pass, inference.Segment{From: 1, To: 2}, proof); !errors.Is(err, ErrRejected) {
 		t.Errorf("other segment: %v", err)
+	}
+	// A key whose commitment to one table used by the segment is not the
+	// model's, and a key that lacks it.
+	set, _, err := TableSet(mustLayout(t, f, seg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range lookup.DenseColumns(set) {
+		name := set.Tables[d.Table].Name
+		other := *vk
+		other.Tables = maps.Clone(vk.Tables)
+		c := other.Tables[name]
+		move(&c)
+		other.Tables[name] = c
+		if _, err := Verify(&other, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
+			t.Errorf("other commitment to table %s: %v", name, err)
+		}
+		delete(other.Tables, name)
+		if _, err := Verify(&other, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
+			t.Errorf("no commitment to table %s: %v", name, err)
+		}
+	}
+	if _, err := Verify(nil, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
+		t.Errorf("no key: %v", err)
 	}
 	if _, err := Verify(vk, f.m, f.st, Pass{Prompt: f.pass.Prompt, Output: append(slices.Clone(f.pass.Output), 0)}, seg, proof); !errors.Is(err, ErrRejected) {
 		t.Errorf("other pass length: %v", err)
@@ -255,7 +292,7 @@ func TestForgedLimbs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
+		_, err = Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, proof)
 		if !errors.Is(err, ErrRejected) {
 			t.Errorf("%s: %v", c.name, err)
 		}
@@ -290,7 +327,7 @@ func TestResidualAdds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, c.seg, proof)
+		_, err = Verify(testKey(t, s, f.m), f.m, f.st, f.pass, c.seg, proof)
 		if !errors.Is(err, ErrRejected) {
 			t.Errorf("%s off by one: %v", c.name, err)
 		}
@@ -325,7 +362,7 @@ func TestChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof); err != nil {
+		if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, proof); err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
 		proofs = append(proofs, proof)
@@ -336,13 +373,13 @@ func TestChain(t *testing.T) {
 	// The incoming stream's value and Mid's changed together keep the
 	// add true; the opening of the incoming commitment rejects them.
 	u0, u2 := bump(&proofs[1].ResidualEvals[0]), bump(&proofs[1].ResidualEvals[2])
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("incoming and Mid values changed together: %v", err)
 	}
 	u0()
 	u2()
 	undo := move(proofs[1].Incoming)
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("Incoming moved: %v", err)
 	}
 	if err := CheckChain(proofs); !errors.Is(err, ErrRejected) {
@@ -351,7 +388,7 @@ func TestChain(t *testing.T) {
 	undo()
 	saved := proofs[1].Incoming
 	proofs[1].Incoming = nil
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("Incoming removed: %v", err)
 	}
 	proofs[1].Incoming = saved
@@ -386,7 +423,7 @@ func TestEmbedding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
+	_, err = Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, proof)
 	if !errors.Is(err, ErrRejected) {
 		t.Errorf("an embedding entry off by one, residual stream along: %v", err)
 	}
@@ -396,12 +433,12 @@ func TestEmbedding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, honest); err != nil {
+	if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, honest); err != nil {
 		t.Fatal(err)
 	}
 	other := Pass{Prompt: slices.Clone(f.pass.Prompt), Output: f.pass.Output}
 	other.Prompt[1] = (other.Prompt[1] + 1) % f.m.Config.Vocab
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, other, seg, honest); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(testKey(t, s, f.m), f.m, f.st, other, seg, honest); !errors.Is(err, ErrRejected) {
 		t.Errorf("other tokens: %v", err)
 	}
 	// The second segment reads no embedding: other tokens do not matter
@@ -411,7 +448,7 @@ func TestEmbedding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Verify(s.VerifyingKey(), f.m, f.st, other, second, p2); err != nil {
+	if _, err := Verify(testKey(t, s, f.m), f.m, f.st, other, second, p2); err != nil {
 		t.Errorf("second segment with other tokens: %v", err)
 	}
 }
@@ -432,7 +469,7 @@ func TestGatedProduct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
+	claims, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, proof)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +503,7 @@ func TestRotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
+	claims, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, proof)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +539,7 @@ func TestAttention(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		claims, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof)
+		claims, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, proof)
 		if err != nil {
 			t.Fatalf("%s: %v", m.Config.Family, err)
 		}
@@ -549,7 +586,7 @@ func rejectsEach(t *testing.T, s *pcs.SRS, f *fixture, seg inference.Segment, pr
 	t.Helper()
 	for _, c := range tampers(proof) {
 		undo := c.do(proof)
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
+		if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("%s: %s changed: %v", f.m.Config.Family, c.name, err)
 		}
 		undo()
@@ -571,7 +608,7 @@ func rejectsOffByOne(t *testing.T, s *pcs.SRS, f *fixture, seg inference.Segment
 	if err != nil {
 		t.Fatalf("%s off by one: %v", x.Name, err)
 	}
-	_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, forged)
+	_, err = Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, forged)
 	if !errors.Is(err, ErrRejected) {
 		t.Errorf("%s: %s[%d] off by one: %v", f.m.Config.Family, x.Name, k, err)
 	}
@@ -640,7 +677,7 @@ func TestFunctionLookups(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %s: %v", m.Config.Family, c.name, err)
 			}
-			_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, last, forged)
+			_, err = Verify(testKey(t, s, f.m), f.m, f.st, f.pass, last, forged)
 			if !errors.Is(err, ErrRejected) {
 				t.Errorf("%s: %s off by one: %v", m.Config.Family, c.name, err)
 			}
@@ -680,7 +717,7 @@ func TestArgmax(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, f.pass, last, proof); err != nil {
+		if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, last, proof); err != nil {
 			t.Fatalf("%d rows: %v", rows, err)
 		}
 		rejectsEach(t, s, f, last, proof, func(p *Proof) []tamper {
@@ -705,7 +742,7 @@ func TestArgmax(t *testing.T) {
 		other := Pass{Prompt: f.pass.Prompt, Output: slices.Clone(f.pass.Output)}
 		k := len(other.Output) - 1
 		other.Output[k] = (other.Output[k] + 1) % f.m.Config.Vocab
-		if _, err := Verify(s.VerifyingKey(), f.m, f.st, other, last, proof); !errors.Is(err, ErrRejected) {
+		if _, err := Verify(testKey(t, s, f.m), f.m, f.st, other, last, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("%d rows: another last token: %v", rows, err)
 		}
 		if _, _, err := Prove(s, f.m, f.st, other, f.tr, last); err == nil {
@@ -733,7 +770,7 @@ func TestArgmax(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Verify(s.VerifyingKey(), f.m, f.st, other, last, forged)
+			_, err = Verify(testKey(t, s, f.m), f.m, f.st, other, last, forged)
 			if !errors.Is(err, ErrRejected) {
 				t.Errorf("%d rows: another token, %s: %v", rows, c.name, err)
 			}
@@ -875,7 +912,7 @@ func TestSoftmax(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Verify(s.VerifyingKey(), f.m, f.st, f.pass, seg, forged)
+			_, err = Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, forged)
 			if !errors.Is(err, ErrRejected) {
 				t.Errorf("%s: a forged row maximum mark (move %v): %v", m.Config.Family, move, err)
 			}
