@@ -19,6 +19,9 @@ type CommittedProof struct {
 	Table            FractionProof
 	MultiplicityEval frontend.Variable
 	ColumnEvals      []frontend.Variable
+	// TableEvals are the tables' dense columns at their coordinates of
+	// the table point, with [WithTableClaims].
+	TableEvals []frontend.Variable
 }
 
 // CommittedClaims are the claims [VerifyCommitted] outputs: the lookup
@@ -26,11 +29,39 @@ type CommittedProof struct {
 type CommittedClaims struct {
 	Columns        []poly.Claim
 	Multiplicities poly.Claim
+	// Tables are the claims on the tables' dense columns
+	// (native.DenseColumns order), with [WithTableClaims].
+	Tables []poly.Claim
+}
+
+// CommittedOption configures [VerifyCommitted] and
+// [PlaceholderCommittedProof], as native.CommittedOption the native side.
+type CommittedOption func(*committedConfig)
+
+type committedConfig struct {
+	tableClaims bool
+}
+
+// WithTableClaims is native.WithTableClaims: the tables' dense columns are
+// not evaluated in the circuit but returned as claims on them
+// (CommittedClaims.Tables), for the caller to prove against fixed
+// commitments; the proof carries their values (TableEvals).
+func WithTableClaims() CommittedOption {
+	return func(c *committedConfig) { c.tableClaims = true }
+}
+
+func committedOptions(opts []CommittedOption) committedConfig {
+	var cfg committedConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
 }
 
 // PlaceholderCommittedProof sizes a committed proof of lookups into s from
 // a tensor of the given shape.
-func PlaceholderCommittedProof(s *table.Set, shape []int) (CommittedProof, error) {
+func PlaceholderCommittedProof(s *table.Set, shape []int, opts ...CommittedOption) (CommittedProof, error) {
+	cfg := committedOptions(opts)
 	if err := s.Validate(); err != nil {
 		return CommittedProof{}, err
 	}
@@ -38,11 +69,15 @@ func PlaceholderCommittedProof(s *table.Set, shape []int) (CommittedProof, error
 	if err != nil {
 		return CommittedProof{}, err
 	}
-	return CommittedProof{
+	p := CommittedProof{
 		Witness:     placeholderFraction(max(total, 1)),
 		Table:       placeholderFraction(s.NbVars),
 		ColumnEvals: make([]frontend.Variable, s.NbColumns()),
-	}, nil
+	}
+	if cfg.tableClaims {
+		p.TableEvals = make([]frontend.Variable, len(native.DenseColumns(s)))
+	}
+	return p, nil
 }
 
 // ValueOfCommittedProof returns the assignment of a native committed proof.
@@ -52,6 +87,7 @@ func ValueOfCommittedProof[E field.Scalar](p *native.CommittedProof[E]) Committe
 		Table:            valueOfFraction(&p.Table),
 		MultiplicityEval: poly.ValuesOf([]E{p.MultiplicityEval})[0],
 		ColumnEvals:      poly.ValuesOf(p.ColumnEvals),
+		TableEvals:       poly.ValuesOf(p.TableEvals),
 	}
 }
 
@@ -65,7 +101,8 @@ func ValueOfCommittedProof[E field.Scalar](p *native.CommittedProof[E]) Committe
 // T·k multiplications (T tables, 2ᵏ rows) when affine, plus the dense
 // columns' evaluations; nothing is proportional to the table size
 // otherwise.
-func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []frontend.Variable, s *table.Set, shape []int, proof CommittedProof) (CommittedClaims, error) {
+func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []frontend.Variable, s *table.Set, shape []int, proof CommittedProof, opts ...CommittedOption) (CommittedClaims, error) {
+	cfg := committedOptions(opts)
 	if err := s.Validate(); err != nil {
 		return CommittedClaims{}, err
 	}
@@ -75,6 +112,13 @@ func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []front
 	}
 	if len(proof.ColumnEvals) != s.NbColumns() {
 		return CommittedClaims{}, fmt.Errorf("lookup: proof shaped for another table set")
+	}
+	var dense []native.DenseColumn
+	if cfg.tableClaims {
+		dense = native.DenseColumns(s)
+	}
+	if len(proof.TableEvals) != len(dense) {
+		return CommittedClaims{}, fmt.Errorf("lookup: %d table evaluations for %d dense columns left as claims", len(proof.TableEvals), len(dense))
 	}
 	tr.Label("lookup/committed/" + s.Name)
 	tr.Absorb(digest...)
@@ -92,12 +136,22 @@ func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []front
 	}
 	tr.Absorb(proof.MultiplicityEval)
 	tr.Absorb(proof.ColumnEvals...)
+	if cfg.tableClaims {
+		tr.Absorb(proof.TableEvals...)
+	}
 
 	assertWitnessLeaf(api, shape, n, total, &wl, beta, alpha, proof.ColumnEvals)
 	api.AssertIsEqual(tl.pValue, proof.MultiplicityEval)
+	given := map[native.DenseColumn]frontend.Variable{}
+	var tables []poly.Claim
+	for k, d := range dense {
+		given[d] = proof.TableEvals[k]
+		local := tl.point[s.NbVars-s.Tables[d.Table].NbVars:]
+		tables = append(tables, poly.Claim{Point: local, Value: proof.TableEvals[k]})
+	}
 	tv := make([]frontend.Variable, s.NbColumns())
 	for c := range tv {
-		tv[c] = evaluateSetColumn(api, s, c, tl.point)
+		tv[c] = evaluateSetColumn(api, s, c, tl.point, given)
 	}
 	api.AssertIsEqual(tl.qValue, api.Sub(alpha, fold(api, beta, tv)))
 	assertRoots(api, &wl, &tl)
@@ -107,6 +161,7 @@ func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []front
 		out.Columns[c] = poly.Claim{Point: wl.point[n-total:], Value: proof.ColumnEvals[c]}
 	}
 	out.Multiplicities = poly.Claim{Point: tl.point, Value: proof.MultiplicityEval}
+	out.Tables = tables
 	return out, nil
 }
 
@@ -131,15 +186,18 @@ func assertRoots(api frontend.API, wl, tl *leaf) {
 	api.AssertIsEqual(api.Mul(wl.p, tl.q), api.Mul(tl.p, wl.q))
 }
 
-// evaluateSetColumn is the native EvaluateSetColumn: Σₜ indₜ·vₜ.
-func evaluateSetColumn(api frontend.API, s *table.Set, c int, point []frontend.Variable) frontend.Variable {
+// evaluateSetColumn is the native EvaluateSetColumn: Σₜ indₜ·vₜ, with the
+// tables' columns in given taken from it.
+func evaluateSetColumn(api frontend.API, s *table.Set, c int, point []frontend.Variable, given map[native.DenseColumn]frontend.Variable) frontend.Variable {
 	var res frontend.Variable = 0
 	for t := range s.Tables {
 		tbl := &s.Tables[t]
 		var v frontend.Variable
-		switch {
+		switch g, ok := given[native.DenseColumn{Table: t, Column: c}]; {
 		case c == 0:
 			v = t + 1
+		case ok:
+			v = g
 		case c-1 < len(tbl.Columns):
 			v = evaluateColumn(api, tbl, c-1, point[s.NbVars-tbl.NbVars:])
 		default:

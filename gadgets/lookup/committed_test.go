@@ -30,6 +30,7 @@ type committedCircuit struct {
 	set    *table.Set
 	shape  []int
 	check  bool
+	tables bool
 	Digest []frontend.Variable
 	Proof  glookup.CommittedProof
 	// The native claims: the column values, their point, the
@@ -38,6 +39,8 @@ type committedCircuit struct {
 	ColumnPoint []frontend.Variable
 	MValue      frontend.Variable
 	MPoint      []frontend.Variable
+	// With tables: the native table claims' values.
+	Tables []frontend.Variable
 }
 
 func (c *committedCircuit) Define(api frontend.API) error {
@@ -45,9 +48,19 @@ func (c *committedCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	claims, err := glookup.VerifyCommitted(api, tr, c.Digest, c.set, c.shape, c.Proof)
+	var opts []glookup.CommittedOption
+	if c.tables {
+		opts = append(opts, glookup.WithTableClaims())
+	}
+	claims, err := glookup.VerifyCommitted(api, tr, c.Digest, c.set, c.shape, c.Proof, opts...)
 	if err != nil {
 		return err
+	}
+	if len(claims.Tables) != len(c.Tables) {
+		return fmt.Errorf("%d table claims, want %d", len(claims.Tables), len(c.Tables))
+	}
+	for k := range claims.Tables {
+		api.AssertIsEqual(claims.Tables[k].Value, c.Tables[k])
 	}
 	if !c.check {
 		return nil
@@ -79,10 +92,18 @@ type committedRun[E field.Scalar] struct {
 	shape  []int
 	digest []E
 	proof  *native.CommittedProof[E]
+	// tables: proven and verified with WithTableClaims, whose claims
+	// the circuit compares with the native ones (want).
+	tables bool
+	want   []E
 }
 
 func (r *committedRun[E]) circuits(check bool) (placeholder, assignment *committedCircuit, err error) {
-	ph, err := glookup.PlaceholderCommittedProof(r.set, r.shape)
+	var opts []glookup.CommittedOption
+	if r.tables {
+		opts = append(opts, glookup.WithTableClaims())
+	}
+	ph, err := glookup.PlaceholderCommittedProof(r.set, r.shape, opts...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -91,12 +112,28 @@ func (r *committedRun[E]) circuits(check bool) (placeholder, assignment *committ
 		Columns: make([]frontend.Variable, r.set.NbColumns()), ColumnPoint: make([]frontend.Variable, total), MPoint: make([]frontend.Variable, r.set.NbVars)}
 	assignment = &committedCircuit{set: r.set, shape: r.shape, check: check, Digest: gpoly.ValuesOf(r.digest), Proof: glookup.ValueOfCommittedProof(r.proof),
 		Columns: zeros(len(placeholder.Columns)), ColumnPoint: zeros(total), MValue: 0, MPoint: zeros(r.set.NbVars)}
+	placeholder.tables, assignment.tables = r.tables, r.tables
+	placeholder.Tables = make([]frontend.Variable, len(r.want))
+	assignment.Tables = gpoly.ValuesOf(r.want)
 	return placeholder, assignment, nil
 }
 
 func verifyCommittedNative[E field.Scalar, P field.Ptr[E]](r *committedRun[E]) (*native.CommittedClaims[E], error) {
 	stmt := ntranscript.New[E, P]("lookup-test", field.FromInt64[E, P](42))
-	return native.VerifyCommitted(stmt, r.digest, r.set, r.shape, r.proof)
+	var opts []native.CommittedOption
+	if r.tables {
+		opts = append(opts, native.WithTableClaims())
+	}
+	claims, err := native.VerifyCommitted(stmt, r.digest, r.set, r.shape, r.proof, opts...)
+	if err != nil {
+		return nil, err
+	}
+	for k := range r.want {
+		if k >= len(claims.Tables) || !P(&claims.Tables[k].Value).Equal(&r.want[k]) {
+			return nil, fmt.Errorf("table claim %d is not the expected value", k)
+		}
+	}
+	return claims, nil
 }
 
 func solveCommitted[E field.Scalar](r *committedRun[E]) error {
@@ -188,6 +225,9 @@ func committedElements[E field.Scalar](r *committedRun[E]) (names []string, elem
 	add("multiplicity evaluation", &r.proof.MultiplicityEval)
 	for c := range r.proof.ColumnEvals {
 		add(fmt.Sprintf("column %d evaluation", c), &r.proof.ColumnEvals[c])
+	}
+	for k := range r.proof.TableEvals {
+		add(fmt.Sprintf("table evaluation %d", k), &r.proof.TableEvals[k])
 	}
 	for i := range r.digest {
 		add(fmt.Sprintf("digest %d", i), &r.digest[i])
@@ -311,6 +351,62 @@ func TestCommitted(t *testing.T) {
 	t.Run("bn254", func(t *testing.T) { testCommitted[bn254fr.Element](t, ecc.BN254, rand.Uint64()) })
 }
 
+// testCommittedTableClaims: with WithTableClaims on both sides, the
+// native verifier and the gadget accept, return the same table claims
+// (each the function table's output column at its coordinates of the
+// table point), and both reject every element of the proof, the table
+// values included, changed.
+func testCommittedTableClaims[E field.Scalar, P field.Ptr[E]](t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 9))
+	s := testSet(t)
+	lk := setLookups(rng, s, 3, 5)
+	m, err := native.SetMultiplicities(s, &lk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := []E{field.FromInt64[E, P](7), field.FromInt64[E, P](11)}
+	stmt := ntranscript.New[E, P]("lookup-test", field.FromInt64[E, P](42))
+	proof, pc, err := native.ProveCommitted(stmt, digest, s, &lk, m, native.WithTableClaims())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pc.Tables) != 1 {
+		t.Fatalf("%d table claims, want 1 (the function table's outputs)", len(pc.Tables))
+	}
+	col := s.Tables[2].Columns[1].Values
+	values := make([]E, len(col))
+	for y, v := range col {
+		P(&values[y]).SetInt64(v)
+	}
+	if want := poly.Evaluate[E, P](values, pc.Tables[0].Point); !P(&want).Equal(&pc.Tables[0].Value) {
+		t.Fatal("the table claim is not the output column's evaluation")
+	}
+	r := &committedRun[E]{set: s, shape: lk.Shape, digest: digest, proof: proof, tables: true, want: []E{pc.Tables[0].Value}}
+	if _, err := verifyCommittedNative[E, P](r); err != nil {
+		t.Fatalf("native: %v", err)
+	}
+	if err := solveCommitted(r); err != nil {
+		t.Fatalf("gadget: %v", err)
+	}
+	names, elems := committedElements(r)
+	one := field.One[E, P]()
+	for i, x := range elems {
+		saved := *x
+		P(x).Add(x, &one)
+		rejectedByBoth[E, P](t, names[i], r)
+		*x = saved
+	}
+	// The expected claim changed: the gadget's claim is the proof's.
+	P(&r.want[0]).Add(&r.want[0], &one)
+	rejectedByBoth[E, P](t, "expected table claim", r)
+	t.Logf("%d elements tampered one at a time", len(elems))
+}
+
+func TestCommittedTableClaims(t *testing.T) {
+	t.Run("bls12-377", testCommittedTableClaims[bls12377fr.Element])
+	t.Run("bn254", testCommittedTableClaims[bn254fr.Element])
+}
+
 // combinedSet is a segment-like table set of 2¹⁶ rows: 15- and 14-bit
 // ranges, an 8-bit range, a 10-bit two-column (dense) function table and a
 // 4-bit range.
@@ -336,25 +432,31 @@ func combinedSet(t testing.TB) *table.Set {
 // circuits of a few hundred thousand constraints: run with -large.
 func TestCommittedConstraintCounts(t *testing.T) {
 	type row struct {
-		name  string
-		set   *table.Set
-		shape []int
+		name   string
+		set    *table.Set
+		shape  []int
+		tables bool
 	}
 	rows := []row{
-		{"mixed64/n=4", testSet(t), []int{16}},
-		{"mixed64/n=8", testSet(t), []int{256}},
-		{"segment65536/n=8", combinedSet(t), []int{256}},
+		{"mixed64/n=4", testSet(t), []int{16}, false},
+		{"mixed64/n=8", testSet(t), []int{256}, false},
+		{"segment65536/n=8", combinedSet(t), []int{256}, false},
+		{"segment65536/n=8/table-claims", combinedSet(t), []int{256}, true},
 	}
 	if *largeCircuits {
-		rows = append(rows, row{"segment65536/n=16", combinedSet(t), []int{1 << 16}}, row{"segment65536/n=20", combinedSet(t), []int{1 << 20}})
+		rows = append(rows, row{"segment65536/n=16", combinedSet(t), []int{1 << 16}, false}, row{"segment65536/n=20", combinedSet(t), []int{1 << 20}, false})
 	}
 	records := [][]string{{"gadget", "params", "nb_constraints"}}
 	for _, r := range rows {
-		ph, err := glookup.PlaceholderCommittedProof(r.set, r.shape)
+		var opts []glookup.CommittedOption
+		if r.tables {
+			opts = append(opts, glookup.WithTableClaims())
+		}
+		ph, err := glookup.PlaceholderCommittedProof(r.set, r.shape, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &committedCircuit{set: r.set, shape: r.shape, Digest: make([]frontend.Variable, 2), Proof: ph}
+		c := &committedCircuit{set: r.set, shape: r.shape, tables: r.tables, Digest: make([]frontend.Variable, 2), Proof: ph, Tables: make([]frontend.Variable, len(ph.TableEvals))}
 		cs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, c)
 		if err != nil {
 			t.Fatal(err)
