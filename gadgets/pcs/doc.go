@@ -54,7 +54,9 @@
 // # The group part
 //
 // [VerifyGroup] asserts that every prover point of every opening is in G1
-// (on the curve, and the subgroup check by the endomorphism), computes
+// (on the curve, and the subgroup check by the endomorphism; the identity
+// (0, 0), the commitment to an all-zero table such as a limb row no block
+// uses, is accepted, as natively), computes
 // per opening the points digest and a Poseidon2 chain over the digests and
 // the scalars (the emulated scalars' 64-bit limbs packed into one
 // element), and from it 128-bit weights w₀ = 1, wᵢ = the low 128 bits of
@@ -67,8 +69,8 @@
 // loop lines precomputed). Honest openings satisfy it; if one opening's
 // own equation fails, the combination holds with probability at most
 // 2⁻¹²⁸ over the weights, which depend on everything the openings
-// contain. Cost: 36,124 R1CS for the vector's opening (8 points),
-// 65,834 for two (testdata/group_constraints.csv): about 30k per opening
+// contain. Cost: 36,180 R1CS for the vector's opening (8 points),
+// 65,946 for two (testdata/group_constraints.csv): about 30k per opening
 // of 8 points, of which the fixed pairing check is paid once.
 //
 // # Cost

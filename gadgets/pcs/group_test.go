@@ -2,6 +2,8 @@ package pcs
 
 import (
 	"fmt"
+	"math/big"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +11,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fp"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/std/algebra/native/sw_bls12377"
@@ -16,6 +20,8 @@ import (
 
 	"github.com/veriformer/veriformer/field"
 	native "github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/poly"
+	nativetranscript "github.com/veriformer/veriformer/transcript"
 )
 
 // groupCircuit completes the pairing checks of its openings (VerifyGroup)
@@ -165,6 +171,70 @@ func TestGroupRejectedByBoth(t *testing.T) {
 		}
 	}
 	t.Logf("%d tampered variants, alone and second of two, rejected by both", len(tampers))
+}
+
+// TestGroupIdentity: an honest opening in which one commitment is the
+// identity (an all-zero table, as a limb row no block uses) is accepted
+// by native.VerifyGroup and by the gadget; the identity moved to the
+// generator is rejected by both.
+func TestGroupIdentity(t *testing.T) {
+	base := loadRun(t)
+	tau, _ := new(big.Int).SetString(base.v.Tau, 10)
+	k, err := kzg.NewSRS(uint64(base.v.SRSSize), tau)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srs := &native.SRS{SRS: *k}
+	rng := rand.New(rand.NewPCG(3, 4))
+	tables := [][]fr.Element{field.RandomVector[fr.Element](rng, 8), make([]fr.Element, 8)}
+	var commitments []native.Commitment
+	for _, tb := range tables {
+		c, err := native.Commit(srs, tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		commitments = append(commitments, c)
+	}
+	if !commitments[1].IsInfinity() {
+		t.Fatal("the zero table's commitment is not the identity")
+	}
+	var claims []native.Claim
+	for j := range tables {
+		p := field.RandomVector[fr.Element](rng, 3)
+		claims = append(claims, native.Claim{Commitment: j, Point: p, Value: poly.Evaluate[fr.Element](tables[j], p)})
+	}
+	tr := func() *native.Transcript {
+		t := nativetranscript.New[fr.Element]("veriformer/gadgets/pcs/identity")
+		t.Absorb(native.Digest(commitments))
+		for _, c := range claims {
+			t.Absorb(c.Point...)
+		}
+		return t
+	}
+	proof, err := native.OpenBatch(tr(), srs, tables, claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check, err := native.VerifyBatchField(tr(), len(commitments), claims, proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{v: base.v, commitments: commitments, claims: claims, proof: proof, check: *check, vk: srs.VerifyingKey()}
+	if err := (groupRuns{r}).verifyNative(); err != nil {
+		t.Fatalf("native: %v", err)
+	}
+	if err := (groupRuns{r}).solve(); err != nil {
+		t.Fatalf("gadget: %v", err)
+	}
+	moved := *r
+	moved.commitments = append([]native.Commitment(nil), commitments...)
+	move(&moved.commitments[1])
+	if err := (groupRuns{&moved}).verifyNative(); err == nil {
+		t.Error("the identity moved: accepted by the native verifier")
+	}
+	if err := (groupRuns{&moved}).solve(); err == nil {
+		t.Error("the identity moved: accepted by the gadget")
+	}
 }
 
 // TestGroupConstraints snapshots the group part's constraint count for
