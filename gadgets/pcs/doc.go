@@ -69,9 +69,16 @@
 // loop lines precomputed). Honest openings satisfy it; if one opening's
 // own equation fails, the combination holds with probability at most
 // 2⁻¹²⁸ over the weights, which depend on everything the openings
-// contain. Cost: 36,180 R1CS for the vector's opening (8 points),
-// 65,946 for two (testdata/group_constraints.csv): about 30k per opening
-// of 8 points, of which the fixed pairing check is paid once.
+// contain. Cost (testdata/group_constraints.csv): 36,180 R1CS for the
+// vector's opening (8 points), 65,946 for two, and 123,909 for one
+// opening of a committed GPT-2-small block segment's shape at 16 rows
+// (15 commitments, 20 variables: 36 points) — about 3.2k per point for
+// the subgroup check, the MSM term and the digests, with the pairing
+// check paid once. That is above the 70–90k per segment the prototype of
+// ../shared/DESIGN.md estimated; the function tables' commitments, fixed
+// by the model, could be circuit constants (no subgroup check, a
+// fixed-base multiplication). Computing one MSM per opening and weighing
+// the sums instead measured 122,575: the per-point cost is the MSM's.
 //
 // # Cost
 //

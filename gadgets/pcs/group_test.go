@@ -252,6 +252,16 @@ func TestGroupConstraints(t *testing.T) {
 		}
 		got += fmt.Sprintf("verify-group,openings=%d/commitments=3/n=4,%d\n", len(rs), cs.GetNbConstraints())
 	}
+	// The shape of a committed GPT-2-small block segment at 16 rows: 12
+	// commitments of the proof (tensors, multiplicities, 8 limb rows,
+	// boundary, incoming) and 3 function tables', an opening over 20
+	// variables.
+	gpt2 := &groupCircuit{key: KeyOf(base.vk), Openings: []GroupOpening{PlaceholderGroupOpening(15, 20)}, Digests: make([]frontend.Variable, 1)}
+	cs, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, gpt2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got += fmt.Sprintf("verify-group,openings=1/commitments=15/n=20,%d\n", cs.GetNbConstraints())
 	path := filepath.Join("testdata", "group_constraints.csv")
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
