@@ -659,17 +659,68 @@ func boundaryLink(point []fr.Element, k int, v fr.Element) fr.Element {
 // the protocols that will prove them. The caller checks st against the
 // model and the pass's prompt and output.
 func Verify(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof) (*Claims, error) {
+	view, err := passView(vk, m, pass)
+	if err != nil {
+		return nil, err
+	}
+	return verify(vk, m, view, st, pass, seg, proof)
+}
+
+// passView checks the key and the pass and returns the pass's shapes.
+func passView(vk *VerifyingKey, m *model.Model, pass Pass) (*model.Trace, error) {
 	if vk == nil || vk.PCS == nil {
 		return nil, fmt.Errorf("%w: no verifying key", ErrRejected)
 	}
 	if err := pass.check(m.Config.Vocab); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	tokens := pass.Tokens()
-	view, err := inference.ShapePass(m, len(tokens))
+	view, err := inference.ShapePass(m, len(pass.Tokens()))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	return view, nil
+}
+
+// VerifyPass checks the committed proofs of a whole pass: proofs[k] of
+// segment segs[k], the segments covering the model's blocks in order
+// (the LM head in the last), each verified as by [Verify] against the
+// pass's shapes computed once, and their chain ([CheckChain]). Every
+// accumulator claim must have been proven by the segments' own steps.
+func VerifyPass(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass, segs []inference.Segment, proofs []*Proof) error {
+	if len(segs) == 0 || len(segs) != len(proofs) {
+		return fmt.Errorf("%w: %d proofs for %d segments", ErrRejected, len(proofs), len(segs))
+	}
+	view, err := passView(vk, m, pass)
+	if err != nil {
+		return err
+	}
+	for k, seg := range segs {
+		want := 0
+		if k > 0 {
+			want = segs[k-1].To
+		}
+		if seg.From != want {
+			return fmt.Errorf("%w: segment %d starts at block %d, want %d", ErrRejected, k, seg.From, want)
+		}
+	}
+	if last := segs[len(segs)-1].To; last != len(view.Layers) {
+		return fmt.Errorf("%w: the segments end at block %d of %d", ErrRejected, last, len(view.Layers))
+	}
+	for k, seg := range segs {
+		claims, err := verify(vk, m, view, st, pass, seg, proofs[k])
+		if err != nil {
+			return fmt.Errorf("segment %d %v: %w", k, seg, err)
+		}
+		if len(claims.Accumulators) > 0 {
+			return fmt.Errorf("%w: segment %d leaves %d accumulator claims unproven", ErrRejected, k, len(claims.Accumulators))
+		}
+	}
+	return CheckChain(proofs)
+}
+
+// verify is [Verify] on the pass's shapes view.
+func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof) (*Claims, error) {
+	tokens := pass.Tokens()
 	if seg.From < 0 || seg.To > len(view.Layers) || seg.From >= seg.To {
 		return nil, fmt.Errorf("%w: segment [%d, %d) of a model of %d blocks", ErrRejected, seg.From, seg.To, len(view.Layers))
 	}

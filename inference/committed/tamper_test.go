@@ -401,6 +401,39 @@ func TestChain(t *testing.T) {
 	if err := CheckChain(proofs); err != nil {
 		t.Fatalf("the restored chain: %v", err)
 	}
+	// The whole pass at once: accepted; refused with the proofs swapped,
+	// a segment missing, segments that do not cover the model or do not
+	// follow each other, a moved link, and for another pass.
+	vk := testKey(t, s, f.m)
+	if err := VerifyPass(vk, f.m, f.st, f.pass, segs, proofs); err != nil {
+		t.Fatalf("the pass: %v", err)
+	}
+	refused := map[string]func() error{
+		"proofs swapped":  func() error { return VerifyPass(vk, f.m, f.st, f.pass, segs, []*Proof{proofs[1], proofs[0]}) },
+		"a proof missing": func() error { return VerifyPass(vk, f.m, f.st, f.pass, segs, proofs[:1]) },
+		"no segment":      func() error { return VerifyPass(vk, f.m, f.st, f.pass, nil, nil) },
+		"the last block uncovered": func() error {
+			return VerifyPass(vk, f.m, f.st, f.pass, segs[:1], proofs[:1])
+		},
+		"segments out of order": func() error {
+			return VerifyPass(vk, f.m, f.st, f.pass, []inference.Segment{segs[1], segs[0]}, []*Proof{proofs[1], proofs[0]})
+		},
+		"a moved link": func() error {
+			undo := move(proofs[1].Incoming)
+			defer undo()
+			return VerifyPass(vk, f.m, f.st, f.pass, segs, proofs)
+		},
+		"another output": func() error {
+			other := Pass{Prompt: f.pass.Prompt, Output: slices.Clone(f.pass.Output)}
+			other.Output[0] = (other.Output[0] + 1) % f.m.Config.Vocab
+			return VerifyPass(vk, f.m, f.st, other, segs, proofs)
+		},
+	}
+	for name, run := range refused {
+		if err := run(); !errors.Is(err, ErrRejected) {
+			t.Errorf("pass with %s: %v", name, err)
+		}
+	}
 }
 
 // TestEmbedding: a first segment whose embedding is not the model's
