@@ -41,7 +41,9 @@
 // and on its block of s ties the two. A segment with From > 0 commits, the
 // same way, to the residual stream it reads (Proof.Incoming): the
 // previous block's output, whose commitment is then the same point as the
-// previous segment's Boundary ([CheckChain] checks the links of a pass).
+// previous segment's Boundary ([CheckChain] checks the links of a pass;
+// [VerifyPass] verifies a whole pass's proofs, its shapes computed once,
+// and their chain).
 //
 // Every committed value v of a tensor with range [Min, Max] lies in the
 // window [Min, Min + 2^w) (w = transcript.Layout(Min, Max).Bits, as the
