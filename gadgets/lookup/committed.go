@@ -203,16 +203,7 @@ func evaluateSetColumn(api frontend.API, s *table.Set, c int, point []frontend.V
 		default:
 			continue
 		}
-		leading := s.NbVars - tbl.NbVars
-		block := s.Offsets[t] >> tbl.NbVars
-		var ind frontend.Variable = 1
-		for i := range leading {
-			if block>>(leading-1-i)&1 == 1 {
-				ind = api.Mul(ind, point[i])
-			} else {
-				ind = api.Mul(ind, api.Sub(1, point[i]))
-			}
-		}
+		ind := poly.EqIndex(api, point[:s.NbVars-tbl.NbVars], s.Offsets[t]>>tbl.NbVars)
 		res = api.Add(res, api.Mul(ind, v))
 	}
 	return res

@@ -12,7 +12,6 @@ import (
 	"github.com/veriformer/veriformer/gadgets/transcript"
 	native "github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/lookup/table"
-	npoly "github.com/veriformer/veriformer/poly"
 )
 
 // multiplicityBits and the packing factor follow the native protocol.
@@ -196,13 +195,7 @@ func selector(api frontend.API, shape []int, point []frontend.Variable, extra in
 	for k := range extra {
 		res = api.Mul(res, api.Sub(1, point[k]))
 	}
-	off := extra
-	for _, d := range shape {
-		v := npoly.Log2Ceil(d)
-		res = api.Mul(res, poly.Prefix(api, point[off:off+v], d))
-		off += v
-	}
-	return res
+	return api.Mul(res, poly.ShapeSelector(api, shape, point[extra:]))
 }
 
 // evaluateColumn evaluates a table column's MLE: affine columns as the

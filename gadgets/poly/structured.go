@@ -42,6 +42,22 @@ func EqIndex(api frontend.API, point []frontend.Variable, idx int) frontend.Vari
 	return res
 }
 
+// ShapeSelector returns the MLE at point of the valid entries of a tensor
+// of the given shape in its per-dimension zero-padded layout (each
+// dimension d over ⌈log₂ d⌉ of the point's coordinates, the first
+// dimension most significant): the product of each dimension's Prefix,
+// as the native lookup.Selector without leading variables.
+func ShapeSelector(api frontend.API, shape []int, point []frontend.Variable) frontend.Variable {
+	var res frontend.Variable = 1
+	off := 0
+	for _, d := range shape {
+		v := native.Log2Ceil(d)
+		res = api.Mul(res, Prefix(api, point[off:off+v], d))
+		off += v
+	}
+	return res
+}
+
 // Prefix returns the MLE at point of the selector of the first s indices,
 // Sel_s(x) = [x < s] over n = len(point) variables, for a constant s: 0 for
 // s ≤ 0, 1 for s ≥ 2ⁿ. Reading from the least significant bit,

@@ -153,39 +153,79 @@ const (
 	tabMaxE  = 3 + MaxLimbs
 	tabU     = 4 + MaxLimbs
 	tabLimbs = 4 + 2*MaxLimbs
-	nbTables = tabLimbs + limbRows
+	// NbDecompositionTables is the number of the zero-check's tables.
+	NbDecompositionTables = tabLimbs + limbRows
 )
 
-// relation returns s − Min − Σⱼ Wⱼ·lⱼ + γ·(Max·E − E·s − Σⱼ Uⱼ·l_{4+j}).
-func relation(gamma fr.Element) []sumcheck.Term[fr.Element] {
-	one := field.One[fr.Element]()
-	var minusOne, minusGamma fr.Element
-	minusOne.Neg(&one)
-	minusGamma.Neg(&gamma)
-	terms := []sumcheck.Term[fr.Element]{
-		{Coefficient: one, Factors: []int{tabS}},
-		{Coefficient: minusOne, Factors: []int{tabMin}},
-		{Coefficient: gamma, Factors: []int{tabMaxE}},
-		{Coefficient: minusGamma, Factors: []int{tabE, tabS}},
+// RelationTerm is a term of the decomposition relation: ±1 (±γ when
+// Gamma) times the product of the zero-check's tables Factors.
+type RelationTerm struct {
+	Gamma, Negative bool
+	Factors         []int
+}
+
+// DecompositionRelation returns the terms of
+// s − Min − Σⱼ Wⱼ·lⱼ + γ·(Max·E − E·s − Σⱼ Uⱼ·l_{4+j}) over the
+// zero-check's tables (0 s, 1 Min, 2…5 W, 6 E, 7 Max·E, 8…11 U, 12…19 the
+// limb rows; [NbDecompositionTables] in all).
+func DecompositionRelation() []RelationTerm {
+	terms := []RelationTerm{
+		{Factors: []int{tabS}},
+		{Negative: true, Factors: []int{tabMin}},
+		{Gamma: true, Factors: []int{tabMaxE}},
+		{Gamma: true, Negative: true, Factors: []int{tabE, tabS}},
 	}
 	for j := range MaxLimbs {
 		terms = append(terms,
-			sumcheck.Term[fr.Element]{Coefficient: minusOne, Factors: []int{tabW + j, tabLimbs + j}},
-			sumcheck.Term[fr.Element]{Coefficient: minusGamma, Factors: []int{tabU + j, tabLimbs + MaxLimbs + j}})
+			RelationTerm{Negative: true, Factors: []int{tabW + j, tabLimbs + j}},
+			RelationTerm{Gamma: true, Negative: true, Factors: []int{tabU + j, tabLimbs + MaxLimbs + j}})
 	}
 	return terms
 }
 
-// newTranscript seeds the segment's transcript with the statement and the
+// relation returns the decomposition relation's terms for γ.
+func relation(gamma fr.Element) []sumcheck.Term[fr.Element] {
+	var terms []sumcheck.Term[fr.Element]
+	for _, rt := range DecompositionRelation() {
+		c := field.One[fr.Element]()
+		if rt.Gamma {
+			c = gamma
+		}
+		if rt.Negative {
+			c.Neg(&c)
+		}
+		terms = append(terms, sumcheck.Term[fr.Element]{Coefficient: c, Factors: rt.Factors})
+	}
+	return terms
+}
+
+// DecompositionTables returns the public tables of the decomposition
+// zero-check (Min, W₀…W₃, E, Max·E, U₀…U₃, its tables 1 to 11) as their
+// constant per block: [k][b] is table 1 + k on block b's valid entries
+// (zero on its padding).
+func (l *Layout) DecompositionTables() [][]*big.Int {
+	cols := l.publicColumns()
+	out := make([][]*big.Int, len(cols))
+	for k, c := range cols {
+		out[k] = make([]*big.Int, len(l.Blocks))
+		for b := range l.Blocks {
+			out[k][b] = c(b)
+		}
+	}
+	return out
+}
+
+// NewTranscript seeds the segment's transcript with the statement and the
 // segment's bounds.
-func newTranscript(st statement.Statement, seg inference.Segment) *pcs.Transcript {
+func NewTranscript(st statement.Statement, seg inference.Segment) *pcs.Transcript {
 	t := transcript.New[fr.Element](Domain, statement.Elements[fr.Element](st)...)
 	t.Absorb(field.FromInt64[fr.Element](int64(seg.From)), field.FromInt64[fr.Element](int64(seg.To)))
 	return t
 }
 
-// commitments lists a proof's commitments in batch order.
-func (p *Proof) commitments() []pcs.Commitment {
+// Commitments lists a proof's commitments in batch order: the first
+// absorption of its transcript is their pcs.Digest.
+func (p *Proof) Commitments() []pcs.Commitment {
 	out := append([]pcs.Commitment{p.Tensors, p.Multiplicities}, p.Limbs[:]...)
 	if p.Boundary != nil {
 		out = append(out, *p.Boundary)
@@ -372,8 +412,8 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	}
 	times.Commit = time.Since(start)
 
-	t := newTranscript(st, seg)
-	t.Absorb(pcs.Digest(proof.commitments()))
+	t := NewTranscript(st, seg)
+	t.Absorb(pcs.Digest(proof.Commitments()))
 
 	start = time.Now()
 	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
@@ -390,7 +430,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	start = time.Now()
 	t.Label("committed/decomposition")
 	gamma := t.Challenge()
-	zt := make([][]fr.Element, nbTables)
+	zt := make([][]fr.Element, NbDecompositionTables)
 	zt[tabS] = stacked
 	for k, c := range l.publicColumns() {
 		zt[tabMin+k] = l.blockTable(c)
@@ -653,6 +693,59 @@ func boundaryLink(point []fr.Element, k int, v fr.Element) fr.Element {
 	return d
 }
 
+// LookupClaims are the claims [VerifyLookups] leaves: the LogUp
+// instance's (columns, multiplicities, function tables) and the
+// decomposition zero-check's on each of its tables (tabS, then the public
+// tables, then the limb rows).
+type LookupClaims struct {
+	Lookup        *lookup.CommittedClaims[fr.Element]
+	Decomposition []poly.Claim[fr.Element]
+}
+
+// VerifyLookups runs the verifier's first steps on a transcript that has
+// absorbed the statement, the segment ([NewTranscript]) and the
+// commitments' digest: the LogUp instance over the layout's slots (id
+// column against the layout, columns a and b against the slots' values),
+// the slots' values, and the decomposition zero-check with its public
+// tables. The in-circuit twin is gadgets/committed.VerifyLookups.
+func VerifyLookups(t *pcs.Transcript, l *Layout, set *table.Set, ids *TableIDs, proof *Proof) (*LookupClaims, error) {
+	if proof == nil || proof.Lookup == nil || proof.Decomposition == nil {
+		return nil, fmt.Errorf("%w: incomplete proof", ErrRejected)
+	}
+	if len(proof.LimbEvals) != l.limbSlots() || len(proof.Functions) != len(l.Functions) {
+		return nil, fmt.Errorf("%w: %d limb slot and %d function values for %d and %d", ErrRejected, len(proof.LimbEvals), len(proof.Functions), l.limbSlots(), len(l.Functions))
+	}
+	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
+	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{1 << l.LookupVars}, proof.Lookup, lookup.WithTableClaims())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	if id := idEval(l, ids, lc.Columns[0].Point); !id.Equal(&lc.Columns[0].Value) {
+		return nil, fmt.Errorf("%w: the lookups' id column is not the layout's", ErrRejected)
+	}
+	// Columns a and b are the slots' values at the point's local
+	// coordinates, given by the prover.
+	a, b := lookupColumnEvals(l, lc.Columns[1].Point, proof.LimbEvals, proof.Functions)
+	if !a.Equal(&lc.Columns[1].Value) || !b.Equal(&lc.Columns[2].Value) {
+		return nil, fmt.Errorf("%w: the lookup rows' values do not give the lookup columns' claims", ErrRejected)
+	}
+	t.Absorb(proof.LimbEvals...)
+	absorbFunctions(t, proof.Functions)
+
+	t.Label("committed/decomposition")
+	gamma := t.Challenge()
+	zc, err := sumcheck.VerifyZero(t, l.NbVars, NbDecompositionTables, relation(gamma), proof.Decomposition)
+	if err != nil {
+		return nil, fmt.Errorf("%w: decomposition: %w", ErrRejected, err)
+	}
+	for k, c := range l.publicColumns() {
+		if v := l.blockSum(zc[tabMin+k].Point, c); !v.Equal(&zc[tabMin+k].Value) {
+			return nil, fmt.Errorf("%w: decomposition: public table %d does not match the layout", ErrRejected, k)
+		}
+	}
+	return &LookupClaims{Lookup: lc, Decomposition: zc}, nil
+}
+
 // Verify checks a committed segment proof of model m for the generation
 // pass and the statement st against m's verifying key vk
 // ([NewVerifyingKey]), and returns the accumulator claims left to
@@ -753,37 +846,14 @@ func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.St
 		return nil, fmt.Errorf("%w: %d accumulator values for %d requantizations", ErrRejected, len(proof.Accumulators), len(rqs))
 	}
 
-	t := newTranscript(st, seg)
-	t.Absorb(pcs.Digest(proof.commitments()))
+	t := NewTranscript(st, seg)
+	t.Absorb(pcs.Digest(proof.Commitments()))
 
-	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
-	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{1 << l.LookupVars}, proof.Lookup, lookup.WithTableClaims())
+	lp, err := VerifyLookups(t, l, set, ids, proof)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return nil, err
 	}
-	if id := idEval(l, ids, lc.Columns[0].Point); !id.Equal(&lc.Columns[0].Value) {
-		return nil, fmt.Errorf("%w: the lookups' id column is not the layout's", ErrRejected)
-	}
-	// Columns a and b are the slots' values at the point's local
-	// coordinates, given by the prover.
-	a, b := lookupColumnEvals(l, lc.Columns[1].Point, proof.LimbEvals, proof.Functions)
-	if !a.Equal(&lc.Columns[1].Value) || !b.Equal(&lc.Columns[2].Value) {
-		return nil, fmt.Errorf("%w: the lookup rows' values do not give the lookup columns' claims", ErrRejected)
-	}
-	t.Absorb(proof.LimbEvals...)
-	absorbFunctions(t, proof.Functions)
-
-	t.Label("committed/decomposition")
-	gamma := t.Challenge()
-	zc, err := sumcheck.VerifyZero(t, l.NbVars, nbTables, relation(gamma), proof.Decomposition)
-	if err != nil {
-		return nil, fmt.Errorf("%w: decomposition: %w", ErrRejected, err)
-	}
-	for k, c := range l.publicColumns() {
-		if v := l.blockSum(zc[tabMin+k].Point, c); !v.Equal(&zc[tabMin+k].Value) {
-			return nil, fmt.Errorf("%w: decomposition: public table %d does not match the layout", ErrRejected, k)
-		}
-	}
+	lc, zc := lp.Lookup, lp.Decomposition
 
 	t.Label("committed/requant")
 	groups := projectionGroups(view, seg)
@@ -886,7 +956,7 @@ func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.St
 	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
 	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
 	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
-	commitments := proof.commitments()
+	commitments := proof.Commitments()
 	claims = append(claims, tableClaims(len(commitments), lc)...)
 	fixed, err := tableCommitments(vk, set)
 	if err != nil {

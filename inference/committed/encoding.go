@@ -196,7 +196,7 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	p.Lookup.ColumnEvals = r.scalars(maxColumns)
 	p.Lookup.TableEvals = r.scalars(maxColumns)
 	p.Decomposition.SumCheck.Rounds = r.rounds()
-	p.Decomposition.Evaluations = r.scalars(nbTables)
+	p.Decomposition.Evaluations = r.scalars(NbDecompositionTables)
 	p.Accumulators = r.scalars(maxAccumulators)
 	p.Requant.Rounds = r.rounds()
 	r.scalar(&p.RequantEval)

@@ -228,8 +228,8 @@ func lookupColumns(l *Layout, ids *TableIDs, limbs []int64) ([3][]int64, error) 
 	return cols, nil
 }
 
-// slotID is the table id of slot k's valid entries.
-func (l *Layout) slotID(ids *TableIDs, k int) int64 {
+// SlotID is the table id of slot k's valid entries.
+func (l *Layout) SlotID(ids *TableIDs, k int) int64 {
 	sl := &l.Slots[k]
 	if sl.Function >= 0 {
 		return ids.Functions[l.Functions[sl.Function].Table.Name]
@@ -246,7 +246,7 @@ func idTable(l *Layout, ids *TableIDs, total int) []int64 {
 		out[i] = pad
 	}
 	for k, sl := range l.Slots {
-		id := l.slotID(ids, k)
+		id := l.SlotID(ids, k)
 		idx, _ := poly.PaddedIndices(l.Blocks[sl.Block].Tensor.Shape)
 		for _, i := range idx {
 			out[sl.Offset+i] = id
@@ -266,7 +266,7 @@ func idEval(l *Layout, ids *TableIDs, point []fr.Element) fr.Element {
 			sel := lookup.Selector[fr.Element](l.Blocks[sl.Block].Tensor.Shape, l.slotLocal(k, point))
 			v.Mul(&v, &sel)
 		}
-		d := field.FromInt64[fr.Element](l.slotID(ids, k) - pad)
+		d := field.FromInt64[fr.Element](l.SlotID(ids, k) - pad)
 		v.Mul(&v, &d)
 		res.Add(&res, &v)
 	}
