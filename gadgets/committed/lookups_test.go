@@ -10,6 +10,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/test"
@@ -182,6 +183,20 @@ func (r *lookupsRun) circuits() (*lookupsCircuit, *lookupsCircuit, error) {
 	return placeholder, assignment, nil
 }
 
+// compile compiles the run's circuit to R1CS.
+func (r *lookupsRun) compile(t *testing.T) constraint.ConstraintSystem {
+	t.Helper()
+	placeholder, _, err := r.circuits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
 func (r *lookupsRun) solve() error {
 	placeholder, assignment, err := r.circuits()
 	if err != nil {
@@ -260,14 +275,7 @@ func TestLookupsRejectedByBoth(t *testing.T) {
 	}
 	add("multiplicities' digest", &r.mDigest)
 
-	placeholder, _, err := r.circuits()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := r.compile(t)
 	solved := func() error {
 		_, assignment, err := r.circuits()
 		if err != nil {
@@ -300,14 +308,7 @@ func TestLookupsRejectedByBoth(t *testing.T) {
 // (rewrite with -update).
 func TestLookupsConstraints(t *testing.T) {
 	r := sharedLookupsRun(t)
-	placeholder, _, err := r.circuits()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := r.compile(t)
 	records := [][]string{{"gadget", "params", "nb_constraints"},
 		{"verify-lookups", fmt.Sprintf("builtin/segment0/rows=4/N=%d/K=%d/set=%d", r.l.NbVars, r.l.LookupVars, r.set.NbVars), fmt.Sprint(cs.GetNbConstraints())}}
 	t.Logf("%v", records[1])
