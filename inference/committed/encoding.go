@@ -194,7 +194,7 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	r.fraction(&p.Lookup.Table)
 	r.scalar(&p.Lookup.MultiplicityEval)
 	p.Lookup.ColumnEvals = r.scalars(maxColumns)
-	p.Lookup.TableEvals = r.scalars(maxColumns)
+	p.Lookup.TableEvals = r.scalars(maxAccumulators)
 	p.Decomposition.SumCheck.Rounds = r.rounds()
 	p.Decomposition.Evaluations = r.scalars(NbDecompositionTables)
 	p.Accumulators = r.scalars(maxAccumulators)
