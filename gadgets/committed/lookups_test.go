@@ -46,19 +46,30 @@ type lookupsCircuit struct {
 }
 
 func (c *lookupsCircuit) Define(api frontend.API) error {
-	t, err := transcript.New(api, native.Domain, c.Statement...)
+	t, err := c.lookups(api)
 	if err != nil {
 		return err
+	}
+	api.AssertIsEqual(t.State(), c.State)
+	return nil
+}
+
+// lookups seeds the segment's transcript (statement, segment, the
+// commitments' digest), runs VerifyLookups, asserts its claim on s and
+// returns the transcript.
+func (c *lookupsCircuit) lookups(api frontend.API) (*transcript.Transcript, error) {
+	t, err := transcript.New(api, native.Domain, c.Statement...)
+	if err != nil {
+		return nil, err
 	}
 	t.Absorb(c.seg.From, c.seg.To)
 	t.Absorb(c.Digest)
 	claims, err := VerifyLookups(api, t, c.l, c.set, c.ids, c.MDigest, c.Proof)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api.AssertIsEqual(t.State(), c.State)
 	api.AssertIsEqual(claims.Decomposition[0].Value, c.S)
-	return nil
+	return t, nil
 }
 
 // lookupsRun is a proof of the built-in model's first segment over a
@@ -74,6 +85,11 @@ type lookupsRun struct {
 	state, s fr.Element
 	// mDigest is the multiplicities' digest the circuit is given.
 	mDigest fr.Element
+	// The segment's requantizations and shared rows (the verifier's, from
+	// the shapes), and the honest state after the requantization step.
+	rqs          []*model.Requant
+	shared       map[*model.Requant]*model.Requant
+	requantState fr.Element
 }
 
 var (
@@ -127,13 +143,32 @@ func newLookupsRun() (*lookupsRun, error) {
 	if r.set, r.ids, err = native.TableSet(r.l); err != nil {
 		return nil, err
 	}
+	native.Requants(view, r.seg, func(q *model.Requant) { r.rqs = append(r.rqs, q) })
+	r.shared = native.SharedRows(view, r.seg)
 	r.mDigest = pcs.Digest([]pcs.Commitment{r.proof.Multiplicities})
 	claims, state, err := r.verifyNative()
 	if err != nil {
 		return nil, err
 	}
 	r.state, r.s = state, claims.Decomposition[0].Value
+	if r.requantState, err = r.verifyRequantsNative(); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// verifyRequantsNative runs native VerifyLookups then VerifyRequants and
+// returns the transcript state.
+func (r *lookupsRun) verifyRequantsNative() (fr.Element, error) {
+	t := native.NewTranscript(r.st, r.seg)
+	t.Absorb(pcs.Digest(r.proof.Commitments()))
+	if _, err := native.VerifyLookups(t, r.l, r.set, r.ids, r.proof); err != nil {
+		return fr.Element{}, err
+	}
+	if _, _, err := native.VerifyRequants(t, r.l, r.rqs, r.shared, r.proof); err != nil {
+		return fr.Element{}, err
+	}
+	return t.State(), nil
 }
 
 // verifyNative runs native.VerifyLookups on the run's transcript.
@@ -190,11 +225,26 @@ func (r *lookupsRun) compile(t *testing.T) constraint.ConstraintSystem {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return compileCircuit(t, placeholder)
+}
+
+// compileCircuit compiles a circuit to R1CS over BLS12-377's scalar field.
+func compileCircuit(t *testing.T, placeholder frontend.Circuit) constraint.ConstraintSystem {
+	t.Helper()
 	cs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cs
+}
+
+// solveCompiled reports whether an assignment solves a compiled circuit.
+func solveCompiled(cs constraint.ConstraintSystem, assignment frontend.Circuit) error {
+	w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
+	if err != nil {
+		return err
+	}
+	return cs.IsSolved(w)
 }
 
 func (r *lookupsRun) solve() error {
@@ -281,11 +331,7 @@ func TestLookupsRejectedByBoth(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
-		if err != nil {
-			return err
-		}
-		return cs.IsSolved(w)
+		return solveCompiled(cs, assignment)
 	}
 	if err := solved(); err != nil {
 		t.Fatalf("the honest proof does not solve the compiled gadget: %v", err)
@@ -309,8 +355,15 @@ func TestLookupsRejectedByBoth(t *testing.T) {
 func TestLookupsConstraints(t *testing.T) {
 	r := sharedLookupsRun(t)
 	cs := r.compile(t)
+	rph, _, err := r.requantCircuits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcs := compileCircuit(t, rph)
+	params := fmt.Sprintf("builtin/segment0/rows=4/N=%d/K=%d/set=%d", r.l.NbVars, r.l.LookupVars, r.set.NbVars)
 	records := [][]string{{"gadget", "params", "nb_constraints"},
-		{"verify-lookups", fmt.Sprintf("builtin/segment0/rows=4/N=%d/K=%d/set=%d", r.l.NbVars, r.l.LookupVars, r.set.NbVars), fmt.Sprint(cs.GetNbConstraints())}}
+		{"verify-lookups", params, fmt.Sprint(cs.GetNbConstraints())},
+		{"verify-lookups+requants", fmt.Sprintf("%s/requants=%d", params, len(r.rqs)), fmt.Sprint(rcs.GetNbConstraints())}}
 	t.Logf("%v", records[1])
 	snapshot.CheckCSV(t, "testdata/constraints.csv", records, *update)
 }

@@ -580,6 +580,44 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	return proof, times, nil
 }
 
+// SharedRows maps each projection of segment seg of tr that shares its
+// group's input rows to the group's first projection: its accumulator
+// point takes that projection's row coordinates.
+func SharedRows(tr *model.Trace, seg inference.Segment) map[*model.Requant]*model.Requant {
+	return sharedRows(projectionGroups(tr, seg))
+}
+
+// VerifyRequants runs the verifier's requantization step after
+// [VerifyLookups]: under label "committed/requant" it draws each
+// requantization's accumulator point (rqs in [Requants] order, shared
+// rows as [SharedRows] gives them), absorbs the claimed accumulators,
+// draws ρ, checks the degree-2 sum-check of the batched identities over
+// the stacked MLE against the public weight G at its end point, and
+// absorbs s there. It returns the points and the end point (the claim
+// on s there is proof.RequantEval). The in-circuit twin is
+// gadgets/committed.VerifyRequants.
+func VerifyRequants(t *pcs.Transcript, l *Layout, rqs []*model.Requant, shared map[*model.Requant]*model.Requant, proof *Proof) ([][]fr.Element, []fr.Element, error) {
+	if len(proof.Accumulators) != len(rqs) {
+		return nil, nil, fmt.Errorf("%w: %d accumulator values for %d requantizations", ErrRejected, len(proof.Accumulators), len(rqs))
+	}
+	t.Label("committed/requant")
+	points := requantPoints(t, rqs, shared)
+	t.Absorb(proof.Accumulators...)
+	rho := t.Challenge()
+	sum := requantSum(rqs, points, proof.Accumulators, rho)
+	end, expected, err := sumcheck.Verify(t, sum, 2, l.NbVars, proof.Requant)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: requantization: %w", ErrRejected, err)
+	}
+	g := requantWeight(l, rqs, points, rho, end)
+	g.Mul(&g, &proof.RequantEval)
+	if !g.Equal(&expected) {
+		return nil, nil, fmt.Errorf("%w: requantization: the final value does not match", ErrRejected)
+	}
+	t.Absorb(proof.RequantEval)
+	return points, end, nil
+}
+
 // requantPoints draws each requantization's accumulator point; a
 // projection that shares its group's rows (shared) takes the row
 // coordinates of the group's first projection and draws its column
@@ -855,22 +893,11 @@ func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.St
 	}
 	lc, zc := lp.Lookup, lp.Decomposition
 
-	t.Label("committed/requant")
 	groups := projectionGroups(view, seg)
-	points := requantPoints(t, rqs, sharedRows(groups))
-	t.Absorb(proof.Accumulators...)
-	rho := t.Challenge()
-	sum := requantSum(rqs, points, proof.Accumulators, rho)
-	end, expected, err := sumcheck.Verify(t, sum, 2, l.NbVars, proof.Requant)
+	points, end, err := VerifyRequants(t, l, rqs, sharedRows(groups), proof)
 	if err != nil {
-		return nil, fmt.Errorf("%w: requantization: %w", ErrRejected, err)
+		return nil, err
 	}
-	g := requantWeight(l, rqs, points, rho, end)
-	g.Mul(&g, &proof.RequantEval)
-	if !g.Equal(&expected) {
-		return nil, fmt.Errorf("%w: requantization: the final value does not match", ErrRejected)
-	}
-	t.Absorb(proof.RequantEval)
 	index := requantIndex(rqs)
 	inputs, err := verifyProjections(t, groups, index, points, proof.Accumulators, proof.Projections)
 	if err != nil {

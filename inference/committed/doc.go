@@ -43,7 +43,9 @@
 // previous block's output, whose commitment is then the same point as the
 // previous segment's Boundary ([CheckChain] checks the links of a pass;
 // [VerifyPass] verifies a whole pass's proofs, its shapes computed once,
-// and their chain).
+// and their chain). [Verify] runs its first steps as exported phases,
+// [VerifyLookups] then [VerifyRequants], whose in-circuit twins are in
+// gadgets/committed.
 //
 // Every committed value v of a tensor with range [Min, Max] lies in the
 // window [Min, Min + 2^w) (w = transcript.Layout(Min, Max).Bits, as the

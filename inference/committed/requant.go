@@ -52,6 +52,18 @@ func spec(r *model.Requant) requant.Spec {
 	return requant.Spec{Shape: r.Out.Shape, Multiplier: r.Multiplier, Shift: r.Shift, OutLo: r.Out.Min, OutHi: r.Out.Max}
 }
 
+// RequantInverses returns M⁻¹ of a requantization per column of its
+// output's padded last dimension (zero in the padded columns), or one
+// entry for a single multiplier, as integers below Fr's modulus.
+func RequantInverses(r *model.Requant) []*big.Int {
+	inv := inverses(r)
+	out := make([]*big.Int, len(inv))
+	for i := range inv {
+		out[i] = inv[i].BigInt(new(big.Int))
+	}
+	return out
+}
+
 // inverses returns M⁻¹ per column of the padded last dimension (zero in
 // the padded columns), or one entry for a single multiplier.
 func inverses(r *model.Requant) []fr.Element {
