@@ -3,6 +3,7 @@ package pcs
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log"
 	"math/rand/v2"
 	"strings"
@@ -10,11 +11,11 @@ import (
 	"testing"
 
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
-	"github.com/consensys/gnark-crypto/ecc/bls12-377/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/g1"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/transcript"
 )
@@ -249,24 +250,13 @@ func TestBatchShapeErrors(t *testing.T) {
 	}
 }
 
-// notInSubgroup returns a point on the curve y² = x³ + 1 outside G1.
+// notInSubgroup returns a point of the curve outside G1.
 func notInSubgroup(t testing.TB) bls12377.G1Affine {
-	var one fp.Element
-	one.SetOne()
-	for x := uint64(2); x < 1000; x++ {
-		var p bls12377.G1Affine
-		var y2 fp.Element
-		p.X.SetUint64(x)
-		y2.Square(&p.X).Mul(&y2, &p.X).Add(&y2, &one)
-		if p.Y.Sqrt(&y2) == nil {
-			continue
-		}
-		if p.IsOnCurve() && !p.IsInSubGroup() {
-			return p
-		}
+	p, err := g1.OutsideSubgroup()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no point outside G1 found")
-	return bls12377.G1Affine{}
+	return p
 }
 
 // TestCommitSigned checks the signed-integer path of Commit against the
@@ -280,24 +270,27 @@ func TestCommitSigned(t *testing.T) {
 			table[i].SetInt64(rng.Int64N(2*bound) - bound)
 		}
 		table[3].SetInt64(-1)
-		got, err := Commit(srs, table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := kzg.Commit(table, srs.Pk)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !got.Equal(&want) {
-			t.Fatalf("bound %d: signed commitment differs", bound)
-		}
+		commitsAsKZG(t, srs, table, fmt.Sprintf("bound %d", bound))
 		// One full-size entry: still gathered (a negative entry).
 		table[5] = field.Random[fr.Element](rng)
-		got, _ = Commit(srs, table)
-		want, _ = kzg.Commit(table, srs.Pk)
-		if !got.Equal(&want) {
-			t.Fatalf("bound %d: commitment with a full-size entry differs", bound)
-		}
+		commitsAsKZG(t, srs, table, fmt.Sprintf("bound %d with a full-size entry", bound))
+	}
+}
+
+// commitsAsKZG fails the test unless Commit gives the plain KZG
+// commitment of table.
+func commitsAsKZG(t *testing.T, srs *SRS, table []fr.Element, what string) {
+	t.Helper()
+	got, err := Commit(srs, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := kzg.Commit(table, srs.Pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(&want) {
+		t.Fatalf("%s: the commitment differs from kzg.Commit", what)
 	}
 }
 
@@ -323,16 +316,6 @@ func TestCommitSparse(t *testing.T) {
 		if density == 64 {
 			table = field.RandomVector[fr.Element](rng, 64)
 		}
-		got, err := Commit(srs, table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := kzg.Commit(table, srs.Pk)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !got.Equal(&want) {
-			t.Fatalf("%d random entries: the commitment differs", density)
-		}
+		commitsAsKZG(t, srs, table, fmt.Sprintf("%d random entries", density))
 	}
 }

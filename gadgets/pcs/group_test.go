@@ -10,7 +10,6 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
-	"github.com/consensys/gnark-crypto/ecc/bls12-377/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
 	"github.com/consensys/gnark/frontend"
@@ -19,6 +18,7 @@ import (
 	"github.com/consensys/gnark/test"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/g1"
 	native "github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/poly"
 	nativetranscript "github.com/veriformer/veriformer/transcript"
@@ -101,24 +101,13 @@ func TestGroupHonest(t *testing.T) {
 	assert.CheckCircuit(placeholder, test.WithValidAssignment(assignment), test.WithCurves(ecc.BW6_761), test.NoFuzzing(), test.NoSerializationChecks(), test.NoProverChecks())
 }
 
-// outsideG1 returns a point of the curve y² = x³ + 1 outside G1.
-func outsideG1(t *testing.T) bls12377.G1Affine {
-	var one fp.Element
-	one.SetOne()
-	for x := uint64(2); x < 1000; x++ {
-		var p bls12377.G1Affine
-		var y2 fp.Element
-		p.X.SetUint64(x)
-		y2.Square(&p.X).Mul(&y2, &p.X).Add(&y2, &one)
-		if p.Y.Sqrt(&y2) == nil {
-			continue
-		}
-		if p.IsOnCurve() && !p.IsInSubGroup() {
-			return p
-		}
+// outsideG1 returns a point of the curve outside G1.
+func outsideG1(t testing.TB) bls12377.G1Affine {
+	p, err := g1.OutsideSubgroup()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no point outside G1 found")
-	return bls12377.G1Affine{}
+	return p
 }
 
 // TestGroupRejectedByBoth changes every point (to another point of G1,

@@ -866,12 +866,6 @@ func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.St
 	if proof == nil || proof.Lookup == nil || proof.Decomposition == nil || proof.Opening == nil {
 		return nil, fmt.Errorf("%w: incomplete proof", ErrRejected)
 	}
-	if len(proof.LimbEvals) != l.limbSlots() {
-		return nil, fmt.Errorf("%w: %d limb slot values for %d limb slots", ErrRejected, len(proof.LimbEvals), l.limbSlots())
-	}
-	if len(proof.Functions) != len(l.Functions) {
-		return nil, fmt.Errorf("%w: %d function lookup values for %d table applications", ErrRejected, len(proof.Functions), len(l.Functions))
-	}
 	if (proof.Boundary != nil) != (l.Boundary >= 0) {
 		return nil, fmt.Errorf("%w: a boundary commitment is present exactly when the segment is not the last", ErrRejected)
 	}
