@@ -62,6 +62,12 @@ func WithTableClaims() CommittedOption {
 	return func(c *committedConfig) { c.tableClaims = true }
 }
 
+// TableClaims reports whether opts ask for [WithTableClaims]: the
+// in-circuit verifier takes the same options.
+func TableClaims(opts ...CommittedOption) bool {
+	return committedOptions(opts).tableClaims
+}
+
 func committedOptions(opts []CommittedOption) committedConfig {
 	var cfg committedConfig
 	for _, o := range opts {

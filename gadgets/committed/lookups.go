@@ -11,6 +11,7 @@ import (
 	gsumcheck "github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
 	native "github.com/veriformer/veriformer/inference/committed"
+	nlookup "github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/lookup/table"
 )
 
@@ -27,7 +28,7 @@ type LookupProof struct {
 // PlaceholderLookupProof sizes a LookupProof for a layout and its table
 // set, to compile a circuit.
 func PlaceholderLookupProof(l *native.Layout, set *table.Set) (LookupProof, error) {
-	lk, err := glookup.PlaceholderCommittedProof(set, []int{1 << l.LookupVars}, glookup.WithTableClaims())
+	lk, err := glookup.PlaceholderCommittedProof(set, []int{1 << l.LookupVars}, nlookup.WithTableClaims())
 	if err != nil {
 		return LookupProof{}, err
 	}
@@ -83,7 +84,7 @@ func VerifyLookups(api frontend.API, t *transcript.Transcript, l *native.Layout,
 	if len(p.LimbEvals) != limbs || len(p.Functions) != len(l.Functions) {
 		return nil, fmt.Errorf("committed: proof shaped for another layout")
 	}
-	lc, err := glookup.VerifyCommitted(api, t, []frontend.Variable{mDigest}, set, []int{1 << l.LookupVars}, p.Lookup, glookup.WithTableClaims())
+	lc, err := glookup.VerifyCommitted(api, t, []frontend.Variable{mDigest}, set, []int{1 << l.LookupVars}, p.Lookup, nlookup.WithTableClaims())
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ type CommittedProof struct {
 	MultiplicityEval frontend.Variable
 	ColumnEvals      []frontend.Variable
 	// TableEvals are the tables' dense columns at their coordinates of
-	// the table point, with [WithTableClaims].
+	// the table point, with native.WithTableClaims.
 	TableEvals []frontend.Variable
 }
 
@@ -30,38 +30,13 @@ type CommittedClaims struct {
 	Columns        []poly.Claim
 	Multiplicities poly.Claim
 	// Tables are the claims on the tables' dense columns
-	// (native.DenseColumns order), with [WithTableClaims].
+	// (native.DenseColumns order), with native.WithTableClaims.
 	Tables []poly.Claim
-}
-
-// CommittedOption configures [VerifyCommitted] and
-// [PlaceholderCommittedProof], as native.CommittedOption the native side.
-type CommittedOption func(*committedConfig)
-
-type committedConfig struct {
-	tableClaims bool
-}
-
-// WithTableClaims is native.WithTableClaims: the tables' dense columns are
-// not evaluated in the circuit but returned as claims on them
-// (CommittedClaims.Tables), for the caller to prove against fixed
-// commitments; the proof carries their values (TableEvals).
-func WithTableClaims() CommittedOption {
-	return func(c *committedConfig) { c.tableClaims = true }
-}
-
-func committedOptions(opts []CommittedOption) committedConfig {
-	var cfg committedConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
-	return cfg
 }
 
 // PlaceholderCommittedProof sizes a committed proof of lookups into s from
 // a tensor of the given shape.
-func PlaceholderCommittedProof(s *table.Set, shape []int, opts ...CommittedOption) (CommittedProof, error) {
-	cfg := committedOptions(opts)
+func PlaceholderCommittedProof(s *table.Set, shape []int, opts ...native.CommittedOption) (CommittedProof, error) {
 	if err := s.Validate(); err != nil {
 		return CommittedProof{}, err
 	}
@@ -74,7 +49,7 @@ func PlaceholderCommittedProof(s *table.Set, shape []int, opts ...CommittedOptio
 		Table:       placeholderFraction(s.NbVars),
 		ColumnEvals: make([]frontend.Variable, s.NbColumns()),
 	}
-	if cfg.tableClaims {
+	if native.TableClaims(opts...) {
 		p.TableEvals = make([]frontend.Variable, len(native.DenseColumns(s)))
 	}
 	return p, nil
@@ -101,8 +76,8 @@ func ValueOfCommittedProof[E field.Scalar](p *native.CommittedProof[E]) Committe
 // T·k multiplications (T tables, 2ᵏ rows) when affine, plus the dense
 // columns' evaluations; nothing is proportional to the table size
 // otherwise.
-func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []frontend.Variable, s *table.Set, shape []int, proof CommittedProof, opts ...CommittedOption) (CommittedClaims, error) {
-	cfg := committedOptions(opts)
+func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []frontend.Variable, s *table.Set, shape []int, proof CommittedProof, opts ...native.CommittedOption) (CommittedClaims, error) {
+	tableClaims := native.TableClaims(opts...)
 	if err := s.Validate(); err != nil {
 		return CommittedClaims{}, err
 	}
@@ -114,7 +89,7 @@ func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []front
 		return CommittedClaims{}, fmt.Errorf("lookup: proof shaped for another table set")
 	}
 	var dense []native.DenseColumn
-	if cfg.tableClaims {
+	if tableClaims {
 		dense = native.DenseColumns(s)
 	}
 	if len(proof.TableEvals) != len(dense) {
@@ -136,7 +111,7 @@ func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []front
 	}
 	tr.Absorb(proof.MultiplicityEval)
 	tr.Absorb(proof.ColumnEvals...)
-	if cfg.tableClaims {
+	if tableClaims {
 		tr.Absorb(proof.TableEvals...)
 	}
 

@@ -48,9 +48,9 @@ func (c *committedCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	var opts []glookup.CommittedOption
+	var opts []native.CommittedOption
 	if c.tables {
-		opts = append(opts, glookup.WithTableClaims())
+		opts = append(opts, native.WithTableClaims())
 	}
 	claims, err := glookup.VerifyCommitted(api, tr, c.Digest, c.set, c.shape, c.Proof, opts...)
 	if err != nil {
@@ -99,9 +99,9 @@ type committedRun[E field.Scalar] struct {
 }
 
 func (r *committedRun[E]) circuits(check bool) (placeholder, assignment *committedCircuit, err error) {
-	var opts []glookup.CommittedOption
+	var opts []native.CommittedOption
 	if r.tables {
-		opts = append(opts, glookup.WithTableClaims())
+		opts = append(opts, native.WithTableClaims())
 	}
 	ph, err := glookup.PlaceholderCommittedProof(r.set, r.shape, opts...)
 	if err != nil {
@@ -448,9 +448,9 @@ func TestCommittedConstraintCounts(t *testing.T) {
 	}
 	records := [][]string{{"gadget", "params", "nb_constraints"}}
 	for _, r := range rows {
-		var opts []glookup.CommittedOption
+		var opts []native.CommittedOption
 		if r.tables {
-			opts = append(opts, glookup.WithTableClaims())
+			opts = append(opts, native.WithTableClaims())
 		}
 		ph, err := glookup.PlaceholderCommittedProof(r.set, r.shape, opts...)
 		if err != nil {

@@ -36,7 +36,7 @@
 // proportional to the table size except dense table columns: the set's
 // columns cost O(T·k) multiplications, and a dense column of 2ᵏ rows
 // about 2ᵏ⁻¹ more (its first fold is linear in the constants). With
-// [WithTableClaims] (native.WithTableClaims on the prover's side) the
+// native.WithTableClaims (the same option on both sides) the
 // dense columns are claims instead ([CommittedClaims].Tables, the proof's
 // TableEvals), for the caller to prove against fixed commitments: on a
 // set with a 2¹⁶-row function table and a 15-bit range, 2⁸ lookups cost
