@@ -391,8 +391,9 @@ func (l *Layout) Widths() []int {
 	return out
 }
 
-// LimbTable returns the limb MLE (limbRowVars + NbVars variables; row j
-// of limbs is the high coordinates) of the tensors' current values: row
+// LimbTable returns the limb rows of the tensors' current values, one
+// after the other (limbRows rows of 2^NbVars entries, each committed on
+// its own and aligned with the stacked MLE): row
 // j < MaxLimbs holds limb j of v − Min, row MaxLimbs + j limb j of
 // Max − v for the exact blocks. It fails if a value is outside its
 // window (or, for exact blocks, above Max).
