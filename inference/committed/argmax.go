@@ -90,9 +90,9 @@ type ArgmaxProof struct {
 	LogitsEval  fr.Element
 }
 
-// argmaxStep holds what the prover and verifier share: the blocks and the
+// ArgmaxStep holds what the prover and verifier share: the blocks and the
 // point.
-type argmaxStep struct {
+type ArgmaxStep struct {
 	logits, margins int // blocks
 	rowVars         int // of the logits
 	colVars         int
@@ -101,7 +101,7 @@ type argmaxStep struct {
 	vocab           int
 }
 
-func newArgmaxStep(tr *model.Trace, l *Layout, pass Pass) (*argmaxStep, error) {
+func newArgmaxStep(tr *model.Trace, l *Layout, pass Pass) (*ArgmaxStep, error) {
 	if l.Margins == nil {
 		return nil, nil
 	}
@@ -110,7 +110,7 @@ func newArgmaxStep(tr *model.Trace, l *Layout, pass Pass) (*argmaxStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &argmaxStep{
+	return &ArgmaxStep{
 		logits: l.Index[lg], margins: l.Index[l.Margins],
 		rowVars: dims[0], colVars: dims[1],
 		rows: argmaxRows(pass), tokens: pass.Output, vocab: lg.Shape[1],
@@ -130,7 +130,7 @@ func bitsPoint(i, n int) []fr.Element {
 }
 
 // rowWeight is w at point: Σ_k eq(ρ_k, k)·eq(point, P−1+k).
-func (a *argmaxStep) rowWeight(rhoK, point []fr.Element) fr.Element {
+func (a *ArgmaxStep) rowWeight(rhoK, point []fr.Element) fr.Element {
 	eqK := poly.EqTable[fr.Element](rhoK)
 	var res fr.Element
 	for k, i := range a.rows {
@@ -143,7 +143,7 @@ func (a *argmaxStep) rowWeight(rhoK, point []fr.Element) fr.Element {
 
 // expected returns Σ_k eq(ρ_k, k)·(L[P−1+k][t_k]·Sel_V(ρ_j) − Prefix_{t_k}(ρ_j)) −
 // D(ρ), the value the row sum-check must have.
-func (a *argmaxStep) expected(rhoK, rhoJ []fr.Element, chosen []fr.Element, margins fr.Element) fr.Element {
+func (a *ArgmaxStep) expected(rhoK, rhoJ []fr.Element, chosen []fr.Element, margins fr.Element) fr.Element {
 	eqK := poly.EqTable[fr.Element](rhoK)
 	sel := lookup.Selector[fr.Element]([]int{a.vocab}, rhoJ)
 	var res, t fr.Element
@@ -159,7 +159,7 @@ func (a *argmaxStep) expected(rhoK, rhoJ []fr.Element, chosen []fr.Element, marg
 }
 
 // proveArgmax runs the argmax step of the last segment (nil otherwise).
-func proveArgmax(t *pcs.Transcript, l *Layout, a *argmaxStep, stacked []fr.Element) (*ArgmaxProof, []fr.Element, error) {
+func proveArgmax(t *pcs.Transcript, l *Layout, a *ArgmaxStep, stacked []fr.Element) (*ArgmaxProof, []fr.Element, error) {
 	if a == nil {
 		return nil, nil, nil
 	}
@@ -199,7 +199,7 @@ func proveArgmax(t *pcs.Transcript, l *Layout, a *argmaxStep, stacked []fr.Eleme
 }
 
 // verifyArgmax replays the argmax step; it returns the point (r′, ρ_k, ρ_j).
-func verifyArgmax(t *pcs.Transcript, l *Layout, a *argmaxStep, p *ArgmaxProof) ([]fr.Element, error) {
+func verifyArgmax(t *pcs.Transcript, l *Layout, a *ArgmaxStep, p *ArgmaxProof) ([]fr.Element, error) {
 	if a == nil {
 		if p != nil {
 			return nil, fmt.Errorf("argmax: a proof outside the last segment")
@@ -238,18 +238,18 @@ func verifyArgmax(t *pcs.Transcript, l *Layout, a *argmaxStep, p *ArgmaxProof) (
 
 // argmaxClaims are the claims on the stacked MLE: each chosen logit at
 // its boolean point, the margins at ρ, the logits at (r′, ρ_j).
-func argmaxClaims(l *Layout, a *argmaxStep, point []fr.Element, p *ArgmaxProof) []pcs.Claim {
+func argmaxClaims(l *Layout, a *ArgmaxStep, point []fr.Element, p *ArgmaxProof) []pcs.Claim {
 	if a == nil {
 		return nil
 	}
 	var out []pcs.Claim
 	for k, tok := range a.tokens {
 		local := append(bitsPoint(a.rows[k], a.rowVars), bitsPoint(tok, a.colVars)...)
-		out = append(out, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(a.logits, local), Value: p.Chosen[k]})
+		out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(a.logits, local), Value: p.Chosen[k]})
 	}
 	end, rho := point[:a.rowVars], point[a.rowVars:]
 	lPoint := append(slices.Clone(end), rho[len(rho)-a.colVars:]...)
 	return append(out,
-		pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(a.margins, rho), Value: p.MarginsEval},
-		pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(a.logits, lPoint), Value: p.LogitsEval})
+		pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(a.margins, rho), Value: p.MarginsEval},
+		pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(a.logits, lPoint), Value: p.LogitsEval})
 }

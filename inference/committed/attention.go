@@ -13,13 +13,13 @@ import (
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
-// contraction is one attention contraction of a segment's block: the
+// Contraction is one attention contraction of a segment's block: the
 // scores (A = queries, B = keys) or the context (A = probabilities,
 // B = values). Its index cube is (h, i, j, c) for the scores and
 // (i, h, c, j) for the context, each group padded to a power of two:
 // bh, bi, bj, bc bits for the heads, query rows, key rows and the head
 // dimension; s is log₂ of the query heads per key/value head.
-type contraction struct {
+type Contraction struct {
 	scores         bool
 	q              int // the requantization's index
 	a, b           int // the factors' blocks
@@ -36,8 +36,8 @@ type contraction struct {
 // outputs (after RoPE for Llama), the values V's; the pass starts at
 // position 0 (the keys are the pass's own rows). The head dimension and
 // the query heads per key/value head must be powers of two.
-func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]contraction, error) {
-	var out []contraction
+func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]Contraction, error) {
+	var out []Contraction
 	for i := seg.From; i < seg.To; i++ {
 		ly := &tr.Layers[i]
 		a := &ly.Attention
@@ -57,7 +57,7 @@ func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, in
 		if !poly.IsPowerOfTwo(hd) || kvHeads == 0 || heads%kvHeads != 0 || !poly.IsPowerOfTwo(heads/kvHeads) || keys.Shape[1] != kvHeads*hd {
 			return nil, fmt.Errorf("committed: attention of block %d: head dimension %d and %d query heads per key head must be powers of two", i, hd, heads/max(kvHeads, 1))
 		}
-		base := contraction{bh: poly.Log2Ceil(heads), bi: poly.Log2Ceil(n), bj: poly.Log2Ceil(total), bc: poly.Log2Ceil(hd),
+		base := Contraction{bh: poly.Log2Ceil(heads), bi: poly.Log2Ceil(n), bj: poly.Log2Ceil(total), bc: poly.Log2Ceil(hd),
 			s: poly.Log2Ceil(heads / kvHeads), heads: heads, hd: hd, n: n, total: total, start: a.Start}
 		for _, c := range []struct {
 			scores bool
@@ -79,15 +79,15 @@ func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, in
 }
 
 // vars is the number of variables of the contraction's cube.
-func (k *contraction) vars() int { return k.bh + k.bi + k.bj + k.bc }
+func (k *Contraction) vars() int { return k.bh + k.bi + k.bj + k.bc }
 
 // masked reports whether key row j is masked for query row i.
-func (k *contraction) masked(i, j int) bool { return j > k.start+i }
+func (k *Contraction) masked(i, j int) bool { return j > k.start+i }
 
 // tables returns, over the cube, E = eq(r, ·)·mask, and the two factors
 // broadcast: A and B as functions of the cube's coordinates (zero where
 // the factor's padded table is).
-func (k *contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.Element) {
+func (k *Contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.Element) {
 	size := 1 << k.vars()
 	e, a, b = make([]fr.Element, size), make([]fr.Element, size), make([]fr.Element, size)
 	eq := poly.EqTable[fr.Element](r)
@@ -124,7 +124,7 @@ func (k *contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.E
 
 // split returns the end point's coordinates by group: heads, query rows,
 // key rows, head dimension.
-func (k *contraction) split(end []fr.Element) (h, i, j, c []fr.Element) {
+func (k *Contraction) split(end []fr.Element) (h, i, j, c []fr.Element) {
 	if k.scores {
 		h, i, j, c = end[:k.bh], end[k.bh:k.bh+k.bi], end[k.bh+k.bi:k.bh+k.bi+k.bj], end[k.bh+k.bi+k.bj:]
 		return
@@ -134,7 +134,7 @@ func (k *contraction) split(end []fr.Element) (h, i, j, c []fr.Element) {
 }
 
 // factorPoints are the points of the factors' blocks at the end point.
-func (k *contraction) factorPoints(end []fr.Element) (pa, pb []fr.Element) {
+func (k *Contraction) factorPoints(end []fr.Element) (pa, pb []fr.Element) {
 	h, i, j, c := k.split(end)
 	g := h[:k.bh-k.s]
 	cat := func(parts ...[]fr.Element) []fr.Element {
@@ -156,7 +156,7 @@ func (k *contraction) factorPoints(end []fr.Element) (pa, pb []fr.Element) {
 // key rows: Σ_{a,b} eq(e_i, a)·eq(e_j, b)·[b ≤ start + a]·(eq(r_i, a)·eq(r_j, b)
 // for the scores, eq(r_i, a) for the context), times eq of the other
 // groups: O(2^(bi+bj)).
-func (k *contraction) eqEval(r, end []fr.Element) fr.Element {
+func (k *Contraction) eqEval(r, end []fr.Element) fr.Element {
 	h, i, j, c := k.split(end)
 	var ri, rj, rest, at []fr.Element
 	if k.scores {
@@ -200,7 +200,7 @@ func contractionTerm() []sumcheck.Term[fr.Element] {
 
 // contractionSteps are the contractions' sum-checks (stacked is nil for
 // the verifier).
-func contractionSteps(l *Layout, ks []contraction, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) []factorStep {
+func contractionSteps(l *Layout, ks []Contraction, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) []factorStep {
 	steps := make([]factorStep, len(ks))
 	for n := range ks {
 		k := &ks[n]
@@ -222,7 +222,7 @@ func contractionSteps(l *Layout, ks []contraction, stacked []fr.Element, points 
 }
 
 // contractionClaims are the claims of the factors' values on their blocks.
-func contractionClaims(l *Layout, ks []contraction, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
+func contractionClaims(l *Layout, ks []Contraction, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
 	return factorClaims(l, proofs, ends, func(n int, end []fr.Element) (int, int, []fr.Element, []fr.Element) {
 		pa, pb := ks[n].factorPoints(end)
 		return ks[n].a, ks[n].b, pa, pb

@@ -32,10 +32,10 @@ var ErrRejected = errors.New("committed: proof rejected")
 // Commitment indices of a proof's batch opening: the stacked tensors, the
 // multiplicities, the limb rows, the boundary.
 const (
-	tensorsCommitment        = 0
-	multiplicitiesCommitment = 1
-	limbsCommitment          = 2 // limb row j is limbsCommitment + j
-	boundaryCommitment       = limbsCommitment + limbRows
+	TensorsCommitment        = 0
+	MultiplicitiesCommitment = 1
+	LimbsCommitment          = 2 // limb row j is LimbsCommitment + j
+	boundaryCommitment       = LimbsCommitment + limbRows
 )
 
 // Proof is the committed proof of one segment's requantizations and
@@ -421,7 +421,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult, lookup.WithTableClaims()); err != nil {
 		return nil, nil, err
 	}
-	proof.LimbEvals = limbEvals(l, tables[limbsCommitment:limbsCommitment+limbRows], lc.Columns[1].Point)
+	proof.LimbEvals = limbEvals(l, tables[LimbsCommitment:LimbsCommitment+limbRows], lc.Columns[1].Point)
 	proof.Functions = functionEvals(l, stacked, lc.Columns[1].Point)
 	t.Absorb(proof.LimbEvals...)
 	absorbFunctions(t, proof.Functions)
@@ -436,7 +436,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		zt[tabMin+k] = l.blockTable(c)
 	}
 	for j := range limbRows {
-		zt[tabLimbs+j] = tables[limbsCommitment+j]
+		zt[tabLimbs+j] = tables[LimbsCommitment+j]
 	}
 	var zc []poly.Claim[fr.Element]
 	if proof.Decomposition, zc, err = sumcheck.ProveZero(t, zt, relation(gamma)); err != nil {
@@ -526,7 +526,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if err != nil {
 		return nil, nil, err
 	}
-	var smEnds []softmaxEnds
+	var smEnds []SoftmaxEnds
 	if proof.Softmax, smEnds, err = proveSoftmax(t, l, sms, stacked); err != nil {
 		return nil, nil, err
 	}
@@ -689,19 +689,19 @@ func requantWeight(l *Layout, rqs []*model.Requant, points [][]fr.Element, rho f
 // limb column and multiplicity claims of the lookup, the zero-check's
 // claims on the stacked MLE and the limb rows, the requantization
 // sum-check's claim on the stacked MLE, the boundary link.
-func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Claim[fr.Element], end []fr.Element, proof *Proof, bPoint []fr.Element, groups []projectionGroup, inputs []poly.Claim[fr.Element]) []pcs.Claim {
+func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Claim[fr.Element], end []fr.Element, proof *Proof, bPoint []fr.Element, groups []ProjectionGroup, inputs []poly.Claim[fr.Element]) []pcs.Claim {
 	claims := []pcs.Claim{
-		{Commitment: multiplicitiesCommitment, Point: lc.Multiplicities.Point, Value: lc.Multiplicities.Value},
-		{Commitment: tensorsCommitment, Point: zc[tabS].Point, Value: zc[tabS].Value},
+		{Commitment: MultiplicitiesCommitment, Point: lc.Multiplicities.Point, Value: lc.Multiplicities.Value},
+		{Commitment: TensorsCommitment, Point: zc[tabS].Point, Value: zc[tabS].Value},
 	}
 	claims = append(claims, limbClaims(l, lc.Columns[1].Point, proof.LimbEvals)...)
 	for j := range limbRows {
-		claims = append(claims, pcs.Claim{Commitment: limbsCommitment + j, Point: zc[tabLimbs+j].Point, Value: zc[tabLimbs+j].Value})
+		claims = append(claims, pcs.Claim{Commitment: LimbsCommitment + j, Point: zc[tabLimbs+j].Point, Value: zc[tabLimbs+j].Value})
 	}
 	claims = append(claims, functionClaims(l, lc.Columns[1].Point, proof.Functions)...)
-	claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: end, Value: proof.RequantEval})
+	claims = append(claims, pcs.Claim{Commitment: TensorsCommitment, Point: end, Value: proof.RequantEval})
 	for k, g := range groups {
-		claims = append(claims, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(l.Index[g.x], inputs[k].Point), Value: inputs[k].Value})
+		claims = append(claims, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(l.Index[g.X], inputs[k].Point), Value: inputs[k].Value})
 	}
 	if proof.Boundary != nil {
 		blk := &l.Blocks[l.Boundary]
@@ -710,7 +710,7 @@ func batchClaims(l *Layout, lc *lookup.CommittedClaims[fr.Element], zc []poly.Cl
 		// zero coordinate when the tensor has a single entry.
 		claims = append(claims,
 			pcs.Claim{Commitment: boundaryCommitment, Point: bPoint, Value: proof.BoundaryEval},
-			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(l.Boundary, local), Value: boundaryLink(bPoint, blk.NbVars, proof.BoundaryEval)})
+			pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(l.Boundary, local), Value: boundaryLink(bPoint, blk.NbVars, proof.BoundaryEval)})
 	}
 	return claims
 }
@@ -849,143 +849,124 @@ func VerifyPass(vk *VerifyingKey, m *model.Model, st statement.Statement, pass P
 	return CheckChain(proofs)
 }
 
-// verify is [Verify] on the pass's shapes view.
+// verify is [Verify] on the pass's shapes view: the field part, then
+// the group part (one pairing check) on the proof's commitments and the
+// model's fixed table commitments.
 func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof) (*Claims, error) {
-	tokens := pass.Tokens()
-	if seg.From < 0 || seg.To > len(view.Layers) || seg.From >= seg.To {
-		return nil, fmt.Errorf("%w: segment [%d, %d) of a model of %d blocks", ErrRejected, seg.From, seg.To, len(view.Layers))
-	}
-	l, err := NewLayout(view, seg, pass)
+	s, err := NewShape(view, seg, pass)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	set, ids, err := TableSet(l)
+	check, claims, err := s.VerifyField(m, st, proof)
+	if err != nil {
+		return nil, err
+	}
+	fixed, err := tableCommitments(vk, s.Set)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	commitments := append(proof.Commitments(), fixed...)
+	if err := pcs.VerifyGroup(vk.PCS, commitments, &proof.Opening.Opening, check); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	return claims, nil
+}
+
+// VerifyField runs the field part of the verifier of a segment proof of
+// model m for the statement st: everything but the group part of the
+// batch opening. It returns the scalars of the opening's pairing check,
+// on the proof's commitments ([Proof.Commitments]) followed by the
+// fixed commitments to the function tables of the segment's table set
+// ([lookup.DenseColumns] order), and the accumulator claims left to
+// other protocols. The segment circuits (gadgets/committed) compute the
+// same scalars; the aggregator completes the check.
+func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof) (*pcs.GroupCheck, *Claims, error) {
+	l, view, seg := s.Layout, s.Trace, s.Segment
 	if proof == nil || proof.Lookup == nil || proof.Decomposition == nil || proof.Opening == nil {
-		return nil, fmt.Errorf("%w: incomplete proof", ErrRejected)
+		return nil, nil, fmt.Errorf("%w: incomplete proof", ErrRejected)
 	}
 	if (proof.Boundary != nil) != (l.Boundary >= 0) {
-		return nil, fmt.Errorf("%w: a boundary commitment is present exactly when the segment is not the last", ErrRejected)
+		return nil, nil, fmt.Errorf("%w: a boundary commitment is present exactly when the segment is not the last", ErrRejected)
 	}
 	if (proof.Incoming != nil) != (seg.From > 0) {
-		return nil, fmt.Errorf("%w: an incoming commitment is present exactly when the segment is not the first", ErrRejected)
+		return nil, nil, fmt.Errorf("%w: an incoming commitment is present exactly when the segment is not the first", ErrRejected)
 	}
-	var rqs []*model.Requant
-	Requants(view, seg, func(r *model.Requant) { rqs = append(rqs, r) })
+	rqs := s.Requants
 	if len(proof.Accumulators) != len(rqs) {
-		return nil, fmt.Errorf("%w: %d accumulator values for %d requantizations", ErrRejected, len(proof.Accumulators), len(rqs))
+		return nil, nil, fmt.Errorf("%w: %d accumulator values for %d requantizations", ErrRejected, len(proof.Accumulators), len(rqs))
+	}
+	rejected := func(err error) (*pcs.GroupCheck, *Claims, error) {
+		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 
 	t := NewTranscript(st, seg)
 	t.Absorb(pcs.Digest(proof.Commitments()))
 
-	lp, err := VerifyLookups(t, l, set, ids, proof)
+	lp, err := VerifyLookups(t, l, s.Set, s.IDs, proof)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lc, zc := lp.Lookup, lp.Decomposition
-
-	groups := projectionGroups(view, seg)
-	points, end, err := VerifyRequants(t, l, rqs, sharedRows(groups), proof)
+	points, end, err := VerifyRequants(t, l, rqs, s.Shared, proof)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	index := requantIndex(rqs)
-	inputs, err := verifyProjections(t, groups, index, points, proof.Accumulators, proof.Projections)
+	inputs, err := s.VerifyProjections(t, points, proof.Accumulators, proof.Projections)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return rejected(err)
 	}
-
-	gps, err := gatedProducts(view, seg, l, index)
+	pEnds, err := s.VerifyProducts(t, points, proof.Accumulators, proof.Products)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return rejected(err)
 	}
-	pEnds, err := verifyFactors(t, "committed/product", productSteps(l, gps, nil, points, proof.Accumulators), proof.Products)
+	rtEnds, err := s.VerifyRotations(t, points, proof.Accumulators, proof.Rotations)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return rejected(err)
 	}
-	rts, err := rotationsOf(view, seg, l, index)
+	atEnds, err := s.VerifyContractions(t, points, proof.Accumulators, proof.Attention)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return rejected(err)
 	}
-	rtEnds, err := verifyFactors(t, "committed/rope", rotationSteps(l, rts, nil, points, proof.Accumulators), proof.Rotations)
+	nEnds, err := s.VerifyNorms(t, points, proof.Accumulators, proof.Norms)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return rejected(err)
 	}
-	ats, err := attentionContractions(view, seg, l, index)
+	smEnds, err := s.VerifySoftmax(t, proof.Softmax)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return rejected(err)
 	}
-	atEnds, err := verifyFactors(t, "committed/attention", contractionSteps(l, ats, nil, points, proof.Accumulators), proof.Attention)
+	rPoint, err := s.VerifyResiduals(t, proof.ResidualEvals)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return rejected(err)
 	}
-	nss, err := normSteps(view, seg, l, index)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
-	}
-	nEnds, err := verifyNorms(t, nss, proof.Norms, points, proof.Accumulators)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
-	}
-	sms, err := softmaxSteps(l)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
-	}
-	smEnds, err := verifySoftmax(t, sms, proof.Softmax)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
-	}
-	res, err := residualsOf(view, seg, l)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
-	}
-	rPoint, err := verifyResiduals(t, l, res, proof.ResidualEvals)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
-	}
-	ePoint := embeddingPoint(t, view, l, seg.From == 0)
+	ePoint := s.EmbeddingPoint(t)
 	var eValue fr.Element
 	if ePoint != nil {
-		if eValue, err = embeddingValue(m, tokens, ePoint); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		if eValue, err = embeddingValue(m, s.Pass.Tokens(), ePoint); err != nil {
+			return rejected(err)
 		}
 	}
-	am, err := newArgmaxStep(view, l, pass)
+	amPoint, err := s.VerifyArgmax(t, proof.Argmax)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return rejected(err)
 	}
-	amPoint, err := verifyArgmax(t, l, am, proof.Argmax)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
-	}
+	bPoint := s.BoundaryPoint(t, proof.BoundaryEval)
 
-	var bPoint []fr.Element
-	if l.Boundary >= 0 {
-		t.Label("committed/boundary")
-		bPoint = t.Challenges(boundaryVars(l))
-		t.Absorb(proof.BoundaryEval)
-	}
-	claims := batchClaims(l, lc, zc, end, proof, bPoint, groups, inputs)
+	gps, rts, ats, nss, sms, res := s.Products, s.Rotations, s.Contractions, s.Norms, s.Softmax, s.Residuals
+	claims := batchClaims(l, lc, zc, end, proof, bPoint, s.Groups, inputs)
 	claims = append(claims, residualClaims(l, res, rPoint, proof.ResidualEvals, proof.incomingCommitment())...)
 	claims = append(claims, embeddingClaim(view, l, ePoint, eValue)...)
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
 	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
-	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
+	claims = append(claims, argmaxClaims(l, s.Argmax, amPoint, proof.Argmax)...)
 	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
 	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
-	commitments := proof.Commitments()
-	claims = append(claims, tableClaims(len(commitments), lc)...)
-	fixed, err := tableCommitments(vk, set)
+	nbCommitments := len(proof.Commitments())
+	claims = append(claims, tableClaims(nbCommitments, lc)...)
+	check, err := pcs.VerifyBatchField(t, nbCommitments+len(lookup.DenseColumns(s.Set)), claims, proof.Opening)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
-	}
-	commitments = append(commitments, fixed...)
-	if err := pcs.VerifyBatch(t, vk.PCS, commitments, claims, proof.Opening); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return rejected(err)
 	}
 	projected := map[*model.Requant]bool{}
 	for _, g := range gps {
@@ -1000,8 +981,8 @@ func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.St
 	for _, n := range nss {
 		projected[rqs[n.q]] = true
 	}
-	for _, g := range groups {
-		for _, mm := range g.mms {
+	for _, g := range s.Groups {
+		for _, mm := range g.MatMuls {
 			projected[&mm.Requant] = true
 		}
 	}
@@ -1012,5 +993,5 @@ func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.St
 			out.Requants = append(out.Requants, rq)
 		}
 	}
-	return out, nil
+	return check, out, nil
 }

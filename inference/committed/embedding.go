@@ -43,5 +43,5 @@ func embeddingClaim(tr *model.Trace, l *Layout, point []fr.Element, value fr.Ele
 	if point == nil {
 		return nil
 	}
-	return []pcs.Claim{{Commitment: tensorsCommitment, Point: l.Point(l.Index[&tr.Embedding], point), Value: value}}
+	return []pcs.Claim{{Commitment: TensorsCommitment, Point: l.Point(l.Index[&tr.Embedding], point), Value: value}}
 }

@@ -89,8 +89,8 @@ func factorClaims(l *Layout, proofs []FactorProof, ends [][]fr.Element, blocks f
 	for k := range proofs {
 		a, b, pa, pb := blocks(k, ends[k])
 		out = append(out,
-			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(a, pa), Value: proofs[k].A},
-			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(b, pb), Value: proofs[k].B})
+			pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(a, pa), Value: proofs[k].A},
+			pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(b, pb), Value: proofs[k].B})
 	}
 	return out
 }

@@ -12,52 +12,53 @@ import (
 	"github.com/veriformer/veriformer/protocol/linear"
 )
 
-// projectionGroup is the projections of one input: Q, K, V of the
+// ProjectionGroup is the projections of one input: Q, K, V of the
 // attention norm's output; O of the context; gate and up of the MLP
 // norm's output; down of the activation (or gated product); the LM head
 // of the final norm's output.
-type projectionGroup struct {
-	x   *model.Tensor
-	mms []*model.MatMul
+type ProjectionGroup struct {
+	X       *model.Tensor
+	MatMuls []*model.MatMul
 }
 
 // projectionGroups lists a segment's projection groups in canonical order.
-func projectionGroups(tr *model.Trace, seg inference.Segment) []projectionGroup {
-	var out []projectionGroup
+func projectionGroups(tr *model.Trace, seg inference.Segment) []ProjectionGroup {
+	var out []ProjectionGroup
 	for i := seg.From; i < seg.To; i++ {
 		l := &tr.Layers[i]
 		out = append(out,
-			projectionGroup{&l.AttnNorm.Out, []*model.MatMul{&l.Q, &l.K, &l.V}},
-			projectionGroup{&l.Attention.Context.Out, []*model.MatMul{&l.O}})
+			ProjectionGroup{&l.AttnNorm.Out, []*model.MatMul{&l.Q, &l.K, &l.V}},
+			ProjectionGroup{&l.Attention.Context.Out, []*model.MatMul{&l.O}})
 		mlp := []*model.MatMul{&l.Up}
 		hidden := &l.Activation.Out
 		if l.Gate != nil {
 			mlp = []*model.MatMul{l.Gate, &l.Up}
 			hidden = &l.Product.Out
 		}
-		out = append(out, projectionGroup{&l.MLPNorm.Out, mlp}, projectionGroup{hidden, []*model.MatMul{&l.Down}})
+		out = append(out, ProjectionGroup{&l.MLPNorm.Out, mlp}, ProjectionGroup{hidden, []*model.MatMul{&l.Down}})
 	}
 	if seg.To == len(tr.Layers) {
-		out = append(out, projectionGroup{&tr.FinalNorm.Out, []*model.MatMul{&tr.LMHead}})
+		out = append(out, ProjectionGroup{&tr.FinalNorm.Out, []*model.MatMul{&tr.LMHead}})
 	}
 	return out
 }
 
 // sharedRows maps every projection's requantization but the first of its
 // group to the first's: they share the row coordinates of their points.
-func sharedRows(groups []projectionGroup) map[*model.Requant]*model.Requant {
+func sharedRows(groups []ProjectionGroup) map[*model.Requant]*model.Requant {
 	out := map[*model.Requant]*model.Requant{}
 	for _, g := range groups {
-		for _, mm := range g.mms[1:] {
-			out[&mm.Requant] = &g.mms[0].Requant
+		for _, mm := range g.MatMuls[1:] {
+			out[&mm.Requant] = &g.MatMuls[0].Requant
 		}
 	}
 	return out
 }
 
-func (g *projectionGroup) config() linear.Config {
-	cfg := linear.Config{Rows: g.x.Shape[0], In: g.x.Shape[1], SharedRow: true}
-	for _, mm := range g.mms {
+// Config is the linear-layer shape of the group (protocol/linear).
+func (g *ProjectionGroup) Config() linear.Config {
+	cfg := linear.Config{Rows: g.X.Shape[0], In: g.X.Shape[1], SharedRow: true}
+	for _, mm := range g.MatMuls {
 		cfg.Projections = append(cfg.Projections, linear.Projection{Out: mm.Weight.Shape[0], Bias: mm.Bias != nil})
 	}
 	return cfg
@@ -65,19 +66,19 @@ func (g *projectionGroup) config() linear.Config {
 
 // proveProjections proves every projection group's accumulator claims and
 // returns the proofs and the claims on the groups' inputs.
-func proveProjections(t *pcs.Transcript, groups []projectionGroup, index map[*model.Requant]int, points [][]fr.Element, acc []fr.Element) ([]*linear.Proof[fr.Element], []poly.Claim[fr.Element], error) {
+func proveProjections(t *pcs.Transcript, groups []ProjectionGroup, index map[*model.Requant]int, points [][]fr.Element, acc []fr.Element) ([]*linear.Proof[fr.Element], []poly.Claim[fr.Element], error) {
 	t.Label("committed/projections")
 	var proofs []*linear.Proof[fr.Element]
 	var inputs []poly.Claim[fr.Element]
 	for _, g := range groups {
-		w := linear.Witness{X: g.x.Data}
-		for _, mm := range g.mms {
+		w := linear.Witness{X: g.X.Data}
+		for _, mm := range g.MatMuls {
 			w.Weights = append(w.Weights, mm.Weight.Data)
 			w.Biases = append(w.Biases, mm.Bias)
 		}
-		p, c, err := linear.Prove(t, g.config(), w, groupClaims(g, index, points, acc))
+		p, c, err := linear.Prove(t, g.Config(), w, groupClaims(g, index, points, acc))
 		if err != nil {
-			return nil, nil, fmt.Errorf("committed: projections of %s: %w", g.x.Name, err)
+			return nil, nil, fmt.Errorf("committed: projections of %s: %w", g.X.Name, err)
 		}
 		proofs = append(proofs, p)
 		inputs = append(inputs, c.Input)
@@ -88,7 +89,7 @@ func proveProjections(t *pcs.Transcript, groups []projectionGroup, index map[*mo
 // verifyProjections checks the projection proofs and the claims they leave
 // on the model's weights and biases, and returns the claims on the groups'
 // inputs.
-func verifyProjections(t *pcs.Transcript, groups []projectionGroup, index map[*model.Requant]int, points [][]fr.Element, acc []fr.Element, proofs []*linear.Proof[fr.Element]) ([]poly.Claim[fr.Element], error) {
+func verifyProjections(t *pcs.Transcript, groups []ProjectionGroup, index map[*model.Requant]int, points [][]fr.Element, acc []fr.Element, proofs []*linear.Proof[fr.Element]) ([]poly.Claim[fr.Element], error) {
 	if len(proofs) != len(groups) {
 		return nil, fmt.Errorf("%d projection proofs for %d groups", len(proofs), len(groups))
 	}
@@ -98,12 +99,12 @@ func verifyProjections(t *pcs.Transcript, groups []projectionGroup, index map[*m
 		if proofs[k] == nil {
 			return nil, fmt.Errorf("missing projection proof %d", k)
 		}
-		cfg := g.config()
+		cfg := g.Config()
 		c, err := linear.Verify(t, cfg, proofs[k], groupClaims(g, index, points, acc))
 		if err != nil {
-			return nil, fmt.Errorf("projections of %s: %w", g.x.Name, err)
+			return nil, fmt.Errorf("projections of %s: %w", g.X.Name, err)
 		}
-		for j, mm := range g.mms {
+		for j, mm := range g.MatMuls {
 			v, err := linear.EvaluateWeight[fr.Element](mm.Weight.Data, mm.Weight.Shape[0], cfg.In, c.Weights[j].Point)
 			if err != nil {
 				return nil, err
@@ -126,9 +127,9 @@ func verifyProjections(t *pcs.Transcript, groups []projectionGroup, index map[*m
 	return inputs, nil
 }
 
-func groupClaims(g projectionGroup, index map[*model.Requant]int, points [][]fr.Element, acc []fr.Element) []poly.Claim[fr.Element] {
+func groupClaims(g ProjectionGroup, index map[*model.Requant]int, points [][]fr.Element, acc []fr.Element) []poly.Claim[fr.Element] {
 	var out []poly.Claim[fr.Element]
-	for _, mm := range g.mms {
+	for _, mm := range g.MatMuls {
 		q := index[&mm.Requant]
 		out = append(out, poly.Claim[fr.Element]{Point: points[q], Value: acc[q]})
 	}

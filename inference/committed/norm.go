@@ -154,8 +154,8 @@ const (
 	nbScaleEvals
 )
 
-// normStep is one norm of a segment by its blocks.
-type normStep struct {
+// NormStep is one norm of a segment by its blocks.
+type NormStep struct {
 	aux         *normAux
 	withMean    bool
 	in          int // block, or incomingBlock
@@ -167,15 +167,15 @@ type normStep struct {
 }
 
 // normSteps lists the norms of a segment (walkNorms order).
-func normSteps(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]*normStep, error) {
+func normSteps(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]*NormStep, error) {
 	var incoming *model.Tensor
 	if seg.From > 0 {
 		incoming = &tr.Layers[seg.From-1].Output
 	}
-	var out []*normStep
+	var out []*NormStep
 	for _, a := range l.Norms {
 		n := a.norm
-		st := &normStep{aux: a, withMean: tr.Family == model.GPT2, in: incomingBlock, q: index[&n.Requant]}
+		st := &NormStep{aux: a, withMean: tr.Family == model.GPT2, in: IncomingBlock, q: index[&n.Requant]}
 		if a.in != incoming {
 			b, ok := l.Index[a.in]
 			if !ok {
@@ -214,7 +214,7 @@ func normSteps(tr *model.Trace, seg inference.Segment, l *Layout, index map[*mod
 }
 
 // rowChecks checks the three row identities at ρ₁.
-func (n *normStep) rowChecks(rho []fr.Element, v *[nbNormRows]fr.Element) error {
+func (n *NormStep) rowChecks(rho []fr.Element, v *[nbNormRows]fr.Element) error {
 	if n.withMean {
 		// 2^kc·In(ρ₁, ½) = n·Mean(ρ₁) + MeanRem(ρ₁).
 		lhs := pow2(uint(n.colVars))
@@ -263,7 +263,7 @@ const (
 // varianceTerms is, summed over (r, i), Σ_r eq(ρ₂, r)·(Σᵢ (In − Mean)² −
 // (v·4^e + r_V − ε)): zero exactly when every row's sum of squares plus ε
 // is v·4^e + r_V (up to the soundness error of a random ρ₂).
-func (n *normStep) varianceTerms() []sumcheck.Term[fr.Element] {
+func (n *NormStep) varianceTerms() []sumcheck.Term[fr.Element] {
 	one := field.One[fr.Element]()
 	var minusOne, two, minusTwo, c, minusC, eps fr.Element
 	minusOne.Neg(&one)
@@ -305,7 +305,7 @@ const (
 
 // scaleTerms is eq(r_q, ·)·((In − Mean)·T·2^(Eₘₐₓ−e)·γ + β): summed, the
 // accumulator's MLE at r_q.
-func (n *normStep) scaleTerms() []sumcheck.Term[fr.Element] {
+func (n *NormStep) scaleTerms() []sumcheck.Term[fr.Element] {
 	one := field.One[fr.Element]()
 	var minusOne fr.Element
 	minusOne.Neg(&one)
@@ -321,7 +321,7 @@ func (n *normStep) scaleTerms() []sumcheck.Term[fr.Element] {
 
 // columnTable returns the MLE table over the padded columns of values
 // (zero past them).
-func (n *normStep) columnTable(values func(i int) int64) []fr.Element {
+func (n *NormStep) columnTable(values func(i int) int64) []fr.Element {
 	out := make([]fr.Element, 1<<n.colVars)
 	for i := range n.width {
 		out[i].SetInt64(values(i))
@@ -329,8 +329,8 @@ func (n *normStep) columnTable(values func(i int) int64) []fr.Element {
 	return out
 }
 
-func (n *normStep) gamma(i int) int64 { return int64(n.aux.norm.Gamma.Data[i]) }
-func (n *normStep) beta(i int) int64 {
+func (n *NormStep) gamma(i int) int64 { return int64(n.aux.norm.Gamma.Data[i]) }
+func (n *NormStep) beta(i int) int64 {
 	if n.aux.norm.Beta == nil {
 		return 0
 	}
@@ -339,11 +339,11 @@ func (n *normStep) beta(i int) int64 {
 
 // broadcastRows returns the (r, i) table of a row table; broadcastCols
 // of a column table.
-func (n *normStep) broadcastRows(row []fr.Element) []fr.Element {
+func (n *NormStep) broadcastRows(row []fr.Element) []fr.Element {
 	return broadcastRows(row, n.rowVars, n.colVars)
 }
 
-func (n *normStep) broadcastCols(col []fr.Element) []fr.Element {
+func (n *NormStep) broadcastCols(col []fr.Element) []fr.Element {
 	out := make([]fr.Element, 1<<(n.rowVars+n.colVars))
 	for r := range 1 << n.rowVars {
 		copy(out[r<<n.colVars:], col)
@@ -388,8 +388,8 @@ func prefixTable(k, s int) []fr.Element {
 
 // proverTables returns the prover's tables of one norm: the input, the row
 // blocks (rowBlocks order; zero tables for the absent ones).
-func (n *normStep) proverTables(l *Layout, stacked, incoming []fr.Element) (in []fr.Element, rows [nbNormRows][]fr.Element) {
-	if n.in == incomingBlock {
+func (n *NormStep) proverTables(l *Layout, stacked, incoming []fr.Element) (in []fr.Element, rows [nbNormRows][]fr.Element) {
+	if n.in == IncomingBlock {
 		in = incoming
 	} else {
 		in = blockOf(l, stacked, n.in)
@@ -405,7 +405,7 @@ func (n *normStep) proverTables(l *Layout, stacked, incoming []fr.Element) (in [
 }
 
 // proveNorms runs the norm steps under label "committed/norm".
-func proveNorms(t *pcs.Transcript, l *Layout, steps []*normStep, stacked, incoming []fr.Element, points [][]fr.Element, acc []fr.Element) ([]NormProof, [][3][]fr.Element, error) {
+func proveNorms(t *pcs.Transcript, l *Layout, steps []*NormStep, stacked, incoming []fr.Element, points [][]fr.Element, acc []fr.Element) ([]NormProof, [][3][]fr.Element, error) {
 	if len(steps) == 0 {
 		return nil, nil, nil
 	}
@@ -466,7 +466,7 @@ func proveNorms(t *pcs.Transcript, l *Layout, steps []*normStep, stacked, incomi
 
 // verifyNorms replays the norm steps; it returns, per norm, ρ₁ and the
 // two sum-checks' end points.
-func verifyNorms(t *pcs.Transcript, steps []*normStep, proofs []NormProof, points [][]fr.Element, acc []fr.Element) ([][3][]fr.Element, error) {
+func verifyNorms(t *pcs.Transcript, steps []*NormStep, proofs []NormProof, points [][]fr.Element, acc []fr.Element) ([][3][]fr.Element, error) {
 	if len(proofs) != len(steps) {
 		return nil, fmt.Errorf("%d norm proofs for %d norms", len(proofs), len(steps))
 	}
@@ -538,20 +538,20 @@ func verifyNorms(t *pcs.Transcript, steps []*normStep, proofs []NormProof, point
 
 // normClaims are the claims of the norm steps on the stacked MLE (and on
 // the incoming stream for a segment's first attention norm).
-func normClaims(l *Layout, steps []*normStep, ends [][3][]fr.Element, proofs []NormProof, incoming int) []pcs.Claim {
+func normClaims(l *Layout, steps []*NormStep, ends [][3][]fr.Element, proofs []NormProof, incoming int) []pcs.Claim {
 	var out []pcs.Claim
 	for k, n := range steps {
 		p := &proofs[k]
 		rho1, v, s := ends[k][0], ends[k][1], ends[k][2]
 		input := func(point []fr.Element, value fr.Element) {
-			if n.in == incomingBlock {
+			if n.in == IncomingBlock {
 				out = append(out, pcs.Claim{Commitment: incoming, Point: point, Value: value})
 				return
 			}
-			out = append(out, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(n.in, point), Value: value})
+			out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(n.in, point), Value: value})
 		}
 		row := func(b int, point []fr.Element, value fr.Element) {
-			out = append(out, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(b, point), Value: value})
+			out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(b, point), Value: value})
 		}
 		if n.withMean {
 			input(withHalves(rho1, n.colVars), p.Rows[rowSum])

@@ -13,9 +13,9 @@ import (
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
-// gatedProduct is one gated product of a segment: its requantization's
+// GatedProduct is one gated product of a segment: its requantization's
 // index among the segment's requantizations, and its factors' blocks.
-type gatedProduct struct {
+type GatedProduct struct {
 	q       int
 	act, up int
 	vars    int
@@ -23,8 +23,8 @@ type gatedProduct struct {
 
 // gatedProducts lists the gated products (Llama MLP: Act ⊙ Up) of the
 // segment's blocks, in block order.
-func gatedProducts(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]gatedProduct, error) {
-	var out []gatedProduct
+func gatedProducts(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]GatedProduct, error) {
+	var out []GatedProduct
 	for i := seg.From; i < seg.To; i++ {
 		ly := &tr.Layers[i]
 		if ly.Product == nil {
@@ -40,7 +40,7 @@ func gatedProducts(tr *model.Trace, seg inference.Segment, l *Layout, index map[
 		if l.Blocks[act].NbVars != vars || l.Blocks[up].NbVars != vars {
 			return nil, fmt.Errorf("committed: gated product of block %d: factors of %d and %d variables, product %d", i, l.Blocks[act].NbVars, l.Blocks[up].NbVars, vars)
 		}
-		out = append(out, gatedProduct{q: q, act: act, up: up, vars: vars})
+		out = append(out, GatedProduct{q: q, act: act, up: up, vars: vars})
 	}
 	return out, nil
 }
@@ -52,7 +52,7 @@ func productTerm() []sumcheck.Term[fr.Element] {
 
 // productSteps are the gated products' sum-checks (stacked is nil for
 // the verifier).
-func productSteps(l *Layout, gps []gatedProduct, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) []factorStep {
+func productSteps(l *Layout, gps []GatedProduct, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) []factorStep {
 	steps := make([]factorStep, len(gps))
 	for k, g := range gps {
 		r := points[g.q]
@@ -72,7 +72,7 @@ func productSteps(l *Layout, gps []gatedProduct, stacked []fr.Element, points []
 }
 
 // productClaims are the claims of the factors' values on their blocks.
-func productClaims(l *Layout, gps []gatedProduct, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
+func productClaims(l *Layout, gps []GatedProduct, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
 	return factorClaims(l, proofs, ends, func(k int, end []fr.Element) (int, int, []fr.Element, []fr.Element) {
 		return gps[k].act, gps[k].up, end, end
 	})

@@ -17,13 +17,13 @@ import (
 // residual stream the segment reads (Proof.Incoming).
 type residualAdd struct{ a, b, sum int }
 
-// incomingBlock marks the incoming residual stream in a residualAdd.
-const incomingBlock = -1
+// IncomingBlock marks the incoming residual stream in a residualAdd.
+const IncomingBlock = -1
 
-// residuals are a segment's residual adds and the distinct blocks they
+// Residuals are a segment's residual adds and the distinct blocks they
 // read, in order of first appearance: the blocks whose values the proof
 // states at the residual point.
-type residuals struct {
+type Residuals struct {
 	adds   []residualAdd
 	blocks []int
 	// pos maps a block to its place in blocks.
@@ -37,15 +37,15 @@ type residuals struct {
 // Mid = Input + O.Out — Input being the embedding (i = 0), block i − 1's
 // output, or for the segment's first block (From > 0) the incoming stream
 // (Proof.Incoming) — and Output = Mid + Down.Out.
-func residualsOf(tr *model.Trace, seg inference.Segment, l *Layout) (*residuals, error) {
-	r := &residuals{pos: map[int]int{}, vars: -1}
+func residualsOf(tr *model.Trace, seg inference.Segment, l *Layout) (*Residuals, error) {
+	r := &Residuals{pos: map[int]int{}, vars: -1}
 	var incoming *model.Tensor
 	if seg.From > 0 {
 		incoming = &tr.Layers[seg.From-1].Output
 	}
 	block := func(t *model.Tensor) (int, error) {
 		if t == incoming {
-			return incomingBlock, nil
+			return IncomingBlock, nil
 		}
 		b, ok := l.Index[t]
 		if !ok {
@@ -101,7 +101,7 @@ func residualsOf(tr *model.Trace, seg inference.Segment, l *Layout) (*residuals,
 // proveResiduals draws the residual point and states every residual
 // tensor's MLE there (Proof.ResidualEvals, absorbed): from its block of
 // the stacked table, or from the incoming stream's table.
-func proveResiduals(t *pcs.Transcript, l *Layout, res *residuals, stacked, incoming []fr.Element) ([]fr.Element, []fr.Element) {
+func proveResiduals(t *pcs.Transcript, l *Layout, res *Residuals, stacked, incoming []fr.Element) ([]fr.Element, []fr.Element) {
 	if len(res.adds) == 0 {
 		return nil, nil
 	}
@@ -109,7 +109,7 @@ func proveResiduals(t *pcs.Transcript, l *Layout, res *residuals, stacked, incom
 	point := t.Challenges(res.vars)
 	evals := make([]fr.Element, len(res.blocks))
 	for k, b := range res.blocks {
-		if b == incomingBlock {
+		if b == IncomingBlock {
 			evals[k] = poly.Evaluate[fr.Element](incoming, point)
 			continue
 		}
@@ -121,7 +121,7 @@ func proveResiduals(t *pcs.Transcript, l *Layout, res *residuals, stacked, incom
 
 // verifyResiduals replays the residual step: it checks the number of
 // values and every add on them, and returns the point.
-func verifyResiduals(t *pcs.Transcript, l *Layout, res *residuals, evals []fr.Element) ([]fr.Element, error) {
+func verifyResiduals(t *pcs.Transcript, l *Layout, res *Residuals, evals []fr.Element) ([]fr.Element, error) {
 	if len(evals) != len(res.blocks) {
 		return nil, fmt.Errorf("%d residual values for %d residual tensors", len(evals), len(res.blocks))
 	}
@@ -143,17 +143,17 @@ func verifyResiduals(t *pcs.Transcript, l *Layout, res *residuals, evals []fr.El
 
 // residualClaims are the claims of the residual values: on the stacked
 // MLE, or on the incoming stream's commitment (index incoming).
-func residualClaims(l *Layout, res *residuals, point, evals []fr.Element, incoming int) []pcs.Claim {
+func residualClaims(l *Layout, res *Residuals, point, evals []fr.Element, incoming int) []pcs.Claim {
 	if point == nil {
 		return nil
 	}
 	out := make([]pcs.Claim, len(res.blocks))
 	for k, b := range res.blocks {
-		if b == incomingBlock {
+		if b == IncomingBlock {
 			out[k] = pcs.Claim{Commitment: incoming, Point: point, Value: evals[k]}
 			continue
 		}
-		out[k] = pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(b, point), Value: evals[k]}
+		out[k] = pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(b, point), Value: evals[k]}
 	}
 	return out
 }

@@ -13,11 +13,11 @@ import (
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
-// rotation is one RoPE rotation of a segment (queries or keys of a
+// Rotation is one RoPE rotation of a segment (queries or keys of a
 // block): its requantization's index, its input's block, the rotation
 // (for the cos and sin values, which depend on positions only), the
 // number of variables and the coordinate of the half-head bit.
-type rotation struct {
+type Rotation struct {
 	q, in int
 	rope  *model.Rope
 	vars  int
@@ -29,8 +29,8 @@ type rotation struct {
 // projections' outputs; the rotation pairs column h·hd + j with
 // h·hd + j + hd/2, which is one flipped bit of the column index when hd
 // and the width are powers of two (refused otherwise).
-func rotationsOf(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]rotation, error) {
-	var out []rotation
+func rotationsOf(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]Rotation, error) {
+	var out []Rotation
 	for i := seg.From; i < seg.To; i++ {
 		ly := &tr.Layers[i]
 		if ly.RopeQ == nil {
@@ -57,7 +57,7 @@ func rotationsOf(tr *model.Trace, seg inference.Segment, l *Layout, index map[*m
 			if l.Blocks[l.Index[&rr.rope.Out]].NbVars != vars {
 				return nil, fmt.Errorf("committed: rotation %s: input and output of different shapes", rr.rope.Out.Name)
 			}
-			out = append(out, rotation{q: q, in: in, rope: rr.rope, vars: vars, flip: dims[0] + dims[1] - poly.Log2Ceil(2*half)})
+			out = append(out, Rotation{q: q, in: in, rope: rr.rope, vars: vars, flip: dims[0] + dims[1] - poly.Log2Ceil(2*half)})
 		}
 	}
 	return out, nil
@@ -68,7 +68,7 @@ func rotationsOf(tr *model.Trace, seg inference.Segment, l *Layout, index map[*m
 // S′ = ∓sin[r][j′ mod hd/2] (− for the first half of a head, + for the
 // second), zero in the padding, so that
 // Acc = In·C + In(paired)·S′ entry by entry.
-func (rt *rotation) tables() ([]fr.Element, []fr.Element) {
+func (rt *Rotation) tables() ([]fr.Element, []fr.Element) {
 	rows, width := rt.rope.Input.Shape[0], rt.rope.Input.Shape[1]
 	half := rt.rope.Cos.Out.Shape[1]
 	c := make([]fr.Element, 1<<rt.vars)
@@ -92,7 +92,7 @@ func (rt *rotation) tables() ([]fr.Element, []fr.Element) {
 
 // flipped returns point with the half-head coordinate replaced by its
 // complement: the MLE of the paired input at point.
-func (rt *rotation) flipped(point []fr.Element) []fr.Element {
+func (rt *Rotation) flipped(point []fr.Element) []fr.Element {
 	out := append([]fr.Element(nil), point...)
 	one := field.One[fr.Element]()
 	out[rt.flip].Sub(&one, &out[rt.flip])
@@ -110,7 +110,7 @@ func ropeTerms() []sumcheck.Term[fr.Element] {
 
 // rotationSteps are the rotations' sum-checks (stacked is nil for the
 // verifier, which evaluates the public tables C and S′ at the end point).
-func rotationSteps(l *Layout, rts []rotation, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) []factorStep {
+func rotationSteps(l *Layout, rts []Rotation, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) []factorStep {
 	steps := make([]factorStep, len(rts))
 	for k := range rts {
 		rt := &rts[k]
@@ -143,7 +143,7 @@ func rotationSteps(l *Layout, rts []rotation, stacked []fr.Element, points [][]f
 
 // rotationClaims are the claims of the input's values on its block: at
 // the end point and at the end point with the half-head bit flipped.
-func rotationClaims(l *Layout, rts []rotation, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
+func rotationClaims(l *Layout, rts []Rotation, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
 	return factorClaims(l, proofs, ends, func(k int, end []fr.Element) (int, int, []fr.Element, []fr.Element) {
 		return rts[k].in, rts[k].in, end, rts[k].flipped(end)
 	})

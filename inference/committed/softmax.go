@@ -159,8 +159,8 @@ type SoftmaxProof struct {
 	OneHotEvals [3]fr.Element
 }
 
-// softmaxStep is one attention by its blocks.
-type softmaxStep struct {
+// SoftmaxStep is one attention by its blocks.
+type SoftmaxStep struct {
 	aux                       *softmaxAux
 	blocks                    [nbSoftmaxTables]int // −1 for the public tables
 	oneHot                    int
@@ -168,11 +168,11 @@ type softmaxStep struct {
 	bh, bi, bj                int
 }
 
-func softmaxSteps(l *Layout) ([]*softmaxStep, error) {
-	var out []*softmaxStep
+func softmaxSteps(l *Layout) ([]*SoftmaxStep, error) {
+	var out []*SoftmaxStep
 	for _, s := range l.Softmax {
 		a := s.att
-		st := &softmaxStep{aux: s, heads: a.Probs.Shape[0], rows: a.Probs.Shape[1], total: a.Probs.Shape[2], start: a.Start}
+		st := &SoftmaxStep{aux: s, heads: a.Probs.Shape[0], rows: a.Probs.Shape[1], total: a.Probs.Shape[2], start: a.Start}
 		dims, _, err := poly.TensorVars(a.Probs.Shape)
 		if err != nil {
 			return nil, err
@@ -201,18 +201,18 @@ func softmaxSteps(l *Layout) ([]*softmaxStep, error) {
 
 // split is 2¹⁶, the base of the shifted scores' limbs lo and hi (lo's
 // range is [0, split)).
-func (s *softmaxStep) split() fr.Element {
+func (s *SoftmaxStep) split() fr.Element {
 	return field.FromInt64[fr.Element](s.aux.att.ExpLow.In.Max + 1)
 }
 
 // rowVars is the number of (h, i) variables.
-func (s *softmaxStep) rowVars() int { return s.bh + s.bi }
+func (s *SoftmaxStep) rowVars() int { return s.bh + s.bi }
 
 // broadcast reports whether table k is a row tensor broadcast over j.
 func broadcast(k int) bool { return k == smMax || k == smSum }
 
 // publicTables returns the mask and the valid entries over the padded cube.
-func (s *softmaxStep) publicTables() (mask, valid []fr.Element) {
+func (s *SoftmaxStep) publicTables() (mask, valid []fr.Element) {
 	size := 1 << (s.bh + s.bi + s.bj)
 	mask, valid = make([]fr.Element, size), make([]fr.Element, size)
 	for h := range s.heads {
@@ -234,7 +234,7 @@ func (s *softmaxStep) publicTables() (mask, valid []fr.Element) {
 // the square of n rows (the pass starts at position 0, so T = n and i
 // and j have as many coordinates), in O(log n), and the product of the
 // three prefixes.
-func (s *softmaxStep) publicEvals(point []fr.Element) (mask, valid fr.Element, err error) {
+func (s *SoftmaxStep) publicEvals(point []fr.Element) (mask, valid fr.Element, err error) {
 	h, i, j := point[:s.bh], point[s.bh:s.bh+s.bi], point[s.bh+s.bi:]
 	sh := poly.Prefix[fr.Element](h, s.heads)
 	if s.start != 0 || s.total != s.rows {
@@ -266,20 +266,20 @@ func oneHotTerms(split fr.Element) []sumcheck.Term[fr.Element] {
 	}
 }
 
-// softmaxEnds are a softmax step's points: the zero-check's end, ρ′ and
+// SoftmaxEnds are a softmax step's points: the zero-check's end, ρ′ and
 // the one-hot sum-check's end.
-type softmaxEnds struct {
+type SoftmaxEnds struct {
 	zero, rows, oneHot []fr.Element
 }
 
 // proveSoftmax runs the softmax steps under label "committed/softmax".
-func proveSoftmax(t *pcs.Transcript, l *Layout, steps []*softmaxStep, stacked []fr.Element) ([]SoftmaxProof, []softmaxEnds, error) {
+func proveSoftmax(t *pcs.Transcript, l *Layout, steps []*SoftmaxStep, stacked []fr.Element) ([]SoftmaxProof, []SoftmaxEnds, error) {
 	if len(steps) == 0 {
 		return nil, nil, nil
 	}
 	t.Label("committed/softmax")
 	proofs := make([]SoftmaxProof, len(steps))
-	ends := make([]softmaxEnds, len(steps))
+	ends := make([]SoftmaxEnds, len(steps))
 	for k, s := range steps {
 		p := &proofs[k]
 		gamma := t.Challenge()
@@ -326,7 +326,7 @@ func proveSoftmax(t *pcs.Transcript, l *Layout, steps []*softmaxStep, stacked []
 }
 
 // verifySoftmax replays the softmax steps.
-func verifySoftmax(t *pcs.Transcript, steps []*softmaxStep, proofs []SoftmaxProof) ([]softmaxEnds, error) {
+func verifySoftmax(t *pcs.Transcript, steps []*SoftmaxStep, proofs []SoftmaxProof) ([]SoftmaxEnds, error) {
 	if len(proofs) != len(steps) {
 		return nil, fmt.Errorf("%d softmax proofs for %d attentions", len(proofs), len(steps))
 	}
@@ -334,7 +334,7 @@ func verifySoftmax(t *pcs.Transcript, steps []*softmaxStep, proofs []SoftmaxProo
 		return nil, nil
 	}
 	t.Label("committed/softmax")
-	ends := make([]softmaxEnds, len(steps))
+	ends := make([]SoftmaxEnds, len(steps))
 	for k, s := range steps {
 		p := &proofs[k]
 		name := s.aux.att.Probs.Name
@@ -397,10 +397,10 @@ func verifySoftmax(t *pcs.Transcript, steps []*softmaxStep, proofs []SoftmaxProo
 }
 
 // softmaxClaims are the claims of the softmax steps on the stacked MLE.
-func softmaxClaims(l *Layout, steps []*softmaxStep, ends []softmaxEnds, proofs []SoftmaxProof) []pcs.Claim {
+func softmaxClaims(l *Layout, steps []*SoftmaxStep, ends []SoftmaxEnds, proofs []SoftmaxProof) []pcs.Claim {
 	var out []pcs.Claim
 	claim := func(b int, point []fr.Element, v fr.Element) {
-		out = append(out, pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(b, point), Value: v})
+		out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(b, point), Value: v})
 	}
 	for k, s := range steps {
 		p := &proofs[k]

@@ -327,7 +327,7 @@ func limbClaims(l *Layout, point []fr.Element, evals []fr.Element) []pcs.Claim {
 	m := 0
 	for k, sl := range l.Slots {
 		if sl.Function < 0 {
-			out = append(out, pcs.Claim{Commitment: limbsCommitment + sl.Row, Point: l.Point(sl.Block, l.slotLocal(k, point)), Value: evals[m]})
+			out = append(out, pcs.Claim{Commitment: LimbsCommitment + sl.Row, Point: l.Point(sl.Block, l.slotLocal(k, point)), Value: evals[m]})
 			m++
 		}
 	}
@@ -353,8 +353,8 @@ func functionClaims(l *Layout, point []fr.Element, fns []FunctionEval) []pcs.Cla
 	for f, fn := range l.Functions {
 		local := point[len(point)-l.Blocks[fn.In].NbVars:]
 		out = append(out,
-			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(fn.In, local), Value: fns[f].In},
-			pcs.Claim{Commitment: tensorsCommitment, Point: l.Point(fn.Out, local), Value: fns[f].Out})
+			pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(fn.In, local), Value: fns[f].In},
+			pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(fn.Out, local), Value: fns[f].Out})
 	}
 	return out
 }

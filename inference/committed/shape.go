@@ -1,0 +1,187 @@
+package committed
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/lookup/table"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/protocol/linear"
+)
+
+// Shape is what the verifier of one segment derives from the pass's
+// shapes alone, before it reads a proof: the layout, the lookups' table
+// set, and every step of the verifier with the blocks it reads. The
+// in-circuit verifier (gadgets/committed) is built from it, so the
+// segment circuit's layout is the native verifier's.
+type Shape struct {
+	// Trace is the shape pass (inference.ShapePass): shapes and ranges,
+	// no data.
+	Trace   *model.Trace
+	Segment inference.Segment
+	Pass    Pass
+	Layout  *Layout
+	Set     *table.Set
+	IDs     *TableIDs
+	// Requants are the segment's requantizations ([Requants] order) and
+	// Index their positions; Shared maps a projection to the first of
+	// its group, whose row coordinates its point takes.
+	Requants []*model.Requant
+	Index    map[*model.Requant]int
+	Shared   map[*model.Requant]*model.Requant
+	// The steps after the requantizations, in the verifier's order.
+	Groups       []ProjectionGroup
+	Products     []GatedProduct
+	Rotations    []Rotation
+	Contractions []Contraction
+	Norms        []*NormStep
+	Softmax      []*SoftmaxStep
+	Residuals    *Residuals
+	// Argmax is the last segment's argmax step (nil in the others).
+	Argmax *ArgmaxStep
+}
+
+// NewShape computes the shape of segment seg of the pass over the shape
+// pass view.
+func NewShape(view *model.Trace, seg inference.Segment, pass Pass) (*Shape, error) {
+	if seg.From < 0 || seg.To > len(view.Layers) || seg.From >= seg.To {
+		return nil, fmt.Errorf("committed: segment [%d, %d) of a model of %d blocks", seg.From, seg.To, len(view.Layers))
+	}
+	s := &Shape{Trace: view, Segment: seg, Pass: pass}
+	var err error
+	if s.Layout, err = NewLayout(view, seg, pass); err != nil {
+		return nil, err
+	}
+	l := s.Layout
+	if s.Set, s.IDs, err = TableSet(l); err != nil {
+		return nil, err
+	}
+	Requants(view, seg, func(r *model.Requant) { s.Requants = append(s.Requants, r) })
+	s.Index = requantIndex(s.Requants)
+	s.Groups = projectionGroups(view, seg)
+	s.Shared = sharedRows(s.Groups)
+	if s.Products, err = gatedProducts(view, seg, l, s.Index); err != nil {
+		return nil, err
+	}
+	if s.Rotations, err = rotationsOf(view, seg, l, s.Index); err != nil {
+		return nil, err
+	}
+	if s.Contractions, err = attentionContractions(view, seg, l, s.Index); err != nil {
+		return nil, err
+	}
+	if s.Norms, err = normSteps(view, seg, l, s.Index); err != nil {
+		return nil, err
+	}
+	if s.Softmax, err = softmaxSteps(l); err != nil {
+		return nil, err
+	}
+	if s.Residuals, err = residualsOf(view, seg, l); err != nil {
+		return nil, err
+	}
+	if s.Argmax, err = newArgmaxStep(view, l, pass); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// The verifier's steps after [VerifyRequants], in its order, each under
+// its label and each the twin of a function of gadgets/committed.
+
+// VerifyProjections checks the projection proofs from the accumulator
+// claims (points and acc as VerifyRequants leaves them), and the claims
+// they leave on the model's weights and biases; it returns the claims on
+// the groups' inputs.
+func (s *Shape) VerifyProjections(t *pcs.Transcript, points [][]fr.Element, acc []fr.Element, proofs []*linear.Proof[fr.Element]) ([]poly.Claim[fr.Element], error) {
+	return verifyProjections(t, s.Groups, s.Index, points, acc, proofs)
+}
+
+// VerifyProducts replays the gated products' sum-checks (label
+// "committed/product") and returns their end points.
+func (s *Shape) VerifyProducts(t *pcs.Transcript, points [][]fr.Element, acc []fr.Element, proofs []FactorProof) ([][]fr.Element, error) {
+	return verifyFactors(t, "committed/product", productSteps(s.Layout, s.Products, nil, points, acc), proofs)
+}
+
+// VerifyRotations replays the RoPE rotations' sum-checks (label
+// "committed/rope") and returns their end points.
+func (s *Shape) VerifyRotations(t *pcs.Transcript, points [][]fr.Element, acc []fr.Element, proofs []FactorProof) ([][]fr.Element, error) {
+	return verifyFactors(t, "committed/rope", rotationSteps(s.Layout, s.Rotations, nil, points, acc), proofs)
+}
+
+// VerifyContractions replays the attention contractions' sum-checks
+// (label "committed/attention") and returns their end points.
+func (s *Shape) VerifyContractions(t *pcs.Transcript, points [][]fr.Element, acc []fr.Element, proofs []FactorProof) ([][]fr.Element, error) {
+	return verifyFactors(t, "committed/attention", contractionSteps(s.Layout, s.Contractions, nil, points, acc), proofs)
+}
+
+// VerifyNorms replays the norm steps (label "committed/norm"); it
+// returns, per norm, ρ₁ and the two sum-checks' end points.
+func (s *Shape) VerifyNorms(t *pcs.Transcript, points [][]fr.Element, acc []fr.Element, proofs []NormProof) ([][3][]fr.Element, error) {
+	return verifyNorms(t, s.Norms, proofs, points, acc)
+}
+
+// VerifySoftmax replays the softmax steps (label "committed/softmax").
+func (s *Shape) VerifySoftmax(t *pcs.Transcript, proofs []SoftmaxProof) ([]SoftmaxEnds, error) {
+	return verifySoftmax(t, s.Softmax, proofs)
+}
+
+// VerifyResiduals replays the residual step (label "committed/residual")
+// and returns its point (nil without residual adds).
+func (s *Shape) VerifyResiduals(t *pcs.Transcript, evals []fr.Element) ([]fr.Element, error) {
+	return verifyResiduals(t, s.Layout, s.Residuals, evals)
+}
+
+// EmbeddingPoint draws the embedding's point in the first segment (label
+// "committed/embedding"; nil in the others).
+func (s *Shape) EmbeddingPoint(t *pcs.Transcript) []fr.Element {
+	return embeddingPoint(t, s.Trace, s.Layout, s.Segment.From == 0)
+}
+
+// VerifyArgmax replays the last segment's argmax step (label
+// "committed/argmax") and returns its point (nil in the other segments).
+func (s *Shape) VerifyArgmax(t *pcs.Transcript, p *ArgmaxProof) ([]fr.Element, error) {
+	return verifyArgmax(t, s.Layout, s.Argmax, p)
+}
+
+// BoundaryPoint draws the point of the boundary's claim and absorbs its
+// value (label "committed/boundary"); nil in the last segment.
+func (s *Shape) BoundaryPoint(t *pcs.Transcript, eval fr.Element) []fr.Element {
+	if s.Layout.Boundary < 0 {
+		return nil
+	}
+	t.Label("committed/boundary")
+	p := t.Challenges(boundaryVars(s.Layout))
+	t.Absorb(eval)
+	return p
+}
+
+// NbCommitments is the number of a segment proof's own commitments
+// ([Proof.Commitments]): the tensors, the multiplicities, the limb rows,
+// then the boundary (all segments but the last) and the incoming stream
+// (all segments but the first).
+func (s *Shape) NbCommitments() int {
+	n := boundaryCommitment
+	if s.Layout.Boundary >= 0 {
+		n++
+	}
+	if s.Segment.From > 0 {
+		n++
+	}
+	return n
+}
+
+// BoundaryCommitment is the index of the boundary's commitment (valid
+// when the segment is not the last).
+func (s *Shape) BoundaryCommitment() int { return boundaryCommitment }
+
+// IncomingCommitment is the index of the incoming stream's commitment
+// (valid when the segment is not the first).
+func (s *Shape) IncomingCommitment() int {
+	if s.Layout.Boundary >= 0 {
+		return boundaryCommitment + 1
+	}
+	return boundaryCommitment
+}
