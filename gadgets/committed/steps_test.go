@@ -41,29 +41,60 @@ type segmentRun struct {
 }
 
 var (
-	segmentOnce [2]sync.Once
-	segmentRuns [2]*segmentRun
-	segmentErrs [2]error
+	runsMu sync.Mutex
+	runs   = map[string]*lazyRun{}
 )
 
-// sharedSegmentRun returns the tests' shared run of the first segment
-// (blocks [0, 1)) or of the last (blocks [1, 2), with the LM head and the
-// argmax step).
+// The runs' development SRS, made once.
+var (
+	srsOnce sync.Once
+	srs     *pcs.SRS
+	srsErr  error
+)
+
+// lazyRun is one shared run, made on first use.
+type lazyRun struct {
+	once sync.Once
+	run  *segmentRun
+	err  error
+}
+
+// sharedSegmentRun returns the tests' shared run of the built-in model's
+// first segment (blocks [0, 1)) or of its last (blocks [1, 2), with the
+// LM head and the argmax step).
 func sharedSegmentRun(t *testing.T, last bool) *segmentRun {
 	t.Helper()
 	k := 0
 	if last {
 		k = 1
 	}
-	segmentOnce[k].Do(func() { segmentRuns[k], segmentErrs[k] = newSegmentRun(inference.Segment{From: k, To: k + 1}) })
-	if segmentErrs[k] != nil {
-		t.Fatal(segmentErrs[k])
-	}
-	return segmentRuns[k]
+	return sharedRunOf(t, model.Tiny, inference.Segment{From: k, To: k + 1})
 }
 
-func newSegmentRun(seg inference.Segment) (*segmentRun, error) {
-	m := model.Default()
+// sharedRunOf returns the tests' shared run of segment seg of the
+// built-in model name (a proof takes seconds, the SRS longer).
+func sharedRunOf(t *testing.T, name string, seg inference.Segment) *segmentRun {
+	t.Helper()
+	key := fmt.Sprintf("%s/%d-%d", name, seg.From, seg.To)
+	runsMu.Lock()
+	o, ok := runs[key]
+	if !ok {
+		o = &lazyRun{}
+		runs[key] = o
+	}
+	runsMu.Unlock()
+	o.once.Do(func() { o.run, o.err = newSegmentRun(name, seg) })
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	return o.run
+}
+
+func newSegmentRun(name string, seg inference.Segment) (*segmentRun, error) {
+	m, err := model.Builtin(name)
+	if err != nil {
+		return nil, err
+	}
 	prompt := []int{11, 48}
 	gen, err := m.Generate(prompt, 4)
 	if err != nil {
@@ -77,9 +108,9 @@ func newSegmentRun(seg inference.Segment) (*segmentRun, error) {
 	if r.st, err = statement.New[fr.Element](m, prompt, gen.Tokens); err != nil {
 		return nil, err
 	}
-	srs, err := pcs.NewDevelopmentSRS(1<<18, log.New(io.Discard, "", 0))
-	if err != nil {
-		return nil, err
+	srsOnce.Do(func() { srs, srsErr = pcs.NewDevelopmentSRS(1<<18, log.New(io.Discard, "", 0)) })
+	if srsErr != nil {
+		return nil, srsErr
 	}
 	if r.proof, _, err = native.Prove(srs, m, r.st, r.pass, tr, seg); err != nil {
 		return nil, err
@@ -193,11 +224,16 @@ func (b *stepBase) end(api frontend.API, t *transcript.Transcript) {
 // honest native states before and after it, and the points and
 // accumulators from the replay before it.
 func (r *segmentRun) stepBases(step int) (ph, as stepBase, err error) {
-	before, err := r.replay(step)
+	return r.rangeBases(step, step)
+}
+
+// rangeBases is stepBases for the steps from to last, in order.
+func (r *segmentRun) rangeBases(from, last int) (ph, as stepBase, err error) {
+	before, err := r.replay(from)
 	if err != nil {
 		return ph, as, err
 	}
-	a, err := r.honestAfter(step)
+	a, err := r.honestAfter(last)
 	if err != nil {
 		return ph, as, err
 	}
@@ -244,7 +280,13 @@ type tamper struct {
 // proof as it is now. It returns the circuit's constraint count.
 func checkStep(t *testing.T, r *segmentRun, step int, circuits func() (frontend.Circuit, frontend.Circuit, error), tampers []tamper) int {
 	t.Helper()
-	want, err := r.honestAfter(step)
+	return checkSteps(t, r, step, step, circuits, tampers)
+}
+
+// checkSteps is checkStep for a circuit of the steps from to last.
+func checkSteps(t *testing.T, r *segmentRun, from, last int, circuits func() (frontend.Circuit, frontend.Circuit, error), tampers []tamper) int {
+	t.Helper()
+	want, err := r.honestAfter(last)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +300,7 @@ func checkStep(t *testing.T, r *segmentRun, step int, circuits func() (frontend.
 	cs := compileCircuit(t, ph)
 	for _, tp := range tampers {
 		undo := bump(tp.x)
-		if st, err := r.replay(step + 1); err == nil && st.t.State() == want {
+		if st, err := r.replay(last + 1); err == nil && st.t.State() == want {
 			t.Errorf("%s: accepted by the native verifier", tp.name)
 		}
 		_, as, err := circuits()
@@ -352,4 +394,74 @@ func linearElements(p *linear.Proof[fr.Element]) []*fr.Element {
 		out = append(out, &m.Evaluation)
 	}
 	return out
+}
+
+// factorsCircuit checks the three factor steps: gated products,
+// rotations, attention contractions.
+type factorsCircuit struct {
+	stepBase
+	Products, Rotations, Contractions []FactorProof
+	s                                 *native.Shape
+}
+
+func (c *factorsCircuit) Define(api frontend.API) error {
+	t, err := c.begin(api)
+	if err != nil {
+		return err
+	}
+	if _, err := verifyFactors(api, t, "committed/product", productSteps(api, c.s, c.Points, c.Acc), c.Products); err != nil {
+		return err
+	}
+	if _, err := verifyFactors(api, t, "committed/rope", rotationSteps(api, c.s, c.Points, c.Acc), c.Rotations); err != nil {
+		return err
+	}
+	if _, err := verifyFactors(api, t, "committed/attention", contractionSteps(api, c.s, c.Points, c.Acc), c.Contractions); err != nil {
+		return err
+	}
+	c.end(api, t)
+	return nil
+}
+
+// TestFactorsRejectedByBoth: the gated products, rotations and attention
+// contractions of a Llama segment and the contractions of the built-in
+// model's segments, on the same proofs; every value of the first and
+// last proof of each kind changed.
+func TestFactorsRejectedByBoth(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		seg  inference.Segment
+	}{{model.Tiny, inference.Segment{From: 0, To: 1}}, {model.Tiny, inference.Segment{From: 1, To: 2}}, {model.LlamaTiny, inference.Segment{From: 0, To: 1}}} {
+		t.Run(fmt.Sprintf("%s/%d-%d", c.name, c.seg.From, c.seg.To), func(t *testing.T) {
+			r := sharedRunOf(t, c.name, c.seg)
+			var tampers []tamper
+			for _, kind := range []struct {
+				name   string
+				proofs []native.FactorProof
+			}{{"Products", r.proof.Products}, {"Rotations", r.proof.Rotations}, {"Attention", r.proof.Attention}} {
+				for _, k := range ends(len(kind.proofs)) {
+					if k >= len(kind.proofs) {
+						continue
+					}
+					p := &kind.proofs[k]
+					for i := range p.SumCheck.Rounds {
+						for j := range p.SumCheck.Rounds[i] {
+							tampers = append(tampers, tamper{fmt.Sprintf("%s[%d] round %d value %d", kind.name, k, i, j), &p.SumCheck.Rounds[i][j]})
+						}
+					}
+					tampers = append(tampers, tamper{fmt.Sprintf("%s[%d].A", kind.name, k), &p.A}, tamper{fmt.Sprintf("%s[%d].B", kind.name, k), &p.B})
+				}
+			}
+			if c.name == model.LlamaTiny && (len(r.proof.Products) == 0 || len(r.proof.Rotations) == 0) {
+				t.Fatal("a Llama segment without gated products or rotations")
+			}
+			checkSteps(t, r, stepProducts, stepContractions, func() (frontend.Circuit, frontend.Circuit, error) {
+				ph, as, err := r.rangeBases(stepProducts, stepContractions)
+				if err != nil {
+					return nil, nil, err
+				}
+				return &factorsCircuit{stepBase: ph, Products: PlaceholderProducts(r.shape), Rotations: PlaceholderRotations(r.shape), Contractions: PlaceholderContractions(r.shape), s: r.shape},
+					&factorsCircuit{stepBase: as, Products: ValueOfFactors(r.proof.Products), Rotations: ValueOfFactors(r.proof.Rotations), Contractions: ValueOfFactors(r.proof.Attention), s: r.shape}, nil
+			}, tampers)
+		})
+	}
 }

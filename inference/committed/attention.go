@@ -17,18 +17,19 @@ import (
 // scores (A = queries, B = keys) or the context (A = probabilities,
 // B = values). Its index cube is (h, i, j, c) for the scores and
 // (i, h, c, j) for the context, each group padded to a power of two:
-// bh, bi, bj, bc bits for the heads, query rows, key rows and the head
-// dimension; s is log₂ of the query heads per key/value head.
+// BH, BI, BJ, BC bits for the heads, query rows, key rows and the head
+// dimension; S is log₂ of the query heads per key/value head. Key row j
+// is masked for query row i when j > Start + i.
 type Contraction struct {
-	scores         bool
-	q              int // the requantization's index
-	a, b           int // the factors' blocks
-	bh, bi, bj, bc int
-	s              int
+	Scores         bool
+	Q              int // the requantization's index
+	A, B           int // the factors' blocks
+	BH, BI, BJ, BC int
+	S              int
 	heads, hd      int
 	n, total       int
-	start          int
-	name           string
+	Start          int
+	Name           string
 }
 
 // attentionContractions lists the scores and context contractions of the
@@ -57,8 +58,8 @@ func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, in
 		if !poly.IsPowerOfTwo(hd) || kvHeads == 0 || heads%kvHeads != 0 || !poly.IsPowerOfTwo(heads/kvHeads) || keys.Shape[1] != kvHeads*hd {
 			return nil, fmt.Errorf("committed: attention of block %d: head dimension %d and %d query heads per key head must be powers of two", i, hd, heads/max(kvHeads, 1))
 		}
-		base := Contraction{bh: poly.Log2Ceil(heads), bi: poly.Log2Ceil(n), bj: poly.Log2Ceil(total), bc: poly.Log2Ceil(hd),
-			s: poly.Log2Ceil(heads / kvHeads), heads: heads, hd: hd, n: n, total: total, start: a.Start}
+		base := Contraction{BH: poly.Log2Ceil(heads), BI: poly.Log2Ceil(n), BJ: poly.Log2Ceil(total), BC: poly.Log2Ceil(hd),
+			S: poly.Log2Ceil(heads / kvHeads), heads: heads, hd: hd, n: n, total: total, Start: a.Start}
 		for _, c := range []struct {
 			scores bool
 			rq     *model.Requant
@@ -71,7 +72,7 @@ func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, in
 				return nil, fmt.Errorf("committed: attention of block %d: %s or its factors are not committed", i, c.rq.Out.Name)
 			}
 			k := base
-			k.scores, k.q, k.a, k.b, k.name = c.scores, q, ba, bb, c.rq.Out.Name
+			k.Scores, k.Q, k.A, k.B, k.Name = c.scores, q, ba, bb, c.rq.Out.Name
 			out = append(out, k)
 		}
 	}
@@ -79,10 +80,10 @@ func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, in
 }
 
 // vars is the number of variables of the contraction's cube.
-func (k *Contraction) vars() int { return k.bh + k.bi + k.bj + k.bc }
+func (k *Contraction) vars() int { return k.BH + k.BI + k.BJ + k.BC }
 
 // masked reports whether key row j is masked for query row i.
-func (k *Contraction) masked(i, j int) bool { return j > k.start+i }
+func (k *Contraction) masked(i, j int) bool { return j > k.Start+i }
 
 // tables returns, over the cube, E = eq(r, ·)·mask, and the two factors
 // broadcast: A and B as functions of the cube's coordinates (zero where
@@ -91,26 +92,26 @@ func (k *Contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.E
 	size := 1 << k.vars()
 	e, a, b = make([]fr.Element, size), make([]fr.Element, size), make([]fr.Element, size)
 	eq := poly.EqTable[fr.Element](r)
-	blockA, blockB := &l.Blocks[k.a], &l.Blocks[k.b]
+	blockA, blockB := &l.Blocks[k.A], &l.Blocks[k.B]
 	A := stacked[blockA.Offset : blockA.Offset+1<<blockA.NbVars]
 	B := stacked[blockB.Offset : blockB.Offset+1<<blockB.NbVars]
-	H, I, J, C := 1<<k.bh, 1<<k.bi, 1<<k.bj, 1<<k.bc
+	H, I, J, C := 1<<k.BH, 1<<k.BI, 1<<k.BJ, 1<<k.BC
 	for h := range H {
-		g := h >> k.s
+		g := h >> k.S
 		for i := range I {
 			for j := range J {
 				for c := range C {
 					var x, rIdx int
-					if k.scores {
+					if k.Scores {
 						x = ((h*I+i)*J+j)*C + c
 						rIdx = (h*I+i)*J + j
 						a[x] = A[i*H*C+h*C+c]        // queries [n, heads·hd]
-						b[x] = B[j*(H>>k.s)*C+g*C+c] // keys [T, kvHeads·hd]
+						b[x] = B[j*(H>>k.S)*C+g*C+c] // keys [T, kvHeads·hd]
 					} else {
 						x = ((i*H+h)*C+c)*J + j
 						rIdx = (i*H+h)*C + c
 						a[x] = A[(h*I+i)*J+j]        // probabilities [heads, n, T]
-						b[x] = B[j*(H>>k.s)*C+g*C+c] // values [T, kvHeads·hd]
+						b[x] = B[j*(H>>k.S)*C+g*C+c] // values [T, kvHeads·hd]
 					}
 					if !k.masked(i, j) {
 						e[x] = eq[rIdx]
@@ -125,18 +126,18 @@ func (k *Contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.E
 // split returns the end point's coordinates by group: heads, query rows,
 // key rows, head dimension.
 func (k *Contraction) split(end []fr.Element) (h, i, j, c []fr.Element) {
-	if k.scores {
-		h, i, j, c = end[:k.bh], end[k.bh:k.bh+k.bi], end[k.bh+k.bi:k.bh+k.bi+k.bj], end[k.bh+k.bi+k.bj:]
+	if k.Scores {
+		h, i, j, c = end[:k.BH], end[k.BH:k.BH+k.BI], end[k.BH+k.BI:k.BH+k.BI+k.BJ], end[k.BH+k.BI+k.BJ:]
 		return
 	}
-	i, h, c, j = end[:k.bi], end[k.bi:k.bi+k.bh], end[k.bi+k.bh:k.bi+k.bh+k.bc], end[k.bi+k.bh+k.bc:]
+	i, h, c, j = end[:k.BI], end[k.BI:k.BI+k.BH], end[k.BI+k.BH:k.BI+k.BH+k.BC], end[k.BI+k.BH+k.BC:]
 	return
 }
 
 // factorPoints are the points of the factors' blocks at the end point.
 func (k *Contraction) factorPoints(end []fr.Element) (pa, pb []fr.Element) {
 	h, i, j, c := k.split(end)
-	g := h[:k.bh-k.s]
+	g := h[:k.BH-k.S]
 	cat := func(parts ...[]fr.Element) []fr.Element {
 		var out []fr.Element
 		for _, p := range parts {
@@ -144,7 +145,7 @@ func (k *Contraction) factorPoints(end []fr.Element) (pa, pb []fr.Element) {
 		}
 		return out
 	}
-	if k.scores {
+	if k.Scores {
 		return cat(i, h, c), cat(j, g, c)
 	}
 	return cat(h, i, j), cat(j, g, c)
@@ -159,13 +160,13 @@ func (k *Contraction) factorPoints(end []fr.Element) (pa, pb []fr.Element) {
 func (k *Contraction) eqEval(r, end []fr.Element) fr.Element {
 	h, i, j, c := k.split(end)
 	var ri, rj, rest, at []fr.Element
-	if k.scores {
-		rh := r[:k.bh]
-		ri, rj = r[k.bh:k.bh+k.bi], r[k.bh+k.bi:]
+	if k.Scores {
+		rh := r[:k.BH]
+		ri, rj = r[k.BH:k.BH+k.BI], r[k.BH+k.BI:]
 		rest, at = rh, h
 	} else {
-		ri = r[:k.bi]
-		rest, at = r[k.bi:], append(append([]fr.Element(nil), h...), c...)
+		ri = r[:k.BI]
+		rest, at = r[k.BI:], append(append([]fr.Element(nil), h...), c...)
 	}
 	ei, ej := poly.EqTable[fr.Element](i), poly.EqTable[fr.Element](j)
 	wi := poly.EqTable[fr.Element](ri)
@@ -204,9 +205,9 @@ func contractionSteps(l *Layout, ks []Contraction, stacked []fr.Element, points 
 	steps := make([]factorStep, len(ks))
 	for n := range ks {
 		k := &ks[n]
-		r := points[k.q]
+		r := points[k.Q]
 		steps[n] = factorStep{
-			name: k.name, sum: acc[k.q], vars: k.vars(), terms: contractionTerm(), a: 1, b: 2,
+			name: k.Name, sum: acc[k.Q], vars: k.vars(), terms: contractionTerm(), a: 1, b: 2,
 			tables: func() [][]fr.Element {
 				e, a, b := k.tables(l, stacked, r)
 				return [][]fr.Element{e, a, b}
@@ -225,6 +226,6 @@ func contractionSteps(l *Layout, ks []Contraction, stacked []fr.Element, points 
 func contractionClaims(l *Layout, ks []Contraction, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
 	return factorClaims(l, proofs, ends, func(n int, end []fr.Element) (int, int, []fr.Element, []fr.Element) {
 		pa, pb := ks[n].factorPoints(end)
-		return ks[n].a, ks[n].b, pa, pb
+		return ks[n].A, ks[n].B, pa, pb
 	})
 }

@@ -968,24 +968,7 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	if err != nil {
 		return rejected(err)
 	}
-	projected := map[*model.Requant]bool{}
-	for _, g := range gps {
-		projected[rqs[g.q]] = true
-	}
-	for _, rt := range rts {
-		projected[rqs[rt.q]] = true
-	}
-	for _, k := range ats {
-		projected[rqs[k.q]] = true
-	}
-	for _, n := range nss {
-		projected[rqs[n.q]] = true
-	}
-	for _, g := range s.Groups {
-		for _, mm := range g.MatMuls {
-			projected[&mm.Requant] = true
-		}
-	}
+	projected := s.projected()
 	out := &Claims{}
 	for q, rq := range rqs {
 		if !projected[rq] {

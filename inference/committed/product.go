@@ -16,9 +16,9 @@ import (
 // GatedProduct is one gated product of a segment: its requantization's
 // index among the segment's requantizations, and its factors' blocks.
 type GatedProduct struct {
-	q       int
-	act, up int
-	vars    int
+	Q       int
+	Act, Up int
+	Vars    int
 }
 
 // gatedProducts lists the gated products (Llama MLP: Act ⊙ Up) of the
@@ -40,7 +40,7 @@ func gatedProducts(tr *model.Trace, seg inference.Segment, l *Layout, index map[
 		if l.Blocks[act].NbVars != vars || l.Blocks[up].NbVars != vars {
 			return nil, fmt.Errorf("committed: gated product of block %d: factors of %d and %d variables, product %d", i, l.Blocks[act].NbVars, l.Blocks[up].NbVars, vars)
 		}
-		out = append(out, GatedProduct{q: q, act: act, up: up, vars: vars})
+		out = append(out, GatedProduct{Q: q, Act: act, Up: up, Vars: vars})
 	}
 	return out, nil
 }
@@ -55,11 +55,11 @@ func productTerm() []sumcheck.Term[fr.Element] {
 func productSteps(l *Layout, gps []GatedProduct, stacked []fr.Element, points [][]fr.Element, acc []fr.Element) []factorStep {
 	steps := make([]factorStep, len(gps))
 	for k, g := range gps {
-		r := points[g.q]
+		r := points[g.Q]
 		steps[k] = factorStep{
-			name: fmt.Sprintf("gated product %d", k), sum: acc[g.q], vars: g.vars, terms: productTerm(), a: 1, b: 2,
+			name: fmt.Sprintf("gated product %d", k), sum: acc[g.Q], vars: g.Vars, terms: productTerm(), a: 1, b: 2,
 			tables: func() [][]fr.Element {
-				return [][]fr.Element{poly.EqTable[fr.Element](r), blockOf(l, stacked, g.act), blockOf(l, stacked, g.up)}
+				return [][]fr.Element{poly.EqTable[fr.Element](r), blockOf(l, stacked, g.Act), blockOf(l, stacked, g.Up)}
 			},
 			final: func(end []fr.Element, a, b fr.Element) fr.Element {
 				v := poly.Eq[fr.Element](r, end)
@@ -74,6 +74,6 @@ func productSteps(l *Layout, gps []GatedProduct, stacked []fr.Element, points []
 // productClaims are the claims of the factors' values on their blocks.
 func productClaims(l *Layout, gps []GatedProduct, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
 	return factorClaims(l, proofs, ends, func(k int, end []fr.Element) (int, int, []fr.Element, []fr.Element) {
-		return gps[k].act, gps[k].up, end, end
+		return gps[k].Act, gps[k].Up, end, end
 	})
 }

@@ -12,24 +12,25 @@ import (
 	"github.com/veriformer/veriformer/poly"
 )
 
-// residualAdd is one residual add of a segment, Sum = A + B, by the
-// blocks of its three tensors (of one shape); incomingBlock stands for the
+// ResidualAdd is one residual add of a segment, Sum = A + B, by the
+// blocks of its three tensors (of one shape); IncomingBlock stands for the
 // residual stream the segment reads (Proof.Incoming).
-type residualAdd struct{ a, b, sum int }
+type ResidualAdd struct{ A, B, Sum int }
 
-// IncomingBlock marks the incoming residual stream in a residualAdd.
+// IncomingBlock marks the incoming residual stream in a ResidualAdd (and
+// a norm's input).
 const IncomingBlock = -1
 
 // Residuals are a segment's residual adds and the distinct blocks they
 // read, in order of first appearance: the blocks whose values the proof
 // states at the residual point.
 type Residuals struct {
-	adds   []residualAdd
-	blocks []int
-	// pos maps a block to its place in blocks.
-	pos map[int]int
-	// vars is the number of variables of every block involved.
-	vars int
+	Adds   []ResidualAdd
+	Blocks []int
+	// Pos maps a block to its place in Blocks.
+	Pos map[int]int
+	// Vars is the number of variables of every block involved.
+	Vars int
 }
 
 // residualsOf lists the residual adds of segment seg whose three tensors
@@ -38,7 +39,7 @@ type Residuals struct {
 // output, or for the segment's first block (From > 0) the incoming stream
 // (Proof.Incoming) — and Output = Mid + Down.Out.
 func residualsOf(tr *model.Trace, seg inference.Segment, l *Layout) (*Residuals, error) {
-	r := &Residuals{pos: map[int]int{}, vars: -1}
+	r := &Residuals{Pos: map[int]int{}, Vars: -1}
 	var incoming *model.Tensor
 	if seg.From > 0 {
 		incoming = &tr.Layers[seg.From-1].Output
@@ -70,16 +71,16 @@ func residualsOf(tr *model.Trace, seg inference.Segment, l *Layout) (*Residuals,
 			if n == 0 {
 				return fmt.Errorf("committed: residual tensor %s has a single entry", t.Name)
 			}
-			if r.vars >= 0 && n != r.vars {
-				return fmt.Errorf("committed: residual tensors of %d and %d variables", r.vars, n)
+			if r.Vars >= 0 && n != r.Vars {
+				return fmt.Errorf("committed: residual tensors of %d and %d variables", r.Vars, n)
 			}
-			r.vars = n
-			if _, ok := r.pos[ids[k]]; !ok {
-				r.pos[ids[k]] = len(r.blocks)
-				r.blocks = append(r.blocks, ids[k])
+			r.Vars = n
+			if _, ok := r.Pos[ids[k]]; !ok {
+				r.Pos[ids[k]] = len(r.Blocks)
+				r.Blocks = append(r.Blocks, ids[k])
 			}
 		}
-		r.adds = append(r.adds, residualAdd{a: ids[0], b: ids[1], sum: ids[2]})
+		r.Adds = append(r.Adds, ResidualAdd{A: ids[0], B: ids[1], Sum: ids[2]})
 		return nil
 	}
 	for i := seg.From; i < seg.To; i++ {
@@ -102,13 +103,13 @@ func residualsOf(tr *model.Trace, seg inference.Segment, l *Layout) (*Residuals,
 // tensor's MLE there (Proof.ResidualEvals, absorbed): from its block of
 // the stacked table, or from the incoming stream's table.
 func proveResiduals(t *pcs.Transcript, l *Layout, res *Residuals, stacked, incoming []fr.Element) ([]fr.Element, []fr.Element) {
-	if len(res.adds) == 0 {
+	if len(res.Adds) == 0 {
 		return nil, nil
 	}
 	t.Label("committed/residual")
-	point := t.Challenges(res.vars)
-	evals := make([]fr.Element, len(res.blocks))
-	for k, b := range res.blocks {
+	point := t.Challenges(res.Vars)
+	evals := make([]fr.Element, len(res.Blocks))
+	for k, b := range res.Blocks {
 		if b == IncomingBlock {
 			evals[k] = poly.Evaluate[fr.Element](incoming, point)
 			continue
@@ -122,20 +123,20 @@ func proveResiduals(t *pcs.Transcript, l *Layout, res *Residuals, stacked, incom
 // verifyResiduals replays the residual step: it checks the number of
 // values and every add on them, and returns the point.
 func verifyResiduals(t *pcs.Transcript, l *Layout, res *Residuals, evals []fr.Element) ([]fr.Element, error) {
-	if len(evals) != len(res.blocks) {
-		return nil, fmt.Errorf("%d residual values for %d residual tensors", len(evals), len(res.blocks))
+	if len(evals) != len(res.Blocks) {
+		return nil, fmt.Errorf("%d residual values for %d residual tensors", len(evals), len(res.Blocks))
 	}
-	if len(res.adds) == 0 {
+	if len(res.Adds) == 0 {
 		return nil, nil
 	}
 	t.Label("committed/residual")
-	point := t.Challenges(res.vars)
+	point := t.Challenges(res.Vars)
 	t.Absorb(evals...)
-	for _, a := range res.adds {
+	for _, a := range res.Adds {
 		var sum fr.Element
-		sum.Add(&evals[res.pos[a.a]], &evals[res.pos[a.b]])
-		if !sum.Equal(&evals[res.pos[a.sum]]) {
-			return nil, fmt.Errorf("residual add %s: the sum's value is not the sum of the addends'", l.Blocks[a.sum].Tensor.Name)
+		sum.Add(&evals[res.Pos[a.A]], &evals[res.Pos[a.B]])
+		if !sum.Equal(&evals[res.Pos[a.Sum]]) {
+			return nil, fmt.Errorf("residual add %s: the sum's value is not the sum of the addends'", l.Blocks[a.Sum].Tensor.Name)
 		}
 	}
 	return point, nil
@@ -147,8 +148,8 @@ func residualClaims(l *Layout, res *Residuals, point, evals []fr.Element, incomi
 	if point == nil {
 		return nil
 	}
-	out := make([]pcs.Claim, len(res.blocks))
-	for k, b := range res.blocks {
+	out := make([]pcs.Claim, len(res.Blocks))
+	for k, b := range res.Blocks {
 		if b == IncomingBlock {
 			out[k] = pcs.Claim{Commitment: incoming, Point: point, Value: evals[k]}
 			continue

@@ -18,10 +18,10 @@ import (
 // (for the cos and sin values, which depend on positions only), the
 // number of variables and the coordinate of the half-head bit.
 type Rotation struct {
-	q, in int
-	rope  *model.Rope
-	vars  int
-	flip  int
+	Q, In int
+	Rope  *model.Rope
+	Vars  int
+	Flip  int
 }
 
 // rotationsOf lists the RoPE rotations of the segment's blocks (Llama):
@@ -57,30 +57,30 @@ func rotationsOf(tr *model.Trace, seg inference.Segment, l *Layout, index map[*m
 			if l.Blocks[l.Index[&rr.rope.Out]].NbVars != vars {
 				return nil, fmt.Errorf("committed: rotation %s: input and output of different shapes", rr.rope.Out.Name)
 			}
-			out = append(out, Rotation{q: q, in: in, rope: rr.rope, vars: vars, flip: dims[0] + dims[1] - poly.Log2Ceil(2*half)})
+			out = append(out, Rotation{Q: q, In: in, Rope: rr.rope, Vars: vars, Flip: dims[0] + dims[1] - poly.Log2Ceil(2*half)})
 		}
 	}
 	return out, nil
 }
 
-// tables returns the public tables C and S′ over the rotation's padded
+// Tables returns the public tables C and S′ over the rotation's padded
 // shape: for row r and column c = h·hd + j′, C = cos[r][j′ mod hd/2] and
 // S′ = ∓sin[r][j′ mod hd/2] (− for the first half of a head, + for the
 // second), zero in the padding, so that
 // Acc = In·C + In(paired)·S′ entry by entry.
-func (rt *Rotation) tables() ([]fr.Element, []fr.Element) {
-	rows, width := rt.rope.Input.Shape[0], rt.rope.Input.Shape[1]
-	half := rt.rope.Cos.Out.Shape[1]
-	c := make([]fr.Element, 1<<rt.vars)
-	s := make([]fr.Element, 1<<rt.vars)
-	cols := 1 << (rt.vars - poly.Log2Ceil(rows))
+func (rt *Rotation) Tables() ([]fr.Element, []fr.Element) {
+	rows, width := rt.Rope.Input.Shape[0], rt.Rope.Input.Shape[1]
+	half := rt.Rope.Cos.Out.Shape[1]
+	c := make([]fr.Element, 1<<rt.Vars)
+	s := make([]fr.Element, 1<<rt.Vars)
+	cols := 1 << (rt.Vars - poly.Log2Ceil(rows))
 	for r := range rows {
 		for col := range width {
 			j := col % (2 * half)
 			k := r*half + j%half
 			i := r*cols + col
-			c[i].SetInt64(rt.rope.Cos.Out.Data[k])
-			sin := rt.rope.Sin.Out.Data[k]
+			c[i].SetInt64(rt.Rope.Cos.Out.Data[k])
+			sin := rt.Rope.Sin.Out.Data[k]
 			if j < half {
 				sin = -sin
 			}
@@ -95,7 +95,7 @@ func (rt *Rotation) tables() ([]fr.Element, []fr.Element) {
 func (rt *Rotation) flipped(point []fr.Element) []fr.Element {
 	out := append([]fr.Element(nil), point...)
 	one := field.One[fr.Element]()
-	out[rt.flip].Sub(&one, &out[rt.flip])
+	out[rt.Flip].Sub(&one, &out[rt.Flip])
 	return out
 }
 
@@ -114,21 +114,21 @@ func rotationSteps(l *Layout, rts []Rotation, stacked []fr.Element, points [][]f
 	steps := make([]factorStep, len(rts))
 	for k := range rts {
 		rt := &rts[k]
-		r := points[rt.q]
+		r := points[rt.Q]
 		steps[k] = factorStep{
-			name: "rotation " + rt.rope.Out.Name, sum: acc[rt.q], vars: rt.vars, terms: ropeTerms(), a: 1, b: 3,
+			name: "rotation " + rt.Rope.Out.Name, sum: acc[rt.Q], vars: rt.Vars, terms: ropeTerms(), a: 1, b: 3,
 			tables: func() [][]fr.Element {
-				in := blockOf(l, stacked, rt.in)
-				bit := 1 << (rt.vars - 1 - rt.flip)
+				in := blockOf(l, stacked, rt.In)
+				bit := 1 << (rt.Vars - 1 - rt.Flip)
 				paired := make([]fr.Element, len(in))
 				for i := range in {
 					paired[i] = in[i^bit]
 				}
-				c, s := rt.tables()
+				c, s := rt.Tables()
 				return [][]fr.Element{poly.EqTable[fr.Element](r), in, c, paired, s}
 			},
 			final: func(end []fr.Element, in, paired fr.Element) fr.Element {
-				c, s := rt.tables()
+				c, s := rt.Tables()
 				cv, sv := poly.Evaluate[fr.Element](c, end), poly.Evaluate[fr.Element](s, end)
 				in.Mul(&in, &cv)
 				paired.Mul(&paired, &sv)
@@ -145,6 +145,6 @@ func rotationSteps(l *Layout, rts []Rotation, stacked []fr.Element, points [][]f
 // the end point and at the end point with the half-head bit flipped.
 func rotationClaims(l *Layout, rts []Rotation, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
 	return factorClaims(l, proofs, ends, func(k int, end []fr.Element) (int, int, []fr.Element, []fr.Element) {
-		return rts[k].in, rts[k].in, end, rts[k].flipped(end)
+		return rts[k].In, rts[k].In, end, rts[k].flipped(end)
 	})
 }

@@ -185,3 +185,47 @@ func (s *Shape) IncomingCommitment() int {
 	}
 	return boundaryCommitment
 }
+
+// projected reports the requantizations whose accumulator claims the
+// segment's own steps prove (projections, gated products, rotations,
+// attention contractions, norms).
+func (s *Shape) projected() map[*model.Requant]bool {
+	out := map[*model.Requant]bool{}
+	for _, g := range s.Products {
+		out[s.Requants[g.Q]] = true
+	}
+	for _, rt := range s.Rotations {
+		out[s.Requants[rt.Q]] = true
+	}
+	for _, k := range s.Contractions {
+		out[s.Requants[k.Q]] = true
+	}
+	for _, n := range s.Norms {
+		out[s.Requants[n.q]] = true
+	}
+	for _, g := range s.Groups {
+		for _, mm := range g.MatMuls {
+			out[&mm.Requant] = true
+		}
+	}
+	return out
+}
+
+// CheckProjected returns an error when a requantization's accumulator
+// claim is left to other protocols: a segment circuit proves them all.
+func (s *Shape) CheckProjected() error {
+	p := s.projected()
+	for _, rq := range s.Requants {
+		if !p[rq] {
+			return fmt.Errorf("committed: the accumulator of %s is not proven by the segment", rq.Out.Name)
+		}
+	}
+	return nil
+}
+
+// OpeningVars is the number of variables of the segment's batch
+// opening: its largest commitment's, the stacked MLE's or the table
+// set's (the multiplicities and the function tables).
+func (s *Shape) OpeningVars() int {
+	return max(s.Layout.NbVars, s.Set.NbVars)
+}

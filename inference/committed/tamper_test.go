@@ -343,8 +343,8 @@ func TestResidualAdds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.adds) != want[0] || len(res.blocks) != want[1] {
-			t.Errorf("segment %v: %d adds over %d tensors, want %v", seg, len(res.adds), len(res.blocks), want)
+		if len(res.Adds) != want[0] || len(res.Blocks) != want[1] {
+			t.Errorf("segment %v: %d adds over %d tensors, want %v", seg, len(res.Adds), len(res.Blocks), want)
 		}
 	}
 }
