@@ -465,3 +465,54 @@ func TestFactorsRejectedByBoth(t *testing.T) {
 		})
 	}
 }
+
+// residualsCircuit checks the residual step.
+type residualsCircuit struct {
+	stepBase
+	Evals []frontend.Variable
+	s     *native.Shape
+}
+
+func (c *residualsCircuit) Define(api frontend.API) error {
+	t, err := c.begin(api)
+	if err != nil {
+		return err
+	}
+	if _, err := verifyResiduals(api, t, c.s, c.Evals); err != nil {
+		return err
+	}
+	c.end(api, t)
+	return nil
+}
+
+// TestResidualsRejectedByBoth: the residual step of both segments (the
+// second reads the incoming stream); every residual value changed.
+func TestResidualsRejectedByBoth(t *testing.T) {
+	for _, last := range []bool{false, true} {
+		t.Run(fmt.Sprintf("last=%v", last), func(t *testing.T) {
+			r := sharedSegmentRun(t, last)
+			var tampers []tamper
+			for k := range r.proof.ResidualEvals {
+				tampers = append(tampers, tamper{fmt.Sprintf("ResidualEvals[%d]", k), &r.proof.ResidualEvals[k]})
+			}
+			checkStep(t, r, stepResiduals, func() (frontend.Circuit, frontend.Circuit, error) {
+				ph, as, err := r.stepBases(stepResiduals)
+				if err != nil {
+					return nil, nil, err
+				}
+				return &residualsCircuit{stepBase: ph, Evals: make([]frontend.Variable, len(r.shape.Residuals.Blocks)), s: r.shape},
+					&residualsCircuit{stepBase: as, Evals: gpoly.ValuesOf(r.proof.ResidualEvals), s: r.shape}, nil
+			}, tampers)
+		})
+	}
+}
+
+// TestOpeningVars: the shape's opening size is the proofs'.
+func TestOpeningVars(t *testing.T) {
+	for _, last := range []bool{false, true} {
+		r := sharedSegmentRun(t, last)
+		if got, want := r.shape.OpeningVars(), len(r.proof.Opening.Opening.Evaluations); got != want {
+			t.Errorf("segment %v: OpeningVars %d, the proof's opening %d", r.seg, got, want)
+		}
+	}
+}
