@@ -35,6 +35,7 @@ type segmentRun struct {
 	seg   inference.Segment
 	proof *native.Proof
 	shape *native.Shape
+	vk    *native.VerifyingKey
 
 	mu    sync.Mutex
 	after map[int]fr.Element
@@ -122,11 +123,10 @@ func newSegmentRun(name string, seg inference.Segment) (*segmentRun, error) {
 	if r.shape, err = native.NewShape(view, seg, r.pass); err != nil {
 		return nil, err
 	}
-	vk, err := native.NewVerifyingKey(srs, m)
-	if err != nil {
+	if r.vk, err = native.NewVerifyingKey(srs, m); err != nil {
 		return nil, err
 	}
-	if _, err := native.Verify(vk, m, r.st, r.pass, seg, r.proof); err != nil {
+	if err := r.verifyNative(); err != nil {
 		return nil, fmt.Errorf("the honest proof is rejected natively: %w", err)
 	}
 	return r, nil
@@ -515,4 +515,10 @@ func TestOpeningVars(t *testing.T) {
 			t.Errorf("segment %v: OpeningVars %d, the proof's opening %d", r.seg, got, want)
 		}
 	}
+}
+
+// verifyNative runs the native verifier on the run's proof as it is now.
+func (r *segmentRun) verifyNative() error {
+	_, err := native.Verify(r.vk, r.m, r.st, r.pass, r.seg, r.proof)
+	return err
 }

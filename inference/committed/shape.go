@@ -229,3 +229,10 @@ func (s *Shape) CheckProjected() error {
 func (s *Shape) OpeningVars() int {
 	return max(s.Layout.NbVars, s.Set.NbVars)
 }
+
+// TableCommitments returns the key's fixed commitments to the function
+// tables the segment's opening reads ([lookup.DenseColumns] order of its
+// table set): the commitments after the proof's own in its opening.
+func (vk *VerifyingKey) TableCommitments(s *Shape) ([]pcs.Commitment, error) {
+	return tableCommitments(vk, s.Set)
+}

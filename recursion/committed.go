@@ -1,0 +1,317 @@
+package recursion
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/constraint"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+	"github.com/consensys/gnark/std/algebra/native/sw_bls12377"
+	"github.com/consensys/gnark/std/commitments/pedersen"
+	"github.com/consensys/gnark/std/hash/poseidon2"
+	"github.com/consensys/gnark/std/math/bits"
+	"github.com/consensys/gnark/std/math/emulated"
+	stdgroth16 "github.com/consensys/gnark/std/recursion/groth16"
+
+	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/statement"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// CommittedShape is what the committed aggregator must know of one
+// committed segment circuit (gadgets/committed.Segment) at compile time:
+// its Groth16 proof's Pedersen commitments (0 or 1, none on a public
+// input), the numbers of its proof's own PCS commitments and of the
+// model's fixed table commitments its opening reads, the opening's
+// number of variables, and the indices of its boundary and incoming
+// commitments among its own (−1 when absent: the last segment has no
+// boundary, the first no incoming stream).
+type CommittedShape struct {
+	NbPedersen    int
+	NbCommitments int
+	NbTables      int
+	NbVars        int
+	Boundary      int
+	Incoming      int
+}
+
+// NbPublic is the number of public inputs of the segment circuit: the
+// statement (3), the digests of the proof's commitments, of its
+// multiplicities' commitment, of the opening's folds and of each of its
+// two quotients (5), then the scalars of the opening's pairing check:
+// one per commitment (own then tables), one per fold, the two
+// quotients' and the generator's.
+func (s CommittedShape) NbPublic() int {
+	return 3 + 5 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 3
+}
+
+func (s CommittedShape) check() error {
+	if s.NbPedersen < 0 || s.NbPedersen > 1 {
+		return fmt.Errorf("recursion: committed segments must have 0 or 1 Pedersen commitments, have %d", s.NbPedersen)
+	}
+	if s.NbCommitments < 2 || s.NbTables < 0 || s.NbVars < 1 || s.NbVars > pcs.MaxNbVars {
+		return fmt.Errorf("recursion: committed segment shape %+v", s)
+	}
+	for _, i := range []int{s.Boundary, s.Incoming} {
+		if i < -1 || i >= s.NbCommitments || i == 0 || i == 1 {
+			return fmt.Errorf("recursion: committed segment shape %+v: boundary or incoming index", s)
+		}
+	}
+	return nil
+}
+
+// CommittedSegment is one committed segment's witnesses in the
+// aggregator: its Groth16 proof and key, the points of its batch
+// opening (its own commitments, the model's table commitments it reads,
+// the folds and the quotients) and the scalars of the opening's check,
+// which are also public inputs of its proof.
+type CommittedSegment struct {
+	Proof SegmentProof
+	// Commitments are the proof's own commitments, in the order of the
+	// native Proof.Commitments.
+	Commitments []sw_bls12377.G1Affine
+	// Tables are the model's fixed commitments to the function tables
+	// the segment's opening reads.
+	Tables    []sw_bls12377.G1Affine
+	Folds     []sw_bls12377.G1Affine
+	Quotients [2]sw_bls12377.G1Affine
+	Scalars   gpcs.GroupScalars
+}
+
+// CommittedAggregator is the BW6-761 circuit that completes k committed
+// segment proofs: per segment it recomputes the digests of the opening's
+// points, verifies the segment's Groth16 proof on the statement, those
+// digests and the opening's scalars, and links each segment's boundary
+// commitment to the next one's incoming commitment; then it checks every
+// segment's opening at once (gadgets/pcs.VerifyGroup: subgroup checks,
+// one MSM, one pairing against the SRS's fixed G2 points). The model id
+// is [CommittedModelID] of the segment keys and the table commitments.
+//
+// Public inputs, in order: ModelID, InputDigest, OutputDigest — the
+// aggregator's layout, so the wrapper serves it unchanged.
+type CommittedAggregator struct {
+	ModelID      frontend.Variable `gnark:",public"`
+	InputDigest  frontend.Variable `gnark:",public"`
+	OutputDigest frontend.Variable `gnark:",public"`
+
+	Segments []CommittedSegment
+
+	shapes []CommittedShape
+	key    gpcs.Key
+}
+
+// NewCommittedAggregator returns the placeholder of the committed
+// aggregator for segments of the given shapes and the PCS key (the
+// SRS's, circuit constants).
+func NewCommittedAggregator(shapes []CommittedShape, key gpcs.Key) (*CommittedAggregator, error) {
+	if len(shapes) < 1 || len(shapes) > MaxArity {
+		return nil, fmt.Errorf("recursion: committed aggregator of %d segments outside [1, %d]", len(shapes), MaxArity)
+	}
+	c := &CommittedAggregator{Segments: make([]CommittedSegment, len(shapes)), shapes: shapes, key: key}
+	for i, s := range shapes {
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("segment %d: %w", i, err)
+		}
+		n := s.NbPedersen
+		o := gpcs.PlaceholderGroupOpening(s.NbCommitments+s.NbTables, s.NbVars)
+		c.Segments[i] = CommittedSegment{
+			Proof: SegmentProof{
+				Proof: stdgroth16.Proof[sw_bls12377.G1Affine, sw_bls12377.G2Affine]{
+					Commitments: make([]pedersen.Commitment[sw_bls12377.G1Affine], n),
+				},
+				Key: stdgroth16.VerifyingKey[sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT]{
+					G1:                           struct{ K []sw_bls12377.G1Affine }{K: make([]sw_bls12377.G1Affine, 1+s.NbPublic()+n)},
+					CommitmentKeys:               make([]pedersen.VerifyingKey[sw_bls12377.G2Affine], n),
+					PublicAndCommitmentCommitted: make([][]int, n),
+				},
+			},
+			Commitments: make([]sw_bls12377.G1Affine, s.NbCommitments),
+			Tables:      make([]sw_bls12377.G1Affine, s.NbTables),
+			Folds:       o.Folds,
+			Scalars:     o.Scalars,
+		}
+	}
+	return c, nil
+}
+
+// Define implements frontend.Circuit.
+func (c *CommittedAggregator) Define(api frontend.API) error {
+	k := len(c.Segments)
+	if k == 0 || len(c.shapes) != k {
+		return errors.New("recursion: committed aggregator without segments or shapes")
+	}
+	scalars, err := emulated.NewField[sw_bls12377.ScalarField](api)
+	if err != nil {
+		return fmt.Errorf("recursion: scalar field: %w", err)
+	}
+	verifier, err := stdgroth16.NewVerifier[sw_bls12377.ScalarField, sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT](api)
+	if err != nil {
+		return fmt.Errorf("recursion: segment verifier: %w", err)
+	}
+
+	// The model id: the segment keys and the digest of the table
+	// commitments, hashed as ModelID hashes keys and a graph digest.
+	var tables []sw_bls12377.G1Affine
+	for i := range c.Segments {
+		tables = append(tables, c.Segments[i].Tables...)
+	}
+	tablesDigest, err := gpcs.PointsDigest(api, tables)
+	if err != nil {
+		return err
+	}
+	hasher, err := poseidon2.New(api)
+	if err != nil {
+		return fmt.Errorf("recursion: poseidon2: %w", err)
+	}
+	hasher.Write(transcript.ConstantBig(modelIDLabel, ecc.BW6_761.ScalarField()), k, c.shapes[0].NbPedersen)
+	for i := range c.Segments {
+		if c.shapes[i].NbPedersen != c.shapes[0].NbPedersen {
+			return fmt.Errorf("recursion: segment %d has %d Pedersen commitments, segment 0 %d", i, c.shapes[i].NbPedersen, c.shapes[0].NbPedersen)
+		}
+		hasher.Write(segmentKeyVariables(&c.Segments[i].Proof.Key)...)
+	}
+	hasher.Write(tablesDigest)
+	idBits := bits.ToBinary(api, hasher.Sum())[:ModelIDBits]
+	api.AssertIsEqual(c.ModelID, bits.FromBinary(api, idBits))
+	modelID := scalarFromBits(scalars, idBits)
+	inputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, c.InputDigest))
+	outputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, c.OutputDigest))
+
+	digest := func(points []sw_bls12377.G1Affine) (emulated.Element[sw_bls12377.ScalarField], error) {
+		d, err := gpcs.PointsDigest(api, points)
+		if err != nil {
+			return emulated.Element[sw_bls12377.ScalarField]{}, err
+		}
+		return scalarFromBits(scalars, bits.ToBinary(api, d, bits.WithNbDigits(gpcs.DigestBits))), nil
+	}
+	openings := make([]gpcs.GroupOpening, k)
+	for i := range c.Segments {
+		s, sh := &c.Segments[i], c.shapes[i]
+		if len(s.Commitments) != sh.NbCommitments || len(s.Tables) != sh.NbTables || len(s.Folds) != sh.NbVars-1 ||
+			len(s.Scalars.Commitments) != sh.NbCommitments+sh.NbTables || len(s.Scalars.Folds) != sh.NbVars-1 {
+			return fmt.Errorf("recursion: committed segment %d does not have its shape", i)
+		}
+		public := []emulated.Element[sw_bls12377.ScalarField]{modelID, inputDigest, outputDigest}
+		for _, points := range [][]sw_bls12377.G1Affine{s.Commitments, s.Commitments[1:2], s.Folds, s.Quotients[:1], s.Quotients[1:]} {
+			d, err := digest(points)
+			if err != nil {
+				return err
+			}
+			public = append(public, d)
+		}
+		for _, list := range [][]sw_bls12377.Scalar{s.Scalars.Commitments, s.Scalars.Folds, s.Scalars.Quotients[:], {s.Scalars.Generator}} {
+			public = append(public, list...)
+		}
+		if err := verifier.AssertProof(s.Proof.Key, s.Proof.Proof, stdgroth16.Witness[sw_bls12377.ScalarField]{Public: public}, stdgroth16.WithSubgroupCheck()); err != nil {
+			return fmt.Errorf("recursion: verify committed segment %d: %w", i, err)
+		}
+		if i+1 < k {
+			next := &c.Segments[i+1]
+			if sh.Boundary < 0 || c.shapes[i+1].Incoming < 0 {
+				return fmt.Errorf("recursion: committed segment %d has no boundary or segment %d no incoming stream", i, i+1)
+			}
+			b, in := &s.Commitments[sh.Boundary], &next.Commitments[c.shapes[i+1].Incoming]
+			api.AssertIsEqual(b.X, in.X)
+			api.AssertIsEqual(b.Y, in.Y)
+		}
+		openings[i] = gpcs.GroupOpening{
+			Commitments: append(append([]sw_bls12377.G1Affine(nil), s.Commitments...), s.Tables...),
+			Folds:       s.Folds,
+			Quotients:   s.Quotients,
+			Scalars:     s.Scalars,
+		}
+	}
+	if c.shapes[0].Incoming >= 0 || c.shapes[k-1].Boundary >= 0 {
+		return errors.New("recursion: the first committed segment reads an incoming stream or the last hands one on")
+	}
+	return gpcs.VerifyGroup(api, c.key, openings)
+}
+
+// CommittedModelID is the model id of committed segments: [ModelID] of
+// their keys with, as graph digest, the digest (pcs.Digest) of the
+// model's table commitments the segments read, in segment order.
+func CommittedModelID(keys []groth16.VerifyingKey, tables [][]pcs.Commitment) (*big.Int, error) {
+	var all []pcs.Commitment
+	for _, t := range tables {
+		all = append(all, t...)
+	}
+	return ModelID(keys, pcs.Digest(all))
+}
+
+// CompileCommittedAggregator compiles the committed aggregator.
+func CompileCommittedAggregator(shapes []CommittedShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
+	c, err := NewCommittedAggregator(shapes, key)
+	if err != nil {
+		return nil, err
+	}
+	ccs, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, c)
+	if err != nil {
+		return nil, fmt.Errorf("recursion: compile committed aggregator: %w", err)
+	}
+	return ccs, nil
+}
+
+// CommittedShapeOf returns the shape of a compiled committed segment
+// circuit given its opening's layout, and checks it against the
+// segment contract.
+func CommittedShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, nbVars, boundary, incoming int) (CommittedShape, error) {
+	if ccs.Field().Cmp(ecc.BLS12_377.ScalarField()) != 0 {
+		return CommittedShape{}, errors.New("recursion: committed segment circuit is not over BLS12-377 Fr")
+	}
+	commitments, ok := ccs.GetCommitments().(constraint.Groth16Commitments)
+	if !ok {
+		return CommittedShape{}, errors.New("recursion: committed segment circuit is not a Groth16 (R1CS) constraint system")
+	}
+	s := CommittedShape{NbPedersen: len(commitments), NbCommitments: nbCommitments, NbTables: nbTables, NbVars: nbVars, Boundary: boundary, Incoming: incoming}
+	if err := s.check(); err != nil {
+		return CommittedShape{}, err
+	}
+	if n := ccs.GetNbPublicVariables() - 1; n != s.NbPublic() {
+		return CommittedShape{}, fmt.Errorf("recursion: committed segment circuit has %d public inputs, its shape %d", n, s.NbPublic())
+	}
+	for i, c := range commitments.GetPublicAndCommitmentCommitted(commitments.CommitmentIndexes(), ccs.GetNbPublicVariables()) {
+		if len(c) != 0 {
+			return CommittedShape{}, fmt.Errorf("recursion: segment commitment %d commits to public inputs", i)
+		}
+	}
+	return s, nil
+}
+
+// ValueOfCommittedSegment returns the aggregator witness of one committed
+// segment: its Groth16 proof and key, its own commitments, the table
+// commitments its opening reads, the opening's proof and the scalars of
+// its check (native committed Shape.VerifyField).
+func ValueOfCommittedSegment(proof groth16.Proof, key groth16.VerifyingKey, commitments, tables []pcs.Commitment, opening *pcs.Proof, check *pcs.GroupCheck) (CommittedSegment, error) {
+	p, err := stdgroth16.ValueOfProof[sw_bls12377.G1Affine, sw_bls12377.G2Affine](proof)
+	if err != nil {
+		return CommittedSegment{}, fmt.Errorf("recursion: committed segment proof: %w", err)
+	}
+	vk, err := stdgroth16.ValueOfVerifyingKey[sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT](key)
+	if err != nil {
+		return CommittedSegment{}, fmt.Errorf("recursion: committed segment key: %w", err)
+	}
+	all := append(append([]pcs.Commitment(nil), commitments...), tables...)
+	o := gpcs.ValueOfGroupOpening(all, opening, check)
+	return CommittedSegment{
+		Proof:       SegmentProof{Proof: p, Key: vk},
+		Commitments: o.Commitments[:len(commitments)],
+		Tables:      o.Commitments[len(commitments):],
+		Folds:       o.Folds,
+		Quotients:   o.Quotients,
+		Scalars:     o.Scalars,
+	}, nil
+}
+
+// CommittedAggregatorAssignment returns the assignment of the committed
+// aggregator for the statement st and the segments' witnesses.
+func CommittedAggregatorAssignment(shapes []CommittedShape, key gpcs.Key, st statement.Statement, segments []CommittedSegment) *CommittedAggregator {
+	return &CommittedAggregator{
+		ModelID: st.ModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest,
+		Segments: segments, shapes: shapes, key: key,
+	}
+}
