@@ -101,6 +101,25 @@ type ArgmaxStep struct {
 	vocab           int
 }
 
+// LogitsBlock returns the block of the logits, [T, V] for T positions
+// and a vocabulary of V.
+func (a *ArgmaxStep) LogitsBlock() int { return a.logits }
+
+// MarginsBlock returns the block of the margins, [g, V] for g output
+// tokens (marginsTensor).
+func (a *ArgmaxStep) MarginsBlock() int { return a.margins }
+
+// Vars returns the numbers of the logits' row and column coordinates
+// (the margins have the same column coordinates).
+func (a *ArgmaxStep) Vars() (rows, cols int) { return a.rowVars, a.colVars }
+
+// Rows returns the logits rows of the output tokens, P − 1 + k for
+// output token k and a prompt of P tokens.
+func (a *ArgmaxStep) Rows() []int { return slices.Clone(a.rows) }
+
+// Vocab returns the vocabulary size V: every output token is below it.
+func (a *ArgmaxStep) Vocab() int { return a.vocab }
+
 func newArgmaxStep(tr *model.Trace, l *Layout, pass Pass) (*ArgmaxStep, error) {
 	if l.Margins == nil {
 		return nil, nil
@@ -252,4 +271,13 @@ func argmaxClaims(l *Layout, a *ArgmaxStep, point []fr.Element, p *ArgmaxProof) 
 	return append(out,
 		pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(a.margins, rho), Value: p.MarginsEval},
 		pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(a.logits, lPoint), Value: p.LogitsEval})
+}
+
+// ArgmaxClaims returns the claims the argmax step leaves on the stacked
+// MLE (commitment [TensorsCommitment]), from the point (r′, ρ_k, ρ_j)
+// [Shape.VerifyArgmax] returned for p: each chosen logit
+// L[P−1+k][t_k] at its boolean point, the margins at (ρ_k, ρ_j) and the
+// logits at (r′, ρ_j); none outside the last segment.
+func (s *Shape) ArgmaxClaims(point []fr.Element, p *ArgmaxProof) []pcs.Claim {
+	return argmaxClaims(s.Layout, s.Argmax, point, p)
 }

@@ -2,6 +2,7 @@ package committed
 
 import (
 	"fmt"
+	"math/big"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
@@ -74,27 +75,38 @@ func walkAttentions(tr *model.Trace, seg inference.Segment, visit func(a *model.
 	}
 }
 
-// Softmax zero-check tables, over (h, i, j).
+// The softmax zero-check's tables, over the padded cube (h, i, j): the
+// order of a [SoftmaxProof]'s zero-check evaluations and of
+// [SoftmaxStep.Blocks].
 const (
-	smLo = iota
-	smHi
-	smMax // RowMax broadcast over j
-	smScore
-	smMask // public
-	smExp
-	smExpLow
-	smExpHigh
-	smProbs
-	smRem
-	smSum   // RowSum broadcast over j
-	smValid // public
-	smGap
-	smHiGap
+	SoftmaxLo      = iota // lo, the low limb of RowMax − score
+	SoftmaxHi             // hi, its high limb
+	SoftmaxMax            // RowMax, broadcast over j
+	SoftmaxScore          // the scores
+	SoftmaxMask           // the causal mask (public)
+	SoftmaxExp            // Exp
+	SoftmaxExpLow         // ExpLow.Out, EXP(lo)
+	SoftmaxExpHigh        // ExpHigh.Out, z = [hi = 0]
+	SoftmaxProbs          // the probabilities
+	SoftmaxRem            // ProbRem, the division's remainder
+	SoftmaxSum            // RowSum, broadcast over j
+	SoftmaxValid          // the valid entries (public)
+	SoftmaxGap            // Gap
+	SoftmaxHiGap          // HiGap
 	nbSoftmaxTables
 )
 
-// softmaxRelation is, with γ a challenge, A + γ·B + γ²·D + γ³·E + γ⁴·F +
-// γ⁵·G:
+// SoftmaxTerm is a term of the softmax relation: Coefficient·γ^Power
+// times the product of the zero-check's tables Factors (indices
+// [SoftmaxLo] … [SoftmaxHiGap]).
+type SoftmaxTerm struct {
+	Power       int
+	Coefficient *big.Int
+	Factors     []int
+}
+
+// Relation returns the terms of the step's softmax relation, with γ a
+// challenge, A + γ·B + γ²·D + γ³·E + γ⁴·F + γ⁵·G:
 //
 //	A: lo + 2¹⁶·hi − mask·m + s               (lo, hi: the limbs of m − s)
 //	B: x − mask·EXP(lo)·z                      (z = [hi = 0])
@@ -103,48 +115,47 @@ const (
 //	F: z·hi                                     (z = 1 only where hi = 0)
 //	G: hiGap − hi − z + valid                   (z = 0 only where hi ≥ 1)
 //
-// zero on every entry of the padded cube. z ∈ {0, 1} is its block's
-// range; with F and G it is [hi = 0], the model's EXPHIGH table, which
-// therefore needs no lookup.
-func softmaxRelation(gamma, split fr.Element, probFrac uint) []sumcheck.Term[fr.Element] {
-	one := field.One[fr.Element]()
-	var minus, g2, g3, g4, g5 fr.Element
-	minus.Neg(&one)
-	g2.Square(&gamma)
-	g3.Mul(&g2, &gamma)
-	g4.Mul(&g3, &gamma)
-	g5.Mul(&g4, &gamma)
-	mul := func(a, b fr.Element) fr.Element {
+// zero on every entry of the padded cube (2¹⁶ is [SoftmaxStep.Split], P
+// model.ProbFrac). z ∈ {0, 1} is its block's range; with F and G it is
+// [hi = 0], the model's EXPHIGH table, which therefore needs no lookup.
+func (s *SoftmaxStep) Relation() []SoftmaxTerm {
+	c := big.NewInt
+	return []SoftmaxTerm{
+		{0, c(1), []int{SoftmaxLo}},
+		{0, c(s.Split()), []int{SoftmaxHi}},
+		{0, c(-1), []int{SoftmaxMask, SoftmaxMax}},
+		{0, c(1), []int{SoftmaxScore}},
+		{1, c(1), []int{SoftmaxExp}},
+		{1, c(-1), []int{SoftmaxMask, SoftmaxExpLow, SoftmaxExpHigh}},
+		{2, c(2), []int{SoftmaxProbs, SoftmaxSum}},
+		{2, c(1), []int{SoftmaxRem}},
+		{2, new(big.Int).Neg(new(big.Int).Lsh(c(1), model.ProbFrac+1)), []int{SoftmaxExp}},
+		{2, c(-1), []int{SoftmaxSum, SoftmaxValid}},
+		{3, c(1), []int{SoftmaxGap}},
+		{3, c(-2), []int{SoftmaxSum, SoftmaxValid}},
+		{3, c(1), []int{SoftmaxValid}},
+		{3, c(1), []int{SoftmaxRem}},
+		{4, c(1), []int{SoftmaxExpHigh, SoftmaxHi}},
+		{5, c(1), []int{SoftmaxHiGap}},
+		{5, c(-1), []int{SoftmaxHi}},
+		{5, c(-1), []int{SoftmaxExpHigh}},
+		{5, c(1), []int{SoftmaxValid}},
+	}
+}
+
+// relation returns the terms of [SoftmaxStep.Relation] for γ.
+func (s *SoftmaxStep) relation(gamma fr.Element) []sumcheck.Term[fr.Element] {
+	terms := s.Relation()
+	out := make([]sumcheck.Term[fr.Element], len(terms))
+	for k, rt := range terms {
 		var c fr.Element
-		c.Mul(&a, &b)
-		return c
+		c.SetBigInt(rt.Coefficient)
+		for range rt.Power {
+			c.Mul(&c, &gamma)
+		}
+		out[k] = sumcheck.Term[fr.Element]{Coefficient: c, Factors: rt.Factors}
 	}
-	neg := func(a fr.Element) fr.Element {
-		a.Neg(&a)
-		return a
-	}
-	two := field.FromInt64[fr.Element](2)
-	return []sumcheck.Term[fr.Element]{
-		{Coefficient: one, Factors: []int{smLo}},
-		{Coefficient: split, Factors: []int{smHi}},
-		{Coefficient: minus, Factors: []int{smMask, smMax}},
-		{Coefficient: one, Factors: []int{smScore}},
-		{Coefficient: gamma, Factors: []int{smExp}},
-		{Coefficient: neg(gamma), Factors: []int{smMask, smExpLow, smExpHigh}},
-		{Coefficient: mul(g2, two), Factors: []int{smProbs, smSum}},
-		{Coefficient: g2, Factors: []int{smRem}},
-		{Coefficient: neg(mul(g2, pow2(probFrac+1))), Factors: []int{smExp}},
-		{Coefficient: neg(g2), Factors: []int{smSum, smValid}},
-		{Coefficient: g3, Factors: []int{smGap}},
-		{Coefficient: neg(mul(g3, two)), Factors: []int{smSum, smValid}},
-		{Coefficient: g3, Factors: []int{smValid}},
-		{Coefficient: g3, Factors: []int{smRem}},
-		{Coefficient: g4, Factors: []int{smExpHigh, smHi}},
-		{Coefficient: g5, Factors: []int{smHiGap}},
-		{Coefficient: neg(g5), Factors: []int{smHi}},
-		{Coefficient: neg(g5), Factors: []int{smExpHigh}},
-		{Coefficient: g5, Factors: []int{smValid}},
-	}
+	return out
 }
 
 // SoftmaxProof proves one attention's softmax: the zero-check of the
@@ -159,7 +170,10 @@ type SoftmaxProof struct {
 	OneHotEvals [3]fr.Element
 }
 
-// SoftmaxStep is one attention by its blocks.
+// SoftmaxStep is one attention's softmax by its blocks: the scores'
+// cube ([SoftmaxStep.Cube]) over the padded coordinates (h, i, j)
+// ([SoftmaxStep.Vars]) and the blocks of the stacked MLE its claims are
+// on ([SoftmaxStep.Blocks], [SoftmaxStep.OneHotBlock]).
 type SoftmaxStep struct {
 	aux                       *softmaxAux
 	blocks                    [nbSoftmaxTables]int // −1 for the public tables
@@ -179,9 +193,9 @@ func softmaxSteps(l *Layout) ([]*SoftmaxStep, error) {
 		}
 		st.bh, st.bi, st.bj = dims[0], dims[1], dims[2]
 		tensors := map[int]*model.Tensor{
-			smLo: &a.ExpLow.In, smHi: &a.ExpHigh.In, smMax: &a.RowMax, smScore: &a.Scores.Out,
-			smExp: &a.Exp, smExpLow: &a.ExpLow.Out, smExpHigh: &a.ExpHigh.Out, smProbs: &a.Probs,
-			smRem: &a.ProbRem, smSum: &a.RowSum, smGap: s.gap, smHiGap: s.hiGap,
+			SoftmaxLo: &a.ExpLow.In, SoftmaxHi: &a.ExpHigh.In, SoftmaxMax: &a.RowMax, SoftmaxScore: &a.Scores.Out,
+			SoftmaxExp: &a.Exp, SoftmaxExpLow: &a.ExpLow.Out, SoftmaxExpHigh: &a.ExpHigh.Out, SoftmaxProbs: &a.Probs,
+			SoftmaxRem: &a.ProbRem, SoftmaxSum: &a.RowSum, SoftmaxGap: s.gap, SoftmaxHiGap: s.hiGap,
 		}
 		for k := range st.blocks {
 			st.blocks[k] = -1
@@ -199,17 +213,42 @@ func softmaxSteps(l *Layout) ([]*SoftmaxStep, error) {
 	return out, nil
 }
 
-// split is 2¹⁶, the base of the shifted scores' limbs lo and hi (lo's
-// range is [0, split)).
-func (s *SoftmaxStep) split() fr.Element {
-	return field.FromInt64[fr.Element](s.aux.att.ExpLow.In.Max + 1)
-}
+// Split is 2¹⁶, the base of the shifted scores' limbs lo and hi (lo's
+// range is [0, Split)).
+func (s *SoftmaxStep) Split() int64 { return s.aux.att.ExpLow.In.Max + 1 }
+
+// split is [SoftmaxStep.Split] in the field.
+func (s *SoftmaxStep) split() fr.Element { return field.FromInt64[fr.Element](s.Split()) }
+
+// Cube returns the numbers of heads, rows and columns of the scores'
+// cube (the pass's positions: Rows = Total).
+func (s *SoftmaxStep) Cube() (heads, rows, total int) { return s.heads, s.rows, s.total }
+
+// Start returns the position of the cube's first row (0: a pass from
+// the first position).
+func (s *SoftmaxStep) Start() int { return s.start }
+
+// Vars returns the numbers of the padded cube's h, i and j coordinates
+// (most significant first: a point of the cube is (h, i, j)).
+func (s *SoftmaxStep) Vars() (h, i, j int) { return s.bh, s.bi, s.bj }
+
+// Blocks returns the block of the stacked MLE of each zero-check table
+// ([SoftmaxLo] … [SoftmaxHiGap]), −1 for the public [SoftmaxMask] and
+// [SoftmaxValid]. The blocks of [SoftmaxMax] and [SoftmaxSum] are row
+// tensors over (h, i) ([SoftmaxRowTable]).
+func (s *SoftmaxStep) Blocks() [nbSoftmaxTables]int { return s.blocks }
+
+// OneHotBlock returns the block of the one-hot rows (OneHot: 1 at one
+// unmasked entry of each row where the score is RowMax).
+func (s *SoftmaxStep) OneHotBlock() int { return s.oneHot }
 
 // rowVars is the number of (h, i) variables.
 func (s *SoftmaxStep) rowVars() int { return s.bh + s.bi }
 
-// broadcast reports whether table k is a row tensor broadcast over j.
-func broadcast(k int) bool { return k == smMax || k == smSum }
+// SoftmaxRowTable reports whether the softmax zero-check's table k is a
+// row tensor over (h, i) broadcast over j (RowMax, RowSum): its claim is
+// at the (h, i) coordinates of the zero-check's end point.
+func SoftmaxRowTable(k int) bool { return k == SoftmaxMax || k == SoftmaxSum }
 
 // publicTables returns the mask and the valid entries over the padded cube.
 func (s *SoftmaxStep) publicTables() (mask, valid []fr.Element) {
@@ -287,17 +326,17 @@ func proveSoftmax(t *pcs.Transcript, l *Layout, steps []*SoftmaxStep, stacked []
 		tables := make([][]fr.Element, nbSoftmaxTables)
 		for m, b := range s.blocks {
 			switch {
-			case m == smMask:
+			case m == SoftmaxMask:
 				tables[m] = mask
-			case m == smValid:
+			case m == SoftmaxValid:
 				tables[m] = valid
-			case broadcast(m):
+			case SoftmaxRowTable(m):
 				tables[m] = broadcastRows(blockOf(l, stacked, b), s.rowVars(), s.bj)
 			default:
 				tables[m] = blockOf(l, stacked, b)
 			}
 		}
-		zp, zc, err := sumcheck.ProveZero(t, tables, softmaxRelation(gamma, s.split(), model.ProbFrac))
+		zp, zc, err := sumcheck.ProveZero(t, tables, s.relation(gamma))
 		if err != nil {
 			return nil, nil, fmt.Errorf("committed: softmax %s: %w", s.aux.att.Probs.Name, err)
 		}
@@ -306,13 +345,13 @@ func proveSoftmax(t *pcs.Transcript, l *Layout, steps []*SoftmaxStep, stacked []
 
 		rho := t.Challenges(s.rowVars())
 		half := withHalves(rho, s.bj)
-		p.Rows[0] = poly.Evaluate[fr.Element](blockOf(l, stacked, s.blocks[smExp]), half)
-		p.Rows[1] = poly.Evaluate[fr.Element](blockOf(l, stacked, s.blocks[smSum]), rho)
+		p.Rows[0] = poly.Evaluate[fr.Element](blockOf(l, stacked, s.blocks[SoftmaxExp]), half)
+		p.Rows[1] = poly.Evaluate[fr.Element](blockOf(l, stacked, s.blocks[SoftmaxSum]), rho)
 		p.Rows[2] = poly.Evaluate[fr.Element](blockOf(l, stacked, s.oneHot), half)
 		t.Absorb(p.Rows[:]...)
 		ends[k].rows = rho
 
-		oh := [][]fr.Element{blockOf(l, stacked, s.oneHot), tables[smLo], tables[smHi], mask}
+		oh := [][]fr.Element{blockOf(l, stacked, s.oneHot), tables[SoftmaxLo], tables[SoftmaxHi], mask}
 		sc, op, err := sumcheck.Prove(t, oh, oneHotTerms(s.split()), fr.Element{})
 		if err != nil {
 			return nil, nil, fmt.Errorf("committed: softmax %s: %w", s.aux.att.Probs.Name, err)
@@ -343,7 +382,7 @@ func verifySoftmax(t *pcs.Transcript, steps []*SoftmaxStep, proofs []SoftmaxProo
 		}
 		gamma := t.Challenge()
 		vars := s.rowVars() + s.bj
-		zc, err := sumcheck.VerifyZero(t, vars, nbSoftmaxTables, softmaxRelation(gamma, s.split(), model.ProbFrac), p.Zero)
+		zc, err := sumcheck.VerifyZero(t, vars, nbSoftmaxTables, s.relation(gamma), p.Zero)
 		if err != nil {
 			return nil, fmt.Errorf("softmax %s: %w", name, err)
 		}
@@ -352,7 +391,7 @@ func verifySoftmax(t *pcs.Transcript, steps []*SoftmaxStep, proofs []SoftmaxProo
 		if err != nil {
 			return nil, fmt.Errorf("softmax %s: %w", name, err)
 		}
-		if !mask.Equal(&zc[smMask].Value) || !valid.Equal(&zc[smValid].Value) {
+		if !mask.Equal(&zc[SoftmaxMask].Value) || !valid.Equal(&zc[SoftmaxValid].Value) {
 			return nil, fmt.Errorf("softmax %s: the mask or the valid entries are not the public ones", name)
 		}
 		ends[k].zero = end
@@ -410,18 +449,28 @@ func softmaxClaims(l *Layout, steps []*SoftmaxStep, ends []SoftmaxEnds, proofs [
 				continue
 			}
 			point := e.zero
-			if broadcast(m) {
+			if SoftmaxRowTable(m) {
 				point = point[:s.rowVars()]
 			}
 			claim(b, point, p.Zero.Evaluations[m])
 		}
 		half := withHalves(e.rows, s.bj)
-		claim(s.blocks[smExp], half, p.Rows[0])
-		claim(s.blocks[smSum], e.rows, p.Rows[1])
+		claim(s.blocks[SoftmaxExp], half, p.Rows[0])
+		claim(s.blocks[SoftmaxSum], e.rows, p.Rows[1])
 		claim(s.oneHot, half, p.Rows[2])
 		claim(s.oneHot, e.oneHot, p.OneHotEvals[0])
-		claim(s.blocks[smLo], e.oneHot, p.OneHotEvals[1])
-		claim(s.blocks[smHi], e.oneHot, p.OneHotEvals[2])
+		claim(s.blocks[SoftmaxLo], e.oneHot, p.OneHotEvals[1])
+		claim(s.blocks[SoftmaxHi], e.oneHot, p.OneHotEvals[2])
 	}
 	return out
+}
+
+// SoftmaxClaims returns the claims the softmax steps leave on the
+// stacked MLE (commitment [TensorsCommitment]), from the ends
+// [Shape.VerifySoftmax] returned for proofs: per step, each committed
+// zero-check table at the zero-check's end (the row tables at its (h, i)
+// coordinates), Exp, RowSum and OneHot at ρ′ (Exp and OneHot at
+// (ρ′, ½, …, ½)), and OneHot, lo and hi at the one-hot sum-check's end.
+func (s *Shape) SoftmaxClaims(ends []SoftmaxEnds, proofs []SoftmaxProof) []pcs.Claim {
+	return softmaxClaims(s.Layout, s.Softmax, ends, proofs)
 }

@@ -1,0 +1,210 @@
+package committed
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/test"
+
+	"github.com/veriformer/veriformer/field"
+	gpoly "github.com/veriformer/veriformer/gadgets/poly"
+	native "github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/pcs"
+	npoly "github.com/veriformer/veriformer/poly"
+)
+
+// argmaxCircuit checks the argmax step for the output tokens Tokens
+// (a witness) and, when want is set, that its claims are the native
+// ones.
+type argmaxCircuit struct {
+	stepBase
+	Tokens []frontend.Variable
+	Proof  *ArgmaxProof
+	s      *native.Shape
+	want   []pcs.Claim
+}
+
+func (c *argmaxCircuit) Define(api frontend.API) error {
+	t, err := c.begin(api)
+	if err != nil {
+		return err
+	}
+	point, err := verifyArgmax(api, t, c.s, c.Tokens, c.Proof)
+	if err != nil {
+		return err
+	}
+	if c.want != nil {
+		if err := assertNativeClaims(api, argmaxClaims(api, c.s, c.Tokens, point, c.Proof), c.want); err != nil {
+			return err
+		}
+	}
+	c.end(api, t)
+	return nil
+}
+
+// argmaxCircuits returns the argmax step's placeholder and the
+// assignment of the run's proof as it is now for the output tokens
+// tokens, with the native claims want (nil: not checked).
+func (r *segmentRun) argmaxCircuits(tokens []int, want []pcs.Claim) (frontend.Circuit, frontend.Circuit, error) {
+	ph, as, err := r.stepBases(stepArgmax)
+	if err != nil {
+		return nil, nil, err
+	}
+	vars := make([]frontend.Variable, len(tokens))
+	for k, tok := range tokens {
+		vars[k] = tok
+	}
+	return &argmaxCircuit{stepBase: ph, Tokens: make([]frontend.Variable, len(tokens)), Proof: PlaceholderArgmax(r.shape), s: r.shape, want: want},
+		&argmaxCircuit{stepBase: as, Tokens: vars, Proof: ValueOfArgmax(r.proof.Argmax), s: r.shape, want: want}, nil
+}
+
+// argmaxElements lists every value of an argmax proof.
+func argmaxElements(p *native.ArgmaxProof) []*fr.Element {
+	var out []*fr.Element
+	for i := range p.Chosen {
+		out = append(out, &p.Chosen[i])
+	}
+	out = append(out, &p.MarginsEval)
+	for i := range p.SumCheck.Rounds {
+		for j := range p.SumCheck.Rounds[i] {
+			out = append(out, &p.SumCheck.Rounds[i][j])
+		}
+	}
+	return append(out, &p.LogitsEval)
+}
+
+// TestArgmaxRejectedByBoth: the argmax step of the last segment; every
+// value of its proof changed, then an output token changed with the
+// proof of the real one, for the first and the last output token: to
+// another token of the vocabulary (the native verifier of that pass
+// rejects the proof too) and to the vocabulary size (the native shape of
+// that pass is refused).
+func TestArgmaxRejectedByBoth(t *testing.T) {
+	r := sharedSegmentRun(t, true)
+	if r.proof.Argmax == nil || r.shape.Argmax == nil {
+		t.Fatal("no argmax step in the last segment")
+	}
+	var tampers []tamper
+	for i, x := range argmaxElements(r.proof.Argmax) {
+		tampers = append(tampers, tamper{fmt.Sprintf("Argmax value %d", i), x})
+	}
+	circuits := func(tokens []int) func() (frontend.Circuit, frontend.Circuit, error) {
+		return func() (frontend.Circuit, frontend.Circuit, error) { return r.argmaxCircuits(tokens, nil) }
+	}
+	n := checkStep(t, r, stepArgmax, circuits(r.pass.Output), tampers)
+	t.Logf("argmax step, %d output tokens: %d R1CS", len(r.pass.Output), n)
+
+	ph, _, err := circuits(r.pass.Output)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := compileCircuit(t, ph)
+	vocab := r.shape.Argmax.Vocab()
+	for _, k := range ends(len(r.pass.Output)) {
+		for _, tok := range []int{(r.pass.Output[k] + 1) % vocab, vocab} {
+			tokens := slices.Clone(r.pass.Output)
+			tokens[k] = tok
+			_, as, err := circuits(tokens)()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := solveCompiled(cs, as); err == nil {
+				t.Errorf("output token %d = %d instead of %d: accepted by the circuit", k, tok, r.pass.Output[k])
+			}
+			pass := native.Pass{Prompt: r.pass.Prompt, Output: tokens}
+			s, err := native.NewShape(r.shape.Trace, r.seg, pass)
+			if err != nil {
+				if tok < vocab {
+					t.Fatalf("output token %d = %d: %v", k, tok, err)
+				}
+				continue // refused natively
+			}
+			if tok >= vocab {
+				t.Errorf("output token %d = %d outside the vocabulary of %d: a native shape", k, tok, vocab)
+			}
+			before, err := r.replay(stepArgmax)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.VerifyArgmax(before.t, r.proof.Argmax); err == nil {
+				t.Errorf("output token %d = %d instead of %d: accepted by the native verifier", k, tok, r.pass.Output[k])
+			}
+		}
+	}
+}
+
+// TestArgmaxClaims: on the honest proof the gadget's claims are native
+// Shape.ArgmaxClaims (commitments, points with the tokens' bits, values);
+// a native claim's point coordinate or value changed is not.
+func TestArgmaxClaims(t *testing.T) {
+	r := sharedSegmentRun(t, true)
+	st, err := r.replay(stepArgmax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	point, err := r.shape.VerifyArgmax(st.t, r.proof.Argmax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := r.shape.ArgmaxClaims(point, r.proof.Argmax)
+	if len(want) != len(r.pass.Output)+2 {
+		t.Fatalf("%d native claims for %d output tokens", len(want), len(r.pass.Output))
+	}
+	checkClaims(t, want, func(want []pcs.Claim) (frontend.Circuit, frontend.Circuit, error) {
+		return r.argmaxCircuits(r.pass.Output, want)
+	})
+}
+
+// tokenCircuit bounds a token by its bits and checks its prefix MLE.
+type tokenCircuit struct {
+	Token  frontend.Variable
+	Rho    []frontend.Variable
+	Prefix frontend.Variable
+	bound  int
+}
+
+func (c *tokenCircuit) Define(api frontend.API) error {
+	bits := tokenBits(api, c.Token, len(c.Rho))
+	assertBitsBelow(api, bits, c.bound)
+	api.AssertIsEqual(bitsPrefix(api, c.Rho, bits), c.Prefix)
+	return nil
+}
+
+// TestTokenBits: over 8 bits, a token below the bound (a power of two
+// or not) is accepted with its prefix MLE Prefix_t(ρ) (native
+// poly.Prefix at a random ρ) and rejected with another token's; a token
+// at or above the bound, or at 2⁸, is rejected.
+func TestTokenBits(t *testing.T) {
+	const n = 8
+	rng := rand.New(rand.NewPCG(1, 2))
+	rho := make([]fr.Element, n)
+	for i := range rho {
+		rho[i].SetUint64(rng.Uint64())
+	}
+	solve := func(bound, tok, prefixOf int) error {
+		pr := npoly.Prefix[fr.Element](rho, prefixOf)
+		ph := &tokenCircuit{Rho: make([]frontend.Variable, n), bound: bound}
+		as := &tokenCircuit{Token: tok, Rho: gpoly.ValuesOf(rho), Prefix: field.BigInt(&pr), bound: bound}
+		return test.IsSolved(ph, as, ecc.BLS12_377.ScalarField())
+	}
+	for _, bound := range []int{1, 2, 37, 200, 255, 256} {
+		for tok := range 1 << n {
+			if err := solve(bound, tok, tok); (err == nil) != (tok < bound) {
+				t.Errorf("bound %d, token %d: solved %v", bound, tok, err == nil)
+			}
+			if tok < bound {
+				if err := solve(bound, tok, tok+1); err == nil {
+					t.Errorf("bound %d, token %d: accepted with the prefix of %d", bound, tok, tok+1)
+				}
+			}
+		}
+		if err := solve(bound, 1<<n, 1<<n); err == nil {
+			t.Errorf("bound %d, token %d over %d bits: accepted", bound, 1<<n, n)
+		}
+	}
+}
