@@ -63,7 +63,12 @@ func sharedSegmentRun(t *testing.T, last bool) *segmentRun {
 }
 
 func newSegmentRun(seg inference.Segment) (*segmentRun, error) {
-	m := model.Default()
+	return newModelSegmentRun(model.Default(), seg)
+}
+
+// newModelSegmentRun proves segment seg of model m over the same pass
+// (prompt of 2 tokens, 4 generated) and derives the segment's shape.
+func newModelSegmentRun(m *model.Model, seg inference.Segment) (*segmentRun, error) {
 	prompt := []int{11, 48}
 	gen, err := m.Generate(prompt, 4)
 	if err != nil {
