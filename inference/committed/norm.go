@@ -50,7 +50,7 @@ func newNormAux(n *model.Norm, in *model.Tensor) *normAux {
 	emax := n.MaxExponent
 	k := len(n.Exponent.Data)
 	pow4, scale, nz, gap, fl := make([]int64, k), make([]int64, k), make([]int64, k), make([]int64, k), make([]int64, k)
-	low := (n.RSqrt.In.Max + 1) / 4
+	low := rsqrtLow(n)
 	for r, e := range n.Exponent.Data {
 		e = min(max(e, 0), int64(emax))
 		pow4[r] = 1 << (2 * e)
@@ -119,38 +119,43 @@ type NormProof struct {
 	ScaleEvals    [nbScaleEvals]fr.Element
 }
 
-// Row values at ρ₁: the input's row sums (its MLE at (ρ₁, ½, …, ½) —
-// zero for RMSNorm, as the mean and its remainder), then blocks.
+// Positions of [NormProof.Rows], the row values at ρ₁: the input's row
+// sums (its MLE at (ρ₁, ½, …, ½) — zero for RMSNorm, as the mean and its
+// remainder), then the row blocks' MLEs at ρ₁ — the mean, its remainder,
+// the gap 4^e − 1 − r_V, 4^e, r_V, the floor v − 2¹⁴·[e > 0], the 1/√
+// input v and [e > 0].
 const (
-	rowSum = iota
-	rowMean
-	rowMeanRem
-	rowGap
-	rowPow4
-	rowRem
-	rowFloor
-	rowV
-	rowNonZero
+	NormRowSum = iota
+	NormRowMean
+	NormRowMeanRem
+	NormRowGap
+	NormRowPow4
+	NormRowRem
+	NormRowFloor
+	NormRowV
+	NormRowNonZero
 	nbNormRows
 )
 
-// Variance end values: the input, the mean (zero for RMSNorm), v, 4^e,
-// r_V.
+// Positions of [NormProof.VarianceEvals], the variance sum-check's end
+// values: the input, the mean (zero for RMSNorm), v, 4^e, r_V.
 const (
-	varIn = iota
-	varMean
-	varV
-	varPow4
-	varRem
+	NormVarIn = iota
+	NormVarMean
+	NormVarV
+	NormVarPow4
+	NormVarRem
 	nbVarianceEvals
 )
 
-// Scale end values: the input, the mean (zero for RMSNorm), T, 2^(Eₘₐₓ−e).
+// Positions of [NormProof.ScaleEvals], the scaling sum-check's end
+// values: the input, the mean (zero for RMSNorm), the 1/√ output T,
+// 2^(Eₘₐₓ−e).
 const (
-	scIn = iota
-	scMean
-	scT
-	scScale
+	NormScaleIn = iota
+	NormScaleMean
+	NormScaleT
+	NormScalePow2
 	nbScaleEvals
 )
 
@@ -158,12 +163,73 @@ const (
 type NormStep struct {
 	aux         *normAux
 	withMean    bool
-	in          int // block, or incomingBlock
+	in          int // block, or IncomingBlock
 	rowBlocks   [nbNormRows]int
+	tBlock      int // the 1/√ output T
+	pow2Block   int // 2^(Eₘₐₓ−e)
 	rows, width int
 	rowVars     int
 	colVars     int
 	q           int // the norm's requantization
+}
+
+// Norm returns the traced norm the step proves (of the shape pass in a
+// [Shape]): its name, ε, γ, β and the 1/√ lookup's range.
+func (n *NormStep) Norm() *model.Norm { return n.aux.norm }
+
+// WithMean reports whether the norm subtracts the row mean (LayerNorm,
+// GPT-2) rather than not (RMSNorm, Llama).
+func (n *NormStep) WithMean() bool { return n.withMean }
+
+// Input returns the layout block of the norm's input, or [IncomingBlock]
+// when it reads the incoming stream.
+func (n *NormStep) Input() int { return n.in }
+
+// Rows returns the input's row count: its shape is [Rows, Width].
+func (n *NormStep) Rows() int { return n.rows }
+
+// Width returns the input's row length n (see [NormStep.Rows]).
+func (n *NormStep) Width() int { return n.width }
+
+// RowVars returns the input's row variable count (poly.TensorVars): both
+// sum-checks run over RowVars + ColVars variables, the row ones first.
+func (n *NormStep) RowVars() int { return n.rowVars }
+
+// ColVars returns the input's column variable count (see
+// [NormStep.RowVars]).
+func (n *NormStep) ColVars() int { return n.colVars }
+
+// Requant returns the index of the norm's requantization in
+// [Shape.Requants]: the scaling sum-check proves its accumulator claim.
+func (n *NormStep) Requant() int { return n.q }
+
+// RowBlock returns the layout block of row value j (a NormRow position
+// from [NormRowMean] on), or −1 when the norm has none (the mean and its
+// remainder of an RMSNorm).
+func (n *NormStep) RowBlock(j int) int { return n.rowBlocks[j] }
+
+// RSqrtBlock returns the layout block of the 1/√ output T, a per-row
+// block claimed at the scaling sum-check's row coordinates.
+func (n *NormStep) RSqrtBlock() int { return n.tBlock }
+
+// Pow2Block returns the layout block of 2^(Eₘₐₓ−e), a per-row block
+// claimed at the scaling sum-check's row coordinates.
+func (n *NormStep) Pow2Block() int { return n.pow2Block }
+
+// RSqrtLow returns 2¹⁴ for the 1/√ table's inputs [0, 2¹⁶): the least
+// input v of a row with e > 0, which the floor v − RSqrtLow·[e > 0]
+// bounds from below.
+func (n *NormStep) RSqrtLow() int64 { return rsqrtLow(n.aux.norm) }
+
+// rsqrtLow is 2¹⁴ for the 1/√ table's inputs [0, 2¹⁶): a quarter of
+// their bound.
+func rsqrtLow(n *model.Norm) int64 { return (n.RSqrt.In.Max + 1) / 4 }
+
+// Degrees returns the round degrees of the variance and the scaling
+// sum-checks: the largest factor counts of their terms (4 and 6 for
+// LayerNorm, 3 and 5 for RMSNorm).
+func (n *NormStep) Degrees() (variance, scale int) {
+	return termsDegree(n.varianceTerms()), termsDegree(n.scaleTerms())
 }
 
 // normSteps lists the norms of a segment (walkNorms order).
@@ -193,20 +259,31 @@ func normSteps(tr *model.Trace, seg inference.Segment, l *Layout, index map[*mod
 		}
 		st.rowVars, st.colVars = dims[0], dims[1]
 		blocks := map[int]*model.Tensor{
-			rowGap: a.gap, rowPow4: a.pow4, rowRem: &n.RSqrtRem, rowFloor: a.floorT, rowV: &n.RSqrt.In, rowNonZero: a.nonZero,
+			NormRowGap: a.gap, NormRowPow4: a.pow4, NormRowRem: &n.RSqrtRem, NormRowFloor: a.floorT, NormRowV: &n.RSqrt.In, NormRowNonZero: a.nonZero,
 		}
 		if st.withMean {
-			blocks[rowMean], blocks[rowMeanRem] = &n.Mean, &n.MeanRem
+			blocks[NormRowMean], blocks[NormRowMeanRem] = &n.Mean, &n.MeanRem
+		}
+		block := func(t *model.Tensor) (int, error) {
+			b, ok := l.Index[t]
+			if !ok {
+				return 0, fmt.Errorf("committed: %s is not committed", t.Name)
+			}
+			return b, nil
 		}
 		for k := range st.rowBlocks {
 			st.rowBlocks[k] = -1
 			if t, ok := blocks[k]; ok {
-				b, ok := l.Index[t]
-				if !ok {
-					return nil, fmt.Errorf("committed: %s is not committed", t.Name)
+				if st.rowBlocks[k], err = block(t); err != nil {
+					return nil, err
 				}
-				st.rowBlocks[k] = b
 			}
+		}
+		if st.tBlock, err = block(&n.RSqrt.Out); err != nil {
+			return nil, err
+		}
+		if st.pow2Block, err = block(a.scale); err != nil {
+			return nil, err
 		}
 		out = append(out, st)
 	}
@@ -218,29 +295,29 @@ func (n *NormStep) rowChecks(rho []fr.Element, v *[nbNormRows]fr.Element) error 
 	if n.withMean {
 		// 2^kc·In(ρ₁, ½) = n·Mean(ρ₁) + MeanRem(ρ₁).
 		lhs := pow2(uint(n.colVars))
-		lhs.Mul(&lhs, &v[rowSum])
+		lhs.Mul(&lhs, &v[NormRowSum])
 		rhs := field.FromInt64[fr.Element](int64(n.width))
-		rhs.Mul(&rhs, &v[rowMean])
-		rhs.Add(&rhs, &v[rowMeanRem])
+		rhs.Mul(&rhs, &v[NormRowMean])
+		rhs.Add(&rhs, &v[NormRowMeanRem])
 		if !lhs.Equal(&rhs) {
 			return fmt.Errorf("norm %s: the row sums are not n·mean + remainder", n.aux.norm.Name)
 		}
-	} else if !v[rowSum].IsZero() || !v[rowMean].IsZero() || !v[rowMeanRem].IsZero() {
+	} else if !v[NormRowSum].IsZero() || !v[NormRowMean].IsZero() || !v[NormRowMeanRem].IsZero() {
 		return fmt.Errorf("norm %s: an RMSNorm has no mean", n.aux.norm.Name)
 	}
 	// Gap = 4^e − 1 − r_V on the valid rows.
 	vr := poly.Prefix[fr.Element](rho, n.rows)
 	var g fr.Element
-	g.Sub(&v[rowPow4], &vr)
-	g.Sub(&g, &v[rowRem])
-	if !g.Equal(&v[rowGap]) {
+	g.Sub(&v[NormRowPow4], &vr)
+	g.Sub(&g, &v[NormRowRem])
+	if !g.Equal(&v[NormRowGap]) {
 		return fmt.Errorf("norm %s: the remainder's gap is not 4^e − 1 − r_V", n.aux.norm.Name)
 	}
 	// Floor = v − 2¹⁴·[e > 0].
-	low := field.FromInt64[fr.Element]((n.aux.norm.RSqrt.In.Max + 1) / 4)
-	low.Mul(&low, &v[rowNonZero])
-	g.Sub(&v[rowV], &low)
-	if !g.Equal(&v[rowFloor]) {
+	low := field.FromInt64[fr.Element](n.RSqrtLow())
+	low.Mul(&low, &v[NormRowNonZero])
+	g.Sub(&v[NormRowV], &low)
+	if !g.Equal(&v[NormRowFloor]) {
 		return fmt.Errorf("norm %s: the floor is not v − 2¹⁴·[e > 0]", n.aux.norm.Name)
 	}
 	return nil
@@ -329,8 +406,12 @@ func (n *NormStep) columnTable(values func(i int) int64) []fr.Element {
 	return out
 }
 
-func (n *NormStep) gamma(i int) int64 { return int64(n.aux.norm.Gamma.Data[i]) }
-func (n *NormStep) beta(i int) int64 {
+// Gamma returns the norm's γ at column i < Width.
+func (n *NormStep) Gamma(i int) int64 { return int64(n.aux.norm.Gamma.Data[i]) }
+
+// Beta returns the norm's β at column i < Width (at the accumulator's
+// scale), 0 for a norm without β.
+func (n *NormStep) Beta(i int) int64 {
 	if n.aux.norm.Beta == nil {
 		return 0
 	}
@@ -417,9 +498,9 @@ func proveNorms(t *pcs.Transcript, l *Layout, steps []*NormStep, stacked, incomi
 		in, rows := n.proverTables(l, stacked, incoming)
 		rho1 := t.Challenges(n.rowVars)
 		if n.withMean {
-			p.Rows[rowSum] = poly.Evaluate[fr.Element](in, withHalves(rho1, n.colVars))
+			p.Rows[NormRowSum] = poly.Evaluate[fr.Element](in, withHalves(rho1, n.colVars))
 		}
-		for j := rowMean; j < nbNormRows; j++ {
+		for j := NormRowMean; j < nbNormRows; j++ {
 			p.Rows[j] = poly.Evaluate[fr.Element](rows[j], rho1)
 		}
 		t.Absorb(p.Rows[:]...)
@@ -427,11 +508,11 @@ func proveNorms(t *pcs.Transcript, l *Layout, steps []*NormStep, stacked, incomi
 		rho2 := t.Challenges(n.rowVars)
 		vc := n.broadcastCols(prefixTable(n.colVars, n.width))
 		vr := n.broadcastRows(prefixTable(n.rowVars, n.rows))
-		mean := n.broadcastRows(rows[rowMean])
+		mean := n.broadcastRows(rows[NormRowMean])
 		vt := make([][]fr.Element, nbVarianceTables)
 		vt[vtE] = n.broadcastRows(poly.EqTable[fr.Element](rho2))
 		vt[vtIn], vt[vtMean], vt[vtVC] = in, mean, vc
-		vt[vtV], vt[vtPow4], vt[vtRem], vt[vtVR] = n.broadcastRows(rows[rowV]), n.broadcastRows(rows[rowPow4]), n.broadcastRows(rows[rowRem]), vr
+		vt[vtV], vt[vtPow4], vt[vtRem], vt[vtVR] = n.broadcastRows(rows[NormRowV]), n.broadcastRows(rows[NormRowPow4]), n.broadcastRows(rows[NormRowRem]), vr
 		sc, op, err := sumcheck.Prove(t, vt, n.varianceTerms(), fr.Element{})
 		if err != nil {
 			return nil, nil, fmt.Errorf("committed: norm %s: %w", n.aux.norm.Name, err)
@@ -446,10 +527,10 @@ func proveNorms(t *pcs.Transcript, l *Layout, steps []*NormStep, stacked, incomi
 		st := make([][]fr.Element, nbScaleTables)
 		st[stE] = poly.EqTable[fr.Element](points[n.q])
 		st[stIn], st[stMean], st[stVC], st[stVR] = in, mean, vc, vr
-		st[stT] = n.broadcastRows(blockOf(l, stacked, l.Index[&n.aux.norm.RSqrt.Out]))
-		st[stScale] = n.broadcastRows(blockOf(l, stacked, l.Index[n.aux.scale]))
-		st[stGamma] = n.broadcastCols(n.columnTable(n.gamma))
-		st[stBeta] = n.broadcastCols(n.columnTable(n.beta))
+		st[stT] = n.broadcastRows(blockOf(l, stacked, n.tBlock))
+		st[stScale] = n.broadcastRows(blockOf(l, stacked, n.pow2Block))
+		st[stGamma] = n.broadcastCols(n.columnTable(n.Gamma))
+		st[stBeta] = n.broadcastCols(n.columnTable(n.Beta))
 		sc, op, err = sumcheck.Prove(t, st, n.scaleTerms(), acc[n.q])
 		if err != nil {
 			return nil, nil, fmt.Errorf("committed: norm %s: %w", n.aux.norm.Name, err)
@@ -491,12 +572,12 @@ func verifyNorms(t *pcs.Transcript, steps []*NormStep, proofs []NormProof, point
 			return nil, fmt.Errorf("norm %s: variance: %w", name, err)
 		}
 		r, i := end[:n.rowVars], end[n.rowVars:]
-		if !n.withMean && !p.VarianceEvals[varMean].IsZero() {
+		if !n.withMean && !p.VarianceEvals[NormVarMean].IsZero() {
 			return nil, fmt.Errorf("norm %s: an RMSNorm has no mean", name)
 		}
 		values := make([]fr.Element, nbVarianceTables)
 		values[vtE] = poly.Eq[fr.Element](rho2, r)
-		values[vtIn], values[vtMean], values[vtV], values[vtPow4], values[vtRem] = p.VarianceEvals[varIn], p.VarianceEvals[varMean], p.VarianceEvals[varV], p.VarianceEvals[varPow4], p.VarianceEvals[varRem]
+		values[vtIn], values[vtMean], values[vtV], values[vtPow4], values[vtRem] = p.VarianceEvals[NormVarIn], p.VarianceEvals[NormVarMean], p.VarianceEvals[NormVarV], p.VarianceEvals[NormVarPow4], p.VarianceEvals[NormVarRem]
 		values[vtVC] = poly.Prefix[fr.Element](i, n.width)
 		values[vtVR] = poly.Prefix[fr.Element](r, n.rows)
 		got, err := sumcheck.EvaluateTerms(vTerms, values)
@@ -514,16 +595,16 @@ func verifyNorms(t *pcs.Transcript, steps []*NormStep, proofs []NormProof, point
 			return nil, fmt.Errorf("norm %s: scale: %w", name, err)
 		}
 		r, i = end2[:n.rowVars], end2[n.rowVars:]
-		if !n.withMean && !p.ScaleEvals[scMean].IsZero() {
+		if !n.withMean && !p.ScaleEvals[NormScaleMean].IsZero() {
 			return nil, fmt.Errorf("norm %s: an RMSNorm has no mean", name)
 		}
 		values = make([]fr.Element, nbScaleTables)
 		values[stE] = poly.Eq[fr.Element](points[n.q], end2)
-		values[stIn], values[stMean], values[stT], values[stScale] = p.ScaleEvals[scIn], p.ScaleEvals[scMean], p.ScaleEvals[scT], p.ScaleEvals[scScale]
+		values[stIn], values[stMean], values[stT], values[stScale] = p.ScaleEvals[NormScaleIn], p.ScaleEvals[NormScaleMean], p.ScaleEvals[NormScaleT], p.ScaleEvals[NormScalePow2]
 		values[stVC] = poly.Prefix[fr.Element](i, n.width)
 		values[stVR] = poly.Prefix[fr.Element](r, n.rows)
-		values[stGamma] = poly.Evaluate[fr.Element](n.columnTable(n.gamma), i)
-		values[stBeta] = poly.Evaluate[fr.Element](n.columnTable(n.beta), i)
+		values[stGamma] = poly.Evaluate[fr.Element](n.columnTable(n.Gamma), i)
+		values[stBeta] = poly.Evaluate[fr.Element](n.columnTable(n.Beta), i)
 		if got, err = sumcheck.EvaluateTerms(sTerms, values); err != nil {
 			return nil, err
 		}
@@ -554,30 +635,40 @@ func normClaims(l *Layout, steps []*NormStep, ends [][3][]fr.Element, proofs []N
 			out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(b, point), Value: value})
 		}
 		if n.withMean {
-			input(withHalves(rho1, n.colVars), p.Rows[rowSum])
+			input(withHalves(rho1, n.colVars), p.Rows[NormRowSum])
 		}
-		for j := rowMean; j < nbNormRows; j++ {
+		for j := NormRowMean; j < nbNormRows; j++ {
 			if b := n.rowBlocks[j]; b >= 0 {
 				row(b, rho1, p.Rows[j])
 			}
 		}
 		vr := v[:n.rowVars]
-		input(v, p.VarianceEvals[varIn])
+		input(v, p.VarianceEvals[NormVarIn])
 		if n.withMean {
-			row(n.rowBlocks[rowMean], vr, p.VarianceEvals[varMean])
+			row(n.rowBlocks[NormRowMean], vr, p.VarianceEvals[NormVarMean])
 		}
-		row(n.rowBlocks[rowV], vr, p.VarianceEvals[varV])
-		row(n.rowBlocks[rowPow4], vr, p.VarianceEvals[varPow4])
-		row(n.rowBlocks[rowRem], vr, p.VarianceEvals[varRem])
+		row(n.rowBlocks[NormRowV], vr, p.VarianceEvals[NormVarV])
+		row(n.rowBlocks[NormRowPow4], vr, p.VarianceEvals[NormVarPow4])
+		row(n.rowBlocks[NormRowRem], vr, p.VarianceEvals[NormVarRem])
 		sr := s[:n.rowVars]
-		input(s, p.ScaleEvals[scIn])
+		input(s, p.ScaleEvals[NormScaleIn])
 		if n.withMean {
-			row(n.rowBlocks[rowMean], sr, p.ScaleEvals[scMean])
+			row(n.rowBlocks[NormRowMean], sr, p.ScaleEvals[NormScaleMean])
 		}
-		row(l.Index[&n.aux.norm.RSqrt.Out], sr, p.ScaleEvals[scT])
-		row(l.Index[n.aux.scale], sr, p.ScaleEvals[scScale])
+		row(n.tBlock, sr, p.ScaleEvals[NormScaleT])
+		row(n.pow2Block, sr, p.ScaleEvals[NormScalePow2])
 	}
 	return out
+}
+
+// NormClaims are the claims the norm steps leave (ends as
+// [Shape.VerifyNorms] returns them): per norm, in order, the input's row
+// sums at (ρ₁, ½, …, ½) (LayerNorm), the row blocks at ρ₁, the variance
+// sum-check's end values and the scaling sum-check's, each on the stacked
+// MLE at its block's point, or on commitment incoming for the input when
+// the norm reads the incoming stream.
+func (s *Shape) NormClaims(ends [][3][]fr.Element, proofs []NormProof, incoming int) []pcs.Claim {
+	return normClaims(s.Layout, s.Norms, ends, proofs, incoming)
 }
 
 // termsDegree is the degree of the sum-check rounds over terms: the
