@@ -42,12 +42,12 @@ type CommittedShape struct {
 
 // NbPublic is the number of public inputs of the segment circuit: the
 // statement (3), the digests of the proof's commitments, of its
-// multiplicities' commitment, of the opening's folds and of each of its
-// two quotients (5), then the scalars of the opening's pairing check:
+// multiplicities' commitment, of the opening's folds and of its first
+// quotient (4), then the scalars of the opening's pairing check:
 // one per commitment (own then tables), one per fold, the two
 // quotients' and the generator's.
 func (s CommittedShape) NbPublic() int {
-	return 3 + 5 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 3
+	return 3 + 4 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 3
 }
 
 func (s CommittedShape) check() error {
@@ -197,7 +197,7 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 			return fmt.Errorf("recursion: committed segment %d does not have its shape", i)
 		}
 		public := []emulated.Element[sw_bls12377.ScalarField]{modelID, inputDigest, outputDigest}
-		for _, points := range [][]sw_bls12377.G1Affine{s.Commitments, s.Commitments[1:2], s.Folds, s.Quotients[:1], s.Quotients[1:]} {
+		for _, points := range [][]sw_bls12377.G1Affine{s.Commitments, s.Commitments[1:2], s.Folds, s.Quotients[:1]} {
 			d, err := digest(points)
 			if err != nil {
 				return err

@@ -1,39 +1,88 @@
 // Package committed verifies the committed segment proof of package
 // inference/committed in a BLS12-377 circuit, where its scalars are
-// native: the segment circuits of the committed shape. It grows with the
-// verifier, one step at a time, each the twin of a native function of
-// inference/committed and tested on the same proofs.
+// native: the segment circuits of the committed shape.
 //
-// Status: [VerifyLookups], the verifier's first steps (native
-// VerifyLookups) — the LogUp instance over the layout's slots with the
-// function tables left as claims, the id column and the slots' values,
-// and the decomposition zero-check with its public tables — and
-// [VerifyRequants], the step after them (native VerifyRequants): the
-// accumulator points, the batched requantization sum-check and its final
-// check against the public weight evaluated from the layout. Tested on a
-// real proof of the built-in model: the honest proof leaves the circuit
-// with the native transcript state and claim on the stacked MLE; a value
-// of every kind changed (slot and function values, table values, the
-// LogUp instance's columns, multiplicities, roots and layers, the
-// zero-check's rounds and evaluations, the multiplicities' digest) is
-// rejected by both, or ends both in another transcript state, which the
-// segment exposes to the steps after it; for the requantizations, the
-// first and last accumulators, the sum-check's first and last rounds and
-// the claim on s. Not yet
-// on the proving path: the projection, contraction,
-// norm, softmax, residual, embedding and argmax steps and the batch
-// opening's field part (package gadgets/pcs) complete the segment
-// circuit.
+// # The segment circuit
+//
+// [Segment] verifies one segment's proof of a model: the whole field part
+// of the native verifier (inference/committed Shape.VerifyField), step by
+// step, each step the twin of the native one and tested on the same
+// proofs ([Verify]):
+//
+//  1. the transcript seeded with the statement, the segment and the
+//     digest of the proof's commitments;
+//  2. [VerifyLookups]: the LogUp instance over the layout's slots (the
+//     function tables left as claims on fixed commitments), the id
+//     column, the slots' values, the decomposition zero-check with its
+//     public tables;
+//  3. [VerifyRequants]: the accumulator points and the batched
+//     requantization sum-check;
+//  4. the projections (gadgets/linear), their weight and bias claims
+//     checked against the model's weights as circuit constants;
+//  5. the factor sum-checks: gated products, RoPE rotations (the cos and
+//     sin tables as constants), attention contractions (the causal mask
+//     in the public weight);
+//  6. the norms (LayerNorm and RMSNorm: row identities, the variance and
+//     scaling sum-checks, γ, β and ε constants);
+//  7. the softmax zero-check and its one-hot sum-check;
+//  8. the residual adds at one point;
+//  9. the embedding, in the first segment: its claim is the model's
+//     embedding of the pass's tokens, evaluated with the tokens as
+//     variables (each row of the embedding table folded with the column
+//     point, looked up at each token);
+//  10. the argmax, in the last segment, with the output tokens as
+//     variables (their bits give the one-hot points and the prefix
+//     selectors; each is checked below the vocabulary size);
+//  11. the boundary's point, in every segment but the last;
+//  12. the batch opening's field part (gadgets/pcs.VerifyBatchField) over
+//     every claim, in the native order.
+//
+// The pass's tokens are private inputs, bound to the statement's input
+// and output digests (gadgets/statement.TokensDigest); the circuit is
+// fixed by the model (its weights are constants), the segment and the
+// prompt and output lengths. The model id is not checked in the segment:
+// it seeds the transcript, and the aggregator derives it from the
+// segments' verifying keys (package recursion).
+//
+// # Public inputs
+//
+// [Publics], in order: the statement (model id, input digest, output
+// digest); the digests (pcs.Digest) of the proof's commitments, of its
+// multiplicities' commitment, of the opening's folds and of its first
+// quotient; the scalars of the opening's pairing check — one per
+// commitment (the proof's, then the model's fixed table commitments),
+// one per fold, the two quotients' and the generator's. The aggregator
+// (recursion.CommittedAggregator) recomputes the digests from the points
+// and completes the pairing check with these scalars. The opening's
+// second quotient is absorbed after the last challenge, so nothing the
+// circuit computes depends on it: it enters the pairing check alone.
 //
 // # Cost
 //
-// The LogUp instance as in gadgets/lookup (≈ 850 R1CS per degree-3 GKR
-// round, the function tables not evaluated); the id column and the
-// columns' recombination O(S·K) for S slots over a lookup cube of 2^K
-// entries; the zero-check N rounds of degree 3 and 20 evaluations; its
-// public tables O(B·N) for B blocks. The built-in model's first segment
-// over 4 rows (stacked MLE 2¹⁴, lookup cube 2¹⁵, table set 2¹⁸): 297,736
-// R1CS, most of it the 258 GKR rounds; with the requantization step (10
-// requantizations: a degree-2 sum-check over N and the public weight's
-// evaluation) 326,227 (testdata/constraints.csv).
+// The built-in model's segments over 5 rows (testdata/segment.csv):
+// 541,305 R1CS for the first (block 0 and the embedding), 616,247 for
+// the last (block 1, the LM head and the argmax), 565,552 for a Llama
+// segment. Most of it is the LogUp instance (≈ 850 R1CS per degree-3 GKR
+// round); the steps' own counts are logged by their tests: the
+// requantizations ≈ 28k, the projections ≈ 22–27k, the factors ≈ 20k
+// (43k with Llama's gated product and rotations), a block's norms
+// ≈ 51–77k, a softmax ≈ 19.5k, the residuals ≈ 3k, the argmax ≈ 5k.
+// The embedding costs about V + 2^⌈log₂ d⌉ + rows·(3 + ⌈log₂ rows⌉)
+// constraints and V·d constant coefficients.
+//
+// # Tests
+//
+// Each step has a circuit of its own, resumed from the native
+// transcript state before it and checked against the state after it
+// (steps_test.go): the honest proof solves it, and every value of the
+// step's first and last proofs changed is rejected by both faces. The
+// segment circuit is tested whole on the built-in model's two segments
+// and a Llama segment: the honest proof solves it with the native
+// scalars; a value of every kind of the proof changed is rejected by
+// the native verifier and by the circuit with the honest scalars, and
+// when the native field part still passes, the circuit computes the
+// same scalars (which the pairing check rejects); every public input
+// changed alone is rejected. TestGPT2SmallSegments, behind
+// -committed.gpt2small, compiles GPT-2 small's segment circuits and logs
+// their sizes.
 package committed

@@ -1,0 +1,69 @@
+package committed
+
+import (
+	"flag"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+
+	"github.com/veriformer/veriformer/inference"
+	native "github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/model"
+)
+
+var (
+	gpt2Small = flag.Bool("committed.gpt2small", false, "compile the segment circuits of GPT-2 small's shape (random weights) and report their sizes")
+	gpt2Rows  = flag.Int("committed.rows", 16, "rows of the GPT-2-small pass (half prompt, half generated)")
+)
+
+// TestGPT2SmallSegments compiles the committed segment circuits of a
+// GPT-2-small-shaped model (its exact shape, random weights) over a pass
+// of -committed.rows rows: the first segment (embedding and block 0), a
+// middle block and the last segment (block 11, the LM head and the
+// argmax), and logs their constraint counts. Only the shapes are needed,
+// no proof. Behind -committed.gpt2small (minutes, several GB).
+func TestGPT2SmallSegments(t *testing.T) {
+	if !*gpt2Small {
+		t.Skip("set -committed.gpt2small to compile GPT-2 small's segment circuits")
+	}
+	m, err := model.Builtin(model.GPT2SmallRandom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := *gpt2Rows / 2
+	pass := native.Pass{}
+	for i := range half {
+		pass.Prompt = append(pass.Prompt, 100+i)
+		pass.Output = append(pass.Output, 200+i)
+	}
+	view, err := inference.ShapePass(m, len(pass.Tokens()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(view.Layers)
+	for _, seg := range []inference.Segment{{From: 1, To: 2}, {From: 0, To: 1}, {From: n - 1, To: n}} {
+		start := time.Now()
+		s, err := native.NewShape(view, seg, pass)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ph, err := NewSegment(m, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, ph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		t.Logf("GPT-2 small, %d rows, segment %v: %d R1CS, %d public inputs, stacked MLE 2^%d, opening 2^%d; compiled in %v (heap %d MB)",
+			len(pass.Tokens()), seg, cs.GetNbConstraints(), cs.GetNbPublicVariables()-1, s.Layout.NbVars, s.OpeningVars(), time.Since(start).Round(time.Second), ms.HeapAlloc>>20)
+		fmt.Println()
+	}
+}

@@ -1,0 +1,392 @@
+package committed
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark/frontend"
+
+	"github.com/veriformer/veriformer/field"
+	glinear "github.com/veriformer/veriformer/gadgets/linear"
+	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
+	gpoly "github.com/veriformer/veriformer/gadgets/poly"
+	gstatement "github.com/veriformer/veriformer/gadgets/statement"
+	gsumcheck "github.com/veriformer/veriformer/gadgets/sumcheck"
+	"github.com/veriformer/veriformer/gadgets/transcript"
+	native "github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/lookup"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/statement"
+)
+
+// Proof is a native committed segment proof in circuit, laid out by the
+// segment's shape: every value the verifier reads but the commitments,
+// which enter as digests, and the opening's group elements, which the
+// aggregator holds.
+type Proof struct {
+	Lookups     LookupProof
+	Requant     RequantProof
+	Projections []glinear.Proof
+	Products    []FactorProof
+	Rotations   []FactorProof
+	Attention   []FactorProof
+	Norms       []NormProof
+	Softmax     []SoftmaxProof
+	// ResidualEvals are the residual tensors' values at the residual
+	// point.
+	ResidualEvals []frontend.Variable
+	// Argmax holds the last segment's argmax proof (empty in the
+	// others).
+	Argmax []ArgmaxProof
+	// BoundaryEval holds the boundary's value (empty in the last
+	// segment).
+	BoundaryEval []frontend.Variable
+	Opening      OpeningProof
+}
+
+// OpeningProof is the field part of the batch opening that the proof
+// carries: the batching sum-check and the evaluation triples (the
+// digests of its points are public inputs of [Segment]).
+type OpeningProof struct {
+	SumCheck    gsumcheck.Proof
+	Evaluations [][3]frontend.Variable
+}
+
+// PlaceholderProof sizes a Proof for a segment's shape.
+func PlaceholderProof(s *native.Shape) (Proof, error) {
+	lk, err := PlaceholderLookupProof(s.Layout, s.Set)
+	if err != nil {
+		return Proof{}, err
+	}
+	n := s.OpeningVars()
+	p := Proof{
+		Lookups:       lk,
+		Requant:       PlaceholderRequantProof(s.Layout, s.Requants),
+		Projections:   PlaceholderProjections(s),
+		Products:      PlaceholderProducts(s),
+		Rotations:     PlaceholderRotations(s),
+		Attention:     PlaceholderContractions(s),
+		Norms:         PlaceholderNorms(s),
+		Softmax:       PlaceholderSoftmax(s),
+		ResidualEvals: make([]frontend.Variable, len(s.Residuals.Blocks)),
+		Opening:       OpeningProof{SumCheck: gsumcheck.PlaceholderProof(n, 2), Evaluations: make([][3]frontend.Variable, n)},
+	}
+	if a := PlaceholderArgmax(s); a != nil {
+		p.Argmax = []ArgmaxProof{*a}
+	}
+	if s.Layout.Boundary >= 0 {
+		p.BoundaryEval = make([]frontend.Variable, 1)
+	}
+	return p, nil
+}
+
+// ValueOfProof returns the assignment of a native segment proof.
+func ValueOfProof(p *native.Proof) Proof {
+	bp := gpcs.ValueOfBatchProof(p.Opening)
+	out := Proof{
+		Lookups:       ValueOfLookupProof(p),
+		Requant:       ValueOfRequantProof(p),
+		Projections:   ValueOfProjections(p.Projections),
+		Products:      ValueOfFactors(p.Products),
+		Rotations:     ValueOfFactors(p.Rotations),
+		Attention:     ValueOfFactors(p.Attention),
+		Norms:         ValueOfNorms(p.Norms),
+		Softmax:       ValueOfSoftmax(p.Softmax),
+		ResidualEvals: gpoly.ValuesOf(p.ResidualEvals),
+		Opening:       OpeningProof{SumCheck: bp.SumCheck, Evaluations: bp.Evaluations},
+	}
+	if a := ValueOfArgmax(p.Argmax); a != nil {
+		out.Argmax = []ArgmaxProof{*a}
+	}
+	if p.Boundary != nil {
+		out.BoundaryEval = []frontend.Variable{field.BigInt(&p.BoundaryEval)}
+	}
+	return out
+}
+
+// Publics are a segment circuit's public inputs, in order: the
+// statement (model id, input and output digests), the digests of the
+// proof's commitments ([pcs.Digest] of native Proof.Commitments) and of
+// its multiplicities' commitment alone, the digests of the opening's
+// folds and of its first quotient W (the second, W′, is absorbed after
+// the last challenge, so the field part reads nothing after it: it is
+// not an input, W′ enters the aggregator's pairing check alone), and
+// the scalars of the
+// opening's pairing check (native pcs.GroupCheck: one per commitment —
+// the proof's, then the model's fixed table commitments — one per fold,
+// the two quotients' and the generator's). The aggregator recomputes
+// every digest from the points and completes the pairing check with the
+// scalars.
+type Publics struct {
+	Statement       [3]frontend.Variable
+	Digest          frontend.Variable
+	MDigest         frontend.Variable
+	FoldDigest      frontend.Variable
+	QuotientDigest  frontend.Variable
+	Commitments     []frontend.Variable
+	Folds           []frontend.Variable
+	Quotients       [2]frontend.Variable
+	Generator       frontend.Variable
+}
+
+// Segment is the committed segment circuit: it verifies one segment's
+// proof of model m, the field part of its verifier entirely
+// ([Verify]), with the model's weights as constants. The pass's tokens are private inputs bound to the
+// statement's digests; the circuit is fixed by the model, the segment
+// and the pass's prompt and output lengths.
+type Segment struct {
+	Publics Publics `gnark:",public"`
+	Prompt  []frontend.Variable
+	Output  []frontend.Variable
+	Proof   Proof
+
+	shape *native.Shape
+	model *model.Model
+}
+
+// NewSegment returns the placeholder of the segment circuit of shape s
+// (native NewShape) for model m.
+func NewSegment(m *model.Model, s *native.Shape) (*Segment, error) {
+	p, err := PlaceholderProof(s)
+	if err != nil {
+		return nil, err
+	}
+	nbFixed := len(lookup.DenseColumns(s.Set))
+	n := len(p.Opening.Evaluations)
+	return &Segment{
+		Publics: Publics{
+			Commitments: make([]frontend.Variable, s.NbCommitments()+nbFixed),
+			Folds:       make([]frontend.Variable, max(n-1, 0)),
+		},
+		Prompt: make([]frontend.Variable, len(s.Pass.Prompt)),
+		Output: make([]frontend.Variable, len(s.Pass.Output)),
+		Proof:  p,
+		shape:  s, model: m,
+	}, nil
+}
+
+// AssignSegment returns the assignment of the segment circuit for a
+// native proof of the statement st and the scalars of its opening's
+// check (native Shape.VerifyField).
+func AssignSegment(m *model.Model, s *native.Shape, st statement.Statement, proof *native.Proof, check *pcs.GroupCheck) *Segment {
+	stmt := statement.Elements[fr.Element](st)
+	d := pcs.Digest(proof.Commitments())
+	md := pcs.Digest([]pcs.Commitment{proof.Multiplicities})
+	bp := gpcs.ValueOfBatchProof(proof.Opening)
+	a := &Segment{
+		Publics: Publics{
+			Digest: field.BigInt(&d), MDigest: field.BigInt(&md),
+			FoldDigest: bp.FoldDigest, QuotientDigest: bp.QuotientDigests[0],
+			Commitments: gpoly.ValuesOf(check.Commitments),
+			Folds:       gpoly.ValuesOf(check.Folds),
+			Quotients:   [2]frontend.Variable{field.BigInt(&check.Quotients[0]), field.BigInt(&check.Quotients[1])},
+			Generator:   field.BigInt(&check.Generator),
+		},
+		Proof: ValueOfProof(proof),
+		shape: s, model: m,
+	}
+	for i := range stmt {
+		a.Publics.Statement[i] = field.BigInt(&stmt[i])
+	}
+	for _, tok := range s.Pass.Prompt {
+		a.Prompt = append(a.Prompt, tok)
+	}
+	for _, tok := range s.Pass.Output {
+		a.Output = append(a.Output, tok)
+	}
+	return a
+}
+
+// Define verifies the segment: the tokens against the statement's
+// digests, then [Verify], its pairing-check scalars equal to the public
+// ones. The model id is not checked here: it seeds the transcript, and
+// the aggregator derives it from the segments' verifying keys (package
+// recursion), which fix the model since its weights are constants of
+// the circuits.
+func (c *Segment) Define(api frontend.API) error {
+	s := c.shape
+	in, err := gstatement.TokensDigest(api, c.Prompt)
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(c.Publics.Statement[1], in)
+	out, err := gstatement.TokensDigest(api, c.Output)
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(c.Publics.Statement[2], out)
+	check, err := Verify(api, c.model, s, c.Publics.Statement[:], c.Prompt, c.Output, c.Publics.Digest, c.Publics.MDigest, c.Publics.FoldDigest, c.Publics.QuotientDigest, c.Proof)
+	if err != nil {
+		return err
+	}
+	assertAll := func(got, want []frontend.Variable) error {
+		if len(got) != len(want) {
+			return fmt.Errorf("committed: %d scalars for %d", len(got), len(want))
+		}
+		for i := range got {
+			api.AssertIsEqual(got[i], want[i])
+		}
+		return nil
+	}
+	if err := assertAll(check.Commitments, c.Publics.Commitments); err != nil {
+		return err
+	}
+	if err := assertAll(check.Folds, c.Publics.Folds); err != nil {
+		return err
+	}
+	if err := assertAll(check.Quotients[:], c.Publics.Quotients[:]); err != nil {
+		return err
+	}
+	api.AssertIsEqual(check.Generator, c.Publics.Generator)
+	return nil
+}
+
+// Verify is native Shape.VerifyField in circuit: the segment's verifier
+// from its transcript's seed (the statement, the segment, the
+// commitments' digest) to the field part of the batch opening, every
+// step the twin of the native one. prompt and output are the pass's
+// tokens (bound to the statement by the caller), digest and mDigest the
+// digests of the proof's commitments and of its multiplicities', and
+// foldDigest and quotientDigest those of the opening's folds and first
+// quotient. It returns the scalars of the opening's pairing check.
+func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, output []frontend.Variable, digest, mDigest, foldDigest, quotientDigest frontend.Variable, p Proof) (*gpcs.GroupCheck, error) {
+	l := s.Layout
+	if len(prompt) != len(s.Pass.Prompt) || len(output) != len(s.Pass.Output) {
+		return nil, fmt.Errorf("committed: %d+%d tokens for a pass of %d+%d", len(prompt), len(output), len(s.Pass.Prompt), len(s.Pass.Output))
+	}
+	if err := s.CheckProjected(); err != nil {
+		return nil, err
+	}
+	t, err := transcript.New(api, native.Domain, stmt...)
+	if err != nil {
+		return nil, err
+	}
+	t.Absorb(s.Segment.From, s.Segment.To)
+	t.Absorb(digest)
+
+	lc, err := VerifyLookups(api, t, l, s.Set, s.IDs, mDigest, p.Lookups)
+	if err != nil {
+		return nil, err
+	}
+	points, end, err := VerifyRequants(api, t, l, s.Requants, s.Shared, p.Requant)
+	if err != nil {
+		return nil, err
+	}
+	acc := p.Requant.Accumulators
+	inputs, err := verifyProjections(api, t, s, points, acc, p.Projections)
+	if err != nil {
+		return nil, err
+	}
+	pEnds, err := verifyFactors(api, t, "committed/product", productSteps(api, s, points, acc), p.Products)
+	if err != nil {
+		return nil, err
+	}
+	rtEnds, err := verifyFactors(api, t, "committed/rope", rotationSteps(api, s, points, acc), p.Rotations)
+	if err != nil {
+		return nil, err
+	}
+	atEnds, err := verifyFactors(api, t, "committed/attention", contractionSteps(api, s, points, acc), p.Attention)
+	if err != nil {
+		return nil, err
+	}
+	nEnds, err := verifyNorms(api, t, s, points, acc, p.Norms)
+	if err != nil {
+		return nil, err
+	}
+	smEnds, err := verifySoftmax(api, t, s, p.Softmax)
+	if err != nil {
+		return nil, err
+	}
+	rPoint, err := verifyResiduals(api, t, s, p.ResidualEvals)
+	if err != nil {
+		return nil, err
+	}
+	ePoint := embeddingPoint(t, s)
+	var eValue frontend.Variable
+	if ePoint != nil {
+		tokens := append(append([]frontend.Variable(nil), prompt...), output[:len(output)-1]...)
+		if eValue, err = embeddingValue(api, m, tokens, ePoint); err != nil {
+			return nil, err
+		}
+	}
+	var am *ArgmaxProof
+	if (len(p.Argmax) == 1) != (s.Argmax != nil) || len(p.Argmax) > 1 {
+		return nil, fmt.Errorf("committed: %d argmax proofs", len(p.Argmax))
+	}
+	if len(p.Argmax) == 1 {
+		am = &p.Argmax[0]
+	}
+	amPoint, err := verifyArgmax(api, t, s, output, am)
+	if err != nil {
+		return nil, err
+	}
+	bPoint, err := boundaryPoint(t, s, p.BoundaryEval)
+	if err != nil {
+		return nil, err
+	}
+
+	claims := batchClaims(api, s, lc, end, p, bPoint, inputs)
+	claims = append(claims, residualClaims(s, rPoint, p.ResidualEvals)...)
+	claims = append(claims, embeddingClaim(s, ePoint, eValue)...)
+	claims = append(claims, productClaims(s, pEnds, p.Products)...)
+	claims = append(claims, rotationClaims(api, s, rtEnds, p.Rotations)...)
+	claims = append(claims, contractionClaims(s, atEnds, p.Attention)...)
+	claims = append(claims, argmaxClaims(api, s, output, amPoint, am)...)
+	claims = append(claims, normClaims(s, nEnds, p.Norms, s.IncomingCommitment())...)
+	claims = append(claims, softmaxClaims(s, smEnds, p.Softmax)...)
+	first := s.NbCommitments()
+	for k, c := range lc.Lookup.Tables {
+		claims = append(claims, gpcs.Claim{Commitment: first + k, Point: c.Point, Value: c.Value})
+	}
+	// The second quotient's digest is absorbed after the last challenge:
+	// nothing reads the transcript after it.
+	bp := gpcs.BatchProof{SumCheck: p.Opening.SumCheck, Evaluations: p.Opening.Evaluations, FoldDigest: foldDigest, QuotientDigests: [2]frontend.Variable{quotientDigest, 0}}
+	return gpcs.VerifyBatchField(api, t, first+len(lc.Lookup.Tables), claims, bp)
+}
+
+// batchClaims is native batchClaims in circuit: the lookups' and the
+// decomposition's claims, the requantizations' claim on s, the
+// projections' claims on their inputs and the boundary's two.
+func batchClaims(api frontend.API, s *native.Shape, lc *LookupClaims, end []frontend.Variable, p Proof, bPoint []frontend.Variable, inputs []gpoly.Claim) []gpcs.Claim {
+	l := s.Layout
+	zc := lc.Decomposition
+	claims := []gpcs.Claim{
+		{Commitment: native.MultiplicitiesCommitment, Point: lc.Lookup.Multiplicities.Point, Value: lc.Lookup.Multiplicities.Value},
+		{Commitment: native.TensorsCommitment, Point: zc[0].Point, Value: zc[0].Value},
+	}
+	point := lc.Lookup.Columns[1].Point
+	m := 0
+	for _, sl := range l.Slots {
+		if sl.Function < 0 {
+			local := point[l.LookupVars-sl.NbVars:]
+			claims = append(claims, gpcs.Claim{Commitment: native.LimbsCommitment + sl.Row, Point: blockPoint(l, sl.Block, local), Value: p.Lookups.LimbEvals[m]})
+			m++
+		}
+	}
+	limbs := native.NbDecompositionTables - 2*native.MaxLimbs
+	for j := range 2 * native.MaxLimbs {
+		claims = append(claims, gpcs.Claim{Commitment: native.LimbsCommitment + j, Point: zc[limbs+j].Point, Value: zc[limbs+j].Value})
+	}
+	for f, fn := range l.Functions {
+		local := point[len(point)-l.Blocks[fn.In].NbVars:]
+		claims = append(claims, blockClaim(l, fn.In, local, p.Lookups.Functions[f][0]), blockClaim(l, fn.Out, local, p.Lookups.Functions[f][1]))
+	}
+	claims = append(claims, gpcs.Claim{Commitment: native.TensorsCommitment, Point: end, Value: p.Requant.Eval})
+	for k, g := range s.Groups {
+		claims = append(claims, blockClaim(l, l.Index[g.X], inputs[k].Point, inputs[k].Value))
+	}
+	if bPoint != nil {
+		blk := &l.Blocks[l.Boundary]
+		local := bPoint[len(bPoint)-blk.NbVars:]
+		v := p.BoundaryEval[0]
+		link := v
+		if len(bPoint) != blk.NbVars {
+			link = api.Div(v, api.Sub(1, bPoint[0]))
+		}
+		claims = append(claims,
+			gpcs.Claim{Commitment: s.BoundaryCommitment(), Point: bPoint, Value: v},
+			blockClaim(l, l.Boundary, local, link))
+	}
+	return claims
+}

@@ -1,0 +1,239 @@
+package committed
+
+import (
+	"fmt"
+	"math/big"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/test"
+
+	"github.com/veriformer/veriformer/inference"
+	native "github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/internal/snapshot"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+)
+
+// segmentCircuits returns the placeholder and the assignment of the
+// segment circuit for the run's proof as it is now, with the publics of
+// check (nil: the honest proof's).
+func (r *segmentRun) segmentCircuits(check *pcs.GroupCheck) (*Segment, *Segment, error) {
+	if check == nil {
+		var err error
+		if check, _, err = r.shape.VerifyField(r.m, r.st, r.proof); err != nil {
+			return nil, nil, err
+		}
+	}
+	ph, err := NewSegment(r.m, r.shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ph, AssignSegment(r.m, r.shape, r.st, r.proof, check), nil
+}
+
+// proofTampers lists values of every kind of a native proof: the first
+// and last of each list (every value of the small ones).
+func proofTampers(p *native.Proof) []tamper {
+	var out []tamper
+	add := func(name string, xs []fr.Element) {
+		for _, k := range ends(len(xs)) {
+			if k < len(xs) {
+				out = append(out, tamper{fmt.Sprintf("%s[%d]", name, k), &xs[k]})
+			}
+		}
+	}
+	rounds := func(name string, rs [][]fr.Element) {
+		for _, i := range ends(len(rs)) {
+			if i < len(rs) {
+				add(fmt.Sprintf("%s round %d", name, i), rs[i])
+			}
+		}
+	}
+	add("LimbEvals", p.LimbEvals)
+	if len(p.Functions) > 0 {
+		out = append(out, tamper{"Functions[0].In", &p.Functions[0].In}, tamper{"Functions[last].Out", &p.Functions[len(p.Functions)-1].Out})
+	}
+	add("Lookup.TableEvals", p.Lookup.TableEvals)
+	add("Lookup.ColumnEvals", p.Lookup.ColumnEvals)
+	out = append(out, tamper{"Lookup.MultiplicityEval", &p.Lookup.MultiplicityEval})
+	add("Lookup.Witness.Root", p.Lookup.Witness.Root[:])
+	add("Lookup.Table.Root", p.Lookup.Table.Root[:])
+	for _, j := range ends(len(p.Lookup.Witness.Layers)) {
+		rounds(fmt.Sprintf("Lookup.Witness.Layers[%d]", j), p.Lookup.Witness.Layers[j].SumCheck.Rounds)
+		add(fmt.Sprintf("Lookup.Witness.Layers[%d].Evals", j), p.Lookup.Witness.Layers[j].Evals[:])
+	}
+	rounds("Decomposition", p.Decomposition.SumCheck.Rounds)
+	add("Decomposition.Evaluations", p.Decomposition.Evaluations)
+	add("Accumulators", p.Accumulators)
+	rounds("Requant", p.Requant.Rounds)
+	out = append(out, tamper{"RequantEval", &p.RequantEval})
+	for _, k := range ends(len(p.Projections)) {
+		pr := p.Projections[k]
+		rounds(fmt.Sprintf("Projections[%d]", k), pr.SumCheck.Rounds)
+		add(fmt.Sprintf("Projections[%d].Weights", k), pr.Weights)
+		add(fmt.Sprintf("Projections[%d].Inputs", k), pr.Inputs)
+		add(fmt.Sprintf("Projections[%d].Biases", k), pr.Biases)
+	}
+	for _, kind := range []struct {
+		name string
+		ps   []native.FactorProof
+	}{{"Products", p.Products}, {"Rotations", p.Rotations}, {"Attention", p.Attention}} {
+		for _, k := range ends(len(kind.ps)) {
+			if k < len(kind.ps) {
+				rounds(fmt.Sprintf("%s[%d]", kind.name, k), kind.ps[k].SumCheck.Rounds)
+				out = append(out, tamper{fmt.Sprintf("%s[%d].A", kind.name, k), &kind.ps[k].A}, tamper{fmt.Sprintf("%s[%d].B", kind.name, k), &kind.ps[k].B})
+			}
+		}
+	}
+	for _, k := range ends(len(p.Norms)) {
+		n := &p.Norms[k]
+		add(fmt.Sprintf("Norms[%d].Rows", k), n.Rows[:])
+		rounds(fmt.Sprintf("Norms[%d].Variance", k), n.Variance.Rounds)
+		add(fmt.Sprintf("Norms[%d].VarianceEvals", k), n.VarianceEvals[:])
+		rounds(fmt.Sprintf("Norms[%d].Scale", k), n.Scale.Rounds)
+		add(fmt.Sprintf("Norms[%d].ScaleEvals", k), n.ScaleEvals[:])
+	}
+	add("ResidualEvals", p.ResidualEvals)
+	if p.Argmax != nil {
+		add("Argmax.Chosen", p.Argmax.Chosen)
+		out = append(out, tamper{"Argmax.MarginsEval", &p.Argmax.MarginsEval}, tamper{"Argmax.LogitsEval", &p.Argmax.LogitsEval})
+		rounds("Argmax", p.Argmax.SumCheck.Rounds)
+	}
+	if p.Boundary != nil {
+		out = append(out, tamper{"BoundaryEval", &p.BoundaryEval})
+	}
+	rounds("Opening", p.Opening.SumCheck.Rounds)
+	for _, i := range ends(len(p.Opening.Opening.Evaluations)) {
+		add(fmt.Sprintf("Opening.Evaluations[%d]", i), p.Opening.Opening.Evaluations[i][:])
+	}
+	return out
+}
+
+// TestSegment: the segment circuit of the built-in model's two segments
+// and of a Llama segment accepts the honest proof with the native
+// verifier's scalars, and rejects, like the native verifier, each
+// changed value of every kind of the proof (first and last of each
+// list): with the honest scalars the circuit is not solved, and when
+// the native field part still passes, the circuit computes its scalars
+// and the pairing check rejects them. Every public input changed alone
+// is rejected too. The constraint counts are snapshotted.
+func TestSegment(t *testing.T) {
+	var records [][]string
+	for _, c := range []struct {
+		name string
+		seg  inference.Segment
+	}{{model.Tiny, inference.Segment{From: 0, To: 1}}, {model.Tiny, inference.Segment{From: 1, To: 2}}, {model.LlamaTiny, inference.Segment{From: 0, To: 1}}} {
+		t.Run(fmt.Sprintf("%s/%d-%d", c.name, c.seg.From, c.seg.To), func(t *testing.T) {
+			r := sharedRunOf(t, c.name, c.seg)
+			ph, as, err := r.segmentCircuits(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := test.IsSolved(ph, as, ecc.BLS12_377.ScalarField()); err != nil {
+				t.Fatalf("the honest proof: %v", err)
+			}
+			cs := compileCircuit(t, ph)
+			n := cs.GetNbConstraints()
+			t.Logf("%d R1CS, %d public inputs", n, cs.GetNbPublicVariables()-1)
+			records = append(records, []string{"segment", fmt.Sprintf("%s/segment%d-%d/rows=%d/N=%d", c.name, c.seg.From, c.seg.To, len(r.pass.Tokens()), r.shape.Layout.NbVars), fmt.Sprint(n)})
+			solved := func(check *pcs.GroupCheck) error {
+				_, as, err := r.segmentCircuits(check)
+				if err != nil {
+					return err
+				}
+				return solveCompiled(cs, as)
+			}
+			if err := solved(nil); err != nil {
+				t.Fatalf("the honest proof does not solve the compiled circuit: %v", err)
+			}
+			honest, _, err := r.shape.VerifyField(r.m, r.st, r.proof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tampers := proofTampers(r.proof)
+			for _, tp := range tampers {
+				undo := bump(tp.x)
+				if r.verifyNative() == nil {
+					t.Errorf("%s: accepted by the native verifier", tp.name)
+				}
+				if err := solved(honest); err == nil {
+					t.Errorf("%s: accepted by the circuit with the honest scalars", tp.name)
+				}
+				if check, _, err := r.shape.VerifyField(r.m, r.st, r.proof); err == nil {
+					// The field part passes natively: the circuit must
+					// compute the same scalars, which the group part
+					// rejects.
+					if err := solved(check); err != nil {
+						t.Errorf("%s: the circuit does not compute the native scalars: %v", tp.name, err)
+					}
+				}
+				undo()
+			}
+			t.Logf("%d proof values changed, each rejected by both", len(tampers))
+			publics := 0
+			_, as, _ = r.segmentCircuits(honest)
+			for _, pub := range publicTampers(as) {
+				saved := *pub.x
+				*pub.x = bumped(saved)
+				if err := solveCompiled(cs, as); err == nil {
+					t.Errorf("public %s changed: accepted by the circuit", pub.name)
+				}
+				*pub.x = saved
+				publics++
+			}
+			t.Logf("%d public inputs changed, each rejected", publics)
+		})
+	}
+	if len(records) == 3 {
+		checkConstraints(t, "segment", records)
+	}
+}
+
+// variableTamper names a value of an assignment that a test changes.
+type variableTamper struct {
+	name string
+	x    *frontend.Variable
+}
+
+// publicTampers lists every public input of a segment assignment but
+// the scalars' middle entries (the first and last of each list), and
+// the first prompt and output tokens, which the statement binds.
+func publicTampers(a *Segment) []variableTamper {
+	p := &a.Publics
+	out := []variableTamper{
+		{"Statement[0]", &p.Statement[0]}, {"Statement[1]", &p.Statement[1]}, {"Statement[2]", &p.Statement[2]},
+		{"Digest", &p.Digest}, {"MDigest", &p.MDigest}, {"FoldDigest", &p.FoldDigest},
+		{"QuotientDigest", &p.QuotientDigest},
+		{"Quotients[0]", &p.Quotients[0]}, {"Quotients[1]", &p.Quotients[1]}, {"Generator", &p.Generator},
+		{"Prompt[0]", &a.Prompt[0]}, {"Output[0]", &a.Output[0]},
+	}
+	for _, k := range ends(len(p.Commitments)) {
+		out = append(out, variableTamper{fmt.Sprintf("Commitments[%d]", k), &p.Commitments[k]})
+	}
+	for _, k := range ends(len(p.Folds)) {
+		out = append(out, variableTamper{fmt.Sprintf("Folds[%d]", k), &p.Folds[k]})
+	}
+	return out
+}
+
+// bumped returns v + 1 for an assigned value (an integer or a *big.Int).
+func bumped(v frontend.Variable) frontend.Variable {
+	switch x := v.(type) {
+	case int:
+		return x + 1
+	case *big.Int:
+		return new(big.Int).Add(x, big.NewInt(1))
+	}
+	panic(fmt.Sprintf("an assigned value of type %T", v))
+}
+
+// checkConstraints snapshots records (gadget, params, count) in
+// testdata/<name>.csv (rewrite with -update).
+func checkConstraints(t *testing.T, name string, records [][]string) {
+	t.Helper()
+	all := append([][]string{{"gadget", "params", "nb_constraints"}}, records...)
+	snapshot.CheckCSV(t, "testdata/"+name+".csv", all, *update)
+}

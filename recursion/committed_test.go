@@ -1,0 +1,198 @@
+package recursion
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"math/big"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/constraint"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+	"github.com/consensys/gnark/std/algebra/native/sw_bls12377"
+
+	gcommitted "github.com/veriformer/veriformer/gadgets/committed"
+	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/lookup"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/statement"
+)
+
+// committedRun is the built-in model's pass proven in two committed
+// segments, each verified by its Groth16 segment circuit (development
+// keys), ready for the committed aggregator.
+type committedRun struct {
+	shapes   []CommittedShape
+	key      gpcs.Key
+	st       statement.Statement
+	segments []CommittedSegment
+}
+
+func newCommittedRun(t *testing.T) *committedRun {
+	t.Helper()
+	m, err := model.Builtin(model.Tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := []int{11, 48}
+	gen, err := m.Generate(prompt, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := committed.Pass{Prompt: prompt, Output: gen.Tokens}
+	tr, err := m.Forward(m.NewCache(), pass.Tokens())
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := inference.ShapePass(m, len(pass.Tokens()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srs, err := pcs.NewDevelopmentSRS(1<<18, log.New(io.Discard, "", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vk, err := committed.NewVerifyingKey(srs, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}}
+	run := &committedRun{key: gpcs.KeyOf(vk.PCS)}
+	shapes := make([]*committed.Shape, len(segs))
+	ccss := make([]constraint.ConstraintSystem, len(segs))
+	pks := make([]groth16.ProvingKey, len(segs))
+	vks := make([]groth16.VerifyingKey, len(segs))
+	tables := make([][]pcs.Commitment, len(segs))
+	for i, seg := range segs {
+		if shapes[i], err = committed.NewShape(view, seg, pass); err != nil {
+			t.Fatal(err)
+		}
+		ph, err := gcommitted.NewSegment(m, shapes[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ccss[i], err = frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, ph); err != nil {
+			t.Fatal(err)
+		}
+		if pks[i], vks[i], err = groth16.Setup(ccss[i]); err != nil {
+			t.Fatal(err)
+		}
+		if tables[i], err = vk.TableCommitments(shapes[i]); err != nil {
+			t.Fatal(err)
+		}
+		s := shapes[i]
+		boundary, incoming := -1, -1
+		if s.Layout.Boundary >= 0 {
+			boundary = s.BoundaryCommitment()
+		}
+		if seg.From > 0 {
+			incoming = s.IncomingCommitment()
+		}
+		sh, err := CommittedShapeOf(ccss[i], s.NbCommitments(), len(lookup.DenseColumns(s.Set)), s.OpeningVars(), boundary, incoming)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run.shapes = append(run.shapes, sh)
+		t.Logf("segment %v: %d R1CS, %d public inputs", seg, ccss[i].GetNbConstraints(), sh.NbPublic())
+	}
+	id, err := CommittedModelID(vks, tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.st, err = statement.Of[fr.Element](id, prompt, gen.Tokens); err != nil {
+		t.Fatal(err)
+	}
+	for i, seg := range segs {
+		proof, _, err := committed.Prove(srs, m, run.st, pass, tr, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check, _, err := shapes[i].VerifyField(m, run.st, proof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assignment := gcommitted.AssignSegment(m, shapes[i], run.st, proof, check)
+		w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
+		if err != nil {
+			t.Fatal(err)
+		}
+		gp, err := groth16.Prove(ccss[i], pks[i], w, SegmentProverOption())
+		if err != nil {
+			t.Fatalf("segment %v: %v", seg, err)
+		}
+		pub, err := w.Public()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := groth16.Verify(gp, vks[i], pub, SegmentVerifierOption()); err != nil {
+			t.Fatalf("segment %v: %v", seg, err)
+		}
+		cs, err := ValueOfCommittedSegment(gp, vks[i], proof.Commitments(), tables[i], &proof.Opening.Opening, check)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run.segments = append(run.segments, cs)
+	}
+	return run
+}
+
+// TestCommittedAggregator: the built-in model's two committed segments,
+// proven with their Groth16 segment circuits, satisfy the committed
+// aggregator; swapped segments, a changed commitment point, a point
+// outside G1, a scalar changed and a wrong statement do not.
+func TestCommittedAggregator(t *testing.T) {
+	run := newCommittedRun(t)
+	ph, err := NewCommittedAggregator(run.shapes, run.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ccs, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, ph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("committed aggregator of %d segments: %d R1CS", len(run.shapes), ccs.GetNbConstraints())
+	solve := func(segments []CommittedSegment, st statement.Statement) error {
+		a := CommittedAggregatorAssignment(run.shapes, run.key, st, segments)
+		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
+		if err != nil {
+			return err
+		}
+		return ccs.IsSolved(w)
+	}
+	if err := solve(run.segments, run.st); err != nil {
+		t.Fatalf("honest segments: %v", err)
+	}
+	clone := func() []CommittedSegment { return append([]CommittedSegment(nil), run.segments...) }
+	cases := map[string]func() ([]CommittedSegment, statement.Statement){
+		"segments swapped": func() ([]CommittedSegment, statement.Statement) {
+			s := clone()
+			s[0], s[1] = s[1], s[0]
+			return s, run.st
+		},
+		"input digest changed": func() ([]CommittedSegment, statement.Statement) {
+			st := run.st
+			st.InputDigest = new(big.Int).Add(st.InputDigest, big.NewInt(1))
+			return run.segments, st
+		},
+		"tensors commitment moved": func() ([]CommittedSegment, statement.Statement) {
+			s := clone()
+			s[0].Commitments = append([]sw_bls12377.G1Affine(nil), s[0].Commitments...)
+			s[0].Commitments[0] = s[0].Commitments[2]
+			return s, run.st
+		},
+	}
+	for name, c := range cases {
+		segments, st := c()
+		if err := solve(segments, st); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	_ = fmt.Sprint()
+}
