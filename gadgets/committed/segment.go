@@ -119,15 +119,15 @@ func ValueOfProof(p *native.Proof) Proof {
 // every digest from the points and completes the pairing check with the
 // scalars.
 type Publics struct {
-	Statement       [3]frontend.Variable
-	Digest          frontend.Variable
-	MDigest         frontend.Variable
-	FoldDigest      frontend.Variable
-	QuotientDigest  frontend.Variable
-	Commitments     []frontend.Variable
-	Folds           []frontend.Variable
-	Quotients       [2]frontend.Variable
-	Generator       frontend.Variable
+	Statement      [3]frontend.Variable
+	Digest         frontend.Variable
+	MDigest        frontend.Variable
+	FoldDigest     frontend.Variable
+	QuotientDigest frontend.Variable
+	Commitments    []frontend.Variable
+	Folds          []frontend.Variable
+	Quotients      [2]frontend.Variable
+	Generator      frontend.Variable
 }
 
 // Segment is the committed segment circuit: it verifies one segment's
