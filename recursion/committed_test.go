@@ -1,7 +1,6 @@
 package recursion
 
 import (
-	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -171,20 +170,42 @@ func TestCommittedAggregator(t *testing.T) {
 	}
 	clone := func() []CommittedSegment { return append([]CommittedSegment(nil), run.segments...) }
 	cases := map[string]func() ([]CommittedSegment, statement.Statement){
-		"segments swapped": func() ([]CommittedSegment, statement.Statement) {
-			s := clone()
-			s[0], s[1] = s[1], s[0]
-			return s, run.st
-		},
 		"input digest changed": func() ([]CommittedSegment, statement.Statement) {
 			st := run.st
 			st.InputDigest = new(big.Int).Add(st.InputDigest, big.NewInt(1))
+			return run.segments, st
+		},
+		"model id changed": func() ([]CommittedSegment, statement.Statement) {
+			st := run.st
+			st.ModelID = new(big.Int).Add(st.ModelID, big.NewInt(1))
 			return run.segments, st
 		},
 		"tensors commitment moved": func() ([]CommittedSegment, statement.Statement) {
 			s := clone()
 			s[0].Commitments = append([]sw_bls12377.G1Affine(nil), s[0].Commitments...)
 			s[0].Commitments[0] = s[0].Commitments[2]
+			return s, run.st
+		},
+		"a fold moved": func() ([]CommittedSegment, statement.Statement) {
+			s := clone()
+			s[1].Folds = append([]sw_bls12377.G1Affine(nil), s[1].Folds...)
+			s[1].Folds[0] = s[1].Folds[1]
+			return s, run.st
+		},
+		"the second quotient moved": func() ([]CommittedSegment, statement.Statement) {
+			s := clone()
+			s[0].Quotients[1] = s[0].Quotients[0]
+			return s, run.st
+		},
+		"a table commitment moved": func() ([]CommittedSegment, statement.Statement) {
+			s := clone()
+			s[1].Tables = append([]sw_bls12377.G1Affine(nil), s[1].Tables...)
+			s[1].Tables[0] = s[1].Commitments[0]
+			return s, run.st
+		},
+		"the generator's scalar changed": func() ([]CommittedSegment, statement.Statement) {
+			s := clone()
+			s[0].Scalars.Generator = s[0].Scalars.Quotients[0]
 			return s, run.st
 		},
 	}
@@ -194,5 +215,4 @@ func TestCommittedAggregator(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	_ = fmt.Sprint()
 }

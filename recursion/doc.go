@@ -55,6 +55,22 @@
 // foreign segments break the chain or change the hashed keys; a wrong
 // statement value fails a segment's pairing check.
 //
+// # Committed aggregator
+//
+// [CommittedAggregator] completes the segment circuits of the committed
+// shape (gadgets/committed.Segment), whose public inputs are the
+// statement, the digests of their opening's points and the scalars of
+// its pairing check ([CommittedShape.NbPublic]). Per segment it
+// recomputes the digests from the points (gadgets/pcs.PointsDigest),
+// verifies the Groth16 proof on the statement, the digests and the
+// scalars, and asserts that the segment's boundary commitment is the next
+// one's incoming commitment; then gadgets/pcs.VerifyGroup checks every
+// opening at once (subgroup checks, one MSM, one pairing against the
+// SRS's [1]₂, [τ]₂, constants of the circuit). Its model id is
+// [CommittedModelID]: [ModelID] of the segment keys with the digest of
+// the model's table commitments as graph digest. Its public inputs are
+// the aggregator's three, so the wrapper serves it unchanged.
+//
 // # Model ids
 //
 // [ModelID] is the aggregator's id, the one the segments seed their

@@ -143,6 +143,9 @@ type Segment struct {
 
 	shape *native.Shape
 	model *model.Model
+	// open leaves the scalars unchecked, so that only the steps' own
+	// assertions reject (tests).
+	open bool
 }
 
 // NewSegment returns the placeholder of the segment circuit of shape s
@@ -219,6 +222,9 @@ func (c *Segment) Define(api frontend.API) error {
 	check, err := Verify(api, c.model, s, c.Publics.Statement[:], c.Prompt, c.Output, c.Publics.Digest, c.Publics.MDigest, c.Publics.FoldDigest, c.Publics.QuotientDigest, c.Proof)
 	if err != nil {
 		return err
+	}
+	if c.open {
+		return nil
 	}
 	assertAll := func(got, want []frontend.Variable) error {
 		if len(got) != len(want) {

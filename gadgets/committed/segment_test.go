@@ -8,6 +8,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/test"
 
 	"github.com/veriformer/veriformer/inference"
@@ -153,7 +154,28 @@ func TestSegment(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The open circuit checks the steps alone, not the scalars: a
+			// value the native field part rejects must fail one of its
+			// assertions, not only change the scalars.
+			openPH, _, err := r.segmentCircuits(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			openPH.open = true
+			openCS, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, openPH, frontend.IgnoreUnconstrainedInputs())
+			if err != nil {
+				t.Fatal(err)
+			}
+			solvedOpen := func() error {
+				_, as, err := r.segmentCircuits(honest)
+				if err != nil {
+					return err
+				}
+				as.open = true
+				return solveCompiled(openCS, as)
+			}
 			tampers := proofTampers(r.proof)
+			fieldRejected := 0
 			for _, tp := range tampers {
 				undo := bump(tp.x)
 				if r.verifyNative() == nil {
@@ -162,17 +184,23 @@ func TestSegment(t *testing.T) {
 				if err := solved(honest); err == nil {
 					t.Errorf("%s: accepted by the circuit with the honest scalars", tp.name)
 				}
-				if check, _, err := r.shape.VerifyField(r.m, r.st, r.proof); err == nil {
+				check, _, ferr := r.shape.VerifyField(r.m, r.st, r.proof)
+				switch {
+				case ferr == nil:
 					// The field part passes natively: the circuit must
 					// compute the same scalars, which the group part
 					// rejects.
 					if err := solved(check); err != nil {
 						t.Errorf("%s: the circuit does not compute the native scalars: %v", tp.name, err)
 					}
+				case solvedOpen() == nil:
+					t.Errorf("%s: rejected by the native field part (%v), accepted by the circuit's steps", tp.name, ferr)
+				default:
+					fieldRejected++
 				}
 				undo()
 			}
-			t.Logf("%d proof values changed, each rejected by both", len(tampers))
+			t.Logf("%d proof values changed, each rejected by both (%d by the field part's own checks in both)", len(tampers), fieldRejected)
 			publics := 0
 			_, as, _ = r.segmentCircuits(honest)
 			for _, pub := range publicTampers(as) {
