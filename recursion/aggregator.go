@@ -84,6 +84,20 @@ func (s SegmentShape) check(publicCommitted [][]int) error {
 // segmentShapeOfKey returns the shape a BLS12-377 segment verifying key
 // belongs to.
 func segmentShapeOfKey(key groth16.VerifyingKey) (SegmentShape, error) {
+	shape, err := keyShape(key)
+	if err != nil {
+		return SegmentShape{}, err
+	}
+	if want := 1 + SegmentPublicInputs + shape.NbCommitments; len(key.(*groth16bls12377.VerifyingKey).G1.K) != want {
+		return SegmentShape{}, fmt.Errorf("key has %d K points, want %d (%d public inputs)", len(key.(*groth16bls12377.VerifyingKey).G1.K), want, SegmentPublicInputs)
+	}
+	return shape, nil
+}
+
+// keyShape returns the Pedersen commitments of a BLS12-377 segment key
+// (0 or 1, none on a public input), whatever its number of public inputs
+// (a committed segment's is its own).
+func keyShape(key groth16.VerifyingKey) (SegmentShape, error) {
 	vk, ok := key.(*groth16bls12377.VerifyingKey)
 	if !ok {
 		return SegmentShape{}, fmt.Errorf("key is %T, not a BLS12-377 key", key)
@@ -91,9 +105,6 @@ func segmentShapeOfKey(key groth16.VerifyingKey) (SegmentShape, error) {
 	shape := SegmentShape{NbCommitments: len(vk.CommitmentKeys)}
 	if err := shape.check(vk.PublicAndCommitmentCommitted); err != nil {
 		return SegmentShape{}, err
-	}
-	if want := 1 + SegmentPublicInputs + shape.NbCommitments; len(vk.G1.K) != want {
-		return SegmentShape{}, fmt.Errorf("key has %d K points, want %d (%d public inputs)", len(vk.G1.K), want, SegmentPublicInputs)
 	}
 	return shape, nil
 }

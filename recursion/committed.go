@@ -112,10 +112,17 @@ func NewCommittedAggregator(shapes []CommittedShape, key gpcs.Key) (*CommittedAg
 	if len(shapes) < 1 || len(shapes) > MaxArity {
 		return nil, fmt.Errorf("recursion: committed aggregator of %d segments outside [1, %d]", len(shapes), MaxArity)
 	}
-	c := &CommittedAggregator{Segments: make([]CommittedSegment, len(shapes)), shapes: shapes, key: key}
+	k := len(shapes)
+	if shapes[0].Incoming >= 0 || shapes[k-1].Boundary >= 0 {
+		return nil, errors.New("recursion: the first committed segment reads an incoming stream or the last hands one on")
+	}
+	c := &CommittedAggregator{Segments: make([]CommittedSegment, k), shapes: shapes, key: key}
 	for i, s := range shapes {
 		if err := s.check(); err != nil {
 			return nil, fmt.Errorf("segment %d: %w", i, err)
+		}
+		if i+1 < k && (s.Boundary < 0 || shapes[i+1].Incoming < 0) {
+			return nil, fmt.Errorf("recursion: committed segment %d has no boundary or segment %d no incoming stream", i, i+1)
 		}
 		n := s.NbPedersen
 		o := gpcs.PlaceholderGroupOpening(s.NbCommitments+s.NbTables, s.NbVars)
@@ -232,15 +239,16 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 	return gpcs.VerifyGroup(api, c.key, openings)
 }
 
-// CommittedModelID is the model id of committed segments: [ModelID] of
-// their keys with, as graph digest, the digest (pcs.Digest) of the
+// CommittedModelID is the model id of committed segments: the hash of
+// [ModelID] over their keys (whose numbers of public inputs are their
+// own) with, as graph digest, the digest (pcs.Digest) of the
 // model's table commitments the segments read, in segment order.
 func CommittedModelID(keys []groth16.VerifyingKey, tables [][]pcs.Commitment) (*big.Int, error) {
 	var all []pcs.Commitment
 	for _, t := range tables {
 		all = append(all, t...)
 	}
-	return ModelID(keys, pcs.Digest(all))
+	return modelID(keys, pcs.Digest(all), keyShape)
 }
 
 // CompileCommittedAggregator compiles the committed aggregator.

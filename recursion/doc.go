@@ -128,6 +128,9 @@
 //
 //	go test -tags full ./recursion -run 'TestWrapperCircuit|TestWrapperProve' -timeout 180m
 //
+// TestCommittedAggregator, under the same tag, proves the default model's
+// two committed segment circuits with Groth16 and solves the committed
+// aggregator on them (see docs/recursion.md for its cost).
 // TestWrapperCircuit compiles the wrapper (≈ 7.7M constraints, ≈ 10 GB),
 // checks its size snapshot and solves it on honest and dishonest witnesses;
 // TestWrapperProve sets it up (cached; 41 min and 14 GB the first time on 2

@@ -63,6 +63,11 @@ var errNoSegments = errors.New("recursion: no segment verifying keys")
 // All segment keys must have the segment public-input layout
 // ([SegmentPublicInputs]) and the same number of commitments.
 func ModelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element) (*big.Int, error) {
+	return modelID(segmentVKs, graphDigest, segmentShapeOfKey)
+}
+
+// modelID is [ModelID] for segment keys whose layout shapeOf checks.
+func modelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element, shapeOf func(groth16.VerifyingKey) (SegmentShape, error)) (*big.Int, error) {
 	if len(segmentVKs) == 0 {
 		return nil, errNoSegments
 	}
@@ -70,7 +75,7 @@ func ModelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element) 
 	nbCommitments := -1
 	var keys [][]bw6761fr.Element
 	for i, vk := range segmentVKs {
-		shape, err := segmentShapeOfKey(vk)
+		shape, err := shapeOf(vk)
 		if err != nil {
 			return nil, fmt.Errorf("recursion: model id: segment key %d: %w", i, err)
 		}

@@ -2,7 +2,6 @@ package committed
 
 import (
 	"flag"
-	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -18,7 +17,8 @@ import (
 
 var (
 	gpt2Small = flag.Bool("committed.gpt2small", false, "compile the segment circuits of GPT-2 small's shape (random weights) and report their sizes")
-	gpt2Rows  = flag.Int("committed.rows", 16, "rows of the GPT-2-small pass (half prompt, half generated)")
+	gpt2Rows  = flag.Int("committed.rows", 16, "tokens of the GPT-2-small pass (half prompt, half generated; the forward pass has one row less)")
+	gpt2Block = flag.Bool("committed.blockonly", false, "with -committed.gpt2small: compile a middle block's segment only")
 )
 
 // TestGPT2SmallSegments compiles the committed segment circuits of a
@@ -46,7 +46,11 @@ func TestGPT2SmallSegments(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(view.Layers)
-	for _, seg := range []inference.Segment{{From: 1, To: 2}, {From: 0, To: 1}, {From: n - 1, To: n}} {
+	segs := []inference.Segment{{From: 1, To: 2}, {From: 0, To: 1}, {From: n - 1, To: n}}
+	if *gpt2Block {
+		segs = segs[:1]
+	}
+	for _, seg := range segs {
 		start := time.Now()
 		s, err := native.NewShape(view, seg, pass)
 		if err != nil {
@@ -64,6 +68,5 @@ func TestGPT2SmallSegments(t *testing.T) {
 		runtime.ReadMemStats(&ms)
 		t.Logf("GPT-2 small, %d rows, segment %v: %d R1CS, %d public inputs, stacked MLE 2^%d, opening 2^%d; compiled in %v (heap %d MB)",
 			len(pass.Tokens()), seg, cs.GetNbConstraints(), cs.GetNbPublicVariables()-1, s.Layout.NbVars, s.OpeningVars(), time.Since(start).Round(time.Second), ms.HeapAlloc>>20)
-		fmt.Println()
 	}
 }

@@ -1,0 +1,37 @@
+package recursion
+
+import (
+	"testing"
+
+	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
+)
+
+// TestCommittedShapes: the committed aggregator refuses shapes outside
+// the contract (Pedersen commitments, commitment counts, the boundary
+// and incoming indices, the chain's links and ends) before compiling
+// anything.
+func TestCommittedShapes(t *testing.T) {
+	first := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: 10, Incoming: -1}
+	last := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: -1, Incoming: 10}
+	if got, want := first.NbPublic(), 3+4+11+3+17+3; got != want {
+		t.Errorf("NbPublic %d, want %d", got, want)
+	}
+	if _, err := NewCommittedAggregator([]CommittedShape{first, last}, gpcs.Key{}); err != nil {
+		t.Fatalf("a first and a last segment: %v", err)
+	}
+	bad := map[string][]CommittedShape{
+		"no segment":               nil,
+		"two Pedersen":             {{NbPedersen: 2, NbCommitments: 11, NbVars: 18, Boundary: -1, Incoming: -1}},
+		"boundary on the tensors":  {{NbCommitments: 11, NbVars: 18, Boundary: 0, Incoming: -1}},
+		"incoming out of range":    {{NbCommitments: 11, NbVars: 18, Boundary: -1, Incoming: 11}},
+		"no variables":             {{NbCommitments: 11, NbVars: 0, Boundary: -1, Incoming: -1}},
+		"the first reads a stream": {last, last},
+		"the last hands one on":    {first, first},
+		"two segments unlinked":    {{NbCommitments: 11, NbVars: 18, Boundary: -1, Incoming: -1}, last},
+	}
+	for name, shapes := range bad {
+		if _, err := NewCommittedAggregator(shapes, gpcs.Key{}); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
