@@ -10,7 +10,6 @@ import (
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/test"
 
-	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
 	native "github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
@@ -181,21 +180,7 @@ func (c *normClaimsCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	got := normClaims(c.s, ends, c.Norms, c.incoming)
-	if len(got) != len(c.want) {
-		return fmt.Errorf("%d claims, native %d", len(got), len(c.want))
-	}
-	for k := range got {
-		g, w := &got[k], &c.want[k]
-		if g.Commitment != w.Commitment || len(g.Point) != len(w.Point) {
-			return fmt.Errorf("claim %d: commitment %d at %d coordinates, native %d at %d", k, g.Commitment, len(g.Point), w.Commitment, len(w.Point))
-		}
-		for j := range g.Point {
-			api.AssertIsEqual(g.Point[j], field.BigInt(&w.Point[j]))
-		}
-		api.AssertIsEqual(g.Value, field.BigInt(&w.Value))
-	}
-	return nil
+	return assertNativeClaims(api, normClaims(c.s, ends, c.Norms, c.incoming), c.want)
 }
 
 // TestNormClaims: on the honest proof the gadget's normClaims equal
