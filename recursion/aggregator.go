@@ -179,13 +179,9 @@ func (c *Aggregator) Define(api frontend.API) error {
 			return fmt.Errorf("recursion: segment %d key has %d K points, want %d", i, len(c.Segments[i].Key.G1.K), 1+SegmentPublicInputs+nbCommitments)
 		}
 	}
-	scalars, err := emulated.NewField[sw_bls12377.ScalarField](api)
+	scalars, verifier, err := newSegmentVerifier(api)
 	if err != nil {
-		return fmt.Errorf("recursion: scalar field: %w", err)
-	}
-	verifier, err := stdgroth16.NewVerifier[sw_bls12377.ScalarField, sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT](api)
-	if err != nil {
-		return fmt.Errorf("recursion: segment verifier: %w", err)
+		return err
 	}
 
 	// The model id: hash of every segment key and the graph digest.
@@ -219,6 +215,24 @@ func (c *Aggregator) Define(api frontend.API) error {
 		}
 	}
 	return nil
+}
+
+// segmentVerifier is gnark's in-circuit Groth16 verifier of BLS12-377
+// proofs in a BW6-761 circuit.
+type segmentVerifier = stdgroth16.Verifier[sw_bls12377.ScalarField, sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT]
+
+// newSegmentVerifier returns the emulated BLS12-377 scalar field (the
+// segments' public inputs) and the verifier of segment proofs.
+func newSegmentVerifier(api frontend.API) (*emulated.Field[sw_bls12377.ScalarField], *segmentVerifier, error) {
+	scalars, err := emulated.NewField[sw_bls12377.ScalarField](api)
+	if err != nil {
+		return nil, nil, fmt.Errorf("recursion: scalar field: %w", err)
+	}
+	verifier, err := stdgroth16.NewVerifier[sw_bls12377.ScalarField, sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT](api)
+	if err != nil {
+		return nil, nil, fmt.Errorf("recursion: segment verifier: %w", err)
+	}
+	return scalars, verifier, nil
 }
 
 // segmentKeyVariables lists a segment key's coordinates in the order of

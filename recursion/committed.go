@@ -152,13 +152,9 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 	if k == 0 || len(c.shapes) != k {
 		return errors.New("recursion: committed aggregator without segments or shapes")
 	}
-	scalars, err := emulated.NewField[sw_bls12377.ScalarField](api)
+	scalars, verifier, err := newSegmentVerifier(api)
 	if err != nil {
-		return fmt.Errorf("recursion: scalar field: %w", err)
-	}
-	verifier, err := stdgroth16.NewVerifier[sw_bls12377.ScalarField, sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT](api)
-	if err != nil {
-		return fmt.Errorf("recursion: segment verifier: %w", err)
+		return err
 	}
 
 	// The model id: the segment keys and the digest of the table
