@@ -10,6 +10,9 @@ import (
 
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/statement"
@@ -18,15 +21,29 @@ import (
 // AggregatedKeys are the keys of the aggregated shape for one model, one
 // pair of prompt and output lengths and one segment size.
 type AggregatedKeys struct {
-	Layout   *circuits.Layout
+	// Tensors is the design the circuits are of.
+	Tensors  Tensors
 	Segments []inference.Segment
 	// Segment holds the BLS12-377 keys of each segment circuit.
 	Segment []*setup.Keys
-	// Graph is the direct-shape model id (statement.ModelID) as the
-	// BLS12-377 element the segment keys are hashed with.
-	Graph bls12377fr.Element
+
+	// Opened tensors: the circuits' layout, and the direct-shape model id
+	// (statement.ModelID) as the BLS12-377 element the segment keys are
+	// hashed with.
+	Layout *circuits.Layout
+	Graph  bls12377fr.Element
+
+	// Committed tensors: the KZG SRS, the native verifying key (the
+	// model's table commitments), per segment what the aggregator knows
+	// of its circuit and the table commitments its opening reads.
+	SRS       *pcs.SRS
+	Committed *committed.VerifyingKey
+	Shapes    []recursion.CommittedShape
+	Tables    [][]pcs.Commitment
+
 	// ModelID is the aggregator's model id (recursion.ModelID of the
-	// segment keys and Graph); FinalModelID the one the wrapper exposes
+	// segment keys and Graph, or recursion.CommittedModelID of the
+	// segment keys and Tables); FinalModelID the one the wrapper exposes
 	// on-chain (recursion.FinalModelID), the id a registry requires.
 	ModelID, FinalModelID *big.Int
 	// Aggregator holds the BW6-761 keys; Wrapper the BN254 keys (nil
@@ -86,19 +103,26 @@ func (opts *AggregatedOptions) defaults() error {
 	if opts.SegmentSize < 0 {
 		return fmt.Errorf("pipeline: segment size %d", opts.SegmentSize)
 	}
-	return nil
+	var err error
+	opts.Tensors, err = ParseTensors(string(opts.Tensors))
+	return err
 }
 
 // setupAggregated runs the key stages of the aggregated shape.
 func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen int, load keyLoader) (*AggregatedKeys, error) {
 	m := opts.Model
-	k := &AggregatedKeys{}
+	k := &AggregatedKeys{Tensors: opts.Tensors}
 	var err error
-	if k.Segments, err = inference.Segments(m.Config.Layers, opts.SegmentSize); err != nil {
+	if k.Segments, err = aggregatedSegments(m, opts.SegmentSize); err != nil {
 		return nil, err
 	}
-	if len(k.Segments) > recursion.MaxArity {
-		return nil, fmt.Errorf("pipeline: %d segments exceed the aggregator's arity %d (raise the segment size)", len(k.Segments), recursion.MaxArity)
+	if opts.Tensors == Committed {
+		// A committed run holds no proving key before it needs it: the
+		// native prover of a large model needs the memory first.
+		if err := r.setupCommitted(opts, k, promptLen, outputLen, setup.LoadOrSetupVK); err != nil {
+			return nil, err
+		}
+		return r.setupWrapper(opts, k, setup.LoadOrSetupVK)
 	}
 	if err := r.stage("segment circuits and keys (setup or cache)", func() (string, error) {
 		id := statement.ModelID(m)
@@ -147,6 +171,24 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 	}); err != nil {
 		return nil, err
 	}
+	return r.setupWrapper(opts, k, load)
+}
+
+// aggregatedSegments cuts the model's blocks into segments of size blocks
+// (the last one shorter), at most the aggregator's arity.
+func aggregatedSegments(m *model.Model, size int) ([]inference.Segment, error) {
+	segs, err := inference.Segments(m.Config.Layers, size)
+	if err != nil {
+		return nil, err
+	}
+	if len(segs) > recursion.MaxArity {
+		return nil, fmt.Errorf("pipeline: %d segments exceed the aggregator's arity %d (raise the segment size)", len(segs), recursion.MaxArity)
+	}
+	return segs, nil
+}
+
+// setupWrapper runs the wrapper's key stage when opts.Wrap asks for it.
+func (r *runner) setupWrapper(opts *AggregatedOptions, k *AggregatedKeys, load keyLoader) (*AggregatedKeys, error) {
 	if !opts.Wrap {
 		return k, nil
 	}
@@ -162,4 +204,17 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 		return nil, err
 	}
 	return k, nil
+}
+
+// provingKey returns the proving key of keys, read from the cache (and
+// checked against its manifest) when only the verifying key is held.
+func (r *runner) provingKey(keys *setup.Keys) (groth16.ProvingKey, error) {
+	if keys.PK != nil {
+		return keys.PK, nil
+	}
+	full, err := setup.Load(keys.CCS, r.opts.CacheDir, r.keyOptions()...)
+	if err != nil {
+		return nil, err
+	}
+	return full.PK, nil
 }

@@ -23,6 +23,14 @@ type AggregatedOptions struct {
 	Options
 	// SegmentSize is the number of blocks per segment (1 by default).
 	SegmentSize int
+	// Tensors is the design of the segment proofs: Committed (the
+	// default) or Opened.
+	Tensors Tensors
+	// SRS is the BLS12-377 phase-1 ceremony output the committed design's
+	// KZG SRS is taken from (pcs.LoadCeremony); when empty, a development
+	// SRS is made once and cached beside the keys (refused with
+	// KeyKind setup.Ceremony).
+	SRS string
 	// Wrap runs the BN254 wrapper's Groth16 setup (about 40 minutes and
 	// 14 GB on 2 cores the first time), proof and, with Chain, the
 	// on-chain check; otherwise the wrapper circuit is checked with gnark's
@@ -44,16 +52,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt, Verifier: opts.Verifier}}
 	rep := r.report
 	m := opts.Model
-	var (
-		tr       *model.Trace
-		keys     *AggregatedKeys
-		st       statement.Statement
-		natives  []*inference.SegmentProof[bls12377fr.Element]
-		chains   []bls12377fr.Element
-		proofs   []groth16.Proof
-		publics  []recursion.SegmentPublic
-		aggProof groth16.Proof
-	)
+	var tr *model.Trace
 	if err := r.stage("inference", func() (string, error) {
 		var err error
 		rep.Output, tr, err = inference.Generate(m, opts.Prompt, opts.Tokens)
@@ -65,64 +64,24 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 		return nil, err
 	}
 	r.generated(rep.Output)
+	if len(tr.Layers) != m.Config.Layers {
+		return nil, fmt.Errorf("pipeline: the trace has %d blocks, the model %d", len(tr.Layers), m.Config.Layers)
+	}
 	keys, err := r.setupAggregated(&opts, len(opts.Prompt), len(rep.Output), setup.LoadOrSetup)
 	if err != nil {
 		return nil, err
 	}
 	rep.Constraints = keys.SegmentConstraints
-	segs := keys.Segments
-	if len(tr.Layers) != m.Config.Layers {
-		return nil, fmt.Errorf("pipeline: the trace has %d blocks, the model %d", len(tr.Layers), m.Config.Layers)
+	var (
+		st       statement.Statement
+		aggProof groth16.Proof
+	)
+	if keys.Tensors == Committed {
+		st, aggProof, err = r.proveCommitted(&opts, keys, opts.Prompt, rep.Output, tr)
+	} else {
+		st, aggProof, err = r.proveOpened(&opts, keys, rep.Output, tr)
 	}
-	if err := r.stage("native segment proofs", func() (string, error) {
-		var err error
-		if st, err = statement.Of[bls12377fr.Element](keys.ModelID, opts.Prompt, rep.Output); err != nil {
-			return "", err
-		}
-		natives, chains, err = inference.ProveSegments[bls12377fr.Element](m, st, tr, segs)
-		if err != nil {
-			return "", err
-		}
-		for k, seg := range segs {
-			if err := inference.VerifySegment[bls12377fr.Element](m, st, opts.Prompt, rep.Output, seg, chains[k], chains[k+1], natives[k]); err != nil {
-				return "", fmt.Errorf("segment %d: %w", k, err)
-			}
-		}
-		return fmt.Sprintf("%d segments, verified natively", len(segs)), nil
-	}); err != nil {
-		return nil, err
-	}
-	if err := r.stage("segment groth16 proofs", func() (string, error) {
-		for k, seg := range segs {
-			start := time.Now()
-			assignment, err := keys.Layout.AssignSegment(seg, st, opts.Prompt, rep.Output, chains[k], chains[k+1], natives[k])
-			if err != nil {
-				return "", err
-			}
-			w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
-			if err != nil {
-				return "", err
-			}
-			proof, err := groth16.Prove(keys.Segment[k].CCS, keys.Segment[k].PK, w, recursion.SegmentProverOption())
-			if err != nil {
-				return "", fmt.Errorf("segment %d: %w", k, err)
-			}
-			public, err := recursion.SegmentPublicOf(w)
-			if err != nil {
-				return "", err
-			}
-			proofs, publics = append(proofs, proof), append(publics, public)
-			r.logf("  segment %d/%d (blocks %d–%d): proven in %v", k+1, len(segs), seg.From, seg.To-1, time.Since(start).Round(time.Millisecond))
-		}
-		return fmt.Sprintf("%d proofs", len(proofs)), nil
-	}); err != nil {
-		return nil, err
-	}
-	if err := r.stage("aggregation", func() (string, error) {
-		var err error
-		aggProof, _, err = recursion.Aggregate(proofs, keys.segmentVKs(), publics, keys.Graph, keys.Aggregator)
-		return "verified", err
-	}); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	if !opts.Wrap {
@@ -142,7 +101,13 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	}
 	if err := r.stage("wrapper proof", func() (string, error) {
 		var err error
-		rep.Proof, rep.Statement, err = recursion.Wrap(aggProof, keys.Aggregator.VK, st, keys.Wrapper)
+		pk, err := r.provingKey(keys.Wrapper)
+		if err != nil {
+			return "", err
+		}
+		wrapper := *keys.Wrapper
+		wrapper.PK = pk
+		rep.Proof, rep.Statement, err = recursion.Wrap(aggProof, keys.Aggregator.VK, st, &wrapper)
 		if err != nil {
 			return "", err
 		}
@@ -162,4 +127,72 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 		}
 	}
 	return rep, nil
+}
+
+// proveOpened runs the proving stages of the aggregated shape over opened
+// tensors: the native segment proofs, one Groth16 proof per segment
+// circuit and their aggregation.
+func (r *runner) proveOpened(opts *AggregatedOptions, keys *AggregatedKeys, output []int, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
+	m := opts.Model
+	segs := keys.Segments
+	var (
+		st       statement.Statement
+		natives  []*inference.SegmentProof[bls12377fr.Element]
+		chains   []bls12377fr.Element
+		proofs   []groth16.Proof
+		publics  []recursion.SegmentPublic
+		aggProof groth16.Proof
+	)
+	if err := r.stage("native segment proofs", func() (string, error) {
+		var err error
+		if st, err = statement.Of[bls12377fr.Element](keys.ModelID, opts.Prompt, output); err != nil {
+			return "", err
+		}
+		natives, chains, err = inference.ProveSegments[bls12377fr.Element](m, st, tr, segs)
+		if err != nil {
+			return "", err
+		}
+		for k, seg := range segs {
+			if err := inference.VerifySegment[bls12377fr.Element](m, st, opts.Prompt, output, seg, chains[k], chains[k+1], natives[k]); err != nil {
+				return "", fmt.Errorf("segment %d: %w", k, err)
+			}
+		}
+		return fmt.Sprintf("%d segments, verified natively", len(segs)), nil
+	}); err != nil {
+		return st, nil, err
+	}
+	if err := r.stage("segment groth16 proofs", func() (string, error) {
+		for k, seg := range segs {
+			start := time.Now()
+			assignment, err := keys.Layout.AssignSegment(seg, st, opts.Prompt, output, chains[k], chains[k+1], natives[k])
+			if err != nil {
+				return "", err
+			}
+			w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
+			if err != nil {
+				return "", err
+			}
+			proof, err := groth16.Prove(keys.Segment[k].CCS, keys.Segment[k].PK, w, recursion.SegmentProverOption())
+			if err != nil {
+				return "", fmt.Errorf("segment %d: %w", k, err)
+			}
+			public, err := recursion.SegmentPublicOf(w)
+			if err != nil {
+				return "", err
+			}
+			proofs, publics = append(proofs, proof), append(publics, public)
+			r.logf("  %s: proven in %v", segmentName(k, segs), time.Since(start).Round(time.Millisecond))
+		}
+		return fmt.Sprintf("%d proofs", len(proofs)), nil
+	}); err != nil {
+		return st, nil, err
+	}
+	if err := r.stage("aggregation", func() (string, error) {
+		var err error
+		aggProof, _, err = recursion.Aggregate(proofs, keys.segmentVKs(), publics, keys.Graph, keys.Aggregator)
+		return "verified", err
+	}); err != nil {
+		return st, nil, err
+	}
+	return st, aggProof, nil
 }

@@ -9,6 +9,18 @@
 // aggregation and the BN254 wrapper (solved by gnark's test engine unless
 // AggregatedOptions.Wrap). cmd/prove is a thin command over both.
 //
+// The aggregated shape has two designs ([Tensors]). With [Committed], the
+// default, each segment's tensors are committed (package pcs, a KZG SRS
+// from a ceremony file or a cached development one) and proven by the
+// native committed prover (inference/committed); the segment circuits
+// (gadgets/committed) replay its field part and expose the scalars of its
+// pairing check, and the committed aggregator (recursion) checks the
+// segment proofs, links the segments' residual-stream commitments and
+// completes every opening with one pairing. The model id is
+// recursion.CommittedModelID of the segment keys and the model's table
+// commitments. With [Opened], segment circuits take the tensors as
+// witnesses (circuits), as the direct shape does.
+//
 // # Warning
 //
 // Keys come from package setup's cache, checked against the digests of

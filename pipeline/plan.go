@@ -3,9 +3,12 @@ package pipeline
 import (
 	"fmt"
 
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+
 	"github.com/consensys/gnark/constraint"
 
 	"github.com/veriformer/veriformer/circuits"
+	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/setup"
@@ -88,49 +91,20 @@ func PlanAggregated(opts AggregatedOptions, promptLen int) ([]PlanItem, error) {
 	}
 	r := &runner{opts: &opts.Options, report: &Report{}}
 	m := opts.Model
-	segments, err := inference.Segments(m.Config.Layers, opts.SegmentSize)
-	if err != nil {
-		return nil, err
-	}
-	if len(segments) > recursion.MaxArity {
-		return nil, fmt.Errorf("pipeline: %d segments exceed the aggregator's arity %d (raise the segment size)", len(segments), recursion.MaxArity)
-	}
-	layout, err := circuits.NewLayoutOf(m, statement.ModelID(m), promptLen, opts.Tokens)
+	segments, err := aggregatedSegments(m, opts.SegmentSize)
 	if err != nil {
 		return nil, err
 	}
 	var items []PlanItem
-	var first constraint.ConstraintSystem
-	for i, seg := range segments {
-		name := fmt.Sprintf("segment %d/%d (blocks %d–%d)", i+1, len(segments), seg.From, seg.To-1)
-		r.logf("compiling %s …", name)
-		ccs, err := compileSegment(layout, seg)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		item, err := planItem("segment", name, ccs, opts.CacheDir)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, item)
-		if i == 0 {
-			first = ccs
-		}
+	var agg constraint.ConstraintSystem
+	if opts.Tensors == Committed {
+		items, agg, err = r.planCommitted(&opts, segments, promptLen)
+	} else {
+		items, agg, err = r.planOpened(&opts, segments, promptLen)
 	}
-	shape, err := recursion.SegmentShapeOf(first)
 	if err != nil {
 		return nil, err
 	}
-	r.logf("compiling the aggregator …")
-	agg, err := recursion.CompileAggregator(len(segments), shape)
-	if err != nil {
-		return nil, err
-	}
-	item, err := planItem("aggregator", fmt.Sprintf("aggregator of %d segments", len(segments)), agg, opts.CacheDir)
-	if err != nil {
-		return nil, err
-	}
-	items = append(items, item)
 	if !opts.Wrap {
 		return items, nil
 	}
@@ -139,7 +113,7 @@ func PlanAggregated(opts AggregatedOptions, promptLen int) ([]PlanItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	item, err = planItem("wrapper", "BN254 wrapper", wrapper, opts.CacheDir)
+	item, err := planItem("wrapper", "BN254 wrapper", wrapper, opts.CacheDir)
 	if err != nil {
 		return nil, err
 	}
@@ -168,4 +142,102 @@ func planItem(kind, name string, ccs constraint.ConstraintSystem, cacheDir strin
 		item.Cached, item.KeyKind, item.SetupEstimateS = true, string(manifest.Kind), 0
 	}
 	return item, nil
+}
+
+// planOpened compiles and reports the segment circuits and the
+// aggregator of the opened design; it returns the aggregator's circuit.
+func (r *runner) planOpened(opts *AggregatedOptions, segments []inference.Segment, promptLen int) ([]PlanItem, constraint.ConstraintSystem, error) {
+	m := opts.Model
+	var items []PlanItem
+	layout, err := circuits.NewLayoutOf(m, statement.ModelID(m), promptLen, opts.Tokens)
+	if err != nil {
+		return nil, nil, err
+	}
+	var first constraint.ConstraintSystem
+	for i, seg := range segments {
+		name := fmt.Sprintf("segment %d/%d (blocks %d–%d)", i+1, len(segments), seg.From, seg.To-1)
+		r.logf("compiling %s …", name)
+		ccs, err := compileSegment(layout, seg)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		item, err := planItem("segment", name, ccs, opts.CacheDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		items = append(items, item)
+		if i == 0 {
+			first = ccs
+		}
+	}
+	shape, err := recursion.SegmentShapeOf(first)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.logf("compiling the aggregator …")
+	agg, err := recursion.CompileAggregator(len(segments), shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	item, err := planItem("aggregator", fmt.Sprintf("aggregator of %d segments", len(segments)), agg, opts.CacheDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(items, item), agg, nil
+}
+
+// planCommitted compiles and reports the segment circuits and the
+// committed aggregator; it returns the aggregator's circuit. The
+// aggregator holds the SRS's [τ]₂ as a constant: with no SRS in the cache
+// yet (nor a ceremony file) it is compiled on a stand-in of the same size
+// and reported as not cached.
+func (r *runner) planCommitted(opts *AggregatedOptions, segments []inference.Segment, promptLen int) ([]PlanItem, constraint.ConstraintSystem, error) {
+	m := opts.Model
+	shapes, err := committedShapes(m, segments, committedPass(promptLen, opts.Tokens))
+	if err != nil {
+		return nil, nil, err
+	}
+	var items []PlanItem
+	var circuits []recursion.CommittedShape
+	for i, s := range shapes {
+		name := segmentName(i, segments)
+		r.logf("compiling %s …", name)
+		ccs, err := compileCommittedSegment(m, s)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		item, err := planItem("segment", name, ccs, opts.CacheDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		items = append(items, item)
+		shape, err := committedShapeOf(ccs, s)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		circuits = append(circuits, shape)
+	}
+	srs, err := r.cachedSRS(opts, srsSize(shapes))
+	if err != nil {
+		return nil, nil, err
+	}
+	_, _, g1, g2 := bls12377.Generators()
+	key := gpcs.Key{G1: g1, G2: [2]bls12377.G2Affine{g2, g2}}
+	if srs != nil {
+		key = gpcs.KeyOf(srs.VerifyingKey())
+	}
+	r.logf("compiling the committed aggregator …")
+	agg, err := recursion.CompileCommittedAggregator(circuits, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	item, err := planItem("aggregator", fmt.Sprintf("committed aggregator of %d segments", len(segments)), agg, opts.CacheDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if srs == nil {
+		item.Cached, item.KeyKind = false, ""
+		item.SetupEstimateS = Rates[item.Curve].Setup * float64(item.Constraints)
+	}
+	return append(items, item), agg, nil
 }

@@ -9,16 +9,26 @@ import (
 	"github.com/veriformer/veriformer/pipeline"
 )
 
-// TestRunAggregated proves the default model in the aggregated shape: two
-// one-block segments on BLS12-377 with real Groth16 proofs, their BW6-761
-// aggregation with a real proof, and the BN254 wrapper checked with gnark's
-// test engine (its Groth16 setup is behind the build tag full, see
-// recursion). The plan of the same run then finds every circuit's keys in
-// the cache: it compiles the circuits the run compiled.
+// TestRunAggregated proves the default model in the aggregated shape over
+// committed tensors: two one-block committed segment proofs, their
+// segment circuits on BLS12-377 with real Groth16 proofs, the committed
+// aggregator on BW6-761 with a real proof, and the BN254 wrapper checked
+// with gnark's test engine (its Groth16 setup is behind the build tag
+// full, see recursion). The plan of the same run then finds every
+// circuit's keys in the cache: it compiles the circuits the run compiled.
 func TestRunAggregated(t *testing.T) {
+	runAggregated(t, pipeline.Committed)
+}
+
+// TestRunAggregatedOpened is TestRunAggregated over opened tensors.
+func TestRunAggregatedOpened(t *testing.T) {
+	runAggregated(t, pipeline.Opened)
+}
+
+func runAggregated(t *testing.T, tensors pipeline.Tensors) {
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
 	defer cancel()
-	opts := pipeline.AggregatedOptions{Options: pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1}
+	opts := pipeline.AggregatedOptions{Options: pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1, Tensors: tensors}
 	rep, err := pipeline.RunAggregated(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,8 @@ var (
 	passwordFlag = flag.String("password", "", "file holding the keystore password")
 	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (the BN254 wrapper over BLS12-377 segments and a BW6-761 aggregator; its first setup takes about 40 minutes and 14 GB)")
 	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
+	tensorsFlag  = flag.String("tensors", "committed", "aggregated shape: committed or opened tensors, as for prove")
+	srsFlag      = flag.String("srs", "", "aggregated shape, committed tensors: BLS12-377 phase-1 ceremony output to take the KZG SRS from, as for prove")
 	bosFlag      = flag.String("bos", "auto", "beginning-of-sequence rule of the model's tokenizer, part of the model id: auto, on or off, as for prove")
 	ceremonyFlag = flag.Bool("ceremony-keys", false, "accept only keys sealed by a ceremony (cmd/ceremony seal): refuse development keys and never run a development setup")
 )
@@ -102,10 +104,16 @@ func run(ctx context.Context) error {
 		if *segmentFlag < 1 {
 			return errors.New("--segment-size must be at least 1")
 		}
+		tensors, err := pipeline.ParseTensors(*tensorsFlag)
+		if err != nil {
+			return fmt.Errorf("--tensors: %w", err)
+		}
 		fmt.Printf("setting up or loading the keys of the aggregated shape for %d prompt and %d generated tokens …\n", *promptFlag, *tokensFlag)
 		agg, err := pipeline.VerifyingKeysAggregated(pipeline.AggregatedOptions{
 			Options:     pipeline.Options{Model: m, CacheDir: *cacheFlag, Log: os.Stdout, KeyKind: kind},
 			SegmentSize: *segmentFlag,
+			Tensors:     tensors,
+			SRS:         *srsFlag,
 			Wrap:        true,
 		}, *promptFlag, *tokensFlag)
 		if err != nil {

@@ -46,6 +46,8 @@ var (
 	passwordFlag = flag.String("password", "", "file holding the keystore password")
 	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (BLS12-377 segments, BW6-761 aggregation, BN254 wrapper)")
 	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
+	tensorsFlag  = flag.String("tensors", "committed", "aggregated shape: committed (tensors committed with multilinear KZG, circuits polylogarithmic in the activations) or opened (tensors hashed into the segment circuits; small models only)")
+	srsFlag      = flag.String("srs", "", "aggregated shape, committed tensors: BLS12-377 phase-1 ceremony output to take the KZG SRS from (default: a development SRS cached beside the keys)")
 	ceremonyFlag = flag.Bool("ceremony-keys", false, "accept only keys sealed by a ceremony (cmd/ceremony seal): refuse development keys and never run a development setup")
 	wrapFlag     = flag.Bool("wrap", false, "aggregated shape: prove the BN254 wrapper (its first setup takes about 40 minutes and 14 GB) instead of checking it with gnark's test engine")
 	planFlag     = flag.Bool("plan", false, "set up and prove nothing: compile each circuit the run needs and print its kind, curve, R1CS count, whether its keys are cached, and estimated setup and proving times")
@@ -107,7 +109,7 @@ func run(ctx context.Context) error {
 	if *ceremonyFlag {
 		opts.KeyKind = setup.Ceremony
 	}
-	aggOpts := pipeline.AggregatedOptions{Options: opts, SegmentSize: *segmentFlag, Wrap: *wrapFlag}
+	aggOpts := pipeline.AggregatedOptions{Options: opts, SegmentSize: *segmentFlag, Wrap: *wrapFlag, Tensors: pipeline.Tensors(*tensorsFlag), SRS: *srsFlag}
 	if *planFlag {
 		var items []pipeline.PlanItem
 		if *shapeFlag == "direct" {
@@ -176,6 +178,12 @@ func checkFlags() error {
 	}
 	if *submitFlag && *shapeFlag == "aggregated" && !*wrapFlag {
 		return errors.New("--submit needs a final proof: with --shape aggregated, add --wrap")
+	}
+	if _, err := pipeline.ParseTensors(*tensorsFlag); err != nil {
+		return fmt.Errorf("--tensors: %w", err)
+	}
+	if *shapeFlag == "direct" && (*tensorsFlag != "committed" || *srsFlag != "") {
+		return errors.New("--tensors and --srs go with --shape aggregated (the direct shape opens its tensors)")
 	}
 	if *jsonFlag && !*planFlag {
 		return errors.New("--json goes with --plan")

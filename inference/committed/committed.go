@@ -794,7 +794,8 @@ func Verify(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass,
 	if err != nil {
 		return nil, err
 	}
-	return verify(vk, m, view, st, pass, seg, proof)
+	_, claims, err := verify(vk, m, view, st, pass, seg, proof)
+	return claims, err
 }
 
 // passView checks the key and the pass and returns the pass's shapes.
@@ -818,12 +819,20 @@ func passView(vk *VerifyingKey, m *model.Model, pass Pass) (*model.Trace, error)
 // pass's shapes computed once, and their chain ([CheckChain]). Every
 // accumulator claim must have been proven by the segments' own steps.
 func VerifyPass(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass, segs []inference.Segment, proofs []*Proof) error {
+	_, err := VerifyPassChecks(vk, m, st, pass, segs, proofs)
+	return err
+}
+
+// VerifyPassChecks is [VerifyPass] returning each segment's
+// pairing-check scalars ([Shape.VerifyField]), which its segment
+// circuit takes as public inputs.
+func VerifyPassChecks(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass, segs []inference.Segment, proofs []*Proof) ([]*pcs.GroupCheck, error) {
 	if len(segs) == 0 || len(segs) != len(proofs) {
-		return fmt.Errorf("%w: %d proofs for %d segments", ErrRejected, len(proofs), len(segs))
+		return nil, fmt.Errorf("%w: %d proofs for %d segments", ErrRejected, len(proofs), len(segs))
 	}
 	view, err := passView(vk, m, pass)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for k, seg := range segs {
 		want := 0
@@ -831,45 +840,50 @@ func VerifyPass(vk *VerifyingKey, m *model.Model, st statement.Statement, pass P
 			want = segs[k-1].To
 		}
 		if seg.From != want {
-			return fmt.Errorf("%w: segment %d starts at block %d, want %d", ErrRejected, k, seg.From, want)
+			return nil, fmt.Errorf("%w: segment %d starts at block %d, want %d", ErrRejected, k, seg.From, want)
 		}
 	}
 	if last := segs[len(segs)-1].To; last != len(view.Layers) {
-		return fmt.Errorf("%w: the segments end at block %d of %d", ErrRejected, last, len(view.Layers))
+		return nil, fmt.Errorf("%w: the segments end at block %d of %d", ErrRejected, last, len(view.Layers))
 	}
+	checks := make([]*pcs.GroupCheck, len(segs))
 	for k, seg := range segs {
-		claims, err := verify(vk, m, view, st, pass, seg, proofs[k])
+		check, claims, err := verify(vk, m, view, st, pass, seg, proofs[k])
 		if err != nil {
-			return fmt.Errorf("segment %d %v: %w", k, seg, err)
+			return nil, fmt.Errorf("segment %d %v: %w", k, seg, err)
 		}
 		if len(claims.Accumulators) > 0 {
-			return fmt.Errorf("%w: segment %d leaves %d accumulator claims unproven", ErrRejected, k, len(claims.Accumulators))
+			return nil, fmt.Errorf("%w: segment %d leaves %d accumulator claims unproven", ErrRejected, k, len(claims.Accumulators))
 		}
+		checks[k] = check
 	}
-	return CheckChain(proofs)
+	if err := CheckChain(proofs); err != nil {
+		return nil, err
+	}
+	return checks, nil
 }
 
 // verify is [Verify] on the pass's shapes view: the field part, then
 // the group part (one pairing check) on the proof's commitments and the
 // model's fixed table commitments.
-func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof) (*Claims, error) {
+func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof) (*pcs.GroupCheck, *Claims, error) {
 	s, err := NewShape(view, seg, pass)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	check, claims, err := s.VerifyField(m, st, proof)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fixed, err := tableCommitments(vk, s.Set)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	commitments := append(proof.Commitments(), fixed...)
 	if err := pcs.VerifyGroup(vk.PCS, commitments, &proof.Opening.Opening, check); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	return claims, nil
+	return check, claims, nil
 }
 
 // VerifyField runs the field part of the verifier of a segment proof of

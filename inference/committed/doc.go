@@ -14,11 +14,12 @@
 //
 // Status: tested natively (honest proofs; every proof field, statement
 // element, segment and pass length tampered; forged limbs; wrong
-// remainders), not yet on the proving
-// path: the segment circuits of the committed shape will verify it (its
-// field part in the BLS12-377 segment circuit, the opening's group part in
-// the aggregator). Built for BLS12-377 Fr (pcs). What is left is listed
-// under "Left" below.
+// remainders), and on the proving path of the aggregated shape
+// (pipeline, the default design of prove --shape aggregated): the
+// segment circuits of gadgets/committed verify its field part on
+// BLS12-377, the committed aggregator of package recursion the
+// opening's group part on BW6-761. Built for BLS12-377 Fr (pcs). What is
+// left is listed under "Left" below.
 //
 // # Layout
 //

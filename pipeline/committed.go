@@ -1,0 +1,333 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/constraint"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+
+	gcommitted "github.com/veriformer/veriformer/gadgets/committed"
+	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/lookup"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/setup"
+	"github.com/veriformer/veriformer/statement"
+)
+
+// Tensors says how the aggregated shape proves the tensors no sum-check
+// produces (norm outputs, softmax probabilities, activations, the
+// residual stream).
+type Tensors string
+
+const (
+	// Committed commits them with the multilinear KZG of package pcs and
+	// proves their relations with sum-checks and LogUp-GKR (package
+	// inference/committed): segment circuits replay the field part
+	// (gadgets/committed), the BW6-761 aggregator the pairing
+	// (recursion.CommittedAggregator). Circuit sizes grow with the
+	// logarithm of the activations; the default.
+	Committed Tensors = "committed"
+	// Opened hands them to the segment circuits, which range-check and
+	// hash them (packages circuits and inference): circuit sizes grow
+	// with the activations, so only small models fit.
+	Opened Tensors = "opened"
+)
+
+// ParseTensors parses a Tensors name ("" is Committed).
+func ParseTensors(s string) (Tensors, error) {
+	switch Tensors(s) {
+	case "", Committed:
+		return Committed, nil
+	case Opened:
+		return Opened, nil
+	}
+	return "", fmt.Errorf("pipeline: tensors %q: want committed or opened", s)
+}
+
+// committedPass is a pass of promptLen prompt tokens and outputLen
+// generated ones with every token 0: the shapes of the segment circuits
+// depend on the lengths only (the tokens are circuit variables).
+func committedPass(promptLen, outputLen int) committed.Pass {
+	return committed.Pass{Prompt: make([]int, promptLen), Output: make([]int, outputLen)}
+}
+
+// committedShapes returns the native shapes of the segments for a pass.
+func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pass) ([]*committed.Shape, error) {
+	view, err := inference.ShapePass(m, len(pass.Tokens()))
+	if err != nil {
+		return nil, err
+	}
+	shapes := make([]*committed.Shape, len(segs))
+	for i, seg := range segs {
+		if shapes[i], err = committed.NewShape(view, seg, pass); err != nil {
+			return nil, fmt.Errorf("segment %d: %w", i, err)
+		}
+	}
+	return shapes, nil
+}
+
+// compileCommittedSegment compiles the committed segment circuit of a
+// shape (BLS12-377).
+func compileCommittedSegment(m *model.Model, s *committed.Shape) (constraint.ConstraintSystem, error) {
+	placeholder, err := gcommitted.NewSegment(m, s)
+	if err != nil {
+		return nil, err
+	}
+	return frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+}
+
+// srsSize is the number of SRS powers the segments' openings need.
+func srsSize(shapes []*committed.Shape) int {
+	vars := 1
+	for _, s := range shapes {
+		vars = max(vars, s.OpeningVars())
+	}
+	return 1 << vars
+}
+
+// loadSRS returns the KZG SRS of a committed run: from the ceremony file
+// opts.SRS when set, else a development SRS cached beside the keys
+// (refused when only ceremony keys are accepted).
+func (r *runner) loadSRS(opts *AggregatedOptions, size int) (*pcs.SRS, error) {
+	dir := filepath.Join(opts.CacheDir, "srs")
+	if opts.SRS != "" {
+		return pcs.LoadCeremony(opts.SRS, size, dir)
+	}
+	if opts.KeyKind == setup.Ceremony {
+		return nil, fmt.Errorf("pipeline: ceremony keys need the SRS of a ceremony (AggregatedOptions.SRS, --srs), not a development one")
+	}
+	w := r.opts.Log
+	if w == nil {
+		w = io.Discard
+	}
+	return pcs.LoadOrCreateDevelopment(dir, size, log.New(w, "  ", 0))
+}
+
+// committedShapeOf returns what the committed aggregator must know of a
+// segment circuit.
+func committedShapeOf(ccs constraint.ConstraintSystem, s *committed.Shape) (recursion.CommittedShape, error) {
+	boundary, incoming := -1, -1
+	if s.Layout.Boundary >= 0 {
+		boundary = s.BoundaryCommitment()
+	}
+	if s.Segment.From > 0 {
+		incoming = s.IncomingCommitment()
+	}
+	return recursion.CommittedShapeOf(ccs, s.NbCommitments(), len(lookup.DenseColumns(s.Set)), s.OpeningVars(), boundary, incoming)
+}
+
+// segmentName names segment i of n in progress lines and plans.
+func segmentName(i int, segs []inference.Segment) string {
+	seg := segs[i]
+	return fmt.Sprintf("segment %d/%d (blocks %d–%d)", i+1, len(segs), seg.From, seg.To-1)
+}
+
+// setupCommitted runs the key stages of the aggregated shape over
+// committed proofs: the segment circuits, the SRS and the model's table
+// commitments, the committed aggregator and (with opts.Wrap) the wrapper.
+func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, promptLen, outputLen int, load keyLoader) error {
+	m := opts.Model
+	shapes, err := committedShapes(m, k.Segments, committedPass(promptLen, outputLen))
+	if err != nil {
+		return err
+	}
+	if err := r.stage("segment circuits and keys (setup or cache)", func() (string, error) {
+		for i, s := range shapes {
+			name := segmentName(i, k.Segments)
+			start := time.Now()
+			ccs, err := compileCommittedSegment(m, s)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", name, err)
+			}
+			r.logf("  %s: %d R1CS constraints, compiled in %v", name, ccs.GetNbConstraints(), time.Since(start).Round(time.Millisecond))
+			keys, err := load(ccs, opts.CacheDir, r.keyOptions()...)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", name, err)
+			}
+			k.Segment = append(k.Segment, keys)
+			k.SegmentConstraints += ccs.GetNbConstraints()
+			shape, err := committedShapeOf(ccs, s)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", name, err)
+			}
+			k.Shapes = append(k.Shapes, shape)
+		}
+		return fmt.Sprintf("%d circuits, %d R1CS constraints in all", len(shapes), k.SegmentConstraints), nil
+	}); err != nil {
+		return err
+	}
+	if err := r.stage("SRS and table commitments", func() (string, error) {
+		size := srsSize(shapes)
+		var err error
+		if k.SRS, err = r.loadSRS(opts, size); err != nil {
+			return "", err
+		}
+		if k.Committed, err = committed.NewVerifyingKey(k.SRS, m); err != nil {
+			return "", err
+		}
+		k.Tables = make([][]pcs.Commitment, len(shapes))
+		for i, s := range shapes {
+			if k.Tables[i], err = k.Committed.TableCommitments(s); err != nil {
+				return "", err
+			}
+		}
+		if k.ModelID, err = recursion.CommittedModelID(k.segmentVKs(), k.Tables); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d powers, %d function tables", size, len(k.Committed.Tables)), nil
+	}); err != nil {
+		return err
+	}
+	if err := r.stage("aggregator keys (setup or cache)", func() (string, error) {
+		ccs, err := recursion.CompileCommittedAggregator(k.Shapes, gpcs.KeyOf(k.Committed.PCS))
+		if err != nil {
+			return "", err
+		}
+		k.AggregatorConstraints = ccs.GetNbConstraints()
+		r.logf("  committed aggregator of %d segments: %d R1CS constraints", len(shapes), k.AggregatorConstraints)
+		if k.Aggregator, err = load(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
+			return "", err
+		}
+		if k.FinalModelID, err = recursion.FinalModelID(k.Aggregator.VK, k.ModelID); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("BW6-761, %d R1CS constraints", k.AggregatorConstraints), nil
+	}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// proveCommitted runs the proving stages of the aggregated shape over
+// committed proofs for the pass tr of prompt and output: the native
+// segment proofs (verified natively, chain included), one Groth16 proof
+// per segment circuit, and the committed aggregator's proof, verified on
+// the statement. Each proving key is read from the cache when it is
+// needed and dropped after.
+func (r *runner) proveCommitted(opts *AggregatedOptions, keys *AggregatedKeys, prompt, output []int, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
+	m := opts.Model
+	segs := keys.Segments
+	pass := committed.Pass{Prompt: prompt, Output: output}
+	var (
+		st       statement.Statement
+		shapes   []*committed.Shape
+		natives  = make([]*committed.Proof, len(segs))
+		checks   []*pcs.GroupCheck
+		segments = make([]recursion.CommittedSegment, len(segs))
+		aggProof groth16.Proof
+	)
+	if err := r.stage("native segment proofs", func() (string, error) {
+		var err error
+		if st, err = statement.Of[bls12377fr.Element](keys.ModelID, prompt, output); err != nil {
+			return "", err
+		}
+		if shapes, err = committedShapes(m, segs, pass); err != nil {
+			return "", err
+		}
+		size := 0
+		for k, seg := range segs {
+			start := time.Now()
+			proof, t, err := committed.Prove(keys.SRS, m, st, pass, tr, seg)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", segmentName(k, segs), err)
+			}
+			natives[k] = proof
+			size += proof.Size()
+			r.logf("  %s: proven in %v (commit %v, GKR %v, sum-checks %v, opening %v), %d bytes", segmentName(k, segs),
+				time.Since(start).Round(time.Millisecond), t.Commit.Round(time.Millisecond), t.GKR.Round(time.Millisecond),
+				t.SumCheck.Round(time.Millisecond), t.Open.Round(time.Millisecond), proof.Size())
+		}
+		start := time.Now()
+		if checks, err = committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, natives); err != nil {
+			return "", err
+		}
+		r.logf("  all segments and their chain verified natively in %v", time.Since(start).Round(time.Millisecond))
+		return fmt.Sprintf("%d segments, %d bytes, verified natively", len(segs), size), nil
+	}); err != nil {
+		return st, nil, err
+	}
+	if err := r.stage("segment groth16 proofs", func() (string, error) {
+		for k := range segs {
+			start := time.Now()
+			assignment := gcommitted.AssignSegment(m, shapes[k], st, natives[k], checks[k])
+			w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
+			if err != nil {
+				return "", err
+			}
+			sk := keys.Segment[k]
+			pk, err := r.provingKey(sk)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", segmentName(k, segs), err)
+			}
+			proof, err := groth16.Prove(sk.CCS, pk, w, recursion.SegmentProverOption())
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", segmentName(k, segs), err)
+			}
+			public, err := w.Public()
+			if err != nil {
+				return "", err
+			}
+			if err := groth16.Verify(proof, sk.VK, public, recursion.SegmentVerifierOption()); err != nil {
+				return "", fmt.Errorf("%s: %w", segmentName(k, segs), err)
+			}
+			if segments[k], err = recursion.ValueOfCommittedSegment(proof, sk.VK, natives[k].Commitments(), keys.Tables[k], &natives[k].Opening.Opening, checks[k]); err != nil {
+				return "", err
+			}
+			r.logf("  %s: proven and verified in %v", segmentName(k, segs), time.Since(start).Round(time.Millisecond))
+		}
+		return fmt.Sprintf("%d proofs", len(segs)), nil
+	}); err != nil {
+		return st, nil, err
+	}
+	if err := r.stage("aggregation", func() (string, error) {
+		a := recursion.CommittedAggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), st, segments)
+		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
+		if err != nil {
+			return "", err
+		}
+		pk, err := r.provingKey(keys.Aggregator)
+		if err != nil {
+			return "", err
+		}
+		if aggProof, err = groth16.Prove(keys.Aggregator.CCS, pk, w, recursion.AggregatorProverOption()); err != nil {
+			return "", err
+		}
+		if err := recursion.VerifyAggregated(aggProof, keys.Aggregator.VK, st); err != nil {
+			return "", err
+		}
+		return "verified", nil
+	}); err != nil {
+		return st, nil, err
+	}
+	return st, aggProof, nil
+}
+
+// cachedSRS returns the SRS a committed run would use when it needs no
+// setup: the ceremony's (opts.SRS) or a development SRS already in the
+// cache; nil when there is none yet.
+func (r *runner) cachedSRS(opts *AggregatedOptions, size int) (*pcs.SRS, error) {
+	if opts.SRS != "" {
+		return r.loadSRS(opts, size)
+	}
+	if _, err := os.Stat(filepath.Join(opts.CacheDir, "srs", fmt.Sprintf("dev-%d.srs", size))); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	return r.loadSRS(opts, size)
+}
