@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/constraint"
@@ -193,7 +194,10 @@ func (r *runner) setupWrapper(opts *AggregatedOptions, k *AggregatedKeys, load k
 		return k, nil
 	}
 	if err := r.stage("wrapper keys (setup or cache)", func() (string, error) {
-		ccs, err := recursion.CompileWrapper(recursion.AggregatorCommitments(k.Aggregator.CCS))
+		n := recursion.AggregatorCommitments(k.Aggregator.CCS)
+		ccs, err := r.compileCached(opts.CacheDir, wrapperName(n), ecc.BN254, func() (constraint.ConstraintSystem, error) {
+			return recursion.CompileWrapper(n)
+		})
 		if err != nil {
 			return "", err
 		}
@@ -217,4 +221,10 @@ func (r *runner) provingKey(keys *setup.Keys) (groth16.ProvingKey, error) {
 		return nil, err
 	}
 	return full.PK, nil
+}
+
+// wrapperName names the wrapper of aggregators with n Pedersen
+// commitments in the circuit cache.
+func wrapperName(n int) string {
+	return fmt.Sprintf("wrapper\naggregator commitments %d", n)
 }

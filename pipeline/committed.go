@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math/big"
 	"os"
 	"path/filepath"
 	"time"
@@ -81,13 +82,51 @@ func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pa
 }
 
 // compileCommittedSegment compiles the committed segment circuit of a
-// shape (BLS12-377).
-func compileCommittedSegment(m *model.Model, s *committed.Shape) (constraint.ConstraintSystem, error) {
-	placeholder, err := gcommitted.NewSegment(m, s)
+// shape (BLS12-377), or reads it from the circuit cache in dir
+// (setup.CompileCached): a GPT-2-small segment takes minutes to compile.
+func (r *runner) compileCommittedSegment(dir string, m *model.Model, id *big.Int, s *committed.Shape) (constraint.ConstraintSystem, error) {
+	name := fmt.Sprintf("committed segment\nmodel %x\nblocks %d-%d\nprompt %d, output %d", id, s.Segment.From, s.Segment.To, len(s.Pass.Prompt), len(s.Pass.Output))
+	return r.compileCached(dir, name, ecc.BLS12_377, func() (constraint.ConstraintSystem, error) {
+		placeholder, err := gcommitted.NewSegment(m, s)
+		if err != nil {
+			return nil, err
+		}
+		return frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+	})
+}
+
+// compileCommittedAggregator compiles the committed aggregator of the
+// segment shapes for an SRS's key, or reads it from the circuit cache.
+func (r *runner) compileCommittedAggregator(dir string, shapes []recursion.CommittedShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
+	g1, g2a, g2b := key.G1.Bytes(), key.G2[0].Bytes(), key.G2[1].Bytes()
+	name := fmt.Sprintf("committed aggregator\nshapes %+v\nkey %x %x %x", shapes, g1, g2a, g2b)
+	return r.compileCached(dir, name, ecc.BW6_761, func() (constraint.ConstraintSystem, error) {
+		return recursion.CompileCommittedAggregator(shapes, key)
+	})
+}
+
+// compileCached is setup.CompileCached with a progress line.
+func (r *runner) compileCached(dir, name string, curve ecc.ID, compile func() (constraint.ConstraintSystem, error)) (constraint.ConstraintSystem, error) {
+	start := time.Now()
+	ccs, hit, err := setup.CompileCached(dir, name, curve, compile)
 	if err != nil {
 		return nil, err
 	}
-	return frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+	how := "compiled"
+	if hit {
+		how = "read from the circuit cache"
+	}
+	r.logf("  %s R1CS constraints, %s in %v", groupDigits(ccs.GetNbConstraints()), how, time.Since(start).Round(time.Millisecond))
+	return ccs, nil
+}
+
+// groupDigits writes n with thousands separators.
+func groupDigits(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // srsSize is the number of SRS powers the segments' openings need.
@@ -145,15 +184,15 @@ func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, prom
 	if err != nil {
 		return err
 	}
+	id := statement.ModelID(m)
 	if err := r.stage("segment circuits and keys (setup or cache)", func() (string, error) {
 		for i, s := range shapes {
 			name := segmentName(i, k.Segments)
-			start := time.Now()
-			ccs, err := compileCommittedSegment(m, s)
+			r.logf("  %s:", name)
+			ccs, err := r.compileCommittedSegment(opts.CacheDir, m, id, s)
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", name, err)
 			}
-			r.logf("  %s: %d R1CS constraints, compiled in %v", name, ccs.GetNbConstraints(), time.Since(start).Round(time.Millisecond))
 			keys, err := load(ccs, opts.CacheDir, r.keyOptions()...)
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", name, err)
@@ -193,12 +232,12 @@ func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, prom
 		return err
 	}
 	if err := r.stage("aggregator keys (setup or cache)", func() (string, error) {
-		ccs, err := recursion.CompileCommittedAggregator(k.Shapes, gpcs.KeyOf(k.Committed.PCS))
+		r.logf("  committed aggregator of %d segments:", len(shapes))
+		ccs, err := r.compileCommittedAggregator(opts.CacheDir, k.Shapes, gpcs.KeyOf(k.Committed.PCS))
 		if err != nil {
 			return "", err
 		}
 		k.AggregatorConstraints = ccs.GetNbConstraints()
-		r.logf("  committed aggregator of %d segments: %d R1CS constraints", len(shapes), k.AggregatorConstraints)
 		if k.Aggregator, err = load(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
 			return "", err
 		}

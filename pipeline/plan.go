@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
 
 	"github.com/consensys/gnark/constraint"
@@ -109,7 +110,10 @@ func PlanAggregated(opts AggregatedOptions, promptLen int) ([]PlanItem, error) {
 		return items, nil
 	}
 	r.logf("compiling the wrapper (a few minutes) …")
-	wrapper, err := recursion.CompileWrapper(recursion.AggregatorCommitments(agg))
+	n := recursion.AggregatorCommitments(agg)
+	wrapper, err := r.compileCached(opts.CacheDir, wrapperName(n), ecc.BN254, func() (constraint.ConstraintSystem, error) {
+		return recursion.CompileWrapper(n)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -199,10 +203,11 @@ func (r *runner) planCommitted(opts *AggregatedOptions, segments []inference.Seg
 	}
 	var items []PlanItem
 	var circuits []recursion.CommittedShape
+	id := statement.ModelID(m)
 	for i, s := range shapes {
 		name := segmentName(i, segments)
 		r.logf("compiling %s …", name)
-		ccs, err := compileCommittedSegment(m, s)
+		ccs, err := r.compileCommittedSegment(opts.CacheDir, m, id, s)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -227,7 +232,7 @@ func (r *runner) planCommitted(opts *AggregatedOptions, segments []inference.Seg
 		key = gpcs.KeyOf(srs.VerifyingKey())
 	}
 	r.logf("compiling the committed aggregator …")
-	agg, err := recursion.CompileCommittedAggregator(circuits, key)
+	agg, err := r.compileCommittedAggregator(opts.CacheDir, circuits, key)
 	if err != nil {
 		return nil, nil, err
 	}
