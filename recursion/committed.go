@@ -207,8 +207,13 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 			}
 			public = append(public, d)
 		}
-		for _, list := range [][]sw_bls12377.Scalar{s.Scalars.Commitments, s.Scalars.Folds, s.Scalars.Quotients[:], {s.Scalars.Generator}} {
-			public = append(public, list...)
+		// The scalars are native variables (gpcs.GroupScalars): their
+		// canonical bits make the proof's public inputs, which binds
+		// them as the pairing check uses them.
+		for _, list := range [][]frontend.Variable{s.Scalars.Commitments, s.Scalars.Folds, s.Scalars.Quotients[:], {s.Scalars.Generator}} {
+			for _, v := range list {
+				public = append(public, scalarFromBits(scalars, canonicalBLS12377Bits(api, v)))
+			}
 		}
 		if err := verifier.AssertProof(s.Proof.Key, s.Proof.Proof, stdgroth16.Witness[sw_bls12377.ScalarField]{Public: public}, stdgroth16.WithSubgroupCheck()); err != nil {
 			return fmt.Errorf("recursion: verify committed segment %d: %w", i, err)

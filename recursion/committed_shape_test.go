@@ -3,6 +3,8 @@ package recursion
 import (
 	"testing"
 
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 )
 
@@ -34,4 +36,24 @@ func TestCommittedShapes(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+}
+
+// TestCommittedAggregatorCommitments: the committed aggregator of a first
+// and a last segment compiles without a Pedersen commitment (its scalars
+// are native variables, no emulated arithmetic range-checks them), so the
+// one wrapper of the opened aggregators serves it.
+func TestCommittedAggregatorCommitments(t *testing.T) {
+	shapes := []CommittedShape{
+		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: 10, Incoming: -1},
+		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: -1, Incoming: 10},
+	}
+	_, _, g1, g2 := bls12377.Generators()
+	ccs, err := CompileCommittedAggregator(shapes, gpcs.Key{G1: g1, G2: [2]bls12377.G2Affine{g2, g2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := AggregatorCommitments(ccs); n != 0 {
+		t.Fatalf("the committed aggregator has %d Pedersen commitments, want 0", n)
+	}
+	t.Logf("committed aggregator of 2 segments: %d R1CS", ccs.GetNbConstraints())
 }

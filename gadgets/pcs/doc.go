@@ -58,9 +58,8 @@
 // (0, 0), the commitment to an all-zero table such as a limb row no block
 // uses, is accepted, as natively), computes
 // per opening the points digest and a Poseidon2 chain over the digests and
-// the scalars (the emulated scalars' 64-bit limbs packed into one
-// element), and from it 128-bit weights w₀ = 1, wᵢ = the low 128 bits of
-// C(seed, i). With Lᵢ = Σ scalar·point over opening i (commitments,
+// the scalars, and from it 128-bit weights w₀ = 1, wᵢ = the low 128 bits
+// of C(seed, i). With Lᵢ = Σ scalar·point over opening i (commitments,
 // folds, quotients) + gᵢ·[1]₁, it asserts
 //
 //	e(Σᵢ wᵢ·Lᵢ, [1]₂) · e(−Σᵢ wᵢ·W′ᵢ, [τ]₂) = 1
@@ -69,16 +68,24 @@
 // loop lines precomputed). Honest openings satisfy it; if one opening's
 // own equation fails, the combination holds with probability at most
 // 2⁻¹²⁸ over the weights, which depend on everything the openings
-// contain. Cost (testdata/group_constraints.csv): 36,180 R1CS for the
-// vector's opening (8 points), 65,946 for two, and 123,909 for one
+// contain.
+//
+// The scalars are BW6-761 variables ([GroupScalars]), used modulo r by
+// the scalar multiplications (GLV, complete arithmetic); each Lᵢ is its
+// own sum of scalar multiplications (gᵢ·[1]₁ by the fixed-base comb), then
+// weighed by wᵢ, as are the W′ᵢ. Nothing is emulated: the circuit has no
+// range check and so no Pedersen commitment, which keeps the aggregator
+// that calls it within the one wrapper of every aggregator (an
+// emulated-scalar version had one, and its wrapper grew from 7.9M to
+// 12.3M R1CS). Cost (testdata/group_constraints.csv): 33,279 R1CS for the
+// vector's opening (8 points), 64,270 for two, and 117,755 for one
 // opening of a committed GPT-2-small block segment's shape at 16 rows
-// (15 commitments, 20 variables: 36 points) — about 3.2k per point for
-// the subgroup check, the MSM term and the digests, with the pairing
-// check paid once. That is above the 70–90k per segment the prototype of
-// ../shared/DESIGN.md estimated; the function tables' commitments, fixed
-// by the model, could be circuit constants (no subgroup check, a
-// fixed-base multiplication). Computing one MSM per opening and weighing
-// the sums instead measured 122,575: the per-point cost is the MSM's.
+// (15 commitments, 20 variables: 36 points) — about 3.1k per point for
+// the subgroup check, the scalar multiplication and the digests, with the
+// pairing check paid once. That is above the 70–90k per segment the
+// prototype of ../shared/DESIGN.md estimated; the function tables'
+// commitments, fixed by the model, could be circuit constants (no
+// subgroup check, a fixed-base multiplication).
 //
 // # Cost
 //

@@ -5,10 +5,10 @@ import (
 	"math/big"
 
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bw6fr "github.com/consensys/gnark-crypto/ecc/bw6-761/fr"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/std/algebra/native/sw_bls12377"
-	"github.com/consensys/gnark/std/math/emulated"
 	"github.com/consensys/gnark/std/permutation/poseidon2"
 
 	native "github.com/veriformer/veriformer/pcs"
@@ -39,14 +39,19 @@ type GroupOpening struct {
 	Scalars     GroupScalars
 }
 
-// GroupScalars are native.GroupCheck's scalars as BLS12-377 Fr elements
-// emulated in BW6-761 (the type of a BLS12-377 proof's public inputs in
-// the aggregator).
+// GroupScalars are native.GroupCheck's scalars, BLS12-377 Fr elements,
+// each as one BW6-761 variable (BLS12-377 Fr is smaller than BW6-761 Fr).
+// [VerifyGroup] uses them modulo r (the group's order), as scalar
+// multiplications do, without checking that they are below it: a caller
+// that binds them to other values (the aggregator, to a BLS12-377
+// proof's public inputs) checks their canonical form there. Keeping them
+// native keeps the circuit free of emulated arithmetic, whose range
+// checks would give it a Pedersen commitment.
 type GroupScalars struct {
-	Commitments []sw_bls12377.Scalar
-	Folds       []sw_bls12377.Scalar
-	Quotients   [2]sw_bls12377.Scalar
-	Generator   sw_bls12377.Scalar
+	Commitments []frontend.Variable
+	Folds       []frontend.Variable
+	Quotients   [2]frontend.Variable
+	Generator   frontend.Variable
 }
 
 // PlaceholderGroupOpening returns an opening of nbCommitments commitments
@@ -56,8 +61,8 @@ func PlaceholderGroupOpening(nbCommitments, n int) GroupOpening {
 		Commitments: make([]sw_bls12377.G1Affine, nbCommitments),
 		Folds:       make([]sw_bls12377.G1Affine, n-1),
 		Scalars: GroupScalars{
-			Commitments: make([]sw_bls12377.Scalar, nbCommitments),
-			Folds:       make([]sw_bls12377.Scalar, n-1),
+			Commitments: make([]frontend.Variable, nbCommitments),
+			Folds:       make([]frontend.Variable, n-1),
 		},
 	}
 }
@@ -68,8 +73,8 @@ func ValueOfGroupOpening(commitments []native.Commitment, p *native.Proof, c *na
 	out := GroupOpening{
 		Quotients: [2]sw_bls12377.G1Affine{sw_bls12377.NewG1Affine(p.Quotients[0]), sw_bls12377.NewG1Affine(p.Quotients[1])},
 		Scalars: GroupScalars{
-			Quotients: [2]sw_bls12377.Scalar{sw_bls12377.NewScalar(c.Quotients[0]), sw_bls12377.NewScalar(c.Quotients[1])},
-			Generator: sw_bls12377.NewScalar(c.Generator),
+			Quotients: [2]frontend.Variable{scalarValue(&c.Quotients[0]), scalarValue(&c.Quotients[1])},
+			Generator: scalarValue(&c.Generator),
 		},
 	}
 	for i := range commitments {
@@ -79,29 +84,34 @@ func ValueOfGroupOpening(commitments []native.Commitment, p *native.Proof, c *na
 		out.Folds = append(out.Folds, sw_bls12377.NewG1Affine(p.Folds[i]))
 	}
 	for i := range c.Commitments {
-		out.Scalars.Commitments = append(out.Scalars.Commitments, sw_bls12377.NewScalar(c.Commitments[i]))
+		out.Scalars.Commitments = append(out.Scalars.Commitments, scalarValue(&c.Commitments[i]))
 	}
 	for i := range c.Folds {
-		out.Scalars.Folds = append(out.Scalars.Folds, sw_bls12377.NewScalar(c.Folds[i]))
+		out.Scalars.Folds = append(out.Scalars.Folds, scalarValue(&c.Folds[i]))
 	}
 	return out
 }
 
 // points returns the opening's prover points in the order of
 // native.VerifyGroup, and their scalars.
-func (o *GroupOpening) points() ([]*sw_bls12377.G1Affine, []*sw_bls12377.Scalar) {
+func (o *GroupOpening) points() ([]*sw_bls12377.G1Affine, []frontend.Variable) {
 	var ps []*sw_bls12377.G1Affine
-	var ss []*sw_bls12377.Scalar
+	var ss []frontend.Variable
 	for i := range o.Commitments {
-		ps, ss = append(ps, &o.Commitments[i]), append(ss, &o.Scalars.Commitments[i])
+		ps, ss = append(ps, &o.Commitments[i]), append(ss, o.Scalars.Commitments[i])
 	}
 	for i := range o.Folds {
-		ps, ss = append(ps, &o.Folds[i]), append(ss, &o.Scalars.Folds[i])
+		ps, ss = append(ps, &o.Folds[i]), append(ss, o.Scalars.Folds[i])
 	}
 	for i := range o.Quotients {
-		ps, ss = append(ps, &o.Quotients[i]), append(ss, &o.Scalars.Quotients[i])
+		ps, ss = append(ps, &o.Quotients[i]), append(ss, o.Scalars.Quotients[i])
 	}
 	return ps, ss
+}
+
+// scalarValue is a BLS12-377 Fr element as a witness value.
+func scalarValue(x *fr.Element) *big.Int {
+	return x.BigInt(new(big.Int))
 }
 
 // DigestBits is the width of a points digest (native.DigestBits).
@@ -142,15 +152,7 @@ func VerifyGroup(api frontend.API, key Key, openings []GroupOpening) error {
 	if len(openings) == 0 {
 		return fmt.Errorf("pcs: verify group: no opening")
 	}
-	curve, err := sw_bls12377.NewCurve(api)
-	if err != nil {
-		return fmt.Errorf("pcs: verify group: %w", err)
-	}
 	pairing := sw_bls12377.NewPairing(api)
-	scalars, err := emulated.NewField[sw_bls12377.ScalarField](api)
-	if err != nil {
-		return fmt.Errorf("pcs: verify group: %w", err)
-	}
 	perm, err := poseidon2.NewPoseidon2(api)
 	if err != nil {
 		return fmt.Errorf("pcs: verify group: poseidon2: %w", err)
@@ -161,7 +163,7 @@ func VerifyGroup(api frontend.API, key Key, openings []GroupOpening) error {
 			return fmt.Errorf("pcs: verify group: opening %d: %d commitments and %d folds for %d and %d scalars", i,
 				len(openings[i].Commitments), len(openings[i].Folds), len(openings[i].Scalars.Commitments), len(openings[i].Scalars.Folds))
 		}
-		ps, _ := openings[i].points()
+		ps, ss := openings[i].points()
 		all := make([]sw_bls12377.G1Affine, len(ps))
 		for k, p := range ps {
 			assertInG1(api, pairing, p)
@@ -172,61 +174,40 @@ func VerifyGroup(api frontend.API, key Key, openings []GroupOpening) error {
 			return err
 		}
 		seed = perm.Compress(seed, d)
-		_, ss := openings[i].points()
-		for _, sc := range append(ss, &openings[i].Scalars.Generator) {
-			seed = perm.Compress(seed, packLimbs(api, sc))
+		for _, sc := range append(ss, openings[i].Scalars.Generator) {
+			seed = perm.Compress(seed, sc)
 		}
 	}
-	var points []*sw_bls12377.G1Affine
-	var weighted []*sw_bls12377.Scalar
-	var quotients []*sw_bls12377.G1Affine
-	var qWeights []*sw_bls12377.Scalar
-	generator := scalars.Zero()
+	// Lᵢ = Σ scalar·point + gᵢ·[1]₁ per opening; L = Σ wᵢ·Lᵢ and
+	// R = Σ wᵢ·W′ᵢ, with wᵢ the low 128 bits of C(seed, i) and w₀ = 1.
+	g1 := sw_bls12377.NewG1Affine(key.G1)
+	var l, r *sw_bls12377.G1Affine
 	for i := range openings {
-		// wᵢ: the low 128 bits of C(seed, i); w₀ = 1.
-		w := scalars.One()
+		ps, ss := openings[i].points()
+		li := new(sw_bls12377.G1Affine).ScalarMul(api, g1, openings[i].Scalars.Generator)
+		for k := range ps {
+			li.AddUnified(api, *new(sw_bls12377.G1Affine).ScalarMul(api, *ps[k], ss[k]))
+		}
+		ri := openings[i].Quotients[1]
 		if i > 0 {
 			bits := api.ToBinary(perm.Compress(seed, i))
-			w = scalars.FromBits(bits[:128]...)
+			w := api.FromBinary(bits[:128]...)
+			li = new(sw_bls12377.G1Affine).ScalarMul(api, *li, w)
+			ri = *new(sw_bls12377.G1Affine).ScalarMul(api, ri, w)
 		}
-		ps, ss := openings[i].points()
-		for k := range ps {
-			points = append(points, ps[k])
-			weighted = append(weighted, scalars.Mul(w, ss[k]))
+		if i == 0 {
+			l, r = li, &ri
+			continue
 		}
-		generator = scalars.Add(generator, scalars.Mul(w, &openings[i].Scalars.Generator))
-		quotients = append(quotients, &openings[i].Quotients[1])
-		qWeights = append(qWeights, w)
+		l.AddUnified(api, *li)
+		r.AddUnified(api, ri)
 	}
-	g1 := sw_bls12377.NewG1Affine(key.G1)
-	points = append(points, &g1)
-	weighted = append(weighted, generator)
-	l, err := curve.MultiScalarMul(points, weighted)
-	if err != nil {
-		return fmt.Errorf("pcs: verify group: %w", err)
-	}
-	r, err := curve.MultiScalarMul(quotients, qWeights)
-	if err != nil {
-		return fmt.Errorf("pcs: verify group: %w", err)
-	}
-	r = curve.Neg(r)
+	r.Neg(api, *r)
 	q0, q1 := sw_bls12377.NewG2AffineFixed(key.G2[0]), sw_bls12377.NewG2AffineFixed(key.G2[1])
 	if err := pairing.PairingCheck([]*sw_bls12377.G1Affine{l, r}, []*sw_bls12377.G2Affine{&q0, &q1}); err != nil {
 		return fmt.Errorf("pcs: verify group: %w", err)
 	}
 	return nil
-}
-
-// packLimbs returns Σⱼ limbⱼ·2^(64j) of an emulated scalar: its limbs (of
-// 64 bits, four for BLS12-377 Fr) as one BW6-761 element, injective on
-// range-checked limbs, so that hashing it binds the scalar as the
-// multiplications use it.
-func packLimbs(api frontend.API, s *sw_bls12377.Scalar) frontend.Variable {
-	var res frontend.Variable = 0
-	for j := len(s.Limbs) - 1; j >= 0; j-- {
-		res = api.Add(api.Mul(res, new(big.Int).Lsh(big.NewInt(1), 64)), s.Limbs[j])
-	}
-	return res
 }
 
 // assertInG1 asserts that p is in G1, the identity (0, 0) included (the

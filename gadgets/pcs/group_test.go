@@ -240,6 +240,11 @@ func TestGroupConstraints(t *testing.T) {
 			t.Fatal(err)
 		}
 		got += fmt.Sprintf("verify-group,openings=%d/commitments=3/n=4,%d\n", len(rs), cs.GetNbConstraints())
+		// No emulated arithmetic, so no range check and no Pedersen
+		// commitment: the aggregators' wrapper verifies none.
+		if n := len(cs.GetCommitments().CommitmentIndexes()); n != 0 {
+			t.Errorf("%d openings: the circuit has %d Pedersen commitments, want 0", len(rs), n)
+		}
 	}
 	// The shape of a committed GPT-2-small block segment at 16 rows: 12
 	// commitments of the proof (tensors, multiplicities, 8 limb rows,
