@@ -138,4 +138,21 @@ func TestEarlyChecks(t *testing.T) {
 	if err := checkFlags(); err != nil {
 		t.Fatal(err)
 	}
+	savedTensors, savedSRS := *tensorsFlag, *srsFlag
+	defer func() { *tensorsFlag, *srsFlag = savedTensors, savedSRS }()
+	for _, c := range []struct {
+		shape, tensors, srs, err string
+	}{
+		{"aggregated", "opened", "", ""},
+		{"aggregated", "committed", "ceremony.srs", ""},
+		{"aggregated", "commited", "", "--tensors"},
+		{"direct", "opened", "", "--shape aggregated"},
+		{"direct", "committed", "ceremony.srs", "--shape aggregated"},
+	} {
+		*shapeFlag, *tensorsFlag, *srsFlag = c.shape, c.tensors, c.srs
+		err := checkFlags()
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("--shape %s --tensors %s --srs %q: %v, want an error naming %q", c.shape, c.tensors, c.srs, err, c.err)
+		}
+	}
 }
