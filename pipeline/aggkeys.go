@@ -195,7 +195,7 @@ func (r *runner) setupWrapper(opts *AggregatedOptions, k *AggregatedKeys, load k
 	}
 	if err := r.stage("wrapper keys (setup or cache)", func() (string, error) {
 		n := recursion.AggregatorCommitments(k.Aggregator.CCS)
-		ccs, err := r.compileCached(opts.CacheDir, wrapperName(n), ecc.BN254, func() (constraint.ConstraintSystem, error) {
+		ccs, err := r.compileCached(opts.CacheDir, wrapperName(n), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
 			return recursion.CompileWrapper(n)
 		})
 		if err != nil {

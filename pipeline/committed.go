@@ -84,9 +84,9 @@ func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pa
 // compileCommittedSegment compiles the committed segment circuit of a
 // shape (BLS12-377), or reads it from the circuit cache in dir
 // (setup.CompileCached): a GPT-2-small segment takes minutes to compile.
-func (r *runner) compileCommittedSegment(dir string, m *model.Model, id *big.Int, s *committed.Shape) (constraint.ConstraintSystem, error) {
+func (r *runner) compileCommittedSegment(dir string, m *model.Model, id *big.Int, s *committed.Shape, what string) (constraint.ConstraintSystem, error) {
 	name := fmt.Sprintf("committed segment\nmodel %x\nblocks %d-%d\nprompt %d, output %d", id, s.Segment.From, s.Segment.To, len(s.Pass.Prompt), len(s.Pass.Output))
-	return r.compileCached(dir, name, ecc.BLS12_377, func() (constraint.ConstraintSystem, error) {
+	return r.compileCached(dir, name, ecc.BLS12_377, what, func() (constraint.ConstraintSystem, error) {
 		placeholder, err := gcommitted.NewSegment(m, s)
 		if err != nil {
 			return nil, err
@@ -100,13 +100,14 @@ func (r *runner) compileCommittedSegment(dir string, m *model.Model, id *big.Int
 func (r *runner) compileCommittedAggregator(dir string, shapes []recursion.CommittedShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
 	g1, g2a, g2b := key.G1.Bytes(), key.G2[0].Bytes(), key.G2[1].Bytes()
 	name := fmt.Sprintf("committed aggregator\nshapes %+v\nkey %x %x %x", shapes, g1, g2a, g2b)
-	return r.compileCached(dir, name, ecc.BW6_761, func() (constraint.ConstraintSystem, error) {
+	return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("committed aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
 		return recursion.CompileCommittedAggregator(shapes, key)
 	})
 }
 
-// compileCached is setup.CompileCached with a progress line.
-func (r *runner) compileCached(dir, name string, curve ecc.ID, compile func() (constraint.ConstraintSystem, error)) (constraint.ConstraintSystem, error) {
+// compileCached is setup.CompileCached with a progress line: what
+// names the circuit, its size and where it came from.
+func (r *runner) compileCached(dir, name string, curve ecc.ID, what string, compile func() (constraint.ConstraintSystem, error)) (constraint.ConstraintSystem, error) {
 	start := time.Now()
 	ccs, hit, err := setup.CompileCached(dir, name, curve, compile)
 	if err != nil {
@@ -116,7 +117,7 @@ func (r *runner) compileCached(dir, name string, curve ecc.ID, compile func() (c
 	if hit {
 		how = "read from the circuit cache"
 	}
-	r.logf("  %s R1CS constraints, %s in %v", groupDigits(ccs.GetNbConstraints()), how, time.Since(start).Round(time.Millisecond))
+	r.logf("  %s: %s R1CS constraints, %s in %v", what, groupDigits(ccs.GetNbConstraints()), how, time.Since(start).Round(time.Millisecond))
 	return ccs, nil
 }
 
@@ -188,8 +189,7 @@ func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, prom
 	if err := r.stage("segment circuits and keys (setup or cache)", func() (string, error) {
 		for i, s := range shapes {
 			name := segmentName(i, k.Segments)
-			r.logf("  %s:", name)
-			ccs, err := r.compileCommittedSegment(opts.CacheDir, m, id, s)
+			ccs, err := r.compileCommittedSegment(opts.CacheDir, m, id, s, name)
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", name, err)
 			}
@@ -232,7 +232,6 @@ func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, prom
 		return err
 	}
 	if err := r.stage("aggregator keys (setup or cache)", func() (string, error) {
-		r.logf("  committed aggregator of %d segments:", len(shapes))
 		ccs, err := r.compileCommittedAggregator(opts.CacheDir, k.Shapes, gpcs.KeyOf(k.Committed.PCS))
 		if err != nil {
 			return "", err

@@ -111,7 +111,7 @@ func PlanAggregated(opts AggregatedOptions, promptLen int) ([]PlanItem, error) {
 	}
 	r.logf("compiling the wrapper (a few minutes) …")
 	n := recursion.AggregatorCommitments(agg)
-	wrapper, err := r.compileCached(opts.CacheDir, wrapperName(n), ecc.BN254, func() (constraint.ConstraintSystem, error) {
+	wrapper, err := r.compileCached(opts.CacheDir, wrapperName(n), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
 		return recursion.CompileWrapper(n)
 	})
 	if err != nil {
@@ -207,7 +207,7 @@ func (r *runner) planCommitted(opts *AggregatedOptions, segments []inference.Seg
 	for i, s := range shapes {
 		name := segmentName(i, segments)
 		r.logf("compiling %s …", name)
-		ccs, err := r.compileCommittedSegment(opts.CacheDir, m, id, s)
+		ccs, err := r.compileCommittedSegment(opts.CacheDir, m, id, s, name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
