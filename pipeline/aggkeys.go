@@ -152,12 +152,23 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 	}); err != nil {
 		return nil, err
 	}
-	if err := r.stage("aggregator keys (setup or cache)", func() (string, error) {
+	if err := r.setupAggregator(opts, k, load, func() (constraint.ConstraintSystem, error) {
 		shape, err := recursion.SegmentShapeOf(k.Segment[0].CCS)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		ccs, err := recursion.CompileAggregator(len(k.Segments), shape)
+		return recursion.CompileAggregator(len(k.Segments), shape)
+	}); err != nil {
+		return nil, err
+	}
+	return r.setupWrapper(opts, k, load)
+}
+
+// setupAggregator runs the aggregator's key stage on the circuit compile
+// returns, and derives the final model id from its key.
+func (r *runner) setupAggregator(opts *AggregatedOptions, k *AggregatedKeys, load keyLoader, compile func() (constraint.ConstraintSystem, error)) error {
+	return r.stage("aggregator keys (setup or cache)", func() (string, error) {
+		ccs, err := compile()
 		if err != nil {
 			return "", err
 		}
@@ -169,10 +180,7 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 			return "", err
 		}
 		return fmt.Sprintf("BW6-761, %d R1CS constraints", k.AggregatorConstraints), nil
-	}); err != nil {
-		return nil, err
-	}
-	return r.setupWrapper(opts, k, load)
+	})
 }
 
 // aggregatedSegments cuts the model's blocks into segments of size blocks

@@ -231,23 +231,9 @@ func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, prom
 	}); err != nil {
 		return err
 	}
-	if err := r.stage("aggregator keys (setup or cache)", func() (string, error) {
-		ccs, err := r.compileCommittedAggregator(opts.CacheDir, k.Shapes, gpcs.KeyOf(k.Committed.PCS))
-		if err != nil {
-			return "", err
-		}
-		k.AggregatorConstraints = ccs.GetNbConstraints()
-		if k.Aggregator, err = load(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
-			return "", err
-		}
-		if k.FinalModelID, err = recursion.FinalModelID(k.Aggregator.VK, k.ModelID); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("BW6-761, %d R1CS constraints", k.AggregatorConstraints), nil
-	}); err != nil {
-		return err
-	}
-	return nil
+	return r.setupAggregator(opts, k, load, func() (constraint.ConstraintSystem, error) {
+		return r.compileCommittedAggregator(opts.CacheDir, k.Shapes, gpcs.KeyOf(k.Committed.PCS))
+	})
 }
 
 // proveCommitted runs the proving stages of the aggregated shape over

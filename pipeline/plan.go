@@ -159,7 +159,7 @@ func (r *runner) planOpened(opts *AggregatedOptions, segments []inference.Segmen
 	}
 	var first constraint.ConstraintSystem
 	for i, seg := range segments {
-		name := fmt.Sprintf("segment %d/%d (blocks %d–%d)", i+1, len(segments), seg.From, seg.To-1)
+		name := segmentName(i, segments)
 		r.logf("compiling %s …", name)
 		ccs, err := compileSegment(layout, seg)
 		if err != nil {
