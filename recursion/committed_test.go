@@ -3,6 +3,7 @@
 package recursion
 
 import (
+	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -21,6 +22,7 @@ import (
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/internal/g1"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
@@ -151,6 +153,10 @@ func newCommittedRun(t *testing.T) *committedRun {
 // outside G1, a scalar changed and a wrong statement do not.
 func TestCommittedAggregator(t *testing.T) {
 	run := newCommittedRun(t)
+	outside, err := g1.OutsideSubgroup()
+	if err != nil {
+		t.Fatal(err)
+	}
 	ph, err := NewCommittedAggregator(run.shapes, run.key)
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +212,28 @@ func TestCommittedAggregator(t *testing.T) {
 			s[1].Tables[0] = s[1].Commitments[0]
 			return s, run.st
 		},
+		"a fold outside G1": func() ([]CommittedSegment, statement.Statement) {
+			s := clone()
+			s[0].Folds = append([]sw_bls12377.G1Affine(nil), s[0].Folds...)
+			s[0].Folds[0] = sw_bls12377.NewG1Affine(outside)
+			return s, run.st
+		},
+		"the boundary commitment outside G1 on both sides of the link": func() ([]CommittedSegment, statement.Statement) {
+			s := clone()
+			bad := sw_bls12377.NewG1Affine(outside)
+			s[0].Commitments = append([]sw_bls12377.G1Affine(nil), s[0].Commitments...)
+			s[1].Commitments = append([]sw_bls12377.G1Affine(nil), s[1].Commitments...)
+			s[0].Commitments[run.shapes[0].Boundary] = bad
+			s[1].Commitments[run.shapes[1].Incoming] = bad
+			return s, run.st
+		},
+		"a commitment scalar above r": func() ([]CommittedSegment, statement.Statement) {
+			s := clone()
+			s[0].Scalars.Commitments = append([]frontend.Variable(nil), s[0].Scalars.Commitments...)
+			v := new(big.Int).Set(s[0].Scalars.Commitments[0].(*big.Int))
+			s[0].Scalars.Commitments[0] = v.Add(v, fr.Modulus())
+			return s, run.st
+		},
 		"the generator's scalar changed": func() ([]CommittedSegment, statement.Statement) {
 			s := clone()
 			s[0].Scalars.Generator = s[0].Scalars.Quotients[0]
@@ -218,6 +246,22 @@ func TestCommittedAggregator(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+	// Swapped segments do not fit the shapes (the first has no incoming
+	// stream, the last no boundary): refused before any witness.
+	swapped := []CommittedSegment{run.segments[1], run.segments[0]}
+	if err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		return solve(swapped, run.st)
+	}(); err == nil {
+		t.Error("swapped segments: accepted")
+	}
+	// A segment of another model: the other model's key changes the
+	// model id the aggregator derives, so the statement's id no longer
+	// matches (the case "model id changed" above is its mirror).
 
 	// The aggregator proven (development keys) and verified on the
 	// statement alone, the wrapper's input.
