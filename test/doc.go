@@ -1,7 +1,8 @@
 // Package test holds the project's end-to-end tests: a greedy generation
 // of the built-in model proven in the direct shape (TestRunDirect) and in
-// the aggregated shape (TestRunAggregated; all the way to the chain with
-// the build tag full, TestRunAggregatedFull), each final proof verified on
+// the aggregated shape over committed tensors (TestRunAggregated; all the
+// way to the chain with the build tag full, TestRunAggregatedFull) and
+// over opened tensors (TestRunAggregatedOpened), each final proof verified on
 // go-ethereum's simulated chain and its tampered variants refused there
 // by both Solidity templates. They use only the exported API of package
 // pipeline, as a user would.
