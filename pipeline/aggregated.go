@@ -39,9 +39,10 @@ type AggregatedOptions struct {
 }
 
 // RunAggregated proves a greedy generation in the aggregated shape: the
-// pass cut into segments, one BLS12-377 Groth16 proof per segment, their
-// BW6-761 aggregation, and the BN254 wrapper (proven with Wrap, solved by
-// gnark's test engine otherwise).
+// pass cut into segments, each proven natively (committed or opened
+// tensors, opts.Tensors) and by a BLS12-377 Groth16 proof of its segment
+// circuit, their BW6-761 aggregation, and the BN254 wrapper (proven with
+// Wrap, solved by gnark's test engine otherwise).
 func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error) {
 	if err := opts.checkRun(); err != nil {
 		return nil, err
