@@ -5,10 +5,11 @@
 // it to a witness (gadgets/lookup.ValueOfProof); this package does not
 // depend on gnark's frontend.
 //
-// Status: tested natively and in circuit, not on the proving path today
-// (while tensors are opened, gnark's own log-derivative lookups are
-// cheaper); the table sets and committed multiplicities are the building
-// block of the committed-tensor proof, whose table relations it proves.
+// Status: tested natively and in circuit; on the proving path through
+// the committed-tensor proof (inference/committed natively, its segment
+// circuits in gadgets/committed), whose table relations it proves with
+// the table sets and committed multiplicities. Where tensors are opened,
+// gnark's own log-derivative lookups are cheaper and used instead.
 //
 // # Statement
 //

@@ -20,8 +20,10 @@
 // and by the native verifier; every commitment, fold and quotient point
 // moved in G1, a commitment outside G1 and every scalar changed, in one
 // opening alone or as the second of two, is rejected by the group part
-// and by native.VerifyGroup. Not yet on the proving path: the committed
-// segment circuits and the aggregator will call them.
+// and by native.VerifyGroup. On the proving path of the aggregated
+// shape's committed design: the committed segment circuits
+// (gadgets/committed) run the field part, the committed aggregator
+// (recursion) the group part.
 //
 // # What it checks and what it returns
 //
