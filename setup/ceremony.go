@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -277,10 +278,11 @@ func (c *CeremonyDir) Contribute(phase int, entropy []byte) (Contribution, error
 	}
 	defer f.Close()
 	var out bytes.Buffer
+	in := bufio.NewReaderSize(f, 1<<20)
 	if phase == 1 {
-		err = Phase1Contribute(c.curve(), c.domain(), f, &out, entropy)
+		err = Phase1Contribute(c.curve(), c.domain(), in, &out, entropy)
 	} else {
-		err = Phase2Contribute(c.shape(), f, &out, entropy)
+		err = Phase2Contribute(c.shape(), in, &out, entropy)
 	}
 	if err != nil {
 		return Contribution{}, err
@@ -384,6 +386,7 @@ func hashFile(name string) (string, error) {
 type transcriptFile struct {
 	name, want string
 	f          *os.File
+	r          *bufio.Reader // f buffered: gnark's decoders read a point at a time
 	h          hash.Hash
 }
 
@@ -393,9 +396,9 @@ func (t *transcriptFile) Read(b []byte) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		t.f, t.h = f, sha256.New()
+		t.f, t.r, t.h = f, bufio.NewReaderSize(f, 1<<20), sha256.New()
 	}
-	n, err := t.f.Read(b)
+	n, err := t.r.Read(b)
 	t.h.Write(b[:n])
 	return n, err
 }
@@ -408,7 +411,7 @@ func (t *transcriptFile) finish() error {
 		return nil
 	}
 	defer t.f.Close()
-	if _, err := io.Copy(t.h, t.f); err != nil {
+	if _, err := io.Copy(t.h, t.r); err != nil {
 		return fmt.Errorf("setup: ceremony: read %s: %w", t.name, err)
 	}
 	if got := digestPrefix + hex.EncodeToString(t.h.Sum(nil)); got != t.want {

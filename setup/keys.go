@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -259,7 +260,9 @@ func readChecked(path, want string, read func(io.Reader) (int64, error)) error {
 	}
 	defer f.Close()
 	h := sha256.New()
-	r := io.TeeReader(f, h)
+	// gnark's decoders read a point at a time: without a buffer that is a
+	// system call per point, two for each uncompressed one.
+	r := io.TeeReader(bufio.NewReaderSize(f, 1<<20), h)
 	if read != nil {
 		if _, err := read(r); err != nil {
 			return fmt.Errorf("setup: decode %s: %w", path, err)

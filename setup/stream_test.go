@@ -74,10 +74,14 @@ func TestStreamingSealMatchesGnark(t *testing.T) {
 }
 
 // A contribution file that changes between its hash and its verification
-// is refused; one never read is not an error.
+// is refused; one never read is not an error. The file is larger than the
+// reader's buffer, so that a change after the first read reaches bytes
+// not yet read.
 func TestTranscriptFileChanged(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "0001.bin")
-	if err := os.WriteFile(name, []byte("first contents"), 0o600); err != nil {
+	first := bytes.Repeat([]byte("first contents "), 3<<20/15)
+	other := bytes.Repeat([]byte("other contents "), 3<<20/15)
+	if err := os.WriteFile(name, first, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	hash, err := hashFile(name)
@@ -99,10 +103,17 @@ func TestTranscriptFileChanged(t *testing.T) {
 	if _, err := changed.Read(make([]byte, 3)); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(name, []byte("other contents"), 0o600); err != nil {
+	if err := os.WriteFile(name, other, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := changed.finish(); err == nil || !strings.Contains(err.Error(), "changed while it was verified") {
-		t.Fatalf("changed file: %v", err)
+		t.Fatalf("file changed after its first read: %v", err)
+	}
+	before := &transcriptFile{name: name, want: hash}
+	if _, err := before.Read(make([]byte, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := before.finish(); err == nil || !strings.Contains(err.Error(), "changed while it was verified") {
+		t.Fatalf("file changed before its first read: %v", err)
 	}
 }
