@@ -278,7 +278,7 @@ func (c *CeremonyDir) Contribute(phase int, entropy []byte) (Contribution, error
 	}
 	defer f.Close()
 	var out bytes.Buffer
-	in := bufio.NewReaderSize(f, 1<<20)
+	in := bufio.NewReaderSize(f, fileBuffer)
 	if phase == 1 {
 		err = Phase1Contribute(c.curve(), c.domain(), in, &out, entropy)
 	} else {
@@ -396,7 +396,7 @@ func (t *transcriptFile) Read(b []byte) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		t.f, t.r, t.h = f, bufio.NewReaderSize(f, 1<<20), sha256.New()
+		t.f, t.r, t.h = f, bufio.NewReaderSize(f, fileBuffer), sha256.New()
 	}
 	n, err := t.r.Read(b)
 	t.h.Write(b[:n])

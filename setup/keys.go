@@ -262,7 +262,7 @@ func readChecked(path, want string, read func(io.Reader) (int64, error)) error {
 	h := sha256.New()
 	// gnark's decoders read a point at a time: without a buffer that is a
 	// system call per point, two for each uncompressed one.
-	r := io.TeeReader(bufio.NewReaderSize(f, 1<<20), h)
+	r := io.TeeReader(bufio.NewReaderSize(f, fileBuffer), h)
 	if read != nil {
 		if _, err := read(r); err != nil {
 			return fmt.Errorf("setup: decode %s: %w", path, err)
@@ -381,3 +381,7 @@ func Cached(ccs constraint.ConstraintSystem, dir string) (*Manifest, error) {
 	}
 	return readManifest(p.manifest)
 }
+
+// fileBuffer is the read buffer of key and contribution files: gnark's
+// decoders read a point at a time, a system call per point without it.
+const fileBuffer = 1 << 20
