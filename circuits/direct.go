@@ -42,7 +42,10 @@ type Direct struct {
 	Layers  []LayerProof
 	LMHead  glinear.Proof
 
-	layout *Layout
+	// Not a circuit variable: hidden from gnark's schema walk, which
+	// would otherwise visit every weight of the layout's model at each
+	// compile and witness.
+	layout *Layout `gnark:"-"`
 }
 
 // LayerProof is the in-circuit form of inference.LayerProof.

@@ -50,9 +50,12 @@ type Segment struct {
 	Layers   []LayerProof
 	LMHead   glinear.Proof
 
-	layout *Layout
-	seg    inference.Segment
-	index  map[*model.Tensor]int
+	// Not circuit variables: hidden from gnark's schema walk, which
+	// would otherwise visit every weight of the layout's model at each
+	// compile and witness.
+	layout *Layout               `gnark:"-"`
+	seg    inference.Segment     `gnark:"-"`
+	index  map[*model.Tensor]int `gnark:"-"`
 }
 
 // SegmentPlaceholder returns the circuit of one segment, to compile.

@@ -53,12 +53,47 @@ type AggregatedKeys struct {
 	// Constraint counts: all segment circuits together, the aggregator,
 	// the wrapper (0 when its keys were not asked for).
 	SegmentConstraints, AggregatorConstraints, WrapperConstraints int
+
+	// aggregatorCommitments is recursion.AggregatorCommitments of the
+	// aggregator's circuit: the wrapper's shape.
+	aggregatorCommitments int
+	// reload reads again the compiled circuit of a key set whose CCS was
+	// dropped after its key stage ([AggregatedKeys.drop]).
+	reload map[*setup.Keys]func() (constraint.ConstraintSystem, error)
+}
+
+// drop releases the compiled circuit of keys, which reload reads again
+// (from the circuit cache) when the circuit is proven. A committed run
+// holds no circuit between its stages: GPT-2 small's eight take gigabytes
+// that its native prover and the wrapper's compile need.
+func (k *AggregatedKeys) drop(keys *setup.Keys, reload func() (constraint.ConstraintSystem, error)) {
+	if k.reload == nil {
+		k.reload = make(map[*setup.Keys]func() (constraint.ConstraintSystem, error))
+	}
+	k.reload[keys] = reload
+	keys.CCS = nil
+}
+
+// circuit returns the compiled circuit of keys, read again if it was
+// dropped. A circuit read again is not hashed against the keys' manifest
+// (seconds for a large one): a proof made with a circuit that is not the
+// keys' fails the verification that follows every proof of a run.
+func (k *AggregatedKeys) circuit(keys *setup.Keys) (constraint.ConstraintSystem, error) {
+	if keys.CCS != nil {
+		return keys.CCS, nil
+	}
+	reload, ok := k.reload[keys]
+	if !ok {
+		return nil, fmt.Errorf("pipeline: a circuit was dropped and cannot be read again")
+	}
+	return reload()
 }
 
 // VerifyingKeysAggregated compiles the circuits of the aggregated shape of
 // opts.Model for the given prompt and output lengths — the wrapper's only
-// with opts.Wrap — and returns what an exporter needs: the verifying keys
-// and model ids. Cached proving keys are not read (the wrapper's is
+// with opts.Wrap — and returns what an exporter needs: the verifying keys,
+// the model ids and the wrapper's circuit (a committed run's other
+// circuits are dropped after their key stage, Keys.CCS nil). Cached proving keys are not read (the wrapper's is
 // 3.6 GB), so every Keys.PK is nil; a circuit without cached keys is set up
 // (development only; the wrapper's first setup takes about 40 minutes and
 // 14 GB) and both its keys stored. Progress goes to opts.Log.
@@ -67,7 +102,18 @@ func VerifyingKeysAggregated(opts AggregatedOptions, promptLen, outputLen int) (
 		return nil, err
 	}
 	r := &runner{opts: &opts.Options, report: &Report{}}
-	return r.setupAggregated(&opts, promptLen, outputLen, setup.LoadOrSetupVK)
+	k, err := r.setupAggregated(&opts, promptLen, outputLen, setup.LoadOrSetupVK)
+	if err != nil {
+		return nil, err
+	}
+	// An exporter checks the wrapper's keys against its circuit
+	// (setup.Keys.Check): read it again if the key stage dropped it.
+	if k.Wrapper != nil && k.Wrapper.CCS == nil {
+		if k.Wrapper.CCS, err = k.circuit(k.Wrapper); err != nil {
+			return nil, err
+		}
+	}
+	return k, nil
 }
 
 // segmentVKs lists the segments' verifying keys, in segment order.
@@ -173,8 +219,12 @@ func (r *runner) setupAggregator(opts *AggregatedOptions, k *AggregatedKeys, loa
 			return "", err
 		}
 		k.AggregatorConstraints = ccs.GetNbConstraints()
+		k.aggregatorCommitments = recursion.AggregatorCommitments(ccs)
 		if k.Aggregator, err = load(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
 			return "", err
+		}
+		if opts.Tensors == Committed {
+			k.drop(k.Aggregator, compile)
 		}
 		if k.FinalModelID, err = recursion.FinalModelID(k.Aggregator.VK, k.ModelID); err != nil {
 			return "", err
@@ -202,16 +252,24 @@ func (r *runner) setupWrapper(opts *AggregatedOptions, k *AggregatedKeys, load k
 		return k, nil
 	}
 	if err := r.stage("wrapper keys (setup or cache)", func() (string, error) {
-		n := recursion.AggregatorCommitments(k.Aggregator.CCS)
-		ccs, err := r.compileCached(opts.CacheDir, wrapperName(n), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
-			return recursion.CompileWrapper(n)
-		})
+		n := k.aggregatorCommitments
+		compile := func() (constraint.ConstraintSystem, error) {
+			return r.compileCached(opts.CacheDir, wrapperName(n), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
+				return recursion.CompileWrapper(n)
+			})
+		}
+		ccs, err := compile()
 		if err != nil {
 			return "", err
 		}
 		k.WrapperConstraints = ccs.GetNbConstraints()
-		k.Wrapper, err = load(ccs, opts.CacheDir, r.keyOptions()...)
-		return fmt.Sprintf("BN254, %d R1CS constraints", k.WrapperConstraints), err
+		if k.Wrapper, err = load(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
+			return "", err
+		}
+		if opts.Tensors == Committed {
+			k.drop(k.Wrapper, compile)
+		}
+		return fmt.Sprintf("BN254, %d R1CS constraints", k.WrapperConstraints), nil
 	}); err != nil {
 		return nil, err
 	}
@@ -224,11 +282,7 @@ func (r *runner) provingKey(keys *setup.Keys) (groth16.ProvingKey, error) {
 	if keys.PK != nil {
 		return keys.PK, nil
 	}
-	full, err := setup.Load(keys.CCS, r.opts.CacheDir, r.keyOptions()...)
-	if err != nil {
-		return nil, err
-	}
-	return full.PK, nil
+	return setup.LoadProvingKey(keys, r.opts.CacheDir, r.keyOptions()...)
 }
 
 // wrapperName names the wrapper of aggregators with n Pedersen

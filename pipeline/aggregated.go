@@ -87,7 +87,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	}
 	if !opts.Wrap {
 		err := r.stage("wrapper (gnark test engine)", func() (string, error) {
-			placeholder, err := recursion.NewWrapper(recursion.AggregatorCommitments(keys.Aggregator.CCS))
+			placeholder, err := recursion.NewWrapper(keys.aggregatorCommitments)
 			if err != nil {
 				return "", err
 			}
@@ -108,6 +108,9 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 		}
 		wrapper := *keys.Wrapper
 		wrapper.PK = pk
+		if wrapper.CCS, err = keys.circuit(keys.Wrapper); err != nil {
+			return "", err
+		}
 		rep.Proof, rep.Statement, err = recursion.Wrap(aggProof, keys.Aggregator.VK, st, &wrapper)
 		if err != nil {
 			return "", err

@@ -204,6 +204,9 @@ func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, prom
 				return "", fmt.Errorf("%s: %w", name, err)
 			}
 			k.Shapes = append(k.Shapes, shape)
+			k.drop(keys, func() (constraint.ConstraintSystem, error) {
+				return r.compileCommittedSegment(opts.CacheDir, m, id, s, name)
+			})
 		}
 		return fmt.Sprintf("%d circuits, %d R1CS constraints in all", len(shapes), k.SegmentConstraints), nil
 	}); err != nil {
@@ -293,14 +296,20 @@ func (r *runner) proveCommitted(opts *AggregatedOptions, keys *AggregatedKeys, p
 				return "", err
 			}
 			sk := keys.Segment[k]
+			ccs, err := keys.circuit(sk)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", segmentName(k, segs), err)
+			}
 			pk, err := r.provingKey(sk)
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", segmentName(k, segs), err)
 			}
-			proof, err := groth16.Prove(sk.CCS, pk, w, recursion.SegmentProverOption())
+			read := time.Since(start)
+			proof, err := groth16.Prove(ccs, pk, w, recursion.SegmentProverOption())
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", segmentName(k, segs), err)
 			}
+			proved := time.Since(start) - read
 			public, err := w.Public()
 			if err != nil {
 				return "", err
@@ -311,7 +320,8 @@ func (r *runner) proveCommitted(opts *AggregatedOptions, keys *AggregatedKeys, p
 			if segments[k], err = recursion.ValueOfCommittedSegment(proof, sk.VK, natives[k].Commitments(), keys.Tables[k], &natives[k].Opening.Opening, checks[k]); err != nil {
 				return "", err
 			}
-			r.logf("  %s: proven and verified in %v", segmentName(k, segs), time.Since(start).Round(time.Millisecond))
+			r.logf("  %s: proven and verified in %v (witness, circuit and proving key %v, prover %v)", segmentName(k, segs),
+				time.Since(start).Round(time.Millisecond), read.Round(time.Millisecond), proved.Round(time.Millisecond))
 		}
 		return fmt.Sprintf("%d proofs", len(segs)), nil
 	}); err != nil {
@@ -323,11 +333,15 @@ func (r *runner) proveCommitted(opts *AggregatedOptions, keys *AggregatedKeys, p
 		if err != nil {
 			return "", err
 		}
+		ccs, err := keys.circuit(keys.Aggregator)
+		if err != nil {
+			return "", err
+		}
 		pk, err := r.provingKey(keys.Aggregator)
 		if err != nil {
 			return "", err
 		}
-		if aggProof, err = groth16.Prove(keys.Aggregator.CCS, pk, w, recursion.AggregatorProverOption()); err != nil {
+		if aggProof, err = groth16.Prove(ccs, pk, w, recursion.AggregatorProverOption()); err != nil {
 			return "", err
 		}
 		if err := recursion.VerifyAggregated(aggProof, keys.Aggregator.VK, st); err != nil {

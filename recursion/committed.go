@@ -101,8 +101,9 @@ type CommittedAggregator struct {
 
 	Segments []CommittedSegment
 
-	shapes []CommittedShape
-	key    gpcs.Key
+	// Not circuit variables: hidden from gnark's schema walk.
+	shapes []CommittedShape `gnark:"-"`
+	key    gpcs.Key         `gnark:"-"`
 }
 
 // NewCommittedAggregator returns the placeholder of the committed

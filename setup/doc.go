@@ -45,7 +45,9 @@
 //     commitments;
 //   - when the proving key is decoded, it belongs to the verifying key
 //     ([CheckPair]: same [α]₁, [β]₁, [δ]₁, [β]₂, [δ]₂). [LoadOrSetupVK]
-//     hashes the proving key file without decoding it.
+//     hashes the proving key file without decoding it; [LoadProvingKey]
+//     decodes it later, when it is needed, from the manifest the keys were
+//     loaded with, without the circuit, with the same two checks.
 //
 // Key files without a manifest (or a manifest without its keys) are an
 // error, never a reason to set up again. Before a verifying key is exported

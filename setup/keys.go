@@ -199,6 +199,52 @@ func Load(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*Keys, e
 	return load(ccs, p, true, cfg)
 }
 
+// LoadProvingKey reads the proving key of keys (loaded by [LoadOrSetupVK]
+// or [Load]) from the cache directory dir, without its circuit: the file
+// is the one the manifest names, its SHA-256 must be the digest the
+// manifest recorded and it must belong to keys.VK ([CheckPair]). A run
+// that drops its compiled circuits between stages reads its proving keys
+// this way, one at a time.
+func LoadProvingKey(keys *Keys, dir string, opts ...Option) (groth16.ProvingKey, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if keys == nil || keys.VK == nil || keys.Manifest == nil {
+		return nil, fmt.Errorf("setup: load proving key: keys without a verifying key or manifest")
+	}
+	m := keys.Manifest
+	if !validHash(m.Circuit) {
+		return nil, fmt.Errorf("setup: load proving key: manifest names circuit %q", m.Circuit)
+	}
+	pk := groth16.NewProvingKey(keys.VK.CurveID())
+	if pk == nil {
+		return nil, fmt.Errorf("setup: load proving key: no proving key for curve %s", keys.VK.CurveID())
+	}
+	path := filepath.Join(dir, m.Circuit+".pk")
+	if err := readChecked(path, m.ProvingKey, pk.UnsafeReadFrom); err != nil {
+		return nil, err
+	}
+	if err := CheckPair(pk, keys.VK); err != nil {
+		return nil, fmt.Errorf("setup: cached keys of circuit %s: %w", short(m.Circuit), err)
+	}
+	cfg.logf("setup: %s proving key of circuit %s (digest checked)", m.Kind, short(m.Circuit))
+	return pk, nil
+}
+
+// validHash reports whether s is a circuit hash: 64 lower-case hex digits.
+func validHash(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // empty reports whether none of the cache files of the circuit exist.
 func (p paths) empty() (bool, error) {
 	for _, path := range []string{p.manifest, p.pk, p.vk} {

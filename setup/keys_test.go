@@ -436,3 +436,71 @@ func FuzzParseCeremonyInfo(f *testing.F) {
 		}
 	})
 }
+
+func TestLoadProvingKey(t *testing.T) {
+	dir := t.TempDir()
+	ccs := compileCubic(t, ecc.BN254)
+	keys, err := LoadOrSetupVK(ccs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := LoadProvingKey(keys, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proveCubic(t, ecc.BN254, ccs, pk, keys.VK)
+
+	otherCCS, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &square{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherDir := t.TempDir()
+	other, err := LoadOrSetup(otherCCS, otherDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pathsOf(ccs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := pathsOf(otherCCS, otherDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another circuit's proving key under this one's name: its digest
+	// is not the manifest's.
+	swapped := t.TempDir()
+	copyFile(t, op.pk, filepath.Join(swapped, filepath.Base(p.pk)))
+	if _, err := LoadProvingKey(keys, swapped); err == nil {
+		t.Fatal("another circuit's proving key accepted")
+	}
+	// A flipped byte.
+	flipped := t.TempDir()
+	copyFile(t, p.pk, filepath.Join(flipped, filepath.Base(p.pk)))
+	data, err := os.ReadFile(filepath.Join(flipped, filepath.Base(p.pk)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(filepath.Join(flipped, filepath.Base(p.pk)), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadProvingKey(keys, flipped); err == nil {
+		t.Fatal("changed proving key accepted")
+	}
+	// The other circuit's manifest with this circuit's verifying key:
+	// the key read pairs with another verifying key.
+	mixed := &Keys{VK: keys.VK, Manifest: other.Manifest}
+	if _, err := LoadProvingKey(mixed, otherDir); err == nil {
+		t.Fatal("proving key of another verifying key accepted")
+	}
+	// A manifest naming a path rather than a circuit hash.
+	bad := *keys.Manifest
+	bad.Circuit = "../" + bad.Circuit[3:]
+	if _, err := LoadProvingKey(&Keys{VK: keys.VK, Manifest: &bad}, dir); err == nil {
+		t.Fatal("a manifest's circuit name outside the hash format accepted")
+	}
+	if _, err := LoadProvingKey(&Keys{Manifest: keys.Manifest}, dir); err == nil {
+		t.Fatal("keys without a verifying key accepted")
+	}
+}

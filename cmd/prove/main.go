@@ -52,6 +52,7 @@ var (
 	wrapFlag     = flag.Bool("wrap", false, "aggregated shape: prove the BN254 wrapper (its first setup takes about 40 minutes and 14 GB) instead of checking it with gnark's test engine")
 	planFlag     = flag.Bool("plan", false, "set up and prove nothing: compile each circuit the run needs and print its kind, curve, R1CS count, whether its keys are cached, and estimated setup and proving times")
 	jsonFlag     = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
+	gnarkLogFlag = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
 	bosFlag      = flag.String("bos", "auto", "beginning-of-sequence token before the prompt: auto (as tokenizer_config.json or tokenizer.json say; none for GPT-2), on, off; part of the model id")
 )
 
@@ -61,8 +62,13 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	// gnark's own debug lines would interleave with the progress output.
-	logger.Set(zerolog.Nop())
+	// gnark's own debug lines would interleave with the progress output:
+	// on stderr when asked for, else off.
+	if *gnarkLogFlag {
+		logger.Set(zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: "15:04:05"}).With().Timestamp().Logger())
+	} else {
+		logger.Set(zerolog.Nop())
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx); err != nil {

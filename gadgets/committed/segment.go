@@ -141,11 +141,15 @@ type Segment struct {
 	Output  []frontend.Variable
 	Proof   Proof
 
-	shape *native.Shape
-	model *model.Model
+	// Not circuit variables: tagged so that gnark's schema walk (at
+	// every compile and witness) does not visit them. Without the tag it
+	// walks every weight of the model, 124M of them for GPT-2 small,
+	// which cost 50 s per witness.
+	shape *native.Shape `gnark:"-"`
+	model *model.Model  `gnark:"-"`
 	// open leaves the scalars unchecked, so that only the steps' own
 	// assertions reject (tests).
-	open bool
+	open bool `gnark:"-"`
 }
 
 // NewSegment returns the placeholder of the segment circuit of shape s

@@ -1,0 +1,22 @@
+// Package schemacheck checks circuit structs against a cost of gnark's
+// schema walk: at every compile and every witness (frontend.Compile,
+// frontend.NewWitness) the walk visits every field of the circuit that is
+// not tagged gnark:"-", unexported ones included, and every element of
+// every slice below them. A circuit that keeps its model or layout in an
+// untagged field has every weight visited (for GPT-2 small, 124M of them,
+// 50 s per witness). It serves the packages' tests only.
+package schemacheck
+
+import "reflect"
+
+// Walked returns the unexported fields of the struct type typ that the
+// schema walk visits: those without the gnark:"-" tag.
+func Walked(typ reflect.Type) []string {
+	var names []string
+	for i := 0; i < typ.NumField(); i++ {
+		if f := typ.Field(i); !f.IsExported() && f.Tag.Get("gnark") != "-" {
+			names = append(names, typ.Name()+"."+f.Name)
+		}
+	}
+	return names
+}
