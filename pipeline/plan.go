@@ -48,14 +48,17 @@ type Rate struct{ Setup, Prove float64 }
 // Rates are the measured costs per constraint on a quiet 2-core machine
 // (gnark v0.16.3; README, "Measured"): BN254 from the direct circuit
 // (setup 4 min 15 s, proof 18 s at 1,264,785 constraints) and the wrapper
-// (31 min and 1 min 34 s at 7.7–7.9M), BLS12-377 from the default model's
-// segments (10 min 41 s and 38 s for 1,526,582), BW6-761 from the
-// aggregator (1 min 49 s and 10 s for 110,606). Times are close to linear
-// in the constraint count at these sizes; expect ±30%.
+// (31 min and 1 min 34 s – 2 min at 7.7–7.9M); BLS12-377 from GPT-2
+// small's segments (setups of 1.1–1.7M constraints at 320 µs each, the
+// default model's at 334 µs; proofs 29–41 s, 20–26 µs per constraint
+// after the key read); BW6-761 from GPT-2 small's committed aggregator
+// (1,768,665 constraints: setup 25 min 37 s, proof with its key read
+// 1 min 44 s). Times are close to linear in the constraint count at these
+// sizes; expect ±30%.
 var Rates = map[string]Rate{
 	"bn254":     {Setup: 220e-6, Prove: 13e-6},
-	"bls12_377": {Setup: 420e-6, Prove: 25e-6},
-	"bw6_761":   {Setup: 985e-6, Prove: 90e-6},
+	"bls12_377": {Setup: 330e-6, Prove: 25e-6},
+	"bw6_761":   {Setup: 870e-6, Prove: 60e-6},
 }
 
 // PlanDirect compiles the direct-shape circuit of opts.Model for a prompt
