@@ -37,6 +37,12 @@ type committedRun struct {
 	key      gpcs.Key
 	st       statement.Statement
 	segments []CommittedSegment
+	// other is the pass of another model whose segments have the same
+	// shapes, proven for its statement otherSt.
+	other   []CommittedSegment
+	otherSt statement.Statement
+	// foreign is the other model's second segment proven for st.
+	foreign CommittedSegment
 }
 
 func newCommittedRun(t *testing.T) *committedRun {
@@ -113,44 +119,73 @@ func newCommittedRun(t *testing.T) *committedRun {
 	if run.st, err = statement.Of[fr.Element](id, prompt, gen.Tokens); err != nil {
 		t.Fatal(err)
 	}
-	for i, seg := range segs {
-		proof, _, err := committed.Prove(srs, m, run.st, pass, tr, seg)
-		if err != nil {
-			t.Fatal(err)
+	// prove proves the pass's segments for the statement st with the
+	// segment keys pks and vks.
+	prove := func(st statement.Statement, pks []groth16.ProvingKey, vks []groth16.VerifyingKey) []CommittedSegment {
+		var segments []CommittedSegment
+		for i, seg := range segs {
+			proof, _, err := committed.Prove(srs, m, st, pass, tr, seg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check, _, err := shapes[i].VerifyField(m, st, proof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assignment := gcommitted.AssignSegment(m, shapes[i], st, proof, check)
+			w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
+			if err != nil {
+				t.Fatal(err)
+			}
+			gp, err := groth16.Prove(ccss[i], pks[i], w, SegmentProverOption())
+			if err != nil {
+				t.Fatalf("segment %v: %v", seg, err)
+			}
+			pub, err := w.Public()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := groth16.Verify(gp, vks[i], pub, SegmentVerifierOption()); err != nil {
+				t.Fatalf("segment %v: %v", seg, err)
+			}
+			cs, err := ValueOfCommittedSegment(gp, vks[i], proof.Commitments(), tables[i], &proof.Opening.Opening, check)
+			if err != nil {
+				t.Fatal(err)
+			}
+			segments = append(segments, cs)
 		}
-		check, _, err := shapes[i].VerifyField(m, run.st, proof)
-		if err != nil {
-			t.Fatal(err)
-		}
-		assignment := gcommitted.AssignSegment(m, shapes[i], run.st, proof, check)
-		w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
-		if err != nil {
-			t.Fatal(err)
-		}
-		gp, err := groth16.Prove(ccss[i], pks[i], w, SegmentProverOption())
-		if err != nil {
-			t.Fatalf("segment %v: %v", seg, err)
-		}
-		pub, err := w.Public()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := groth16.Verify(gp, vks[i], pub, SegmentVerifierOption()); err != nil {
-			t.Fatalf("segment %v: %v", seg, err)
-		}
-		cs, err := ValueOfCommittedSegment(gp, vks[i], proof.Commitments(), tables[i], &proof.Opening.Opening, check)
-		if err != nil {
-			t.Fatal(err)
-		}
-		run.segments = append(run.segments, cs)
+		return segments
 	}
+	run.segments = prove(run.st, pks, vks)
+
+	// Another model with segments of the same shapes: segment 0's keys
+	// and another key set for segment 1 (another setup of its circuit,
+	// as other weights would give), hence another model id, its pass
+	// proven for its own statement.
+	pk1, vk1, err := groth16.Setup(ccss[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherPKs, otherVKs := []groth16.ProvingKey{pks[0], pk1}, []groth16.VerifyingKey{vks[0], vk1}
+	otherID, err := CommittedModelID(otherVKs, tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.otherSt, err = statement.Of[fr.Element](otherID, prompt, gen.Tokens); err != nil {
+		t.Fatal(err)
+	}
+	run.other = prove(run.otherSt, otherPKs, otherVKs)
+	// The other model's second segment proven for this model's
+	// statement: a valid Groth16 proof under the other key.
+	run.foreign = prove(run.st, otherPKs, otherVKs)[1]
 	return run
 }
 
 // TestCommittedAggregator: the built-in model's two committed segments,
 // proven with their Groth16 segment circuits, satisfy the committed
-// aggregator; swapped segments, a changed commitment point, a point
-// outside G1, a scalar changed and a wrong statement do not.
+// aggregator; swapped segments, a segment of another model, a changed
+// commitment point, a point outside G1, a scalar changed and a wrong
+// statement do not.
 func TestCommittedAggregator(t *testing.T) {
 	run := newCommittedRun(t)
 	outside, err := g1.OutsideSubgroup()
@@ -259,10 +294,27 @@ func TestCommittedAggregator(t *testing.T) {
 	}(); err == nil {
 		t.Error("swapped segments: accepted")
 	}
-	// A segment of another model: the other model's key changes the
-	// model id the aggregator derives, so the statement's id no longer
-	// matches (the case "model id changed" above is its mirror).
+	// A segment of another model: the other model's run is accepted on
+	// its own statement, and its second segment with this model's first
+	// is refused on either statement (the keys give a third model id).
+	if err := solve(run.other, run.otherSt); err != nil {
+		t.Errorf("the other model's run: %v", err)
+	}
+	mixed := []CommittedSegment{run.segments[0], run.other[1]}
+	for name, st := range map[string]statement.Statement{"this model's": run.st, "the other model's": run.otherSt} {
+		if err := solve(mixed, st); err == nil {
+			t.Errorf("a segment of another model, on %s statement: accepted", name)
+		}
+	}
+	// Even proven for this model's statement, the other key changes the
+	// model id the aggregator derives from the segments' keys.
+	if err := solve([]CommittedSegment{run.segments[0], run.foreign}, run.st); err == nil {
+		t.Error("a segment of another model proven for this statement: accepted")
+	}
 
+	if testing.Short() {
+		t.Skip("-short: the aggregator's setup (about 18 minutes) and proof are left out")
+	}
 	// The aggregator proven (development keys) and verified on the
 	// statement alone, the wrapper's input.
 	start := time.Now()
