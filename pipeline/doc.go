@@ -25,8 +25,8 @@
 // its stages: each circuit is kept in the circuit cache
 // (setup.CompileCached) and read again when it is proven, each proving
 // key read by its manifest (setup.LoadProvingKey) and dropped after its
-// proof. GPT-2 small's shape peaks at 14.5 GB that way, in the native
-// proof of its last segment.
+// proof. GPT-2 small's shape peaks at 14.5 GB that way, in the
+// wrapper's proof.
 //
 // # Warning
 //
