@@ -101,19 +101,8 @@ func VerifyingKeysAggregated(opts AggregatedOptions, promptLen, outputLen int) (
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	r := &runner{opts: &opts.Options, report: &Report{}}
-	k, err := r.setupAggregated(&opts, promptLen, outputLen, setup.LoadOrSetupVK)
-	if err != nil {
-		return nil, err
-	}
-	// An exporter checks the wrapper's keys against its circuit
-	// (setup.Keys.Check): read it again if the key stage dropped it.
-	if k.Wrapper != nil && k.Wrapper.CCS == nil {
-		if k.Wrapper.CCS, err = k.circuit(k.Wrapper); err != nil {
-			return nil, err
-		}
-	}
-	return k, nil
+	r := &runner{opts: &opts.Options, report: &Report{}, keepWrapper: true}
+	return r.setupAggregated(&opts, promptLen, outputLen, setup.LoadOrSetupVK)
 }
 
 // segmentVKs lists the segments' verifying keys, in segment order.
@@ -266,7 +255,7 @@ func (r *runner) setupWrapper(opts *AggregatedOptions, k *AggregatedKeys, load k
 		if k.Wrapper, err = load(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
 			return "", err
 		}
-		if opts.Tensors == Committed {
+		if opts.Tensors == Committed && !r.keepWrapper {
 			k.drop(k.Wrapper, compile)
 		}
 		return fmt.Sprintf("BN254, %d R1CS constraints", k.WrapperConstraints), nil

@@ -113,6 +113,10 @@ func proofSize(p groth16.Proof) (int, error) {
 type runner struct {
 	opts   *Options
 	report *Report
+	// keepWrapper keeps the wrapper's compiled circuit after its key
+	// stage, which a committed run drops: an exporter checks the keys
+	// against it.
+	keepWrapper bool
 }
 
 // generated hands the generated tokens to Options.Generated.
