@@ -213,6 +213,8 @@ func LoadProvingKey(keys *Keys, dir string, opts ...Option) (groth16.ProvingKey,
 	if keys == nil || keys.VK == nil || keys.Manifest == nil {
 		return nil, fmt.Errorf("setup: load proving key: keys without a verifying key or manifest")
 	}
+	// A manifest read from the cache names a circuit hash (ParseManifest);
+	// one built by hand is checked too, since the name becomes a path.
 	m := keys.Manifest
 	if !validHash(m.Circuit) {
 		return nil, fmt.Errorf("setup: load proving key: manifest names circuit %q", m.Circuit)

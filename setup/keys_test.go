@@ -127,26 +127,15 @@ func TestLoadOrSetup(t *testing.T) {
 // silently replaced by a new setup.
 func TestKeyDigests(t *testing.T) {
 	ccs := compileCubic(t, ecc.BN254)
-	otherCCS, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &square{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	honest := t.TempDir()
 	if _, err := LoadOrSetup(ccs, honest); err != nil {
-		t.Fatal(err)
-	}
-	otherDir := t.TempDir()
-	if _, err := LoadOrSetup(otherCCS, otherDir); err != nil {
 		t.Fatal(err)
 	}
 	hp, err := pathsOf(ccs, honest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, err := pathsOf(otherCCS, otherDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	otherCCS, otherDir, op := otherCache(t)
 	// cache copies the honest cache into a fresh directory, applies
 	// change to the copy's paths and returns the directory.
 	cache := func(change func(p paths)) string {
@@ -161,18 +150,7 @@ func TestKeyDigests(t *testing.T) {
 		change(p)
 		return dir
 	}
-	flip := func(path string, at func(n int) int) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data[at(len(data))] ^= 1
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	middle := func(n int) int { return n / 2 }
-	last := func(n int) int { return n - 1 }
+	flip := func(path string, at func(n int) int) { flipByte(t, path, at) }
 
 	// The honest cache loads, whole or the verifying key alone.
 	if _, err := Load(ccs, honest); err != nil {
@@ -293,8 +271,44 @@ func appendByte(t *testing.T, path string) {
 	}
 }
 
+// otherCache sets up, in a directory of its own, the keys of a circuit
+// other than compileCubic's, and returns the circuit, the directory and
+// its cache paths.
+func otherCache(t *testing.T) (constraint.ConstraintSystem, string, paths) {
+	t.Helper()
+	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &square{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := LoadOrSetup(ccs, dir); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pathsOf(ccs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ccs, dir, p
+}
+
+// flipByte flips the low bit of the byte at(len) of the file at path.
+func flipByte(t *testing.T, path string, at func(n int) int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[at(len(data))] ^= 1
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func middle(n int) int { return n / 2 }
+func last(n int) int   { return n - 1 }
+
 func FuzzParseManifest(f *testing.F) {
-	m := Manifest{Format: cacheFormat, Circuit: "ab", Kind: Development,
+	m := Manifest{Format: cacheFormat, Circuit: strings.Repeat("ab", 32), Kind: Development,
 		ProvingKey: digestPrefix + strings.Repeat("0", 64), VerifyingKey: digestPrefix + strings.Repeat("1", 64)}
 	var b bytes.Buffer
 	if _, err := m.writeTo(&b); err != nil {
@@ -450,20 +464,12 @@ func TestLoadProvingKey(t *testing.T) {
 	}
 	proveCubic(t, ecc.BN254, ccs, pk, keys.VK)
 
-	otherCCS, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &square{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	otherDir := t.TempDir()
-	other, err := LoadOrSetup(otherCCS, otherDir)
+	otherCCS, otherDir, op := otherCache(t)
+	other, err := Load(otherCCS, otherDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, err := pathsOf(ccs, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	op, err := pathsOf(otherCCS, otherDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,14 +483,7 @@ func TestLoadProvingKey(t *testing.T) {
 	// A flipped byte.
 	flipped := t.TempDir()
 	copyFile(t, p.pk, filepath.Join(flipped, filepath.Base(p.pk)))
-	data, err := os.ReadFile(filepath.Join(flipped, filepath.Base(p.pk)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[len(data)/2] ^= 1
-	if err := os.WriteFile(filepath.Join(flipped, filepath.Base(p.pk)), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flipByte(t, filepath.Join(flipped, filepath.Base(p.pk)), middle)
 	if _, err := LoadProvingKey(keys, flipped); err == nil {
 		t.Fatal("changed proving key accepted")
 	}
@@ -494,7 +493,17 @@ func TestLoadProvingKey(t *testing.T) {
 	if _, err := LoadProvingKey(mixed, otherDir); err == nil {
 		t.Fatal("proving key of another verifying key accepted")
 	}
-	// A manifest naming a path rather than a circuit hash.
+	// A manifest naming a path rather than a circuit hash: refused when
+	// parsed, and by LoadProvingKey when the keys are built by hand.
+	var text bytes.Buffer
+	named := *keys.Manifest
+	named.Circuit = "../" + named.Circuit[3:]
+	if _, err := named.writeTo(&text); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseManifest(text.Bytes()); err == nil {
+		t.Fatal("a manifest naming a path parsed")
+	}
 	bad := *keys.Manifest
 	bad.Circuit = "../" + bad.Circuit[3:]
 	if _, err := LoadProvingKey(&Keys{VK: keys.VK, Manifest: &bad}, dir); err == nil {

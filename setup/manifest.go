@@ -99,6 +99,9 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if m.Format != cacheFormat {
 		return nil, fmt.Errorf("manifest: format %q, want %q", m.Format, cacheFormat)
 	}
+	if !validHash(m.Circuit) {
+		return nil, fmt.Errorf("manifest: circuit %q is not a circuit hash (64 lower-case hex digits)", m.Circuit)
+	}
 	if m.Kind != Development && m.Kind != Ceremony {
 		return nil, fmt.Errorf("manifest: kind %q: want %q or %q", m.Kind, Development, Ceremony)
 	}
