@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -23,45 +22,26 @@ import (
 const circuitFormat = "veriformer/setup/circuit/v1"
 
 // buildStamp identifies the code that compiles circuits: the SHA-256 of
-// the running executable with its version-control stamp blanked
-// ([stampOf]), computed once. Tests replace it.
+// the running executable, computed once. Tests replace it. A binary that
+// `go build` stamps with its commit (the default in a repository) has
+// another hash, and another Go build ID, at every commit, even when the
+// code is the same; `go run` and `-buildvcs=false` stamp no commit.
 var buildStamp = sync.OnceValues(func() (string, error) {
 	path, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
-	exe, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
-	var vcs []string
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.time" {
-				vcs = append(vcs, s.Value)
-			}
-		}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
 	}
-	return stampOf(exe, vcs), nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 })
-
-// stampOf is the hex SHA-256 of an executable's bytes with every
-// occurrence of the version-control values vcs (the commit and its time,
-// which `go build` stamps into a binary built in a repository) blanked:
-// an executable built from the same code at another commit, such as one
-// that changes only documentation, keeps its stamp and its cached
-// circuits. `go run` stamps no commit.
-func stampOf(exe []byte, vcs []string) string {
-	for _, v := range vcs {
-		if len(v) < 8 {
-			continue
-		}
-		blank := bytes.Repeat([]byte{0}, len(v))
-		exe = bytes.ReplaceAll(exe, []byte(v), blank)
-	}
-	sum := sha256.Sum256(exe)
-	return hex.EncodeToString(sum[:])
-}
 
 // CompileCached returns the circuit that compile returns, kept in
 // dir/circuits under the name id (a description of everything the

@@ -69,24 +69,3 @@ func TestCompileCached(t *testing.T) {
 	get("cubic", false, 4)
 	get("cubic", true, 4)
 }
-
-func TestStampOf(t *testing.T) {
-	build := func(rev, when, code string) []byte {
-		return []byte("\x00code " + code + "\x00build\tvcs.revision=" + rev + "\nbuild\tvcs.time=" + when + "\n")
-	}
-	a := stampOf(build("0ca9019b738047f7543354ba5ef878c4c8e98dfe", "2026-11-26T04:13:25Z", "x"),
-		[]string{"0ca9019b738047f7543354ba5ef878c4c8e98dfe", "2026-11-26T04:13:25Z"})
-	b := stampOf(build("97f6a83c1d2e3f405162738495a6b7c8d9e0f1a2", "2026-11-25T23:01:02Z", "x"),
-		[]string{"97f6a83c1d2e3f405162738495a6b7c8d9e0f1a2", "2026-11-25T23:01:02Z"})
-	if a != b {
-		t.Fatal("the same code at another commit has another stamp")
-	}
-	c := stampOf(build("97f6a83c1d2e3f405162738495a6b7c8d9e0f1a2", "2026-11-25T23:01:02Z", "y"),
-		[]string{"97f6a83c1d2e3f405162738495a6b7c8d9e0f1a2", "2026-11-25T23:01:02Z"})
-	if c == b {
-		t.Fatal("other code has the same stamp")
-	}
-	if d := stampOf(build("97f6a83c1d2e3f405162738495a6b7c8d9e0f1a2", "2026-11-25T23:01:02Z", "x"), nil); d == b {
-		t.Fatal("blanking the commit does not change the hash")
-	}
-}
