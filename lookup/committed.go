@@ -2,8 +2,10 @@ package lookup
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/transcript"
@@ -185,15 +187,17 @@ func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 		return nil, nil, err
 	}
 	tp, tq := make([]E, len(m)), make([]E, len(m))
-	values := make([]E, s.NbColumns())
-	for y := range tp {
-		P(&tp[y]).SetUint64(m[y])
-		for c := range values {
-			P(&values[c]).SetInt64(s.Value(c, y))
+	parallel.Execute(len(tp), parallelChunk, func(start, end int) {
+		values := make([]E, s.NbColumns())
+		for y := start; y < end; y++ {
+			P(&tp[y]).SetUint64(m[y])
+			for c := range values {
+				P(&values[c]).SetInt64(s.Value(c, y))
+			}
+			t := fold[E, P](&beta, values)
+			P(&tq[y]).Sub(&alpha, &t)
 		}
-		t := fold[E, P](&beta, values)
-		P(&tq[y]).Sub(&alpha, &t)
-	}
+	})
 	if proof.Table, rhoT, err = proveFraction(tr, tp, tq); err != nil {
 		return nil, nil, err
 	}
@@ -227,19 +231,24 @@ func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) 
 	count := len(lk.Columns[0])
 	n := witnessVars(total)
 	wp, wq = make([]E, 1<<n), make([]E, 1<<n)
-	for i := range wq {
-		P(&wq[i]).SetOne()
-	}
-	values := make([]E, len(lk.Columns))
-	for i := range count {
-		at := padIndex(lk.Shape, dims, i)
-		for c := range values {
-			P(&values[c]).SetInt64(lk.Columns[c][i])
+	parallel.Execute(len(wq), parallelChunk, func(start, end int) {
+		for i := start; i < end; i++ {
+			P(&wq[i]).SetOne()
 		}
-		w := fold[E, P](beta, values)
-		P(&wp[at]).SetOne()
-		P(&wq[at]).Sub(alpha, &w)
-	}
+	})
+	// Entries go to distinct padded indices: the workers never share one.
+	parallel.Execute(count, parallelChunk, func(start, end int) {
+		values := make([]E, len(lk.Columns))
+		for i := start; i < end; i++ {
+			at := padIndex(lk.Shape, dims, i)
+			for c := range values {
+				P(&values[c]).SetInt64(lk.Columns[c][i])
+			}
+			w := fold[E, P](beta, values)
+			P(&wp[at]).SetOne()
+			P(&wq[at]).Sub(alpha, &w)
+		}
+	})
 	return wp, wq, total
 }
 
@@ -250,17 +259,26 @@ func columnEvals[E field.Scalar, P field.Ptr[E]](lk *Lookups, point []E) []E {
 	dims, _, _ := ShapeVars(lk.Shape)
 	eq := poly.EqTable[E, P](point)
 	out := make([]E, len(lk.Columns))
-	var v E
-	for i := range lk.Columns[0] {
-		at := padIndex(lk.Shape, dims, i)
-		for c := range out {
-			if x := lk.Columns[c][i]; x != 0 {
-				P(&v).SetInt64(x)
-				P(&v).Mul(&v, &eq[at])
-				P(&out[c]).Add(&out[c], &v)
+	var mu sync.Mutex
+	parallel.Execute(len(lk.Columns[0]), parallelChunk, func(start, end int) {
+		part := make([]E, len(out))
+		var v E
+		for i := start; i < end; i++ {
+			at := padIndex(lk.Shape, dims, i)
+			for c := range part {
+				if x := lk.Columns[c][i]; x != 0 {
+					P(&v).SetInt64(x)
+					P(&v).Mul(&v, &eq[at])
+					P(&part[c]).Add(&part[c], &v)
+				}
 			}
 		}
-	}
+		mu.Lock()
+		for c := range out {
+			P(&out[c]).Add(&out[c], &part[c])
+		}
+		mu.Unlock()
+	})
 	return out
 }
 

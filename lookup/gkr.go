@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
 	"github.com/veriformer/veriformer/transcript"
@@ -36,15 +37,15 @@ type fractionLeaf[E field.Scalar] struct {
 	QValue E
 }
 
-// gkrTerms is the summand of a layer sum-check over the tables
-// (β(r,·), pₑ, pₒ, qₑ, qₒ):
-// β·(pₑ·qₒ + pₒ·qₑ + λ·qₑ·qₒ).
-func gkrTerms[E field.Scalar, P field.Ptr[E]](lambda E) []sumcheck.Term[E] {
+// layerTerms is the summand of a layer sum-check, β(r,·)·(pₑ·qₒ + pₒ·qₑ +
+// λ·qₑ·qₒ), without β (which [sumcheck.ProveEq] handles), over the tables
+// (pₑ, pₒ, qₑ, qₒ).
+func layerTerms[E field.Scalar, P field.Ptr[E]](lambda E) []sumcheck.Term[E] {
 	one := field.One[E, P]()
 	return []sumcheck.Term[E]{
-		{Coefficient: one, Factors: []int{0, 1, 4}},
-		{Coefficient: one, Factors: []int{0, 2, 3}},
-		{Coefficient: lambda, Factors: []int{0, 3, 4}},
+		{Coefficient: one, Factors: []int{0, 3}},
+		{Coefficient: one, Factors: []int{1, 2}},
+		{Coefficient: lambda, Factors: []int{2, 3}},
 	}
 }
 
@@ -85,12 +86,17 @@ func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, 
 	for j := n - 1; j >= 1; j-- {
 		size := 1 << j
 		ps[j], qs[j] = make([]E, size), make([]E, size)
-		pe, po, qe, qo := split(ps[j+1]), splitOdd(ps[j+1]), split(qs[j+1]), splitOdd(qs[j+1])
-		tmp := make([]E, size)
-		field.Mul(ps[j], pe, qo)
-		field.Mul(tmp, po, qe)
-		field.Add(ps[j], ps[j], tmp)
-		field.Mul(qs[j], qe, qo)
+		p1, q1 := ps[j+1], qs[j+1]
+		pj, qj := ps[j], qs[j]
+		parallel.Execute(size, parallelChunk, func(start, end int) {
+			var t E
+			for i := start; i < end; i++ {
+				P(&pj[i]).Mul(&p1[2*i], &q1[2*i+1])
+				P(&t).Mul(&p1[2*i+1], &q1[2*i])
+				P(&pj[i]).Add(&pj[i], &t)
+				P(&qj[i]).Mul(&q1[2*i], &q1[2*i+1])
+			}
+		})
 	}
 	var proof FractionProof[E]
 	proof.Root = [4]E{ps[1][0], ps[1][1], qs[1][0], qs[1][1]}
@@ -104,11 +110,11 @@ func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, 
 		var sum E
 		P(&sum).Mul(&lambda, &claimQ)
 		P(&sum).Add(&sum, &claimP)
-		tables := [][]E{poly.EqTable[E, P](point), split(ps[j+1]), splitOdd(ps[j+1]), split(qs[j+1]), splitOdd(qs[j+1])}
+		tables := [][]E{split(ps[j+1]), splitOdd(ps[j+1]), split(qs[j+1]), splitOdd(qs[j+1])}
 		// The sum-check reads the halves: the layer itself is not needed
 		// any more (the leaves are the largest tables of the proof).
 		ps[j+1], qs[j+1] = nil, nil
-		sc, opening, err := sumcheck.Prove(tr, tables, gkrTerms[E, P](lambda), sum)
+		sc, opening, err := sumcheck.ProveEq(tr, point, tables, layerTerms[E, P](lambda), sum)
 		if err != nil {
 			return FractionProof[E]{}, nil, fmt.Errorf("lookup: layer %d: %w", j, err)
 		}
@@ -167,20 +173,23 @@ func verifyFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 	return leaf, nil
 }
 
+// parallelChunk is the least number of entries a worker takes in the
+// prover's element-wise loops.
+const parallelChunk = 1 << 12
+
 // split returns the entries at even indices (last variable = 0).
-func split[E field.Scalar](v []E) []E {
-	out := make([]E, len(v)/2)
-	for i := range out {
-		out[i] = v[2*i]
-	}
-	return out
-}
+func split[E field.Scalar](v []E) []E { return every(v, 0) }
 
 // splitOdd returns the entries at odd indices (last variable = 1).
-func splitOdd[E field.Scalar](v []E) []E {
+func splitOdd[E field.Scalar](v []E) []E { return every(v, 1) }
+
+// every returns v[2i + odd] for i < len(v)/2.
+func every[E field.Scalar](v []E, odd int) []E {
 	out := make([]E, len(v)/2)
-	for i := range out {
-		out[i] = v[2*i+1]
-	}
+	parallel.Execute(len(out), parallelChunk, func(start, end int) {
+		for i := start; i < end; i++ {
+			out[i] = v[2*i+odd]
+		}
+	})
 	return out
 }

@@ -141,7 +141,7 @@ func OpenBatch(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim) (
 	}
 	var got fr.Element
 	for j := range tables {
-		ip := field.InnerProduct(sumTables[2*j], sumTables[2*j+1])
+		ip := innerProduct(sumTables[2*j], sumTables[2*j+1])
 		got.Add(&got, &ip)
 	}
 	if !got.Equal(&sum) {
@@ -155,15 +155,13 @@ func OpenBatch(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim) (
 	// g = Σⱼ Aⱼ(r*)·fⱼ, opened at r* with value Σⱼ Aⱼ(r*)·fⱼ(r*).
 	g := make([]fr.Element, 1<<n)
 	var value, s fr.Element
-	scaled := make([]fr.Element, 1<<n)
 	for j := range tables {
 		a := &opening.Evaluations[2*j]
-		field.ScalarMul(scaled, sumTables[2*j+1], a)
-		field.Add(g, g, scaled)
+		addScaled(g[:len(tables[j])], tables[j], a) // the padding adds nothing
 		s.Mul(a, &opening.Evaluations[2*j+1])
 		value.Add(&value, &s)
 	}
-	scaled, sumTables = nil, nil
+	sumTables = nil
 	proof, err := open(t, srs, g, opening.Point, value)
 	if err != nil {
 		return nil, err

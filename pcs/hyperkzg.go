@@ -9,7 +9,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
 
-	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/transcript"
@@ -88,35 +87,57 @@ func Commit(srs *SRS, table []fr.Element) (Commitment, error) {
 // eighth of zeros and no negative integer): nothing is computed, and a
 // dense multiplication is cheaper than the gathering.
 func commitSparse(srs *SRS, table []fr.Element) (Commitment, bool, error) {
-	zeros, negative := 0, false
-	for i := range table {
-		switch {
-		case table[i].IsZero():
-			zeros++
-		case smallNegative(&table[i]):
-			negative = true
+	// The table is scanned and gathered in chunks on every core: the
+	// counts of the first pass give each chunk its place in the second.
+	const chunks = 64
+	size := (len(table) + chunks - 1) / chunks
+	nonZero := make([]int, chunks)
+	negative := make([]bool, chunks)
+	parallel.Execute(chunks, 1, func(start, end int) {
+		for c := start; c < end; c++ {
+			for i := c * size; i < min((c+1)*size, len(table)); i++ {
+				switch {
+				case table[i].IsZero():
+				case smallNegative(&table[i]):
+					negative[c] = true
+					nonZero[c]++
+				default:
+					nonZero[c]++
+				}
+			}
 		}
+	})
+	total, anyNegative := 0, false
+	offsets := make([]int, chunks)
+	for c := range nonZero {
+		offsets[c] = total
+		total += nonZero[c]
+		anyNegative = anyNegative || negative[c]
 	}
-	if zeros < len(table)/8 && !negative {
+	if len(table)-total < len(table)/8 && !anyNegative {
 		return Commitment{}, false, nil
 	}
-	scalars := make([]fr.Element, 0, len(table)-zeros)
-	points := make([]bls12377.G1Affine, 0, len(table)-zeros)
-	for i := range table {
-		switch {
-		case table[i].IsZero():
-		case smallNegative(&table[i]):
-			var v fr.Element
-			var p bls12377.G1Affine
-			v.Neg(&table[i])
-			p.Neg(&srs.Pk.G1[i])
-			scalars, points = append(scalars, v), append(points, p)
-		default:
-			scalars, points = append(scalars, table[i]), append(points, srs.Pk.G1[i])
+	scalars := make([]fr.Element, total)
+	points := make([]bls12377.G1Affine, total)
+	parallel.Execute(chunks, 1, func(start, end int) {
+		for c := start; c < end; c++ {
+			k := offsets[c]
+			for i := c * size; i < min((c+1)*size, len(table)); i++ {
+				switch {
+				case table[i].IsZero():
+					continue
+				case negative[c] && smallNegative(&table[i]):
+					scalars[k].Neg(&table[i])
+					points[k].Neg(&srs.Pk.G1[i])
+				default:
+					scalars[k], points[k] = table[i], srs.Pk.G1[i]
+				}
+				k++
+			}
 		}
-	}
+	})
 	var c bls12377.G1Affine
-	if len(scalars) == 0 {
+	if total == 0 {
 		return c, true, nil
 	}
 	if _, err := c.MultiExp(points, scalars, multiExpConfig); err != nil {
@@ -231,8 +252,7 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 	for j := range u {
 		copy(buf, batched)
 		quotient := divideByLinear(buf, &u[j])
-		field.ScalarMul(quotient, quotient, &dj)
-		field.Add(h, h, quotient)
+		addScaled(h, quotient, &dj)
 		dj.Mul(&dj, &d)
 	}
 	w, err := kzg.Commit(h, srs.Pk)
@@ -249,10 +269,11 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 
 	// W′ = [f/(Y − z)]₁, f = s·B − g − Z(z)·h, which vanishes at z.
 	f := buf
-	field.ScalarMul(f, batched, &sc.s)
+	scale(f, batched, &sc.s)
 	f[0].Sub(&f[0], &sc.g)
-	field.ScalarMul(h, h, &sc.zT)
-	field.Sub(f[:len(h)], f[:len(h)], h)
+	var minusZT fr.Element
+	minusZT.Neg(&sc.zT)
+	addScaled(f[:len(h)], h, &minusZT)
 	w, err = kzg.Commit(divideByLinear(f, &z), srs.Pk)
 	if err != nil {
 		return nil, fmt.Errorf("pcs: open: quotient at z: %w", err)
@@ -323,15 +344,6 @@ func foldEvenOdd(f []fr.Element, r *fr.Element) []fr.Element {
 		}
 	})
 	return g
-}
-
-// horner returns Σᵢ f[i]·xⁱ.
-func horner(f []fr.Element, x *fr.Element) fr.Element {
-	var res fr.Element
-	for i := len(f) - 1; i >= 0; i-- {
-		res.Mul(&res, x).Add(&res, &f[i])
-	}
-	return res
 }
 
 // divideByLinear overwrites f with the coefficients of (f(Y) − f(a))/(Y − a)

@@ -90,9 +90,8 @@ func ProveZero[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], 
 	}
 	tr.Label(ZeroCheckLabel)
 	r := tr.Challenges(n)
-	all := append([][]E{poly.EqTable[E, P](r)}, tables...)
 	var zero E
-	sc, opening, err := Prove(tr, all, zeroTerms(relation), zero)
+	sc, opening, err := ProveEq(tr, r, tables, relation, zero)
 	if err != nil {
 		return nil, nil, err
 	}

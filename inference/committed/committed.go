@@ -11,6 +11,7 @@ import (
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/model"
@@ -364,13 +365,21 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if err != nil {
 		return nil, nil, fmt.Errorf("committed: %w", err)
 	}
+	// Most limb entries are zero (rows no block uses): only the others
+	// are converted, on every core.
 	limbTable := make([]fr.Element, len(limbs))
-	for i, v := range limbs {
-		limbTable[i].SetInt64(v)
-	}
+	parallel.Execute(len(limbs), 1<<13, func(start, end int) {
+		for i := start; i < end; i++ {
+			if v := limbs[i]; v != 0 {
+				limbTable[i].SetInt64(v)
+			}
+		}
+	})
 	multTable := make([]fr.Element, len(mult))
 	for i, v := range mult {
-		multTable[i].SetUint64(v)
+		if v != 0 {
+			multTable[i].SetUint64(v)
+		}
 	}
 	size := 1 << l.NbVars
 	tables := [][]fr.Element{stacked, multTable}

@@ -1,0 +1,71 @@
+package pcs
+
+import (
+	"math/big"
+	"sync"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/internal/parallel"
+)
+
+// vecChunk is the least number of entries a worker takes in the prover's
+// element-wise loops.
+const vecChunk = 1 << 13
+
+// addScaled sets dst[i] += a·src[i], on every core.
+func addScaled(dst, src []fr.Element, a *fr.Element) {
+	parallel.Execute(len(src), vecChunk, func(start, end int) {
+		var t fr.Element
+		for i := start; i < end; i++ {
+			t.Mul(&src[i], a)
+			dst[i].Add(&dst[i], &t)
+		}
+	})
+}
+
+// scale sets dst[i] = a·src[i], on every core.
+func scale(dst, src []fr.Element, a *fr.Element) {
+	parallel.Execute(len(src), vecChunk, func(start, end int) {
+		for i := start; i < end; i++ {
+			dst[i].Mul(&src[i], a)
+		}
+	})
+}
+
+// innerProduct returns Σ a[i]·b[i], on every core.
+func innerProduct(a, b []fr.Element) fr.Element {
+	var mu sync.Mutex
+	var sum fr.Element
+	parallel.Execute(len(a), vecChunk, func(start, end int) {
+		var part, t fr.Element
+		for i := start; i < end; i++ {
+			t.Mul(&a[i], &b[i])
+			part.Add(&part, &t)
+		}
+		mu.Lock()
+		sum.Add(&sum, &part)
+		mu.Unlock()
+	})
+	return sum
+}
+
+// horner returns Σᵢ f[i]·xⁱ: each worker evaluates its chunk by Horner's
+// rule and scales it by x^start.
+func horner(f []fr.Element, x *fr.Element) fr.Element {
+	var mu sync.Mutex
+	var res fr.Element
+	parallel.Execute(len(f), vecChunk, func(start, end int) {
+		var part fr.Element
+		for i := end - 1; i >= start; i-- {
+			part.Mul(&part, x).Add(&part, &f[i])
+		}
+		var shift fr.Element
+		shift.Exp(*x, new(big.Int).SetInt64(int64(start)))
+		part.Mul(&part, &shift)
+		mu.Lock()
+		res.Add(&res, &part)
+		mu.Unlock()
+	})
+	return res
+}

@@ -1,0 +1,323 @@
+package sumcheck
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/parallel"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// ProveEq proves Σ_x β(point, x)·g(x) = sum, g = Σ_k c_k·∏ⱼ f_{Factors_k[j]}
+// over tables (each of 2ⁿ entries, n = len(point) ≥ 1). It sends exactly
+// what [Prove] sends for the tables (β(point, ·), tables[0], tables[1], …)
+// and the terms with β as one more factor of each (the indices of terms
+// shifted by one), and returns the same proof and opening: Evaluations[0]
+// is β(point, r), Evaluations[j+1] is tables[j](r). The verifier is
+// [Verify] with degree 1 + [Degree] of terms.
+//
+// It never builds β's table. With r₁, …, r_{i−1} bound, β factors as
+// β(p_{<i}, r_{<i})·β(pᵢ, Xᵢ)·β(p_{>i}, y), so round i's polynomial is
+// β(p_{<i}, r_{<i})·β(pᵢ, X)·H(X) with H(X) = Σ_y β(p_{>i}, y)·g(X, y) of
+// degree d_g = [Degree] of terms: the prover sums H at 0, 2, …, d_g over
+// the pairs of entries, takes H(1) from the running claim (when
+// β(p_{<i}, r_{<i})·pᵢ is invertible; otherwise it sums H(1) too) and
+// H(d_g + 1) by interpolation. The table of β(p_{>i}, ·) halves each round
+// by adding its halves (β(p, 0) + β(p, 1) = 1). Per pair of entries that is
+// d_g evaluations of g and no fold of β, where [Prove] evaluates
+// β·g at d_g + 1 nodes and folds β: for the degree-3 layers of a LogUp
+// GKR, 16 multiplications per pair instead of 23.
+func ProveEq[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], point []E, tables [][]E, terms []Term[E], sum E) (Proof[E], Opening[E], error) {
+	n := len(point)
+	if n < 1 {
+		return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: eq sum-check over no variable")
+	}
+	if len(tables) == 0 {
+		return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: no table")
+	}
+	for j, table := range tables {
+		if len(table) != 1<<n {
+			return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: table %d has length %d, want 2^%d", j, len(table), n)
+		}
+	}
+	shifted := make([]Term[E], len(terms))
+	for k, term := range terms {
+		f := make([]int, 0, len(term.Factors)+1)
+		f = append(f, 0)
+		for _, j := range term.Factors {
+			f = append(f, j+1)
+		}
+		shifted[k] = Term[E]{Coefficient: term.Coefficient, Factors: f}
+	}
+	instance := []Instance[E]{{Terms: shifted, Sum: sum}}
+	if err := validate(len(tables)+1, n, instance); err != nil {
+		return Proof[E]{}, Opening[E]{}, err
+	}
+	if len(terms) == 0 {
+		return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: no term")
+	}
+	for k, term := range terms {
+		if len(term.Factors) == 0 {
+			return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: term %d has no factor", k)
+		}
+	}
+	_, claim := bindClaims(t, instance)
+	dg := Degree([]Instance[E]{{Terms: terms}})
+	d := dg + 1
+
+	p := newEqProver[E, P](point, tables, terms, dg)
+	proof := Proof[E]{Rounds: make([][]E, n)}
+	r := make([]E, n)
+	nodes := lagrangeWeights[E, P](d)
+	hNodes := lagrangeWeights[E, P](dg)
+	values := make([]E, d+1)
+	scale := field.One[E, P]() // β(p_{<i}, r_{<i})
+	for i := range n {
+		var h []E // H(0), H(1), …, H(d_g) (H(1) filled below)
+		if i == 0 {
+			h = p.evaluate()
+		} else {
+			h = p.foldEvaluate(&r[i-1])
+		}
+		var c0, c1, unit E // β(pᵢ, 0), β(pᵢ, 1) scaled
+		unit = field.One[E, P]()
+		P(&c0).Sub(&unit, &point[i])
+		P(&c0).Mul(&c0, &scale)
+		P(&c1).Mul(&point[i], &scale)
+		// claim = c0·H(0) + c1·H(1).
+		if !P(&c1).IsZero() {
+			var inv, v E
+			P(&inv).Inverse(&c1)
+			P(&v).Mul(&c0, &h[0])
+			P(&v).Sub(&claim, &v)
+			P(&h[1]).Mul(&v, &inv)
+		} else {
+			h[1] = p.evaluateNode1()
+		}
+		// H(d) from H(0), …, H(d_g).
+		at := field.FromInt64[E, P](int64(d))
+		hd := interpolate[E, P](h, &at, hNodes)
+		// sent: s(k) = β(p_{<i}, r_{<i})·β(pᵢ, k)·H(k), k = 0, 2, …, d, with
+		// β(pᵢ, k) = (1 − k)·(1 − pᵢ) + k·pᵢ, i.e. c(k) = c0 + k·(c1 − c0).
+		var step E
+		P(&step).Sub(&c1, &c0)
+		sent := make([]E, d)
+		ck := c0
+		P(&sent[0]).Mul(&ck, &h[0])
+		P(&ck).Add(&ck, &step) // c(1)
+		for k := 2; k <= d; k++ {
+			P(&ck).Add(&ck, &step)
+			hk := &hd
+			if k <= dg {
+				hk = &h[k]
+			}
+			P(&sent[k-1]).Mul(&ck, hk)
+		}
+		proof.Rounds[i] = sent
+		t.Absorb(sent...)
+		r[i] = t.Challenge()
+		values[0] = sent[0]
+		P(&values[1]).Sub(&claim, &sent[0])
+		copy(values[2:], sent[1:])
+		claim = interpolate[E, P](values, &r[i], nodes)
+		eqi := poly.Eq[E, P](point[i:i+1], r[i:i+1])
+		P(&scale).Mul(&scale, &eqi)
+	}
+	opening := Opening[E]{Point: r, Evaluations: make([]E, len(tables)+1)}
+	opening.Evaluations[0] = scale
+	for j, table := range p.tables {
+		var v E
+		P(&v).Sub(&table[1], &table[0])
+		P(&v).Mul(&v, &r[n-1])
+		P(&opening.Evaluations[j+1]).Add(&table[0], &v)
+	}
+	return proof, opening, nil
+}
+
+// eqProver holds the tables of [ProveEq] and the table of β(p_{>i}, ·).
+type eqProver[E field.Scalar, P field.Ptr[E]] struct {
+	terms   []Term[E]
+	dg      int
+	round   int
+	tables  [][]E
+	owned   bool
+	sources [][]E
+	eq      []E // β(p_{>i}, ·), 2^{n−i−1} entries
+	spaces  []*eqWorkspace[E]
+	pool    chan *eqWorkspace[E]
+}
+
+// eqWorkspace is one worker's scratch: per table the differences and the
+// values at nodes 2, …, d_g of a block of pairs, two product buffers, and
+// the per-term, per-node partial sums of H (acc[k·(d_g+1) + node]).
+type eqWorkspace[E field.Scalar] struct {
+	diff  [][]E
+	evals [][][]E
+	prod  []E
+	acc   []E
+}
+
+func newEqProver[E field.Scalar, P field.Ptr[E]](point []E, tables [][]E, terms []Term[E], dg int) *eqProver[E, P] {
+	n := len(point)
+	p := &eqProver[E, P]{
+		terms:   terms,
+		dg:      dg,
+		tables:  append([][]E(nil), tables...),
+		sources: make([][]E, len(tables)),
+		eq:      poly.EqTable[E, P](point[1:]),
+	}
+	workers := runtime.GOMAXPROCS(0)
+	block := min(blockSize, (1<<n)/2)
+	p.pool = make(chan *eqWorkspace[E], workers)
+	for range workers {
+		ws := &eqWorkspace[E]{
+			diff:  make([][]E, len(tables)),
+			evals: make([][][]E, len(tables)),
+			prod:  make([]E, block),
+			acc:   make([]E, len(terms)*(dg+1)),
+		}
+		for j := range tables {
+			ws.diff[j] = make([]E, block)
+			ws.evals[j] = make([][]E, max(dg-1, 0))
+			for s := range ws.evals[j] {
+				ws.evals[j][s] = make([]E, block)
+			}
+		}
+		p.spaces = append(p.spaces, ws)
+		p.pool <- ws
+	}
+	return p
+}
+
+// evaluate returns H(0), _, H(2), …, H(d_g) of the first round.
+func (p *eqProver[E, P]) evaluate() []E {
+	half := len(p.tables[0]) / 2
+	parallel.Execute(half, minPairsPerWorker, func(start, end int) {
+		ws := <-p.pool
+		for b := start; b < end; b += blockSize {
+			p.evaluateBlock(ws, b, min(blockSize, end-b), half, false)
+		}
+		p.pool <- ws
+	})
+	return p.values(false)
+}
+
+// foldEvaluate binds the previous round's variable to r in every table
+// and in β's table, and returns H(0), _, H(2), …, H(d_g) of the next round.
+func (p *eqProver[E, P]) foldEvaluate(r *E) []E {
+	p.round++
+	size := len(p.tables[0]) / 2
+	for j := range p.tables {
+		p.sources[j] = p.tables[j]
+		if p.owned {
+			p.tables[j] = p.tables[j][:size]
+		} else {
+			p.tables[j] = make([]E, size)
+		}
+	}
+	p.owned = true
+	// β(p_{>i}, ·) from β(p_{>i−1}, ·): add the halves.
+	half := size / 2
+	field.Add(p.eq[:half], p.eq[:half], p.eq[half:2*half])
+	p.eq = p.eq[:half]
+	src := p.sources
+	parallel.Execute(half, minPairsPerWorker, func(start, end int) {
+		ws := <-p.pool
+		for b := start; b < end; b += blockSize {
+			m := min(blockSize, end-b)
+			for j := range p.tables {
+				foldBlock(p.tables[j][b:b+m], src[j][b:b+m], src[j][size+b:size+b+m], ws.prod[:m], r)
+				foldBlock(p.tables[j][half+b:half+b+m], src[j][half+b:half+b+m], src[j][size+half+b:size+half+b+m], ws.prod[:m], r)
+			}
+			p.evaluateBlock(ws, b, m, half, false)
+		}
+		p.pool <- ws
+	})
+	return p.values(false)
+}
+
+// evaluateNode1 returns H(1) of the current round (the tables are folded).
+func (p *eqProver[E, P]) evaluateNode1() E {
+	half := len(p.tables[0]) / 2
+	parallel.Execute(half, minPairsPerWorker, func(start, end int) {
+		ws := <-p.pool
+		for b := start; b < end; b += blockSize {
+			p.evaluateBlock(ws, b, min(blockSize, end-b), half, true)
+		}
+		p.pool <- ws
+	})
+	return p.values(true)[1]
+}
+
+// values sums the workers' partial sums: H at the nodes evaluated (node 1
+// only when one is set, nodes 0, 2, …, d_g otherwise), the other entries
+// zero.
+func (p *eqProver[E, P]) values(one bool) []E {
+	w := p.dg + 1
+	out := make([]E, w)
+	for _, ws := range p.spaces {
+		for k, term := range p.terms {
+			for s := range w {
+				if (s == 1) != one {
+					continue
+				}
+				var v E
+				P(&v).Mul(&term.Coefficient, &ws.acc[k*w+s])
+				P(&out[s]).Add(&out[s], &v)
+			}
+		}
+		clear(ws.acc)
+	}
+	return out
+}
+
+// evaluateBlock adds, for the pairs (i, i+half), i ∈ [b, b+m), the sums
+// Σ_i β(p_{>i}, i)·∏ⱼ f_j(node) of every term into ws.acc, at node 1 when
+// one is set, else at nodes 0, 2, …, d_g: f(0) = lo, f(1) = hi,
+// f(2) = hi + (hi − lo), f(s+1) = f(s) + (hi − lo).
+func (p *eqProver[E, P]) evaluateBlock(ws *eqWorkspace[E], b, m, half int, one bool) {
+	dg := p.dg
+	if !one && dg >= 2 {
+		for j, table := range p.tables {
+			lo, hi := table[b:b+m], table[half+b:half+b+m]
+			diff := ws.diff[j][:m]
+			field.Sub(diff, hi, lo)
+			field.Add(ws.evals[j][0][:m], hi, diff)
+			for s := 1; s < dg-1; s++ {
+				field.Add(ws.evals[j][s][:m], ws.evals[j][s-1][:m], diff)
+			}
+		}
+	}
+	at := func(j, s int) []E {
+		switch s {
+		case 0:
+			return p.tables[j][b : b+m]
+		case 1:
+			return p.tables[j][half+b : half+b+m]
+		}
+		return ws.evals[j][s-2][:m]
+	}
+	weights := p.eq[b : b+m]
+	w := dg + 1
+	for k, term := range p.terms {
+		f := term.Factors
+		for s := range w {
+			if (s == 1) != one {
+				continue
+			}
+			prod := ws.prod[:m]
+			if len(f) == 1 {
+				copy(prod, at(f[0], s))
+			} else {
+				field.Mul(prod, at(f[0], s), at(f[1], s))
+				for _, j := range f[2:] {
+					field.Mul(prod, prod, at(j, s))
+				}
+			}
+			v := field.InnerProduct(prod, weights)
+			P(&ws.acc[k*w+s]).Add(&ws.acc[k*w+s], &v)
+		}
+	}
+}

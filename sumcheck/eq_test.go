@@ -1,0 +1,148 @@
+package sumcheck
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
+
+	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/transcript"
+)
+
+// TestProveEq checks that ProveEq sends what Prove sends for the same
+// summand with β's table as a factor of every term: the same rounds, the
+// same opening and the same transcript state after it, for degrees 1 to
+// 5, with a term that repeats a factor, over both fields, and on points
+// with coordinates 0 and 1 (where the round's value at 1 cannot come
+// from the claim).
+func TestProveEq(t *testing.T) {
+	testProveEq[bn254fr.Element](t)
+	testProveEq[bls12377fr.Element](t)
+}
+
+func testProveEq[E field.Scalar, P field.Ptr[E]](t *testing.T) {
+	rng := newTestRand(t)
+	cases := []struct {
+		name    string
+		vars    int
+		factors [][]int
+		special bool
+	}{
+		{"linear", 1, [][]int{{0}, {1}}, false},
+		{"gkr", 5, [][]int{{0, 3}, {1, 2}, {2, 3}}, false},
+		{"gkr/one round", 1, [][]int{{0, 3}, {1, 2}, {2, 3}}, false},
+		{"degree 5", 6, [][]int{{0, 1, 2, 3, 4}, {1}, {2, 2}}, false},
+		{"large", 12, [][]int{{0, 1}, {2}, {1, 2, 0}}, false},
+		{"boolean point", 6, [][]int{{0, 1}, {2, 1}}, true},
+	}
+	for _, c := range cases {
+		t.Run(field.Name[E]()+"/"+c.name, func(t *testing.T) {
+			nbTables := 0
+			for _, f := range c.factors {
+				for _, j := range f {
+					nbTables = max(nbTables, j+1)
+				}
+			}
+			tables := make([][]E, nbTables)
+			for j := range tables {
+				tables[j] = field.RandomVector[E, P](rng, 1<<c.vars)
+			}
+			point := field.RandomVector[E, P](rng, c.vars)
+			if c.special {
+				point[0] = field.One[E, P]()
+				point[2] = E{}
+				point[c.vars-1] = E{}
+			}
+			terms := make([]Term[E], len(c.factors))
+			for k, f := range c.factors {
+				terms[k] = Term[E]{Coefficient: field.Random[E, P](rng), Factors: f}
+			}
+			eq := poly.EqTable[E, P](point)
+			all := append([][]E{eq}, tables...)
+			augmented := make([]Term[E], len(terms))
+			for k, term := range terms {
+				f := []int{0}
+				for _, j := range term.Factors {
+					f = append(f, j+1)
+				}
+				augmented[k] = Term[E]{Coefficient: term.Coefficient, Factors: f}
+			}
+			sum := bruteSum[E, P](all, augmented)
+			copies := make([][]E, len(tables))
+			for j := range tables {
+				copies[j] = append([]E(nil), tables[j]...)
+			}
+
+			want := transcript.New[E, P](testDomain)
+			wantProof, wantOpening, err := Prove(want, all, augmented, sum)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := transcript.New[E, P](testDomain)
+			gotProof, gotOpening, err := ProveEq(got, point, tables, terms, sum)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(gotProof, wantProof) {
+				t.Fatalf("rounds differ:\n got %v\nwant %v", gotProof.Rounds, wantProof.Rounds)
+			}
+			if !reflect.DeepEqual(gotOpening, wantOpening) {
+				t.Fatalf("openings differ")
+			}
+			if a, b := got.Challenge(), want.Challenge(); a != b {
+				t.Fatal("transcripts differ after the proof")
+			}
+			if !reflect.DeepEqual(copies, tables) {
+				t.Fatal("ProveEq wrote into the caller's tables")
+			}
+			// The proof verifies: the final value is β·g at the opening; for
+			// another sum it is not.
+			degree := Degree([]Instance[E]{{Terms: augmented}})
+			end, expected, err := Verify(transcript.New[E, P](testDomain), sum, degree, c.vars, gotProof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			value, err := EvaluateTerms[E, P](augmented, gotOpening.Evaluations)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(end, gotOpening.Point) || value != expected {
+				t.Fatal("the proof does not verify")
+			}
+			wrong := sum
+			one := field.One[E, P]()
+			P(&wrong).Add(&wrong, &one)
+			if _, expected, err := Verify(transcript.New[E, P](testDomain), wrong, degree, c.vars, gotProof); err == nil && value == expected {
+				t.Fatal("a proof for another sum was accepted")
+			}
+		})
+	}
+}
+
+// TestProveEqInput checks ProveEq's refusals.
+func TestProveEqInput(t *testing.T) {
+	type E = bls12377fr.Element
+	rng := rand.New(rand.NewPCG(1, 2))
+	tables := [][]E{field.RandomVector[E](rng, 8)}
+	terms := []Term[E]{{Coefficient: field.One[E](), Factors: []int{0}}}
+	point := field.RandomVector[E](rng, 3)
+	var sum E
+	for name, call := range map[string]func() error{
+		"no variable": func() error { _, _, err := ProveEq(transcript.New[E]("t"), nil, tables, terms, sum); return err },
+		"no table":    func() error { _, _, err := ProveEq(transcript.New[E]("t"), point, nil, terms, sum); return err },
+		"no term":     func() error { _, _, err := ProveEq(transcript.New[E]("t"), point, tables, nil, sum); return err },
+		"short table": func() error { _, _, err := ProveEq(transcript.New[E]("t"), point[:2], tables, terms, sum); return err },
+		"factor out of range": func() error {
+			_, _, err := ProveEq(transcript.New[E]("t"), point, tables, []Term[E]{{Coefficient: field.One[E](), Factors: []int{1}}}, sum)
+			return err
+		},
+	} {
+		if call() == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
