@@ -19,21 +19,6 @@ type ZeroCheckProof[E field.Scalar] struct {
 // ZeroCheckLabel starts the transcript of a zero-check.
 const ZeroCheckLabel = "sumcheck/zero"
 
-// zeroTerms prepends factor 0 (the eq table) to every term of the relation
-// and shifts the relation's factor indices by one.
-func zeroTerms[E field.Scalar](relation []Term[E]) []Term[E] {
-	out := make([]Term[E], len(relation))
-	for k, term := range relation {
-		factors := make([]int, 0, len(term.Factors)+1)
-		factors = append(factors, 0)
-		for _, j := range term.Factors {
-			factors = append(factors, j+1)
-		}
-		out[k] = Term[E]{Coefficient: term.Coefficient, Factors: factors}
-	}
-	return out
-}
-
 // ZeroCheckDegree is the degree of a zero-check's round polynomials: one
 // more than the relation's largest number of factors.
 func ZeroCheckDegree[E field.Scalar](relation []Term[E]) int {
