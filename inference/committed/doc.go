@@ -392,29 +392,58 @@
 //	                      both segments       16 rows    32 rows    64 rows       12 segments
 //	stacked MLE           2¹⁶ (each)          2²⁰        2²¹        2²²           2²⁰ (2²² last)
 //	lookup cube           2¹⁷, 2¹⁸            2²¹        2²²        2²³           2²¹ (2²⁴ last)
-//	prover                5.9 s               10.0 s     22.4 s     53.6 s        183 s
-//	  commit              0.36 s              1.2 s      2.2 s      4.9 s         22 s
-//	  GKR (LogUp)         0.52 s              1.5 s      3.3 s      12.0 s        37 s
-//	  sum-checks          0.14 s              0.80 s     3.0 s      4.9 s         13 s
-//	  batch opening       4.9 s               6.4 s      13.9 s     31.8 s        111 s
-//	forward pass (all)    2.8 ms              346 ms     584 ms     1.1 s         420 ms
-//	verifier              71 ms               335 ms     736 ms     2.2 s         5.0 s
-//	proof                 130 kB (two)        74 kB      78 kB      82 kB         907 kB
-//	peak RSS of the run   4.2 GB (with GPT-2) 4.2 GB     6.4 GB     9.7–11.0 GB   11.2 GB
-//	field work (below)    ≈ 435k, 488k R1CS   ≈ 534k     ≈ 563k     ≈ 593k        ≈ 534k (645k last)
+//	prover                5.9 s               10.1 s     22.3 s     44.9 s        152 s
+//	  commit              0.27 s              0.84 s     1.5 s      3.3 s         15.5 s
+//	  GKR (LogUp)         0.32 s              0.85 s     2.1 s      7.6 s         20 s
+//	  sum-checks          0.11 s              0.75 s     3.2 s      4.4 s         10.6 s
+//	  batch opening       5.2 s               7.6 s      15.5 s     29.6 s        105 s
+//	forward pass (all)    1.6 ms              292 ms     566 ms     1.1 s         282 ms
+//	prover / forward      3,700               35         39         41            538
+//	verifier              50 ms               491 ms     1.0 s      1.1 s         4.1 s
+//	proof                 130 kB (two)        74 kB      78 kB      82 kB         909 kB
+//	peak RSS of the run   4.1 GB (with GPT-2) 4.1 GB     6.4 GB     9.7 GB        9.6 GB
+//	field work (below)    ≈ 435k, 488k R1CS   ≈ 535k     ≈ 563k     ≈ 594k        ≈ 535k (646k last)
 //
 // ("sum-checks" covers every sum-check and zero-check but the LogUp
 // instance's; the machine's load varies between runs by up to a factor
-// of two.) In the whole pass, each block's segment takes 9–12 s and the
-// last one, with the LM head (its logits, 31-bit exact, and remainders
-// over 16·2¹⁶ padded entries, the margins over 9·2¹⁶), 67 s. Three
-// blocks per segment (-committed.blocks=3) take 28–31 s per segment, but
-// the last one then holds 2²³ entries and the run peaks at 17.6 GB, for
-// the same total; the proofs are 532 kB. The 64-row block fits the 12 GB
-// target since the lookups run over slots (2²³ entries, where the eight
-// full limb rows were 2²⁵ and the run peaked at 23.1 GB). 256 rows do not
-// fit in 24 GB: the attention's tensors (heads·n², a dozen of them) make
-// the stacked MLE about 2²⁵ entries.
+// of two; "prover / forward" is the prover's time over the integer
+// forward pass of the same tokens in the same run, the whole model's for
+// the pass.) In the whole pass, each block's segment takes 8–11 s and
+// the last one, with the LM head (its logits, 31-bit exact, and
+// remainders over 16·2¹⁶ padded entries, the margins over 9·2¹⁶), 51 s.
+// Three blocks per segment (-committed.blocks=3) took 28–31 s per
+// segment, but the last one then holds 2²³ entries and the run peaked at
+// 17.6 GB, for the same total; the proofs are 532 kB. The 64-row block
+// fits the 12 GB target since the lookups run over slots (2²³ entries,
+// where the eight full limb rows were 2²⁵ and the run peaked at 23.1 GB).
+// 256 rows do not fit in 24 GB: the attention's tensors (heads·n², a
+// dozen of them) make the stacked MLE about 2²⁵ entries.
+//
+// The prover runs on both cores throughout: the LogUp instance's leaves,
+// layers and column evaluations, the commitments' gathering of non-zero
+// entries and the opening's vector work are split between the workers,
+// and every eq-weighted sum-check (the zero-checks, the GKR layers) runs
+// [sumcheck.ProveEq], which neither builds nor folds the eq table. Before
+// that the whole pass took 183 s (GKR 37 s, commit 22 s, sum-checks
+// 13 s) and peaked at 11.2 GB; the proofs are the same bytes.
+//
+// What remains is the batch opening, 70% of the pass: three full-scalar
+// MSMs of 2^N points per segment, which gnark-crypto's MultiExp runs at
+// 2.9 µs per point on both cores (5.8 µs on one; measured on 2²⁰ random
+// scalars). Its size is set by the stacked MLE, padded to a power of
+// two: GPT-2 small's block at 16 rows holds 541,536 entries, 17,248 more
+// than 2¹⁹, so N = 20 and 48% of the opening's points are padding (and
+// a quarter of those 541,536 is the tensors' own padding: d = 768 and
+// 3,072 columns padded to 1,024 and 4,096, 12 heads to 16); two blocks
+// hold 2²⁰ + 34,496 (N = 21). The eleven block segments' openings alone
+// take about 75 s, above the 60 s target for the whole pass. The
+// ways down, each a change of the proof and of the segment circuit:
+// stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
+// claims that are linear combinations of the chunks' evaluations, which
+// brings a block to about 406k entries (N = 19) and 64 rows to about
+// 2.07M (N = 21); or commit the stacked MLE in several parts of 2^M
+// entries opened together, so that an opening costs 3·2^M whatever the
+// segment holds.
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
