@@ -42,10 +42,18 @@ type AggregatedOptions struct {
 // pass cut into segments, each proven natively (committed or opened
 // tensors, opts.Tensors) and by a BLS12-377 Groth16 proof of its segment
 // circuit, their BW6-761 aggregation, and the BN254 wrapper (proven with
-// Wrap, solved by gnark's test engine otherwise).
+// Wrap, solved by gnark's test engine otherwise). With Wrap and Chain,
+// solcjs must be found before anything is proven; if the on-chain check
+// then fails, the report of the verified proof is returned with the
+// error.
 func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error) {
 	if err := opts.checkRun(); err != nil {
 		return nil, err
+	}
+	if opts.Chain && opts.Wrap {
+		if err := checkSolc(); err != nil {
+			return nil, err
+		}
 	}
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -127,7 +135,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	}
 	if opts.Chain {
 		if err := r.onChain(ctx, keys.Wrapper.VK, rep.Proof, rep.Statement); err != nil {
-			return nil, err
+			return rep, err
 		}
 	}
 	return rep, nil

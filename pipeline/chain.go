@@ -44,6 +44,16 @@ func currentRules(_ *node.Config, eth *ethconfig.Config) {
 	eth.Genesis.Config = &config
 }
 
+// checkSolc finds solcjs before a run that ends on the simulated chain
+// proves anything: without it the on-chain stage would fail only after
+// the proofs.
+func checkSolc() error {
+	if _, err := solidity.SolcjsPath(); err != nil {
+		return fmt.Errorf("pipeline: the on-chain check needs solcjs (or run without the chain): %w", err)
+	}
+	return nil
+}
+
 // onChain compiles the verifier and registry, deploys them on the simulated
 // chain, measures the verifier's gas beside the other template's on the
 // same proof, and submits the proof.

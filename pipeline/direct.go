@@ -157,9 +157,17 @@ func (r *runner) stage(name string, f func() (string, error)) error {
 // RunDirect proves a greedy generation of the model in the direct shape
 // (one BN254 Groth16 proof), verifies it natively and, with Options.Chain,
 // on go-ethereum's simulated chain through the exported Solidity verifier.
+// With Chain, solcjs must be found before anything is proven; if the
+// on-chain check then fails, the report of the verified proof is returned
+// with the error.
 func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.checkRun(); err != nil {
 		return nil, err
+	}
+	if opts.Chain {
+		if err := checkSolc(); err != nil {
+			return nil, err
+		}
 	}
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -276,7 +284,7 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		return rep, nil
 	}
 	if err := r.onChain(ctx, vk, final, st); err != nil {
-		return nil, err
+		return rep, err
 	}
 	return rep, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/veriformer/veriformer/pipeline"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -55,6 +56,28 @@ func TestRunDirect(t *testing.T) {
 	st := pipeline.SolidityStatement(rep.Statement)
 	for _, contracts := range []*solidity.Contracts{rep.Contracts, rep.OtherContracts} {
 		checkOnChain(ctx, t, contracts, rep.Proof, st)
+	}
+
+	// A solcjs that fails: the run proves (keys cached), then its on-chain
+	// stage fails, and the report of the verified proof comes back with
+	// the error, so that the proof is not lost.
+	failing := filepath.Join(t.TempDir(), "solcjs")
+	if err := os.WriteFile(failing, []byte("#!/bin/sh\necho broken >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(solidity.SolcjsEnv, failing)
+	kept, err := pipeline.RunDirect(ctx, opts)
+	if err == nil {
+		t.Fatal("a run with a failing solcjs succeeded")
+	}
+	if kept == nil || kept.Proof == nil {
+		t.Fatalf("the failed on-chain stage lost the proof: %v", err)
+	}
+	if !slices.Equal(kept.Output, rep.Output) || kept.Statement.ModelID.Cmp(rep.Statement.ModelID) != 0 {
+		t.Errorf("the kept report states %v / %#x, the first run %v / %#x", kept.Output, kept.Statement.ModelID, rep.Output, rep.Statement.ModelID)
+	}
+	if err := pipeline.WriteArtifacts(t.TempDir(), kept); err != nil {
+		t.Errorf("the kept proof cannot be written: %v", err)
 	}
 }
 

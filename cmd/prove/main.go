@@ -138,6 +138,13 @@ func run(ctx context.Context) error {
 		rep, err = pipeline.RunAggregated(ctx, aggOpts)
 	}
 	if err != nil {
+		// A proof made before a failed on-chain stage is kept.
+		if rep != nil && rep.Proof != nil && *outFlag != "" {
+			if werr := pipeline.WriteArtifacts(*outFlag, rep); werr != nil {
+				return fmt.Errorf("%w (and writing the proof to %s: %v)", err, *outFlag, werr)
+			}
+			fmt.Fprintf(os.Stderr, "the proof, verified natively, is written to %s\n", *outFlag)
+		}
 		return err
 	}
 	fmt.Printf("\noutput: %s\n", describe(tok, rep.Output))
