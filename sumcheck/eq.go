@@ -77,7 +77,7 @@ func ProveEq[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], poi
 	for i := range n {
 		var h []E // H(0), H(1), …, H(d_g) (H(1) filled below)
 		if i == 0 {
-			h = p.evaluate()
+			h = p.evaluate(false)
 		} else {
 			h = p.foldEvaluate(&r[i-1])
 		}
@@ -94,7 +94,7 @@ func ProveEq[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], poi
 			P(&v).Sub(&claim, &v)
 			P(&h[1]).Mul(&v, &inv)
 		} else {
-			h[1] = p.evaluateNode1()
+			h[1] = p.evaluate(true)[1]
 		}
 		// H(d) from H(0), …, H(d_g).
 		at := field.FromInt64[E, P](int64(d))
@@ -137,30 +137,20 @@ func ProveEq[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], poi
 }
 
 // eqProver holds the tables of [ProveEq] and the table of β(p_{>i}, ·).
+// Its workers' scratch is [Prove]'s: acc holds the per-term, per-node
+// partial sums of H (acc[k·(d_g+1) + node]).
 type eqProver[E field.Scalar, P field.Ptr[E]] struct {
 	terms   []Term[E]
 	dg      int
-	round   int
 	tables  [][]E
 	owned   bool
 	sources [][]E
 	eq      []E // β(p_{>i}, ·), 2^{n−i−1} entries
-	spaces  []*eqWorkspace[E]
-	pool    chan *eqWorkspace[E]
-}
-
-// eqWorkspace is one worker's scratch: per table the differences and the
-// values at nodes 2, …, d_g of a block of pairs, two product buffers, and
-// the per-term, per-node partial sums of H (acc[k·(d_g+1) + node]).
-type eqWorkspace[E field.Scalar] struct {
-	diff  [][]E
-	evals [][][]E
-	prod  []E
-	acc   []E
+	spaces  []*workspace[E]
+	pool    chan *workspace[E]
 }
 
 func newEqProver[E field.Scalar, P field.Ptr[E]](point []E, tables [][]E, terms []Term[E], dg int) *eqProver[E, P] {
-	n := len(point)
 	p := &eqProver[E, P]{
 		terms:   terms,
 		dg:      dg,
@@ -169,45 +159,33 @@ func newEqProver[E field.Scalar, P field.Ptr[E]](point []E, tables [][]E, terms 
 		eq:      poly.EqTable[E, P](point[1:]),
 	}
 	workers := runtime.GOMAXPROCS(0)
-	block := min(blockSize, (1<<n)/2)
-	p.pool = make(chan *eqWorkspace[E], workers)
+	block := min(blockSize, (1<<len(point))/2)
+	p.pool = make(chan *workspace[E], workers)
 	for range workers {
-		ws := &eqWorkspace[E]{
-			diff:  make([][]E, len(tables)),
-			evals: make([][][]E, len(tables)),
-			prod:  make([]E, block),
-			acc:   make([]E, len(terms)*(dg+1)),
-		}
-		for j := range tables {
-			ws.diff[j] = make([]E, block)
-			ws.evals[j] = make([][]E, max(dg-1, 0))
-			for s := range ws.evals[j] {
-				ws.evals[j][s] = make([]E, block)
-			}
-		}
+		ws := newWorkspace(tables, dg-1, len(terms)*(dg+1), block)
 		p.spaces = append(p.spaces, ws)
 		p.pool <- ws
 	}
 	return p
 }
 
-// evaluate returns H(0), _, H(2), …, H(d_g) of the first round.
-func (p *eqProver[E, P]) evaluate() []E {
+// evaluate returns H(0), _, H(2), …, H(d_g) of the current (folded)
+// tables, or H(1) alone at index 1 when one is set.
+func (p *eqProver[E, P]) evaluate(one bool) []E {
 	half := len(p.tables[0]) / 2
 	parallel.Execute(half, minPairsPerWorker, func(start, end int) {
 		ws := <-p.pool
 		for b := start; b < end; b += blockSize {
-			p.evaluateBlock(ws, b, min(blockSize, end-b), half, false)
+			p.evaluateBlock(ws, b, min(blockSize, end-b), half, one)
 		}
 		p.pool <- ws
 	})
-	return p.values(false)
+	return p.values(one)
 }
 
 // foldEvaluate binds the previous round's variable to r in every table
 // and in β's table, and returns H(0), _, H(2), …, H(d_g) of the next round.
 func (p *eqProver[E, P]) foldEvaluate(r *E) []E {
-	p.round++
 	size := len(p.tables[0]) / 2
 	for j := range p.tables {
 		p.sources[j] = p.tables[j]
@@ -238,19 +216,6 @@ func (p *eqProver[E, P]) foldEvaluate(r *E) []E {
 	return p.values(false)
 }
 
-// evaluateNode1 returns H(1) of the current round (the tables are folded).
-func (p *eqProver[E, P]) evaluateNode1() E {
-	half := len(p.tables[0]) / 2
-	parallel.Execute(half, minPairsPerWorker, func(start, end int) {
-		ws := <-p.pool
-		for b := start; b < end; b += blockSize {
-			p.evaluateBlock(ws, b, min(blockSize, end-b), half, true)
-		}
-		p.pool <- ws
-	})
-	return p.values(true)[1]
-}
-
 // values sums the workers' partial sums: H at the nodes evaluated (node 1
 // only when one is set, nodes 0, 2, …, d_g otherwise), the other entries
 // zero.
@@ -277,7 +242,7 @@ func (p *eqProver[E, P]) values(one bool) []E {
 // Σ_i β(p_{>i}, i)·∏ⱼ f_j(node) of every term into ws.acc, at node 1 when
 // one is set, else at nodes 0, 2, …, d_g: f(0) = lo, f(1) = hi,
 // f(2) = hi + (hi − lo), f(s+1) = f(s) + (hi − lo).
-func (p *eqProver[E, P]) evaluateBlock(ws *eqWorkspace[E], b, m, half int, one bool) {
+func (p *eqProver[E, P]) evaluateBlock(ws *workspace[E], b, m, half int, one bool) {
 	dg := p.dg
 	if !one && dg >= 2 {
 		for j, table := range p.tables {

@@ -190,26 +190,34 @@ func newProver[E field.Scalar, P field.Ptr[E]](tables [][]E, g summand[E], nbVar
 	block := min(blockSize, (1<<nbVars)/2)
 	p.pool = make(chan *workspace[E], workers)
 	for range workers {
-		ws := &workspace[E]{
-			diff:  make([][]E, len(tables)),
-			evals: make([][][]E, len(tables)),
-			prod:  make([]E, block),
-			acc:   make([]E, len(g.terms)*degree),
-		}
-		for j := range tables {
-			if len(tables[j]) < 2 {
-				continue
-			}
-			ws.diff[j] = make([]E, block)
-			ws.evals[j] = make([][]E, max(degree-1, 0))
-			for s := range ws.evals[j] {
-				ws.evals[j][s] = make([]E, block)
-			}
-		}
+		ws := newWorkspace(tables, degree-1, len(g.terms)*degree, block)
 		p.spaces = append(p.spaces, ws)
 		p.pool <- ws
 	}
 	return p
+}
+
+// newWorkspace returns a worker's scratch for blocks of block pairs: for
+// every table of two entries or more, the differences and nodes buffers of
+// extrapolated values; a product buffer; acc partial sums.
+func newWorkspace[E field.Scalar](tables [][]E, nodes, acc, block int) *workspace[E] {
+	ws := &workspace[E]{
+		diff:  make([][]E, len(tables)),
+		evals: make([][][]E, len(tables)),
+		prod:  make([]E, block),
+		acc:   make([]E, acc),
+	}
+	for j := range tables {
+		if len(tables[j]) < 2 {
+			continue
+		}
+		ws.diff[j] = make([]E, block)
+		ws.evals[j] = make([][]E, max(nodes, 0))
+		for s := range ws.evals[j] {
+			ws.evals[j][s] = make([]E, block)
+		}
+	}
+	return ws
 }
 
 // selectTables sets p.active to the tables with size entries and p.folded
