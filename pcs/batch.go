@@ -2,10 +2,12 @@ package pcs
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
 )
@@ -119,54 +121,155 @@ func OpenBatch(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim) (
 	}
 	powers, sum := bindBatch(t, claims)
 
-	// Aⱼ(x) = Σ_{k on j} αᵏ β((0,…,0, pₖ), x), and fⱼ padded with zeros to
-	// 2ⁿ entries (the same univariate polynomial, so the same commitment).
-	sumTables := make([][]fr.Element, 0, 2*len(tables))
-	terms := make([]sumcheck.Term[fr.Element], len(tables))
-	for j, table := range tables {
-		combination := make([]fr.Element, 1<<n)
-		for k, c := range claims {
-			if c.Commitment != j {
-				continue
-			}
-			addEq(combination, c.Point, &powers[k])
-		}
-		padded := table
-		if len(table) < 1<<n {
-			padded = make([]fr.Element, 1<<n)
-			copy(padded, table)
-		}
-		sumTables = append(sumTables, combination, padded)
-		terms[j] = sumcheck.Term[fr.Element]{Coefficient: field.One[fr.Element](), Factors: []int{2 * j, 2*j + 1}}
-	}
+	// Aⱼ(x) = Σ_{k on j} αᵏ β(pₖ, x) over fⱼ's own nⱼ variables; the
+	// sum-check reads Aⱼ and fⱼ padded with n − nⱼ leading zero
+	// coordinates (the same univariate polynomial, so the same
+	// commitment) without building the padded tables.
+	terms := make([]batchTerm, len(tables))
 	var got fr.Element
-	for j := range tables {
-		ip := innerProduct(sumTables[2*j], sumTables[2*j+1])
-		got.Add(&got, &ip)
+	for j, table := range tables {
+		combination := make([]fr.Element, len(table))
+		for k, c := range claims {
+			if c.Commitment == j {
+				addEq(combination, c.Point, &powers[k])
+			}
+		}
+		terms[j] = batchTerm{a: combination, f: table, offset: n - nbVars[j]}
+		terms[j].ip = innerProduct(combination, table)
+		terms[j].pad.SetOne()
+		got.Add(&got, &terms[j].ip)
 	}
 	if !got.Equal(&sum) {
 		return nil, fmt.Errorf("pcs: batch: the claimed values do not hold")
 	}
-	scProof, opening, err := sumcheck.Prove(t, sumTables, terms, sum)
-	if err != nil {
-		return nil, fmt.Errorf("pcs: batch: %w", err)
-	}
+	scProof, point, evaluations := proveBatchSum(t, terms, n, sum)
 
 	// g = Σⱼ Aⱼ(r*)·fⱼ, opened at r* with value Σⱼ Aⱼ(r*)·fⱼ(r*).
 	g := make([]fr.Element, 1<<n)
 	var value, s fr.Element
 	for j := range tables {
-		a := &opening.Evaluations[2*j]
+		a := &evaluations[j][0]
 		addScaled(g[:len(tables[j])], tables[j], a) // the padding adds nothing
-		s.Mul(a, &opening.Evaluations[2*j+1])
+		s.Mul(a, &evaluations[j][1])
 		value.Add(&value, &s)
 	}
-	sumTables = nil
-	proof, err := open(t, srs, g, opening.Point, value)
+	terms = nil
+	proof, err := open(t, srs, g, point, value)
 	if err != nil {
 		return nil, err
 	}
 	return &BatchProof{SumCheck: scProof, Opening: *proof}, nil
+}
+
+// batchTerm is commitment j's share Aⱼ·f̃ⱼ of the batching sum-check:
+// Aⱼ and fⱼ over their own nⱼ = n − offset variables, read over the n
+// variables of the batch with offset leading zero coordinates.
+type batchTerm struct {
+	a, f   []fr.Element
+	owned  bool       // f is the prover's copy, folded in place
+	offset int        // n − nⱼ
+	ip     fr.Element // Σ Aⱼ·fⱼ over the term's own cube
+	pad    fr.Element // ∏ (1 − rᵢ) over the rounds bound so far, i < offset
+}
+
+// proveBatchSum is sumcheck.Prove for the degree-2 summand
+// Σⱼ Aⱼ(x)·f̃ⱼ(x) of the batch with the claimed sum: the same transcript
+// (the sum, then per round p(0), p(2) and a challenge), rounds and final
+// point. Round i binds Xᵢ (the most significant variable
+// left). While i < offsetⱼ, the term lies in the half Xᵢ = 0 and its
+// share of the round polynomial is (1 − X)²·padⱼ²·ipⱼ, which binding
+// Xᵢ to rᵢ scales by (1 − rᵢ)² (padⱼ by 1 − rᵢ); from round offsetⱼ on,
+// its tables fold with the round's challenge. It returns the proof, the
+// point and, per term, (Ãⱼ(r*), f̃ⱼ(r*)).
+func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sumcheck.Proof[fr.Element], []fr.Element, [][2]fr.Element) {
+	t.Absorb(sum)
+	proof := sumcheck.Proof[fr.Element]{Rounds: make([][]fr.Element, n)}
+	point := make([]fr.Element, n)
+	var one fr.Element
+	one.SetOne()
+	for i := range n {
+		var p0, p2, s0, s2, sq fr.Element
+		for j := range terms {
+			tm := &terms[j]
+			sq.Square(&tm.pad)
+			if i < tm.offset {
+				s0.Mul(&sq, &tm.ip)
+				p0.Add(&p0, &s0)
+				p2.Add(&p2, &s0) // (1 − 2)² = 1
+				continue
+			}
+			s0, s2 = roundSums(tm.a, tm.f)
+			s0.Mul(&s0, &sq)
+			s2.Mul(&s2, &sq)
+			p0.Add(&p0, &s0)
+			p2.Add(&p2, &s2)
+		}
+		proof.Rounds[i] = []fr.Element{p0, p2}
+		t.Absorb(p0, p2)
+		r := t.Challenge()
+		point[i] = r
+		var c fr.Element
+		c.Sub(&one, &r)
+		for j := range terms {
+			tm := &terms[j]
+			if i < tm.offset {
+				tm.pad.Mul(&tm.pad, &c)
+				continue
+			}
+			tm.a = foldHalves(tm.a, tm.a, &r)
+			if tm.owned {
+				tm.f = foldHalves(tm.f, tm.f, &r)
+			} else {
+				tm.f = foldHalves(make([]fr.Element, len(tm.f)/2), tm.f, &r)
+				tm.owned = true
+			}
+		}
+	}
+	evaluations := make([][2]fr.Element, len(terms))
+	for j := range terms {
+		evaluations[j][0].Mul(&terms[j].a[0], &terms[j].pad)
+		evaluations[j][1].Mul(&terms[j].f[0], &terms[j].pad)
+	}
+	return proof, point, evaluations
+}
+
+// roundSums returns Σₖ a[k]·f[k] and Σₖ (2a[k+h] − a[k])·(2f[k+h] − f[k])
+// over the lower half k < h = len(a)/2: a product's round values at 0
+// and 2, on every core.
+func roundSums(a, f []fr.Element) (fr.Element, fr.Element) {
+	h := len(a) / 2
+	var mu sync.Mutex
+	var p0, p2 fr.Element
+	parallel.Execute(h, vecChunk, func(start, end int) {
+		var s0, s2, t, x, y fr.Element
+		for k := start; k < end; k++ {
+			t.Mul(&a[k], &f[k])
+			s0.Add(&s0, &t)
+			x.Double(&a[k+h]).Sub(&x, &a[k])
+			y.Double(&f[k+h]).Sub(&y, &f[k])
+			t.Mul(&x, &y)
+			s2.Add(&s2, &t)
+		}
+		mu.Lock()
+		p0.Add(&p0, &s0)
+		p2.Add(&p2, &s2)
+		mu.Unlock()
+	})
+	return p0, p2
+}
+
+// foldHalves sets dst[k] = src[k] + r·(src[k+h] − src[k]) for
+// k < h = len(src)/2 (dst may be src) and returns dst[:h], on every core.
+func foldHalves(dst, src []fr.Element, r *fr.Element) []fr.Element {
+	h := len(src) / 2
+	parallel.Execute(h, vecChunk, func(start, end int) {
+		var d fr.Element
+		for k := start; k < end; k++ {
+			d.Sub(&src[k+h], &src[k]).Mul(&d, r)
+			dst[k].Add(&src[k], &d)
+		}
+	})
+	return dst[:h]
 }
 
 // addEq adds scale·β(point, ·) to dst (2^len(point) entries or more, the

@@ -55,7 +55,8 @@ func TestLoadCeremony(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !srs.Pk.G1[1].Equal(&commons.G1.Tau[1]) || !srs.Pk.G1[15].Equal(&commons.G1.Tau[15]) || !srs.Vk.G2[1].Equal(&commons.G2.Tau[1]) {
+	if !srs.Pk.G1[1].Equal(&commons.G1.Tau[1]) || !srs.Pk.G1[15].Equal(&commons.G1.Tau[15]) || !srs.Vk.G2[1].Equal(&commons.G2.Tau[1]) ||
+		!srs.Vk.G2[2].Equal(&commons.G2.Tau[2]) || !srs.Vk.G2[3].Equal(&commons.G2.Tau[3]) {
 		t.Fatal("the SRS does not hold the ceremony's powers")
 	}
 	cached, err := pcs.LoadCeremony(path, 16, cache)

@@ -32,28 +32,30 @@ var ErrRejected = errors.New("pcs: proof rejected")
 
 // Proof is a HyperKZG evaluation proof of an MLE of n variables:
 // Folds[i−1] = [Fᵢ]₁ for i = 1, …, n−1; Evaluations[i] = (Fᵢ(β), Fᵢ(−β),
-// Fᵢ(β²)) for i = 0, …, n−1; Quotients = (W, W′), the commitments to the
-// combined quotient h of the batched polynomial at β, −β, β² and to the
-// quotient of the opening at z. See the package documentation.
+// Fᵢ(β²)) for i = 0, …, n−1; Quotient = W = [h]₁, the commitment to the
+// quotient h = (B − I)/Z of the batched polynomial B by the cubic Z that
+// vanishes on β, −β, β² (I the quadratic that interpolates B there). See
+// the package documentation.
 type Proof struct {
 	Folds       []bls12377.G1Affine
 	Evaluations [][3]fr.Element
-	Quotients   [2]bls12377.G1Affine
+	Quotient    bls12377.G1Affine
 }
 
 // GroupCheck is the output of the field part of the verifier and the input
-// of its group part: the scalars of L in the pairing check
+// of its group part: the scalars of the pairing check
 //
-//	e(L, [1]₂) · e(−W′, [τ]₂) = 1,
-//	L = Σⱼ Commitments[j]·Cⱼ + Σᵢ Folds[i]·[F_{i+1}]₁ + Quotients[0]·W + Quotients[1]·W′ + Generator·[1]₁,
+//	e(L₀, [1]₂) · e(L₁, [τ]₂) · e(L₂, [τ²]₂) · e(−W, [τ³]₂) = 1,
+//	L₀ = Σⱼ Commitments[j]·Cⱼ + Σᵢ Folds[i]·[F_{i+1}]₁ + Quotient[0]·W + Generator[0]·[1]₁,
+//	Lₖ = Quotient[k]·W + Generator[k]·[1]₁ (k = 1, 2),
 //
-// where Cⱼ are the commitments, [Fᵢ]₁ the proof's folds and (W, W′) its
-// quotients, in the order of the proof.
+// where Cⱼ are the commitments, [Fᵢ]₁ the proof's folds and W its
+// quotient.
 type GroupCheck struct {
 	Commitments []fr.Element  `json:"commitments"`
 	Folds       []fr.Element  `json:"folds"`
-	Quotients   [2]fr.Element `json:"quotients"`
-	Generator   fr.Element    `json:"generator"`
+	Quotient    [3]fr.Element `json:"quotient"`
+	Generator   [3]fr.Element `json:"generator"`
 }
 
 // multiExpConfig lets MultiExp use every core.
@@ -223,10 +225,10 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 		t.Absorb(proof.Evaluations[i][:]...)
 	}
 	q := t.Challenge()
-	d := t.Challenge()
 
-	// B = Σᵢ qⁱ Fᵢ and its values bⱼ = Σᵢ qⁱ Fᵢ(uⱼ).
-	batched := make([]fr.Element, len(table))
+	// B = Σᵢ qⁱ Fᵢ and its values bⱼ = Σᵢ qⁱ Fᵢ(uⱼ). The buffer has room
+	// for B − I, of degree 2 at least.
+	batched := make([]fr.Element, max(len(table), 4))
 	copy(batched, table)
 	var qi fr.Element
 	qi.SetOne()
@@ -244,42 +246,25 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 	folds = nil
 	b := batchedValues(proof.Evaluations, &q)
 
-	// W = [h]₁, h = Σⱼ dʲ·(B − bⱼ)/(Y − uⱼ).
-	h := make([]fr.Element, len(batched)-1)
-	buf := make([]fr.Element, len(batched))
-	var dj fr.Element
-	dj.SetOne()
+	// W = [h]₁, h = (B − I)/Z with Z(Y) = (Y − β)(Y + β)(Y − β²): I agrees
+	// with B on Z's roots, so the three divisions are exact.
+	interp, err := interpolation(&beta, &b)
+	if err != nil {
+		return nil, fmt.Errorf("pcs: open: %w", err)
+	}
+	for k := range interp {
+		batched[k].Sub(&batched[k], &interp[k])
+	}
+	h := batched
 	for j := range u {
-		copy(buf, batched)
-		quotient := divideByLinear(buf, &u[j])
-		addScaled(h, quotient, &dj)
-		dj.Mul(&dj, &d)
+		h = divideByLinear(h, &u[j])
 	}
 	w, err := kzg.Commit(h, srs.Pk)
 	if err != nil {
 		return nil, fmt.Errorf("pcs: open: quotient: %w", err)
 	}
-	proof.Quotients[0] = w
-	t.Absorb(Digest(proof.Quotients[:1]))
-	z := t.Challenge()
-	sc, err := shplonkScalars(&z, &u, &d, &b)
-	if err != nil {
-		return nil, fmt.Errorf("pcs: open: %w", err)
-	}
-
-	// W′ = [f/(Y − z)]₁, f = s·B − g − Z(z)·h, which vanishes at z.
-	f := buf
-	scale(f, batched, &sc.s)
-	f[0].Sub(&f[0], &sc.g)
-	var minusZT fr.Element
-	minusZT.Neg(&sc.zT)
-	addScaled(f[:len(h)], h, &minusZT)
-	w, err = kzg.Commit(divideByLinear(f, &z), srs.Pk)
-	if err != nil {
-		return nil, fmt.Errorf("pcs: open: quotient at z: %w", err)
-	}
-	proof.Quotients[1] = w
-	t.Absorb(Digest(proof.Quotients[1:]))
+	proof.Quotient = w
+	t.Absorb(Digest([]bls12377.G1Affine{w}))
 	return proof, nil
 }
 
@@ -294,42 +279,31 @@ func batchedValues(evaluations [][3]fr.Element, q *fr.Element) [3]fr.Element {
 	return b
 }
 
-// shplonk holds the scalars of the combined opening at z: with
-// Z(Y) = ∏ⱼ (Y − uⱼ) and Zⱼ(Y) = Z(Y)/(Y − uⱼ), zT = Z(z),
-// s = Σⱼ dʲ·Zⱼ(z) and g = Σⱼ dʲ·Zⱼ(z)·bⱼ.
-type shplonk struct {
-	zT, s, g fr.Element
-}
-
-// shplonkScalars computes the scalars of the combined opening; it refuses
-// z ∈ {u₀, u₁, u₂}, where Z(z) = 0 would leave W unchecked.
-func shplonkScalars(z *fr.Element, u *[3]fr.Element, d *fr.Element, b *[3]fr.Element) (shplonk, error) {
-	var sc shplonk
-	var diff [3]fr.Element
-	sc.zT.SetOne()
-	for j := range u {
-		diff[j].Sub(z, &u[j])
-		sc.zT.Mul(&sc.zT, &diff[j])
+// interpolation returns the coefficients (I₀, I₁, I₂) of the polynomial
+// of degree 2 with I(β) = b₀, I(−β) = b₁, I(β²) = b₂:
+//
+//	I₁ = (b₀ − b₁)/(2β),  I₂ = (b₂ − E − I₁·β²)/(β⁴ − β²),  I₀ = E − I₂·β²,
+//
+// E = (b₀ + b₁)/2. It refuses β ∈ {0, 1, −1}, where the points are not
+// distinct.
+func interpolation(beta *fr.Element, b *[3]fr.Element) ([3]fr.Element, error) {
+	var out [3]fr.Element
+	if degenerate(beta) {
+		return out, errors.New("challenge β ∈ {0, 1, −1}")
 	}
-	if sc.zT.IsZero() {
-		return sc, errors.New("challenge z is an evaluation point")
-	}
-	var dj, zj, t fr.Element
-	dj.SetOne()
-	for j := range u {
-		zj.SetOne()
-		for k := range u {
-			if k != j {
-				zj.Mul(&zj, &diff[k])
-			}
-		}
-		zj.Mul(&zj, &dj)
-		sc.s.Add(&sc.s, &zj)
-		t.Mul(&zj, &b[j])
-		sc.g.Add(&sc.g, &t)
-		dj.Mul(&dj, d)
-	}
-	return sc, nil
+	var twoBeta, beta2, den, e, t fr.Element
+	twoBeta.Double(beta)
+	beta2.Square(beta)
+	den.Square(&beta2).Sub(&den, &beta2) // β⁴ − β², not zero
+	twoBeta.Inverse(&twoBeta)
+	den.Inverse(&den)
+	e.Add(&b[0], &b[1]).Halve()
+	out[1].Sub(&b[0], &b[1]).Mul(&out[1], &twoBeta)
+	t.Mul(&out[1], &beta2)
+	out[2].Sub(&b[2], &e).Sub(&out[2], &t).Mul(&out[2], &den)
+	t.Mul(&out[2], &beta2)
+	out[0].Sub(&e, &t)
+	return out, nil
 }
 
 // foldEvenOdd returns g with g[m] = f[2m] + r·(f[2m+1] − f[2m]).
@@ -390,10 +364,7 @@ func verifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Pro
 		t.Absorb(proof.Evaluations[i][:]...)
 	}
 	q := t.Challenge()
-	d := t.Challenge()
-	t.Absorb(Digest(proof.Quotients[:1]))
-	z := t.Challenge()
-	t.Absorb(Digest(proof.Quotients[1:]))
+	t.Absorb(Digest([]bls12377.G1Affine{proof.Quotient}))
 
 	// Fold consistency: F_{i+1}(β²) = (1−r)·(Fᵢ(β)+Fᵢ(−β))/2 + r·(Fᵢ(β)−Fᵢ(−β))/(2β),
 	// checked multiplied by 2β; F_n(β²) is the claimed value.
@@ -417,30 +388,30 @@ func verifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Pro
 		}
 	}
 
-	var u [3]fr.Element
-	u[0] = beta
-	u[1].Neg(&beta)
-	u[2].Square(&beta)
+	// C_B − [I(τ)]₁ = Z(τ)·W with C_B = Σⱼ Aⱼ·Cⱼ + Σᵢ qⁱ·[Fᵢ]₁ and
+	// Z(Y) = Y³ − β²Y² − β²Y + β⁴, split over [τᵏ]₂ for k = 0, …, 3.
 	b := batchedValues(proof.Evaluations, &q)
-	sc, err := shplonkScalars(&z, &u, &d, &b)
+	interp, err := interpolation(&beta, &b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	check := &GroupCheck{
-		Commitments: make([]fr.Element, len(combination)),
+		Commitments: append([]fr.Element(nil), combination...),
 		Folds:       make([]fr.Element, n-1),
 	}
-	for j := range combination {
-		check.Commitments[j].Mul(&combination[j], &sc.s)
-	}
-	qi := sc.s
+	qi := q
 	for i := range check.Folds {
-		qi.Mul(&qi, &q)
 		check.Folds[i] = qi
+		qi.Mul(&qi, &q)
 	}
-	check.Quotients[0].Neg(&sc.zT)
-	check.Quotients[1] = z
-	check.Generator.Neg(&sc.g)
+	var beta2 fr.Element
+	beta2.Square(&beta)
+	check.Quotient[0].Square(&beta2).Neg(&check.Quotient[0])
+	check.Quotient[1] = beta2
+	check.Quotient[2] = beta2
+	for k := range interp {
+		check.Generator[k].Neg(&interp[k])
+	}
 	return check, nil
 }
 
@@ -453,18 +424,19 @@ func degenerate(beta *fr.Element) bool {
 }
 
 // VerifyGroup is the group part of the verifier: it checks that every
-// commitment, fold and quotient is in G1 (on the curve, in the r-torsion),
-// computes L of [GroupCheck] by one multi-scalar multiplication and
-// checks e(L, [1]₂)·e(−W′, [τ]₂) = 1.
+// commitment, fold and the quotient is in G1 (on the curve, in the
+// r-torsion), computes L₀, L₁, L₂ of [GroupCheck] (one multi-scalar
+// multiplication and two of two points) and checks
+// e(L₀, [1]₂)·e(L₁, [τ]₂)·e(L₂, [τ²]₂)·e(−W, [τ³]₂) = 1.
 func VerifyGroup(vk *VerifyingKey, commitments []Commitment, proof *Proof, check *GroupCheck) error {
 	if len(commitments) != len(check.Commitments) || len(proof.Folds) != len(check.Folds) {
 		return fmt.Errorf("pcs: verify: %d commitments and %d folds for %d and %d scalars",
 			len(commitments), len(proof.Folds), len(check.Commitments), len(check.Folds))
 	}
-	points := make([]bls12377.G1Affine, 0, len(commitments)+len(proof.Folds)+3)
+	points := make([]bls12377.G1Affine, 0, len(commitments)+len(proof.Folds)+2)
 	points = append(points, commitments...)
 	points = append(points, proof.Folds...)
-	points = append(points, proof.Quotients[:]...)
+	points = append(points, proof.Quotient)
 	for i := range points {
 		if !points[i].IsInSubGroup() {
 			return fmt.Errorf("%w: point %d is not in G1", ErrRejected, i)
@@ -474,17 +446,22 @@ func VerifyGroup(vk *VerifyingKey, commitments []Commitment, proof *Proof, check
 	scalars := make([]fr.Element, 0, len(points))
 	scalars = append(scalars, check.Commitments...)
 	scalars = append(scalars, check.Folds...)
-	scalars = append(scalars, check.Quotients[:]...)
-	scalars = append(scalars, check.Generator)
-	var l, r bls12377.G1Affine
-	if _, err := l.MultiExp(points, scalars, multiExpConfig); err != nil {
+	scalars = append(scalars, check.Quotient[0], check.Generator[0])
+	var l [4]bls12377.G1Affine
+	if _, err := l[0].MultiExp(points, scalars, multiExpConfig); err != nil {
 		return fmt.Errorf("pcs: verify: %w", err)
 	}
-	r.Neg(&proof.Quotients[1])
+	pair := []bls12377.G1Affine{proof.Quotient, vk.G1}
+	for k := 1; k < 3; k++ {
+		if _, err := l[k].MultiExp(pair, []fr.Element{check.Quotient[k], check.Generator[k]}, multiExpConfig); err != nil {
+			return fmt.Errorf("pcs: verify: %w", err)
+		}
+	}
+	l[3].Neg(&proof.Quotient)
 	// gnark-crypto's MillerLoopFixedQ writes into the lines it is given:
 	// pass a copy so the key stays intact.
 	lines := vk.Lines
-	ok, err := bls12377.PairingCheckFixedQ([]bls12377.G1Affine{l, r}, lines[:])
+	ok, err := bls12377.PairingCheckFixedQ(l[:], lines[:])
 	if err != nil {
 		return fmt.Errorf("pcs: verify: %w", err)
 	}

@@ -14,7 +14,7 @@ import (
 
 // Encoding (all integers big-endian):
 //
-//	Proof:      n (4 bytes) · Folds (n−1 points) · Quotients (2 points) · Evaluations (3n scalars, row by row)
+//	Proof:      n (4 bytes) · Folds (n−1 points) · Quotient (1 point) · Evaluations (3n scalars, row by row)
 //	BatchProof: rounds (4 bytes) · values per round (4 bytes) · the round values · Proof
 //
 // A point is gnark-crypto's 48-byte compressed G1 encoding, a scalar the
@@ -119,10 +119,8 @@ func (p *Proof) encode(buf *bytes.Buffer) {
 		b := p.Folds[i].Bytes()
 		buf.Write(b[:])
 	}
-	for i := range p.Quotients {
-		b := p.Quotients[i].Bytes()
-		buf.Write(b[:])
-	}
+	b := p.Quotient.Bytes()
+	buf.Write(b[:])
 	for i := range p.Evaluations {
 		for j := range p.Evaluations[i] {
 			b := p.Evaluations[i][j].Bytes()
@@ -143,7 +141,7 @@ func (p *Proof) decode(data []byte) ([]byte, error) {
 	if n < 1 || n > MaxNbVars {
 		return nil, fmt.Errorf("pcs: decode: %d variables, want 1 to %d", n, MaxNbVars)
 	}
-	if need := uint64(n-1+2)*pointSize + uint64(3*n)*scalarSize; need > uint64(len(data)) {
+	if need := uint64(n-1+1)*pointSize + uint64(3*n)*scalarSize; need > uint64(len(data)) {
 		return nil, errShort
 	}
 	var err error
@@ -153,11 +151,9 @@ func (p *Proof) decode(data []byte) ([]byte, error) {
 			return nil, fmt.Errorf("pcs: decode: fold %d: %w", i+1, err)
 		}
 	}
-	var quotients [2]bls12377.G1Affine
-	for i := range quotients {
-		if data, err = decodePoint(&quotients[i], data); err != nil {
-			return nil, fmt.Errorf("pcs: decode: quotient %d: %w", i, err)
-		}
+	var quotient bls12377.G1Affine
+	if data, err = decodePoint(&quotient, data); err != nil {
+		return nil, fmt.Errorf("pcs: decode: quotient: %w", err)
 	}
 	evaluations := make([][3]fr.Element, n)
 	for i := range evaluations {
@@ -167,7 +163,7 @@ func (p *Proof) decode(data []byte) ([]byte, error) {
 			}
 		}
 	}
-	p.Folds, p.Quotients, p.Evaluations = folds, quotients, evaluations
+	p.Folds, p.Quotient, p.Evaluations = folds, quotient, evaluations
 	return data, nil
 }
 

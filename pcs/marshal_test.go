@@ -13,8 +13,8 @@ func TestBatchProofRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 5 rounds of 2 scalars, 4 folds + 2 quotients, 5·3 evaluations.
-	if want := 8 + 10*scalarSize + 4 + 6*pointSize + 15*scalarSize; len(data) != want {
+	// 5 rounds of 2 scalars, 4 folds + 1 quotient, 5·3 evaluations.
+	if want := 8 + 10*scalarSize + 4 + 5*pointSize + 15*scalarSize; len(data) != want {
 		t.Fatalf("encoding of %d bytes, want %d", len(data), want)
 	}
 	var p BatchProof

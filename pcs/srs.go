@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math/big"
 	"os"
 	"path/filepath"
+	"strings"
 
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
@@ -19,24 +21,36 @@ import (
 )
 
 // SRS is a KZG structured reference string on BLS12-377: the G1 powers
-// [τ⁰]₁, …, [τ^{Size−1}]₁ (the prover's part) and [1]₁, [1]₂, [τ]₂ (the
-// verifier's part). A table of 2ⁿ entries needs Size ≥ 2ⁿ.
+// [τ⁰]₁, …, [τ^{Size−1}]₁ (the prover's part) and [1]₁, [1]₂, [τ]₂,
+// [τ²]₂, [τ³]₂ (the verifier's part). A table of 2ⁿ entries needs
+// Size ≥ 2ⁿ.
 type SRS struct {
-	kzg.SRS
+	Pk kzg.ProvingKey
+	Vk VerifyingKey
 }
+
+// MinSize is the smallest SRS: the verifier's check of [τ²]₂ and [τ³]₂
+// reads [τ³]₁.
+const MinSize = 4
 
 // Size returns the number of G1 powers: the largest table that can be
 // committed.
 func (s *SRS) Size() int { return len(s.Pk.G1) }
 
-// VerifyingKey returns the verifier's part: [1]₁, [1]₂, [τ]₂ and the
-// precomputed pairing lines of the two G2 points.
+// VerifyingKey returns the verifier's part: [1]₁, the four G2 powers and
+// their precomputed pairing lines.
 func (s *SRS) VerifyingKey() *VerifyingKey { return &s.Vk }
 
 // VerifyingKey is what the group part of the verifier needs: G1 = [1]₁,
-// G2 = ([1]₂, [τ]₂), Lines the Miller-loop lines of G2 (fixed, so the
-// pairing check skips the G2 arithmetic).
-type VerifyingKey = kzg.VerifyingKey
+// G2 = ([1]₂, [τ]₂, [τ²]₂, [τ³]₂), Lines the Miller-loop lines of the G2
+// points (fixed, so the pairing check skips the G2 arithmetic). The
+// opening's one quotient is checked against the cubic Z(τ) that vanishes
+// on its three evaluation points, hence the powers up to τ³.
+type VerifyingKey struct {
+	G1    bls12377.G1Affine
+	G2    [4]bls12377.G2Affine
+	Lines [4][2][len(bls12377.LoopCounter) - 1]bls12377.LineEvaluationAff
+}
 
 // Hash returns the SHA-256 of the SRS's canonical encoding (the size, then
 // every point uncompressed): the name under which it is cached and the value
@@ -53,19 +67,24 @@ func (s *SRS) Hash() [32]byte {
 
 // Check verifies that the G1 points are successive powers of the τ of
 // [τ]₂: with random ρ, e(Σᵢ ρⁱ[τⁱ]₁, [τ]₂) = e(Σᵢ ρⁱ[τⁱ⁺¹]₁, [1]₂) over
-// i < Size−1, and that [1]₁, [1]₂ are the standard generators, [τ]₂ is
-// neither the identity nor [1]₂, and every point is in its subgroup. It
-// costs two MSMs of Size−1 full scalars and one pairing.
+// i < Size−1; that [τ²]₂ and [τ³]₂ are the powers of the same τ:
+// e([τ²]₁ + ρ[τ³]₁, [1]₂) = e([1]₁, [τ²]₂)·e(ρ[1]₁, [τ³]₂); that [1]₁,
+// [1]₂ are the standard generators, [τ]₂ is neither the identity nor
+// [1]₂, and every point is in its subgroup. It costs two MSMs of Size−1
+// full scalars and two multi-pairings.
 func (s *SRS) Check() error {
 	_, _, g1, g2 := bls12377.Generators()
-	if len(s.Pk.G1) < 2 {
-		return fmt.Errorf("pcs: srs: %d G1 powers, need at least 2", len(s.Pk.G1))
+	if len(s.Pk.G1) < MinSize {
+		return fmt.Errorf("pcs: srs: %d G1 powers, need at least %d", len(s.Pk.G1), MinSize)
 	}
 	if !s.Pk.G1[0].Equal(&g1) || !s.Vk.G1.Equal(&g1) || !s.Vk.G2[0].Equal(&g2) {
 		return errors.New("pcs: srs: [1]₁ or [1]₂ is not the standard generator")
 	}
 	if s.Vk.G2[1].IsInfinity() || s.Vk.G2[1].Equal(&g2) || !s.Vk.G2[1].IsInSubGroup() {
 		return errors.New("pcs: srs: [τ]₂ is the identity, the generator, or outside G2")
+	}
+	if !s.Vk.G2[2].IsInSubGroup() || !s.Vk.G2[3].IsInSubGroup() {
+		return errors.New("pcs: srs: [τ²]₂ or [τ³]₂ is outside G2")
 	}
 	if !bls12377.IsInSubGroupBatchG1(s.Pk.G1) {
 		return errors.New("pcs: srs: a G1 power is not in G1")
@@ -95,18 +114,35 @@ func (s *SRS) Check() error {
 	if !ok {
 		return errors.New("pcs: srs: the G1 points are not the powers of the τ of [τ]₂")
 	}
+	var t, g, rg bls12377.G1Affine
+	var rb big.Int
+	r.BigInt(&rb)
+	t.ScalarMultiplication(&s.Pk.G1[3], &rb)
+	t.Add(&t, &s.Pk.G1[2])
+	t.Neg(&t)
+	g.Set(&g1)
+	rg.ScalarMultiplication(&g1, &rb)
+	ok, err = bls12377.PairingCheck([]bls12377.G1Affine{t, g, rg}, []bls12377.G2Affine{s.Vk.G2[0], s.Vk.G2[2], s.Vk.G2[3]})
+	if err != nil {
+		return fmt.Errorf("pcs: srs: %w", err)
+	}
+	if !ok {
+		return errors.New("pcs: srs: [τ²]₂ and [τ³]₂ are not the powers of the τ of the G1 points")
+	}
 	return nil
 }
 
-// newSRS builds an SRS from its points and precomputes the pairing lines.
-func newSRS(powers []bls12377.G1Affine, tauG2 bls12377.G2Affine) *SRS {
+// newSRS builds an SRS from its points ([τ]₂, [τ²]₂, [τ³]₂ in tauG2) and
+// precomputes the pairing lines.
+func newSRS(powers []bls12377.G1Affine, tauG2 [3]bls12377.G2Affine) *SRS {
 	_, _, g1, g2 := bls12377.Generators()
 	s := &SRS{}
 	s.Pk.G1 = powers
 	s.Vk.G1 = g1
-	s.Vk.G2 = [2]bls12377.G2Affine{g2, tauG2}
-	s.Vk.Lines[0] = bls12377.PrecomputeLines(s.Vk.G2[0])
-	s.Vk.Lines[1] = bls12377.PrecomputeLines(s.Vk.G2[1])
+	s.Vk.G2 = [4]bls12377.G2Affine{g2, tauG2[0], tauG2[1], tauG2[2]}
+	for i := range s.Vk.G2 {
+		s.Vk.Lines[i] = bls12377.PrecomputeLines(s.Vk.G2[i])
+	}
 	return s
 }
 
@@ -116,8 +152,8 @@ func newSRS(powers []bls12377.G1Affine, tauG2 bls12377.G2Affine) *SRS {
 // nil). Production SRSs come from the BLS12-377 phase-1 ceremony
 // ([LoadCeremony]).
 func NewDevelopmentSRS(size int, logger *log.Logger) (*SRS, error) {
-	if size < 2 {
-		return nil, fmt.Errorf("pcs: development srs: size %d < 2", size)
+	if size < MinSize {
+		return nil, fmt.Errorf("pcs: development srs: size %d < %d", size, MinSize)
 	}
 	if logger == nil {
 		logger = log.Default()
@@ -129,24 +165,52 @@ func NewDevelopmentSRS(size int, logger *log.Logger) (*SRS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pcs: development srs: %w", err)
 	}
-	k, err := kzg.NewSRS(uint64(size), tau)
+	s, err := NewSRSOfTau(size, tau)
+	tau.SetUint64(0)
 	if err != nil {
 		return nil, fmt.Errorf("pcs: development srs: %w", err)
 	}
-	tau.SetUint64(0)
-	return &SRS{SRS: *k}, nil
+	return s, nil
+}
+
+// NewSRSOfTau returns the SRS of size G1 powers of the given τ. Whoever
+// knows τ can forge every opening: it serves [NewDevelopmentSRS] and test
+// vectors whose τ is public, never a deployment.
+func NewSRSOfTau(size int, tau *big.Int) (*SRS, error) {
+	if size < MinSize {
+		return nil, fmt.Errorf("pcs: srs: size %d < %d", size, MinSize)
+	}
+	k, err := kzg.NewSRS(uint64(size), tau)
+	if err != nil {
+		return nil, fmt.Errorf("pcs: srs: %w", err)
+	}
+	_, _, _, g2 := bls12377.Generators()
+	var tauG2 [3]bls12377.G2Affine
+	power := new(big.Int).Mod(tau, fr.Modulus())
+	for i := range tauG2 {
+		tauG2[i].ScalarMultiplication(&g2, power)
+		power.Mul(power, tau).Mod(power, fr.Modulus())
+	}
+	power.SetUint64(0)
+	return newSRS(k.Pk.G1, tauG2), nil
 }
 
 // srsMagic starts every cached SRS file; srsDevelopmentMagic marks one
 // made by [NewDevelopmentSRS].
 const (
-	srsMagic            = "veriformer/pcs/srs/v1\n"
-	srsDevelopmentMagic = "veriformer/pcs/srs/v1/development\n"
+	srsMagic            = "veriformer/pcs/srs/v2\n"
+	srsDevelopmentMagic = "veriformer/pcs/srs/v2/development\n"
+	srsOldPrefix        = "veriformer/pcs/srs/v1"
 )
 
+// ErrOldCache is wrapped by the error of [ReadCache] on a file of an
+// earlier format (v1 held [τ]₂ alone): [LoadOrCreateDevelopment] and
+// [LoadCeremony] build the SRS again in its place.
+var ErrOldCache = errors.New("pcs: srs cache of an earlier format")
+
 // writePayload writes the canonical encoding hashed by [SRS.Hash]: the
-// number of G1 powers (8 bytes, big-endian), the G1 powers, [τ]₂,
-// uncompressed.
+// number of G1 powers (8 bytes, big-endian), the G1 powers, [τ]₂, [τ²]₂,
+// [τ³]₂, uncompressed.
 func (s *SRS) writePayload(w io.Writer) error {
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(len(s.Pk.G1)))
@@ -159,9 +223,13 @@ func (s *SRS) writePayload(w io.Writer) error {
 			return err
 		}
 	}
-	b := s.Vk.G2[1].RawBytes()
-	_, err := w.Write(b[:])
-	return err
+	for i := 1; i < len(s.Vk.G2); i++ {
+		b := s.Vk.G2[i].RawBytes()
+		if _, err := w.Write(b[:]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteCache writes the SRS to path atomically: a header (whether it is a
@@ -238,6 +306,9 @@ func ReadCache(path string, expected *[32]byte, logger *log.Logger) (*SRS, error
 	case srsDevelopmentMagic:
 		logger.Printf("pcs: WARNING: DEVELOPMENT ONLY: %s holds a development SRS whose τ was not destroyed by a ceremony", path)
 	default:
+		if strings.HasPrefix(header, srsOldPrefix) {
+			return nil, fmt.Errorf("%w: %s", ErrOldCache, path)
+		}
 		return nil, fmt.Errorf("pcs: srs cache %s: unknown header %q", path, header)
 	}
 	var recorded [32]byte
@@ -265,12 +336,14 @@ func ReadCache(path string, expected *[32]byte, logger *log.Logger) (*SRS, error
 			return nil, fmt.Errorf("pcs: srs cache %s: G1 point %d: %w", path, i, err)
 		}
 	}
-	var tauG2 bls12377.G2Affine
-	if _, err := io.ReadFull(tee, buf[:]); err != nil {
-		return nil, fmt.Errorf("pcs: srs cache %s: [τ]₂: %w", path, err)
-	}
-	if _, err := tauG2.SetBytes(buf[:]); err != nil {
-		return nil, fmt.Errorf("pcs: srs cache %s: [τ]₂: %w", path, err)
+	var tauG2 [3]bls12377.G2Affine
+	for i := range tauG2 {
+		if _, err := io.ReadFull(tee, buf[:]); err != nil {
+			return nil, fmt.Errorf("pcs: srs cache %s: [τ^%d]₂: %w", path, i+1, err)
+		}
+		if _, err := tauG2[i].SetBytes(buf[:]); err != nil {
+			return nil, fmt.Errorf("pcs: srs cache %s: [τ^%d]₂: %w", path, i+1, err)
+		}
 	}
 	if _, err := r.ReadByte(); err != io.EOF {
 		return nil, fmt.Errorf("pcs: srs cache %s: trailing bytes", path)
@@ -298,7 +371,7 @@ func LoadOrCreateDevelopment(dir string, size int, logger *log.Logger) (*SRS, er
 		}
 		return s, nil
 	}
-	if !errors.Is(err, os.ErrNotExist) {
+	if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, ErrOldCache) {
 		return nil, err
 	}
 	s, err = NewDevelopmentSRS(size, logger)
@@ -314,7 +387,8 @@ func LoadOrCreateDevelopment(dir string, size int, logger *log.Logger) (*SRS, er
 // LoadCeremony returns an SRS of size G1 powers taken from a file holding
 // gnark's BLS12-377 Groth16 phase-1 output (backend/groth16/bls12-377/
 // mpcsetup.SrsCommons, as written by its WriteTo): its G1 τ-powers
-// [τ⁰]₁, …, [τ^{2N−2}]₁ and its [τ]₂ form a KZG SRS of up to 2N−1 powers.
+// [τ⁰]₁, …, [τ^{2N−2}]₁ and its [τ]₂, [τ²]₂, [τ³]₂ form a KZG SRS of up to
+// 2N−1 powers.
 //
 // The first load decodes and checks the points ([SRS.Check]) and caches the
 // result in cacheDir under the SHA-256 of the ceremony file and the size;
@@ -337,7 +411,7 @@ func LoadCeremony(path string, size int, cacheDir string) (*SRS, error) {
 		if err == nil && s.Size() == size {
 			return s, nil
 		}
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, ErrOldCache) {
 			return nil, err
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -363,14 +437,15 @@ func LoadCeremony(path string, size int, cacheDir string) (*SRS, error) {
 	return s, nil
 }
 
-// ReadCeremony decodes the first size G1 τ-powers and [τ]₂ from the
-// encoding of an mpcsetup.SrsCommons (limit bytes long at most):
+// ReadCeremony decodes the first size G1 τ-powers and [τ]₂, [τ²]₂, [τ³]₂
+// from the encoding of an mpcsetup.SrsCommons (limit bytes long at most):
 //
 //	N (8 bytes, big-endian) · [β]₂ · [τ¹]₁ … [τ^{2N−2}]₁ · [τ¹]₂ … [τ^{N−1}]₂ · (the β and α powers)
 //
 // with G1 points 48-byte compressed and G2 points 96-byte compressed, no
 // length prefixes (as gnark's encoder writes them);
-// [τ⁰]₁ is the generator and is not stored. It reads no further than [τ¹]₂.
+// [τ⁰]₁ is the generator and is not stored. It reads no further than [τ³]₂
+// (so the ceremony needs N ≥ 4).
 // The points it keeps are subgroup-checked; the caller should also run
 // [SRS.Check].
 func ReadCeremony(r io.Reader, limit int64, size int) (*SRS, error) {
@@ -387,7 +462,10 @@ func ReadCeremony(r io.Reader, limit int64, size int) (*SRS, error) {
 	if n < 2 || n > uint64(limit)/(2*g1Size) {
 		return nil, fmt.Errorf("domain size %d does not fit in %d bytes", n, limit)
 	}
-	if size < 2 || uint64(size) > 2*n-1 {
+	if n < MinSize {
+		return nil, fmt.Errorf("domain size %d: the verifier needs [τ³]₂, N ≥ %d", n, MinSize)
+	}
+	if size < MinSize || uint64(size) > 2*n-1 {
 		return nil, fmt.Errorf("%d powers requested, the ceremony has %d", size, 2*n-1)
 	}
 	var buf [g2Size]byte
@@ -410,12 +488,14 @@ func ReadCeremony(r io.Reader, limit int64, size int) (*SRS, error) {
 			}
 		}
 	}
-	if _, err := io.ReadFull(r, buf[:]); err != nil {
-		return nil, fmt.Errorf("[τ]₂: %w", err)
-	}
-	var tauG2 bls12377.G2Affine
-	if _, err := tauG2.SetBytes(buf[:]); err != nil {
-		return nil, fmt.Errorf("[τ]₂: %w", err)
+	var tauG2 [3]bls12377.G2Affine
+	for i := range tauG2 {
+		if _, err := io.ReadFull(r, buf[:]); err != nil {
+			return nil, fmt.Errorf("[τ^%d]₂: %w", i+1, err)
+		}
+		if _, err := tauG2[i].SetBytes(buf[:]); err != nil {
+			return nil, fmt.Errorf("[τ^%d]₂: %w", i+1, err)
+		}
 	}
 	return newSRS(powers, tauG2), nil
 }

@@ -23,7 +23,7 @@ func TestSRSCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Hash() != hash || got.Size() != s.Size() || !got.Vk.G2[1].Equal(&s.Vk.G2[1]) || got.Vk.Lines != s.Vk.Lines {
+	if got.Hash() != hash || got.Size() != s.Size() || got.Vk.G2 != s.Vk.G2 || got.Vk.Lines != s.Vk.Lines {
 		t.Fatal("cached SRS differs")
 	}
 
@@ -89,10 +89,60 @@ func TestLoadOrCreateDevelopment(t *testing.T) {
 
 func TestSRSCheckRefusesWrongPowers(t *testing.T) {
 	s := srsForTest(t)
-	bad := &SRS{SRS: s.SRS}
+	bad := &SRS{Pk: s.Pk, Vk: s.Vk}
 	bad.Pk.G1 = append([]bls12377.G1Affine(nil), s.Pk.G1...)
 	bad.Pk.G1[5], bad.Pk.G1[6] = bad.Pk.G1[6], bad.Pk.G1[5]
 	if err := bad.Check(); err == nil {
 		t.Fatal("swapped powers pass the check")
+	}
+}
+
+// TestSRSCheckRefusesWrongG2Powers: [τ²]₂ and [τ³]₂ swapped, or either
+// replaced by another power, fail the check.
+func TestSRSCheckRefusesWrongG2Powers(t *testing.T) {
+	s := srsForTest(t)
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	for name, g2 := range map[string][4]bls12377.G2Affine{
+		"swapped":       {s.Vk.G2[0], s.Vk.G2[1], s.Vk.G2[3], s.Vk.G2[2]},
+		"[τ²]₂ = [τ]₂":  {s.Vk.G2[0], s.Vk.G2[1], s.Vk.G2[1], s.Vk.G2[3]},
+		"[τ³]₂ = [τ²]₂": {s.Vk.G2[0], s.Vk.G2[1], s.Vk.G2[2], s.Vk.G2[2]},
+	} {
+		bad := newSRS(s.Pk.G1, [3]bls12377.G2Affine{g2[1], g2[2], g2[3]})
+		if err := bad.Check(); err == nil {
+			t.Errorf("%s: the check passes", name)
+		}
+	}
+}
+
+// TestOldCacheRebuilt: a development SRS cached in the earlier format
+// (v1 header) is reported as such by ReadCache and drawn again by
+// LoadOrCreateDevelopment; any other unknown header is an error.
+func TestOldCacheRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "dev-16.srs")
+	if err := os.WriteFile(path, []byte(srsOldPrefix+"/development\nrest"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCache(path, nil, nil); !errors.Is(err, ErrOldCache) {
+		t.Fatalf("got %v, want ErrOldCache", err)
+	}
+	var out bytes.Buffer
+	s, err := LoadOrCreateDevelopment(dir, 16, log.New(&out, "", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCache(path, nil, log.New(&out, "", 0)); err != nil {
+		t.Fatalf("the rebuilt cache: %v", err)
+	}
+	if err := os.WriteFile(path, []byte("veriformer/pcs/srs/v9\nrest"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadOrCreateDevelopment(dir, 16, log.New(&out, "", 0)); err == nil || errors.Is(err, ErrOldCache) {
+		t.Fatalf("unknown header: got %v", err)
 	}
 }

@@ -21,7 +21,7 @@ func (f *batchFixture) clone() *batchFixture {
 	g.proof.Opening = Proof{
 		Folds:       slices.Clone(f.proof.Opening.Folds),
 		Evaluations: slices.Clone(f.proof.Opening.Evaluations),
-		Quotients:   f.proof.Opening.Quotients,
+		Quotient:    f.proof.Opening.Quotient,
 	}
 	return g
 }
@@ -64,9 +64,7 @@ func tamperings(f *batchFixture) map[string]func(*batchFixture) {
 			m[fmt.Sprintf("fold %d evaluation %d", i, j)] = func(g *batchFixture) { addOne(&g.proof.Opening.Evaluations[i][j]) }
 		}
 	}
-	for j := range f.proof.Opening.Quotients {
-		m[fmt.Sprintf("quotient %d", j)] = func(g *batchFixture) { addGenerator(&g.proof.Opening.Quotients[j]) }
-	}
+	m["quotient"] = func(g *batchFixture) { addGenerator(&g.proof.Opening.Quotient) }
 	return m
 }
 
@@ -78,8 +76,8 @@ func TestBatchTampered(t *testing.T) {
 	variants := tamperings(f)
 	// 3 commitments, 6 claims (values and 2·3 + 3·5 + 1·5 point
 	// coordinates), 5 rounds of 2 values, 4 folds, 5 evaluation triples,
-	// 2 quotients.
-	if want := 3 + 6 + 26 + 10 + 4 + 15 + 2; len(variants) != want {
+	// 1 quotient.
+	if want := 3 + 6 + 26 + 10 + 4 + 15 + 1; len(variants) != want {
 		t.Fatalf("%d tamperings, want %d", len(variants), want)
 	}
 	for name, tamper := range variants {
@@ -101,7 +99,7 @@ func TestPointsOutsideG1Refused(t *testing.T) {
 	variants := map[string]func(*batchFixture){
 		"commitment": func(g *batchFixture) { g.commitments[1] = bad },
 		"fold":       func(g *batchFixture) { g.proof.Opening.Folds[2] = bad },
-		"quotient":   func(g *batchFixture) { g.proof.Opening.Quotients[1] = bad },
+		"quotient":   func(g *batchFixture) { g.proof.Opening.Quotient = bad },
 	}
 	for name, tamper := range variants {
 		g := f.clone()
@@ -119,7 +117,7 @@ func TestPointsOutsideG1Refused(t *testing.T) {
 	}
 	// The decoder refuses such a point too.
 	g := f.clone()
-	g.proof.Opening.Quotients[0] = bad
+	g.proof.Opening.Quotient = bad
 	data, err := g.proof.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"reflect"
 	"testing"
 
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
-	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/poly"
@@ -26,27 +26,26 @@ var update = flag.Bool("update", false, "rewrite the golden vectors in testdata/
 // claim's point absorbed in order; the SRS is the (public, test-only) one
 // of τ = Tau with SRSSize powers.
 type batchVector struct {
-	Domain           string       `json:"domain"`
-	Tau              string       `json:"tau"`
-	SRSSize          int          `json:"srsSize"`
-	Commitments      []string     `json:"commitments"` // compressed G1, hex
-	CommitmentDigest fr.Element   `json:"commitmentDigest"`
-	Claims           []Claim      `json:"claims"`
-	Proof            string       `json:"proof"` // BatchProof.MarshalBinary, hex
-	FoldDigest       fr.Element   `json:"foldDigest"`
-	QuotientDigests  []fr.Element `json:"quotientDigests"` // Digest(W), Digest(W′)
-	Check            GroupCheck   `json:"check"`
+	Domain           string     `json:"domain"`
+	Tau              string     `json:"tau"`
+	SRSSize          int        `json:"srsSize"`
+	Commitments      []string   `json:"commitments"` // compressed G1, hex
+	CommitmentDigest fr.Element `json:"commitmentDigest"`
+	Claims           []Claim    `json:"claims"`
+	Proof            string     `json:"proof"` // BatchProof.MarshalBinary, hex
+	FoldDigest       fr.Element `json:"foldDigest"`
+	QuotientDigest   fr.Element `json:"quotientDigest"` // Digest(W)
+	Check            GroupCheck `json:"check"`
 }
 
 // makeBatchVector builds the golden vector from fixed inputs: three MLEs of
 // 2, 4 and 4 variables with 2, 1 and 2 claims.
 func makeBatchVector(t *testing.T) (*batchVector, *SRS) {
 	tau := big.NewInt(0).SetBytes([]byte("veriformer/pcs/test-vector/tau"))
-	k, err := kzg.NewSRS(1<<5, tau)
+	srs, err := NewSRSOfTau(1<<5, tau)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srs := &SRS{SRS: *k}
 	rng := rand.New(rand.NewPCG(10, 10))
 	vars := []int{2, 4, 4}
 	tables := make([][]fr.Element, len(vars))
@@ -80,7 +79,7 @@ func makeBatchVector(t *testing.T) (*batchVector, *SRS) {
 	}
 	v.Proof = hex.EncodeToString(data)
 	v.FoldDigest = Digest(proof.Opening.Folds)
-	v.QuotientDigests = []fr.Element{Digest(proof.Opening.Quotients[:1]), Digest(proof.Opening.Quotients[1:])}
+	v.QuotientDigest = Digest([]bls12377.G1Affine{proof.Opening.Quotient})
 	check, err := VerifyBatchField(newTranscript(commitments, v.Claims), len(commitments), v.Claims, proof)
 	if err != nil {
 		t.Fatal(err)

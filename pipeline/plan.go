@@ -195,7 +195,7 @@ func (r *runner) planOpened(opts *AggregatedOptions, segments []inference.Segmen
 
 // planCommitted compiles and reports the segment circuits and the
 // committed aggregator; it returns the aggregator's circuit. The
-// aggregator holds the SRS's [τ]₂ as a constant: with no SRS in the cache
+// aggregator holds the SRS's G2 powers as constants: with no SRS in the cache
 // yet (nor a ceremony file) it is compiled on a stand-in of the same size
 // and reported as not cached.
 func (r *runner) planCommitted(opts *AggregatedOptions, segments []inference.Segment, promptLen int) ([]PlanItem, constraint.ConstraintSystem, error) {
@@ -230,7 +230,7 @@ func (r *runner) planCommitted(opts *AggregatedOptions, segments []inference.Seg
 		return nil, nil, err
 	}
 	_, _, g1, g2 := bls12377.Generators()
-	key := gpcs.Key{G1: g1, G2: [2]bls12377.G2Affine{g2, g2}}
+	key := gpcs.Key{G1: g1, G2: [4]bls12377.G2Affine{g2, g2, g2, g2}}
 	if srs != nil {
 		key = gpcs.KeyOf(srs.VerifyingKey())
 	}

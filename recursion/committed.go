@@ -42,12 +42,12 @@ type CommittedShape struct {
 
 // NbPublic is the number of public inputs of the segment circuit: the
 // statement (3), the digests of the proof's commitments, of its
-// multiplicities' commitment, of the opening's folds and of its first
-// quotient (4), then the scalars of the opening's pairing check:
-// one per commitment (own then tables), one per fold, the two
-// quotients' and the generator's.
+// multiplicities' commitment and of the opening's folds (3), then the
+// scalars of the opening's pairing check: one per commitment (own then
+// tables), one per fold, three of the quotient and three of the
+// generator.
 func (s CommittedShape) NbPublic() int {
-	return 3 + 4 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 3
+	return 3 + 3 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 6
 }
 
 func (s CommittedShape) check() error {
@@ -68,7 +68,7 @@ func (s CommittedShape) check() error {
 // CommittedSegment is one committed segment's witnesses in the
 // aggregator: its Groth16 proof and key, the points of its batch
 // opening (its own commitments, the model's table commitments it reads,
-// the folds and the quotients) and the scalars of the opening's check,
+// the folds and the quotient) and the scalars of the opening's check,
 // which are also public inputs of its proof.
 type CommittedSegment struct {
 	Proof SegmentProof
@@ -78,9 +78,9 @@ type CommittedSegment struct {
 	// Tables are the model's fixed commitments to the function tables
 	// the segment's opening reads.
 	Tables    []sw_bls12377.G1Affine
-	Folds     []sw_bls12377.G1Affine
-	Quotients [2]sw_bls12377.G1Affine
-	Scalars   gpcs.GroupScalars
+	Folds    []sw_bls12377.G1Affine
+	Quotient sw_bls12377.G1Affine
+	Scalars  gpcs.GroupScalars
 }
 
 // CommittedAggregator is the BW6-761 circuit that completes k committed
@@ -201,7 +201,7 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 			return fmt.Errorf("recursion: committed segment %d does not have its shape", i)
 		}
 		public := []emulated.Element[sw_bls12377.ScalarField]{modelID, inputDigest, outputDigest}
-		for _, points := range [][]sw_bls12377.G1Affine{s.Commitments, s.Commitments[1:2], s.Folds, s.Quotients[:1]} {
+		for _, points := range [][]sw_bls12377.G1Affine{s.Commitments, s.Commitments[1:2], s.Folds} {
 			d, err := digest(points)
 			if err != nil {
 				return err
@@ -211,7 +211,7 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 		// The scalars are native variables (gpcs.GroupScalars): their
 		// canonical bits make the proof's public inputs, which binds
 		// them as the pairing check uses them.
-		for _, list := range [][]frontend.Variable{s.Scalars.Commitments, s.Scalars.Folds, s.Scalars.Quotients[:], {s.Scalars.Generator}} {
+		for _, list := range [][]frontend.Variable{s.Scalars.Commitments, s.Scalars.Folds, s.Scalars.Quotient[:], s.Scalars.Generator[:]} {
 			for _, v := range list {
 				public = append(public, scalarFromBits(scalars, canonicalBLS12377Bits(api, v)))
 			}
@@ -231,7 +231,7 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 		openings[i] = gpcs.GroupOpening{
 			Commitments: append(append([]sw_bls12377.G1Affine(nil), s.Commitments...), s.Tables...),
 			Folds:       s.Folds,
-			Quotients:   s.Quotients,
+			Quotient:    s.Quotient,
 			Scalars:     s.Scalars,
 		}
 	}
@@ -312,7 +312,7 @@ func ValueOfCommittedSegment(proof groth16.Proof, key groth16.VerifyingKey, comm
 		Commitments: o.Commitments[:len(commitments)],
 		Tables:      o.Commitments[len(commitments):],
 		Folds:       o.Folds,
-		Quotients:   o.Quotients,
+		Quotient:    o.Quotient,
 		Scalars:     o.Scalars,
 	}, nil
 }

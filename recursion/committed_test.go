@@ -236,9 +236,9 @@ func TestCommittedAggregator(t *testing.T) {
 			s[1].Folds[0] = s[1].Folds[1]
 			return s, run.st
 		},
-		"the second quotient moved": func() ([]CommittedSegment, statement.Statement) {
+		"the quotient moved": func() ([]CommittedSegment, statement.Statement) {
 			s := clone()
-			s[0].Quotients[1] = s[0].Quotients[0]
+			s[0].Quotient = s[0].Folds[0]
 			return s, run.st
 		},
 		"a table commitment moved": func() ([]CommittedSegment, statement.Statement) {
@@ -271,7 +271,7 @@ func TestCommittedAggregator(t *testing.T) {
 		},
 		"the generator's scalar changed": func() ([]CommittedSegment, statement.Statement) {
 			s := clone()
-			s[0].Scalars.Generator = s[0].Scalars.Quotients[0]
+			s[0].Scalars.Generator[0] = s[0].Scalars.Quotient[0]
 			return s, run.st
 		},
 	}

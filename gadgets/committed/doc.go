@@ -48,14 +48,14 @@
 //
 // [Publics], in order: the statement (model id, input digest, output
 // digest); the digests (pcs.Digest) of the proof's commitments, of its
-// multiplicities' commitment, of the opening's folds and of its first
-// quotient; the scalars of the opening's pairing check — one per
-// commitment (the proof's, then the model's fixed table commitments),
-// one per fold, the two quotients' and the generator's. The aggregator
+// multiplicities' commitment and of the opening's folds; the scalars of
+// the opening's pairing check — one per commitment (the proof's, then
+// the model's fixed table commitments), one per fold, three of the
+// quotient and three of the generator. The aggregator
 // (recursion.CommittedAggregator) recomputes the digests from the points
 // and completes the pairing check with these scalars. The opening's
-// second quotient is absorbed after the last challenge, so nothing the
-// circuit computes depends on it: it enters the pairing check alone.
+// quotient is absorbed after the last challenge, so nothing the circuit
+// computes depends on it: it enters the pairing check alone.
 //
 // # Cost
 //

@@ -108,26 +108,24 @@ func ValueOfProof(p *native.Proof) Proof {
 // Publics are a segment circuit's public inputs, in order: the
 // statement (model id, input and output digests), the digests of the
 // proof's commitments ([pcs.Digest] of native Proof.Commitments) and of
-// its multiplicities' commitment alone, the digests of the opening's
-// folds and of its first quotient W (the second, W′, is absorbed after
-// the last challenge, so the field part reads nothing after it: it is
-// not an input, W′ enters the aggregator's pairing check alone), and
-// the scalars of the
-// opening's pairing check (native pcs.GroupCheck: one per commitment —
-// the proof's, then the model's fixed table commitments — one per fold,
-// the two quotients' and the generator's). The aggregator recomputes
-// every digest from the points and completes the pairing check with the
-// scalars.
+// its multiplicities' commitment alone, the digest of the opening's
+// folds, and the scalars of the opening's pairing check (native
+// pcs.GroupCheck: one per commitment — the proof's, then the model's
+// fixed table commitments — one per fold, three of the quotient and
+// three of the generator). The opening's quotient W is absorbed after
+// the last challenge, so the field part reads nothing after it: its
+// digest is not an input, W enters the aggregator's pairing check
+// alone. The aggregator recomputes every digest from the points and
+// completes the pairing check with the scalars.
 type Publics struct {
-	Statement      [3]frontend.Variable
-	Digest         frontend.Variable
-	MDigest        frontend.Variable
-	FoldDigest     frontend.Variable
-	QuotientDigest frontend.Variable
-	Commitments    []frontend.Variable
-	Folds          []frontend.Variable
-	Quotients      [2]frontend.Variable
-	Generator      frontend.Variable
+	Statement   [3]frontend.Variable
+	Digest      frontend.Variable
+	MDigest     frontend.Variable
+	FoldDigest  frontend.Variable
+	Commitments []frontend.Variable
+	Folds       []frontend.Variable
+	Quotient    [3]frontend.Variable
+	Generator   [3]frontend.Variable
 }
 
 // Segment is the committed segment circuit: it verifies one segment's
@@ -184,11 +182,11 @@ func AssignSegment(m *model.Model, s *native.Shape, st statement.Statement, proo
 	a := &Segment{
 		Publics: Publics{
 			Digest: field.BigInt(&d), MDigest: field.BigInt(&md),
-			FoldDigest: bp.FoldDigest, QuotientDigest: bp.QuotientDigests[0],
+			FoldDigest:  bp.FoldDigest,
 			Commitments: gpoly.ValuesOf(check.Commitments),
 			Folds:       gpoly.ValuesOf(check.Folds),
-			Quotients:   [2]frontend.Variable{field.BigInt(&check.Quotients[0]), field.BigInt(&check.Quotients[1])},
-			Generator:   field.BigInt(&check.Generator),
+			Quotient:    [3]frontend.Variable(gpoly.ValuesOf(check.Quotient[:])),
+			Generator:   [3]frontend.Variable(gpoly.ValuesOf(check.Generator[:])),
 		},
 		Proof: ValueOfProof(proof),
 		shape: s, model: m,
@@ -223,7 +221,7 @@ func (c *Segment) Define(api frontend.API) error {
 		return err
 	}
 	api.AssertIsEqual(c.Publics.Statement[2], out)
-	check, err := Verify(api, c.model, s, c.Publics.Statement[:], c.Prompt, c.Output, c.Publics.Digest, c.Publics.MDigest, c.Publics.FoldDigest, c.Publics.QuotientDigest, c.Proof)
+	check, err := Verify(api, c.model, s, c.Publics.Statement[:], c.Prompt, c.Output, c.Publics.Digest, c.Publics.MDigest, c.Publics.FoldDigest, c.Proof)
 	if err != nil {
 		return err
 	}
@@ -245,11 +243,10 @@ func (c *Segment) Define(api frontend.API) error {
 	if err := assertAll(check.Folds, c.Publics.Folds); err != nil {
 		return err
 	}
-	if err := assertAll(check.Quotients[:], c.Publics.Quotients[:]); err != nil {
+	if err := assertAll(check.Quotient[:], c.Publics.Quotient[:]); err != nil {
 		return err
 	}
-	api.AssertIsEqual(check.Generator, c.Publics.Generator)
-	return nil
+	return assertAll(check.Generator[:], c.Publics.Generator[:])
 }
 
 // Verify is native Shape.VerifyField in circuit: the segment's verifier
@@ -258,9 +255,9 @@ func (c *Segment) Define(api frontend.API) error {
 // step the twin of the native one. prompt and output are the pass's
 // tokens (bound to the statement by the caller), digest and mDigest the
 // digests of the proof's commitments and of its multiplicities', and
-// foldDigest and quotientDigest those of the opening's folds and first
-// quotient. It returns the scalars of the opening's pairing check.
-func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, output []frontend.Variable, digest, mDigest, foldDigest, quotientDigest frontend.Variable, p Proof) (*gpcs.GroupCheck, error) {
+// foldDigest that of the opening's folds. It returns the scalars of the
+// opening's pairing check.
+func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, output []frontend.Variable, digest, mDigest, foldDigest frontend.Variable, p Proof) (*gpcs.GroupCheck, error) {
 	l := s.Layout
 	if len(prompt) != len(s.Pass.Prompt) || len(output) != len(s.Pass.Output) {
 		return nil, fmt.Errorf("committed: %d+%d tokens for a pass of %d+%d", len(prompt), len(output), len(s.Pass.Prompt), len(s.Pass.Output))
@@ -349,9 +346,9 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, out
 	for k, c := range lc.Lookup.Tables {
 		claims = append(claims, gpcs.Claim{Commitment: first + k, Point: c.Point, Value: c.Value})
 	}
-	// The second quotient's digest is absorbed after the last challenge:
-	// nothing reads the transcript after it.
-	bp := gpcs.BatchProof{SumCheck: p.Opening.SumCheck, Evaluations: p.Opening.Evaluations, FoldDigest: foldDigest, QuotientDigests: [2]frontend.Variable{quotientDigest, 0}}
+	// The quotient's digest is absorbed after the last challenge: nothing
+	// reads the transcript after it.
+	bp := gpcs.BatchProof{SumCheck: p.Opening.SumCheck, Evaluations: p.Opening.Evaluations, FoldDigest: foldDigest, QuotientDigest: 0}
 	return gpcs.VerifyBatchField(api, t, first+len(lc.Lookup.Tables), claims, bp)
 }
 

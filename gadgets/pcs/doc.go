@@ -37,21 +37,22 @@
 //     Σ_{k on j} αᵏ eq(pₖ, r*[oⱼ:]) (oⱼ = n − nⱼ, a commitment of fewer
 //     variables padded with leading zero coordinates);
 //   - replays the opening's transcript under label "pcs/hyperkzg": the
-//     value, the folds' digest, β, the evaluation triples, q, d, the first
-//     quotient's digest, z, the second quotient's digest;
-//   - asserts β ∉ {0, 1, −1}, each fold consistency
+//     value, the folds' digest, β, the evaluation triples, q, the
+//     quotient's digest;
+//   - asserts β ∉ {0, 1, −1} and each fold consistency
 //     2β·F_{i+1}(β²) = β·(Fᵢ(β)+Fᵢ(−β)) + rᵢ·((Fᵢ(β)−Fᵢ(−β)) − β·(Fᵢ(β)+Fᵢ(−β))),
-//     the last against the sum-check's final value, and Z(z) ≠ 0;
-//   - returns the scalars of the pairing check ([GroupCheck]): per
-//     commitment Aⱼ·s, per fold s·qⁱ, −Z(z) and z for the quotients and −g
-//     for the generator (s, g the combined-opening scalars).
+//     the last against the sum-check's final value;
+//   - interpolates the batched values at β, −β, β² by a quadratic I
+//     (two divisions) and returns the scalars of the pairing check
+//     ([GroupCheck]): per commitment Aⱼ, per fold qⁱ, (−β⁴, β², β²) for
+//     the quotient and (−I₀, −I₁, −I₂) for the generator.
 //
 // The group part — subgroup checks of every point, the digests of the
-// points, one MSM with these scalars and one pairing check against [1]₂
-// and [τ]₂ — is native in the BW6-761 aggregator, whose scalar field is
-// BLS12-377's base field; the segment exposes these scalars as public
-// inputs. A forged point is caught there: the scalars here only depend on
-// the points through their digests.
+// points, the MSMs with these scalars and one pairing check against
+// [1]₂, [τ]₂, [τ²]₂ and [τ³]₂ — is native in the BW6-761 aggregator,
+// whose scalar field is BLS12-377's base field; the segment exposes these
+// scalars as public inputs. A forged point is caught there: the scalars
+// here only depend on the points through their digests.
 //
 // # The group part
 //
@@ -61,30 +62,34 @@
 // uses, is accepted, as natively), computes
 // per opening the points digest and a Poseidon2 chain over the digests and
 // the scalars, and from it 128-bit weights w₀ = 1, wᵢ = the low 128 bits
-// of C(seed, i). With Lᵢ = Σ scalar·point over opening i (commitments,
-// folds, quotients) + gᵢ·[1]₁, it asserts
+// of C(seed, i). With L₀ᵢ = Σ scalar·point over opening i (commitments,
+// folds, the quotient Wᵢ) + g₀ᵢ·[1]₁ and Lₖᵢ = Qₖᵢ·Wᵢ + gₖᵢ·[1]₁ for
+// k = 1, 2 (native pcs.GroupCheck), it asserts
 //
-//	e(Σᵢ wᵢ·Lᵢ, [1]₂) · e(−Σᵢ wᵢ·W′ᵢ, [τ]₂) = 1
+//	e(Σᵢ wᵢ·L₀ᵢ, [1]₂) · e(Σᵢ wᵢ·L₁ᵢ, [τ]₂) · e(Σᵢ wᵢ·L₂ᵢ, [τ²]₂) · e(−Σᵢ wᵢ·Wᵢ, [τ³]₂) = 1
 //
-// with [1]₂ and [τ]₂ circuit constants of the SRS ([Key]; their Miller
-// loop lines precomputed). Honest openings satisfy it; if one opening's
+// with the four G2 points circuit constants of the SRS ([Key]; their
+// Miller loop lines precomputed). Honest openings satisfy it; if one opening's
 // own equation fails, the combination holds with probability at most
 // 2⁻¹²⁸ over the weights, which depend on everything the openings
 // contain.
 //
 // The scalars are BW6-761 variables ([GroupScalars]), used modulo r by
-// the scalar multiplications (GLV, complete arithmetic); each Lᵢ is its
-// own sum of scalar multiplications (gᵢ·[1]₁ by the fixed-base comb), then
-// weighed by wᵢ, as are the W′ᵢ. Nothing is emulated: the circuit has no
+// the scalar multiplications (GLV, complete arithmetic); each Lₖᵢ is its
+// own sum of scalar multiplications, then weighed by wᵢ, as is Wᵢ. Nothing is emulated: the circuit has no
 // range check and so no Pedersen commitment, which keeps the aggregator
 // that calls it within the one wrapper of every aggregator (an
 // emulated-scalar version had one, and its wrapper grew from 7.9M to
-// 12.3M R1CS). Cost (testdata/group_constraints.csv): 33,279 R1CS for the
-// vector's opening (8 points), 64,270 for two, and 117,755 for one
+// 12.3M R1CS). Cost (testdata/group_constraints.csv): 40,038 R1CS for the
+// vector's opening (7 points), 76,818 for two, and 124,514 for one
 // opening of a committed GPT-2-small block segment's shape at 16 rows
-// (15 commitments, 20 variables: 36 points) — about 3.1k per point for
-// the subgroup check, the scalar multiplication and the digests, with the
-// pairing check paid once. That is above the 70–90k per segment the
+// (15 commitments, 20 variables: 35 points) — about 3.1k per point for
+// the subgroup check, the scalar multiplication and the digests, plus
+// per opening the quotient's and the generator's products in L₁ and L₂
+// and their weights, with the four-pair pairing check paid once (the
+// two-quotient opening this replaced had one point more and a two-pair
+// pairing check: 33,279, 64,270 and 117,755). That is above the 70–90k
+// per segment the
 // prototype of ../shared/DESIGN.md estimated; the function tables'
 // commitments, fixed by the model, could be circuit constants (no
 // subgroup check, a fixed-base multiplication).
@@ -95,6 +100,6 @@
 // absorbed), three evaluation values absorbed, one fold check (about four
 // multiplications); per claim: one absorption and an eq of its point's
 // length. The test vector (an opening over 4 variables, 3 commitments,
-// 5 claims, transcript set-up included) is 11,126 R1CS
+// 5 claims, transcript set-up included) is 10,551 R1CS
 // (testdata/constraints.csv).
 package pcs

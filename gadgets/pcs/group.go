@@ -16,11 +16,12 @@ import (
 )
 
 // Key is the group part's verifying key in a BW6-761 circuit: [1]₁ and
-// the [1]₂, [τ]₂ of one SRS. They are circuit constants (the G2 points'
-// Miller-loop lines are precomputed), so a circuit is tied to its SRS.
+// the [1]₂, [τ]₂, [τ²]₂, [τ³]₂ of one SRS. They are circuit constants (the
+// G2 points' Miller-loop lines are precomputed), so a circuit is tied to
+// its SRS.
 type Key struct {
 	G1 bls12377.G1Affine
-	G2 [2]bls12377.G2Affine
+	G2 [4]bls12377.G2Affine
 }
 
 // KeyOf returns the key of a native verifying key.
@@ -30,12 +31,12 @@ func KeyOf(vk *native.VerifyingKey) Key {
 
 // GroupOpening is the group side of one batch opening, in a BW6-761
 // circuit where BLS12-377 points are native: the commitments, the
-// proof's folds and quotients, and the scalars of its pairing check, which
+// proof's folds and quotient, and the scalars of its pairing check, which
 // the BLS12-377 circuit of the field part ([VerifyBatchField]) outputs.
 type GroupOpening struct {
 	Commitments []sw_bls12377.G1Affine
 	Folds       []sw_bls12377.G1Affine
-	Quotients   [2]sw_bls12377.G1Affine
+	Quotient    sw_bls12377.G1Affine
 	Scalars     GroupScalars
 }
 
@@ -50,8 +51,8 @@ type GroupOpening struct {
 type GroupScalars struct {
 	Commitments []frontend.Variable
 	Folds       []frontend.Variable
-	Quotients   [2]frontend.Variable
-	Generator   frontend.Variable
+	Quotient    [3]frontend.Variable
+	Generator   [3]frontend.Variable
 }
 
 // PlaceholderGroupOpening returns an opening of nbCommitments commitments
@@ -70,12 +71,10 @@ func PlaceholderGroupOpening(nbCommitments, n int) GroupOpening {
 // ValueOfGroupOpening returns the assignment of an opening's points and
 // the scalars of its field part.
 func ValueOfGroupOpening(commitments []native.Commitment, p *native.Proof, c *native.GroupCheck) GroupOpening {
-	out := GroupOpening{
-		Quotients: [2]sw_bls12377.G1Affine{sw_bls12377.NewG1Affine(p.Quotients[0]), sw_bls12377.NewG1Affine(p.Quotients[1])},
-		Scalars: GroupScalars{
-			Quotients: [2]frontend.Variable{scalarValue(&c.Quotients[0]), scalarValue(&c.Quotients[1])},
-			Generator: scalarValue(&c.Generator),
-		},
+	out := GroupOpening{Quotient: sw_bls12377.NewG1Affine(p.Quotient)}
+	for k := range c.Quotient {
+		out.Scalars.Quotient[k] = scalarValue(&c.Quotient[k])
+		out.Scalars.Generator[k] = scalarValue(&c.Generator[k])
 	}
 	for i := range commitments {
 		out.Commitments = append(out.Commitments, sw_bls12377.NewG1Affine(commitments[i]))
@@ -93,7 +92,7 @@ func ValueOfGroupOpening(commitments []native.Commitment, p *native.Proof, c *na
 }
 
 // points returns the opening's prover points in the order of
-// native.VerifyGroup, and their scalars.
+// native.VerifyGroup (the quotient last) and their scalars in L₀.
 func (o *GroupOpening) points() ([]*sw_bls12377.G1Affine, []frontend.Variable) {
 	var ps []*sw_bls12377.G1Affine
 	var ss []frontend.Variable
@@ -103,10 +102,7 @@ func (o *GroupOpening) points() ([]*sw_bls12377.G1Affine, []frontend.Variable) {
 	for i := range o.Folds {
 		ps, ss = append(ps, &o.Folds[i]), append(ss, o.Scalars.Folds[i])
 	}
-	for i := range o.Quotients {
-		ps, ss = append(ps, &o.Quotients[i]), append(ss, o.Scalars.Quotients[i])
-	}
-	return ps, ss
+	return append(ps, &o.Quotient), append(ss, o.Scalars.Quotient[0])
 }
 
 // scalarValue is a BLS12-377 Fr element as a witness value.
@@ -143,11 +139,11 @@ func PointsDigest(api frontend.API, points []sw_bls12377.G1Affine) (frontend.Var
 // opening's points digest and scalars, so nothing is chosen after the
 // weights), and asserts the one pairing equation
 //
-//	e(Σᵢ wᵢ·Lᵢ, [1]₂) · e(−Σᵢ wᵢ·W′ᵢ, [τ]₂) = 1,
-//	Lᵢ = Σ scalar·point over opening i's points + gᵢ·[1]₁,
+//	e(Σᵢ wᵢ·L₀ᵢ, [1]₂) · e(Σᵢ wᵢ·L₁ᵢ, [τ]₂) · e(Σᵢ wᵢ·L₂ᵢ, [τ²]₂) · e(−Σᵢ wᵢ·Wᵢ, [τ³]₂) = 1,
 //
-// which holds for honest openings and, with all but negligible
-// probability over the weights, fails if any one opening's equation does.
+// with L₀ᵢ, L₁ᵢ, L₂ᵢ of native.GroupCheck for opening i, which holds for
+// honest openings and, with all but negligible probability over the
+// weights, fails if any one opening's equation does.
 func VerifyGroup(api frontend.API, key Key, openings []GroupOpening) error {
 	if len(openings) == 0 {
 		return fmt.Errorf("pcs: verify group: no opening")
@@ -159,11 +155,12 @@ func VerifyGroup(api frontend.API, key Key, openings []GroupOpening) error {
 	}
 	var seed frontend.Variable = transcript.ConstantBig("pcs/group", bw6fr.Modulus())
 	for i := range openings {
-		if len(openings[i].Commitments) != len(openings[i].Scalars.Commitments) || len(openings[i].Folds) != len(openings[i].Scalars.Folds) {
+		o := &openings[i]
+		if len(o.Commitments) != len(o.Scalars.Commitments) || len(o.Folds) != len(o.Scalars.Folds) {
 			return fmt.Errorf("pcs: verify group: opening %d: %d commitments and %d folds for %d and %d scalars", i,
-				len(openings[i].Commitments), len(openings[i].Folds), len(openings[i].Scalars.Commitments), len(openings[i].Scalars.Folds))
+				len(o.Commitments), len(o.Folds), len(o.Scalars.Commitments), len(o.Scalars.Folds))
 		}
-		ps, ss := openings[i].points()
+		ps, ss := o.points()
 		all := make([]sw_bls12377.G1Affine, len(ps))
 		for k, p := range ps {
 			assertInG1(api, pairing, p)
@@ -174,37 +171,53 @@ func VerifyGroup(api frontend.API, key Key, openings []GroupOpening) error {
 			return err
 		}
 		seed = perm.Compress(seed, d)
-		for _, sc := range append(ss, openings[i].Scalars.Generator) {
+		for _, sc := range append(append(ss, o.Scalars.Quotient[1:]...), o.Scalars.Generator[:]...) {
 			seed = perm.Compress(seed, sc)
 		}
 	}
-	// Lᵢ = Σ scalar·point + gᵢ·[1]₁ per opening; L = Σ wᵢ·Lᵢ and
-	// R = Σ wᵢ·W′ᵢ, with wᵢ the low 128 bits of C(seed, i) and w₀ = 1.
+	// Per opening L₀ᵢ = Σ scalar·point + g₀ᵢ·[1]₁, Lₖᵢ = Qₖᵢ·Wᵢ + gₖᵢ·[1]₁
+	// (k = 1, 2) and Wᵢ, each weighed by wᵢ, the low 128 bits of
+	// C(seed, i) (w₀ = 1), and summed over the openings.
 	g1 := sw_bls12377.NewG1Affine(key.G1)
-	var l, r *sw_bls12377.G1Affine
+	var sums [4]*sw_bls12377.G1Affine
 	for i := range openings {
-		ps, ss := openings[i].points()
-		li := new(sw_bls12377.G1Affine).ScalarMul(api, g1, openings[i].Scalars.Generator)
+		o := &openings[i]
+		ps, ss := o.points()
+		var terms [4]*sw_bls12377.G1Affine
+		terms[0] = new(sw_bls12377.G1Affine).ScalarMul(api, g1, o.Scalars.Generator[0])
 		for k := range ps {
-			li.AddUnified(api, *new(sw_bls12377.G1Affine).ScalarMul(api, *ps[k], ss[k]))
+			terms[0].AddUnified(api, *new(sw_bls12377.G1Affine).ScalarMul(api, *ps[k], ss[k]))
 		}
-		ri := openings[i].Quotients[1]
+		for k := 1; k < 3; k++ {
+			terms[k] = new(sw_bls12377.G1Affine).ScalarMul(api, g1, o.Scalars.Generator[k])
+			terms[k].AddUnified(api, *new(sw_bls12377.G1Affine).ScalarMul(api, o.Quotient, o.Scalars.Quotient[k]))
+		}
+		w := o.Quotient
+		terms[3] = &w
 		if i > 0 {
 			bits := api.ToBinary(perm.Compress(seed, i))
-			w := api.FromBinary(bits[:128]...)
-			li = new(sw_bls12377.G1Affine).ScalarMul(api, *li, w)
-			ri = *new(sw_bls12377.G1Affine).ScalarMul(api, ri, w)
+			weight := api.FromBinary(bits[:128]...)
+			for k := range terms {
+				terms[k] = new(sw_bls12377.G1Affine).ScalarMul(api, *terms[k], weight)
+			}
 		}
-		if i == 0 {
-			l, r = li, &ri
-			continue
+		for k := range terms {
+			if i == 0 {
+				sums[k] = terms[k]
+			} else {
+				sums[k].AddUnified(api, *terms[k])
+			}
 		}
-		l.AddUnified(api, *li)
-		r.AddUnified(api, ri)
 	}
-	r.Neg(api, *r)
-	q0, q1 := sw_bls12377.NewG2AffineFixed(key.G2[0]), sw_bls12377.NewG2AffineFixed(key.G2[1])
-	if err := pairing.PairingCheck([]*sw_bls12377.G1Affine{l, r}, []*sw_bls12377.G2Affine{&q0, &q1}); err != nil {
+	sums[3].Neg(api, *sums[3])
+	var qs [4]sw_bls12377.G2Affine
+	ps := make([]*sw_bls12377.G1Affine, len(qs))
+	qps := make([]*sw_bls12377.G2Affine, len(qs))
+	for k := range qs {
+		qs[k] = sw_bls12377.NewG2AffineFixed(key.G2[k])
+		ps[k], qps[k] = sums[k], &qs[k]
+	}
+	if err := pairing.PairingCheck(ps, qps); err != nil {
 		return fmt.Errorf("pcs: verify group: %w", err)
 	}
 	return nil

@@ -11,7 +11,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
-	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/std/algebra/native/sw_bls12377"
@@ -58,7 +57,7 @@ func (rs groupRuns) circuits() (*groupCircuit, *groupCircuit) {
 	placeholder := &groupCircuit{key: key}
 	assignment := &groupCircuit{key: key}
 	for _, r := range rs {
-		points := append(append(append([]bls12377.G1Affine(nil), r.commitments...), r.proof.Opening.Folds...), r.proof.Opening.Quotients[:]...)
+		points := append(append(append([]bls12377.G1Affine(nil), r.commitments...), r.proof.Opening.Folds...), r.proof.Opening.Quotient)
 		d := native.Digest(points)
 		placeholder.Openings = append(placeholder.Openings, PlaceholderGroupOpening(len(r.commitments), len(r.proof.Opening.Evaluations)))
 		placeholder.Digests = append(placeholder.Digests, nil)
@@ -128,20 +127,19 @@ func TestGroupRejectedByBoth(t *testing.T) {
 	for i := range base.proof.Opening.Folds {
 		tampers = append(tampers, tamper{fmt.Sprintf("Folds[%d]", i), func(r *run) { move(&r.proof.Opening.Folds[i]) }})
 	}
-	for i := range 2 {
-		tampers = append(tampers, tamper{fmt.Sprintf("Quotients[%d]", i), func(r *run) { move(&r.proof.Opening.Quotients[i]) }})
-	}
+	tampers = append(tampers, tamper{"Quotient", func(r *run) { move(&r.proof.Opening.Quotient) }})
 	for j := range base.check.Commitments {
 		tampers = append(tampers, tamper{fmt.Sprintf("Scalars.Commitments[%d]", j), func(r *run) { bump(&r.check.Commitments[j]) }})
 	}
 	for i := range base.check.Folds {
 		tampers = append(tampers, tamper{fmt.Sprintf("Scalars.Folds[%d]", i), func(r *run) { bump(&r.check.Folds[i]) }})
 	}
-	tampers = append(tampers,
-		tamper{"Scalars.Quotients[0]", func(r *run) { bump(&r.check.Quotients[0]) }},
-		tamper{"Scalars.Quotients[1]", func(r *run) { bump(&r.check.Quotients[1]) }},
-		tamper{"Scalars.Generator", func(r *run) { bump(&r.check.Generator) }},
-	)
+	for k := range 3 {
+		tampers = append(tampers,
+			tamper{fmt.Sprintf("Scalars.Quotient[%d]", k), func(r *run) { bump(&r.check.Quotient[k]) }},
+			tamper{fmt.Sprintf("Scalars.Generator[%d]", k), func(r *run) { bump(&r.check.Generator[k]) }},
+		)
+	}
 	for _, c := range tampers {
 		for _, second := range []bool{false, true} {
 			r := base.clone()
@@ -169,11 +167,10 @@ func TestGroupRejectedByBoth(t *testing.T) {
 func TestGroupIdentity(t *testing.T) {
 	base := loadRun(t)
 	tau, _ := new(big.Int).SetString(base.v.Tau, 10)
-	k, err := kzg.NewSRS(uint64(base.v.SRSSize), tau)
+	srs, err := native.NewSRSOfTau(base.v.SRSSize, tau)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srs := &native.SRS{SRS: *k}
 	rng := rand.New(rand.NewPCG(3, 4))
 	tables := [][]fr.Element{field.RandomVector[fr.Element](rng, 8), make([]fr.Element, 8)}
 	var commitments []native.Commitment

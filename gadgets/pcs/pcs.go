@@ -15,13 +15,13 @@ import (
 
 // BatchProof is the field part of a native pcs.BatchProof: the claim
 // batching sum-check, the opening's evaluation triples, and the digests
-// (native.Digest) of its folds and of each quotient point, which the
+// (native.Digest) of its folds and of its quotient point, which the
 // aggregator recomputes from the points.
 type BatchProof struct {
-	SumCheck        sumcheck.Proof
-	Evaluations     [][3]frontend.Variable
-	FoldDigest      frontend.Variable
-	QuotientDigests [2]frontend.Variable
+	SumCheck       sumcheck.Proof
+	Evaluations    [][3]frontend.Variable
+	FoldDigest     frontend.Variable
+	QuotientDigest frontend.Variable
 }
 
 // PlaceholderBatchProof returns a proof for an opening over n variables,
@@ -34,13 +34,10 @@ func PlaceholderBatchProof(n int) BatchProof {
 // digests computed natively.
 func ValueOfBatchProof(p *native.BatchProof) BatchProof {
 	out := BatchProof{
-		SumCheck:    sumcheck.ValueOfProof(&p.SumCheck),
-		Evaluations: make([][3]frontend.Variable, len(p.Opening.Evaluations)),
-		FoldDigest:  digest(p.Opening.Folds),
-		QuotientDigests: [2]frontend.Variable{
-			digest(p.Opening.Quotients[:1]),
-			digest(p.Opening.Quotients[1:]),
-		},
+		SumCheck:       sumcheck.ValueOfProof(&p.SumCheck),
+		Evaluations:    make([][3]frontend.Variable, len(p.Opening.Evaluations)),
+		FoldDigest:     digest(p.Opening.Folds),
+		QuotientDigest: digest([]bls12377.G1Affine{p.Opening.Quotient}),
 	}
 	for i := range p.Opening.Evaluations {
 		e := &p.Opening.Evaluations[i]
@@ -76,15 +73,15 @@ func ValueOfClaims(cs []native.Claim) []Claim {
 type GroupCheck struct {
 	Commitments []frontend.Variable
 	Folds       []frontend.Variable
-	Quotients   [2]frontend.Variable
-	Generator   frontend.Variable
+	Quotient    [3]frontend.Variable
+	Generator   [3]frontend.Variable
 }
 
 // VerifyBatchField is native.VerifyBatchField in circuit: with the
 // commitments and the claims' points already bound to t, it absorbs the
 // claimed values, replays the batching sum-check and the opening's
-// transcript, asserts the fold consistency, β ∉ {0, 1, −1} and z not an
-// evaluation point, and returns the scalars of the pairing check.
+// transcript, asserts the fold consistency and β ∉ {0, 1, −1}, and
+// returns the scalars of the pairing check.
 func VerifyBatchField(api frontend.API, t *transcript.Transcript, nbCommitments int, claims []Claim, proof BatchProof) (*GroupCheck, error) {
 	targets, lengths := make([]int, len(claims)), make([]int, len(claims))
 	for k, c := range claims {
@@ -149,10 +146,7 @@ func verifyField(api frontend.API, t *transcript.Transcript, point []frontend.Va
 		t.Absorb(e[:]...)
 	}
 	q := t.Challenge()
-	d := t.Challenge()
-	t.Absorb(proof.QuotientDigests[0])
-	z := t.Challenge()
-	t.Absorb(proof.QuotientDigests[1])
+	t.Absorb(proof.QuotientDigest)
 
 	// 2β·F_{i+1}(β²) = β·(Fᵢ(β)+Fᵢ(−β)) + r·((Fᵢ(β)−Fᵢ(−β)) − β·(Fᵢ(β)+Fᵢ(−β))).
 	twoBeta := api.Add(beta, beta)
@@ -178,39 +172,24 @@ func verifyField(api frontend.API, t *transcript.Transcript, point []frontend.Va
 			b[j] = api.Add(api.Mul(b[j], q), proof.Evaluations[i][j])
 		}
 	}
-	u := [3]frontend.Variable{beta, api.Neg(beta), api.Mul(beta, beta)}
-	var diffs [3]frontend.Variable
-	for j := range u {
-		diffs[j] = api.Sub(z, u[j])
-	}
-	zT := api.Mul(diffs[0], diffs[1], diffs[2])
-	api.AssertIsDifferent(zT, 0)
-	var s, g frontend.Variable = 0, 0
-	var dj frontend.Variable = 1
-	for j := range u {
-		var zj frontend.Variable = dj
-		for k := range u {
-			if k != j {
-				zj = api.Mul(zj, diffs[k])
-			}
-		}
-		s = api.Add(s, zj)
-		g = api.Add(g, api.Mul(zj, b[j]))
-		dj = api.Mul(dj, d)
-	}
+	// I interpolates B at β, −β, β² (native interpolation): with
+	// E = (b₀ + b₁)/2, I₁ = (b₀ − b₁)/(2β), I₂ = (b₂ − E − I₁β²)/(β⁴ − β²),
+	// I₀ = E − I₂β²; the divisors are not zero as β ∉ {0, 1, −1}.
+	beta2 := api.Mul(beta, beta)
+	e := api.Div(api.Add(b[0], b[1]), 2)
+	i1 := api.Div(api.Sub(b[0], b[1]), twoBeta)
+	i2 := api.Div(api.Sub(b[2], e, api.Mul(i1, beta2)), api.Sub(api.Mul(beta2, beta2), beta2))
+	i0 := api.Sub(e, api.Mul(i2, beta2))
 	check := &GroupCheck{
-		Commitments: make([]frontend.Variable, len(combination)),
+		Commitments: combination,
 		Folds:       make([]frontend.Variable, n-1),
-		Quotients:   [2]frontend.Variable{api.Neg(zT), z},
-		Generator:   api.Neg(g),
+		Quotient:    [3]frontend.Variable{api.Neg(api.Mul(beta2, beta2)), beta2, beta2},
+		Generator:   [3]frontend.Variable{api.Neg(i0), api.Neg(i1), api.Neg(i2)},
 	}
-	for j := range combination {
-		check.Commitments[j] = api.Mul(combination[j], s)
-	}
-	qi := s
+	var qi frontend.Variable = q
 	for i := range check.Folds {
-		qi = api.Mul(qi, q)
 		check.Folds[i] = qi
+		qi = api.Mul(qi, q)
 	}
 	return check
 }

@@ -3,18 +3,19 @@ package pcs
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
-	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/test"
@@ -39,7 +40,7 @@ type vector struct {
 	Claims           []native.Claim    `json:"claims"`
 	Proof            string            `json:"proof"`
 	FoldDigest       fr.Element        `json:"foldDigest"`
-	QuotientDigests  []fr.Element      `json:"quotientDigests"`
+	QuotientDigest   fr.Element        `json:"quotientDigest"`
 	Check            native.GroupCheck `json:"check"`
 }
 
@@ -53,7 +54,7 @@ type run struct {
 	check       native.GroupCheck
 	// state is the transcript's state after the honest verification: the
 	// segment exposes it so that the aggregator binds what was absorbed
-	// last (the second quotient's digest, which no challenge follows).
+	// last (the quotient's digest, which no challenge follows).
 	state fr.Element
 	vk    *native.VerifyingKey
 }
@@ -92,11 +93,10 @@ func loadRun(t *testing.T) *run {
 	if !ok {
 		t.Fatal("bad τ")
 	}
-	k, err := kzg.NewSRS(uint64(v.SRSSize), tau)
+	srs, err := native.NewSRSOfTau(v.SRSSize, tau)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srs := &native.SRS{SRS: *k}
 	r.vk = srs.VerifyingKey()
 	tr := r.transcript()
 	if _, err := native.VerifyBatchField(tr, len(r.commitments), r.claims, r.proof); err != nil {
@@ -142,12 +142,11 @@ func (r *run) verifyNative() error {
 	if err != nil {
 		return err
 	}
-	for j := range got.Commitments {
-		if !got.Commitments[j].Equal(&r.check.Commitments[j]) {
-			return fmt.Errorf("commitment scalar %d differs", j)
-		}
+	if !slices.Equal(got.Commitments, r.check.Commitments) || !slices.Equal(got.Folds, r.check.Folds) ||
+		got.Quotient != r.check.Quotient || got.Generator != r.check.Generator {
+		return errors.New("the pairing-check scalars differ from the expected ones")
 	}
-	if err := native.VerifyGroup(r.vk, r.commitments, &r.proof.Opening, &r.check); err != nil {
+	if err := native.VerifyGroup(r.vk, r.commitments, &r.proof.Opening, got); err != nil {
 		return err
 	}
 	return nil
@@ -162,8 +161,8 @@ type batchCircuit struct {
 	Proof            BatchProof
 	Commitments      []frontend.Variable  `gnark:",public"`
 	Folds            []frontend.Variable  `gnark:",public"`
-	Quotients        [2]frontend.Variable `gnark:",public"`
-	Generator        frontend.Variable    `gnark:",public"`
+	Quotient         [3]frontend.Variable `gnark:",public"`
+	Generator        [3]frontend.Variable `gnark:",public"`
 	State            frontend.Variable    `gnark:",public"`
 
 	domain  string
@@ -191,9 +190,10 @@ func (c *batchCircuit) Define(api frontend.API) error {
 	for i := range c.Folds {
 		api.AssertIsEqual(check.Folds[i], c.Folds[i])
 	}
-	api.AssertIsEqual(check.Quotients[0], c.Quotients[0])
-	api.AssertIsEqual(check.Quotients[1], c.Quotients[1])
-	api.AssertIsEqual(check.Generator, c.Generator)
+	for k := range c.Quotient {
+		api.AssertIsEqual(check.Quotient[k], c.Quotient[k])
+		api.AssertIsEqual(check.Generator[k], c.Generator[k])
+	}
 	api.AssertIsEqual(t.State(), c.State)
 	return nil
 }
@@ -220,8 +220,8 @@ func (r *run) circuits() (*batchCircuit, *batchCircuit) {
 		Proof:            ValueOfBatchProof(r.proof),
 		Commitments:      values(r.check.Commitments),
 		Folds:            values(r.check.Folds),
-		Quotients:        [2]frontend.Variable{field.BigInt(&r.check.Quotients[0]), field.BigInt(&r.check.Quotients[1])},
-		Generator:        field.BigInt(&r.check.Generator),
+		Quotient:         [3]frontend.Variable(values(r.check.Quotient[:])),
+		Generator:        [3]frontend.Variable(values(r.check.Generator[:])),
 		State:            field.BigInt(&r.state),
 		domain:           r.v.Domain,
 	}
@@ -293,9 +293,7 @@ func TestRejectedByBoth(t *testing.T) {
 	for i := range base.proof.Opening.Folds {
 		tampers = append(tampers, tamper{fmt.Sprintf("Folds[%d]", i), func(r *run) { move(&r.proof.Opening.Folds[i]) }})
 	}
-	for i := range 2 {
-		tampers = append(tampers, tamper{fmt.Sprintf("Quotients[%d]", i), func(r *run) { move(&r.proof.Opening.Quotients[i]) }})
-	}
+	tampers = append(tampers, tamper{"Quotient", func(r *run) { move(&r.proof.Opening.Quotient) }})
 	for k, c := range base.claims {
 		tampers = append(tampers, tamper{fmt.Sprintf("Claims[%d].Value", k), func(r *run) { bump(&r.claims[k].Value) }})
 		for i := range c.Point {
@@ -308,11 +306,12 @@ func TestRejectedByBoth(t *testing.T) {
 	for i := range base.check.Folds {
 		tampers = append(tampers, tamper{fmt.Sprintf("Check.Folds[%d]", i), func(r *run) { bump(&r.check.Folds[i]) }})
 	}
-	tampers = append(tampers,
-		tamper{"Check.Quotients[0]", func(r *run) { bump(&r.check.Quotients[0]) }},
-		tamper{"Check.Quotients[1]", func(r *run) { bump(&r.check.Quotients[1]) }},
-		tamper{"Check.Generator", func(r *run) { bump(&r.check.Generator) }},
-	)
+	for k := range 3 {
+		tampers = append(tampers,
+			tamper{fmt.Sprintf("Check.Quotient[%d]", k), func(r *run) { bump(&r.check.Quotient[k]) }},
+			tamper{fmt.Sprintf("Check.Generator[%d]", k), func(r *run) { bump(&r.check.Generator[k]) }},
+		)
+	}
 	for _, c := range tampers {
 		r := base.clone()
 		c.do(r)

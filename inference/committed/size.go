@@ -72,7 +72,7 @@ type FieldWork struct {
 	GKRRounds, GKRValues int
 	// Scalars are the field elements the proof sends, every one absorbed.
 	Scalars int
-	// Points are the G1 points: commitments, folds, quotients.
+	// Points are the G1 points: commitments, folds, the quotient.
 	Points int
 	// FoldChecks are the opening's fold consistency checks.
 	FoldChecks int
@@ -140,7 +140,7 @@ func (w FieldWork) EstimatedR1CS() int {
 
 // points is the number of G1 points of the proof.
 func (p *Proof) points() int {
-	n := 2 + limbRows + len(p.Opening.Opening.Folds) + 2
+	n := 2 + limbRows + len(p.Opening.Opening.Folds) + 1
 	if p.Boundary != nil {
 		n++
 	}

@@ -133,8 +133,7 @@ func tampers(proof *Proof) []tamper {
 		dropLast("Lookup.TableEvals", func(p *Proof) *[]fr.Element { return &p.Lookup.TableEvals }),
 		{"RequantEval", func(p *Proof) func() { return bump(&p.RequantEval) }},
 		{"Opening.Folds[0]", func(p *Proof) func() { return move(&p.Opening.Opening.Folds[0]) }},
-		{"Opening.Quotients[0]", func(p *Proof) func() { return move(&p.Opening.Opening.Quotients[0]) }},
-		{"Opening.Quotients[1]", func(p *Proof) func() { return move(&p.Opening.Opening.Quotients[1]) }},
+		{"Opening.Quotient", func(p *Proof) func() { return move(&p.Opening.Opening.Quotient) }},
 	}
 	out = append(out, fractionTampers("Lookup.Witness", func(p *Proof) *lookup.FractionProof[fr.Element] { return &p.Lookup.Witness })...)
 	out = append(out, fractionTampers("Lookup.Table", func(p *Proof) *lookup.FractionProof[fr.Element] { return &p.Lookup.Table })...)
