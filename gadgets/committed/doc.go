@@ -60,9 +60,9 @@
 // # Cost
 //
 // The built-in model's segments over 5 rows (testdata/segment.csv):
-// 541,305 R1CS for the first (block 0 and the embedding), 616,247 for
-// the last (block 1, the LM head and the argmax), 565,552 for a Llama
-// segment. Most of it is the LogUp instance (≈ 850 R1CS per degree-3 GKR
+// 540,716 R1CS for the first (block 0 and the embedding), 615,658 for
+// the last (block 1, the LM head and the argmax), 564,963 for a Llama
+// segment (589 fewer each since the opening sends one quotient). Most of it is the LogUp instance (≈ 850 R1CS per degree-3 GKR
 // round); the steps' own counts are logged by their tests: the
 // requantizations ≈ 28k, the projections ≈ 22–27k, the factors ≈ 20k
 // (43k with Llama's gated product and rotations), a block's norms

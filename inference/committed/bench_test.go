@@ -15,10 +15,11 @@ import (
 )
 
 var (
-	gpt2Small = flag.Bool("committed.gpt2small", false, "also benchmark one block of a GPT-2-small-shaped model (12 layers, d=768, random weights)")
-	benchRows = flag.Int("committed.rows", 16, "rows of the benchmarked passes")
-	wholePass = flag.Bool("committed.pass", false, "with -committed.gpt2small, prove the whole pass (the LM head in the last segment) rather than block 1")
-	segBlocks = flag.Int("committed.blocks", 1, "with -committed.pass, blocks per segment")
+	gpt2Small  = flag.Bool("committed.gpt2small", false, "also benchmark one block of a GPT-2-small-shaped model (12 layers, d=768, random weights)")
+	benchRows  = flag.Int("committed.rows", 16, "rows of the benchmarked passes")
+	wholePass  = flag.Bool("committed.pass", false, "with -committed.gpt2small, prove the whole pass (the LM head in the last segment) rather than block 1")
+	segBlocks  = flag.Int("committed.blocks", 1, "with -committed.pass, blocks per segment")
+	benchBlock = flag.Int("committed.block", 1, "without -committed.pass, the block whose segment is proven (the last one holds the LM head and the argmax)")
 )
 
 // benchSRS loads (or creates once and caches in the user cache directory)
@@ -58,7 +59,11 @@ func BenchmarkProve(b *testing.B) {
 			b.Fatal(err)
 		}
 		if !*wholePass {
-			b.Run(fmt.Sprintf("gpt2-small/block1/s=%d", rows), func(b *testing.B) { benchProve(b, m, rows, []inference.Segment{{From: 1, To: 2}}) })
+			k := *benchBlock
+			if k < 0 || k >= c.Layers {
+				b.Fatalf("-committed.block=%d: GPT-2 small has blocks 0 to %d", k, c.Layers-1)
+			}
+			b.Run(fmt.Sprintf("gpt2-small/block%d/s=%d", k, rows), func(b *testing.B) { benchProve(b, m, rows, []inference.Segment{{From: k, To: k + 1}}) })
 			return
 		}
 		k := max(*segBlocks, 1)

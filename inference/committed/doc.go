@@ -384,7 +384,9 @@
 // # Cost
 //
 // Measured (go test -run '^$' -bench Prove ./inference/committed
-// -committed.gpt2small=true [-committed.rows=N] [-committed.pass=true],
+// -committed.gpt2small=true [-committed.rows=N] [-committed.pass=true]
+// [-committed.block=K] (without the pass, block K's segment; 11 is the
+// last, with the LM head),
 // one run each on the 2-core machine, nothing else running, development
 // SRS), with every relation above:
 //
@@ -392,58 +394,66 @@
 //	                      both segments       16 rows    32 rows    64 rows       12 segments
 //	stacked MLE           2¹⁶ (each)          2²⁰        2²¹        2²²           2²⁰ (2²² last)
 //	lookup cube           2¹⁷, 2¹⁸            2²¹        2²²        2²³           2²¹ (2²⁴ last)
-//	prover                5.9 s               10.1 s     22.3 s     44.9 s        152 s
-//	  commit              0.27 s              0.84 s     1.5 s      3.3 s         15.5 s
-//	  GKR (LogUp)         0.32 s              0.85 s     2.1 s      7.6 s         20 s
-//	  sum-checks          0.11 s              0.75 s     3.2 s      4.4 s         10.6 s
-//	  batch opening       5.2 s               7.6 s      15.5 s     29.6 s        105 s
-//	forward pass (all)    1.6 ms              292 ms     566 ms     1.1 s         282 ms
-//	prover / forward      3,700               35         39         41            538
-//	verifier              50 ms               491 ms     1.0 s      1.1 s         4.1 s
-//	proof                 130 kB (two)        74 kB      78 kB      82 kB         909 kB
-//	peak RSS of the run   4.1 GB (with GPT-2) 4.1 GB     6.4 GB     9.7 GB        9.6 GB
+//	prover                4.1 s               7.3 s      15.6 s     34.4 s        120 s
+//	  commit              0.24 s              0.83 s     1.6 s      3.1 s         15.7 s
+//	  GKR (LogUp)         0.32 s              0.85 s     1.8 s      8.0 s         18.6 s
+//	  sum-checks          0.11 s              0.69 s     1.6 s      4.1 s         10.4 s
+//	  batch opening       3.4 s               5.0 s      10.6 s     19.2 s        74.8 s
+//	forward pass (all)    1.2 ms              289 ms     550 ms     1.1 s         279 ms
+//	prover / forward      3,500               25         28         33            428
+//	verifier              57 ms               368 ms     573 ms     1.1 s         4.1 s
+//	proof                 130 kB (two)        74 kB      78 kB      82 kB         908 kB
+//	peak RSS of the run   —                   3.8 GB     5.3 GB     8.7 GB        10.3 GB
 //	field work (below)    ≈ 435k, 488k R1CS   ≈ 535k     ≈ 563k     ≈ 594k        ≈ 535k (646k last)
 //
 // ("sum-checks" covers every sum-check and zero-check but the LogUp
-// instance's; the machine's load varies between runs by up to a factor
-// of two; "prover / forward" is the prover's time over the integer
+// instance's; "prover / forward" is the prover's time over the integer
 // forward pass of the same tokens in the same run, the whole model's for
-// the pass.) In the whole pass, each block's segment takes 8–11 s and
-// the last one, with the LM head (its logits, 31-bit exact, and
-// remainders over 16·2¹⁶ padded entries, the margins over 9·2¹⁶), 51 s.
-// Three blocks per segment (-committed.blocks=3) took 28–31 s per
-// segment, but the last one then holds 2²³ entries and the run peaked at
-// 17.6 GB, for the same total; the proofs are 532 kB. The 64-row block
-// fits the 12 GB target since the lookups run over slots (2²³ entries,
-// where the eight full limb rows were 2²⁵ and the run peaked at 23.1 GB).
-// 256 rows do not fit in 24 GB: the attention's tensors (heads·n², a
-// dozen of them) make the stacked MLE about 2²⁵ entries.
+// the pass.) In the whole pass, each block's segment takes 6.5–6.9 s
+// (the first, with the embedding, 8.6 s) and the last one, with the LM
+// head (its logits, 31-bit exact, and remainders over 16·2¹⁶ padded
+// entries, the margins over 9·2¹⁶), 43 s. Three blocks per segment
+// (-committed.blocks=3, measured before the changes below) took 28–31 s
+// per segment, but the last one then holds 2²³ entries and the run peaked
+// at 17.6 GB, for the same total. The 64-row block fits the 12 GB target
+// since the lookups run over slots (2²³ entries, where the eight full
+// limb rows were 2²⁵ and the run peaked at 23.1 GB). 256 rows do not fit
+// in 24 GB: the attention's tensors (heads·n², a dozen of them) make the
+// stacked MLE about 2²⁵ entries.
 //
-// The prover runs on both cores throughout: the LogUp instance's leaves,
-// layers and column evaluations, the commitments' gathering of non-zero
-// entries and the opening's vector work are split between the workers,
-// and every eq-weighted sum-check (the zero-checks, the GKR layers) runs
-// [sumcheck.ProveEq], which neither builds nor folds the eq table. Before
-// that the whole pass took 183 s (GKR 37 s, commit 22 s, sum-checks
-// 13 s) and peaked at 11.2 GB; the proofs are the same bytes.
+// How it got here, each step measured on the whole pass at 16 rows with
+// the same proofs but the last:
 //
-// What remains is the batch opening, 70% of the pass: three full-scalar
-// MSMs of 2^N points per segment, which gnark-crypto's MultiExp runs at
-// 2.9 µs per point on both cores (5.8 µs on one; measured on 2²⁰ random
-// scalars). Its size is set by the stacked MLE, padded to a power of
-// two: GPT-2 small's block at 16 rows holds 541,536 entries, 17,248 more
-// than 2¹⁹, so N = 20 and 48% of the opening's points are padding (and
-// a quarter of those 541,536 is the tensors' own padding: d = 768 and
-// 3,072 columns padded to 1,024 and 4,096, 12 heads to 16); two blocks
-// hold 2²⁰ + 34,496 (N = 21). The eleven block segments' openings alone
-// take about 75 s, above the 60 s target for the whole pass. The
-// ways down, each a change of the proof and of the segment circuit:
-// stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
-// claims that are linear combinations of the chunks' evaluations, which
-// brings a block to about 406k entries (N = 19) and 64 rows to about
-// 2.07M (N = 21); or commit the stacked MLE in several parts of 2^M
-// entries opened together, so that an opening costs 3·2^M whatever the
-// segment holds.
+//   - 183 s, 11.2 GB: the first committed prover.
+//   - 152 s, 9.6 GB: the prover runs on both cores throughout (the LogUp
+//     instance's leaves, layers and column evaluations, the commitments'
+//     gathering of non-zero entries, the opening's vector work), and
+//     every eq-weighted sum-check (the zero-checks, the GKR layers) runs
+//     [sumcheck.ProveEq], which neither builds nor folds the eq table.
+//   - 120 s: the opening sends one quotient where it sent two (package
+//     pcs, "Opening"): one full-scalar MSM of the opening's size fewer.
+//     A block's segment went from 9.4 s to 7.3 s, its opening from 6.9 s
+//     to 5.0 s; the proof is one point (48 bytes) smaller.
+//
+// What remains is still mostly the batch opening, 62% of the pass: two
+// full-scalar MSMs per segment (the folds, which sum to the opening's
+// size, and the quotient), which gnark-crypto's MultiExp runs at about
+// 3 µs per point on both cores (measured on 2²⁰ random scalars; zero
+// scalars cost almost nothing, so a polynomial costs its highest
+// non-zero coefficient, not its padded size). GPT-2 small's block at 16
+// rows holds 541,536 entries (a quarter of them the tensors' own padding:
+// d = 768 and 3,072 columns padded to 1,024 and 4,096, 12 heads to 16),
+// so the two MSMs cover about 1.1M points. The 60 s target for the pass
+// would need about 1 s of opening per block. The ways down, each a change
+// of the proof and of the segment circuit: stack a tensor's columns in
+// power-of-two chunks (768 = 512 + 256) with claims that are linear
+// combinations of the chunks' evaluations, which brings a block to about
+// 406k entries; or commit the stacked MLE and the limb rows in parts of
+// 2^M entries opened together, so that an opening costs 2·2^M. The
+// second multiplies the commitments — each costs the aggregator about
+// 3.1k R1CS and a public input of the segment — since all nine MLEs of
+// a segment's size (the stacked tensors and the eight limb rows) would be
+// split: at M = 17, about 45 commitments per block segment instead of 9.
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
@@ -451,10 +461,9 @@
 // claims (linear in the weights, as in the opened proof); the checks on
 // the activations and the tables are polylogarithmic. The proof grows by about 4 kB when
 // the rows double; the field work by about 30k R1CS. The batch
-// opening's full-scalar MSMs (three of 2^N points: the folds, the
-// combined quotient, the quotient at z) dominate the prover; the table
-// set of 2¹⁸ rows (the range tables, GELU or SiLU, 1/√ and exp, 2¹⁶
-// each) sets the opening's size for small segments.
+// opening's full-scalar MSMs (the folds and the quotient) dominate the
+// prover; the table set of 2¹⁸ rows (the range tables, GELU or SiLU, 1/√
+// and exp, 2¹⁶ each) sets the opening's size for small segments.
 //
 // Field work per segment, for the segment circuit ([Proof.FieldWork],
 // counted from the proof): the sum-check rounds by degree — GPT-2 block
@@ -481,7 +490,7 @@
 //     entries only). One compact limb MLE over the slots would make the
 //     decomposition a linear relation between two cubes and cut seven
 //     commitments, but its 2^K entries (K = N + 1 for GPT-2 small's
-//     block) would set the batch opening's size, and the opening's three
+//     block) would set the batch opening's size, and the opening's two
 //     full-scalar MSMs of 2ⁿ points are the prover's largest cost;
 //     aligned with s, the eight rows fold into one opening of 2^N.
 package committed

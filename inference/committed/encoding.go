@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 9
+const FormatVersion = 10
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
