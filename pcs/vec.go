@@ -24,15 +24,6 @@ func addScaled(dst, src []fr.Element, a *fr.Element) {
 	})
 }
 
-// scale sets dst[i] = a·src[i], on every core.
-func scale(dst, src []fr.Element, a *fr.Element) {
-	parallel.Execute(len(src), vecChunk, func(start, end int) {
-		for i := start; i < end; i++ {
-			dst[i].Mul(&src[i], a)
-		}
-	})
-}
-
 // innerProduct returns Σ a[i]·b[i], on every core.
 func innerProduct(a, b []fr.Element) fr.Element {
 	var mu sync.Mutex

@@ -77,7 +77,7 @@ type CommittedSegment struct {
 	Commitments []sw_bls12377.G1Affine
 	// Tables are the model's fixed commitments to the function tables
 	// the segment's opening reads.
-	Tables    []sw_bls12377.G1Affine
+	Tables   []sw_bls12377.G1Affine
 	Folds    []sw_bls12377.G1Affine
 	Quotient sw_bls12377.G1Affine
 	Scalars  gpcs.GroupScalars
