@@ -103,3 +103,31 @@ func TestLoadCeremony(t *testing.T) {
 		t.Fatal("loaded a corrupted ceremony file")
 	}
 }
+
+// FuzzReadCeremony: ReadCeremony never panics on arbitrary bytes (a
+// ceremony file comes from outside), and what it accepts holds the
+// requested number of G1 powers. Seeded with a real SrsCommons of domain
+// 4, the smallest the verifier's [τ³]₂ allows, and with its cuts.
+func FuzzReadCeremony(f *testing.F) {
+	p1 := mpcsetup.NewPhase1(4)
+	p1.Contribute()
+	commons, err := mpcsetup.VerifyPhase1(4, []byte("beacon"), p1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := commons.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	data := buf.Bytes()
+	for _, cut := range []int{len(data), len(data) / 2, 200, 8, 0} {
+		f.Add(data[:cut], uint8(4))
+	}
+	f.Add(data, uint8(7))
+	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
+		s, err := pcs.ReadCeremony(bytes.NewReader(data), int64(len(data)), int(size))
+		if err == nil && s.Size() != int(size) {
+			t.Fatalf("%d powers read, %d requested", s.Size(), size)
+		}
+	})
+}
