@@ -94,7 +94,34 @@ func (c *Chain) deploy(ctx context.Context, bytecode, args []byte) (common.Addre
 	if receipt.ContractAddress != address {
 		return common.Address{}, 0, fmt.Errorf("receipt names contract %s, want %s", receipt.ContractAddress, address)
 	}
+	if err := c.waitCode(ctx, address); err != nil {
+		return common.Address{}, 0, err
+	}
 	return address, receipt.GasUsed, nil
+}
+
+// waitCode waits until the latest block the backend serves holds code at
+// address. A node can answer a transaction's receipt before its head
+// moves to the block that holds it: a gas estimate or a call against
+// "latest" in between finds no code there (the registry's constructor
+// then reverts with VerifierHasNoCode).
+func (c *Chain) waitCode(ctx context.Context, address common.Address) error {
+	ticker := time.NewTicker(c.poll)
+	defer ticker.Stop()
+	for {
+		code, err := c.backend.CodeAt(ctx, address, nil)
+		if err != nil {
+			return fmt.Errorf("code of %s: %w", address, err)
+		}
+		if len(code) > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("code of %s: %w", address, ctx.Err())
+		case <-ticker.C:
+		}
+	}
 }
 
 // Submit sends InferenceRegistry.submit for a proof of the statement and

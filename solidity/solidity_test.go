@@ -642,6 +642,53 @@ func TestRegistryNeedsVerifierCode(t *testing.T) {
 	wantRevert(t, err, "VerifierHasNoCode("+chain.From().Hex()+")")
 }
 
+// laggingBackend answers "no code" to the first lag code queries, as a
+// node does between answering a receipt and moving its head to the
+// receipt's block.
+type laggingBackend struct {
+	Backend
+	lag, calls int
+}
+
+func (b *laggingBackend) CodeAt(ctx context.Context, account common.Address, block *big.Int) ([]byte, error) {
+	b.calls++
+	if b.calls <= b.lag {
+		return nil, nil
+	}
+	return b.Backend.CodeAt(ctx, account, block)
+}
+
+// TestDeployWaitsForCode: a deployment waits until the latest block holds
+// the verifier's code before deploying the registry (whose constructor
+// reverts without it) and returns only once the registry's code is there
+// too; a context that ends first stops the wait.
+func TestDeployWaitsForCode(t *testing.T) {
+	f := loadFixture(t)
+	v := f.plain
+	ctx := testContext(t)
+	sim := newSimChain(t)
+	lagging := &laggingBackend{Backend: sim.backend, lag: 3}
+	chain := &Chain{backend: lagging, auth: sim.auth, mine: sim.mine, poll: time.Millisecond}
+	d, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lagging.calls != lagging.lag+2 {
+		t.Fatalf("%d code queries, want %d (the lag, then one per contract)", lagging.calls, lagging.lag+2)
+	}
+	if _, err := chain.Submit(ctx, d.Registry, v.proof, v.statement); err != nil {
+		t.Fatal(err)
+	}
+
+	never := &laggingBackend{Backend: sim.backend, lag: 1 << 30}
+	stuck := &Chain{backend: never, auth: sim.auth, mine: sim.mine, poll: time.Millisecond}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if _, err := stuck.DeployVerifierAndRegistry(short, v.contracts, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("code never there: got %v, want the context's deadline", err)
+	}
+}
+
 func TestStatementValidate(t *testing.T) {
 	one := big.NewInt(1)
 	for _, tc := range []struct {
