@@ -216,11 +216,11 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 				tm.pad.Mul(&tm.pad, &c)
 				continue
 			}
-			tm.a = foldHalves(tm.a, tm.a, &r)
+			tm.a = poly.Fold[fr.Element](tm.a, &r)
 			if tm.owned {
-				tm.f = foldHalves(tm.f, tm.f, &r)
+				tm.f = poly.Fold[fr.Element](tm.f, &r)
 			} else {
-				tm.f = foldHalves(make([]fr.Element, len(tm.f)/2), tm.f, &r)
+				tm.f = poly.FoldInto[fr.Element](make([]fr.Element, len(tm.f)/2), tm.f, &r)
 				tm.owned = true
 			}
 		}
@@ -256,20 +256,6 @@ func roundSums(a, f []fr.Element) (fr.Element, fr.Element) {
 		mu.Unlock()
 	})
 	return p0, p2
-}
-
-// foldHalves sets dst[k] = src[k] + r·(src[k+h] − src[k]) for
-// k < h = len(src)/2 (dst may be src) and returns dst[:h], on every core.
-func foldHalves(dst, src []fr.Element, r *fr.Element) []fr.Element {
-	h := len(src) / 2
-	parallel.Execute(h, vecChunk, func(start, end int) {
-		var d fr.Element
-		for k := start; k < end; k++ {
-			d.Sub(&src[k+h], &src[k]).Mul(&d, r)
-			dst[k].Add(&src[k], &d)
-		}
-	})
-	return dst[:h]
 }
 
 // addEq adds scale·β(point, ·) to dst (2^len(point) entries or more, the

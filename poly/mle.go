@@ -68,6 +68,19 @@ func Fold[E field.Scalar, P field.Ptr[E]](f []E, r *E) []E {
 	return lo
 }
 
+// FoldInto is [Fold] into dst (len(f)/2 entries, not overlapping f),
+// leaving f intact: dst[i] = f[i] + r·(f[i+h] − f[i]). It returns dst.
+func FoldInto[E field.Scalar, P field.Ptr[E]](dst, f []E, r *E) []E {
+	half := len(f) / 2
+	lo, hi := f[:half], f[half:]
+	parallel.Execute(half, parallelThreshold, func(start, end int) {
+		field.Sub(dst[start:end], hi[start:end], lo[start:end])
+		field.ScalarMul(dst[start:end], dst[start:end], r)
+		field.Add(dst[start:end], dst[start:end], lo[start:end])
+	})
+	return dst[:half]
+}
+
 // Evaluate returns f(point) for the MLE whose table is f; len(f) must be
 // 2^len(point). f is not modified. O(2ⁿ) field operations.
 func Evaluate[E field.Scalar, P field.Ptr[E]](f []E, point []E) E {
@@ -78,14 +91,7 @@ func Evaluate[E field.Scalar, P field.Ptr[E]](f []E, point []E) E {
 		return f[0]
 	}
 	// First fold writes into a fresh half-size buffer so f stays intact.
-	half := len(f) / 2
-	buf := make([]E, half)
-	lo, hi := f[:half], f[half:]
-	parallel.Execute(half, parallelThreshold, func(start, end int) {
-		field.Sub(buf[start:end], hi[start:end], lo[start:end])
-		field.ScalarMul(buf[start:end], buf[start:end], &point[0])
-		field.Add(buf[start:end], buf[start:end], lo[start:end])
-	})
+	buf := FoldInto[E, P](make([]E, len(f)/2), f, &point[0])
 	for k := 1; k < len(point); k++ {
 		buf = Fold[E, P](buf, &point[k])
 	}
