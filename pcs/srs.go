@@ -114,15 +114,14 @@ func (s *SRS) Check() error {
 	if !ok {
 		return errors.New("pcs: srs: the G1 points are not the powers of the τ of [τ]₂")
 	}
-	var t, g, rg bls12377.G1Affine
+	var t, rg bls12377.G1Affine
 	var rb big.Int
 	r.BigInt(&rb)
 	t.ScalarMultiplication(&s.Pk.G1[3], &rb)
 	t.Add(&t, &s.Pk.G1[2])
 	t.Neg(&t)
-	g.Set(&g1)
 	rg.ScalarMultiplication(&g1, &rb)
-	ok, err = bls12377.PairingCheck([]bls12377.G1Affine{t, g, rg}, []bls12377.G2Affine{s.Vk.G2[0], s.Vk.G2[2], s.Vk.G2[3]})
+	ok, err = bls12377.PairingCheck([]bls12377.G1Affine{t, g1, rg}, []bls12377.G2Affine{s.Vk.G2[0], s.Vk.G2[2], s.Vk.G2[3]})
 	if err != nil {
 		return fmt.Errorf("pcs: srs: %w", err)
 	}
@@ -336,14 +335,9 @@ func ReadCache(path string, expected *[32]byte, logger *log.Logger) (*SRS, error
 			return nil, fmt.Errorf("pcs: srs cache %s: G1 point %d: %w", path, i, err)
 		}
 	}
-	var tauG2 [3]bls12377.G2Affine
-	for i := range tauG2 {
-		if _, err := io.ReadFull(tee, buf[:]); err != nil {
-			return nil, fmt.Errorf("pcs: srs cache %s: [τ^%d]₂: %w", path, i+1, err)
-		}
-		if _, err := tauG2[i].SetBytes(buf[:]); err != nil {
-			return nil, fmt.Errorf("pcs: srs cache %s: [τ^%d]₂: %w", path, i+1, err)
-		}
+	tauG2, err := readTauG2(tee, bls12377.SizeOfG2AffineUncompressed)
+	if err != nil {
+		return nil, fmt.Errorf("pcs: srs cache %s: %w", path, err)
 	}
 	if _, err := r.ReadByte(); err != io.EOF {
 		return nil, fmt.Errorf("pcs: srs cache %s: trailing bytes", path)
@@ -488,16 +482,27 @@ func ReadCeremony(r io.Reader, limit int64, size int) (*SRS, error) {
 			}
 		}
 	}
-	var tauG2 [3]bls12377.G2Affine
-	for i := range tauG2 {
-		if _, err := io.ReadFull(r, buf[:]); err != nil {
-			return nil, fmt.Errorf("[τ^%d]₂: %w", i+1, err)
-		}
-		if _, err := tauG2[i].SetBytes(buf[:]); err != nil {
-			return nil, fmt.Errorf("[τ^%d]₂: %w", i+1, err)
-		}
+	tauG2, err := readTauG2(r, g2Size)
+	if err != nil {
+		return nil, err
 	}
 	return newSRS(powers, tauG2), nil
+}
+
+// readTauG2 reads [τ]₂, [τ²]₂, [τ³]₂, each of size bytes (compressed or
+// not); SetBytes checks that each is in G2.
+func readTauG2(r io.Reader, size int) ([3]bls12377.G2Affine, error) {
+	var out [3]bls12377.G2Affine
+	var buf [bls12377.SizeOfG2AffineUncompressed]byte
+	for i := range out {
+		if _, err := io.ReadFull(r, buf[:size]); err != nil {
+			return out, fmt.Errorf("[τ^%d]₂: %w", i+1, err)
+		}
+		if _, err := out[i].SetBytes(buf[:size]); err != nil {
+			return out, fmt.Errorf("[τ^%d]₂: %w", i+1, err)
+		}
+	}
+	return out, nil
 }
 
 // setRawG1 decodes an uncompressed G1 point (gnark-crypto's RawBytes) without
