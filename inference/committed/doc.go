@@ -403,7 +403,7 @@
 //	prover / forward      3,500               25         28         33            428
 //	verifier              57 ms               368 ms     573 ms     1.1 s         4.1 s
 //	proof                 130 kB (two)        74 kB      78 kB      82 kB         908 kB
-//	peak RSS of the run   —                   3.8 GB     5.3 GB     8.7 GB        10.3 GB
+//	peak RSS of the run   0.2 GB              3.8 GB     5.3 GB     8.7 GB        10.3 GB
 //	field work (below)    ≈ 435k, 488k R1CS   ≈ 535k     ≈ 563k     ≈ 594k        ≈ 535k (646k last)
 //
 // ("sum-checks" covers every sum-check and zero-check but the LogUp
