@@ -54,15 +54,20 @@
 //
 // a polynomial exactly when B(uⱼ) = bⱼ for all three points (the three
 // KZG openings of B in one, of 2ⁿ − 3 coefficients). With
-// [I(τ)]₁ = I₀·[1]₁ + I₁·[τ]₁ + I₂·[τ²]₁ moved to the G2 side, the check
+// [I(τ)]₁ = I₀·[1]₁ + I₁·[τ]₁ + I₂·[τ²]₁ and Z(τ)·W split by the powers
+// of τ (the terms of τ and τ² share the factor β²), the check
 // C_B − [I(τ)]₁ = Z(τ)·W reads
 //
-//	e(L₀, [1]₂) · e(L₁, [τ]₂) · e(L₂, [τ²]₂) · e(−W, [τ³]₂) = 1,          (pairing equation)
-//	L₀ = C + Σ_{i=1}^{n−1} qⁱ·[Fᵢ]₁ − β⁴·W − I₀·[1]₁,
-//	L₁ = β²·W − I₁·[1]₁,   L₂ = β²·W − I₂·[1]₁.
+//	e(L₀, [1]₂) · e(β²·W, [τ]₂ + [τ²]₂) · e(−W, [τ³]₂) = 1,          (pairing equation)
+//	L₀ = C + Σ_{i=1}^{n−1} qⁱ·[Fᵢ]₁ − β⁴·W − I₀·[1]₁ − I₁·[τ]₁ − I₂·[τ²]₁.
 //
-// The verifier needs [1]₁ and [1]₂, [τ]₂, [τ²]₂, [τ³]₂, all fixed (their
-// Miller-loop lines precomputed). An earlier version combined the three
+// The verifier needs [1]₁, [τ]₁, [τ²]₁ and [1]₂, [τ]₂ + [τ²]₂, [τ³]₂,
+// all fixed (the G2 points' Miller-loop lines precomputed): three
+// pairings, one scalar multiplication besides L₀'s MSM. (The first
+// version of this opening paired I₁·[1]₁ with [τ]₂ and I₂·[1]₁ with
+// [τ²]₂: four pairings, three scalar multiplications, and β² twice among
+// the scalars; [τ]₁ and [τ²]₁ are G1 powers of the same SRS, which
+// [SRS.Check] ties to the G2 ones.) An earlier version combined the three
 // openings in the manner of SHPLONK with [τ]₂ alone: two quotients W and
 // W′ = [f/(Y − z)]₁ for a further challenge z, so two MSMs of 2ⁿ full
 // scalars where this one has one. The ceremony's output holds the G2
@@ -159,23 +164,23 @@
 //
 //	GroupCheck.Commitments[j] = Aⱼ(r*)     (1 for a single opening)
 //	GroupCheck.Folds[i−1]     = qⁱ,        i = 1, …, n−1
-//	GroupCheck.Quotient       = (−β⁴, β², β²)
+//	GroupCheck.Quotient       = (−β⁴, β²)
 //	GroupCheck.Generator      = (−I₀, −I₁, −I₂)
 //
-// that is m + n + 5 elements of Fr (with m commitments). The group part
+// that is m + n + 4 elements of Fr (with m commitments). The group part
 // ([VerifyGroup]) takes the [VerifyingKey], the m commitments, the n−1
 // folds, the quotient and the GroupCheck; it checks that every point is
 // on the curve and in the r-torsion, computes
 //
-//	L₀ = MSM((C₁…C_m, [F₁]₁…[F_{n−1}]₁, W, [1]₁), (Commitments, Folds, Quotient[0], Generator[0])),
-//	Lₖ = Quotient[k]·W + Generator[k]·[1]₁,   k = 1, 2,
+//	L₀ = MSM((C₁…C_m, [F₁]₁…[F_{n−1}]₁, W, [1]₁, [τ]₁, [τ²]₁), (Commitments, Folds, Quotient[0], Generator)),
+//	L₁ = Quotient[1]·W,
 //
-// and checks e(L₀, [1]₂)·e(L₁, [τ]₂)·e(L₂, [τ²]₂)·e(−W, [τ³]₂) = 1 with the
-// fixed G2 points of the key. In the aggregated proof, the aggregator
+// and checks e(L₀, [1]₂)·e(L₁, [τ]₂ + [τ²]₂)·e(−W, [τ³]₂) = 1 with the
+// fixed points of the key. In the aggregated proof, the aggregator
 // must also check that the digests the segment used are the digests of
 // the points it receives, and may batch the group checks of several
-// segments with random weights (the same four pairings on Σ ρₛ·Lₖ,ₛ and
-// Σ ρₛ·Wₛ). [Verify] and [VerifyBatch] run both parts natively.
+// segments with random weights (the same three pairings on Σ ρₛ·L₀,ₛ,
+// Σ ρₛ·L₁,ₛ and Σ ρₛ·Wₛ). [Verify] and [VerifyBatch] run both parts natively.
 //
 // # SRS
 //

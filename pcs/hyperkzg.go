@@ -3,6 +3,7 @@ package pcs
 import (
 	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
@@ -45,16 +46,15 @@ type Proof struct {
 // GroupCheck is the output of the field part of the verifier and the input
 // of its group part: the scalars of the pairing check
 //
-//	e(L₀, [1]₂) · e(L₁, [τ]₂) · e(L₂, [τ²]₂) · e(−W, [τ³]₂) = 1,
-//	L₀ = Σⱼ Commitments[j]·Cⱼ + Σᵢ Folds[i]·[F_{i+1}]₁ + Quotient[0]·W + Generator[0]·[1]₁,
-//	Lₖ = Quotient[k]·W + Generator[k]·[1]₁ (k = 1, 2),
+//	e(L₀, [1]₂) · e(Quotient[1]·W, [τ]₂ + [τ²]₂) · e(−W, [τ³]₂) = 1,
+//	L₀ = Σⱼ Commitments[j]·Cⱼ + Σᵢ Folds[i]·[F_{i+1}]₁ + Quotient[0]·W + Σₖ Generator[k]·[τᵏ]₁,
 //
-// where Cⱼ are the commitments, [Fᵢ]₁ the proof's folds and W its
-// quotient.
+// where Cⱼ are the commitments, [Fᵢ]₁ the proof's folds, W its quotient
+// and [τᵏ]₁ (k = 0, 1, 2) the [VerifyingKey]'s G1 points.
 type GroupCheck struct {
 	Commitments []fr.Element  `json:"commitments"`
 	Folds       []fr.Element  `json:"folds"`
-	Quotient    [3]fr.Element `json:"quotient"`
+	Quotient    [2]fr.Element `json:"quotient"`
 	Generator   [3]fr.Element `json:"generator"`
 }
 
@@ -389,7 +389,8 @@ func verifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Pro
 	}
 
 	// C_B − [I(τ)]₁ = Z(τ)·W with C_B = Σⱼ Aⱼ·Cⱼ + Σᵢ qⁱ·[Fᵢ]₁ and
-	// Z(Y) = Y³ − β²Y² − β²Y + β⁴, split over [τᵏ]₂ for k = 0, …, 3.
+	// Z(Y) = Y³ − β²(Y² + Y) + β⁴: [I(τ)]₁ and β⁴·W on [1]₂, β²·W on
+	// [τ]₂ + [τ²]₂, W on [τ³]₂.
 	b := batchedValues(proof.Evaluations, &q)
 	interp, err := interpolation(&beta, &b)
 	if err != nil {
@@ -408,7 +409,6 @@ func verifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Pro
 	beta2.Square(&beta)
 	check.Quotient[0].Square(&beta2).Neg(&check.Quotient[0])
 	check.Quotient[1] = beta2
-	check.Quotient[2] = beta2
 	for k := range interp {
 		check.Generator[k].Neg(&interp[k])
 	}
@@ -425,15 +425,15 @@ func degenerate(beta *fr.Element) bool {
 
 // VerifyGroup is the group part of the verifier: it checks that every
 // commitment, fold and the quotient is in G1 (on the curve, in the
-// r-torsion), computes L₀, L₁, L₂ of [GroupCheck] (one multi-scalar
-// multiplication and two of two points) and checks
-// e(L₀, [1]₂)·e(L₁, [τ]₂)·e(L₂, [τ²]₂)·e(−W, [τ³]₂) = 1.
+// r-torsion), computes L₀ of [GroupCheck] (one multi-scalar
+// multiplication) and Quotient[1]·W, and checks
+// e(L₀, [1]₂)·e(Quotient[1]·W, [τ]₂ + [τ²]₂)·e(−W, [τ³]₂) = 1.
 func VerifyGroup(vk *VerifyingKey, commitments []Commitment, proof *Proof, check *GroupCheck) error {
 	if len(commitments) != len(check.Commitments) || len(proof.Folds) != len(check.Folds) {
 		return fmt.Errorf("pcs: verify: %d commitments and %d folds for %d and %d scalars",
 			len(commitments), len(proof.Folds), len(check.Commitments), len(check.Folds))
 	}
-	points := make([]bls12377.G1Affine, 0, len(commitments)+len(proof.Folds)+2)
+	points := make([]bls12377.G1Affine, 0, len(commitments)+len(proof.Folds)+1+len(vk.G1))
 	points = append(points, commitments...)
 	points = append(points, proof.Folds...)
 	points = append(points, proof.Quotient)
@@ -442,22 +442,19 @@ func VerifyGroup(vk *VerifyingKey, commitments []Commitment, proof *Proof, check
 			return fmt.Errorf("%w: point %d is not in G1", ErrRejected, i)
 		}
 	}
-	points = append(points, vk.G1)
+	points = append(points, vk.G1[:]...)
 	scalars := make([]fr.Element, 0, len(points))
 	scalars = append(scalars, check.Commitments...)
 	scalars = append(scalars, check.Folds...)
-	scalars = append(scalars, check.Quotient[0], check.Generator[0])
-	var l [4]bls12377.G1Affine
+	scalars = append(scalars, check.Quotient[0])
+	scalars = append(scalars, check.Generator[:]...)
+	var l [3]bls12377.G1Affine
 	if _, err := l[0].MultiExp(points, scalars, multiExpConfig); err != nil {
 		return fmt.Errorf("pcs: verify: %w", err)
 	}
-	pair := []bls12377.G1Affine{proof.Quotient, vk.G1}
-	for k := 1; k < 3; k++ {
-		if _, err := l[k].MultiExp(pair, []fr.Element{check.Quotient[k], check.Generator[k]}, multiExpConfig); err != nil {
-			return fmt.Errorf("pcs: verify: %w", err)
-		}
-	}
-	l[3].Neg(&proof.Quotient)
+	var s big.Int
+	l[1].ScalarMultiplication(&proof.Quotient, check.Quotient[1].BigInt(&s))
+	l[2].Neg(&proof.Quotient)
 	// gnark-crypto's MillerLoopFixedQ writes into the lines it is given:
 	// pass a copy so the key stays intact.
 	lines := vk.Lines

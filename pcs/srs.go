@@ -22,7 +22,7 @@ import (
 
 // SRS is a KZG structured reference string on BLS12-377: the G1 powers
 // [τ⁰]₁, …, [τ^{Size−1}]₁ (the prover's part) and [1]₁, [1]₂, [τ]₂,
-// [τ²]₂, [τ³]₂ (the verifier's part). A table of 2ⁿ entries needs
+// [τ²]₂, [τ³]₂ with [τ]₁, [τ²]₁ again (the verifier's part). A table of 2ⁿ entries needs
 // Size ≥ 2ⁿ.
 type SRS struct {
 	Pk kzg.ProvingKey
@@ -37,19 +37,29 @@ const MinSize = 4
 // committed.
 func (s *SRS) Size() int { return len(s.Pk.G1) }
 
-// VerifyingKey returns the verifier's part: [1]₁, the four G2 powers and
-// their precomputed pairing lines.
+// VerifyingKey returns the verifier's part: [1]₁, [τ]₁, [τ²]₁, the four
+// G2 powers and the pairing lines of the check's G2 points.
 func (s *SRS) VerifyingKey() *VerifyingKey { return &s.Vk }
 
-// VerifyingKey is what the group part of the verifier needs: G1 = [1]₁,
-// G2 = ([1]₂, [τ]₂, [τ²]₂, [τ³]₂), Lines the Miller-loop lines of the G2
-// points (fixed, so the pairing check skips the G2 arithmetic). The
-// opening's one quotient is checked against the cubic Z(τ) that vanishes
-// on its three evaluation points, hence the powers up to τ³.
+// VerifyingKey is what the group part of the verifier needs: G1 = ([1]₁,
+// [τ]₁, [τ²]₁), G2 = ([1]₂, [τ]₂, [τ²]₂, [τ³]₂), and Lines the
+// Miller-loop lines of the pairing check's three fixed G2 points
+// ([VerifyingKey.CheckG2]: [1]₂, [τ]₂ + [τ²]₂, [τ³]₂), so the check skips
+// the G2 arithmetic. The opening's one quotient is checked against the
+// cubic Z(τ) that vanishes on its three evaluation points, hence the
+// powers up to τ³.
 type VerifyingKey struct {
-	G1    bls12377.G1Affine
+	G1    [3]bls12377.G1Affine
 	G2    [4]bls12377.G2Affine
-	Lines [4][2][len(bls12377.LoopCounter) - 1]bls12377.LineEvaluationAff
+	Lines [3][2][len(bls12377.LoopCounter) - 1]bls12377.LineEvaluationAff
+}
+
+// CheckG2 returns the G2 points of the opening's pairing check
+// ([GroupCheck]): [1]₂, [τ]₂ + [τ²]₂ and [τ³]₂.
+func (vk *VerifyingKey) CheckG2() [3]bls12377.G2Affine {
+	var mid bls12377.G2Affine
+	mid.Add(&vk.G2[1], &vk.G2[2])
+	return [3]bls12377.G2Affine{vk.G2[0], mid, vk.G2[3]}
 }
 
 // Hash returns the SHA-256 of the SRS's canonical encoding (the size, then
@@ -77,8 +87,13 @@ func (s *SRS) Check() error {
 	if len(s.Pk.G1) < MinSize {
 		return fmt.Errorf("pcs: srs: %d G1 powers, need at least %d", len(s.Pk.G1), MinSize)
 	}
-	if !s.Pk.G1[0].Equal(&g1) || !s.Vk.G1.Equal(&g1) || !s.Vk.G2[0].Equal(&g2) {
+	if !s.Pk.G1[0].Equal(&g1) || !s.Vk.G2[0].Equal(&g2) {
 		return errors.New("pcs: srs: [1]₁ or [1]₂ is not the standard generator")
+	}
+	for k := range s.Vk.G1 {
+		if !s.Vk.G1[k].Equal(&s.Pk.G1[k]) {
+			return fmt.Errorf("pcs: srs: the verifying key's [τ^%d]₁ is not the prover's", k)
+		}
 	}
 	if s.Vk.G2[1].IsInfinity() || s.Vk.G2[1].Equal(&g2) || !s.Vk.G2[1].IsInSubGroup() {
 		return errors.New("pcs: srs: [τ]₂ is the identity, the generator, or outside G2")
@@ -134,13 +149,13 @@ func (s *SRS) Check() error {
 // newSRS builds an SRS from its points ([τ]₂, [τ²]₂, [τ³]₂ in tauG2) and
 // precomputes the pairing lines.
 func newSRS(powers []bls12377.G1Affine, tauG2 [3]bls12377.G2Affine) *SRS {
-	_, _, g1, g2 := bls12377.Generators()
+	_, _, _, g2 := bls12377.Generators()
 	s := &SRS{}
 	s.Pk.G1 = powers
-	s.Vk.G1 = g1
+	s.Vk.G1 = [3]bls12377.G1Affine(powers[:3])
 	s.Vk.G2 = [4]bls12377.G2Affine{g2, tauG2[0], tauG2[1], tauG2[2]}
-	for i := range s.Vk.G2 {
-		s.Vk.Lines[i] = bls12377.PrecomputeLines(s.Vk.G2[i])
+	for i, q := range s.Vk.CheckG2() {
+		s.Vk.Lines[i] = bls12377.PrecomputeLines(q)
 	}
 	return s
 }
@@ -322,8 +337,8 @@ func ReadCache(path string, expected *[32]byte, logger *log.Logger) (*SRS, error
 	}
 	n := binary.BigEndian.Uint64(nb[:])
 	const g1Size = bls12377.SizeOfG1AffineUncompressed
-	if n < 2 || n > uint64(info.Size())/g1Size {
-		return nil, fmt.Errorf("pcs: srs cache %s: %d G1 points do not fit in %d bytes", path, n, info.Size())
+	if n < MinSize || n > uint64(info.Size())/g1Size {
+		return nil, fmt.Errorf("pcs: srs cache %s: %d G1 points (at least %d) do not fit in %d bytes", path, n, MinSize, info.Size())
 	}
 	powers := make([]bls12377.G1Affine, n)
 	var buf [bls12377.SizeOfG2AffineUncompressed]byte

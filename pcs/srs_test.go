@@ -116,6 +116,19 @@ func TestSRSCheckRefusesWrongG2Powers(t *testing.T) {
 	}
 }
 
+// TestSRSCheckRefusesWrongG1Key: the verifying key's [τ]₁ or [τ²]₁ not
+// the prover's power fails the check.
+func TestSRSCheckRefusesWrongG1Key(t *testing.T) {
+	s := srsForTest(t)
+	for k := 1; k < len(s.Vk.G1); k++ {
+		bad := *s
+		bad.Vk.G1[k] = s.Pk.G1[k+1]
+		if err := bad.Check(); err == nil {
+			t.Errorf("[τ^%d]₁ replaced: the check passes", k)
+		}
+	}
+}
+
 // TestOldCacheRebuilt: a development SRS cached in the earlier format
 // (v1 header) is reported as such by ReadCache and drawn again by
 // LoadOrCreateDevelopment; any other unknown header is an error.

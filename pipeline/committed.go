@@ -98,8 +98,16 @@ func (r *runner) compileCommittedSegment(dir string, m *model.Model, id *big.Int
 // compileCommittedAggregator compiles the committed aggregator of the
 // segment shapes for an SRS's key, or reads it from the circuit cache.
 func (r *runner) compileCommittedAggregator(dir string, shapes []recursion.CommittedShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
-	g1, g2a, g2b := key.G1.Bytes(), key.G2[0].Bytes(), key.G2[1].Bytes()
-	name := fmt.Sprintf("committed aggregator\nshapes %+v\nkey %x %x %x", shapes, g1, g2a, g2b)
+	var points []byte
+	for i := range key.G1 {
+		b := key.G1[i].Bytes()
+		points = append(points, b[:]...)
+	}
+	for i := range key.G2 {
+		b := key.G2[i].Bytes()
+		points = append(points, b[:]...)
+	}
+	name := fmt.Sprintf("committed aggregator\nshapes %+v\nkey %x", shapes, points)
 	return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("committed aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
 		return recursion.CompileCommittedAggregator(shapes, key)
 	})

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc"
-	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
 
 	"github.com/consensys/gnark/constraint"
 
@@ -229,8 +228,7 @@ func (r *runner) planCommitted(opts *AggregatedOptions, segments []inference.Seg
 	if err != nil {
 		return nil, nil, err
 	}
-	_, _, g1, g2 := bls12377.Generators()
-	key := gpcs.Key{G1: g1, G2: [4]bls12377.G2Affine{g2, g2, g2, g2}}
+	key := gpcs.GeneratorKey()
 	if srs != nil {
 		key = gpcs.KeyOf(srs.VerifyingKey())
 	}

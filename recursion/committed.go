@@ -44,10 +44,10 @@ type CommittedShape struct {
 // statement (3), the digests of the proof's commitments, of its
 // multiplicities' commitment and of the opening's folds (3), then the
 // scalars of the opening's pairing check: one per commitment (own then
-// tables), one per fold, three of the quotient and three of the
+// tables), one per fold, two of the quotient and three of the
 // generator.
 func (s CommittedShape) NbPublic() int {
-	return 3 + 3 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 6
+	return 3 + 3 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 5
 }
 
 func (s CommittedShape) check() error {

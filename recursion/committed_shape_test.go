@@ -3,8 +3,6 @@ package recursion
 import (
 	"testing"
 
-	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
-
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 )
 
@@ -15,7 +13,7 @@ import (
 func TestCommittedShapes(t *testing.T) {
 	first := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: 10, Incoming: -1}
 	last := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: -1, Incoming: 10}
-	if got, want := first.NbPublic(), 3+3+11+3+17+6; got != want {
+	if got, want := first.NbPublic(), 3+3+11+3+17+5; got != want {
 		t.Errorf("NbPublic %d, want %d", got, want)
 	}
 	if _, err := NewCommittedAggregator([]CommittedShape{first, last}, gpcs.Key{}); err != nil {
@@ -47,8 +45,7 @@ func TestCommittedAggregatorCommitments(t *testing.T) {
 		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: 10, Incoming: -1},
 		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: -1, Incoming: 10},
 	}
-	_, _, g1, g2 := bls12377.Generators()
-	ccs, err := CompileCommittedAggregator(shapes, gpcs.Key{G1: g1, G2: [4]bls12377.G2Affine{g2, g2, g2, g2}})
+	ccs, err := CompileCommittedAggregator(shapes, gpcs.GeneratorKey())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@
 // scalars, and asserts that the segment's boundary commitment is the next
 // one's incoming commitment; then gadgets/pcs.VerifyGroup checks every
 // opening at once (subgroup checks, the MSMs, one pairing against the
-// SRS's [1]₂, [τ]₂, [τ²]₂, [τ³]₂, constants of the circuit). Its model id is
+// SRS's [1]₂, [τ]₂ + [τ²]₂, [τ³]₂, constants of the circuit). Its model id is
 // [CommittedModelID]: [ModelID] of the segment keys with the digest of
 // the model's table commitments as graph digest. Its public inputs are
 // the aggregator's three, so the wrapper serves it unchanged.

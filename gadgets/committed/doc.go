@@ -50,7 +50,7 @@
 // digest); the digests (pcs.Digest) of the proof's commitments, of its
 // multiplicities' commitment and of the opening's folds; the scalars of
 // the opening's pairing check — one per commitment (the proof's, then
-// the model's fixed table commitments), one per fold, three of the
+// the model's fixed table commitments), one per fold, two of the
 // quotient and three of the generator. The aggregator
 // (recursion.CommittedAggregator) recomputes the digests from the points
 // and completes the pairing check with these scalars. The opening's
@@ -60,9 +60,10 @@
 // # Cost
 //
 // The built-in model's segments over 5 rows (testdata/segment.csv):
-// 540,716 R1CS for the first (block 0 and the embedding), 615,658 for
-// the last (block 1, the LM head and the argmax), 564,963 for a Llama
-// segment (589 fewer each since the opening sends one quotient). Most of it is the LogUp instance (≈ 850 R1CS per degree-3 GKR
+// 540,715 R1CS for the first (block 0 and the embedding), 615,657 for
+// the last (block 1, the LM head and the argmax), 564,962 for a Llama
+// segment (590 fewer each since the opening sends one quotient, one of
+// them the public input β² that the pairing check no longer repeats). Most of it is the LogUp instance (≈ 850 R1CS per degree-3 GKR
 // round); the steps' own counts are logged by their tests: the
 // requantizations ≈ 28k, the projections ≈ 22–27k, the factors ≈ 20k
 // (43k with Llama's gated product and rotations), a block's norms

@@ -111,7 +111,7 @@ func ValueOfProof(p *native.Proof) Proof {
 // its multiplicities' commitment alone, the digest of the opening's
 // folds, and the scalars of the opening's pairing check (native
 // pcs.GroupCheck: one per commitment — the proof's, then the model's
-// fixed table commitments — one per fold, three of the quotient and
+// fixed table commitments — one per fold, two of the quotient and
 // three of the generator). The opening's quotient W is absorbed after
 // the last challenge, so the field part reads nothing after it: its
 // digest is not an input, W enters the aggregator's pairing check
@@ -124,7 +124,7 @@ type Publics struct {
 	FoldDigest  frontend.Variable
 	Commitments []frontend.Variable
 	Folds       []frontend.Variable
-	Quotient    [3]frontend.Variable
+	Quotient    [2]frontend.Variable
 	Generator   [3]frontend.Variable
 }
 
@@ -185,7 +185,7 @@ func AssignSegment(m *model.Model, s *native.Shape, st statement.Statement, proo
 			FoldDigest:  bp.FoldDigest,
 			Commitments: gpoly.ValuesOf(check.Commitments),
 			Folds:       gpoly.ValuesOf(check.Folds),
-			Quotient:    [3]frontend.Variable(gpoly.ValuesOf(check.Quotient[:])),
+			Quotient:    [2]frontend.Variable(gpoly.ValuesOf(check.Quotient[:])),
 			Generator:   [3]frontend.Variable(gpoly.ValuesOf(check.Generator[:])),
 		},
 		Proof: ValueOfProof(proof),

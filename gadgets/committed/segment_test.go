@@ -234,7 +234,7 @@ func publicTampers(a *Segment) []variableTamper {
 	out := []variableTamper{
 		{"Statement[0]", &p.Statement[0]}, {"Statement[1]", &p.Statement[1]}, {"Statement[2]", &p.Statement[2]},
 		{"Digest", &p.Digest}, {"MDigest", &p.MDigest}, {"FoldDigest", &p.FoldDigest},
-		{"Quotient[0]", &p.Quotient[0]}, {"Quotient[1]", &p.Quotient[1]}, {"Quotient[2]", &p.Quotient[2]},
+		{"Quotient[0]", &p.Quotient[0]}, {"Quotient[1]", &p.Quotient[1]},
 		{"Generator[0]", &p.Generator[0]}, {"Generator[1]", &p.Generator[1]}, {"Generator[2]", &p.Generator[2]},
 		{"Prompt[0]", &a.Prompt[0]}, {"Output[0]", &a.Output[0]},
 	}

@@ -44,12 +44,12 @@
 //     the last against the sum-check's final value;
 //   - interpolates the batched values at β, −β, β² by a quadratic I
 //     (two divisions) and returns the scalars of the pairing check
-//     ([GroupCheck]): per commitment Aⱼ, per fold qⁱ, (−β⁴, β², β²) for
-//     the quotient and (−I₀, −I₁, −I₂) for the generator.
+//     ([GroupCheck]): per commitment Aⱼ, per fold qⁱ, (−β⁴, β²) for
+//     the quotient and (−I₀, −I₁, −I₂) for the key's [1]₁, [τ]₁, [τ²]₁.
 //
 // The group part — subgroup checks of every point, the digests of the
 // points, the MSMs with these scalars and one pairing check against
-// [1]₂, [τ]₂, [τ²]₂ and [τ³]₂ — is native in the BW6-761 aggregator,
+// [1]₂, [τ]₂ + [τ²]₂ and [τ³]₂ — is native in the BW6-761 aggregator,
 // whose scalar field is BLS12-377's base field; the segment exposes these
 // scalars as public inputs. A forged point is caught there: the scalars
 // here only depend on the points through their digests.
@@ -63,34 +63,37 @@
 // per opening the points digest and a Poseidon2 chain over the digests and
 // the scalars, and from it 128-bit weights w₀ = 1, wᵢ = the low 128 bits
 // of C(seed, i). With L₀ᵢ = Σ scalar·point over opening i (commitments,
-// folds, the quotient Wᵢ) + g₀ᵢ·[1]₁ and Lₖᵢ = Qₖᵢ·Wᵢ + gₖᵢ·[1]₁ for
-// k = 1, 2 (native pcs.GroupCheck), it asserts
+// folds, the quotient Wᵢ) + g₀ᵢ·[1]₁ + g₁ᵢ·[τ]₁ + g₂ᵢ·[τ²]₁ and
+// L₁ᵢ = Q₁ᵢ·Wᵢ (native pcs.GroupCheck), it asserts
 //
-//	e(Σᵢ wᵢ·L₀ᵢ, [1]₂) · e(Σᵢ wᵢ·L₁ᵢ, [τ]₂) · e(Σᵢ wᵢ·L₂ᵢ, [τ²]₂) · e(−Σᵢ wᵢ·Wᵢ, [τ³]₂) = 1
+//	e(Σᵢ wᵢ·L₀ᵢ, [1]₂) · e(Σᵢ wᵢ·L₁ᵢ, [τ]₂ + [τ²]₂) · e(−Σᵢ wᵢ·Wᵢ, [τ³]₂) = 1
 //
-// with the four G2 points circuit constants of the SRS ([Key]; their
-// Miller loop lines precomputed). Honest openings satisfy it; if one opening's
+// with the three G1 and three G2 points circuit constants of the SRS
+// ([Key]; the G2 points' Miller loop lines precomputed). Honest openings satisfy it; if one opening's
 // own equation fails, the combination holds with probability at most
 // 2⁻¹²⁸ over the weights, which depend on everything the openings
 // contain.
 //
 // The scalars are BW6-761 variables ([GroupScalars]), used modulo r by
-// the scalar multiplications (GLV, complete arithmetic); each Lₖᵢ is its
-// own sum of scalar multiplications, then weighed by wᵢ, as is Wᵢ. Nothing is emulated: the circuit has no
+// the scalar multiplications (GLV, complete arithmetic); L₀ᵢ and L₁ᵢ are
+// each their own sum of scalar multiplications, then weighed by wᵢ, as
+// is Wᵢ. Nothing is emulated: the circuit has no
 // range check and so no Pedersen commitment, which keeps the aggregator
 // that calls it within the one wrapper of every aggregator (an
 // emulated-scalar version had one, and its wrapper grew from 7.9M to
-// 12.3M R1CS). Cost (testdata/group_constraints.csv): 40,038 R1CS for the
-// vector's opening (7 points), 76,818 for two, and 124,514 for one
+// 12.3M R1CS). Cost (testdata/group_constraints.csv): 36,302 R1CS for the
+// vector's opening (7 points), 69,831 for two, and 120,778 for one
 // opening of a committed GPT-2-small block segment's shape at 16 rows
 // (15 commitments, 20 variables: 35 points) — about 3.1k per point for
 // the subgroup check, the scalar multiplication and the digests, plus
-// per opening the quotient's and the generator's products in L₁ and L₂
-// and their weights, with the four-pair pairing check paid once (the
-// two-quotient opening this replaced had one point more and a two-pair
-// pairing check: 33,279, 64,270 and 117,755). That is above the 70–90k
-// per segment the
-// prototype of ../shared/DESIGN.md estimated; the function tables'
+// per opening the generator's products on [τ]₁ and [τ²]₁, L₁ and the
+// weights, with the three-pair pairing check paid once. The first
+// one-quotient version paired the generator's terms with [τ]₂ and
+// [τ²]₂ and multiplied W by β² twice: four pairs, one scalar
+// multiplication and one weight more per opening (40,038, 76,818 and
+// 124,514); the two-quotient opening before it had one point more and
+// a two-pair pairing check (33,279, 64,270 and 117,755). That is above
+// the 70–90k per segment the prototype of ../shared/DESIGN.md estimated; the function tables'
 // commitments, fixed by the model, could be circuit constants (no
 // subgroup check, a fixed-base multiplication).
 //

@@ -15,18 +15,27 @@ import (
 	"github.com/veriformer/veriformer/transcript"
 )
 
-// Key is the group part's verifying key in a BW6-761 circuit: [1]₁ and
-// the [1]₂, [τ]₂, [τ²]₂, [τ³]₂ of one SRS. They are circuit constants (the
-// G2 points' Miller-loop lines are precomputed), so a circuit is tied to
+// Key is the group part's verifying key in a BW6-761 circuit: [1]₁,
+// [τ]₁, [τ²]₁ and the pairing check's [1]₂, [τ]₂ + [τ²]₂, [τ³]₂ of one
+// SRS (native.VerifyingKey.CheckG2). They are circuit constants (the G2
+// points' Miller-loop lines are precomputed), so a circuit is tied to
 // its SRS.
 type Key struct {
-	G1 bls12377.G1Affine
-	G2 [4]bls12377.G2Affine
+	G1 [3]bls12377.G1Affine
+	G2 [3]bls12377.G2Affine
 }
 
 // KeyOf returns the key of a native verifying key.
 func KeyOf(vk *native.VerifyingKey) Key {
-	return Key{G1: vk.G1, G2: vk.G2}
+	return Key{G1: vk.G1, G2: vk.CheckG2()}
+}
+
+// GeneratorKey returns the key whose points are all the generators of G1
+// and G2 (τ = 1): a circuit compiled with it has the shape of one
+// compiled with any SRS's key, for a plan made before the SRS exists.
+func GeneratorKey() Key {
+	_, _, g1, g2 := bls12377.Generators()
+	return Key{G1: [3]bls12377.G1Affine{g1, g1, g1}, G2: [3]bls12377.G2Affine{g2, g2, g2}}
 }
 
 // GroupOpening is the group side of one batch opening, in a BW6-761
@@ -51,7 +60,7 @@ type GroupOpening struct {
 type GroupScalars struct {
 	Commitments []frontend.Variable
 	Folds       []frontend.Variable
-	Quotient    [3]frontend.Variable
+	Quotient    [2]frontend.Variable
 	Generator   [3]frontend.Variable
 }
 
@@ -74,6 +83,8 @@ func ValueOfGroupOpening(commitments []native.Commitment, p *native.Proof, c *na
 	out := GroupOpening{Quotient: sw_bls12377.NewG1Affine(p.Quotient)}
 	for k := range c.Quotient {
 		out.Scalars.Quotient[k] = scalarValue(&c.Quotient[k])
+	}
+	for k := range c.Generator {
 		out.Scalars.Generator[k] = scalarValue(&c.Generator[k])
 	}
 	for i := range commitments {
@@ -139,9 +150,10 @@ func PointsDigest(api frontend.API, points []sw_bls12377.G1Affine) (frontend.Var
 // opening's points digest and scalars, so nothing is chosen after the
 // weights), and asserts the one pairing equation
 //
-//	e(Σᵢ wᵢ·L₀ᵢ, [1]₂) · e(Σᵢ wᵢ·L₁ᵢ, [τ]₂) · e(Σᵢ wᵢ·L₂ᵢ, [τ²]₂) · e(−Σᵢ wᵢ·Wᵢ, [τ³]₂) = 1,
+//	e(Σᵢ wᵢ·L₀ᵢ, [1]₂) · e(Σᵢ wᵢ·L₁ᵢ, [τ]₂ + [τ²]₂) · e(−Σᵢ wᵢ·Wᵢ, [τ³]₂) = 1,
 //
-// with L₀ᵢ, L₁ᵢ, L₂ᵢ of native.GroupCheck for opening i, which holds for
+// with L₀ᵢ and L₁ᵢ = Quotient[1]·Wᵢ of native.GroupCheck for opening i
+// (L₀ᵢ's generator terms on the key's [1]₁, [τ]₁, [τ²]₁), which holds for
 // honest openings and, with all but negligible probability over the
 // weights, fails if any one opening's equation does.
 func VerifyGroup(api frontend.API, key Key, openings []GroupOpening) error {
@@ -175,25 +187,28 @@ func VerifyGroup(api frontend.API, key Key, openings []GroupOpening) error {
 			seed = perm.Compress(seed, sc)
 		}
 	}
-	// Per opening L₀ᵢ = Σ scalar·point + g₀ᵢ·[1]₁, Lₖᵢ = Qₖᵢ·Wᵢ + gₖᵢ·[1]₁
-	// (k = 1, 2) and Wᵢ, each weighed by wᵢ, the low 128 bits of
-	// C(seed, i) (w₀ = 1), and summed over the openings.
-	g1 := sw_bls12377.NewG1Affine(key.G1)
-	var sums [4]*sw_bls12377.G1Affine
+	// Per opening L₀ᵢ = Σ scalar·point + Σₖ gₖᵢ·[τᵏ]₁, L₁ᵢ = Q₁ᵢ·Wᵢ and
+	// Wᵢ, each weighed by wᵢ, the low 128 bits of C(seed, i) (w₀ = 1),
+	// and summed over the openings.
+	var powers [3]sw_bls12377.G1Affine
+	for k := range powers {
+		powers[k] = sw_bls12377.NewG1Affine(key.G1[k])
+	}
+	var sums [3]*sw_bls12377.G1Affine
 	for i := range openings {
 		o := &openings[i]
 		ps, ss := o.points()
-		var terms [4]*sw_bls12377.G1Affine
-		terms[0] = new(sw_bls12377.G1Affine).ScalarMul(api, g1, o.Scalars.Generator[0])
+		var terms [3]*sw_bls12377.G1Affine
+		terms[0] = new(sw_bls12377.G1Affine).ScalarMul(api, powers[0], o.Scalars.Generator[0])
+		for k := 1; k < len(powers); k++ {
+			terms[0].AddUnified(api, *new(sw_bls12377.G1Affine).ScalarMul(api, powers[k], o.Scalars.Generator[k]))
+		}
 		for k := range ps {
 			terms[0].AddUnified(api, *new(sw_bls12377.G1Affine).ScalarMul(api, *ps[k], ss[k]))
 		}
-		for k := 1; k < 3; k++ {
-			terms[k] = new(sw_bls12377.G1Affine).ScalarMul(api, g1, o.Scalars.Generator[k])
-			terms[k].AddUnified(api, *new(sw_bls12377.G1Affine).ScalarMul(api, o.Quotient, o.Scalars.Quotient[k]))
-		}
+		terms[1] = new(sw_bls12377.G1Affine).ScalarMul(api, o.Quotient, o.Scalars.Quotient[1])
 		w := o.Quotient
-		terms[3] = &w
+		terms[2] = &w
 		if i > 0 {
 			bits := api.ToBinary(perm.Compress(seed, i))
 			weight := api.FromBinary(bits[:128]...)
@@ -209,8 +224,8 @@ func VerifyGroup(api frontend.API, key Key, openings []GroupOpening) error {
 			}
 		}
 	}
-	sums[3].Neg(api, *sums[3])
-	var qs [4]sw_bls12377.G2Affine
+	sums[2].Neg(api, *sums[2])
+	var qs [3]sw_bls12377.G2Affine
 	ps := make([]*sw_bls12377.G1Affine, len(qs))
 	qps := make([]*sw_bls12377.G2Affine, len(qs))
 	for k := range qs {

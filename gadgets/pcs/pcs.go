@@ -73,7 +73,7 @@ func ValueOfClaims(cs []native.Claim) []Claim {
 type GroupCheck struct {
 	Commitments []frontend.Variable
 	Folds       []frontend.Variable
-	Quotient    [3]frontend.Variable
+	Quotient    [2]frontend.Variable
 	Generator   [3]frontend.Variable
 }
 
@@ -183,7 +183,7 @@ func verifyField(api frontend.API, t *transcript.Transcript, point []frontend.Va
 	check := &GroupCheck{
 		Commitments: combination,
 		Folds:       make([]frontend.Variable, n-1),
-		Quotient:    [3]frontend.Variable{api.Neg(api.Mul(beta2, beta2)), beta2, beta2},
+		Quotient:    [2]frontend.Variable{api.Neg(api.Mul(beta2, beta2)), beta2},
 		Generator:   [3]frontend.Variable{api.Neg(i0), api.Neg(i1), api.Neg(i2)},
 	}
 	var qi frontend.Variable = q
