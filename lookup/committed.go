@@ -236,20 +236,62 @@ func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) 
 			P(&wq[i]).SetOne()
 		}
 	})
+	// Most entries are small (limbs, table ids, function keys): βᶜ·v is
+	// read from a table of the multiples of βᶜ for |v| < smallValues, so
+	// that such an entry costs additions only.
+	multiples := smallMultiples[E, P](beta, len(lk.Columns))
 	// Entries go to distinct padded indices: the workers never share one.
 	parallel.Execute(count, parallelChunk, func(start, end int) {
 		values := make([]E, len(lk.Columns))
+		var w E
 		for i := start; i < end; i++ {
 			at := padIndex(lk.Shape, dims, i)
+			small := true
+			P(&w).SetZero()
 			for c := range values {
-				P(&values[c]).SetInt64(lk.Columns[c][i])
+				v := lk.Columns[c][i]
+				if v <= -smallValues || v >= smallValues {
+					small = false
+					break
+				}
+				P(&w).Add(&w, &multiples[c][v+smallValues])
 			}
-			w := fold[E, P](beta, values)
+			if !small {
+				for c := range values {
+					P(&values[c]).SetInt64(lk.Columns[c][i])
+				}
+				w = fold[E, P](beta, values)
+			}
 			P(&wp[at]).SetOne()
 			P(&wq[at]).Sub(alpha, &w)
 		}
 	})
 	return wp, wq, total
+}
+
+// smallValues bounds the entries whose βᶜ-multiples witnessLeaves reads
+// from a table: |v| < smallValues.
+const smallValues = 1 << 16
+
+// smallMultiples returns, per column c < nbColumns, the table of v·βᶜ
+// at index v + smallValues for −smallValues ≤ v < smallValues.
+func smallMultiples[E field.Scalar, P field.Ptr[E]](beta *E, nbColumns int) [][]E {
+	out := make([][]E, nbColumns)
+	var power E
+	P(&power).SetOne()
+	for c := range out {
+		t := make([]E, 2*smallValues)
+		// t[smallValues] = 0; upwards by +βᶜ, downwards by −βᶜ.
+		for v := smallValues + 1; v < len(t); v++ {
+			P(&t[v]).Add(&t[v-1], &power)
+		}
+		for v := smallValues - 1; v >= 0; v-- {
+			P(&t[v]).Sub(&t[v+1], &power)
+		}
+		out[c] = t
+		P(&power).Mul(&power, beta)
+	}
+	return out
 }
 
 // columnEvals returns the MLEs of the lookups' zero-padded columns at
