@@ -21,9 +21,9 @@ import (
 )
 
 // SRS is a KZG structured reference string on BLS12-377: the G1 powers
-// [τ⁰]₁, …, [τ^{Size−1}]₁ (the prover's part) and [1]₁, [1]₂, [τ]₂,
-// [τ²]₂, [τ³]₂ with [τ]₁, [τ²]₁ again (the verifier's part). A table of 2ⁿ entries needs
-// Size ≥ 2ⁿ.
+// [τ⁰]₁, …, [τ^{Size−1}]₁ (the prover's part) and [1]₁, [τ]₁, [τ²]₁,
+// [1]₂, [τ]₂, [τ²]₂, [τ³]₂ (the verifier's part). A table of 2ⁿ entries
+// needs Size ≥ 2ⁿ.
 type SRS struct {
 	Pk kzg.ProvingKey
 	Vk VerifyingKey
