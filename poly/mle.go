@@ -58,27 +58,26 @@ func Concat[T any](parts ...[]T) []T {
 // two ≥ 2.
 func Fold[E field.Scalar, P field.Ptr[E]](f []E, r *E) []E {
 	half := len(f) / 2
-	lo, hi := f[:half], f[half:]
-	parallel.Execute(half, parallelThreshold, func(start, end int) {
-		// hi ← (hi − lo)·r; lo ← lo + hi
-		field.Sub(hi[start:end], hi[start:end], lo[start:end])
-		field.ScalarMul(hi[start:end], hi[start:end], r)
-		field.Add(lo[start:end], lo[start:end], hi[start:end])
-	})
-	return lo
+	return foldHalves(f[:half], f[half:], f[:half], f[half:], r)
 }
 
 // FoldInto is [Fold] into dst (len(f)/2 entries, not overlapping f),
 // leaving f intact: dst[i] = f[i] + r·(f[i+h] − f[i]). It returns dst.
 func FoldInto[E field.Scalar, P field.Ptr[E]](dst, f []E, r *E) []E {
 	half := len(f) / 2
-	lo, hi := f[:half], f[half:]
-	parallel.Execute(half, parallelThreshold, func(start, end int) {
-		field.Sub(dst[start:end], hi[start:end], lo[start:end])
-		field.ScalarMul(dst[start:end], dst[start:end], r)
-		field.Add(dst[start:end], dst[start:end], lo[start:end])
+	return foldHalves(dst[:half], dst[:half], f[:half], f[half:], r)
+}
+
+// foldHalves sets dst = lo + r·(hi − lo) with scratch holding hi − lo
+// scaled by r, on both cores; scratch may be dst or hi, dst may be lo.
+// It returns dst.
+func foldHalves[E field.Scalar](dst, scratch, lo, hi []E, r *E) []E {
+	parallel.Execute(len(lo), parallelThreshold, func(start, end int) {
+		field.Sub(scratch[start:end], hi[start:end], lo[start:end])
+		field.ScalarMul(scratch[start:end], scratch[start:end], r)
+		field.Add(dst[start:end], lo[start:end], scratch[start:end])
 	})
-	return dst[:half]
+	return dst
 }
 
 // Evaluate returns f(point) for the MLE whose table is f; len(f) must be
