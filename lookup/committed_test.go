@@ -333,9 +333,10 @@ func BenchmarkVerifyCommitted(b *testing.B) {
 func TestWitnessLeavesSmallValues(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	edges := []int64{0, 1, -1, smallValues - 1, -(smallValues - 1), smallValues, -smallValues, 1 << 40, -(1 << 40)}
-	lk := &Lookups{Shape: []int{3, 50}}
+	// Enough lookups for the tables to be built.
+	lk := &Lookups{Shape: []int{4, multiplesThreshold / 4}}
 	for range 3 {
-		col := make([]int64, 150)
+		col := make([]int64, multiplesThreshold)
 		for i := range col {
 			if i < len(edges) {
 				col[i] = edges[(i+len(lk.Columns))%len(edges)]

@@ -148,7 +148,9 @@
 // (before both, on a loaded machine: 0.16 s and 1.9 s, 0.82 GB). The
 // witness leaves take βᶜ·v from tables of the multiples of βᶜ for
 // |v| < 2¹⁶ (limbs, table ids and most function keys), so such an
-// entry costs additions only: 2²⁰ lookups 0.55–0.60 s → 0.50–0.55 s,
-// the two builds run alternately on another 2-core machine, slower than
-// the one above. The in-circuit figures are in package gadgets/lookup.
+// entry costs additions only, from 2¹⁸ lookups on (below, building the
+// tables cost more than they saved: 2¹⁶ lookups were 6–15% slower): 2²⁰
+// lookups 0.54–0.60 s → 0.44–0.55 s, 2¹⁶ unchanged (81–89 ms), the two
+// builds run alternately on another 2-core machine, slower than the one
+// above. The in-circuit figures are in package gadgets/lookup.
 package lookup
