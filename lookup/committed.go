@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/poly"
@@ -186,7 +187,7 @@ func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 	if proof.Witness, rho, err = proveFraction(tr, wp, wq); err != nil {
 		return nil, nil, err
 	}
-	tp, tq := make([]E, len(m)), make([]E, len(m))
+	tp, tq := hugepage.Make[E](len(m)), hugepage.Make[E](len(m))
 	parallel.Execute(len(tp), parallelChunk, func(start, end int) {
 		values := make([]E, s.NbColumns())
 		for y := start; y < end; y++ {
@@ -230,7 +231,7 @@ func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) 
 	dims, total, _ := ShapeVars(lk.Shape)
 	count := len(lk.Columns[0])
 	n := witnessVars(total)
-	wp, wq = make([]E, 1<<n), make([]E, 1<<n)
+	wp, wq = hugepage.Make[E](1<<n), hugepage.Make[E](1<<n)
 	parallel.Execute(len(wq), parallelChunk, func(start, end int) {
 		for i := start; i < end; i++ {
 			P(&wq[i]).SetOne()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
@@ -85,7 +86,7 @@ func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, 
 	ps[n], qs[n] = p, q
 	for j := n - 1; j >= 1; j-- {
 		size := 1 << j
-		ps[j], qs[j] = make([]E, size), make([]E, size)
+		ps[j], qs[j] = hugepage.Make[E](size), hugepage.Make[E](size)
 		p1, q1 := ps[j+1], qs[j+1]
 		pj, qj := ps[j], qs[j]
 		parallel.Execute(size, parallelChunk, func(start, end int) {
@@ -185,7 +186,7 @@ func splitOdd[E field.Scalar](v []E) []E { return every(v, 1) }
 
 // every returns v[2i + odd] for i < len(v)/2.
 func every[E field.Scalar](v []E, odd int) []E {
-	out := make([]E, len(v)/2)
+	out := hugepage.Make[E](len(v) / 2)
 	parallel.Execute(len(out), parallelChunk, func(start, end int) {
 		for i := start; i < end; i++ {
 			out[i] = v[2*i+odd]

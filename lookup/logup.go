@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/transcript"
@@ -203,7 +204,7 @@ func prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl 
 		return nil, nil, err
 	}
 	// Table tree: p = m, q = α − Σ βᶜ t_c.
-	tp, tq := make([]E, len(m)), make([]E, len(m))
+	tp, tq := hugepage.Make[E](len(m)), hugepage.Make[E](len(m))
 	for i := range tp {
 		P(&tp[i]).SetUint64(m[i])
 		for c := range values {

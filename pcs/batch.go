@@ -7,6 +7,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/sumcheck"
@@ -128,7 +129,7 @@ func OpenBatch(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim) (
 	terms := make([]batchTerm, len(tables))
 	var got fr.Element
 	for j, table := range tables {
-		combination := make([]fr.Element, len(table))
+		combination := hugepage.Make[fr.Element](len(table))
 		for k, c := range claims {
 			if c.Commitment == j {
 				addEq(combination, c.Point, &powers[k])
@@ -145,7 +146,7 @@ func OpenBatch(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim) (
 	scProof, point, evaluations := proveBatchSum(t, terms, n, sum)
 
 	// g = Σⱼ Aⱼ(r*)·fⱼ, opened at r* with value Σⱼ Aⱼ(r*)·fⱼ(r*).
-	g := make([]fr.Element, 1<<n)
+	g := hugepage.Make[fr.Element](1 << n)
 	var value, s fr.Element
 	for j := range tables {
 		a := &evaluations[j][0]
@@ -220,7 +221,7 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 			if tm.owned {
 				tm.f = poly.Fold[fr.Element](tm.f, &r)
 			} else {
-				tm.f = poly.FoldInto[fr.Element](make([]fr.Element, len(tm.f)/2), tm.f, &r)
+				tm.f = poly.FoldInto[fr.Element](hugepage.Make[fr.Element](len(tm.f)/2), tm.f, &r)
 				tm.owned = true
 			}
 		}

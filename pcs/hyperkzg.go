@@ -10,6 +10,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
 
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/transcript"
@@ -119,8 +120,8 @@ func commitSparse(srs *SRS, table []fr.Element) (Commitment, bool, error) {
 	if len(table)-total < len(table)/8 && !anyNegative {
 		return Commitment{}, false, nil
 	}
-	scalars := make([]fr.Element, total)
-	points := make([]bls12377.G1Affine, total)
+	scalars := hugepage.Make[fr.Element](total)
+	points := hugepage.Make[bls12377.G1Affine](total)
 	parallel.Execute(chunks, 1, func(start, end int) {
 		for c := start; c < end; c++ {
 			k := offsets[c]
@@ -228,7 +229,7 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 
 	// B = Σᵢ qⁱ Fᵢ and its values bⱼ = Σᵢ qⁱ Fᵢ(uⱼ). The buffer has room
 	// for B − I, of degree 2 at least.
-	batched := make([]fr.Element, max(len(table), 4))
+	batched := hugepage.Make[fr.Element](max(len(table), 4))
 	copy(batched, table)
 	var qi fr.Element
 	qi.SetOne()
@@ -308,7 +309,7 @@ func interpolation(beta *fr.Element, b *[3]fr.Element) ([3]fr.Element, error) {
 
 // foldEvenOdd returns g with g[m] = f[2m] + r·(f[2m+1] − f[2m]).
 func foldEvenOdd(f []fr.Element, r *fr.Element) []fr.Element {
-	g := make([]fr.Element, len(f)/2)
+	g := hugepage.Make[fr.Element](len(f) / 2)
 	parallel.Execute(len(g), 1<<12, func(start, end int) {
 		var d fr.Element
 		for m := start; m < end; m++ {

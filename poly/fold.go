@@ -2,6 +2,7 @@ package poly
 
 import (
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
 )
 
@@ -19,7 +20,7 @@ func FoldColumns[E field.Scalar, P field.Ptr[E]](m []int64, rows, cols int, eq [
 	r := field.MontgomeryR[E, P]()
 	scaled := make([]E, cols)
 	field.ScalarMul(scaled, eq[:cols], &r)
-	out := make([]E, NextPowerOfTwo(rows))
+	out := hugepage.Make[E](NextPowerOfTwo(rows))
 	parallel.Execute(rows, 256, func(start, end int) {
 		buf := make([]E, cols)
 		for v := start; v < end; v++ {

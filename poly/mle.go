@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
 )
 
@@ -90,7 +91,7 @@ func Evaluate[E field.Scalar, P field.Ptr[E]](f []E, point []E) E {
 		return f[0]
 	}
 	// First fold writes into a fresh half-size buffer so f stays intact.
-	buf := FoldInto[E, P](make([]E, len(f)/2), f, &point[0])
+	buf := FoldInto[E, P](hugepage.Make[E](len(f)/2), f, &point[0])
 	for k := 1; k < len(point); k++ {
 		buf = Fold[E, P](buf, &point[k])
 	}
@@ -107,7 +108,7 @@ func EqTable[E field.Scalar, P field.Ptr[E]](point []E) []E {
 
 // EqTableScaled returns scale·β(point, x) for all x ∈ {0,1}ⁿ.
 func EqTableScaled[E field.Scalar, P field.Ptr[E]](point []E, scale *E) []E {
-	table := make([]E, 1<<len(point))
+	table := hugepage.Make[E](1 << len(point))
 	table[0] = *scale
 	// Variables enter from the last to the first, each as the new most
 	// significant bit: after adding Xₖ the first 2^(n−k+1) entries hold the
@@ -149,7 +150,7 @@ func Eq[E field.Scalar, P field.Ptr[E]](a, b []E) E {
 // Pad returns a copy of values extended with zeros to the next power of two
 // (at least 1 entry).
 func Pad[E field.Scalar](values []E) []E {
-	out := make([]E, NextPowerOfTwo(len(values)))
+	out := hugepage.Make[E](NextPowerOfTwo(len(values)))
 	copy(out, values)
 	return out
 }
@@ -162,7 +163,7 @@ func PadMatrix[E field.Scalar](values []E, rows, cols int) []E {
 		panic(fmt.Sprintf("poly: PadMatrix: %d values for a %d×%d matrix", len(values), rows, cols))
 	}
 	pc := NextPowerOfTwo(cols)
-	out := make([]E, NextPowerOfTwo(rows)*pc)
+	out := hugepage.Make[E](NextPowerOfTwo(rows) * pc)
 	for i := range rows {
 		copy(out[i*pc:i*pc+cols], values[i*cols:(i+1)*cols])
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/hugepage"
 )
 
 // TensorVars returns the number of variables of each dimension of a tensor
@@ -68,7 +69,7 @@ func PadTensor[E field.Scalar, P field.Ptr[E]](values []int64, shape []int) ([]E
 		return nil, fmt.Errorf("poly: %d values for shape %v", len(values), shape)
 	}
 	_, total, _ := TensorVars(shape)
-	out := make([]E, 1<<total)
+	out := hugepage.Make[E](1 << total)
 	for i, v := range values {
 		P(&out[idx[i]]).SetInt64(v)
 	}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/transcript"
@@ -192,7 +193,7 @@ func (p *eqProver[E, P]) foldEvaluate(r *E) []E {
 		if p.owned {
 			p.tables[j] = p.tables[j][:size]
 		} else {
-			p.tables[j] = make([]E, size)
+			p.tables[j] = hugepage.Make[E](size)
 		}
 	}
 	p.owned = true

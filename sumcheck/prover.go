@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/transcript"
 )
@@ -264,7 +265,7 @@ func (p *prover[E, P]) foldEvaluate(r *E) []E {
 		if p.owned[j] {
 			p.tables[j] = p.tables[j][:size]
 		} else {
-			p.tables[j] = make([]E, size)
+			p.tables[j] = hugepage.Make[E](size)
 			p.owned[j] = true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
@@ -139,7 +140,7 @@ func newArgmaxStep(tr *model.Trace, l *Layout, pass Pass) (*ArgmaxStep, error) {
 // bitsPoint returns the boolean point of index i over n variables (most
 // significant first): the point of a claim on one entry.
 func bitsPoint(i, n int) []fr.Element {
-	out := make([]fr.Element, n)
+	out := hugepage.Make[fr.Element](n)
 	for k := range n {
 		if i>>(n-1-k)&1 == 1 {
 			out[k].SetOne()
@@ -197,7 +198,7 @@ func proveArgmax(t *pcs.Transcript, l *Layout, a *ArgmaxStep, stacked []fr.Eleme
 	lg := l.Blocks[a.logits].Tensor
 	col := poly.FoldColumns[fr.Element](lg.Data, lg.Shape[0], lg.Shape[1], poly.EqTable[fr.Element](rhoJ))
 	eqK := poly.EqTable[fr.Element](rhoK)
-	w := make([]fr.Element, 1<<a.rowVars)
+	w := hugepage.Make[fr.Element](1 << a.rowVars)
 	for k, i := range a.rows {
 		w[i] = eqK[k]
 	}

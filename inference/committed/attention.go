@@ -7,6 +7,7 @@ import (
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/poly"
@@ -90,7 +91,7 @@ func (k *Contraction) masked(i, j int) bool { return j > k.Start+i }
 // the factor's padded table is).
 func (k *Contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.Element) {
 	size := 1 << k.vars()
-	e, a, b = make([]fr.Element, size), make([]fr.Element, size), make([]fr.Element, size)
+	e, a, b = hugepage.Make[fr.Element](size), hugepage.Make[fr.Element](size), hugepage.Make[fr.Element](size)
 	eq := poly.EqTable[fr.Element](r)
 	blockA, blockB := &l.Blocks[k.A], &l.Blocks[k.B]
 	A := stacked[blockA.Offset : blockA.Offset+1<<blockA.NbVars]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/lookup/table"
@@ -280,7 +281,7 @@ func NewVerifyingKey(srs *pcs.SRS, m *model.Model) (*VerifyingKey, error) {
 // outputTable is a function table's output column as an MLE table.
 func outputTable(t *table.Table) []fr.Element {
 	col := t.Columns[1].Values
-	out := make([]fr.Element, len(col))
+	out := hugepage.Make[fr.Element](len(col))
 	for y, v := range col {
 		out[y].SetInt64(v)
 	}
@@ -367,7 +368,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	}
 	// Most limb entries are zero (rows no block uses): only the others
 	// are converted, on every core.
-	limbTable := make([]fr.Element, len(limbs))
+	limbTable := hugepage.Make[fr.Element](len(limbs))
 	parallel.Execute(len(limbs), 1<<13, func(start, end int) {
 		for i := start; i < end; i++ {
 			if v := limbs[i]; v != 0 {
@@ -375,7 +376,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 			}
 		}
 	})
-	multTable := make([]fr.Element, len(mult))
+	multTable := hugepage.Make[fr.Element](len(mult))
 	for i, v := range mult {
 		if v != 0 {
 			multTable[i].SetUint64(v)
@@ -468,7 +469,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	t.Absorb(proof.Accumulators...)
 	rho := t.Challenge()
 	sum := requantSum(rqs, points, proof.Accumulators, rho)
-	g := make([]fr.Element, size)
+	g := hugepage.Make[fr.Element](size)
 	weight := field.One[fr.Element]()
 	for q, rq := range rqs {
 		w := weightTable(rq, points[q])

@@ -9,6 +9,7 @@ import (
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/poly"
@@ -289,7 +290,7 @@ func (l *Layout) blockSum(point []fr.Element, c func(b int) *big.Int) fr.Element
 
 // blockTable returns the table of Σ_b c(b)·valid_b over the cube.
 func (l *Layout) blockTable(c func(b int) *big.Int) []fr.Element {
-	out := make([]fr.Element, 1<<l.NbVars)
+	out := hugepage.Make[fr.Element](1 << l.NbVars)
 	for b := range l.Blocks {
 		k := c(b)
 		if k.Sign() == 0 {
@@ -307,7 +308,7 @@ func (l *Layout) blockTable(c func(b int) *big.Int) []fr.Element {
 
 // Table returns the stacked table of the tensors' current values.
 func (l *Layout) Table() ([]fr.Element, error) {
-	out := make([]fr.Element, 1<<l.NbVars)
+	out := hugepage.Make[fr.Element](1 << l.NbVars)
 	for b := range l.Blocks {
 		if err := fillPadded(blockOf(l, out, b), l.Blocks[b].Tensor); err != nil {
 			return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/poly"
@@ -253,7 +254,7 @@ func SoftmaxRowTable(k int) bool { return k == SoftmaxMax || k == SoftmaxSum }
 // publicTables returns the mask and the valid entries over the padded cube.
 func (s *SoftmaxStep) publicTables() (mask, valid []fr.Element) {
 	size := 1 << (s.bh + s.bi + s.bj)
-	mask, valid = make([]fr.Element, size), make([]fr.Element, size)
+	mask, valid = hugepage.Make[fr.Element](size), hugepage.Make[fr.Element](size)
 	for h := range s.heads {
 		for i := range s.rows {
 			base := (h<<s.bi + i) << s.bj
