@@ -74,11 +74,19 @@ func FoldInto[E field.Scalar, P field.Ptr[E]](dst, f []E, r *E) []E {
 // It returns dst.
 func foldHalves[E field.Scalar](dst, scratch, lo, hi []E, r *E) []E {
 	parallel.Execute(len(lo), parallelThreshold, func(start, end int) {
-		field.Sub(scratch[start:end], hi[start:end], lo[start:end])
-		field.ScalarMul(scratch[start:end], scratch[start:end], r)
-		field.Add(dst[start:end], lo[start:end], scratch[start:end])
+		FoldSpan(dst[start:end], scratch[start:end], lo[start:end], hi[start:end], r)
 	})
 	return dst
+}
+
+// FoldSpan is the kernel of [Fold] on one goroutine: it sets
+// dst = lo + r·(hi − lo), with scratch (as long as lo) left holding
+// r·(hi − lo); scratch may be dst or hi, dst may be lo. Provers that fold
+// in blocks of their own (package sumcheck's) call it on each block.
+func FoldSpan[E field.Scalar](dst, scratch, lo, hi []E, r *E) {
+	field.Sub(scratch, hi, lo)
+	field.ScalarMul(scratch, scratch, r)
+	field.Add(dst, lo, scratch)
 }
 
 // Evaluate returns f(point) for the MLE whose table is f; len(f) must be

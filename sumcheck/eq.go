@@ -207,8 +207,8 @@ func (p *eqProver[E, P]) foldEvaluate(r *E) []E {
 		for b := start; b < end; b += blockSize {
 			m := min(blockSize, end-b)
 			for j := range p.tables {
-				foldBlock(p.tables[j][b:b+m], src[j][b:b+m], src[j][size+b:size+b+m], ws.prod[:m], r)
-				foldBlock(p.tables[j][half+b:half+b+m], src[j][half+b:half+b+m], src[j][size+half+b:size+half+b+m], ws.prod[:m], r)
+				poly.FoldSpan(p.tables[j][b:b+m], ws.prod[:m], src[j][b:b+m], src[j][size+b:size+b+m], r)
+				poly.FoldSpan(p.tables[j][half+b:half+b+m], ws.prod[:m], src[j][half+b:half+b+m], src[j][size+half+b:size+half+b+m], r)
 			}
 			p.evaluateBlock(ws, b, m, half, false)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
+	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/transcript"
 )
 
@@ -276,21 +277,14 @@ func (p *prover[E, P]) foldEvaluate(r *E) []E {
 		for b := start; b < end; b += blockSize {
 			m := min(blockSize, end-b)
 			for _, j := range p.folded {
-				foldBlock(p.tables[j][b:b+m], src[j][b:b+m], src[j][size+b:size+b+m], ws.prod[:m], r)
-				foldBlock(p.tables[j][half+b:half+b+m], src[j][half+b:half+b+m], src[j][size+half+b:size+half+b+m], ws.prod[:m], r)
+				poly.FoldSpan(p.tables[j][b:b+m], ws.prod[:m], src[j][b:b+m], src[j][size+b:size+b+m], r)
+				poly.FoldSpan(p.tables[j][half+b:half+b+m], ws.prod[:m], src[j][half+b:half+b+m], src[j][size+half+b:size+half+b+m], r)
 			}
 			p.evaluateBlock(ws, b, m, half)
 		}
 		p.pool <- ws
 	})
 	return p.roundValues()
-}
-
-// foldBlock sets dst = lo + r·(hi − lo), with diff as scratch; dst may be lo.
-func foldBlock[E field.Scalar](dst, lo, hi, diff []E, r *E) {
-	field.Sub(diff, hi, lo)
-	field.ScalarMul(diff, diff, r)
-	field.Add(dst, lo, diff)
 }
 
 // roundValues sums the workers' partial sums and returns the round values
