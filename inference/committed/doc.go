@@ -435,6 +435,26 @@
 //     A block's segment went from 9.4 s to 7.3 s, its opening from 6.9 s
 //     to 5.0 s; the proof is one point (48 bytes) smaller.
 //
+// Memory faults. On a virtual machine whose host backs its memory on
+// first touch, each fresh 4 KiB page costs about 12 µs (writing 2 GiB of
+// fresh memory takes 6.3 s there, 0.12 s once resident), and a segment
+// touches gigabytes of fresh tables: on such a machine the code of the
+// 120 s figure took 140–149 s for the pass (two runs), with 3.1M page
+// faults and 48 s of system time, and a block's segment proven alone
+// 11.4–11.7 s, with 1.03M faults. The prover's large tables (the lookup
+// cube's layers, the eq and fold tables of the sum-checks, the stacked
+// and limb tables, the opening's combinations) are now allocated with
+// internal/hugepage, which advises them for transparent huge pages, so
+// that their first touch faults once per 2 MiB: on the same machine, a
+// block's segment alone 9.5–9.8 s (0.67M faults), the LM head's segment
+// alone 63.7 → 46.1 s (2.8M → 0.92M faults), the whole pass 134 s
+// (0.88M faults, 31 s of system time; its first segment 14.8 → 10.9 s
+// and its last 52.9–56.2 → 44.7 s, the middle blocks within the runs'
+// spread of 6.2–10 s). Proofs are unchanged. A lower collector target
+// (GOGC=25) gave the block alone as much (9.3 s) but the pass 141.6 s,
+// since in a pass the heap is reused after the first segment; it is not
+// set.
+//
 // What remains is still mostly the batch opening, 62% of the pass: two
 // full-scalar MSMs per segment (the folds, which sum to the opening's
 // size, and the quotient), which gnark-crypto's MultiExp runs at about
