@@ -18,6 +18,7 @@ import (
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
+	"github.com/veriformer/veriformer/internal/hugepage"
 )
 
 // SRS is a KZG structured reference string on BLS12-377: the G1 powers
@@ -340,7 +341,7 @@ func ReadCache(path string, expected *[32]byte, logger *log.Logger) (*SRS, error
 	if n < MinSize || n > uint64(info.Size())/g1Size {
 		return nil, fmt.Errorf("pcs: srs cache %s: %d G1 points (at least %d) do not fit in %d bytes", path, n, MinSize, info.Size())
 	}
-	powers := make([]bls12377.G1Affine, n)
+	powers := hugepage.Make[bls12377.G1Affine](int(n)) // n is bounded by the file size above
 	var buf [bls12377.SizeOfG2AffineUncompressed]byte
 	for i := range powers {
 		if _, err := io.ReadFull(tee, buf[:g1Size]); err != nil {
@@ -482,7 +483,7 @@ func ReadCeremony(r io.Reader, limit int64, size int) (*SRS, error) {
 		return nil, fmt.Errorf("[β]₂: %w", err)
 	}
 	_, _, g1, _ := bls12377.Generators()
-	powers := make([]bls12377.G1Affine, size)
+	powers := hugepage.Make[bls12377.G1Affine](size)
 	powers[0] = g1
 	for i := uint64(1); i <= 2*n-2; i++ {
 		if _, err := io.ReadFull(r, buf[:g1Size]); err != nil {

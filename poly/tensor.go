@@ -39,7 +39,7 @@ func PaddedIndices(shape []int) ([]int, error) {
 	for _, n := range shape {
 		count *= n
 	}
-	out := make([]int, count)
+	out := hugepage.Make[int](count)
 	coord := make([]int, len(shape))
 	for i := range out {
 		idx := 0

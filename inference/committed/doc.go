@@ -447,7 +447,8 @@
 // internal/hugepage, which advises them for transparent huge pages, so
 // that their first touch faults once per 2 MiB: on the same machine, a
 // block's segment alone 9.5–9.8 s (0.67M faults), the LM head's segment
-// alone 63.7 → 46.1 s (2.8M → 0.92M faults), the whole pass 134 s
+// alone 63.7–95.4 s → 46.1–51.9 s (runs alternated; 2.8M → 0.92M
+// faults, 42–63 s → 22–24 s of system time), the whole pass 134 s
 // (0.88M faults, 31 s of system time; its first segment 14.8 → 10.9 s
 // and its last 52.9–56.2 → 44.7 s, the middle blocks within the runs'
 // spread of 6.2–10 s). Proofs are unchanged. A lower collector target

@@ -400,7 +400,7 @@ func (l *Layout) Widths() []int {
 // window (or, for exact blocks, above Max).
 func (l *Layout) LimbTable() ([]int64, error) {
 	size := 1 << l.NbVars
-	out := make([]int64, limbRows*size)
+	out := hugepage.Make[int64](limbRows * size)
 	for b := range l.Blocks {
 		blk := &l.Blocks[b]
 		t := blk.Tensor

@@ -8,6 +8,7 @@ import (
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/model"
@@ -202,8 +203,8 @@ func lookupColumns(l *Layout, ids *TableIDs, limbs []int64) ([3][]int64, error) 
 	total := 1 << l.LookupVars
 	var cols [3][]int64
 	cols[0] = idTable(l, ids, total)
-	cols[1] = make([]int64, total)
-	cols[2] = make([]int64, total)
+	cols[1] = hugepage.Make[int64](total)
+	cols[2] = hugepage.Make[int64](total)
 	for _, sl := range l.Slots {
 		blk := &l.Blocks[sl.Block]
 		if sl.Function < 0 {
@@ -241,7 +242,7 @@ func (l *Layout) SlotID(ids *TableIDs, k int) int64 {
 // slots' ids at their blocks' valid entries, the padding's elsewhere.
 func idTable(l *Layout, ids *TableIDs, total int) []int64 {
 	pad := ids.Ranges[LimbBits]
-	out := make([]int64, total)
+	out := hugepage.Make[int64](total)
 	for i := range out {
 		out[i] = pad
 	}
