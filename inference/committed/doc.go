@@ -438,23 +438,26 @@
 // Memory faults. On a virtual machine whose host backs its memory on
 // first touch, each fresh 4 KiB page costs about 12 µs (writing 2 GiB of
 // fresh memory takes 6.3 s there, 0.12 s once resident), and a segment
-// touches gigabytes of fresh tables: on such a machine the code of the
-// 120 s figure took 140–149 s for the pass (two runs), with 3.1M page
-// faults and 48 s of system time, and a block's segment proven alone
-// 11.4–11.7 s, with 1.03M faults. The prover's large tables (the lookup
-// cube's layers, the eq and fold tables of the sum-checks, the stacked
-// and limb tables, the opening's combinations) are now allocated with
-// internal/hugepage, which advises them for transparent huge pages, so
-// that their first touch faults once per 2 MiB: on the same machine, a
-// block's segment alone 9.5–9.8 s (0.67M faults), the LM head's segment
-// alone 63.7–95.4 s → 46.1–51.9 s (runs alternated; 2.8M → 0.92M
-// faults, 42–63 s → 22–24 s of system time), the whole pass 134 s
-// (0.88M faults, 31 s of system time; its first segment 14.8 → 10.9 s
-// and its last 52.9–56.2 → 44.7 s, the middle blocks within the runs'
-// spread of 6.2–10 s). Proofs are unchanged. A lower collector target
-// (GOGC=25) gave the block alone as much (9.3 s) but the pass 141.6 s,
-// since in a pass the heap is reused after the first segment; it is not
-// set.
+// touches gigabytes of fresh tables. The prover's large tables (the
+// lookup cube's layers, the eq and fold tables of the sum-checks, the
+// stacked, limb and column tables, the opening's combinations) are
+// allocated with internal/hugepage, which advises them for transparent
+// huge pages, so that their first touch faults once per 2 MiB. Measured
+// on such a machine, the code before against the code after (the same
+// proofs), single runs alternated:
+//
+//	                          before           after            page faults
+//	block 1 alone, 16 rows    11.4–11.7 s      9.5–9.8 s        1.03M → 0.67M
+//	block 1 alone, 64 rows    45.9–47.9 s      35.4–49.0 s (*)  2.3–2.4M → 0.87–0.88M
+//	LM-head segment alone     63.7–95.4 s      46.1–51.9 s      2.8M → 0.92M
+//	whole pass, 16 rows       139.5–148.5 s    133.9 s          3.1M → 0.88M
+//
+// (*: that run's opening took 29.5 s, against 18.2–18.9 s in the three
+// others.) In the pass, the first segment went from 12.4–14.8 s to
+// 10.9 s and the last from 52.9–56.2 s to 44.7 s; the middle blocks
+// stayed within the runs' spread (6.2–10 s), since the heap is reused
+// after the first segment. A lower collector target (GOGC=25) gave the
+// block alone as much (9.3 s) but the pass 141.6 s; it is not set.
 //
 // What remains is still mostly the batch opening, 62% of the pass: two
 // full-scalar MSMs per segment (the folds, which sum to the opening's
