@@ -29,9 +29,8 @@ import "unsafe"
 const Threshold = 4 << 20
 
 // Make returns make([]T, n), its 2 MiB-aligned pages advised for huge
-// pages when it spans at least Threshold bytes. T must hold no pointers
-// for the advice to be of use (the collector scans pointer memory), and
-// is meant for field elements and curve points.
+// pages when it spans at least Threshold bytes. It is meant for the
+// prover's tables of field elements, integers and curve points.
 func Make[T any](n int) []T {
 	s := make([]T, n)
 	var zero T
