@@ -8,8 +8,9 @@
 // about 12 µs — measured: writing 2 GiB of fresh memory takes 6.3 s there,
 // against 0.12 s for the same writes to resident memory — so that a
 // GPT-2-small block segment spends several seconds faulting. Where the
-// kernel's transparent huge pages are in "madvise" mode (the usual
-// default), Go's heap gets none: the runtime does not advise it. [Make]
+// kernel's transparent huge pages are in "madvise" mode (as on the
+// machines measured here, and the default of several distributions),
+// Go's heap gets none: the runtime does not advise it. [Make]
 // allocates with make and advises the allocation's whole 2 MiB pages
 // (madvise MADV_HUGEPAGE on Linux), so that its first touch faults once
 // per 2 MiB: the same 2 GiB then take 2.5–3.9 s.
