@@ -75,11 +75,29 @@ func Commit(srs *SRS, table []fr.Element) (Commitment, error) {
 	if c, ok, err := commitSparse(srs, table); ok || err != nil {
 		return c, err
 	}
-	c, err := kzg.Commit(table, srs.Pk)
+	c, err := commitDense(srs, table)
 	if err != nil {
 		return Commitment{}, fmt.Errorf("pcs: commit: %w", err)
 	}
 	return c, nil
+}
+
+// commitDense returns the KZG commitment Σᵢ p[i]·[τⁱ]₁ as one
+// multi-scalar multiplication over p without its trailing zeros (the
+// identity if p is all zeros). A segment's batched polynomial, its folds
+// and its quotient are zero past the stacked tensors' last entry (about
+// half of the padded length in a GPT-2 block): gnark-crypto's
+// multiplication skips zero digits, but still splits and sorts every
+// scalar and sizes its windows for the whole length.
+func commitDense(srs *SRS, p []fr.Element) (Commitment, error) {
+	m := len(p)
+	for m > 0 && p[m-1].IsZero() {
+		m--
+	}
+	if m == 0 {
+		return Commitment{}, nil
+	}
+	return kzg.Commit(p[:m], srs.Pk)
 }
 
 // commitSparse commits to a table with zeros or small negative integers
@@ -204,7 +222,7 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 	proof := &Proof{Folds: make([]bls12377.G1Affine, n-1), Evaluations: make([][3]fr.Element, n)}
 	for i := 0; i+1 < n; i++ {
 		folds[i+1] = foldEvenOdd(folds[i], &point[n-1-i])
-		c, err := kzg.Commit(folds[i+1], srs.Pk)
+		c, err := commitDense(srs, folds[i+1])
 		if err != nil {
 			return nil, fmt.Errorf("pcs: open: fold %d: %w", i+1, err)
 		}
@@ -260,7 +278,7 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 	for j := range u {
 		h = divideByLinear(h, &u[j])
 	}
-	w, err := kzg.Commit(h, srs.Pk)
+	w, err := commitDense(srs, h)
 	if err != nil {
 		return nil, fmt.Errorf("pcs: open: quotient: %w", err)
 	}

@@ -319,3 +319,33 @@ func TestCommitSparse(t *testing.T) {
 		commitsAsKZG(t, srs, table, fmt.Sprintf("%d random entries", density))
 	}
 }
+
+// TestCommitDense checks the multiplication without trailing zeros
+// against kzg.Commit of the whole table: without zeros, with a zero tail
+// of one entry, of half the table and of all but the first entry, and on
+// the all-zero table (the point at infinity). The openings' folds and
+// quotients are committed this way, so their commitments, and the proofs,
+// are those of kzg.Commit.
+func TestCommitDense(t *testing.T) {
+	rng := newTestRand(t)
+	srs := srsForTest(t)
+	for _, zeros := range []int{0, 1, 32, 63, 64} {
+		table := field.RandomVector[fr.Element](rng, 64)
+		for i := len(table) - zeros; i < len(table); i++ {
+			table[i].SetZero()
+		}
+		got, err := commitDense(srs, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bls12377.G1Affine
+		if zeros < len(table) {
+			if want, err = kzg.Commit(table, srs.Pk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !got.Equal(&want) {
+			t.Fatalf("%d trailing zeros: the commitment differs from kzg.Commit", zeros)
+		}
+	}
+}
