@@ -17,7 +17,7 @@ import (
 // Benchmarks: go test -run '^$' -bench . -benchtime 1x ./pcs
 //
 // They use a development SRS of 2²⁰ powers cached in the user cache
-// directory (made once, in about a minute on 2 cores).
+// directory (made once, in about 8 s on 2 cores).
 
 const benchMaxVars = 20
 

@@ -188,14 +188,18 @@ func NewDevelopmentSRS(size int, logger *log.Logger) (*SRS, error) {
 	return s, nil
 }
 
-// NewSRSOfTau returns the SRS of size G1 powers of the given τ. Whoever
+// NewSRSOfTau returns the SRS of size G1 powers of the given τ (refused
+// when τ ≡ 0 mod r, whose powers are the identity). Whoever
 // knows τ can forge every opening: it serves [NewDevelopmentSRS] and test
 // vectors whose τ is public, never a deployment.
 func NewSRSOfTau(size int, tau *big.Int) (*SRS, error) {
 	if size < MinSize {
 		return nil, fmt.Errorf("pcs: srs: size %d < %d", size, MinSize)
 	}
-	k, err := kzg.NewSRS(uint64(size), tau)
+	var t fr.Element
+	t.SetBigInt(tau)
+	powers, err := g1Powers(size, &t)
+	t.SetZero()
 	if err != nil {
 		return nil, fmt.Errorf("pcs: srs: %w", err)
 	}
@@ -207,7 +211,7 @@ func NewSRSOfTau(size int, tau *big.Int) (*SRS, error) {
 		power.Mul(power, tau).Mod(power, fr.Modulus())
 	}
 	power.SetUint64(0)
-	return newSRS(k.Pk.G1, tauG2), nil
+	return newSRS(powers, tauG2), nil
 }
 
 // srsMagic starts every cached SRS file; srsDevelopmentMagic marks one

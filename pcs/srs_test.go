@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"log"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/kzg"
+
+	"github.com/veriformer/veriformer/field"
 )
 
 func TestSRSCache(t *testing.T) {
@@ -157,5 +162,45 @@ func TestOldCacheRebuilt(t *testing.T) {
 	}
 	if _, err := LoadOrCreateDevelopment(dir, 16, log.New(&out, "", 0)); err == nil || errors.Is(err, ErrOldCache) {
 		t.Fatalf("unknown header: got %v", err)
+	}
+}
+
+// TestG1Powers checks the comb against gnark-crypto's kzg.NewSRS (a
+// scalar multiplication per power) for τ = 1, 2, p − 2 and a random τ,
+// over sizes that end inside and past a batch and a goroutine's range,
+// and that τ = 0 is refused.
+func TestG1Powers(t *testing.T) {
+	rng := newTestRand(t)
+	random := field.Random[fr.Element](rng)
+	var big1, big2, pm2, br big.Int
+	big1.SetInt64(1)
+	big2.SetInt64(2)
+	pm2.Sub(fr.Modulus(), &big2)
+	random.BigInt(&br)
+	for _, tau := range []*big.Int{&big1, &big2, &pm2, &br} {
+		for _, n := range []int{1, 2, 3, powerBatch + 1, 3*powerBatch + 17} {
+			var e fr.Element
+			e.SetBigInt(tau)
+			got, err := g1Powers(n, &e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := kzg.NewSRS(uint64(max(n, 2)), tau)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				if !got[i].Equal(&want.Pk.G1[i]) {
+					t.Fatalf("τ = %s, %d powers: [τ^%d]₁ differs from kzg.NewSRS", tau, n, i)
+				}
+			}
+		}
+	}
+	var zero fr.Element
+	if _, err := g1Powers(4, &zero); err == nil {
+		t.Fatal("τ = 0 accepted")
+	}
+	if _, err := NewSRSOfTau(MinSize, new(big.Int).Set(fr.Modulus())); err == nil {
+		t.Fatal("τ = p accepted")
 	}
 }
