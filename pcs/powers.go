@@ -69,6 +69,7 @@ func g1Powers(n int, tau *fr.Element) ([]bls12377.G1Affine, error) {
 			}
 			copy(out[lo:], bls12377.BatchJacobianToAffineG1(batch))
 		}
+		power.SetZero()
 	})
 	return out, nil
 }
