@@ -182,6 +182,12 @@ type batchTerm struct {
 // Xᵢ to rᵢ scales by (1 − rᵢ)² (padⱼ by 1 − rᵢ); from round offsetⱼ on,
 // its tables fold with the round's challenge. It returns the proof, the
 // point and, per term, (Ãⱼ(r*), f̃ⱼ(r*)).
+//
+// It is not sumcheck.ProveBatch with offsets: there an instance over
+// fewer variables is constant in the leading ones (its sum counted 2ᵒ
+// times), where a term here is zero outside X₁ = … = X_o = 0 (a table
+// padded with leading zero coordinates, the same univariate polynomial
+// and so the same commitment). That zero extension has no other user.
 func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sumcheck.Proof[fr.Element], []fr.Element, [][2]fr.Element) {
 	t.Absorb(sum)
 	proof := sumcheck.Proof[fr.Element]{Rounds: make([][]fr.Element, n)}
