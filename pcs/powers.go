@@ -13,7 +13,7 @@ import (
 
 // powerWindow is the width in bits of the windows of g1Powers' comb:
 // 32 windows of 8 bits cover the 253 bits of a scalar, and the table of
-// their 32·255 multiples of the generator (780 KB) stays in cache.
+// their 32·255 multiples of the generator (783 kB) stays in cache.
 const powerWindow = 8
 
 // powerBatch is the number of points g1Powers accumulates in Jacobian
