@@ -106,19 +106,79 @@ func bindBatch(t *Transcript, claims []Claim) ([]fr.Element, fr.Element) {
 // OpenBatch proves claims on the MLEs tables[0], tables[1], … (committed
 // in that order) with one sum-check and one opening. The commitments and
 // the claims' points must already be bound to the transcript; the values
-// are absorbed.
+// are absorbed. It is [OpenBatchParts] with every MLE committed whole.
 func OpenBatch(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim) (*BatchProof, error) {
+	return OpenBatchParts(t, srs, tables, claims, MaxNbVars)
+}
+
+// Parts returns the number of parts of a commitment to an MLE of n
+// variables in batch openings of at most m variables ([CommitParts]):
+// 2^(n−m) when n > m, else 1.
+func Parts(n, m int) int {
+	if n > m {
+		return 1 << (n - m)
+	}
+	return 1
+}
+
+// CommitParts commits to the MLE whose table is table (2ⁿ entries) in
+// [Parts](n, m) parts, for batch openings of at most m variables
+// ([OpenBatchParts]): when n > m, part i is the MLE of m variables
+// table[i·2^m : (i+1)·2^m], f at leading coordinates the bits of i (most
+// significant first), committed with [Commit] (a part of zeros is the
+// identity); when n ≤ m, the one commitment [Commit](table).
+func CommitParts(srs *SRS, table []fr.Element, m int) ([]Commitment, error) {
+	n, err := tableVars(table)
+	if err != nil {
+		return nil, err
+	}
+	if m < 1 {
+		return nil, fmt.Errorf("pcs: commit: parts of %d variables", m)
+	}
+	parts := Parts(n, m)
+	size := len(table) / parts
+	out := make([]Commitment, parts)
+	for i := range out {
+		if out[i], err = Commit(srs, table[i*size:(i+1)*size]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// OpenBatchParts proves claims on the MLEs tables[0], tables[1], …
+// (committed in that order, each in [Parts](nⱼ, m) parts by
+// [CommitParts]) with one sum-check over n = maxⱼ nⱼ variables and one
+// HyperKZG opening over k = min(n, m) variables. The sum-check ends at a
+// point r* and the claim Σⱼ Aⱼ(r*)·f̃ⱼ(r*) = v (f̃ⱼ zero-extended to n
+// variables); with r* = (u, w), w the last k coordinates, each f̃ⱼ(r*)
+// is a combination of its parts' values at w:
+//
+//	nⱼ ≤ k:  f̃ⱼ(r*) = ∏_{i<n−k} (1 − r*ᵢ) · f̃ⱼ⁽ᵏ⁾(w)     (fⱼ zero-extended to k variables)
+//	nⱼ > k:  f̃ⱼ(r*) = ∏_{i<oⱼ} (1 − r*ᵢ) · Σ_p eq(r*[oⱼ : n−k], p)·fⱼ,ₚ(w),   oⱼ = n − nⱼ
+//
+// so the opening is of g = Σⱼ,ₚ cⱼ,ₚ·fⱼ,ₚ at w with value v, and its
+// commitment Σⱼ,ₚ cⱼ,ₚ·[fⱼ,ₚ]₁. The opening's multi-scalar
+// multiplications run over 2^k points, not over the stacked length:
+// with k = m < n, the prover's cost of the opening falls by 2^(n−m)
+// while the verifier's group part takes one point per part. With m ≥ n
+// it is the opening of [OpenBatch], proof for proof.
+func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim, m int) (*BatchProof, error) {
 	nbVars, n, err := batchShape(len(tables), claims)
 	if err != nil {
 		return nil, err
+	}
+	if m < 1 {
+		return nil, fmt.Errorf("pcs: batch: an opening of %d variables", m)
 	}
 	for j, table := range tables {
 		if len(table) != 1<<nbVars[j] {
 			return nil, fmt.Errorf("pcs: batch: table %d has %d entries, its claims have %d variables", j, len(table), nbVars[j])
 		}
 	}
-	if 1<<n > srs.Size() {
-		return nil, fmt.Errorf("pcs: batch: %d variables need 2^%d powers, the srs has %d", n, n, srs.Size())
+	k := min(n, m)
+	if 1<<k > srs.Size() {
+		return nil, fmt.Errorf("pcs: batch: %d variables need 2^%d powers, the srs has %d", k, k, srs.Size())
 	}
 	powers, sum := bindBatch(t, claims)
 
@@ -145,21 +205,46 @@ func OpenBatch(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim) (
 	}
 	scProof, point, evaluations := proveBatchSum(t, terms, n, sum)
 
-	// g = Σⱼ Aⱼ(r*)·fⱼ, opened at r* with value Σⱼ Aⱼ(r*)·fⱼ(r*).
-	g := hugepage.Make[fr.Element](1 << n)
+	// g = Σⱼ,ₚ cⱼ,ₚ·fⱼ,ₚ over k variables, opened at the last k
+	// coordinates of r* with value Σⱼ Aⱼ(r*)·f̃ⱼ(r*).
+	g := hugepage.Make[fr.Element](1 << k)
 	var value, s fr.Element
 	for j := range tables {
 		a := &evaluations[j][0]
-		addScaled(g[:len(tables[j])], tables[j], a) // the padding adds nothing
+		scales := partScales(point, n, nbVars[j], k, a)
+		size := len(tables[j]) / len(scales)
+		for p := range scales {
+			addScaled(g[:size], tables[j][p*size:(p+1)*size], &scales[p]) // the padding adds nothing
+		}
 		s.Mul(a, &evaluations[j][1])
 		value.Add(&value, &s)
 	}
 	terms = nil
-	proof, err := open(t, srs, g, point, value)
+	proof, err := open(t, srs, g, point[n-k:], value)
 	if err != nil {
 		return nil, err
 	}
 	return &BatchProof{SumCheck: scProof, Opening: *proof}, nil
+}
+
+// partScales returns the coefficients cⱼ,ₚ of commitment j's parts
+// (nⱼ = vars variables) in an opening of k of the batch's n variables at
+// the end of the sum-check at point, a being the commitment's combination
+// coefficient Aⱼ(r*) (zero-extended): a·∏_{i<min(oⱼ, n−k)} (1 − rᵢ) times,
+// with nⱼ > k, eq(r[oⱼ : n−k], p) for part p ([OpenBatchParts]).
+func partScales(point []fr.Element, n, vars, k int, a *fr.Element) []fr.Element {
+	o := n - vars
+	scale := *a
+	var one, f fr.Element
+	one.SetOne()
+	for i := range min(o, n-k) {
+		f.Sub(&one, &point[i])
+		scale.Mul(&scale, &f)
+	}
+	if vars <= k {
+		return []fr.Element{scale}
+	}
+	return poly.EqTableScaled[fr.Element](point[o:n-k], &scale)
 }
 
 // batchTerm is commitment j's share Aⱼ·f̃ⱼ of the batching sum-check:
@@ -288,12 +373,27 @@ func addEq(dst []fr.Element, point []fr.Element, scale *fr.Element) {
 // the sum-check, computes the combination coefficients Aⱼ(r*), and runs
 // the field part of the opening ([VerifyField]). It returns the scalars
 // [VerifyGroup] needs, with GroupCheck.Commitments[j] the scalar of
-// commitment j.
+// commitment j. It is [VerifyBatchFieldParts] with every MLE committed
+// whole.
 func VerifyBatchField(t *Transcript, nbCommitments int, claims []Claim, proof *BatchProof) (*GroupCheck, error) {
+	return VerifyBatchFieldParts(t, nbCommitments, claims, proof, MaxNbVars)
+}
+
+// VerifyBatchFieldParts is the field part of the verifier of
+// [OpenBatchParts] for claims on nbCommitments commitments, each in
+// [Parts](nⱼ, m) parts: it replays the claim batching and the sum-check,
+// computes the parts' coefficients cⱼ,ₚ, and runs the field part of the
+// opening over min(n, m) variables. GroupCheck.Commitments holds one
+// scalar per part, commitment by commitment, parts in order.
+func VerifyBatchFieldParts(t *Transcript, nbCommitments int, claims []Claim, proof *BatchProof, m int) (*GroupCheck, error) {
 	nbVars, n, err := batchShape(nbCommitments, claims)
 	if err != nil {
 		return nil, err
 	}
+	if m < 1 {
+		return nil, fmt.Errorf("pcs: batch: an opening of %d variables", m)
+	}
+	k := min(n, m)
 	powers, sum := bindBatch(t, claims)
 	point, final, err := sumcheck.Verify(t, sum, 2, n, proof.SumCheck)
 	if err != nil {
@@ -308,6 +408,7 @@ func VerifyBatchField(t *Transcript, nbCommitments int, claims []Claim, proof *B
 	}
 	var one, prefix fr.Element
 	one.SetOne()
+	var scalars []fr.Element
 	for j := range combination {
 		prefix.SetOne()
 		for i := range n - nbVars[j] {
@@ -316,8 +417,9 @@ func VerifyBatchField(t *Transcript, nbCommitments int, claims []Claim, proof *B
 			prefix.Mul(&prefix, &f)
 		}
 		combination[j].Mul(&combination[j], &prefix)
+		scalars = append(scalars, partScales(point, n, nbVars[j], k, &combination[j])...)
 	}
-	return verifyField(t, point, final, &proof.Opening, combination)
+	return verifyField(t, point[n-k:], final, &proof.Opening, scalars)
 }
 
 // VerifyBatch checks a proof of [OpenBatch]: [VerifyBatchField] then
@@ -328,4 +430,22 @@ func VerifyBatch(t *Transcript, vk *VerifyingKey, commitments []Commitment, clai
 		return err
 	}
 	return VerifyGroup(vk, commitments, &proof.Opening, check)
+}
+
+// VerifyBatchParts checks a proof of [OpenBatchParts]:
+// [VerifyBatchFieldParts] then [VerifyGroup], commitments[j] holding
+// commitment j's parts.
+func VerifyBatchParts(t *Transcript, vk *VerifyingKey, commitments [][]Commitment, claims []Claim, proof *BatchProof, m int) error {
+	check, err := VerifyBatchFieldParts(t, len(commitments), claims, proof, m)
+	if err != nil {
+		return err
+	}
+	var flat []Commitment
+	for _, parts := range commitments {
+		flat = append(flat, parts...)
+	}
+	if len(flat) != len(check.Commitments) {
+		return fmt.Errorf("pcs: verify: %d part commitments for %d parts", len(flat), len(check.Commitments))
+	}
+	return VerifyGroup(vk, flat, &proof.Opening, check)
 }

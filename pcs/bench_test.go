@@ -180,3 +180,38 @@ func BenchmarkVerify(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenBatchParts opens one claim on a stacked MLE of 2²⁰
+// entries, the first 52% of them 16-bit values and zeros after them (a
+// GPT-2 block's stacked tensors at 16 rows), committed whole (m = 20) or
+// in parts of 2^m entries: the sum-check is the same, the opening runs
+// over m variables.
+func BenchmarkOpenBatchParts(b *testing.B) {
+	srs := srsForBench(b)
+	rng := rand.New(rand.NewPCG(4, 4))
+	const n = benchMaxVars
+	table := benchTable(rng, n, "16bit")
+	clear(table[len(table)*52/100:])
+	point := field.RandomVector[fr.Element](rng, n)
+	claims := []Claim{{Point: point, Value: poly.Evaluate[fr.Element](table, point)}}
+	for _, m := range []int{20, 18, 17, 16} {
+		parts, err := CommitParts(srs, table, m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) {
+			var proof *BatchProof
+			for b.Loop() {
+				if proof, err = OpenBatchParts(newTranscript(parts, claims), srs, [][]fr.Element{table}, claims, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := VerifyBatchParts(newTranscript(parts, claims), srs.VerifyingKey(), [][]Commitment{parts}, claims, proof, m); err != nil {
+				b.Fatal(err)
+			}
+			data, _ := proof.MarshalBinary()
+			b.ReportMetric(float64(len(data)), "proof-bytes")
+			b.ReportMetric(float64(len(parts)), "parts")
+		})
+	}
+}

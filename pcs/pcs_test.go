@@ -102,26 +102,35 @@ func TestOpenVerify(t *testing.T) {
 }
 
 // batchFixture is an honest batch opening: three commitments of 3, 5 and
-// 5 variables, two, three and one claims.
+// 5 variables, two, three and one claims, each commitment in parts of at
+// most m variables ([CommitParts]; whole with m = MaxNbVars);
+// commitments holds every part, commitment by commitment.
 type batchFixture struct {
 	commitments []Commitment
+	parts       []int
+	m           int
 	claims      []Claim
 	proof       *BatchProof
 }
 
 func newBatchFixture(t testing.TB, rng *rand.Rand) *batchFixture {
+	return newBatchFixtureParts(t, rng, MaxNbVars)
+}
+
+func newBatchFixtureParts(t testing.TB, rng *rand.Rand, m int) *batchFixture {
 	srs := srsForTest(t)
 	vars := []int{3, 5, 5}
 	claimsPer := []int{2, 3, 1}
 	tables := make([][]fr.Element, len(vars))
-	f := &batchFixture{commitments: make([]Commitment, len(vars))}
+	f := &batchFixture{m: m}
 	for j, n := range vars {
 		tables[j] = randomTable(rng, n)
-		c, err := Commit(srs, tables[j])
+		c, err := CommitParts(srs, tables[j], m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.commitments[j] = c
+		f.commitments = append(f.commitments, c...)
+		f.parts = append(f.parts, len(c))
 	}
 	// Interleave the claims so that the order of commitments in the claim
 	// list is not trivial.
@@ -133,7 +142,7 @@ func newBatchFixture(t testing.TB, rng *rand.Rand) *batchFixture {
 			}
 		}
 	}
-	proof, err := OpenBatch(newTranscript(f.commitments, f.claims), srs, tables, f.claims)
+	proof, err := OpenBatchParts(newTranscript(f.commitments, f.claims), srs, tables, f.claims, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,8 +150,19 @@ func newBatchFixture(t testing.TB, rng *rand.Rand) *batchFixture {
 	return f
 }
 
+// grouped returns the commitments grouped by commitment.
+func (f *batchFixture) grouped() [][]Commitment {
+	var out [][]Commitment
+	rest := f.commitments
+	for _, p := range f.parts {
+		out = append(out, rest[:p])
+		rest = rest[p:]
+	}
+	return out
+}
+
 func (f *batchFixture) verify(t testing.TB) error {
-	return VerifyBatch(newTranscript(f.commitments, f.claims), srsForTest(t).VerifyingKey(), f.commitments, f.claims, f.proof)
+	return VerifyBatchParts(newTranscript(f.commitments, f.claims), srsForTest(t).VerifyingKey(), f.grouped(), f.claims, f.proof, f.m)
 }
 
 func TestBatchHonest(t *testing.T) {

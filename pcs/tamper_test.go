@@ -11,7 +11,7 @@ import (
 )
 
 func (f *batchFixture) clone() *batchFixture {
-	g := &batchFixture{commitments: slices.Clone(f.commitments), proof: &BatchProof{}}
+	g := &batchFixture{commitments: slices.Clone(f.commitments), parts: f.parts, m: f.m, proof: &BatchProof{}}
 	for _, c := range f.claims {
 		g.claims = append(g.claims, Claim{Commitment: c.Commitment, Point: slices.Clone(c.Point), Value: c.Value})
 	}
@@ -69,27 +69,35 @@ func tamperings(f *batchFixture) map[string]func(*batchFixture) {
 }
 
 func TestBatchTampered(t *testing.T) {
-	f := newBatchFixture(t, newTestRand(t))
-	if err := f.verify(t); err != nil {
-		t.Fatalf("honest proof rejected: %v", err)
-	}
-	variants := tamperings(f)
-	// 3 commitments, 6 claims (values and 2·3 + 3·5 + 1·5 point
-	// coordinates), 5 rounds of 2 values, 4 folds, 5 evaluation triples,
-	// 1 quotient.
-	if want := 3 + 6 + 26 + 10 + 4 + 15 + 1; len(variants) != want {
-		t.Fatalf("%d tamperings, want %d", len(variants), want)
-	}
-	for name, tamper := range variants {
-		g := f.clone()
-		tamper(g)
-		if err := g.verify(t); !errors.Is(err, ErrRejected) {
-			t.Errorf("%s: got %v, want a rejection", name, err)
+	// Commitments of 3, 5 and 5 variables, 6 claims (values and
+	// 2·3 + 3·5 + 1·5 point coordinates), 5 rounds of 2 values, then per
+	// opening of k variables k − 1 folds, k evaluation triples and 1
+	// quotient.
+	for _, c := range []struct{ m, parts, k int }{
+		{MaxNbVars, 1 + 1 + 1, 5},
+		{4, 1 + 2 + 2, 4},
+		{2, 2 + 8 + 8, 2},
+		{1, 4 + 16 + 16, 1},
+	} {
+		f := newBatchFixtureParts(t, newTestRand(t), c.m)
+		if err := f.verify(t); err != nil {
+			t.Fatalf("parts of %d variables: honest proof rejected: %v", c.m, err)
 		}
-	}
-	// The tamperings did not reach the original.
-	if err := f.verify(t); err != nil {
-		t.Fatalf("honest proof rejected after the tamperings: %v", err)
+		variants := tamperings(f)
+		if want := c.parts + 6 + 26 + 10 + (c.k - 1) + 3*c.k + 1; len(variants) != want {
+			t.Fatalf("parts of %d variables: %d tamperings, want %d", c.m, len(variants), want)
+		}
+		for name, tamper := range variants {
+			g := f.clone()
+			tamper(g)
+			if err := g.verify(t); !errors.Is(err, ErrRejected) {
+				t.Errorf("parts of %d variables: %s: got %v, want a rejection", c.m, name, err)
+			}
+		}
+		// The tamperings did not reach the original.
+		if err := f.verify(t); err != nil {
+			t.Fatalf("parts of %d variables: honest proof rejected after the tamperings: %v", c.m, err)
+		}
 	}
 }
 
