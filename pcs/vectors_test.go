@@ -21,11 +21,14 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden vectors in testdata/")
 
-// batchVector is the layout of testdata/batch_vector.json, for the native
-// tests here and the in-circuit twins of the two verifier parts. The
-// transcript is transcript.New(Domain), then Digest(commitments) and every
-// claim's point absorbed in order; the SRS is the (public, test-only) one
-// of τ = Tau with SRSSize powers.
+// batchVector is the layout of testdata/batch_vector.json and
+// testdata/batch_parts_vector.json, for the native tests here and the
+// in-circuit twins of the two verifier parts. The transcript is
+// transcript.New(Domain), then Digest(commitments) and every claim's
+// point absorbed in order; the SRS is the (public, test-only) one of
+// τ = Tau with SRSSize powers. In the second, each MLE is committed in
+// parts of PartVars variables (CommitParts, Parts[j] of them for MLE j,
+// all listed in Commitments) and opened by OpenBatchParts.
 type batchVector struct {
 	Domain           string     `json:"domain"`
 	Tau              string     `json:"tau"`
@@ -37,11 +40,14 @@ type batchVector struct {
 	FoldDigest       fr.Element `json:"foldDigest"`
 	QuotientDigest   fr.Element `json:"quotientDigest"` // Digest(W)
 	Check            GroupCheck `json:"check"`
+	PartVars         int        `json:"partVars,omitempty"`
+	Parts            []int      `json:"parts,omitempty"`
 }
 
 // makeBatchVector builds the golden vector from fixed inputs: three MLEs of
-// 2, 4 and 4 variables with 2, 1 and 2 claims.
-func makeBatchVector(t *testing.T) (*batchVector, *SRS) {
+// 2, 4 and 4 variables with 2, 1 and 2 claims, committed whole (m = 0) or
+// in parts of m variables.
+func makeBatchVector(t *testing.T, m int) (*batchVector, *SRS) {
 	tau := big.NewInt(0).SetBytes([]byte("veriformer/pcs/test-vector/tau"))
 	srs, err := NewSRSOfTau(1<<5, tau)
 	if err != nil {
@@ -50,27 +56,36 @@ func makeBatchVector(t *testing.T) (*batchVector, *SRS) {
 	rng := rand.New(rand.NewPCG(10, 10))
 	vars := []int{2, 4, 4}
 	tables := make([][]fr.Element, len(vars))
-	v := &batchVector{Domain: testDomain, Tau: tau.String(), SRSSize: srs.Size()}
+	v := &batchVector{Domain: testDomain, Tau: tau.String(), SRSSize: srs.Size(), PartVars: m}
+	parts := m
+	if m == 0 {
+		parts = MaxNbVars
+	}
 	var commitments []Commitment
 	for j, n := range vars {
 		tables[j] = make([]fr.Element, 1<<n)
 		for i := range tables[j] {
 			tables[j][i].SetInt64(rng.Int64N(1<<16) - 1<<15)
 		}
-		c, err := Commit(srs, tables[j])
+		cs, err := CommitParts(srs, tables[j], parts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		commitments = append(commitments, c)
-		b := c.Bytes()
-		v.Commitments = append(v.Commitments, hex.EncodeToString(b[:]))
+		if m != 0 {
+			v.Parts = append(v.Parts, len(cs))
+		}
+		for _, c := range cs {
+			commitments = append(commitments, c)
+			b := c.Bytes()
+			v.Commitments = append(v.Commitments, hex.EncodeToString(b[:]))
+		}
 	}
 	v.CommitmentDigest = Digest(commitments)
 	for _, j := range []int{0, 1, 2, 0, 2} {
 		point := field.RandomVector[fr.Element](rng, vars[j])
 		v.Claims = append(v.Claims, Claim{Commitment: j, Point: point, Value: poly.Evaluate[fr.Element](tables[j], point)})
 	}
-	proof, err := OpenBatch(newTranscript(commitments, v.Claims), srs, tables, v.Claims)
+	proof, err := OpenBatchParts(newTranscript(commitments, v.Claims), srs, tables, v.Claims, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +96,7 @@ func makeBatchVector(t *testing.T) (*batchVector, *SRS) {
 	v.Proof = hex.EncodeToString(data)
 	v.FoldDigest = Digest(proof.Opening.Folds)
 	v.QuotientDigest = Digest([]bls12377.G1Affine{proof.Opening.Quotient})
-	check, err := VerifyBatchField(newTranscript(commitments, v.Claims), len(commitments), v.Claims, proof)
+	check, err := VerifyBatchFieldParts(newTranscript(commitments, v.Claims), len(vars), v.Claims, proof, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +105,16 @@ func makeBatchVector(t *testing.T) (*batchVector, *SRS) {
 }
 
 func TestBatchVector(t *testing.T) {
-	path := filepath.Join("testdata", "batch_vector.json")
-	want, srs := makeBatchVector(t)
+	testBatchVector(t, "batch_vector.json", 0)
+}
+
+func TestBatchPartsVector(t *testing.T) {
+	testBatchVector(t, "batch_parts_vector.json", 3)
+}
+
+func testBatchVector(t *testing.T, name string, m int) {
+	path := filepath.Join("testdata", name)
+	want, srs := makeBatchVector(t, m)
 	encoded, err := json.MarshalIndent(want, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +139,7 @@ func TestBatchVector(t *testing.T) {
 	// Byte equality too: decoding drops what the types no longer hold
 	// (an array's extra elements), so a stale file could decode equal.
 	if !reflect.DeepEqual(&got, want) || !bytes.Equal(data, encoded) {
-		t.Fatal("testdata/batch_vector.json differs from the vector computed now (go test ./pcs -run TestBatchVector -update)")
+		t.Fatalf("testdata/%s differs from the vector computed now (go test ./pcs -run 'TestBatch(Parts)?Vector' -update)", name)
 	}
 	// The stored proof verifies.
 	commitments := make([]Commitment, len(got.Commitments))
@@ -137,7 +160,16 @@ func TestBatchVector(t *testing.T) {
 	if err := proof.UnmarshalBinary(raw); err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifyBatch(newTranscript(commitments, got.Claims), srs.VerifyingKey(), commitments, got.Claims, &proof); err != nil {
+	parts, partVars := got.Parts, m
+	if m == 0 {
+		parts, partVars = []int{1, 1, 1}, MaxNbVars
+	}
+	grouped := make([][]Commitment, len(parts))
+	rest := commitments
+	for j, p := range parts {
+		grouped[j], rest = rest[:p], rest[p:]
+	}
+	if err := VerifyBatchParts(newTranscript(commitments, got.Claims), srs.VerifyingKey(), grouped, got.Claims, &proof, partVars); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -83,11 +83,11 @@ func (rs groupRuns) verifyNative() error {
 }
 
 // TestGroupHonest: the vector's opening, alone and twice (two weights),
-// is accepted by native.VerifyGroup and by the gadget, whose digests are
+// and the one in parts, alone and after it, is accepted by native.VerifyGroup and by the gadget, whose digests are
 // native.Digest's.
 func TestGroupHonest(t *testing.T) {
-	base := loadRun(t)
-	for _, rs := range []groupRuns{{base}, {base, base.clone()}} {
+	base, parts := loadRun(t, vectors[0]), loadRun(t, vectors[1])
+	for _, rs := range []groupRuns{{base}, {base, base.clone()}, {parts}, {base, parts}} {
 		if err := rs.verifyNative(); err != nil {
 			t.Fatalf("native: %v", err)
 		}
@@ -114,7 +114,7 @@ func outsideG1(t testing.TB) bls12377.G1Affine {
 // opening, alone and as the second of two: native.VerifyGroup and the
 // gadget both reject each.
 func TestGroupRejectedByBoth(t *testing.T) {
-	base := loadRun(t)
+	base := loadRun(t, vectors[0])
 	bad := outsideG1(t)
 	type tamper struct {
 		name string
@@ -165,7 +165,7 @@ func TestGroupRejectedByBoth(t *testing.T) {
 // by native.VerifyGroup and by the gadget; the identity moved to the
 // generator is rejected by both.
 func TestGroupIdentity(t *testing.T) {
-	base := loadRun(t)
+	base := loadRun(t, vectors[0])
 	tau, _ := new(big.Int).SetString(base.v.Tau, 10)
 	srs, err := native.NewSRSOfTau(base.v.SRSSize, tau)
 	if err != nil {
@@ -228,7 +228,7 @@ func TestGroupIdentity(t *testing.T) {
 // three folds, one quotient) in testdata/group_constraints.csv (rewrite
 // with -update).
 func TestGroupConstraints(t *testing.T) {
-	base := loadRun(t)
+	base := loadRun(t, vectors[0])
 	got := "gadget,params,nb_constraints\n"
 	for _, rs := range []groupRuns{{base}, {base, base}} {
 		placeholder, _ := rs.circuits()

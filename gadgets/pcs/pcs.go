@@ -24,10 +24,17 @@ type BatchProof struct {
 	QuotientDigest frontend.Variable
 }
 
-// PlaceholderBatchProof returns a proof for an opening over n variables,
-// to size a circuit.
+// PlaceholderBatchProof returns a proof for claims over n variables whose
+// opening runs over n variables, to size a circuit.
 func PlaceholderBatchProof(n int) BatchProof {
-	return BatchProof{SumCheck: sumcheck.PlaceholderProof(n, 2), Evaluations: make([][3]frontend.Variable, n)}
+	return PlaceholderBatchProofParts(n, n)
+}
+
+// PlaceholderBatchProofParts returns a proof for claims over n variables
+// whose opening runs over min(n, m) variables (commitments in parts of m
+// variables), to size a circuit.
+func PlaceholderBatchProofParts(n, m int) BatchProof {
+	return BatchProof{SumCheck: sumcheck.PlaceholderProof(n, 2), Evaluations: make([][3]frontend.Variable, min(n, m))}
 }
 
 // ValueOfBatchProof returns the assignment of a native proof, its point
@@ -81,8 +88,18 @@ type GroupCheck struct {
 // commitments and the claims' points already bound to t, it absorbs the
 // claimed values, replays the batching sum-check and the opening's
 // transcript, asserts the fold consistency and β ∉ {0, 1, −1}, and
-// returns the scalars of the pairing check.
+// returns the scalars of the pairing check. It is [VerifyBatchFieldParts]
+// with every MLE committed whole.
 func VerifyBatchField(api frontend.API, t *transcript.Transcript, nbCommitments int, claims []Claim, proof BatchProof) (*GroupCheck, error) {
+	return VerifyBatchFieldParts(api, t, nbCommitments, claims, proof, native.MaxNbVars)
+}
+
+// VerifyBatchFieldParts is native.VerifyBatchFieldParts in circuit: the
+// commitments are in native.Parts(nⱼ, m) parts each, the opening runs
+// over min(n, m) variables (the proof's size, [PlaceholderBatchProof]),
+// and GroupCheck.Commitments holds one scalar per part, commitment by
+// commitment.
+func VerifyBatchFieldParts(api frontend.API, t *transcript.Transcript, nbCommitments int, claims []Claim, proof BatchProof, m int) (*GroupCheck, error) {
 	targets, lengths := make([]int, len(claims)), make([]int, len(claims))
 	for k, c := range claims {
 		targets[k], lengths[k] = c.Commitment, len(c.Point)
@@ -91,8 +108,12 @@ func VerifyBatchField(api frontend.API, t *transcript.Transcript, nbCommitments 
 	if err != nil {
 		return nil, err
 	}
-	if len(proof.Evaluations) != n || len(proof.SumCheck.Rounds) != n {
-		return nil, fmt.Errorf("pcs: batch: a proof of %d rounds and %d evaluation triples for %d variables", len(proof.SumCheck.Rounds), len(proof.Evaluations), n)
+	if m < 1 {
+		return nil, fmt.Errorf("pcs: batch: an opening of %d variables", m)
+	}
+	k := min(n, m)
+	if len(proof.Evaluations) != k || len(proof.SumCheck.Rounds) != n {
+		return nil, fmt.Errorf("pcs: batch: a proof of %d rounds and %d evaluation triples for %d variables opened over %d", len(proof.SumCheck.Rounds), len(proof.Evaluations), n, k)
 	}
 	// Batching: α, the powers αᵏ and Σₖ αᵏ vₖ.
 	t.Label("pcs/batch")
@@ -124,12 +145,28 @@ func VerifyBatchField(api frontend.API, t *transcript.Transcript, nbCommitments 
 		eq := poly.Eq(api, c.Point, point[n-vars[j]:])
 		combination[j] = api.Add(combination[j], api.Mul(eq, powers[k]))
 	}
+	var scalars []frontend.Variable
 	for j := range combination {
-		for i := range n - vars[j] {
+		o := n - vars[j]
+		for i := range o {
 			combination[j] = api.Mul(combination[j], api.Sub(1, point[i]))
 		}
+		// The parts' coefficients (native.OpenBatchParts):
+		// Aⱼ(r*)·∏_{i<min(oⱼ, n−k)} (1 − r*ᵢ), times eq(r*[oⱼ : n−k], p)
+		// for part p when nⱼ > k.
+		scale := combination[j]
+		for i := range min(o, n-k) {
+			scale = api.Mul(scale, api.Sub(1, point[i]))
+		}
+		if vars[j] <= k {
+			scalars = append(scalars, scale)
+			continue
+		}
+		for _, e := range poly.EqTable(api, point[o:n-k]) {
+			scalars = append(scalars, api.Mul(scale, e))
+		}
 	}
-	return verifyField(api, t, point, final, proof, combination), nil
+	return verifyField(api, t, point[n-k:], final, proof, scalars), nil
 }
 
 // verifyField is the field part of the opening of Σⱼ combination[j]·fⱼ at

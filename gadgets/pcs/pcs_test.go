@@ -28,9 +28,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/constraints.csv")
 
-// vector mirrors pcs/testdata/batch_vector.json: the transcript is
-// transcript.New(Domain), then the commitments' digest and every claim's
-// point; the SRS is the test-only one of τ = Tau with SRSSize powers.
+// vector mirrors pcs/testdata/batch_vector.json and
+// batch_parts_vector.json: the transcript is transcript.New(Domain), then
+// the commitments' digest and every claim's point; the SRS is the
+// test-only one of τ = Tau with SRSSize powers. In the second, MLE j is
+// committed in Parts[j] parts of PartVars variables, Commitments listing
+// every part.
 type vector struct {
 	Domain           string            `json:"domain"`
 	Tau              string            `json:"tau"`
@@ -42,7 +45,12 @@ type vector struct {
 	FoldDigest       fr.Element        `json:"foldDigest"`
 	QuotientDigest   fr.Element        `json:"quotientDigest"`
 	Check            native.GroupCheck `json:"check"`
+	PartVars         int               `json:"partVars"`
+	Parts            []int             `json:"parts"`
 }
+
+// vectors are the golden vectors' files, whole then in parts.
+var vectors = []string{"batch_vector.json", "batch_parts_vector.json"}
 
 // run is one verification: the vector's statement, claims, proof and the
 // expected pairing-check scalars, each of which a test may change.
@@ -57,11 +65,14 @@ type run struct {
 	// last (the quotient's digest, which no challenge follows).
 	state fr.Element
 	vk    *native.VerifyingKey
+	// nb is the number of committed MLEs, m the parts' variables
+	// (native.MaxNbVars: whole).
+	nb, m int
 }
 
-func loadRun(t *testing.T) *run {
+func loadRun(t *testing.T, name string) *run {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "pcs", "testdata", "batch_vector.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "pcs", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +80,10 @@ func loadRun(t *testing.T) *run {
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatal(err)
 	}
-	r := &run{v: v, claims: v.Claims, check: v.Check}
+	r := &run{v: v, claims: v.Claims, check: v.Check, nb: len(v.Parts), m: v.PartVars}
+	if v.PartVars == 0 {
+		r.nb, r.m = len(v.Commitments), native.MaxNbVars
+	}
 	for _, h := range v.Commitments {
 		b, err := hex.DecodeString(h)
 		if err != nil {
@@ -99,7 +113,7 @@ func loadRun(t *testing.T) *run {
 	}
 	r.vk = srs.VerifyingKey()
 	tr := r.transcript()
-	if _, err := native.VerifyBatchField(tr, len(r.commitments), r.claims, r.proof); err != nil {
+	if _, err := native.VerifyBatchFieldParts(tr, r.nb, r.claims, r.proof, r.m); err != nil {
 		t.Fatal(err)
 	}
 	r.state = tr.State()
@@ -138,7 +152,7 @@ func (r *run) transcript() *native.Transcript {
 // verifyNative runs the native verifier, field part then group part
 // with the run's expected scalars (which must be the field part's).
 func (r *run) verifyNative() error {
-	got, err := native.VerifyBatchField(r.transcript(), len(r.commitments), r.claims, r.proof)
+	got, err := native.VerifyBatchFieldParts(r.transcript(), r.nb, r.claims, r.proof, r.m)
 	if err != nil {
 		return err
 	}
@@ -167,6 +181,7 @@ type batchCircuit struct {
 
 	domain  string
 	targets []int
+	nb, m   int
 }
 
 func (c *batchCircuit) Define(api frontend.API) error {
@@ -180,7 +195,7 @@ func (c *batchCircuit) Define(api frontend.API) error {
 		t.Absorb(c.Points[k]...)
 		claims[k] = Claim{Commitment: c.targets[k], Point: c.Points[k], Value: c.Values[k]}
 	}
-	check, err := VerifyBatchField(api, t, len(c.Commitments), claims, c.Proof)
+	check, err := VerifyBatchFieldParts(api, t, c.nb, claims, c.Proof, c.m)
 	if err != nil {
 		return err
 	}
@@ -210,12 +225,14 @@ func values(xs []fr.Element) []frontend.Variable {
 
 // circuits returns the placeholder and the assignment of a run.
 func (r *run) circuits() (*batchCircuit, *batchCircuit) {
-	n := len(r.proof.Opening.Evaluations)
+	n, k := len(r.proof.SumCheck.Rounds), len(r.proof.Opening.Evaluations)
 	placeholder := &batchCircuit{
-		Proof:       PlaceholderBatchProof(n),
+		Proof:       PlaceholderBatchProofParts(n, r.m),
 		Commitments: make([]frontend.Variable, len(r.commitments)),
-		Folds:       make([]frontend.Variable, n-1),
+		Folds:       make([]frontend.Variable, k-1),
 		domain:      r.v.Domain,
+		nb:          r.nb,
+		m:           r.m,
 	}
 	assignment := &batchCircuit{
 		CommitmentDigest: field.BigInt(&r.v.CommitmentDigest),
@@ -226,6 +243,8 @@ func (r *run) circuits() (*batchCircuit, *batchCircuit) {
 		Generator:        [3]frontend.Variable(values(r.check.Generator[:])),
 		State:            field.BigInt(&r.state),
 		domain:           r.v.Domain,
+		nb:               r.nb,
+		m:                r.m,
 	}
 	for _, c := range r.claims {
 		placeholder.Points = append(placeholder.Points, make([]frontend.Variable, len(c.Point)))
@@ -246,16 +265,20 @@ func (r *run) solve() error {
 // TestHonest: the vector's proof is accepted by both verifiers, and the
 // gadget's scalars are the native ones (asserted in circuit).
 func TestHonest(t *testing.T) {
-	r := loadRun(t)
-	if err := r.verifyNative(); err != nil {
-		t.Fatalf("native: %v", err)
+	for _, name := range vectors {
+		t.Run(name, func(t *testing.T) {
+			r := loadRun(t, name)
+			if err := r.verifyNative(); err != nil {
+				t.Fatalf("native: %v", err)
+			}
+			if err := r.solve(); err != nil {
+				t.Fatalf("gadget: %v", err)
+			}
+			assert := test.NewAssert(t)
+			placeholder, assignment := r.circuits()
+			assert.CheckCircuit(placeholder, test.WithValidAssignment(assignment), test.WithCurves(ecc.BLS12_377), test.NoFuzzing(), test.NoSerializationChecks())
+		})
 	}
-	if err := r.solve(); err != nil {
-		t.Fatalf("gadget: %v", err)
-	}
-	assert := test.NewAssert(t)
-	placeholder, assignment := r.circuits()
-	assert.CheckCircuit(placeholder, test.WithValidAssignment(assignment), test.WithCurves(ecc.BLS12_377), test.NoFuzzing(), test.NoSerializationChecks())
 }
 
 func bump(x *fr.Element) {
@@ -276,7 +299,12 @@ func move(p *bls12377.G1Affine) {
 // last and changes no scalar: the gadget rejects it through the final
 // transcript state, which the segment exposes.
 func TestRejectedByBoth(t *testing.T) {
-	base := loadRun(t)
+	for _, name := range vectors {
+		t.Run(name, func(t *testing.T) { testRejectedByBoth(t, loadRun(t, name)) })
+	}
+}
+
+func testRejectedByBoth(t *testing.T, base *run) {
 	type tamper struct {
 		name string
 		do   func(r *run)
@@ -327,17 +355,25 @@ func TestRejectedByBoth(t *testing.T) {
 	t.Logf("%d tampered variants rejected by both", len(tampers))
 }
 
-// TestConstraints snapshots the gadget's constraint count on the vector's
-// shape (three commitments of 2, 4 and 4 variables, five claims) in
-// testdata/constraints.csv (rewrite with -update).
+// TestConstraints snapshots the gadget's constraint count on the vectors'
+// shape (three commitments of 2, 4 and 4 variables, five claims; whole,
+// then in parts of 3 variables) in testdata/constraints.csv (rewrite with
+// -update).
 func TestConstraints(t *testing.T) {
-	r := loadRun(t)
-	placeholder, _ := r.circuits()
-	cs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
-	if err != nil {
-		t.Fatal(err)
+	got := "gadget,params,nb_constraints\n"
+	for _, name := range vectors {
+		r := loadRun(t, name)
+		placeholder, _ := r.circuits()
+		cs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		params := fmt.Sprintf("vector/n=%d/claims=%d", len(r.proof.Opening.Evaluations), len(r.claims))
+		if r.v.PartVars != 0 {
+			params = fmt.Sprintf("vector/n=%d/parts=%d/claims=%d", len(r.proof.SumCheck.Rounds), len(r.commitments), len(r.claims))
+		}
+		got += fmt.Sprintf("batch-field,%s,%d\n", params, cs.GetNbConstraints())
 	}
-	got := fmt.Sprintf("gadget,params,nb_constraints\nbatch-field,vector/n=%d/claims=%d,%d\n", len(r.proof.Opening.Evaluations), len(r.claims), cs.GetNbConstraints())
 	path := filepath.Join("testdata", "constraints.csv")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
