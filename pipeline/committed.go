@@ -21,7 +21,6 @@ import (
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/inference/committed"
-	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/recursion"
@@ -168,14 +167,8 @@ func (r *runner) loadSRS(opts *AggregatedOptions, size int) (*pcs.SRS, error) {
 // committedShapeOf returns what the committed aggregator must know of a
 // segment circuit.
 func committedShapeOf(ccs constraint.ConstraintSystem, s *committed.Shape) (recursion.CommittedShape, error) {
-	boundary, incoming := -1, -1
-	if s.Layout.Boundary >= 0 {
-		boundary = s.BoundaryCommitment()
-	}
-	if s.Segment.From > 0 {
-		incoming = s.IncomingCommitment()
-	}
-	return recursion.CommittedShapeOf(ccs, s.NbCommitments(), len(lookup.DenseColumns(s.Set)), s.OpeningVars(), boundary, incoming)
+	multiplicities, boundary, incoming := s.PartIndices()
+	return recursion.CommittedShapeOf(ccs, s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming)
 }
 
 // segmentName names segment i of n in progress lines and plans.

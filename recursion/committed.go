@@ -26,25 +26,29 @@ import (
 // CommittedShape is what the committed aggregator must know of one
 // committed segment circuit (gadgets/committed.Segment) at compile time:
 // its Groth16 proof's Pedersen commitments (0 or 1, none on a public
-// input), the numbers of its proof's own PCS commitments and of the
-// model's fixed table commitments its opening reads, the opening's
-// number of variables, and the indices of its boundary and incoming
-// commitments among its own (−1 when absent: the last segment has no
-// boundary, the first no incoming stream).
+// input), the numbers of its proof's own PCS commitments (every
+// committed part: the tensors' parts come first) and of the model's
+// fixed table commitments its opening reads, the opening's number of
+// variables, the index and number of its multiplicities' parts and the
+// indices of its boundary and incoming commitments among its own (the
+// last two −1 when absent: the last segment has no boundary, the first
+// no incoming stream).
 type CommittedShape struct {
-	NbPedersen    int
-	NbCommitments int
-	NbTables      int
-	NbVars        int
-	Boundary      int
-	Incoming      int
+	NbPedersen       int
+	NbCommitments    int
+	NbTables         int
+	NbVars           int
+	Multiplicities   int
+	NbMultiplicities int
+	Boundary         int
+	Incoming         int
 }
 
 // NbPublic is the number of public inputs of the segment circuit: the
 // statement (3), the digests of the proof's commitments, of its
 // multiplicities' commitment and of the opening's folds (3), then the
-// scalars of the opening's pairing check: one per commitment (own then
-// tables), one per fold, two of the quotient and three of the
+// scalars of the opening's pairing check: one per commitment (own parts
+// then tables), one per fold, two of the quotient and three of the
 // generator.
 func (s CommittedShape) NbPublic() int {
 	return 3 + 3 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 5
@@ -54,11 +58,12 @@ func (s CommittedShape) check() error {
 	if s.NbPedersen < 0 || s.NbPedersen > 1 {
 		return fmt.Errorf("recursion: committed segments must have 0 or 1 Pedersen commitments, have %d", s.NbPedersen)
 	}
-	if s.NbCommitments < 2 || s.NbTables < 0 || s.NbVars < 1 || s.NbVars > pcs.MaxNbVars {
+	if s.NbCommitments < 2 || s.NbTables < 0 || s.NbVars < 1 || s.NbVars > pcs.MaxNbVars ||
+		s.Multiplicities < 1 || s.NbMultiplicities < 1 || s.Multiplicities+s.NbMultiplicities > s.NbCommitments {
 		return fmt.Errorf("recursion: committed segment shape %+v", s)
 	}
 	for _, i := range []int{s.Boundary, s.Incoming} {
-		if i < -1 || i >= s.NbCommitments || i == 0 || i == 1 {
+		if i < -1 || i >= s.NbCommitments || (i >= 0 && i < s.Multiplicities+s.NbMultiplicities) {
 			return fmt.Errorf("recursion: committed segment shape %+v: boundary or incoming index", s)
 		}
 	}
@@ -201,7 +206,7 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 			return fmt.Errorf("recursion: committed segment %d does not have its shape", i)
 		}
 		public := []emulated.Element[sw_bls12377.ScalarField]{modelID, inputDigest, outputDigest}
-		for _, points := range [][]sw_bls12377.G1Affine{s.Commitments, s.Commitments[1:2], s.Folds} {
+		for _, points := range [][]sw_bls12377.G1Affine{s.Commitments, s.Commitments[sh.Multiplicities : sh.Multiplicities+sh.NbMultiplicities], s.Folds} {
 			d, err := digest(points)
 			if err != nil {
 				return err
@@ -267,9 +272,9 @@ func CompileCommittedAggregator(shapes []CommittedShape, key gpcs.Key) (constrai
 }
 
 // CommittedShapeOf returns the shape of a compiled committed segment
-// circuit given its opening's layout, and checks it against the
-// segment contract.
-func CommittedShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, nbVars, boundary, incoming int) (CommittedShape, error) {
+// circuit given its opening's layout (as CommittedShape holds it), and
+// checks it against the segment contract.
+func CommittedShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, nbVars, multiplicities, nbMultiplicities, boundary, incoming int) (CommittedShape, error) {
 	if ccs.Field().Cmp(ecc.BLS12_377.ScalarField()) != 0 {
 		return CommittedShape{}, errors.New("recursion: committed segment circuit is not over BLS12-377 Fr")
 	}
@@ -277,7 +282,7 @@ func CommittedShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, 
 	if !ok {
 		return CommittedShape{}, errors.New("recursion: committed segment circuit is not a Groth16 (R1CS) constraint system")
 	}
-	s := CommittedShape{NbPedersen: len(commitments), NbCommitments: nbCommitments, NbTables: nbTables, NbVars: nbVars, Boundary: boundary, Incoming: incoming}
+	s := CommittedShape{NbPedersen: len(commitments), NbCommitments: nbCommitments, NbTables: nbTables, NbVars: nbVars, Multiplicities: multiplicities, NbMultiplicities: nbMultiplicities, Boundary: boundary, Incoming: incoming}
 	if err := s.check(); err != nil {
 		return CommittedShape{}, err
 	}

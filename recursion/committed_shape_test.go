@@ -11,8 +11,8 @@ import (
 // and incoming indices, the chain's links and ends) before compiling
 // anything.
 func TestCommittedShapes(t *testing.T) {
-	first := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: 10, Incoming: -1}
-	last := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: -1, Incoming: 10}
+	first := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: 10, Incoming: -1}
+	last := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 10}
 	if got, want := first.NbPublic(), 3+3+11+3+17+5; got != want {
 		t.Errorf("NbPublic %d, want %d", got, want)
 	}
@@ -20,14 +20,16 @@ func TestCommittedShapes(t *testing.T) {
 		t.Fatalf("a first and a last segment: %v", err)
 	}
 	bad := map[string][]CommittedShape{
-		"no segment":               nil,
-		"two Pedersen":             {{NbPedersen: 2, NbCommitments: 11, NbVars: 18, Boundary: -1, Incoming: -1}},
-		"boundary on the tensors":  {{NbCommitments: 11, NbVars: 18, Boundary: 0, Incoming: -1}},
-		"incoming out of range":    {{NbCommitments: 11, NbVars: 18, Boundary: -1, Incoming: 11}},
-		"no variables":             {{NbCommitments: 11, NbVars: 0, Boundary: -1, Incoming: -1}},
-		"the first reads a stream": {last, last},
-		"the last hands one on":    {first, first},
-		"two segments unlinked":    {{NbCommitments: 11, NbVars: 18, Boundary: -1, Incoming: -1}, last},
+		"no segment":                     nil,
+		"two Pedersen":                   {{NbPedersen: 2, NbCommitments: 11, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: -1}},
+		"boundary on the tensors":        {{NbCommitments: 11, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: 0, Incoming: -1}},
+		"incoming out of range":          {{NbCommitments: 11, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 11}},
+		"no variables":                   {{NbCommitments: 11, NbVars: 0, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: -1}},
+		"multiplicities first":           {{NbCommitments: 11, NbVars: 18, Multiplicities: 0, NbMultiplicities: 1, Boundary: -1, Incoming: -1}},
+		"boundary on the tensors' parts": {{NbCommitments: 14, NbVars: 18, Multiplicities: 4, NbMultiplicities: 1, Boundary: 3, Incoming: -1}},
+		"the first reads a stream":       {last, last},
+		"the last hands one on":          {first, first},
+		"two segments unlinked":          {{NbCommitments: 11, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: -1}, last},
 	}
 	for name, shapes := range bad {
 		if _, err := NewCommittedAggregator(shapes, gpcs.Key{}); err == nil {
@@ -42,8 +44,8 @@ func TestCommittedShapes(t *testing.T) {
 // one wrapper of the opened aggregators serves it.
 func TestCommittedAggregatorCommitments(t *testing.T) {
 	shapes := []CommittedShape{
-		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: 10, Incoming: -1},
-		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Boundary: -1, Incoming: 10},
+		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: 10, Incoming: -1},
+		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 10},
 	}
 	ccs, err := CompileCommittedAggregator(shapes, gpcs.GeneratorKey())
 	if err != nil {

@@ -23,7 +23,6 @@ import (
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/internal/g1"
-	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/statement"
@@ -98,14 +97,8 @@ func newCommittedRun(t *testing.T) *committedRun {
 			t.Fatal(err)
 		}
 		s := shapes[i]
-		boundary, incoming := -1, -1
-		if s.Layout.Boundary >= 0 {
-			boundary = s.BoundaryCommitment()
-		}
-		if seg.From > 0 {
-			incoming = s.IncomingCommitment()
-		}
-		sh, err := CommittedShapeOf(ccss[i], s.NbCommitments(), len(lookup.DenseColumns(s.Set)), s.OpeningVars(), boundary, incoming)
+		multiplicities, boundary, incoming := s.PartIndices()
+		sh, err := CommittedShapeOf(ccss[i], s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming)
 		if err != nil {
 			t.Fatal(err)
 		}

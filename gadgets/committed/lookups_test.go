@@ -145,7 +145,7 @@ func newLookupsRun() (*lookupsRun, error) {
 	}
 	native.Requants(view, r.seg, func(q *model.Requant) { r.rqs = append(r.rqs, q) })
 	r.shared = native.SharedRows(view, r.seg)
-	r.mDigest = pcs.Digest([]pcs.Commitment{r.proof.Multiplicities})
+	r.mDigest = pcs.Digest(r.proof.Multiplicities)
 	claims, state, err := r.verifyNative()
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func (r *lookupsRun) verifyNative() (*native.LookupClaims, fr.Element, error) {
 	if err != nil {
 		return nil, fr.Element{}, err
 	}
-	if d := pcs.Digest([]pcs.Commitment{r.proof.Multiplicities}); !d.Equal(&r.mDigest) {
+	if d := pcs.Digest(r.proof.Multiplicities); !d.Equal(&r.mDigest) {
 		return nil, fr.Element{}, fmt.Errorf("the multiplicities' digest is not the commitment's")
 	}
 	return claims, t.State(), nil

@@ -14,7 +14,6 @@ import (
 	gsumcheck "github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
 	native "github.com/veriformer/veriformer/inference/committed"
-	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/statement"
@@ -59,7 +58,7 @@ func PlaceholderProof(s *native.Shape) (Proof, error) {
 	if err != nil {
 		return Proof{}, err
 	}
-	n := s.OpeningVars()
+	n, k := s.BatchVars(), s.OpeningVars()
 	p := Proof{
 		Lookups:       lk,
 		Requant:       PlaceholderRequantProof(s.Layout, s.Requants),
@@ -70,7 +69,7 @@ func PlaceholderProof(s *native.Shape) (Proof, error) {
 		Norms:         PlaceholderNorms(s),
 		Softmax:       PlaceholderSoftmax(s),
 		ResidualEvals: make([]frontend.Variable, len(s.Residuals.Blocks)),
-		Opening:       OpeningProof{SumCheck: gsumcheck.PlaceholderProof(n, 2), Evaluations: make([][3]frontend.Variable, n)},
+		Opening:       OpeningProof{SumCheck: gsumcheck.PlaceholderProof(n, 2), Evaluations: make([][3]frontend.Variable, k)},
 	}
 	if a := PlaceholderArgmax(s); a != nil {
 		p.Argmax = []ArgmaxProof{*a}
@@ -157,11 +156,11 @@ func NewSegment(m *model.Model, s *native.Shape) (*Segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	nbFixed := len(lookup.DenseColumns(s.Set))
+	nbFixed := s.NbTableParts()
 	n := len(p.Opening.Evaluations)
 	return &Segment{
 		Publics: Publics{
-			Commitments: make([]frontend.Variable, s.NbCommitments()+nbFixed),
+			Commitments: make([]frontend.Variable, s.NbParts()+nbFixed),
 			Folds:       make([]frontend.Variable, max(n-1, 0)),
 		},
 		Prompt: make([]frontend.Variable, len(s.Pass.Prompt)),
@@ -177,7 +176,7 @@ func NewSegment(m *model.Model, s *native.Shape) (*Segment, error) {
 func AssignSegment(m *model.Model, s *native.Shape, st statement.Statement, proof *native.Proof, check *pcs.GroupCheck) *Segment {
 	stmt := statement.Elements[fr.Element](st)
 	d := pcs.Digest(proof.Commitments())
-	md := pcs.Digest([]pcs.Commitment{proof.Multiplicities})
+	md := pcs.Digest(proof.Multiplicities)
 	bp := gpcs.ValueOfBatchProof(proof.Opening)
 	a := &Segment{
 		Publics: Publics{
@@ -342,14 +341,25 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, out
 	claims = append(claims, argmaxClaims(api, s, output, amPoint, am)...)
 	claims = append(claims, normClaims(s, nEnds, p.Norms, s.IncomingCommitment())...)
 	claims = append(claims, softmaxClaims(s, smEnds, p.Softmax)...)
-	first := s.NbCommitments()
+	first, parts := s.NbCommitments(), s.Parts()
 	for k, c := range lc.Lookup.Tables {
 		claims = append(claims, gpcs.Claim{Commitment: first + k, Point: c.Point, Value: c.Value})
 	}
 	// The quotient's digest is absorbed after the last challenge: nothing
 	// reads the transcript after it.
 	bp := gpcs.BatchProof{SumCheck: p.Opening.SumCheck, Evaluations: p.Opening.Evaluations, FoldDigest: foldDigest, QuotientDigest: 0}
-	return gpcs.VerifyBatchField(api, t, first+len(lc.Lookup.Tables), claims, bp)
+	check, err := gpcs.VerifyBatchFieldParts(api, t, first+len(lc.Lookup.Tables), claims, bp, s.PartVars())
+	if err != nil {
+		return nil, err
+	}
+	// The scalars of the committed parts only: the layout's empty parts
+	// are the identity.
+	kept, err := native.SelectParts(check.Commitments, s.OpeningParts(), parts)
+	if err != nil {
+		return nil, err
+	}
+	check.Commitments = kept
+	return check, nil
 }
 
 // batchClaims is native batchClaims in circuit: the lookups' and the

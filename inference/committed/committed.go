@@ -46,9 +46,14 @@ type Proof struct {
 	// Tensors commits to the stacked MLE of the segment's opened tensors,
 	// Multiplicities to the limbs' LogUp multiplicities over the
 	// range-table set, Limbs[j] to row j of the limb MLE (NbVars
-	// variables each).
-	Tensors, Multiplicities pcs.Commitment
-	Limbs                   [limbRows]pcs.Commitment
+	// variables each). Each is committed in parts of [Shape.PartVars]
+	// variables (pcs.CommitParts): Tensors and Limbs[j] hold the parts
+	// the layout fills, Multiplicities every part, in order
+	// ([Shape.Parts]; one commitment, the whole MLE's, when it has no
+	// more variables than a part).
+	Tensors        []pcs.Commitment
+	Multiplicities []pcs.Commitment
+	Limbs          [limbRows][]pcs.Commitment
 	// Boundary commits to the residual stream handed to the next segment
 	// on its own (absent in the last segment), BoundaryEval is its value
 	// at the linking point.
@@ -225,10 +230,15 @@ func NewTranscript(st statement.Statement, seg inference.Segment) *pcs.Transcrip
 	return t
 }
 
-// Commitments lists a proof's commitments in batch order: the first
-// absorption of its transcript is their pcs.Digest.
+// Commitments lists a proof's commitments in batch order, every part:
+// the tensors' parts, the multiplicities, each limb row's parts, the
+// boundary and the incoming stream. The first absorption of its
+// transcript is their pcs.Digest.
 func (p *Proof) Commitments() []pcs.Commitment {
-	out := append([]pcs.Commitment{p.Tensors, p.Multiplicities}, p.Limbs[:]...)
+	out := append(append([]pcs.Commitment(nil), p.Tensors...), p.Multiplicities...)
+	for j := range p.Limbs {
+		out = append(out, p.Limbs[j]...)
+	}
 	if p.Boundary != nil {
 		out = append(out, *p.Boundary)
 	}
@@ -253,25 +263,35 @@ func (p *Proof) incomingCommitment() int {
 // opening opens each table a segment's lookups use where the lookup's
 // table tree ends, so the verifier never evaluates a table. A circuit
 // takes them as constants.
+//
+// PartVars is the parts' variables of the proofs it verifies ([PartVars]
+// unless [WithPartVars] says otherwise), and Tables[name] holds the
+// commitments to the parts of that table's column (pcs.CommitParts).
 type VerifyingKey struct {
-	PCS    *pcs.VerifyingKey
-	Tables map[string]pcs.Commitment
+	PCS      *pcs.VerifyingKey
+	PartVars int
+	Tables   map[string][]pcs.Commitment
 }
 
 // NewVerifyingKey returns the verifying key of model m's committed
-// proofs under srs: one commitment per function table of the model.
-func NewVerifyingKey(srs *pcs.SRS, m *model.Model) (*VerifyingKey, error) {
+// proofs under srs, made with the options opts: the commitments to the
+// parts of every function table of the model.
+func NewVerifyingKey(srs *pcs.SRS, m *model.Model, opts ...Option) (*VerifyingKey, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	view, err := inference.ShapePass(m, 1)
 	if err != nil {
 		return nil, err
 	}
-	vk := &VerifyingKey{PCS: srs.VerifyingKey(), Tables: map[string]pcs.Commitment{}}
+	vk := &VerifyingKey{PCS: srs.VerifyingKey(), PartVars: cfg.partVars, Tables: map[string][]pcs.Commitment{}}
 	for _, f := range modelTables(view) {
 		t, err := f.table()
 		if err != nil {
 			return nil, err
 		}
-		if vk.Tables[f.Name], err = pcs.Commit(srs, outputTable(&t)); err != nil {
+		if vk.Tables[f.Name], err = pcs.CommitParts(srs, outputTable(&t), cfg.partVars); err != nil {
 			return nil, fmt.Errorf("committed: table %s: %w", f.Name, err)
 		}
 	}
@@ -306,12 +326,18 @@ func tableCommitments(vk *VerifyingKey, set *table.Set) ([]pcs.Commitment, error
 	for _, d := range lookup.DenseColumns(set) {
 		name := set.Tables[d.Table].Name
 		c, ok := vk.Tables[name]
-		if !ok || d.Column != 2 {
-			return nil, fmt.Errorf("the verifying key has no commitment to table %s", name)
+		if !ok || d.Column != 2 || len(c) != pcs.Parts(tableVars(&set.Tables[d.Table]), vk.PartVars) {
+			return nil, fmt.Errorf("the verifying key has no commitment to table %s in parts of %d variables", name, vk.PartVars)
 		}
-		out = append(out, c)
+		out = append(out, c...)
 	}
 	return out, nil
+}
+
+// tableVars is the number of variables of a function table's output
+// column as an MLE.
+func tableVars(t *table.Table) int {
+	return poly.Log2Ceil(len(t.Columns[1].Values))
 }
 
 // boundaryVars is the number of variables of the boundary's own MLE.
@@ -322,8 +348,8 @@ func boundaryVars(l *Layout) int {
 // Prove proves segment seg of the forward pass tr of model m over the
 // generation pass (tr runs over pass.Tokens()) for the statement st,
 // committing with srs.
-func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment) (*Proof, *Timings, error) {
-	return prove(srs, st, pass, tr, seg, (*Layout).LimbTable, lookup.SetMultiplicities)
+func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment, opts ...Option) (*Proof, *Timings, error) {
+	return prove(srs, st, pass, tr, seg, (*Layout).LimbTable, lookup.SetMultiplicities, opts...)
 }
 
 // prove is Prove with the limb table computed by limbsOf and the
@@ -332,7 +358,11 @@ func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pass, tr *
 // forged table output). limbsOf runs before the stacked table is built,
 // so that a test may also forge an auxiliary tensor of the layout (the
 // argmax margins, a softmax mark) and have it committed.
-func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error), multOf func(*table.Set, *lookup.Lookups) ([]uint64, error)) (*Proof, *Timings, error) {
+func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error), multOf func(*table.Set, *lookup.Lookups) ([]uint64, error), opts ...Option) (*Proof, *Timings, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, nil, err
+	}
 	if seg.From < 0 || seg.To > len(tr.Layers) || seg.From >= seg.To {
 		return nil, nil, fmt.Errorf("committed: segment [%d, %d) of a pass of %d blocks", seg.From, seg.To, len(tr.Layers))
 	}
@@ -388,12 +418,20 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		tables = append(tables, limbTable[j*size:(j+1)*size])
 	}
 	proof := &Proof{}
-	commitments := []*pcs.Commitment{&proof.Tensors, &proof.Multiplicities}
-	for j := range proof.Limbs {
-		commitments = append(commitments, &proof.Limbs[j])
+	var incomingVars int
+	if seg.From > 0 {
+		incomingVars = streamVars(&tr.Layers[seg.From-1].Output)
 	}
-	for i, c := range commitments {
-		if *c, err = pcs.Commit(srs, tables[i]); err != nil {
+	partVars := segmentPartVars(l, incomingVars, cfg.partVars)
+	parts := layoutParts(l, partVars)
+	if proof.Tensors, err = commitLayoutParts(srs, stacked, partVars, parts[0]); err != nil {
+		return nil, nil, err
+	}
+	if proof.Multiplicities, err = pcs.CommitParts(srs, multTable, partVars); err != nil {
+		return nil, nil, err
+	}
+	for j := range proof.Limbs {
+		if proof.Limbs[j], err = commitLayoutParts(srs, tables[LimbsCommitment+j], partVars, parts[1+j]); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -426,7 +464,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	t.Absorb(pcs.Digest(proof.Commitments()))
 
 	start = time.Now()
-	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
+	mDigest := []fr.Element{pcs.Digest(proof.Multiplicities)}
 	var lc *lookup.CommittedClaims[fr.Element]
 	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult, lookup.WithTableClaims()); err != nil {
 		return nil, nil, err
@@ -583,7 +621,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	for _, d := range lookup.DenseColumns(set) {
 		tables = append(tables, outputTable(&set.Tables[d.Table]))
 	}
-	if proof.Opening, err = pcs.OpenBatch(t, srs, tables, claims); err != nil {
+	if proof.Opening, err = pcs.OpenBatchParts(t, srs, tables, claims, partVars); err != nil {
 		return nil, nil, err
 	}
 	times.Open = time.Since(start)
@@ -763,7 +801,7 @@ func VerifyLookups(t *pcs.Transcript, l *Layout, set *table.Set, ids *TableIDs, 
 	if len(proof.LimbEvals) != l.limbSlots() || len(proof.Functions) != len(l.Functions) {
 		return nil, fmt.Errorf("%w: %d limb slot and %d function values for %d and %d", ErrRejected, len(proof.LimbEvals), len(proof.Functions), l.limbSlots(), len(l.Functions))
 	}
-	mDigest := []fr.Element{pcs.Digest([]pcs.Commitment{proof.Multiplicities})}
+	mDigest := []fr.Element{pcs.Digest(proof.Multiplicities)}
 	lc, err := lookup.VerifyCommitted(t, mDigest, set, []int{1 << l.LookupVars}, proof.Lookup, lookup.WithTableClaims())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
@@ -877,7 +915,10 @@ func VerifyPassChecks(vk *VerifyingKey, m *model.Model, st statement.Statement, 
 // the group part (one pairing check) on the proof's commitments and the
 // model's fixed table commitments.
 func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof) (*pcs.GroupCheck, *Claims, error) {
-	s, err := NewShape(view, seg, pass)
+	if vk == nil {
+		return nil, nil, fmt.Errorf("%w: no verifying key", ErrRejected)
+	}
+	s, err := NewShape(view, seg, pass, WithPartVars(vk.PartVars))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -918,6 +959,18 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	rqs := s.Requants
 	if len(proof.Accumulators) != len(rqs) {
 		return nil, nil, fmt.Errorf("%w: %d accumulator values for %d requantizations", ErrRejected, len(proof.Accumulators), len(rqs))
+	}
+	parts := s.Parts()
+	if len(proof.Multiplicities) != len(parts[MultiplicitiesCommitment]) {
+		return nil, nil, fmt.Errorf("%w: %d commitments to the multiplicities' parts, want %d", ErrRejected, len(proof.Multiplicities), len(parts[MultiplicitiesCommitment]))
+	}
+	if len(proof.Tensors) != len(parts[TensorsCommitment]) {
+		return nil, nil, fmt.Errorf("%w: %d commitments to the tensors' parts, the layout has %d", ErrRejected, len(proof.Tensors), len(parts[TensorsCommitment]))
+	}
+	for j := range proof.Limbs {
+		if len(proof.Limbs[j]) != len(parts[LimbsCommitment+j]) {
+			return nil, nil, fmt.Errorf("%w: %d commitments to limb row %d's parts, the layout has %d", ErrRejected, len(proof.Limbs[j]), j, len(parts[LimbsCommitment+j]))
+		}
 	}
 	rejected := func(err error) (*pcs.GroupCheck, *Claims, error) {
 		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
@@ -986,10 +1039,13 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	claims = append(claims, argmaxClaims(l, s.Argmax, amPoint, proof.Argmax)...)
 	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
 	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
-	nbCommitments := len(proof.Commitments())
+	nbCommitments := s.NbCommitments()
 	claims = append(claims, tableClaims(nbCommitments, lc)...)
-	check, err := pcs.VerifyBatchField(t, nbCommitments+len(lookup.DenseColumns(s.Set)), claims, proof.Opening)
+	check, err := pcs.VerifyBatchFieldParts(t, nbCommitments+len(lookup.DenseColumns(s.Set)), claims, proof.Opening, s.PartVars())
 	if err != nil {
+		return rejected(err)
+	}
+	if check.Commitments, err = SelectParts(check.Commitments, s.OpeningParts(), s.Parts()); err != nil {
 		return rejected(err)
 	}
 	projected := s.projected()

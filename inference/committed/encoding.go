@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 10
+const FormatVersion = 11
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -29,15 +29,17 @@ const (
 	maxOpeningBytes = 1 << 20
 	maxProjections  = 1 << 12
 	maxResiduals    = 1 << 12
+	maxParts        = 1 << (pcs.MaxNbVars - PartVars)
 )
 
 var magic = []byte("veriformer/committed")
 
 // MarshalBinary writes the proof: the magic string, FormatVersion, then
 // its fields in declaration order — G1 points compressed (48 bytes),
-// scalars canonical (32 bytes), counts as 4-byte big-endian integers, a
-// presence byte before the boundary, the opening as pcs encodes it behind
-// its length.
+// scalars canonical (32 bytes), counts as 4-byte big-endian integers
+// (before the parts of the tensors and of each limb row), a presence
+// byte before the boundary, the opening as pcs encodes it behind its
+// length.
 func (p *Proof) MarshalBinary() ([]byte, error) {
 	if p.Lookup == nil || p.Decomposition == nil || p.Opening == nil {
 		return nil, errors.New("committed: encode: incomplete proof")
@@ -45,10 +47,10 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 	w := &writer{}
 	w.buf.Write(magic)
 	w.count(FormatVersion)
-	w.point(&p.Tensors)
-	w.point(&p.Multiplicities)
+	w.points(p.Tensors)
+	w.points(p.Multiplicities)
 	for j := range p.Limbs {
-		w.point(&p.Limbs[j])
+		w.points(p.Limbs[j])
 	}
 	if p.Boundary != nil {
 		w.buf.WriteByte(1)
@@ -155,10 +157,10 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 		return nil, fmt.Errorf("committed: decode: format version %d, want %d", v, FormatVersion)
 	}
 	p := &Proof{Lookup: &lookup.CommittedProof[fr.Element]{}, Decomposition: &sumcheck.ZeroCheckProof[fr.Element]{}, Opening: &pcs.BatchProof{}}
-	r.point(&p.Tensors)
-	r.point(&p.Multiplicities)
+	p.Tensors = r.points()
+	p.Multiplicities = r.points()
 	for j := range p.Limbs {
-		r.point(&p.Limbs[j])
+		p.Limbs[j] = r.points()
 	}
 	switch b := r.byte(); {
 	case r.err != nil:
@@ -283,6 +285,14 @@ type writer struct{ buf bytes.Buffer }
 
 func (w *writer) count(n int) { w.buf.Write(binary.BigEndian.AppendUint32(nil, uint32(n))) }
 
+// points writes a count and the points.
+func (w *writer) points(ps []pcs.Commitment) {
+	w.count(len(ps))
+	for i := range ps {
+		w.point(&ps[i])
+	}
+}
+
 func (w *writer) point(p *bls12377.G1Affine) {
 	b := p.Bytes()
 	w.buf.Write(b[:])
@@ -392,6 +402,19 @@ func (r *reader) point(p *bls12377.G1Affine) {
 	if c := p.Bytes(); !bytes.Equal(c[:], b) {
 		r.fail(errors.New("non-canonical point encoding"))
 	}
+}
+
+// points reads a count (at most maxParts) and the points.
+func (r *reader) points() []pcs.Commitment {
+	n := r.count(maxParts, bls12377.SizeOfG1AffineCompressed)
+	if r.err != nil || n == 0 {
+		return nil
+	}
+	out := make([]pcs.Commitment, n)
+	for i := range out {
+		r.point(&out[i])
+	}
+	return out
 }
 
 func (r *reader) scalar(x *fr.Element) {

@@ -162,6 +162,12 @@ func residualClaims(l *Layout, res *Residuals, point, evals []fr.Element, incomi
 // incomingTable is the table of the residual stream t as the previous
 // segment commits to it on its own (its Boundary): t's MLE over its
 // padded shape, at least one variable.
+// streamVars is the number of variables of incomingTable(t).
+func streamVars(t *model.Tensor) int {
+	_, vars, _ := poly.TensorVars(t.Shape)
+	return max(vars, 1)
+}
+
 func incomingTable(t *model.Tensor) ([]fr.Element, error) {
 	_, vars, err := poly.TensorVars(t.Shape)
 	if err != nil {

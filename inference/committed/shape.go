@@ -6,6 +6,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
@@ -43,16 +44,21 @@ type Shape struct {
 	Residuals    *Residuals
 	// Argmax is the last segment's argmax step (nil in the others).
 	Argmax *ArgmaxStep
+
+	config config
 }
 
 // NewShape computes the shape of segment seg of the pass over the shape
-// pass view.
-func NewShape(view *model.Trace, seg inference.Segment, pass Pass) (*Shape, error) {
+// pass view, for proofs made with the options opts.
+func NewShape(view *model.Trace, seg inference.Segment, pass Pass, opts ...Option) (*Shape, error) {
 	if seg.From < 0 || seg.To > len(view.Layers) || seg.From >= seg.To {
 		return nil, fmt.Errorf("committed: segment [%d, %d) of a model of %d blocks", seg.From, seg.To, len(view.Layers))
 	}
-	s := &Shape{Trace: view, Segment: seg, Pass: pass}
-	var err error
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &Shape{Trace: view, Segment: seg, Pass: pass, config: cfg}
 	if s.Layout, err = NewLayout(view, seg, pass); err != nil {
 		return nil, err
 	}
@@ -173,6 +179,90 @@ func (s *Shape) NbCommitments() int {
 	return n
 }
 
+// PartVars is the number of variables of the parts of the segment's
+// committed MLEs: [PartVars], or more when the table set, the boundary
+// or the incoming stream has more variables (they are committed whole).
+func (s *Shape) PartVars() int {
+	var incoming int
+	if s.Segment.From > 0 {
+		incoming = streamVars(&s.Trace.Layers[s.Segment.From-1].Output)
+	}
+	return segmentPartVars(s.Layout, incoming, s.config.partVars)
+}
+
+// Parts lists, per own commitment of the batch opening (tensors,
+// multiplicities, limb rows, then the boundary and the incoming stream
+// when present), the parts a proof commits, in order: those the layout
+// fills of the tensors and of each limb row, the one part of the others.
+func (s *Shape) Parts() [][]int {
+	return ownParts(s.Layout, s.PartVars(), s.Set.NbVars, s.Layout.Boundary >= 0, s.Segment.From > 0)
+}
+
+// NbParts is the number of commitments of a segment proof
+// ([Proof.Commitments]): the committed parts of its own commitments.
+func (s *Shape) NbParts() int {
+	n := 0
+	for _, p := range s.Parts() {
+		n += len(p)
+	}
+	return n
+}
+
+// PartIndex returns the index among [Proof.Commitments] of the first
+// committed part of own commitment j (MultiplicitiesCommitment,
+// [Shape.BoundaryCommitment], [Shape.IncomingCommitment]).
+func (s *Shape) PartIndex(j int) int {
+	n := 0
+	for _, p := range s.Parts()[:j] {
+		n += len(p)
+	}
+	return n
+}
+
+// OpeningParts is the number of parts of every commitment of the batch
+// opening, the own ones then the function tables' (one each), as
+// pcs.VerifyBatchFieldParts lists their scalars; the proof commits those
+// of [Shape.Parts].
+func (s *Shape) OpeningParts() []int {
+	m := s.PartVars()
+	out := []int{pcs.Parts(s.Layout.NbVars, m), pcs.Parts(s.Set.NbVars, m)}
+	for range limbRows {
+		out = append(out, pcs.Parts(s.Layout.NbVars, m))
+	}
+	for range s.NbCommitments() - boundaryCommitment {
+		out = append(out, 1)
+	}
+	for _, d := range lookup.DenseColumns(s.Set) {
+		out = append(out, pcs.Parts(tableVars(&s.Set.Tables[d.Table]), m))
+	}
+	return out
+}
+
+// NbTableParts is the number of the key's commitments to function
+// tables the segment's opening reads ([VerifyingKey.TableCommitments]):
+// every part of each.
+func (s *Shape) NbTableParts() int {
+	n := 0
+	for _, p := range s.OpeningParts()[s.NbCommitments():] {
+		n += p
+	}
+	return n
+}
+
+// PartIndices returns the indices among [Proof.Commitments] of the
+// multiplicities' first part, the boundary's and the incoming stream's
+// commitments (−1 for an absent one), as the aggregator reads them.
+func (s *Shape) PartIndices() (multiplicities, boundary, incoming int) {
+	boundary, incoming = -1, -1
+	if s.Layout.Boundary >= 0 {
+		boundary = s.PartIndex(s.BoundaryCommitment())
+	}
+	if s.Segment.From > 0 {
+		incoming = s.PartIndex(s.IncomingCommitment())
+	}
+	return s.PartIndex(MultiplicitiesCommitment), boundary, incoming
+}
+
 // BoundaryCommitment is the index of the boundary's commitment (valid
 // when the segment is not the last).
 func (s *Shape) BoundaryCommitment() int { return boundaryCommitment }
@@ -223,11 +313,17 @@ func (s *Shape) CheckProjected() error {
 	return nil
 }
 
-// OpeningVars is the number of variables of the segment's batch
-// opening: its largest commitment's, the stacked MLE's or the table
+// BatchVars is the number of variables of the segment's batch
+// sum-check: its largest commitment's, the stacked MLE's or the table
 // set's (the multiplicities and the function tables).
-func (s *Shape) OpeningVars() int {
+func (s *Shape) BatchVars() int {
 	return max(s.Layout.NbVars, s.Set.NbVars)
+}
+
+// OpeningVars is the number of variables of the segment's HyperKZG
+// opening: [Shape.BatchVars], at most [Shape.PartVars].
+func (s *Shape) OpeningVars() int {
+	return min(s.BatchVars(), s.PartVars())
 }
 
 // TableCommitments returns the key's fixed commitments to the function

@@ -140,12 +140,5 @@ func (w FieldWork) EstimatedR1CS() int {
 
 // points is the number of G1 points of the proof.
 func (p *Proof) points() int {
-	n := 2 + limbRows + len(p.Opening.Opening.Folds) + 1
-	if p.Boundary != nil {
-		n++
-	}
-	if p.Incoming != nil {
-		n++
-	}
-	return n
+	return len(p.Commitments()) + len(p.Opening.Opening.Folds) + 1
 }

@@ -101,9 +101,11 @@ func roundTampers(name string, get func(p *Proof) *sumcheck.Proof[fr.Element]) [
 // boundary).
 func tampers(proof *Proof) []tamper {
 	out := []tamper{
-		{"Tensors", func(p *Proof) func() { return move(&p.Tensors) }},
-		{"Limbs[0]", func(p *Proof) func() { return move(&p.Limbs[0]) }},
-		{"Limbs[7]", func(p *Proof) func() { return move(&p.Limbs[7]) }},
+		{"Tensors[0]", func(p *Proof) func() { return move(&p.Tensors[0]) }},
+		dropLast("Tensors", func(p *Proof) *[]pcs.Commitment { return &p.Tensors }),
+		{"Limbs[0][0]", func(p *Proof) func() { return move(&p.Limbs[0][0]) }},
+		{"Limbs[7][0]", func(p *Proof) func() { return move(&p.Limbs[7][0]) }},
+		dropLast("Limbs[7]", func(p *Proof) *[]pcs.Commitment { return &p.Limbs[7] }),
 		{"LimbEvals[0]", func(p *Proof) func() { return bump(&p.LimbEvals[0]) }},
 		{"LimbEvals[last]", func(p *Proof) func() { return bump(&p.LimbEvals[len(p.LimbEvals)-1]) }},
 		{"Functions[0].In", func(p *Proof) func() { return bump(&p.Functions[0].In) }},
@@ -117,7 +119,8 @@ func tampers(proof *Proof) []tamper {
 			p.Argmax = &ArgmaxProof{Chosen: make([]fr.Element, 1)}
 			return func() { p.Argmax = saved }
 		}},
-		{"Multiplicities", func(p *Proof) func() { return move(&p.Multiplicities) }},
+		{"Multiplicities[0]", func(p *Proof) func() { return move(&p.Multiplicities[0]) }},
+		dropLast("Multiplicities", func(p *Proof) *[]pcs.Commitment { return &p.Multiplicities }),
 		{"Boundary", func(p *Proof) func() { return move(p.Boundary) }},
 		{"Boundary removed", func(p *Proof) func() {
 			saved := p.Boundary
@@ -213,8 +216,8 @@ func TestTamperedProof(t *testing.T) {
 		name := set.Tables[d.Table].Name
 		other := *vk
 		other.Tables = maps.Clone(vk.Tables)
-		c := other.Tables[name]
-		move(&c)
+		c := slices.Clone(other.Tables[name])
+		move(&c[0])
 		other.Tables[name] = c
 		if _, err := Verify(&other, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("other commitment to table %s: %v", name, err)

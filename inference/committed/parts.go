@@ -1,0 +1,163 @@
+package committed
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
+	"github.com/veriformer/veriformer/pcs"
+)
+
+// PartVars is the number of variables of a part of a committed MLE
+// (pcs.CommitParts): the stacked MLE, the limb rows, the multiplicities
+// and the key's function tables of more than 2^PartVars entries are
+// committed in parts of 2^PartVars entries, so that the batch opening's
+// multi-scalar multiplications run over 2^PartVars points whatever the
+// segment's size ("Parts" in the package documentation). The boundary
+// and the incoming stream are committed whole: a segment's parts take
+// max(PartVars, their variables) ([Shape.PartVars]). It is the default
+// of [NewVerifyingKey]'s and [Prove]'s [WithPartVars].
+const PartVars = 18
+
+// Option sets a parameter of the committed proof system. A verifier,
+// and the segment circuit through its [Shape], must use the prover's.
+type Option func(*config)
+
+type config struct {
+	partVars int
+}
+
+// WithPartVars commits the stacked MLE and the limb rows in parts of m
+// variables (1 ≤ m ≤ pcs.MaxNbVars) in place of [PartVars]: a smaller m
+// makes the opening cheaper and the proof's commitments more numerous.
+// The tests use it to split small segments.
+func WithPartVars(m int) Option {
+	return func(c *config) { c.partVars = m }
+}
+
+func newConfig(opts []Option) (config, error) {
+	c := config{partVars: PartVars}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.partVars < 1 || c.partVars > pcs.MaxNbVars {
+		return c, fmt.Errorf("committed: parts of %d variables, want 1 to %d", c.partVars, pcs.MaxNbVars)
+	}
+	return c, nil
+}
+
+// segmentPartVars is the parts' variables of a segment with layout l, a
+// boundary (l.Boundary ≥ 0) and an incoming stream of incomingVars
+// variables (0 without one), for parts of base variables: the boundary
+// and the incoming stream are committed whole.
+func segmentPartVars(l *Layout, incomingVars, base int) int {
+	m := max(base, incomingVars)
+	if l.Boundary >= 0 {
+		m = max(m, boundaryVars(l))
+	}
+	return m
+}
+
+// layoutParts returns, for the stacked MLE then each limb row, the parts
+// of m variables that the layout fills: all of them (the one part) when
+// the MLE has m variables or fewer; otherwise the parts that meet a
+// block (of the stacked MLE), or a block using the row (of a limb row).
+// The other parts are zero whatever the tensors' values, so a proof
+// does not commit them: the verifier takes them as the identity, the
+// commitment to zero.
+func layoutParts(l *Layout, m int) [1 + limbRows][]int {
+	var out [1 + limbRows][]int
+	if l.NbVars <= m {
+		for i := range out {
+			out[i] = []int{0}
+		}
+		return out
+	}
+	used := make([][]bool, len(out))
+	for i := range used {
+		used[i] = make([]bool, 1<<(l.NbVars-m))
+	}
+	for b, blk := range l.Blocks {
+		first, last := blk.Offset>>m, (blk.Offset+1<<blk.NbVars-1)>>m
+		for p := first; p <= last; p++ {
+			used[0][p] = true
+			for j := range limbRows {
+				if l.limbWidth(b, j) != 0 {
+					used[1+j][p] = true
+				}
+			}
+		}
+	}
+	for i := range out {
+		for p, u := range used[i] {
+			if u {
+				out[i] = append(out[i], p)
+			}
+		}
+	}
+	return out
+}
+
+// commitLayoutParts commits to the given parts of m variables of table
+// (the whole table when it has m variables or fewer).
+func commitLayoutParts(srs *pcs.SRS, table []fr.Element, m int, parts []int) ([]pcs.Commitment, error) {
+	size := min(len(table), 1<<m)
+	out := make([]pcs.Commitment, len(parts))
+	for i, p := range parts {
+		c, err := pcs.Commit(srs, table[p*size:(p+1)*size])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// ownParts lists, per own commitment of the batch opening (tensors,
+// multiplicities over a table set of setVars variables, limb rows,
+// boundary, incoming), the parts a proof commits: every part of the
+// multiplicities.
+func ownParts(l *Layout, m, setVars int, boundary, incoming bool) [][]int {
+	lp := layoutParts(l, m)
+	mult := make([]int, pcs.Parts(setVars, m))
+	for i := range mult {
+		mult[i] = i
+	}
+	out := [][]int{lp[0], mult}
+	out = append(out, lp[1:]...)
+	if boundary {
+		out = append(out, []int{0})
+	}
+	if incoming {
+		out = append(out, []int{0})
+	}
+	return out
+}
+
+// SelectParts keeps, of the scalars of every part of the batch opening
+// (pcs.VerifyBatchFieldParts: commitment by commitment, nbParts[j] for
+// commitment j, [Shape.OpeningParts]), those of the committed parts
+// (own[j] for the own commitments, [Shape.Parts]; every part of the
+// others, the function tables). The segment circuit selects its
+// variables with it.
+func SelectParts[T any](scalars []T, nbParts []int, own [][]int) ([]T, error) {
+	var out []T
+	k := 0
+	for j, n := range nbParts {
+		if k+n > len(scalars) {
+			return nil, fmt.Errorf("committed: %d scalars for the opening's parts", len(scalars))
+		}
+		if j < len(own) {
+			for _, p := range own[j] {
+				out = append(out, scalars[k+p])
+			}
+		} else {
+			out = append(out, scalars[k:k+n]...)
+		}
+		k += n
+	}
+	if k != len(scalars) {
+		return nil, fmt.Errorf("committed: %d scalars for %d parts", len(scalars), k)
+	}
+	return out, nil
+}
