@@ -43,9 +43,11 @@ func TestCommittedShapes(t *testing.T) {
 // are native variables, no emulated arithmetic range-checks them), so the
 // one wrapper of the opened aggregators serves it.
 func TestCommittedAggregatorCommitments(t *testing.T) {
+	// The second segment's commitments are in parts: 2 of the tensors, 2
+	// of the multiplicities.
 	shapes := []CommittedShape{
 		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: 10, Incoming: -1},
-		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 10},
+		{NbPedersen: 1, NbCommitments: 13, NbTables: 3, NbVars: 17, Multiplicities: 2, NbMultiplicities: 2, Boundary: -1, Incoming: 12},
 	}
 	ccs, err := CompileCommittedAggregator(shapes, gpcs.GeneratorKey())
 	if err != nil {

@@ -34,8 +34,10 @@
 //     variables (their bits give the one-hot points and the prefix
 //     selectors; each is checked below the vocabulary size);
 //  11. the boundary's point, in every segment but the last;
-//  12. the batch opening's field part (gadgets/pcs.VerifyBatchField) over
-//     every claim, in the native order.
+//  12. the batch opening's field part (gadgets/pcs.VerifyBatchFieldParts,
+//     the commitments in parts of the shape's PartVars) over every
+//     claim, in the native order, keeping the scalars of the parts the
+//     proof commits (native.SelectParts).
 //
 // The pass's tokens are private inputs, bound to the statement's input
 // and output digests (gadgets/statement.TokensDigest); the circuit is
@@ -48,9 +50,10 @@
 //
 // [Publics], in order: the statement (model id, input digest, output
 // digest); the digests (pcs.Digest) of the proof's commitments, of its
-// multiplicities' commitment and of the opening's folds; the scalars of
-// the opening's pairing check — one per commitment (the proof's, then
-// the model's fixed table commitments), one per fold, two of the
+// multiplicities' commitment (its parts) and of the opening's folds; the
+// scalars of the opening's pairing check — one per committed part (the
+// proof's, native Shape.NbParts, then the parts of the model's fixed
+// table commitments, Shape.NbTableParts), one per fold, two of the
 // quotient and three of the generator. The aggregator
 // (recursion.CommittedAggregator) recomputes the digests from the points
 // and completes the pairing check with these scalars. The opening's

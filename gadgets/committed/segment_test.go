@@ -114,6 +114,7 @@ func proofTampers(p *native.Proof) []tamper {
 }
 
 // TestSegment: the segment circuit of the built-in model's two segments
+// (the last one also with its committed MLEs in parts of 13 variables)
 // and of a Llama segment accepts the honest proof with the native
 // verifier's scalars, and rejects, like the native verifier, each
 // changed value of every kind of the proof (first and last of each
@@ -124,11 +125,17 @@ func proofTampers(p *native.Proof) []tamper {
 func TestSegment(t *testing.T) {
 	var records [][]string
 	for _, c := range []struct {
-		name string
-		seg  inference.Segment
-	}{{model.Tiny, inference.Segment{From: 0, To: 1}}, {model.Tiny, inference.Segment{From: 1, To: 2}}, {model.LlamaTiny, inference.Segment{From: 0, To: 1}}} {
-		t.Run(fmt.Sprintf("%s/%d-%d", c.name, c.seg.From, c.seg.To), func(t *testing.T) {
-			r := sharedRunOf(t, c.name, c.seg)
+		name  string
+		seg   inference.Segment
+		parts int
+	}{
+		{model.Tiny, inference.Segment{From: 0, To: 1}, native.PartVars},
+		{model.Tiny, inference.Segment{From: 1, To: 2}, native.PartVars},
+		{model.LlamaTiny, inference.Segment{From: 0, To: 1}, native.PartVars},
+		{model.Tiny, inference.Segment{From: 1, To: 2}, 13},
+	} {
+		t.Run(fmt.Sprintf("%s/%d-%d/parts=%d", c.name, c.seg.From, c.seg.To, c.parts), func(t *testing.T) {
+			r := sharedPartsRunOf(t, c.name, c.seg, c.parts)
 			ph, as, err := r.segmentCircuits(nil)
 			if err != nil {
 				t.Fatal(err)
@@ -139,7 +146,11 @@ func TestSegment(t *testing.T) {
 			cs := compileCircuit(t, ph)
 			n := cs.GetNbConstraints()
 			t.Logf("%d R1CS, %d public inputs", n, cs.GetNbPublicVariables()-1)
-			records = append(records, []string{"segment", fmt.Sprintf("%s/segment%d-%d/rows=%d/N=%d", c.name, c.seg.From, c.seg.To, len(r.pass.Tokens()), r.shape.Layout.NbVars), fmt.Sprint(n)})
+			params := fmt.Sprintf("%s/segment%d-%d/rows=%d/N=%d", c.name, c.seg.From, c.seg.To, len(r.pass.Tokens()), r.shape.Layout.NbVars)
+			if c.parts != native.PartVars {
+				params += fmt.Sprintf("/parts=%d(%d)", c.parts, r.shape.NbParts())
+			}
+			records = append(records, []string{"segment", params, fmt.Sprint(n)})
 			solved := func(check *pcs.GroupCheck) error {
 				_, as, err := r.segmentCircuits(check)
 				if err != nil {
@@ -215,7 +226,7 @@ func TestSegment(t *testing.T) {
 			t.Logf("%d public inputs changed, each rejected", publics)
 		})
 	}
-	if len(records) == 3 {
+	if len(records) == 4 {
 		checkConstraints(t, "segment", records)
 	}
 }

@@ -76,7 +76,14 @@ func sharedSegmentRun(t *testing.T, last bool) *segmentRun {
 // built-in model name (a proof takes seconds, the SRS longer).
 func sharedRunOf(t *testing.T, name string, seg inference.Segment) *segmentRun {
 	t.Helper()
-	key := fmt.Sprintf("%s/%d-%d", name, seg.From, seg.To)
+	return sharedPartsRunOf(t, name, seg, native.PartVars)
+}
+
+// sharedPartsRunOf is sharedRunOf for proofs whose committed MLEs are in
+// parts of partVars variables (native.WithPartVars).
+func sharedPartsRunOf(t *testing.T, name string, seg inference.Segment, partVars int) *segmentRun {
+	t.Helper()
+	key := fmt.Sprintf("%s/%d-%d/parts=%d", name, seg.From, seg.To, partVars)
 	runsMu.Lock()
 	o, ok := runs[key]
 	if !ok {
@@ -84,14 +91,14 @@ func sharedRunOf(t *testing.T, name string, seg inference.Segment) *segmentRun {
 		runs[key] = o
 	}
 	runsMu.Unlock()
-	o.once.Do(func() { o.run, o.err = newSegmentRun(name, seg) })
+	o.once.Do(func() { o.run, o.err = newSegmentRun(name, seg, native.WithPartVars(partVars)) })
 	if o.err != nil {
 		t.Fatal(o.err)
 	}
 	return o.run
 }
 
-func newSegmentRun(name string, seg inference.Segment) (*segmentRun, error) {
+func newSegmentRun(name string, seg inference.Segment, opts ...native.Option) (*segmentRun, error) {
 	m, err := model.Builtin(name)
 	if err != nil {
 		return nil, err
@@ -113,17 +120,17 @@ func newSegmentRun(name string, seg inference.Segment) (*segmentRun, error) {
 	if srsErr != nil {
 		return nil, srsErr
 	}
-	if r.proof, _, err = native.Prove(srs, m, r.st, r.pass, tr, seg); err != nil {
+	if r.proof, _, err = native.Prove(srs, m, r.st, r.pass, tr, seg, opts...); err != nil {
 		return nil, err
 	}
 	view, err := inference.ShapePass(m, len(r.pass.Tokens()))
 	if err != nil {
 		return nil, err
 	}
-	if r.shape, err = native.NewShape(view, seg, r.pass); err != nil {
+	if r.shape, err = native.NewShape(view, seg, r.pass, opts...); err != nil {
 		return nil, err
 	}
-	if r.vk, err = native.NewVerifyingKey(srs, m); err != nil {
+	if r.vk, err = native.NewVerifyingKey(srs, m, opts...); err != nil {
 		return nil, err
 	}
 	if err := r.verifyNative(); err != nil {

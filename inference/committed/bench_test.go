@@ -20,6 +20,7 @@ var (
 	wholePass  = flag.Bool("committed.pass", false, "with -committed.gpt2small, prove the whole pass (the LM head in the last segment) rather than block 1")
 	segBlocks  = flag.Int("committed.blocks", 1, "with -committed.pass, blocks per segment")
 	benchBlock = flag.Int("committed.block", 1, "without -committed.pass, the block whose segment is proven (the last one holds the LM head and the argmax)")
+	benchParts = flag.Int("committed.parts", PartVars, "variables of the committed MLEs' parts (WithPartVars)")
 )
 
 // benchSRS loads (or creates once and caches in the user cache directory)
@@ -88,7 +89,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		if err != nil {
 			b.Fatal(err)
 		}
-		need = max(need, 1<<l.NbVars, 1<<set.NbVars)
+		need = max(need, 1<<min(max(l.NbVars, set.NbVars), *benchParts))
 		// One line per segment that differs from the one before.
 		line := fmt.Sprintf("%d blocks, stacked MLE and %d limb rows of 2^%d entries, %d lookup slots in 2^%d entries, table set of 2^%d rows", len(l.Blocks), limbRows, l.NbVars, len(l.Slots), l.LookupVars, set.NbVars)
 		if line == last {
@@ -98,7 +99,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		b.Logf("segment %v: %s", seg, line)
 	}
 	s := benchSRS(b, need)
-	vk, err := NewVerifyingKey(s, m)
+	vk, err := NewVerifyingKey(s, m, WithPartVars(*benchParts))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		var proofs []*Proof
 		for k, seg := range segs {
 			start = time.Now()
-			proof, t, err := Prove(s, m, f.st, f.pass, tr, seg)
+			proof, t, err := Prove(s, m, f.st, f.pass, tr, seg, WithPartVars(*benchParts))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -288,11 +288,36 @@
 // values at the lookup point, the multiplicity claim, the
 // zero-check's claims on s and on the 8 limb rows, the requantization
 // claim on s, the boundary link, the function tables' outputs — is
-// proven by one pcs.OpenBatch over the commitments (s, m, l₀, …, l₇[,
-// boundary][, incoming], then the key's commitments to the set's function
-// tables in set order), whose opening runs over max(N, set variables)
-// variables. The key's commitments are not absorbed: they are a function
-// of the model, which the statement's model id binds.
+// proven by one pcs.OpenBatchParts over the commitments (s, m, l₀, …,
+// l₇[, boundary][, incoming], then the key's commitments to the set's
+// function tables in set order), whose sum-check runs over max(N, set
+// variables) variables. The key's commitments are not absorbed: they are
+// a function of the model, which the statement's model id binds.
+//
+// # Parts
+//
+// Each of those MLEs is committed in parts of M variables
+// (pcs.CommitParts; M = [PartVars] = 18 unless [WithPartVars] says
+// otherwise, raised to the boundary's and the incoming stream's
+// variables, which are committed whole: [Shape.PartVars]), and the
+// opening runs over min(max(N, set variables), M) variables
+// ([Shape.OpeningVars]): its multi-scalar multiplications cover 2^M
+// points whatever the segment's size, where they covered the stacked
+// tensors' length (pcs, "Commitments in parts"). An MLE of M variables
+// or fewer is one part, its commitment: the built-in model's segments
+// (N = 15, a table set of 2¹⁸ rows) are unchanged. Of s and the limb
+// rows the proof commits only the parts the layout fills ([Shape.Parts]:
+// those that meet a block, of a limb row a block that uses the row);
+// the others are zero whatever the tensors' values, and the verifier
+// takes them as the identity, the commitment to zero, which binds them
+// to zero. Every part of the multiplicities and of the key's tables is
+// committed ([VerifyingKey.PartVars] is the key's M; a proof verifies
+// under a key of its own M only). [Proof.Commitments] lists the parts,
+// commitment by commitment; the verifier checks each count against the
+// layout, then keeps the scalars of the committed parts
+// ([SelectParts]). GPT-2 small's block at 16 rows (N = 20, 541,536
+// entries) commits 3 parts of s and 42 points in all (33 whole), the
+// LM-head segment (N = 22) 15 parts of s and 97 points (33 whole).
 //
 // # Transcript
 //
@@ -301,7 +326,7 @@
 // statement is only bound here: the caller checks it against the model
 // and tokens (as inference.VerifySegment does). Then:
 //
-//	pcs.Digest(s, m, l₀, …, l₇[, boundary][, incoming])      (all commitments, before any challenge)
+//	pcs.Digest(s, m, l₀, …, l₇[, boundary][, incoming])      (all commitments, every committed part, before any challenge)
 //	lookup.ProveCommitted: label "lookup/committed/committed/tables", pcs.Digest(m), β, α,
 //	  witness tree, table tree, m(ρₜ), column evaluations, the function tables' outputs
 //	each limb slot's value (slot order); per function, its input and output values
@@ -320,7 +345,7 @@
 //	label "committed/embedding"; its point                           (first segment only)
 //	label "committed/argmax"; c_k; (ρ_k, ρ_j); D(ρ); sum-check (degree 2); L(r′, ρ_j)   (last segment only)
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
-//	pcs.OpenBatch: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
+//	pcs.OpenBatchParts: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
 // The claims' order in the batch: multiplicities, s of the zero-check,
 // each limb slot's claim on its limb row, each limb row's zero-check
@@ -339,7 +364,8 @@
 // # Format
 //
 // [Proof.MarshalBinary] writes the magic string "veriformer/committed",
-// [FormatVersion], then Tensors, Multiplicities, Limbs, a presence byte
+// [FormatVersion], then Tensors, Multiplicities and each limb row (each
+// a count and its parts' points), a presence byte
 // and the Boundary, BoundaryEval, a presence byte and Incoming, LimbEvals
 // (count; values),
 // Functions (count; per function In, Out), the LogUp proof (witness and
@@ -386,9 +412,10 @@
 // Measured (go test -run '^$' -bench Prove ./inference/committed
 // -committed.gpt2small=true [-committed.rows=N] [-committed.pass=true]
 // [-committed.block=K] (without the pass, block K's segment; 11 is the
-// last, with the LM head),
+// last, with the LM head) [-committed.parts=M] (parts of 2^M entries),
 // one run each on the 2-core machine, nothing else running, development
-// SRS), with every relation above:
+// SRS), with every relation above, before the commitments were split in
+// parts (the current figures are under "Parts" below):
 //
 //	                      built-in, 16 rows   GPT-2-small shape, block 1 only     whole pass, 16 rows
 //	                      both segments       16 rows    32 rows    64 rows       12 segments
@@ -475,43 +502,67 @@
 // after). Block 1 alone stayed within its runs' spread (opening 4.4–5.0 s
 // before, 4.1–5.0 s after).
 //
-// What remains is still mostly the batch opening, 62% of the pass: two
-// full-scalar MSMs per segment (the folds, which sum to the opening's
-// size, and the quotient), which gnark-crypto's MultiExp runs at about
-// 3 µs per point on both cores (measured on 2²⁰ random scalars; zero
-// scalars cost almost nothing, so a polynomial costs its highest
-// non-zero coefficient, not its padded size). GPT-2 small's block at 16
-// rows holds 541,536 entries (a quarter of them the tensors' own padding:
-// d = 768 and 3,072 columns padded to 1,024 and 4,096, 12 heads to 16),
-// so the two MSMs cover about 1.1M points. The 60 s target for the pass
-// would need about 1 s of opening per block. The ways down, each a change
-// of the proof and of the segment circuit: stack a tensor's columns in
-// power-of-two chunks (768 = 512 + 256) with claims that are linear
-// combinations of the chunks' evaluations, which brings a block to about
-// 406k entries; or commit the stacked MLE and the limb rows in parts of
-// 2^M entries opened together, so that an opening costs 2·2^M. The
-// second multiplies the commitments — each costs the aggregator about
-// 3.1k R1CS and a public input of the segment — since all nine MLEs of
-// a segment's size (the stacked tensors and the eight limb rows) would be
-// split: at M = 17, about 45 commitments per block segment instead of 9.
+// Parts. The stacked MLE, the limb rows, the multiplicities and the
+// tables committed in parts of 2¹⁸ entries ("Parts" above; the same
+// relations, another opening): a block's opening covers 2·2¹⁸ points
+// where it covered its 541,536 entries twice, the LM head's where it
+// covered 3.72M twice. Old (the whole commitments) and new binaries,
+// single runs alternated on the machine above, development SRS:
+//
+//	                               old                        new (parts of 2¹⁸)
+//	whole pass, 16 rows, 1st pair  130.2 s (opening 78.7 s)    88.3 s (opening 35.1 s)
+//	whole pass, 16 rows, 2nd pair  114.8 s (opening 69.6 s)    92.9 s (opening 37.9 s)
+//	  commit / GKR / sum-checks    19.3, 15.3 / 18.0, 17.6 /   25.1, 24.8 / 14.4, 15.9 /
+//	                               14.2, 12.3 s                13.6, 14.4 s
+//	  a block's segment            5.9–10.2 s                  4.3–9.0 s
+//	  the LM-head segment          48.2, 43.2 s                29.6, 30.0 s
+//	  verifier (the pass)          4.9, 3.9 s                  3.9, 3.9 s
+//	  proofs                       908 kB                      915 kB
+//	  peak RSS                     10.9 GB                     10.7 GB
+//	LM-head segment alone          51.3 s (opening 24.6 s)     29.8 s (opening 5.8 s); verifier 1.05 → 0.45 s
+//	block 1 alone, 16 rows         8.6 s (opening 4.0 s)       7.8 s (opening 2.7 s), 74.4 → 74.7 kB
+//	block 1 alone, 32 rows         20.8 s (opening 11.2 s)     11.4 s (opening 3.4 s), 6.5 → 5.2 GB, 78.3 → 79.0 kB
+//	block 1 alone, 64 rows         37.7 s (opening 18.2 s)     28.2 s (opening 9.0 s), 82.3 → 84.0 kB
+//
+// The commit phase of the pass reads slower with parts although the
+// commitments themselves cost the same (a block's stacked MLE and limb
+// rows: 0.59 s whole, 0.58 s in parts of 2¹⁸, 0.59 s of 2¹⁷, measured
+// alone): it absorbs the page faults of fresh memory that the smaller
+// opening no longer leaves for the next segment to reuse. Parts of 2¹⁷
+// gave the pass in 78.0 s (opening 27.3 s, one run), with 53 points per
+// block segment and 164 in the LM head's (42 and 97 with 2¹⁸, 33
+// whole); each point costs the aggregator about 3.1k R1CS (a scalar
+// multiplication and a public input), so [PartVars] stays 2¹⁸ and the
+// built-in model's segments (2¹⁵ stacked entries, a table set of 2¹⁸)
+// keep their proofs and circuits.
+//
+// What remains: the 60 s target for the pass at 16 rows is still missed
+// (78–93 s). The opening is now about a third of the pass, mostly its
+// batching sum-check over the stacked length (2²⁰ for a block, 2²² for
+// the LM head) and the combination tables, no longer the MSMs; commit,
+// GKR and sum-checks take the rest in about equal shares. The ways down
+// from here: stack a tensor's columns in power-of-two chunks (768 =
+// 512 + 256) with claims that are linear combinations of the chunks'
+// evaluations, which brings a block from 541k to about 406k entries and
+// shrinks every phase; merge the argmax margins into the logits' upper
+// decomposition in the LM head (its lookup cube is 2²⁴).
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
 // opened proof) and the evaluation of the weights at the projections'
 // claims (linear in the weights, as in the opened proof); the checks on
 // the activations and the tables are polylogarithmic. The proof grows by about 4 kB when
-// the rows double; the field work by about 30k R1CS. The batch
-// opening's full-scalar MSMs (the folds and the quotient) dominate the
-// prover; the table set of 2¹⁸ rows (the range tables, GELU or SiLU, 1/√
-// and exp, 2¹⁶ each) sets the opening's size for small segments.
+// the rows double; the field work by about 30k R1CS. The table set of
+// 2¹⁸ rows (the range tables, GELU or SiLU, 1/√ and exp, 2¹⁶ each) sets
+// the opening's size for small segments, the parts' size for large ones.
 //
 // Field work per segment, for the segment circuit ([Proof.FieldWork],
 // counted from the proof): the sum-check rounds by degree — GPT-2 block
 // 1 at 16 rows: 94 of degree 2, 419 of degree 3 (363 of them the LogUp
 // instance's GKR layers: 21·20/2 for the witness tree, 18·17/2 for the
 // table tree), 40 of degree 4, 28 of degree 6 — 2,271 scalars absorbed,
-// 33 points (entering as digests the aggregator computes) and 20 fold
-// checks. At the measured per-unit costs (≈ 191 R1CS per absorbed scalar
+// 43 points (entering as digests the aggregator computes) and 18 fold
+// checks (33 points and 20 fold checks with the commitments whole). At the measured per-unit costs (≈ 191 R1CS per absorbed scalar
 // with its round's interpolation, ≈ 850 per GKR round) that is ≈ 534k
 // R1CS of transcript and sum-checks; the statement, the public
 // tables' evaluations (masks, selectors, the norms' γ and β: O(width)),
