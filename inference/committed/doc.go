@@ -578,10 +578,15 @@
 //     them heads·n² + n·width.
 //   - The limb rows stay aligned with s: eight MLEs of N variables, zero
 //     where no block uses them (pcs.Commit multiplies over the non-zero
-//     entries only). One compact limb MLE over the slots would make the
-//     decomposition a linear relation between two cubes and cut seven
-//     commitments, but its 2^K entries (K = N + 1 for GPT-2 small's
-//     block) would set the batch opening's size, and the opening's two
-//     full-scalar MSMs of 2ⁿ points are the prover's largest cost;
-//     aligned with s, the eight rows fold into one opening of 2^N.
+//     entries only, and the parts no block fills are not committed). One
+//     compact limb MLE over the slots would make the decomposition a
+//     linear relation between two cubes and cut most of the limb rows'
+//     parts (a GPT-2 block at 16 rows commits 19 of them, the LM-head
+//     segment 62, each a point of the aggregator's MSM), but its 2^K
+//     entries (K = N + 1 for GPT-2 small's block) would set the batching
+//     sum-check's size, now the larger share of the opening.
+//   - The GPT-2-sized aggregator has not been run with the commitments in
+//     parts: the aggregator's handling of parts is tested by compiling
+//     it for a segment in parts (package recursion) and, on the proving
+//     path, only with the built-in model, whose commitments are whole.
 package committed
