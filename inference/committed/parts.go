@@ -19,18 +19,20 @@ import (
 // of [NewVerifyingKey]'s and [Prove]'s [WithPartVars].
 const PartVars = 18
 
-// Option sets a parameter of the committed proof system. A verifier,
-// and the segment circuit through its [Shape], must use the prover's.
+// Option sets a parameter of the committed proof system. [Prove],
+// [NewVerifyingKey] and [NewShape] (the segment circuit's) must be given
+// the same options; [Verify] takes them from the key.
 type Option func(*config)
 
 type config struct {
 	partVars int
 }
 
-// WithPartVars commits the stacked MLE and the limb rows in parts of m
-// variables (1 ≤ m ≤ pcs.MaxNbVars) in place of [PartVars]: a smaller m
-// makes the opening cheaper and the proof's commitments more numerous.
-// The tests use it to split small segments.
+// WithPartVars commits the stacked MLE, the limb rows, the
+// multiplicities and the key's function tables in parts of m variables
+// (1 ≤ m ≤ pcs.MaxNbVars) in place of [PartVars]: a smaller m makes the
+// opening cheaper and the commitments more numerous (each a point of
+// the aggregator's MSM). The tests use it to split small segments.
 func WithPartVars(m int) Option {
 	return func(c *config) { c.partVars = m }
 }
