@@ -425,11 +425,11 @@ func VerifyBatchFieldParts(t *Transcript, nbCommitments int, claims []Claim, pro
 // VerifyBatch checks a proof of [OpenBatch]: [VerifyBatchField] then
 // [VerifyGroup].
 func VerifyBatch(t *Transcript, vk *VerifyingKey, commitments []Commitment, claims []Claim, proof *BatchProof) error {
-	check, err := VerifyBatchField(t, len(commitments), claims, proof)
-	if err != nil {
-		return err
+	whole := make([][]Commitment, len(commitments))
+	for j := range commitments {
+		whole[j] = commitments[j : j+1]
 	}
-	return VerifyGroup(vk, commitments, &proof.Opening, check)
+	return VerifyBatchParts(t, vk, whole, claims, proof, MaxNbVars)
 }
 
 // VerifyBatchParts checks a proof of [OpenBatchParts]:

@@ -46,6 +46,8 @@ type Shape struct {
 	Argmax *ArgmaxStep
 
 	config config
+	// parts is [Shape.Parts], computed once.
+	parts [][]int
 }
 
 // NewShape computes the shape of segment seg of the pass over the shape
@@ -66,6 +68,7 @@ func NewShape(view *model.Trace, seg inference.Segment, pass Pass, opts ...Optio
 	if s.Set, s.IDs, err = TableSet(l); err != nil {
 		return nil, err
 	}
+	s.parts = ownParts(l, s.PartVars(), s.Set.NbVars, l.Boundary >= 0, seg.From > 0)
 	Requants(view, seg, func(r *model.Requant) { s.Requants = append(s.Requants, r) })
 	s.Index = requantIndex(s.Requants)
 	s.Groups = projectionGroups(view, seg)
@@ -180,8 +183,9 @@ func (s *Shape) NbCommitments() int {
 }
 
 // PartVars is the number of variables of the parts of the segment's
-// committed MLEs: [PartVars], or more when the table set, the boundary
-// or the incoming stream has more variables (they are committed whole).
+// committed MLEs: the options' (default [PartVars]), or more when the
+// boundary or the incoming stream has more variables (they are
+// committed whole).
 func (s *Shape) PartVars() int {
 	var incoming int
 	if s.Segment.From > 0 {
@@ -195,7 +199,7 @@ func (s *Shape) PartVars() int {
 // when present), the parts a proof commits, in order: those the layout
 // fills of the tensors and of each limb row, the one part of the others.
 func (s *Shape) Parts() [][]int {
-	return ownParts(s.Layout, s.PartVars(), s.Set.NbVars, s.Layout.Boundary >= 0, s.Segment.From > 0)
+	return s.parts
 }
 
 // NbParts is the number of commitments of a segment proof
