@@ -3,6 +3,8 @@ package lookup
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
@@ -361,5 +363,40 @@ func TestWitnessLeavesSmallValues(t *testing.T) {
 		if !wq[at].Equal(&want) || !wp[at].IsOne() {
 			t.Fatalf("entry %d (%v): wrong leaf", i, []int64{lk.Columns[0][i], lk.Columns[1][i], lk.Columns[2][i]})
 		}
+	}
+}
+
+// TestSetMultiplicitiesChunks counts lookups spread over several of the
+// counting chunks against a count in one pass, and reports the first
+// failing tuple in lookup order when two chunks fail.
+func TestSetMultiplicitiesChunks(t *testing.T) {
+	s := mixedSet(t)
+	rng := rand.New(rand.NewPCG(8, 8))
+	lk := setLookups(rng, s, 3<<16+5)
+	m, err := SetMultiplicities(s, &lk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]uint64, 1<<s.NbVars)
+	tuple := make([]int64, len(lk.Columns))
+	for i := range lk.Columns[0] {
+		for c := range tuple {
+			tuple[c] = lk.Columns[c][i]
+		}
+		row, err := s.Row(tuple)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[row]++
+	}
+	if !slices.Equal(m, want) {
+		t.Fatal("the chunked counts differ from the sequential ones")
+	}
+	for _, i := range []int{3<<16 + 1, 70000} {
+		lk.Columns[0][i] = int64(len(s.Tables) + 1)
+	}
+	_, err = SetMultiplicities(s, &lk)
+	if err == nil || !strings.Contains(err.Error(), "tuple 70000:") {
+		t.Fatalf("got %v, want the error of tuple 70000", err)
 	}
 }

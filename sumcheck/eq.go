@@ -3,6 +3,7 @@ package sumcheck
 import (
 	"fmt"
 	"runtime"
+	"unsafe"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/internal/hugepage"
@@ -147,8 +148,11 @@ type eqProver[E field.Scalar, P field.Ptr[E]] struct {
 	owned   bool
 	sources [][]E
 	eq      []E // β(p_{>i}, ·), 2^{n−i−1} entries
-	spaces  []*workspace[E]
-	pool    chan *workspace[E]
+	// zero[j][g] is set when granule g (zeroGranule entries) of table j
+	// is all zero; nil once the table is shorter than two granules.
+	zero   [][]bool
+	spaces []*workspace[E]
+	pool   chan *workspace[E]
 }
 
 func newEqProver[E field.Scalar, P field.Ptr[E]](point []E, tables [][]E, terms []Term[E], dg int) *eqProver[E, P] {
@@ -158,6 +162,10 @@ func newEqProver[E field.Scalar, P field.Ptr[E]](point []E, tables [][]E, terms 
 		tables:  append([][]E(nil), tables...),
 		sources: make([][]E, len(tables)),
 		eq:      poly.EqTable[E, P](point[1:]),
+	}
+	p.zero = make([][]bool, len(tables))
+	for j, table := range tables {
+		p.zero[j] = zeroGranules(table)
 	}
 	workers := runtime.GOMAXPROCS(0)
 	block := min(blockSize, (1<<len(point))/2)
@@ -197,6 +205,18 @@ func (p *eqProver[E, P]) foldEvaluate(r *E) []E {
 		}
 	}
 	p.owned = true
+	// A granule of a folded table is zero when both granules it folds
+	// are.
+	old := p.zero
+	p.zero = make([][]bool, len(p.tables))
+	for j, z := range old {
+		if g := size / zeroGranule; z != nil && g >= 2 {
+			p.zero[j] = make([]bool, g)
+			for k := range g {
+				p.zero[j][k] = z[k] && z[k+g]
+			}
+		}
+	}
 	// β(p_{>i}, ·) from β(p_{>i−1}, ·): add the halves.
 	half := size / 2
 	field.Add(p.eq[:half], p.eq[:half], p.eq[half:2*half])
@@ -207,8 +227,15 @@ func (p *eqProver[E, P]) foldEvaluate(r *E) []E {
 		for b := start; b < end; b += blockSize {
 			m := min(blockSize, end-b)
 			for j := range p.tables {
-				poly.FoldSpan(p.tables[j][b:b+m], ws.prod[:m], src[j][b:b+m], src[j][size+b:size+b+m], r)
-				poly.FoldSpan(p.tables[j][half+b:half+b+m], ws.prod[:m], src[j][half+b:half+b+m], src[j][size+half+b:size+half+b+m], r)
+				// A pair of zero spans folds to zero, which the destination
+				// already holds: it is fresh, or (folded in place) the
+				// first span itself.
+				if !spanZero(old[j], b, b+m) || !spanZero(old[j], size+b, size+b+m) {
+					poly.FoldSpan(p.tables[j][b:b+m], ws.prod[:m], src[j][b:b+m], src[j][size+b:size+b+m], r)
+				}
+				if !spanZero(old[j], half+b, half+b+m) || !spanZero(old[j], size+half+b, size+half+b+m) {
+					poly.FoldSpan(p.tables[j][half+b:half+b+m], ws.prod[:m], src[j][half+b:half+b+m], src[j][size+half+b:size+half+b+m], r)
+				}
 			}
 			p.evaluateBlock(ws, b, m, half, false)
 		}
@@ -243,10 +270,22 @@ func (p *eqProver[E, P]) values(one bool) []E {
 // Σ_i β(p_{>i}, i)·∏ⱼ f_j(node) of every term into ws.acc, at node 1 when
 // one is set, else at nodes 0, 2, …, d_g: f(0) = lo, f(1) = hi,
 // f(2) = hi + (hi − lo), f(s+1) = f(s) + (hi − lo).
+//
+// A table whose entries are all zero in the block (both halves) is zero
+// at every node: the terms it is a factor of add nothing and are
+// skipped. Committed tensors stacked into one table leave most of the
+// selector and limb tables of a decomposition zero-check zero over whole
+// blocks.
 func (p *eqProver[E, P]) evaluateBlock(ws *workspace[E], b, m, half int, one bool) {
 	dg := p.dg
+	for j := range p.tables {
+		ws.zero[j] = spanZero(p.zero[j], b, b+m) && spanZero(p.zero[j], half+b, half+b+m)
+	}
 	if !one && dg >= 2 {
 		for j, table := range p.tables {
+			if ws.zero[j] {
+				continue
+			}
 			lo, hi := table[b:b+m], table[half+b:half+b+m]
 			diff := ws.diff[j][:m]
 			field.Sub(diff, hi, lo)
@@ -269,6 +308,9 @@ func (p *eqProver[E, P]) evaluateBlock(ws *workspace[E], b, m, half int, one boo
 	w := dg + 1
 	for k, term := range p.terms {
 		f := term.Factors
+		if anyZero(ws.zero, f) {
+			continue
+		}
 		for s := range w {
 			if (s == 1) != one {
 				continue
@@ -286,4 +328,62 @@ func (p *eqProver[E, P]) evaluateBlock(ws *workspace[E], b, m, half int, one boo
 			P(&ws.acc[k*w+s]).Add(&ws.acc[k*w+s], &v)
 		}
 	}
+}
+
+// zeroGranule is the number of entries of a table per zero flag of the
+// eq prover.
+const zeroGranule = 256
+
+// zeroGranules returns the zero flags of table's granules (nil for a table
+// shorter than two granules), on every core.
+func zeroGranules[E field.Scalar](table []E) []bool {
+	g := len(table) / zeroGranule
+	if g < 2 {
+		return nil
+	}
+	z := make([]bool, g)
+	parallel.Execute(g, 64, func(start, end int) {
+		for k := start; k < end; k++ {
+			z[k] = allZero(table[k*zeroGranule : (k+1)*zeroGranule])
+		}
+	})
+	return z
+}
+
+// spanZero reports whether the flags z guarantee that entries [lo, hi)
+// are zero.
+func spanZero(z []bool, lo, hi int) bool {
+	if z == nil {
+		return false
+	}
+	for k := lo / zeroGranule; k*zeroGranule < hi; k++ {
+		if !z[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// allZero reports whether every entry of s is zero, reading its words.
+func allZero[E field.Scalar](s []E) bool {
+	if len(s) == 0 {
+		return true
+	}
+	var zero E
+	for _, x := range unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero)/8)) {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// anyZero reports whether one of the tables factors is zero in the block.
+func anyZero(zero []bool, factors []int) bool {
+	for _, j := range factors {
+		if zero[j] {
+			return true
+		}
+	}
+	return false
 }

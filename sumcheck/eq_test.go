@@ -31,13 +31,18 @@ func testProveEq[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 		vars    int
 		factors [][]int
 		special bool
+		zeros   bool
 	}{
-		{"linear", 1, [][]int{{0}, {1}}, false},
-		{"gkr", 5, [][]int{{0, 3}, {1, 2}, {2, 3}}, false},
-		{"gkr/one round", 1, [][]int{{0, 3}, {1, 2}, {2, 3}}, false},
-		{"degree 5", 6, [][]int{{0, 1, 2, 3, 4}, {1}, {2, 2}}, false},
-		{"large", 12, [][]int{{0, 1}, {2}, {1, 2, 0}}, false},
-		{"boolean point", 6, [][]int{{0, 1}, {2, 1}}, true},
+		{"linear", 1, [][]int{{0}, {1}}, false, false},
+		{"gkr", 5, [][]int{{0, 3}, {1, 2}, {2, 3}}, false, false},
+		{"gkr/one round", 1, [][]int{{0, 3}, {1, 2}, {2, 3}}, false, false},
+		{"degree 5", 6, [][]int{{0, 1, 2, 3, 4}, {1}, {2, 2}}, false, false},
+		{"large", 12, [][]int{{0, 1}, {2}, {1, 2, 0}}, false, false},
+		{"boolean point", 6, [][]int{{0, 1}, {2, 1}}, true, false},
+		// Tables zero over whole blocks of pairs in some rounds and not in
+		// others, or in one half of a pair only: the prover skips exactly
+		// the blocks where a factor is zero in both halves.
+		{"zero blocks", 13, [][]int{{0, 1}, {2}, {1, 3}, {0, 2, 3}, {4}}, false, true},
 	}
 	for _, c := range cases {
 		t.Run(field.Name[E]()+"/"+c.name, func(t *testing.T) {
@@ -50,6 +55,17 @@ func testProveEq[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 			tables := make([][]E, nbTables)
 			for j := range tables {
 				tables[j] = field.RandomVector[E, P](rng, 1<<c.vars)
+			}
+			if c.zeros {
+				// Zero spans: [0, 2048) and [5120, 8192) of table 0; the
+				// upper half of table 1; all of table 2 but 16 entries at
+				// 7000; all of table 3 but entry 0; table 4 entirely.
+				spans := [][][2]int{{{0, 2048}, {5120, 8192}}, {{4096, 8192}}, {{0, 7000}, {7016, 8192}}, {{1, 8192}}, {{0, 8192}}}
+				for j, sp := range spans {
+					for _, r := range sp {
+						clear(tables[j][r[0]:r[1]])
+					}
+				}
 			}
 			point := field.RandomVector[E, P](rng, c.vars)
 			if c.special {

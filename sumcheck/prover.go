@@ -173,7 +173,8 @@ type workspace[E field.Scalar] struct {
 	diff  [][]E   // [table][pair]
 	evals [][][]E // [table][node−2][pair]
 	prod  []E
-	acc   []E // [term·degree + slot], slot 0 ↔ node 0, slot s ↔ node s+1
+	acc   []E    // [term·degree + slot], slot 0 ↔ node 0, slot s ↔ node s+1
+	zero  []bool // [table]: the block's pairs are all zero (eq prover)
 }
 
 func newProver[E field.Scalar, P field.Ptr[E]](tables [][]E, g summand[E], nbVars int) *prover[E, P] {
@@ -208,6 +209,7 @@ func newWorkspace[E field.Scalar](tables [][]E, nodes, acc, block int) *workspac
 		evals: make([][][]E, len(tables)),
 		prod:  make([]E, block),
 		acc:   make([]E, acc),
+		zero:  make([]bool, len(tables)),
 	}
 	for j := range tables {
 		if len(tables[j]) < 2 {

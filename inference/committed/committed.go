@@ -407,11 +407,13 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		}
 	})
 	multTable := hugepage.Make[fr.Element](len(mult))
-	for i, v := range mult {
-		if v != 0 {
-			multTable[i].SetUint64(v)
+	parallel.Execute(len(mult), 1<<13, func(start, end int) {
+		for i := start; i < end; i++ {
+			if v := mult[i]; v != 0 {
+				multTable[i].SetUint64(v)
+			}
 		}
-	}
+	})
 	size := 1 << l.NbVars
 	tables := [][]fr.Element{stacked, multTable}
 	for j := range limbRows {
@@ -480,9 +482,14 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	gamma := t.Challenge()
 	zt := make([][]fr.Element, NbDecompositionTables)
 	zt[tabS] = stacked
-	for k, c := range l.publicColumns() {
-		zt[tabMin+k] = l.blockTable(c)
-	}
+	// The public tables are built on every core, one table per core at a
+	// time (their allocation included).
+	pub := l.publicColumns()
+	parallel.Execute(len(pub), 1, func(start, end int) {
+		for k := start; k < end; k++ {
+			zt[tabMin+k] = l.blockTable(pub[k])
+		}
+	})
 	for j := range limbRows {
 		zt[tabLimbs+j] = tables[LimbsCommitment+j]
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/internal/hugepage"
+	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/poly"
@@ -299,8 +300,9 @@ func (l *Layout) blockTable(c func(b int) *big.Int) []fr.Element {
 		var v fr.Element
 		v.SetBigInt(k)
 		idx, _ := poly.PaddedIndices(l.Blocks[b].Tensor.Shape)
+		dst := blockOf(l, out, b)
 		for _, i := range idx {
-			out[l.Blocks[b].Offset+i] = v
+			dst[i] = v
 		}
 	}
 	return out
@@ -317,8 +319,13 @@ func (l *Layout) Table() ([]fr.Element, error) {
 	return out, nil
 }
 
+// fillChunk is the number of a tensor's values one core converts at a
+// time when a table is filled.
+const fillChunk = 1 << 14
+
 // fillPadded writes t's values into dst at their per-dimension padded
-// indices (poly.PaddedIndices); the other entries are left as they are.
+// indices (poly.PaddedIndices), on every core; the other entries are left
+// as they are.
 func fillPadded(dst []fr.Element, t *model.Tensor) error {
 	idx, err := poly.PaddedIndices(t.Shape)
 	if err != nil {
@@ -327,9 +334,11 @@ func fillPadded(dst []fr.Element, t *model.Tensor) error {
 	if len(idx) != len(t.Data) {
 		return fmt.Errorf("committed: tensor %s has %d values for shape %v", t.Name, len(t.Data), t.Shape)
 	}
-	for k, i := range idx {
-		dst[i].SetInt64(t.Data[k])
-	}
+	parallel.Execute(len(idx), fillChunk, func(start, end int) {
+		for k := start; k < end; k++ {
+			dst[idx[k]].SetInt64(t.Data[k])
+		}
+	})
 	return nil
 }
 
@@ -408,26 +417,43 @@ func (l *Layout) LimbTable() ([]int64, error) {
 		if err != nil {
 			return nil, err
 		}
-		for k, i := range idx {
-			v := t.Data[k]
-			lo := uint64(v) - uint64(t.Min)
-			if v < t.Min || (blk.Bits < 64 && lo>>blk.Bits != 0) {
-				return nil, fmt.Errorf("committed: %s[%d] = %d outside [%d, %d + 2^%d)", t.Name, k, v, t.Min, t.Min, blk.Bits)
+		var rows []int // the limb rows the block uses
+		for j := range limbRows {
+			if l.limbWidth(b, j) != 0 {
+				rows = append(rows, j)
 			}
-			split := func(x uint64, row int) {
-				for j := range MaxLimbs {
-					if l.limbWidth(b, row+j) == 0 {
-						continue
+		}
+		// The values are split on every core; each chunk keeps its first
+		// failure, and the first chunk's is reported.
+		chunks := (len(idx) + fillChunk - 1) / fillChunk
+		errs := make([]error, chunks)
+		parallel.Execute(chunks, 1, func(start, end int) {
+			for c := start; c < end; c++ {
+				for k := c * fillChunk; k < min((c+1)*fillChunk, len(idx)); k++ {
+					v, i := t.Data[k], idx[k]
+					lo := uint64(v) - uint64(t.Min)
+					if v < t.Min || (blk.Bits < 64 && lo>>blk.Bits != 0) {
+						errs[c] = fmt.Errorf("committed: %s[%d] = %d outside [%d, %d + 2^%d)", t.Name, k, v, t.Min, t.Min, blk.Bits)
+						break
 					}
-					out[(row+j)*size+blk.Offset+i] = int64(x >> (LimbBits * j) & (1<<LimbBits - 1))
+					hi := uint64(t.Max) - uint64(v)
+					if blk.Exact && v > t.Max {
+						errs[c] = fmt.Errorf("committed: %s[%d] = %d above its range's maximum %d", t.Name, k, v, t.Max)
+						break
+					}
+					for _, j := range rows {
+						x := lo
+						if j >= MaxLimbs {
+							x = hi
+						}
+						out[j*size+blk.Offset+i] = int64(x >> (LimbBits * (j % MaxLimbs)) & (1<<LimbBits - 1))
+					}
 				}
 			}
-			split(lo, 0)
-			if blk.Exact {
-				if v > t.Max {
-					return nil, fmt.Errorf("committed: %s[%d] = %d above its range's maximum %d", t.Name, k, v, t.Max)
-				}
-				split(uint64(t.Max)-uint64(v), MaxLimbs)
+		})
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
 			}
 		}
 	}

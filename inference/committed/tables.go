@@ -9,6 +9,7 @@ import (
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/internal/hugepage"
+	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/model"
@@ -209,7 +210,8 @@ func lookupColumns(l *Layout, ids *TableIDs, limbs []int64) ([3][]int64, error) 
 		blk := &l.Blocks[sl.Block]
 		if sl.Function < 0 {
 			row := sl.Row*size + blk.Offset
-			copy(cols[1][sl.Offset:sl.Offset+1<<sl.NbVars], limbs[row:row+1<<blk.NbVars])
+			dst, src := cols[1][sl.Offset:sl.Offset+1<<sl.NbVars], limbs[row:row+1<<blk.NbVars]
+			parallel.Execute(len(dst), fillChunk, func(start, end int) { copy(dst[start:end], src[start:end]) })
 			continue
 		}
 		fn := &l.Functions[sl.Function]
@@ -221,10 +223,12 @@ func lookupColumns(l *Layout, ids *TableIDs, limbs []int64) ([3][]int64, error) 
 		if len(in.Data) != len(idx) || len(out.Data) != len(idx) {
 			return cols, fmt.Errorf("committed: table %s: %d inputs, %d outputs for shape %v", fn.Table.Name, len(in.Data), len(out.Data), in.Shape)
 		}
-		for k, i := range idx {
-			cols[1][sl.Offset+i] = in.Data[k]
-			cols[2][sl.Offset+i] = out.Data[k]
-		}
+		parallel.Execute(len(idx), fillChunk, func(start, end int) {
+			for k := start; k < end; k++ {
+				cols[1][sl.Offset+idx[k]] = in.Data[k]
+				cols[2][sl.Offset+idx[k]] = out.Data[k]
+			}
+		})
 	}
 	return cols, nil
 }
@@ -243,15 +247,19 @@ func (l *Layout) SlotID(ids *TableIDs, k int) int64 {
 func idTable(l *Layout, ids *TableIDs, total int) []int64 {
 	pad := ids.Ranges[LimbBits]
 	out := hugepage.Make[int64](total)
-	for i := range out {
-		out[i] = pad
-	}
+	parallel.Execute(total, fillChunk, func(start, end int) {
+		for i := start; i < end; i++ {
+			out[i] = pad
+		}
+	})
 	for k, sl := range l.Slots {
 		id := l.SlotID(ids, k)
 		idx, _ := poly.PaddedIndices(l.Blocks[sl.Block].Tensor.Shape)
-		for _, i := range idx {
-			out[sl.Offset+i] = id
-		}
+		parallel.Execute(len(idx), fillChunk, func(start, end int) {
+			for _, i := range idx[start:end] {
+				out[sl.Offset+i] = id
+			}
+		})
 	}
 	return out
 }
