@@ -28,12 +28,17 @@ import (
 
 	"github.com/consensys/gnark/logger"
 	"github.com/rs/zerolog"
+
+	"github.com/veriformer/veriformer/internal/memlimit"
 )
 
 func main() {
 	// gnark's own debug lines would interleave with the progress output.
 	logger.Set(zerolog.Nop())
-	setMemoryLimit()
+	// Ceremony objects of the wrapper's size are gigabytes each: the
+	// collector works harder near the machine's memory rather than let
+	// the kernel kill the run (unless GOMEMLIMIT says otherwise).
+	memlimit.Default()
 	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return

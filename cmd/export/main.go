@@ -21,6 +21,7 @@ import (
 	"github.com/consensys/gnark/logger"
 	"github.com/rs/zerolog"
 
+	"github.com/veriformer/veriformer/internal/memlimit"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/pipeline"
@@ -53,6 +54,10 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	// The provers' tables reach several gigabytes: the collector works
+	// harder near the machine's memory rather than let the kernel kill the
+	// run (unless GOMEMLIMIT says otherwise).
+	memlimit.Default()
 	// gnark's own debug lines would interleave with the progress output.
 	logger.Set(zerolog.Nop())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/rs/zerolog"
 
+	"github.com/veriformer/veriformer/internal/memlimit"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/pipeline"
@@ -62,6 +63,10 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	// The provers' tables reach several gigabytes: the collector works
+	// harder near the machine's memory rather than let the kernel kill the
+	// run (unless GOMEMLIMIT says otherwise).
+	memlimit.Default()
 	// gnark's own debug lines would interleave with the progress output:
 	// on stderr when asked for, else off.
 	if *gnarkLogFlag {

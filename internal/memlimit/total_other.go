@@ -1,0 +1,6 @@
+//go:build !linux
+
+package memlimit
+
+// totalMemory returns 0: the machine's memory is only read on Linux.
+func totalMemory() uint64 { return 0 }
