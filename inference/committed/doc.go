@@ -536,16 +536,59 @@
 // built-in model's segments (2¹⁵ stacked entries, a table set of 2¹⁸)
 // keep their proofs and circuits.
 //
+// Zero blocks and filling. The eq-weighted sum-checks skip the blocks
+// of pairs where a factor is zero in both halves (package sumcheck: most
+// of the decomposition zero-check's selector and limb tables are zero
+// over whole blocks), and the stacked, limb, public and lookup tables and
+// the multiplicities are filled on every core (the same proofs). Block 1
+// alone at 16 rows, by step: the tables before the commitments
+// 0.53 → 0.27 s, the zero-check's public tables 0.46 → 0.33 s, the
+// zero-check 1.35 → 1.1–1.2 s. In the whole pass at 16 rows the
+// sum-checks' share fell from 14.5 and 16.9 s to 12.0 and 12.9 s, but
+// the pass did not change beyond this machine's spread: 93.8 and 98.4 s
+// before, 95.9 and 95.8 s after (single runs alternated, under the same
+// memory limit; the machine gave 88–93 s for the same code earlier).
+//
+// Where a segment's time goes (block 1 alone, 16 rows, this code):
+// commitments 1.35 s (the stacked MLE 0.45 s, the limb rows and
+// multiplicities 0.9 s: MSMs of small scalars, about 0.4 µs a point),
+// LogUp GKR 1.0 s, the zero-check 1.1 s and its public tables 0.33 s,
+// the other sum-checks 0.4 s, the opening 2.6 s: its combination tables
+// 0.41 s, its batching sum-check 0.56 s, g 0.12 s and HyperKZG over 2¹⁸
+// variables 1.9 s (two full-scalar MSMs of 2¹⁸ points). The LM-head
+// segment alone: commitments 7.3 s (limb rows 5.5 s), GKR over 2²⁴ leaves
+// 7.3–8.0 s, the zero-check 3.0 s, the opening 6.7 s (combinations
+// 1.6 s, batching sum-check 2.6 s, g 0.5 s, HyperKZG 2.0 s).
+//
+// The whole pass at 64 rows (32 prompt and 32 generated tokens, one
+// block per segment; the stacked MLE 2²² per block, 2²⁴ in the last
+// segment, whose lookup cube is 2²⁶), one run: prover 238.1 s (commit
+// 71.6 s, GKR 49.6 s, sum-checks 38.8 s, openings 78.1 s; 278 times the
+// forward pass), 24.0 s for the first segment, 12.2–14.5 s for each
+// block, 79.3 s for the last; verifier 15.1 s; 1,036,560 bytes of
+// proofs; peak RSS 21.0 GB. It fits only with the collector paced by a
+// soft memory limit (internal/memlimit: 85% of the machine's memory,
+// which the commands and the benchmark set unless GOMEMLIMIT is given):
+// without it the last segment alone is killed at 24.4 GB, with it that
+// segment proves in 102 s at a peak of 22.0 GB (commit 45.5 s, of which
+// the limb rows 26 s; GKR 23.2 s; sum-checks 15.2 s; opening 18.5 s).
+// The field work of a block's segment is ≈ 592k R1CS at 64 rows (78
+// points), of the last ≈ 715k (305 points).
+//
 // What remains: the 60 s target for the pass at 16 rows is still missed
-// (78–93 s). The opening is now about a third of the pass, mostly its
-// batching sum-check over the stacked length (2²⁰ for a block, 2²² for
-// the LM head) and the combination tables, no longer the MSMs; commit,
-// GKR and sum-checks take the rest in about equal shares. The ways down
-// from here: stack a tensor's columns in power-of-two chunks (768 =
-// 512 + 256) with claims that are linear combinations of the chunks'
-// evaluations, which brings a block from 541k to about 406k entries and
-// shrinks every phase; merge the argmax margins into the logits' upper
-// decomposition in the LM head (its lookup cube is 2²⁴).
+// (88–98 s on this machine, 78 s with parts of 2¹⁷). The MSMs (the
+// commitments and HyperKZG) are about half of a block's segment; GKR and
+// the zero-check most of the rest. The ways down from here, each a
+// change of the proof and the segment circuit: stack a tensor's columns
+// in power-of-two chunks (768 = 512 + 256) with claims that are linear
+// combinations of the chunks' evaluations, which brings a block from
+// 541,536 to 406,240 entries, below 2¹⁹, and halves the stacked MLE, the
+// limb rows, the zero-check and the batching sum-check; one compact limb
+// MLE over the slots ("Left"), which cuts most of the limb commitments;
+// merge the argmax margins into the logits' upper decomposition in the
+// LM head (its lookup cube is 2²⁴). At 64 rows the pass misses 3 min by
+// a third and 12 GB by 9 GB: the last segment's 2²⁴-entry zero-check
+// (twenty tables, eleven of them public) and 2²⁶-leaf GKR set the peak.
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
