@@ -2,9 +2,7 @@ package lookup
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/internal/hugepage"
@@ -116,51 +114,9 @@ func SetMultiplicities(s *table.Set, lk *Lookups) ([]uint64, error) {
 	if err := checkLookups(lk, s.NbColumns()); err != nil {
 		return nil, err
 	}
-	// Each chunk of the lookups counts into its own table; the first
-	// failing tuple in lookup order is reported.
-	const chunk = 1 << 16
-	n := len(lk.Columns[0])
-	chunks := (n + chunk - 1) / chunk
-	counts := make([][]uint64, chunks)
-	errs := make([]error, chunks)
-	var next atomic.Int64
-	parallel.Execute(runtime.GOMAXPROCS(0), 1, func(start, end int) {
-		for range end - start {
-			var m []uint64
-			tuple := make([]int64, len(lk.Columns))
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= chunks {
-					break
-				}
-				if m == nil {
-					m = make([]uint64, 1<<s.NbVars)
-					counts[k] = m
-				}
-				for i := k * chunk; i < min((k+1)*chunk, n); i++ {
-					for c := range tuple {
-						tuple[c] = lk.Columns[c][i]
-					}
-					row, err := s.Row(tuple)
-					if err != nil {
-						errs[k] = fmt.Errorf("lookup: tuple %d: %w", i, err)
-						break
-					}
-					m[row]++
-				}
-			}
-		}
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	m := make([]uint64, 1<<s.NbVars)
-	for _, c := range counts {
-		for i, v := range c {
-			m[i] += v
-		}
+	m, err := countRows(1<<s.NbVars, lk, s.Row)
+	if err != nil {
+		return nil, fmt.Errorf("lookup: %w", err)
 	}
 	return m, nil
 }

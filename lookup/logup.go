@@ -2,9 +2,12 @@ package lookup
 
 import (
 	"fmt"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/internal/hugepage"
+	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/poly"
 	"github.com/veriformer/veriformer/transcript"
@@ -174,17 +177,53 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl 
 // Multiplicities counts, for each row of tbl, the tuples of lk equal to
 // it; it fails if a tuple is not in the table.
 func Multiplicities(tbl *table.Table, lk *Lookups) ([]uint64, error) {
-	m := make([]uint64, 1<<tbl.NbVars)
-	tuple := make([]int64, len(lk.Columns))
-	for i := range lk.Columns[0] {
-		for c := range tuple {
-			tuple[c] = lk.Columns[c][i]
+	return countRows(1<<tbl.NbVars, lk, tbl.Row)
+}
+
+// countChunk is the number of lookups a core counts at a time.
+const countChunk = 1 << 16
+
+// countRows counts, for each of the rows of a table, the tuples of lk that
+// rowOf maps to it, on every core: each core takes chunks of the lookups
+// in turn and counts into its own table. It fails with the first tuple,
+// in lookup order, that rowOf refuses.
+func countRows(rows int, lk *Lookups, rowOf func(tuple []int64) (int, error)) ([]uint64, error) {
+	n := len(lk.Columns[0])
+	chunks := (n + countChunk - 1) / countChunk
+	workers := max(min(runtime.GOMAXPROCS(0), chunks), 1)
+	counts := make([][]uint64, workers)
+	errs := make([]error, chunks)
+	var next atomic.Int64
+	parallel.Execute(workers, 1, func(start, end int) {
+		for w := start; w < end; w++ {
+			m := make([]uint64, rows)
+			counts[w] = m
+			tuple := make([]int64, len(lk.Columns))
+			for k := int(next.Add(1) - 1); k < chunks; k = int(next.Add(1) - 1) {
+				for i := k * countChunk; i < min((k+1)*countChunk, n); i++ {
+					for c := range tuple {
+						tuple[c] = lk.Columns[c][i]
+					}
+					row, err := rowOf(tuple)
+					if err != nil {
+						errs[k] = fmt.Errorf("tuple %d: %w", i, err)
+						break
+					}
+					m[row]++
+				}
+			}
 		}
-		row, err := tbl.Row(tuple)
+	})
+	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("tuple %d: %w", i, err)
+			return nil, err
 		}
-		m[row]++
+	}
+	m := counts[0]
+	for _, c := range counts[1:] {
+		for i, v := range c {
+			m[i] += v
+		}
 	}
 	return m, nil
 }
