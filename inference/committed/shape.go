@@ -198,6 +198,8 @@ func (s *Shape) PartVars() int {
 // multiplicities, limb rows, then the boundary and the incoming stream
 // when present), the parts a proof commits, in order: those the layout
 // fills of the tensors and of each limb row, the one part of the others.
+// The lists are the shape's own (computed once): read them, do not
+// modify them.
 func (s *Shape) Parts() [][]int {
 	return s.parts
 }
