@@ -161,6 +161,11 @@ func commitSparse(srs *SRS, table []fr.Element) (Commitment, bool, error) {
 	if total == 0 {
 		return c, true, nil
 	}
+	if values, ok := smallValues(scalars); ok {
+		sum := multiExpSmall(points, values)
+		c.FromJacobian(&sum)
+		return c, true, nil
+	}
 	if _, err := c.MultiExp(points, scalars, multiExpConfig); err != nil {
 		return Commitment{}, true, fmt.Errorf("pcs: commit: %w", err)
 	}
