@@ -30,8 +30,12 @@ const (
 	smallAddCost    = 350
 	smallInvCost    = 6000
 	smallReduceCost = 1200
-	// maxBatch additions at most share one inversion.
+	// maxBatch additions at most share one inversion; a window whose
+	// batch would be smaller than minBatch adds in Jacobian coordinates.
 	maxBatch = 512
+	minBatch = 32
+	// smallJacobianCost is a Jacobian mixed addition.
+	smallJacobianCost = 600
 	// minSmallPerWorker is the fewest points a core is given.
 	minSmallPerWorker = 1 << 10
 )
@@ -67,7 +71,11 @@ func smallWindow(n, nbBits int) int {
 	best, bestCost := nbBits, -1
 	for w := (nbBits + 15) / 16; w <= nbBits; w++ {
 		c := (nbBits + w - 1) / w
-		cost := w * (n*(smallAddCost+smallInvCost/batchFor(c)) + (1<<c)*smallReduceCost)
+		add := smallJacobianCost
+		if batchFor(c) >= minBatch {
+			add = smallAddCost + smallInvCost/batchFor(c)
+		}
+		cost := w * (n*add + (1<<c)*smallReduceCost)
 		if bestCost < 0 || cost < bestCost {
 			best, bestCost = c, cost
 		}
@@ -173,14 +181,14 @@ func (b *buckets) reset(c int) {
 
 // add adds p to bucket k: a copy into an empty bucket, a place in the
 // batch otherwise, or the bucket's overflow when it is already in the
-// batch.
+// batch or the window's batches would be too small.
 func (b *buckets) add(k int32, p *bls12377.G1Affine) {
 	if !b.filled[k] {
 		b.points[k] = *p
 		b.filled[k] = true
 		return
 	}
-	if b.inBatch[k] {
+	if b.inBatch[k] || b.size < minBatch {
 		if !b.spilled[k] {
 			b.overflow[k].FromAffine(p)
 			b.spilled[k] = true
