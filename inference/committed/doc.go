@@ -581,10 +581,7 @@
 // on each, batched affine additions; the same commitments). The LM-head
 // segment alone at 16 rows, old and new binaries alternated: commitments
 // 9.9 and 10.8 s before, 5.6 and 6.9 s after; a block's 1.1–1.3 s before,
-// 0.8 s after. The whole pass at 16 rows did not move beyond this
-// machine's spread (88.1 s before, 97.4 s after, one run each, the
-// commit phase 22.3 and 24.3 s: it also holds the tables' filling and
-// the page faults of their fresh memory).
+// 0.8 s after.
 //
 // What remains: the 60 s target for the pass at 16 rows is still missed
 // (88–98 s on this machine, 78 s with parts of 2¹⁷). The MSMs (the
