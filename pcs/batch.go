@@ -3,6 +3,7 @@ package pcs
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
@@ -195,7 +196,7 @@ func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Cla
 				addEq(combination, c.Point, &powers[k])
 			}
 		}
-		terms[j] = batchTerm{a: combination, f: table, offset: n - nbVars[j]}
+		terms[j] = batchTerm{a: combination, f: table, offset: n - nbVars[j], zero: zeroGranules(table)}
 		terms[j].ip = innerProduct(combination, table)
 		terms[j].pad.SetOne()
 		got.Add(&got, &terms[j].ip)
@@ -253,6 +254,7 @@ func partScales(point []fr.Element, n, vars, k int, a *fr.Element) []fr.Element 
 type batchTerm struct {
 	a, f   []fr.Element
 	owned  bool       // f is the prover's copy, folded in place
+	zero   []bool     // zero[g]: granule g of f is all zero (nil: none tracked)
 	offset int        // n − nⱼ
 	ip     fr.Element // Σ Aⱼ·fⱼ over the term's own cube
 	pad    fr.Element // ∏ (1 − rᵢ) over the rounds bound so far, i < offset
@@ -290,7 +292,7 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 				p2.Add(&p2, &s0) // (1 − 2)² = 1
 				continue
 			}
-			s0, s2 = roundSums(tm.a, tm.f)
+			s0, s2 = roundSums(tm.a, tm.f, tm.zero)
 			s0.Mul(&s0, &sq)
 			s2.Mul(&s2, &sq)
 			p0.Add(&p0, &s0)
@@ -309,12 +311,8 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 				continue
 			}
 			tm.a = poly.Fold[fr.Element](tm.a, &r)
-			if tm.owned {
-				tm.f = poly.Fold[fr.Element](tm.f, &r)
-			} else {
-				tm.f = poly.FoldInto[fr.Element](hugepage.Make[fr.Element](len(tm.f)/2), tm.f, &r)
-				tm.owned = true
-			}
+			tm.f, tm.zero = foldZero(tm.f, tm.zero, tm.owned, &r)
+			tm.owned = true
 		}
 	}
 	evaluations := make([][2]fr.Element, len(terms))
@@ -325,22 +323,125 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 	return proof, point, evaluations
 }
 
+// granule is the span of entries whose zeros the batching sum-check
+// tracks together: a limb row is zero over the blocks that do not use
+// it, a stacked MLE over its padding.
+const granule = 256
+
+// trackZeros turns the skipping of zero granules on; the benchmark turns
+// it off for its baseline.
+var trackZeros = true
+
+// zeroGranules returns which granules of f are all zero, scanned on every
+// core; nil when f has fewer than two granules or none is zero.
+func zeroGranules(f []fr.Element) []bool {
+	g := len(f) / granule
+	if g < 2 || !trackZeros {
+		return nil
+	}
+	zero := make([]bool, g)
+	var any atomic.Bool
+	parallel.Execute(g, vecChunk/granule, func(start, end int) {
+		for q := start; q < end; q++ {
+			zero[q] = true
+			for k := q * granule; k < (q+1)*granule; k++ {
+				if !f[k].IsZero() {
+					zero[q] = false
+					break
+				}
+			}
+			if zero[q] {
+				any.Store(true)
+			}
+		}
+	})
+	if !any.Load() {
+		return nil
+	}
+	return zero
+}
+
+// foldZero binds f's leading variable to r: in place when owned (f is
+// the prover's copy), into a fresh table otherwise. A pair of zero
+// granules folds to zero, which the destination already holds (fresh
+// memory, or the first granule itself): it is skipped. It returns the
+// folded table and its zero granules.
+func foldZero(f []fr.Element, zero []bool, owned bool, r *fr.Element) ([]fr.Element, []bool) {
+	h := len(f) / 2
+	dst := f[:h]
+	if !owned {
+		dst = hugepage.Make[fr.Element](h)
+	}
+	if zero == nil {
+		if owned {
+			return poly.Fold[fr.Element](f, r), nil
+		}
+		return poly.FoldInto[fr.Element](dst, f, r), nil
+	}
+	g := h / granule
+	parallel.Execute(g, vecChunk/granule, func(start, end int) {
+		for q := start; q < end; q++ {
+			if zero[q] && zero[q+g] {
+				continue
+			}
+			lo, hi := q*granule, (q+1)*granule
+			scratch := dst[lo:hi] // dst is not f's lower half
+			if owned {
+				scratch = f[h+lo : h+hi] // the upper half is dropped
+			}
+			poly.FoldSpan(dst[lo:hi], scratch, f[lo:hi], f[h+lo:h+hi], r)
+		}
+	})
+	var next []bool
+	if g >= 2 {
+		next = make([]bool, g)
+		for q := range next {
+			next[q] = zero[q] && zero[q+g]
+		}
+	}
+	return dst, next
+}
+
 // roundSums returns Σₖ a[k]·f[k] and Σₖ (2a[k+h] − a[k])·(2f[k+h] − f[k])
 // over the lower half k < h = len(a)/2: a product's round values at 0
-// and 2, on every core.
-func roundSums(a, f []fr.Element) (fr.Element, fr.Element) {
+// and 2, on every core. The pairs of zero granules of f (zero, when not
+// nil) add nothing and are skipped.
+func roundSums(a, f []fr.Element, zero []bool) (fr.Element, fr.Element) {
 	h := len(a) / 2
 	var mu sync.Mutex
 	var p0, p2 fr.Element
-	parallel.Execute(h, vecChunk, func(start, end int) {
-		var s0, s2, t, x, y fr.Element
+	g := h / granule
+	if zero == nil {
+		g = 0
+	}
+	span := func(s0, s2 *fr.Element, start, end int) {
+		var t, x, y fr.Element
 		for k := start; k < end; k++ {
 			t.Mul(&a[k], &f[k])
-			s0.Add(&s0, &t)
+			s0.Add(s0, &t)
 			x.Double(&a[k+h]).Sub(&x, &a[k])
 			y.Double(&f[k+h]).Sub(&y, &f[k])
 			t.Mul(&x, &y)
-			s2.Add(&s2, &t)
+			s2.Add(s2, &t)
+		}
+	}
+	if g == 0 {
+		parallel.Execute(h, vecChunk, func(start, end int) {
+			var s0, s2 fr.Element
+			span(&s0, &s2, start, end)
+			mu.Lock()
+			p0.Add(&p0, &s0)
+			p2.Add(&p2, &s2)
+			mu.Unlock()
+		})
+		return p0, p2
+	}
+	parallel.Execute(g, vecChunk/granule, func(start, end int) {
+		var s0, s2 fr.Element
+		for q := start; q < end; q++ {
+			if !zero[q] || !zero[q+g] {
+				span(&s0, &s2, q*granule, (q+1)*granule)
+			}
 		}
 		mu.Lock()
 		p0.Add(&p0, &s0)

@@ -19,7 +19,10 @@ import (
 // unchanged.
 func TestProveBatchSum(t *testing.T) {
 	rng := newTestRand(t)
-	for _, vars := range [][]int{{1}, {3, 1}, {2, 5, 5, 3}, {6, 1, 4, 6, 2}} {
+	// Tables of 2^10 entries or more get zero granules, which the prover
+	// skips: the upper half, every other granule, all but one granule,
+	// or the whole table (by term).
+	for _, vars := range [][]int{{1}, {3, 1}, {2, 5, 5, 3}, {6, 1, 4, 6, 2}, {11, 10, 12, 9}, {12, 12, 12, 12}} {
 		n := 0
 		for _, v := range vars {
 			n = max(n, v)
@@ -32,9 +35,26 @@ func TestProveBatchSum(t *testing.T) {
 		for j, v := range vars {
 			a := field.RandomVector[fr.Element](rng, 1<<v)
 			f := field.RandomVector[fr.Element](rng, 1<<v)
+			if v >= 10 {
+				switch j % 4 {
+				case 0:
+					clear(f[len(f)/2:])
+				case 1:
+					for q := 0; q < len(f); q += 2 * granule {
+						clear(f[q : q+granule])
+					}
+				case 2:
+					clear(f[granule:])
+				default:
+					clear(f)
+				}
+			}
 			originals = append(originals, append([]fr.Element(nil), f...))
 			given = append(given, f)
-			tm := batchTerm{a: append([]fr.Element(nil), a...), f: f, offset: n - v, ip: innerProduct(a, f)}
+			tm := batchTerm{a: append([]fr.Element(nil), a...), f: f, offset: n - v, ip: innerProduct(a, f), zero: zeroGranules(f)}
+			if v >= 10 && tm.zero == nil {
+				t.Fatalf("vars %v: term %d has no zero granule", vars, j)
+			}
 			tm.pad.SetOne()
 			terms = append(terms, tm)
 			sum.Add(&sum, &tm.ip)

@@ -215,3 +215,72 @@ func BenchmarkOpenBatchParts(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenBatchSparse opens the commitments of a GPT-2 block's
+// segment at 16 rows in shape: a stacked MLE of 2^20 entries, its first
+// 52% 16-bit values, and eight limb rows of 15-bit values, each non-zero
+// over one span (52, 45, 10, 2, 30, 25, 5 and 0% of the table), with ten
+// claims on the stacked MLE and two on each limb row (one of them on a
+// block), in parts of 2^18 entries; "untracked" proves the same claims
+// without skipping the zero granules (the same proof). Measured: the
+// batching sum-check 0.45–0.48 s untracked, 0.35–0.38 s tracked, in an
+// opening of about 2.8 s (HyperKZG over 2^18 entries 1.9 s).
+func BenchmarkOpenBatchSparse(b *testing.B) {
+	srs := srsForBench(b)
+	rng := rand.New(rand.NewPCG(8, 8))
+	const n, m = benchMaxVars, 18
+	size := 1 << n
+	stacked := benchTable(rng, n, "16bit")
+	clear(stacked[size*52/100:])
+	tables := [][]fr.Element{stacked}
+	for j, density := range []int{52, 45, 10, 2, 30, 25, 5, 0} {
+		row := make([]fr.Element, size)
+		start := (j * size / 16) &^ (granule - 1)
+		end := min(size, start+size*density/100)
+		for i := start; i < end; i++ {
+			row[i].SetUint64(rng.Uint64N(1 << 15))
+		}
+		tables = append(tables, row)
+	}
+	var claims []Claim
+	var commitments []Commitment
+	for j, table := range tables {
+		parts, err := CommitParts(srs, table, m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		commitments = append(commitments, parts...)
+		count := 2
+		if j == 0 {
+			count = 10
+		}
+		for k := range count {
+			point := field.RandomVector[fr.Element](rng, n)
+			if k == 1 {
+				point[0].SetZero()
+				point[1].SetOne()
+			}
+			claims = append(claims, Claim{Commitment: j, Point: point, Value: poly.Evaluate[fr.Element](table, point)})
+		}
+	}
+	// One opening first, so that neither run pays for the first touch of
+	// the prover's fresh tables.
+	if _, err := OpenBatchParts(newTranscript(commitments, claims), srs, tables, claims, m); err != nil {
+		b.Fatal(err)
+	}
+	for _, tracked := range []bool{false, true} {
+		name := "tracked"
+		if !tracked {
+			name = "untracked"
+		}
+		b.Run(name, func(b *testing.B) {
+			trackZeros = tracked
+			defer func() { trackZeros = true }()
+			for b.Loop() {
+				if _, err := OpenBatchParts(newTranscript(commitments, claims), srs, tables, claims, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
