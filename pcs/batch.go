@@ -182,50 +182,201 @@ func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Cla
 		return nil, fmt.Errorf("pcs: batch: %d variables need 2^%d powers, the srs has %d", k, k, srs.Size())
 	}
 	powers, sum := bindBatch(t, claims)
-
-	// Aⱼ(x) = Σ_{k on j} αᵏ β(pₖ, x) over fⱼ's own nⱼ variables; the
-	// sum-check reads Aⱼ and fⱼ padded with n − nⱼ leading zero
-	// coordinates (the same univariate polynomial, so the same
-	// commitment) without building the padded tables.
-	terms := make([]batchTerm, len(tables))
+	terms, zeros := batchTerms(tables, claims, nbVars, n, powers)
 	var got fr.Element
-	for j, table := range tables {
-		combination := hugepage.Make[fr.Element](len(table))
-		for k, c := range claims {
-			if c.Commitment == j {
-				addEq(combination, c.Point, &powers[k])
-			}
-		}
-		terms[j] = batchTerm{a: combination, f: table, offset: n - nbVars[j], zero: zeroGranules(table)}
-		terms[j].ip = innerProduct(combination, table)
-		terms[j].pad.SetOne()
+	for j := range terms {
 		got.Add(&got, &terms[j].ip)
 	}
 	if !got.Equal(&sum) {
 		return nil, fmt.Errorf("pcs: batch: the claimed values do not hold")
 	}
 	scProof, point, evaluations := proveBatchSum(t, terms, n, sum)
+	terms = nil
+	var value, s fr.Element
+	for i := range evaluations {
+		s.Mul(&evaluations[i][0], &evaluations[i][1])
+		value.Add(&value, &s)
+	}
+	combination := combinations(len(tables), claims, powers, nbVars, point)
 
 	// g = Σⱼ,ₚ cⱼ,ₚ·fⱼ,ₚ over k variables, opened at the last k
 	// coordinates of r* with value Σⱼ Aⱼ(r*)·f̃ⱼ(r*).
 	g := hugepage.Make[fr.Element](1 << k)
-	var value, s fr.Element
 	for j := range tables {
-		a := &evaluations[j][0]
-		scales := partScales(point, n, nbVars[j], k, a)
+		scales := partScales(point, n, nbVars[j], k, &combination[j])
 		size := len(tables[j]) / len(scales)
 		for p := range scales {
-			addScaled(g[:size], tables[j][p*size:(p+1)*size], &scales[p]) // the padding adds nothing
+			var zero []bool // the part's zero granules
+			if zeros[j] != nil && size >= granule {
+				zero = zeros[j][p*size/granule : (p+1)*size/granule]
+			}
+			addScaledZero(g[:size], tables[j][p*size:(p+1)*size], zero, &scales[p]) // the padding adds nothing
 		}
-		s.Mul(a, &evaluations[j][1])
-		value.Add(&value, &s)
 	}
-	terms = nil
 	proof, err := open(t, srs, g, point[n-k:], value)
 	if err != nil {
 		return nil, err
 	}
 	return &BatchProof{SumCheck: scProof, Opening: *proof}, nil
+}
+
+// combinations returns every commitment's combination coefficient at the
+// end point r* of the batching sum-check (n = len(r*) variables):
+// Aⱼ(r*) = ∏_{i<oⱼ} (1 − r*ᵢ) · Σ_{k on j} αᵏ β(pₖ, r*[oⱼ:]), oⱼ = n − nⱼ.
+// The prover and the verifier share it.
+func combinations(nbCommitments int, claims []Claim, powers []fr.Element, nbVars []int, point []fr.Element) []fr.Element {
+	n := len(point)
+	combination := make([]fr.Element, nbCommitments)
+	for k, c := range claims {
+		eq := poly.Eq[fr.Element](c.Point, point[n-nbVars[c.Commitment]:])
+		eq.Mul(&eq, &powers[k])
+		combination[c.Commitment].Add(&combination[c.Commitment], &eq)
+	}
+	var one, prefix fr.Element
+	one.SetOne()
+	for j := range combination {
+		prefix.SetOne()
+		for i := range n - nbVars[j] {
+			var f fr.Element
+			f.Sub(&one, &point[i])
+			prefix.Mul(&prefix, &f)
+		}
+		combination[j].Mul(&combination[j], &prefix)
+	}
+	return combination
+}
+
+// groupPoints turns the terms per shared point on; a test turns it off
+// to compare the proofs.
+var groupPoints = true
+
+// batchTerms returns the terms of the batching sum-check, whose summand
+// Σ_k αᵏ·β(pₖ, x)·f_{jₖ}(x) they split by the claims' points, and every
+// table's zero granules. A point without a boolean prefix claimed
+// several times on MLEs of one size (the decomposition zero-check's end
+// point, on the stacked MLE and every limb row) is one term
+// β(p, ·)·Σ αᵏ·f_{jₖ}: one eq table where a term per MLE built one each.
+// Every MLE's other claims are one term Aⱼ·fⱼ. The summand is the same,
+// and so are the round polynomials and the proof.
+func batchTerms(tables [][]fr.Element, claims []Claim, nbVars []int, n int, powers []fr.Element) ([]batchTerm, [][]bool) {
+	type group struct {
+		vars   int
+		claims []int
+	}
+	var groups []*group
+	byPoint := map[string]*group{}
+	for k, c := range claims {
+		key := pointKey(c.Point)
+		g := byPoint[key]
+		if g == nil {
+			g = &group{vars: nbVars[c.Commitment]}
+			byPoint[key] = g
+			groups = append(groups, g)
+		}
+		g.claims = append(g.claims, k)
+	}
+	zeros := make([][]bool, len(tables))
+	for j, table := range tables {
+		zeros[j] = zeroGranules(table)
+	}
+	grouped := make([]bool, len(claims))
+	var terms []batchTerm
+	for _, g := range groups {
+		first := claims[g.claims[0]].Point
+		if len(g.claims) < 2 || !groupPoints || first[0].IsZero() || first[0].IsOne() {
+			// A point with a boolean prefix claims one block: its eq
+			// table and its term cover the block alone.
+			continue
+		}
+		eq := hugepage.Make[fr.Element](1 << g.vars)
+		var one fr.Element
+		one.SetOne()
+		addEq(eq, first, &one)
+		f := hugepage.Make[fr.Element](1 << g.vars)
+		for _, k := range g.claims {
+			grouped[k] = true
+			addScaledZero(f, tables[claims[k].Commitment], zeros[claims[k].Commitment], &powers[k])
+		}
+		tm := newBatchTerm(eq, f, zeroGranules(f), n-g.vars)
+		tm.owned = true
+		terms = append(terms, tm)
+	}
+	for j, table := range tables {
+		var a []fr.Element
+		for k, c := range claims {
+			if c.Commitment != j || grouped[k] {
+				continue
+			}
+			if a == nil {
+				a = hugepage.Make[fr.Element](len(table))
+			}
+			addEq(a, c.Point, &powers[k])
+		}
+		if a != nil {
+			terms = append(terms, newBatchTerm(a, table, zeros[j], n-nbVars[j]))
+		}
+	}
+	return terms, zeros
+}
+
+// newBatchTerm returns the term a·f over n − offset variables (f's zero
+// granules given), with a's zero granules and the inner product, which
+// skips the granules where either is zero.
+func newBatchTerm(a, f []fr.Element, zeroF []bool, offset int) batchTerm {
+	tm := batchTerm{a: a, f: f, offset: offset, zeroA: zeroGranules(a), zeroF: zeroF}
+	if tm.zeroA == nil && tm.zeroF == nil {
+		tm.ip = innerProduct(a, f)
+	} else {
+		var mu sync.Mutex
+		parallel.Execute(len(a)/granule, vecChunk/granule, func(start, end int) {
+			var part, t fr.Element
+			for q := start; q < end; q++ {
+				if (tm.zeroA != nil && tm.zeroA[q]) || (zeroF != nil && zeroF[q]) {
+					continue
+				}
+				for i := q * granule; i < (q+1)*granule; i++ {
+					t.Mul(&a[i], &f[i])
+					part.Add(&part, &t)
+				}
+			}
+			mu.Lock()
+			tm.ip.Add(&tm.ip, &part)
+			mu.Unlock()
+		})
+	}
+	tm.pad.SetOne()
+	return tm
+}
+
+// pointKey identifies a point by its coordinates' bytes.
+func pointKey(point []fr.Element) string {
+	b := make([]byte, 0, len(point)*fr.Bytes)
+	for i := range point {
+		x := point[i].Bytes()
+		b = append(b, x[:]...)
+	}
+	return string(b)
+}
+
+// addScaledZero adds a·src to dst, skipping src's zero granules (zero,
+// when not nil).
+func addScaledZero(dst, src []fr.Element, zero []bool, a *fr.Element) {
+	if zero == nil {
+		addScaled(dst, src, a)
+		return
+	}
+	parallel.Execute(len(zero), vecChunk/granule, func(start, end int) {
+		var t fr.Element
+		for q := start; q < end; q++ {
+			if zero[q] {
+				continue
+			}
+			for i := q * granule; i < (q+1)*granule; i++ {
+				t.Mul(&src[i], a)
+				dst[i].Add(&dst[i], &t)
+			}
+		}
+	})
 }
 
 // partScales returns the coefficients cⱼ,ₚ of commitment j's parts
@@ -252,12 +403,14 @@ func partScales(point []fr.Element, n, vars, k int, a *fr.Element) []fr.Element 
 // Aⱼ and fⱼ over their own nⱼ = n − offset variables, read over the n
 // variables of the batch with offset leading zero coordinates.
 type batchTerm struct {
-	a, f   []fr.Element
-	owned  bool       // f is the prover's copy, folded in place
-	zero   []bool     // zero[g]: granule g of f is all zero (nil: none tracked)
-	offset int        // n − nⱼ
-	ip     fr.Element // Σ Aⱼ·fⱼ over the term's own cube
-	pad    fr.Element // ∏ (1 − rᵢ) over the rounds bound so far, i < offset
+	a, f  []fr.Element
+	owned bool // f is the prover's copy, folded in place
+	// zeroA[g], zeroF[g]: granule g of a, of f is all zero (nil: none
+	// tracked).
+	zeroA, zeroF []bool
+	offset       int        // n − nⱼ
+	ip           fr.Element // Σ Aⱼ·fⱼ over the term's own cube
+	pad          fr.Element // ∏ (1 − rᵢ) over the rounds bound so far, i < offset
 }
 
 // proveBatchSum is sumcheck.Prove for the degree-2 summand
@@ -292,7 +445,7 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 				p2.Add(&p2, &s0) // (1 − 2)² = 1
 				continue
 			}
-			s0, s2 = roundSums(tm.a, tm.f, tm.zero)
+			s0, s2 = roundSums(tm.a, tm.f, tm.zeroA, tm.zeroF)
 			s0.Mul(&s0, &sq)
 			s2.Mul(&s2, &sq)
 			p0.Add(&p0, &s0)
@@ -310,8 +463,8 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 				tm.pad.Mul(&tm.pad, &c)
 				continue
 			}
-			tm.a = poly.Fold[fr.Element](tm.a, &r)
-			tm.f, tm.zero = foldZero(tm.f, tm.zero, tm.owned, &r)
+			tm.a, tm.zeroA = foldZero(tm.a, tm.zeroA, true, &r)
+			tm.f, tm.zeroF = foldZero(tm.f, tm.zeroF, tm.owned, &r)
 			tm.owned = true
 		}
 	}
@@ -404,16 +557,17 @@ func foldZero(f []fr.Element, zero []bool, owned bool, r *fr.Element) ([]fr.Elem
 
 // roundSums returns Σₖ a[k]·f[k] and Σₖ (2a[k+h] − a[k])·(2f[k+h] − f[k])
 // over the lower half k < h = len(a)/2: a product's round values at 0
-// and 2, on every core. The pairs of zero granules of f (zero, when not
-// nil) add nothing and are skipped.
-func roundSums(a, f []fr.Element, zero []bool) (fr.Element, fr.Element) {
+// and 2, on every core. A pair of granules where a or f is zero (zeroA,
+// zeroF, when not nil) adds nothing and is skipped.
+func roundSums(a, f []fr.Element, zeroA, zeroF []bool) (fr.Element, fr.Element) {
 	h := len(a) / 2
 	var mu sync.Mutex
 	var p0, p2 fr.Element
 	g := h / granule
-	if zero == nil {
+	if zeroA == nil && zeroF == nil {
 		g = 0
 	}
+	zeroPair := func(zero []bool, q int) bool { return zero != nil && zero[q] && zero[q+g] }
 	span := func(s0, s2 *fr.Element, start, end int) {
 		var t, x, y fr.Element
 		for k := start; k < end; k++ {
@@ -439,7 +593,7 @@ func roundSums(a, f []fr.Element, zero []bool) (fr.Element, fr.Element) {
 	parallel.Execute(g, vecChunk/granule, func(start, end int) {
 		var s0, s2 fr.Element
 		for q := start; q < end; q++ {
-			if !zero[q] || !zero[q+g] {
+			if !zeroPair(zeroA, q) && !zeroPair(zeroF, q) {
 				span(&s0, &s2, q*granule, (q+1)*granule)
 			}
 		}
@@ -500,24 +654,9 @@ func VerifyBatchFieldParts(t *Transcript, nbCommitments int, claims []Claim, pro
 	if err != nil {
 		return nil, fmt.Errorf("%w: batch: %w", ErrRejected, err)
 	}
-	// Aⱼ(r*) = ∏_{i<oⱼ} (1 − r*ᵢ) · Σ_{k on j} αᵏ β(pₖ, r*[oⱼ:]), oⱼ = n − nⱼ.
-	combination := make([]fr.Element, nbCommitments)
-	for k, c := range claims {
-		eq := poly.Eq[fr.Element](c.Point, point[n-nbVars[c.Commitment]:])
-		eq.Mul(&eq, &powers[k])
-		combination[c.Commitment].Add(&combination[c.Commitment], &eq)
-	}
-	var one, prefix fr.Element
-	one.SetOne()
+	combination := combinations(nbCommitments, claims, powers, nbVars, point)
 	var scalars []fr.Element
 	for j := range combination {
-		prefix.SetOne()
-		for i := range n - nbVars[j] {
-			var f fr.Element
-			f.Sub(&one, &point[i])
-			prefix.Mul(&prefix, &f)
-		}
-		combination[j].Mul(&combination[j], &prefix)
 		scalars = append(scalars, partScales(point, n, nbVars[j], k, &combination[j])...)
 	}
 	return verifyField(t, point[n-k:], final, &proof.Opening, scalars)

@@ -1,6 +1,7 @@
 package pcs
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 
@@ -51,8 +52,8 @@ func TestProveBatchSum(t *testing.T) {
 			}
 			originals = append(originals, append([]fr.Element(nil), f...))
 			given = append(given, f)
-			tm := batchTerm{a: append([]fr.Element(nil), a...), f: f, offset: n - v, ip: innerProduct(a, f), zero: zeroGranules(f)}
-			if v >= 10 && tm.zero == nil {
+			tm := batchTerm{a: append([]fr.Element(nil), a...), f: f, offset: n - v, ip: innerProduct(a, f), zeroF: zeroGranules(f)}
+			if v >= 10 && tm.zeroF == nil {
 				t.Fatalf("vars %v: term %d has no zero granule", vars, j)
 			}
 			tm.pad.SetOne()
@@ -211,5 +212,68 @@ func TestBatchPartsStacked(t *testing.T) {
 	parts[0][0], parts[0][1] = parts[0][1], parts[0][0]
 	if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err == nil {
 		t.Error("swapped parts accepted")
+	}
+}
+
+// TestBatchSharedPoints: claims that share a point on several MLEs of one
+// size (a dense point and one with a boolean prefix, one of them twice on
+// the same MLE) are proven as one term per point; the proof is the one
+// proven with one term per MLE, byte for byte, and verifies, and a
+// changed claim is rejected.
+func TestBatchSharedPoints(t *testing.T) {
+	rng := newTestRand(t)
+	srs := srsForTest(t)
+	const n, m = 10, 8
+	tables := [][]fr.Element{randomTable(rng, n), randomTable(rng, n), randomTable(rng, n), randomTable(rng, 6)}
+	clear(tables[1][300:]) // zero granules
+	clear(tables[2])
+	var parts [][]Commitment
+	var flat []Commitment
+	for _, table := range tables {
+		c, err := CommitParts(srs, table, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, c)
+		flat = append(flat, c...)
+	}
+	var zero, one fr.Element
+	one.SetOne()
+	dense := field.RandomVector[fr.Element](rng, n)
+	prefixed := append([]fr.Element{zero, one}, field.RandomVector[fr.Element](rng, n-2)...)
+	var claims []Claim
+	add := func(j int, point []fr.Element) {
+		claims = append(claims, Claim{Commitment: j, Point: point, Value: poly.Evaluate[fr.Element](tables[j], point)})
+	}
+	for j := range 3 {
+		add(j, dense)
+	}
+	add(0, prefixed)
+	add(1, prefixed)
+	add(1, prefixed)
+	add(0, field.RandomVector[fr.Element](rng, n))
+	add(3, field.RandomVector[fr.Element](rng, 6))
+	prove := func(grouped bool) []byte {
+		groupPoints = grouped
+		defer func() { groupPoints = true }()
+		proof, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err != nil {
+			t.Fatalf("grouped %v: honest proof rejected: %v", grouped, err)
+		}
+		data, err := proof.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	if !bytes.Equal(prove(true), prove(false)) {
+		t.Fatal("the proofs with terms per point and per MLE differ")
+	}
+	claims[1].Value.Add(&claims[1].Value, &one)
+	if _, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m); err == nil {
+		t.Error("a false value on a shared point was proven")
 	}
 }
