@@ -217,13 +217,18 @@ func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 
 // witnessLeaves returns the leaves of the witness tree (p = 1, q = α − Σ
 // βᶜ w_c on the valid entries; p = 0, q = 1 in the padding) and the
-// number of variables of the padded shape. The lookups must have been
-// checked.
+// number of variables of the padded shape. When the lookups fill the
+// cube (no padding: a committed segment's lookups), every p is 1 and wp
+// is nil, which [proveFraction] reads as all ones. The lookups must have
+// been checked.
 func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) (wp, wq []E, total int) {
 	dims, total, _ := ShapeVars(lk.Shape)
 	count := len(lk.Columns[0])
 	n := witnessVars(total)
-	wp, wq = hugepage.Make[E](1<<n), hugepage.Make[E](1<<n)
+	wq = hugepage.Make[E](1 << n)
+	if count < 1<<n {
+		wp = hugepage.Make[E](1 << n)
+	}
 	parallel.Execute(len(wq), parallelChunk, func(start, end int) {
 		for i := start; i < end; i++ {
 			P(&wq[i]).SetOne()
@@ -259,7 +264,9 @@ func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) 
 				}
 				w = fold[E, P](beta, values)
 			}
-			P(&wp[at]).SetOne()
+			if wp != nil {
+				P(&wp[at]).SetOne()
+			}
 			P(&wq[at]).Sub(alpha, &w)
 		}
 	})

@@ -3,9 +3,12 @@ package lookup
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/veriformer/veriformer/transcript"
 
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
@@ -359,6 +362,9 @@ func TestWitnessLeavesSmallValues(t *testing.T) {
 	}
 	beta, alpha := field.Random[bls12377fr.Element](rng), field.Random[bls12377fr.Element](rng)
 	wp, wq, _ := witnessLeaves[bls12377fr.Element](lk, &beta, &alpha)
+	if wp != nil {
+		t.Fatal("lookups that fill the cube have numerators, want all ones (nil)")
+	}
 	dims, _, _ := ShapeVars(lk.Shape)
 	values := make([]bls12377fr.Element, len(lk.Columns))
 	for i := range lk.Columns[0] {
@@ -369,7 +375,7 @@ func TestWitnessLeavesSmallValues(t *testing.T) {
 		var want bls12377fr.Element
 		want.Sub(&alpha, &w)
 		at := padIndex(lk.Shape, dims, i)
-		if !wq[at].Equal(&want) || !wp[at].IsOne() {
+		if !wq[at].Equal(&want) {
 			t.Fatalf("entry %d (%v): wrong leaf", i, []int64{lk.Columns[0][i], lk.Columns[1][i], lk.Columns[2][i]})
 		}
 	}
@@ -395,5 +401,32 @@ func TestSetMultiplicitiesChunks(t *testing.T) {
 	_, err = SetMultiplicities(s, &lk)
 	if err == nil || !strings.Contains(err.Error(), "tuple 70000:") {
 		t.Fatalf("got %v, want the error of tuple 70000", err)
+	}
+}
+
+// TestProveFractionOnes: a fraction tree whose numerators are all 1,
+// given as nil, is proven as with the table of ones: the same proof and
+// leaf point, for trees of 1 to 11 variables.
+func TestProveFractionOnes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, n := range []int{1, 2, 5, 11} {
+		q := field.RandomVector[bls12377fr.Element](rng, 1<<n)
+		ones := make([]bls12377fr.Element, 1<<n)
+		for i := range ones {
+			ones[i].SetOne()
+		}
+		ta := transcript.New[bls12377fr.Element]("lookup/test")
+		tb := transcript.New[bls12377fr.Element]("lookup/test")
+		want, wantPoint, err := proveFraction(ta, ones, append([]bls12377fr.Element(nil), q...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotPoint, err := proveFraction(tb, nil, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotPoint, wantPoint) || ta.State() != tb.State() {
+			t.Fatalf("%d variables: the proofs differ", n)
+		}
 	}
 }

@@ -50,6 +50,18 @@ func layerTerms[E field.Scalar, P field.Ptr[E]](lambda E) []sumcheck.Term[E] {
 	}
 }
 
+// onesLayerTerms is the summand of the leaf layer's sum-check when every
+// leaf numerator is 1 (pₑ = pₒ = 1): qₒ + qₑ + λ·qₑ·qₒ over the tables
+// (qₑ, qₒ). Its degree is [layerTerms]'s, so the rounds are the same.
+func onesLayerTerms[E field.Scalar, P field.Ptr[E]](lambda E) []sumcheck.Term[E] {
+	one := field.One[E, P]()
+	return []sumcheck.Term[E]{
+		{Coefficient: one, Factors: []int{1}},
+		{Coefficient: one, Factors: []int{0}},
+		{Coefficient: lambda, Factors: []int{0, 1}},
+	}
+}
+
 // combineLayer returns pₑ·qₒ + pₒ·qₑ + λ·qₑ·qₒ from the four values.
 func combineLayer[E field.Scalar, P field.Ptr[E]](ev *[4]E, lambda *E) E {
 	var res, t E
@@ -71,13 +83,16 @@ func line[E field.Scalar, P field.Ptr[E]](a, b, gamma *E) E {
 	return res
 }
 
-// proveFraction proves Σₓ p(x)/q(x) for leaf tables of 2ⁿ entries, n ≥ 1.
+// proveFraction proves Σₓ p(x)/q(x) for leaf tables of 2ⁿ entries, n ≥ 1;
+// p nil stands for leaf numerators that are all 1 (the leaf layer's
+// sum-check then reads the denominators alone, [onesLayerTerms]: the
+// same proof without the numerators' tables).
 // Children of node x of layer j are 2x and 2x+1 of layer j+1: the new
 // variable is the last (least significant) one.
 // It returns the proof and the leaf point ρ.
 func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], p, q []E) (FractionProof[E], []E, error) {
-	n, err := poly.NbVars(len(p))
-	if err != nil || n < 1 || len(q) != len(p) {
+	n, err := poly.NbVars(len(q))
+	if err != nil || n < 1 || (p != nil && len(q) != len(p)) {
 		return FractionProof[E]{}, nil, fmt.Errorf("lookup: fraction tree over %d numerators and %d denominators", len(p), len(q))
 	}
 	// layers[j] = (p_j, q_j), 2ʲ entries each; layers[n] are the leaves.
@@ -92,15 +107,24 @@ func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, 
 		parallel.Execute(size, parallelChunk, func(start, end int) {
 			var t E
 			for i := start; i < end; i++ {
-				P(&pj[i]).Mul(&p1[2*i], &q1[2*i+1])
-				P(&t).Mul(&p1[2*i+1], &q1[2*i])
-				P(&pj[i]).Add(&pj[i], &t)
+				if p1 == nil {
+					P(&pj[i]).Add(&q1[2*i+1], &q1[2*i])
+				} else {
+					P(&pj[i]).Mul(&p1[2*i], &q1[2*i+1])
+					P(&t).Mul(&p1[2*i+1], &q1[2*i])
+					P(&pj[i]).Add(&pj[i], &t)
+				}
 				P(&qj[i]).Mul(&q1[2*i], &q1[2*i+1])
 			}
 		})
 	}
 	var proof FractionProof[E]
-	proof.Root = [4]E{ps[1][0], ps[1][1], qs[1][0], qs[1][1]}
+	one := field.One[E, P]()
+	if n == 1 && p == nil {
+		proof.Root = [4]E{one, one, qs[1][0], qs[1][1]}
+	} else {
+		proof.Root = [4]E{ps[1][0], ps[1][1], qs[1][0], qs[1][1]}
+	}
 	tr.Absorb(proof.Root[:]...)
 	gamma := tr.Challenge()
 	point := []E{gamma}
@@ -111,16 +135,28 @@ func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, 
 		var sum E
 		P(&sum).Mul(&lambda, &claimQ)
 		P(&sum).Add(&sum, &claimP)
-		tables := [][]E{split(ps[j+1]), splitOdd(ps[j+1]), split(qs[j+1]), splitOdd(qs[j+1])}
+		ones := ps[j+1] == nil // the leaves, every numerator 1
+		var tables [][]E
+		terms := layerTerms[E, P](lambda)
+		if ones {
+			tables = [][]E{split(qs[j+1]), splitOdd(qs[j+1])}
+			terms = onesLayerTerms[E, P](lambda)
+		} else {
+			tables = [][]E{split(ps[j+1]), splitOdd(ps[j+1]), split(qs[j+1]), splitOdd(qs[j+1])}
+		}
 		// The sum-check reads the halves: the layer itself is not needed
 		// any more (the leaves are the largest tables of the proof).
 		ps[j+1], qs[j+1] = nil, nil
-		sc, opening, err := sumcheck.ProveEq(tr, point, tables, layerTerms[E, P](lambda), sum)
+		sc, opening, err := sumcheck.ProveEq(tr, point, tables, terms, sum)
 		if err != nil {
 			return FractionProof[E]{}, nil, fmt.Errorf("lookup: layer %d: %w", j, err)
 		}
 		layer := FractionLayer[E]{SumCheck: sc}
-		copy(layer.Evals[:], opening.Evaluations[1:5])
+		if ones {
+			layer.Evals = [4]E{one, one, opening.Evaluations[1], opening.Evaluations[2]}
+		} else {
+			copy(layer.Evals[:], opening.Evaluations[1:5])
+		}
 		tr.Absorb(layer.Evals[:]...)
 		gamma = tr.Challenge()
 		point = append(append([]E(nil), opening.Point...), gamma)
