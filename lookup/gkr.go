@@ -147,7 +147,12 @@ func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, 
 		// The sum-check reads the halves: the layer itself is not needed
 		// any more (the leaves are the largest tables of the proof).
 		ps[j+1], qs[j+1] = nil, nil
-		sc, opening, err := sumcheck.ProveEq(tr, point, tables, terms, sum)
+		// The halves are this prover's copies: folded in place.
+		all := make([]int, len(tables))
+		for k := range all {
+			all[k] = k
+		}
+		sc, opening, err := sumcheck.ProveEq(tr, point, tables, terms, sum, sumcheck.Overwrite(all...))
 		if err != nil {
 			return FractionProof[E]{}, nil, fmt.Errorf("lookup: layer %d: %w", j, err)
 		}

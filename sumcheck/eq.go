@@ -3,6 +3,7 @@ package sumcheck
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"github.com/veriformer/veriformer/field"
@@ -31,10 +32,23 @@ import (
 // d_g evaluations of g and no fold of β, where [Prove] evaluates
 // β·g at d_g + 1 nodes and folds β: for the degree-3 layers of a LogUp
 // GKR, 16 multiplications per pair instead of 23.
-func ProveEq[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], point []E, tables [][]E, terms []Term[E], sum E) (Proof[E], Opening[E], error) {
+//
+// With [Overwrite], the tables it names are folded in place: the caller
+// hands them over, and their contents are lost. The others are read, never
+// written (their first fold goes to fresh tables).
+func ProveEq[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], point []E, tables [][]E, terms []Term[E], sum E, opts ...Option) (Proof[E], Opening[E], error) {
 	n := len(point)
 	if n < 1 {
 		return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: eq sum-check over no variable")
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	for _, j := range o.overwrite {
+		if j < 0 || j >= len(tables) {
+			return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: table %d to overwrite, of %d", j, len(tables))
+		}
 	}
 	if len(tables) == 0 {
 		return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: no table")
@@ -70,6 +84,7 @@ func ProveEq[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], poi
 	d := dg + 1
 
 	p := newEqProver[E, P](point, tables, terms, dg)
+	p.options = o
 	proof := Proof[E]{Rounds: make([][]E, n)}
 	r := make([]E, n)
 	nodes := lagrangeWeights[E, P](d)
@@ -142,10 +157,11 @@ func ProveEq[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], poi
 // Its workers' scratch is [Prove]'s: acc holds the per-term, per-node
 // partial sums of H (acc[k·(d_g+1) + node]).
 type eqProver[E field.Scalar, P field.Ptr[E]] struct {
-	terms   []Term[E]
-	dg      int
-	tables  [][]E
-	owned   bool
+	terms  []Term[E]
+	dg     int
+	tables [][]E
+	owned  bool
+	options
 	sources [][]E
 	eq      []E // β(p_{>i}, ·), 2^{n−i−1} entries
 	// zero[j][g] is set when granule g (zeroGranule entries) of table j
@@ -198,7 +214,7 @@ func (p *eqProver[E, P]) foldEvaluate(r *E) []E {
 	size := len(p.tables[0]) / 2
 	for j := range p.tables {
 		p.sources[j] = p.tables[j]
-		if p.owned {
+		if p.owned || slices.Contains(p.overwrite, j) {
 			p.tables[j] = p.tables[j][:size]
 		} else {
 			p.tables[j] = hugepage.Make[E](size)
@@ -386,4 +402,19 @@ func anyZero(zero []bool, factors []int) bool {
 		}
 	}
 	return false
+}
+
+// Option configures [ProveEq] and [ProveZero].
+type Option func(*options)
+
+type options struct {
+	overwrite []int
+}
+
+// Overwrite lets the prover fold the tables of the given indices in place
+// (the caller's tables, whose contents are then lost) where it folds
+// every table into fresh memory first: the caller's memory for them is
+// reused rather than doubled by half.
+func Overwrite(tables ...int) Option {
+	return func(o *options) { o.overwrite = append(o.overwrite, tables...) }
 }

@@ -115,6 +115,29 @@ func testProveEq[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 			if !reflect.DeepEqual(copies, tables) {
 				t.Fatal("ProveEq wrote into the caller's tables")
 			}
+			// The same proof with every other table handed over (folded in
+			// place): only those are written.
+			given := make([][]E, len(tables))
+			var overwrite []int
+			for j := range tables {
+				given[j] = append([]E(nil), tables[j]...)
+				if j%2 == 0 {
+					overwrite = append(overwrite, j)
+				}
+			}
+			over := transcript.New[E, P](testDomain)
+			overProof, overOpening, err := ProveEq(over, point, given, terms, sum, Overwrite(overwrite...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(overProof, wantProof) || !reflect.DeepEqual(overOpening, wantOpening) {
+				t.Fatal("the proof with tables overwritten differs")
+			}
+			for j := range tables {
+				if j%2 == 1 && !reflect.DeepEqual(given[j], tables[j]) {
+					t.Fatalf("table %d, not handed over, was written", j)
+				}
+			}
 			// The proof verifies: the final value is β·g at the opening; for
 			// another sum it is not.
 			degree := Degree([]Instance[E]{{Terms: augmented}})
@@ -152,6 +175,10 @@ func TestProveEqInput(t *testing.T) {
 		"no table":    func() error { _, _, err := ProveEq(transcript.New[E]("t"), point, nil, terms, sum); return err },
 		"no term":     func() error { _, _, err := ProveEq(transcript.New[E]("t"), point, tables, nil, sum); return err },
 		"short table": func() error { _, _, err := ProveEq(transcript.New[E]("t"), point[:2], tables, terms, sum); return err },
+		"overwrite out of range": func() error {
+			_, _, err := ProveEq(transcript.New[E]("t"), point, tables, terms, sum, Overwrite(1))
+			return err
+		},
 		"factor out of range": func() error {
 			_, _, err := ProveEq(transcript.New[E]("t"), point, tables, []Term[E]{{Coefficient: field.One[E](), Factors: []int{1}}}, sum)
 			return err

@@ -56,8 +56,9 @@ func checkRelation[E field.Scalar](relation []Term[E], nbTables int) error {
 // bound to the transcript before the call (committed MLEs: their
 // commitments absorbed). If C does not vanish on the cube the prover still
 // returns a proof, which the verifier rejects except with probability
-// ≤ (n + (d+1)·n)/|F| (d the relation's degree).
-func ProveZero[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tables [][]E, relation []Term[E]) (*ZeroCheckProof[E], []poly.Claim[E], error) {
+// ≤ (n + (d+1)·n)/|F| (d the relation's degree). Options are
+// [ProveEq]'s.
+func ProveZero[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tables [][]E, relation []Term[E], opts ...Option) (*ZeroCheckProof[E], []poly.Claim[E], error) {
 	if len(tables) == 0 {
 		return nil, nil, fmt.Errorf("sumcheck: zero-check over no table")
 	}
@@ -76,7 +77,7 @@ func ProveZero[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], 
 	tr.Label(ZeroCheckLabel)
 	r := tr.Challenges(n)
 	var zero E
-	sc, opening, err := ProveEq(tr, r, tables, relation, zero)
+	sc, opening, err := ProveEq(tr, r, tables, relation, zero, opts...)
 	if err != nil {
 		return nil, nil, err
 	}
