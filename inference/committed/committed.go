@@ -396,16 +396,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if err != nil {
 		return nil, nil, fmt.Errorf("committed: %w", err)
 	}
-	// Most limb entries are zero (rows no block uses): only the others
-	// are converted, on every core.
-	limbTable := hugepage.Make[fr.Element](len(limbs))
-	parallel.Execute(len(limbs), 1<<13, func(start, end int) {
-		for i := start; i < end; i++ {
-			if v := limbs[i]; v != 0 {
-				limbTable[i].SetInt64(v)
-			}
-		}
-	})
+	limbTable := limbFieldTable(limbs)
 	multTable := hugepage.Make[fr.Element](len(mult))
 	parallel.Execute(len(mult), 1<<13, func(start, end int) {
 		for i := start; i < end; i++ {
@@ -416,9 +407,18 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	})
 	size := 1 << l.NbVars
 	tables := [][]fr.Element{stacked, multTable}
-	for j := range limbRows {
-		tables = append(tables, limbTable[j*size:(j+1)*size])
+	// setLimbs sets the limb rows' tables (nil: dropped).
+	setLimbs := func(limbTable []fr.Element) {
+		for j := range limbRows {
+			tables[LimbsCommitment+j] = nil
+			if limbTable != nil {
+				tables[LimbsCommitment+j] = limbTable[j*size : (j+1)*size]
+			}
+		}
 	}
+	tables = append(tables, make([][]fr.Element, limbRows)...)
+	setLimbs(limbTable)
+	limbTable = nil
 	proof := &Proof{}
 	var incomingVars int
 	if seg.From > 0 {
@@ -461,6 +461,10 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		tables = append(tables, incoming)
 	}
 	times.Commit = time.Since(start)
+	// The limb rows in the field are the largest tables but the lookup
+	// argument's: they are dropped while it runs (it reads the integers),
+	// and rebuilt from the integers after it.
+	setLimbs(nil)
 
 	t := NewTranscript(st, seg)
 	t.Absorb(pcs.Digest(proof.Commitments()))
@@ -471,6 +475,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult, lookup.WithTableClaims()); err != nil {
 		return nil, nil, err
 	}
+	setLimbs(limbFieldTable(limbs))
 	proof.LimbEvals = limbEvals(l, tables[LimbsCommitment:LimbsCommitment+limbRows], lc.Columns[1].Point)
 	proof.Functions = functionEvals(l, stacked, lc.Columns[1].Point)
 	t.Absorb(proof.LimbEvals...)
@@ -494,9 +499,21 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		zt[tabLimbs+j] = tables[LimbsCommitment+j]
 	}
 	var zc []poly.Claim[fr.Element]
-	if proof.Decomposition, zc, err = sumcheck.ProveZero(t, zt, relation(gamma)); err != nil {
+	// The public tables are this prover's, and the limb rows are rebuilt
+	// after the zero-check: all are folded in place.
+	var own []int
+	for k := range pub {
+		own = append(own, tabMin+k)
+	}
+	for j := range limbRows {
+		own = append(own, tabLimbs+j)
+	}
+	if proof.Decomposition, zc, err = sumcheck.ProveZero(t, zt, relation(gamma), sumcheck.Overwrite(own...)); err != nil {
 		return nil, nil, err
 	}
+	zt = nil
+	setLimbs(nil) // folded: dropped before the rows are rebuilt
+	setLimbs(limbFieldTable(limbs))
 
 	t.Label("committed/requant")
 	var rqs []*model.Requant
@@ -633,6 +650,21 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	}
 	times.Open = time.Since(start)
 	return proof, times, nil
+}
+
+// limbFieldTable returns the limb rows' integers as field elements. Most
+// are zero (rows no block uses): only the others are converted, on every
+// core.
+func limbFieldTable(limbs []int64) []fr.Element {
+	t := hugepage.Make[fr.Element](len(limbs))
+	parallel.Execute(len(limbs), 1<<13, func(start, end int) {
+		for i := start; i < end; i++ {
+			if v := limbs[i]; v != 0 {
+				t[i].SetInt64(v)
+			}
+		}
+	})
+	return t
 }
 
 // SharedRows maps each projection of segment seg of tr that shares its
