@@ -53,7 +53,14 @@
 //	p(ρ) = sel(ρ)        q(ρ) = 1 + sel(ρ)·(α − 1) − Σ_c βᶜ w_c(ρ)
 //
 // so the prover sends w_c(ρ) ([Proof].ColumnEvals) and these become the
-// claims the protocol outputs. The table tree has p = m and
+// claims the protocol outputs. When the lookups fill their cube (no
+// padding, as a committed segment's do), every leaf numerator is 1: the
+// prover keeps no table of them, computes the first layer's numerators as
+// q(x,0) + q(x,1), and proves the leaf layer with the summand
+// qₒ + qₑ + λ·qₑ·qₒ over the denominators alone (of the same degree, so
+// the same proof; the numerators' values at r′ are 1). For a GPT-2-small
+// LM-head segment at 64 rows (2²⁶ leaves) that is 2 GB of leaves, 2 GB
+// of their halves and half of the leaf layer's folds less. The table tree has p = m and
 // q = α − Σ_c βᶜ t_c; the verifier evaluates m itself (the multiplicities
 // are opened in full) and the table columns in closed form (affine key
 // columns, O(k)) or densely (O(2ᵏ)). Finally P_w·Q_t = P_t·Q_w with

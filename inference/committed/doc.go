@@ -575,28 +575,65 @@
 // The field work of a block's segment is ≈ 592k R1CS at 64 rows (78
 // points), of the last ≈ 715k (305 points).
 //
-// Small scalars. The commitments of tables of integers below 2⁶⁴ (all
-// of a segment's) run package pcs's own multi-scalar multiplication
-// (pcs, docs/pcs.md: only the windows the largest value needs, every core
-// on each, batched affine additions; the same commitments). The LM-head
-// segment alone at 16 rows, old and new binaries alternated: commitments
-// 9.9 and 10.8 s before, 5.6 and 6.9 s after; a block's 1.1–1.3 s before,
-// 0.8 s after.
+// Faster commitments, openings and lookups, less memory (the same
+// proofs; packages pcs, lookup and sumcheck):
+//
+//   - The commitments of tables of integers below 2⁶⁴ (all of a
+//     segment's) run package pcs's own multi-scalar multiplication: only
+//     the windows the largest value needs, every core on each, batched
+//     affine additions. The LM-head segment alone at 16 rows: commitments
+//     9.9 and 10.8 s before, 5.6 and 6.9 s after; a block's 1.1–1.3 s
+//     before, 0.8 s after.
+//   - The batch opening proves the claims that share a point on several
+//     MLEs (the decomposition zero-check's, on s and the eight limb rows)
+//     as one term with one eq table, and skips the zero granules of its
+//     tables in the sum-check, the inner products and g. A block at 64
+//     rows: the opening 5.1–6.1 s before, 4.3–4.6 s after.
+//   - The LogUp instance's leaves, whose numerators are all 1 (the
+//     lookups fill their cube), keep no table of them.
+//   - The decomposition zero-check folds its public tables and the limb
+//     rows in place (sumcheck.Overwrite), and the limb rows in the field
+//     are dropped while the lookup argument runs, then rebuilt from the
+//     integers (twice: after the argument and after the zero-check). The
+//     LM-head segment alone at 64 rows, under GOMEMLIMIT=11GiB (the live
+//     heap after each collection): 16.4 GB in the lookup argument and
+//     17.7 GB in the zero-check before, 11.3 GB and 13.6–13.9 GB after
+//     (one collection saw 14.9 GB), the opening 13.9 GB; the peak RSS of
+//     that run 17.2 GB before, 14.3 GB after. Under the default limit it
+//     proved in 102.7 s before (commit 34.5 s, GKR 25.5 s, opening
+//     21.5 s), 74.6 s after (23.3, 22.5 and 12.1 s).
+//
+// The whole pass at 16 rows after all four, one run: prover 75.9 s
+// (112 times the forward pass; commit 14.9 s, GKR 16.2 s, sum-checks
+// 12.0 s, openings 32.7 s; 4.0–5.0 s per block, 6.5 s for the first
+// segment, 24.4 s for the last), verifier 4.4 s, 914,640 bytes of
+// proofs, peak RSS 8.8 GB, where the runs before gave 88–98 s and
+// 10.5–10.8 GB. At 64 rows, old and new binaries run one after the other
+// (this machine ran the old one 18% slower than the day before, 282.0 s
+// against 238.1 s): 282.0 s before, 253.6 s after (commit 86.1 and
+// 84.6 s, GKR 62.1 and 54.6 s, sum-checks 44.5 and 49.5 s, openings 89.4
+// and 64.8 s; the last segment 101.3 and 96.1 s), peak RSS 21.0 and
+// 20.6 GB: the last segment's live heap now stays under 14 GB, but the
+// collector lets the heap grow to the soft limit.
 //
 // What remains: the 60 s target for the pass at 16 rows is still missed
-// (88–98 s on this machine, 78 s with parts of 2¹⁷). The MSMs (the
-// commitments and HyperKZG) are about half of a block's segment; GKR and
-// the zero-check most of the rest. The ways down from here, each a
-// change of the proof and the segment circuit: stack a tensor's columns
-// in power-of-two chunks (768 = 512 + 256) with claims that are linear
-// combinations of the chunks' evaluations, which brings a block from
-// 541,536 to 406,240 entries, below 2¹⁹, and halves the stacked MLE, the
-// limb rows, the zero-check and the batching sum-check; one compact limb
-// MLE over the slots ("Left"), which cuts most of the limb commitments;
-// merge the argmax margins into the logits' upper decomposition in the
-// LM head (its lookup cube is 2²⁴). At 64 rows the pass misses 3 min by
-// a third and 12 GB by 9 GB: the last segment's 2²⁴-entry zero-check
-// (twenty tables, eleven of them public) and 2²⁶-leaf GKR set the peak.
+// (75.9 s on this machine). The MSMs (the commitments and HyperKZG's two
+// full-scalar MSMs of 2¹⁸ points, 1.9 s per segment) are about half of a
+// block's segment; GKR and the zero-check most of the rest. The ways
+// down from here, each a change of the proof and the segment circuit:
+// stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
+// claims that are linear combinations of the chunks' evaluations, which
+// brings a block from 541,536 to 406,240 entries, below 2¹⁹, and halves
+// the stacked MLE, the lookup cube, the zero-check and the batching
+// sum-check; one compact limb MLE over the slots ("Left"); merge the
+// argmax margins into the logits' upper decomposition in the LM head
+// (its lookup cube is 2²⁶ at 64 rows). At 64 rows the pass misses 3 min
+// (253.6 s on a day this machine ran the old code in 282 s) and 12 GB
+// (the last segment's live heap peaks at about 13.9 GB in the zero-check
+// and the opening: the zero-check's eleven public tables of 2²⁴ entries
+// are 5.6 GB of it, which built folded, or never materialized, would
+// save; the opening's combination tables of the limb rows are full-size
+// tables that are zero outside their blocks).
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
