@@ -607,8 +607,13 @@
 // (112 times the forward pass; commit 14.9 s, GKR 16.2 s, sum-checks
 // 12.0 s, openings 32.7 s; 4.0–5.0 s per block, 6.5 s for the first
 // segment, 24.4 s for the last), verifier 4.4 s, 914,640 bytes of
-// proofs, peak RSS 8.8 GB, where the runs before gave 88–98 s and
-// 10.5–10.8 GB. At 64 rows, old and new binaries run one after the other
+// proofs, peak RSS 8.8 GB. Old and new binaries run one after the other
+// later the same day: 82.5 s before, 78.4 s after (commit 22.4 and
+// 14.2 s, GKR 15.2 and 15.7 s, sum-checks 10.5 and 14.4 s, openings 34.4
+// and 34.1 s), peak RSS 10.6 and 8.6 GB: at 16 rows the faster
+// commitments are mostly paid back by the limb rows' two rebuilds (in
+// fresh memory, counted with the sum-checks), which only the larger
+// segments need. At 64 rows, old and new binaries run one after the other
 // (this machine ran the old one 18% slower than the day before, 282.0 s
 // against 238.1 s): 282.0 s before, 253.6 s after (commit 86.1 and
 // 84.6 s, GKR 62.1 and 54.6 s, sum-checks 44.5 and 49.5 s, openings 89.4
@@ -617,7 +622,7 @@
 // collector lets the heap grow to the soft limit.
 //
 // What remains: the 60 s target for the pass at 16 rows is still missed
-// (75.9 s on this machine). The MSMs (the commitments and HyperKZG's two
+// (75.9–78.4 s on this machine). The MSMs (the commitments and HyperKZG's two
 // full-scalar MSMs of 2¹⁸ points, 1.9 s per segment) are about half of a
 // block's segment; GKR and the zero-check most of the rest. The ways
 // down from here, each a change of the proof and the segment circuit:
