@@ -2,8 +2,8 @@ package pcs
 
 import (
 	"fmt"
+	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
@@ -320,30 +320,10 @@ func batchTerms(tables [][]fr.Element, claims []Claim, nbVars []int, n int, powe
 }
 
 // newBatchTerm returns the term a·f over n − offset variables (f's zero
-// granules given), with a's zero granules and the inner product, which
-// skips the granules where either is zero.
+// granules given), with a's zero granules and the inner product.
 func newBatchTerm(a, f []fr.Element, zeroF []bool, offset int) batchTerm {
 	tm := batchTerm{a: a, f: f, offset: offset, zeroA: zeroGranules(a), zeroF: zeroF}
-	if tm.zeroA == nil && tm.zeroF == nil {
-		tm.ip = innerProduct(a, f)
-	} else {
-		var mu sync.Mutex
-		parallel.Execute(len(a)/granule, vecChunk/granule, func(start, end int) {
-			var part, t fr.Element
-			for q := start; q < end; q++ {
-				if (tm.zeroA != nil && tm.zeroA[q]) || (zeroF != nil && zeroF[q]) {
-					continue
-				}
-				for i := q * granule; i < (q+1)*granule; i++ {
-					t.Mul(&a[i], &f[i])
-					part.Add(&part, &t)
-				}
-			}
-			mu.Lock()
-			tm.ip.Add(&tm.ip, &part)
-			mu.Unlock()
-		})
-	}
+	tm.ip = innerProductZero(a, f, tm.zeroA, zeroF)
 	tm.pad.SetOne()
 	return tm
 }
@@ -477,38 +457,23 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 }
 
 // granule is the span of entries whose zeros the batching sum-check
-// tracks together: a limb row is zero over the blocks that do not use
-// it, a stacked MLE over its padding.
-const granule = 256
+// tracks together (a limb row is zero over the blocks that do not use
+// it, a stacked MLE over its padding): poly's.
+const granule = poly.Granule
 
 // trackZeros turns the skipping of zero granules on; the benchmark turns
 // it off for its baseline.
 var trackZeros = true
 
-// zeroGranules returns which granules of f are all zero, scanned on every
-// core; nil when f has fewer than two granules or none is zero.
+// zeroGranules returns which granules of f are all zero
+// (poly.ZeroGranules); nil when f has fewer than two granules or none is
+// zero, so that a dense table takes the plain loops.
 func zeroGranules(f []fr.Element) []bool {
-	g := len(f) / granule
-	if g < 2 || !trackZeros {
+	if !trackZeros {
 		return nil
 	}
-	zero := make([]bool, g)
-	var any atomic.Bool
-	parallel.Execute(g, vecChunk/granule, func(start, end int) {
-		for q := start; q < end; q++ {
-			zero[q] = true
-			for k := q * granule; k < (q+1)*granule; k++ {
-				if !f[k].IsZero() {
-					zero[q] = false
-					break
-				}
-			}
-			if zero[q] {
-				any.Store(true)
-			}
-		}
-	})
-	if !any.Load() {
+	zero := poly.ZeroGranules(f)
+	if !slices.Contains(zero, true) {
 		return nil
 	}
 	return zero

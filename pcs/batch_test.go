@@ -169,16 +169,7 @@ func TestBatchPartsStacked(t *testing.T) {
 	tables := [][]fr.Element{randomTable(rng, 6), randomTable(rng, 2)}
 	clear(tables[0][40:]) // zero past the last block, as a stacked MLE
 	const m = 3
-	var parts [][]Commitment
-	var flat []Commitment
-	for _, table := range tables {
-		c, err := CommitParts(srs, table, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, c)
-		flat = append(flat, c...)
-	}
+	parts, flat := commitAllParts(t, srs, tables, m)
 	var zero, one fr.Element
 	one.SetOne()
 	var claims []Claim
@@ -227,16 +218,7 @@ func TestBatchSharedPoints(t *testing.T) {
 	tables := [][]fr.Element{randomTable(rng, n), randomTable(rng, n), randomTable(rng, n), randomTable(rng, 6)}
 	clear(tables[1][300:]) // zero granules
 	clear(tables[2])
-	var parts [][]Commitment
-	var flat []Commitment
-	for _, table := range tables {
-		c, err := CommitParts(srs, table, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, c)
-		flat = append(flat, c...)
-	}
+	parts, flat := commitAllParts(t, srs, tables, m)
 	var zero, one fr.Element
 	one.SetOne()
 	dense := field.RandomVector[fr.Element](rng, n)
@@ -276,4 +258,19 @@ func TestBatchSharedPoints(t *testing.T) {
 	if _, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m); err == nil {
 		t.Error("a false value on a shared point was proven")
 	}
+}
+
+// commitAllParts commits each table in parts of 2^m entries and returns
+// the parts per table and all of them in order.
+func commitAllParts(t *testing.T, srs *SRS, tables [][]fr.Element, m int) (parts [][]Commitment, flat []Commitment) {
+	t.Helper()
+	for _, table := range tables {
+		c, err := CommitParts(srs, table, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, c)
+		flat = append(flat, c...)
+	}
+	return parts, flat
 }

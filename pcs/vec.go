@@ -60,3 +60,29 @@ func horner(f []fr.Element, x *fr.Element) fr.Element {
 	})
 	return res
 }
+
+// innerProductZero is innerProduct skipping the granules where a or b is
+// zero (zeroA, zeroB: their zero granules, nil when not tracked).
+func innerProductZero(a, b []fr.Element, zeroA, zeroB []bool) fr.Element {
+	if zeroA == nil && zeroB == nil {
+		return innerProduct(a, b)
+	}
+	var mu sync.Mutex
+	var sum fr.Element
+	parallel.Execute(len(a)/granule, vecChunk/granule, func(start, end int) {
+		var part, t fr.Element
+		for q := start; q < end; q++ {
+			if (zeroA != nil && zeroA[q]) || (zeroB != nil && zeroB[q]) {
+				continue
+			}
+			for i := q * granule; i < (q+1)*granule; i++ {
+				t.Mul(&a[i], &b[i])
+				part.Add(&part, &t)
+			}
+		}
+		mu.Lock()
+		sum.Add(&sum, &part)
+		mu.Unlock()
+	})
+	return sum
+}

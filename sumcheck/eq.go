@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"unsafe"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/internal/hugepage"
@@ -164,7 +163,7 @@ type eqProver[E field.Scalar, P field.Ptr[E]] struct {
 	options
 	sources [][]E
 	eq      []E // β(p_{>i}, ·), 2^{n−i−1} entries
-	// zero[j][g] is set when granule g (zeroGranule entries) of table j
+	// zero[j][g] is set when granule g (poly.Granule entries) of table j
 	// is all zero; nil once the table is shorter than two granules.
 	zero   [][]bool
 	spaces []*workspace[E]
@@ -181,7 +180,7 @@ func newEqProver[E field.Scalar, P field.Ptr[E]](point []E, tables [][]E, terms 
 	}
 	p.zero = make([][]bool, len(tables))
 	for j, table := range tables {
-		p.zero[j] = zeroGranules(table)
+		p.zero[j] = poly.ZeroGranules(table)
 	}
 	workers := runtime.GOMAXPROCS(0)
 	block := min(blockSize, (1<<len(point))/2)
@@ -226,7 +225,7 @@ func (p *eqProver[E, P]) foldEvaluate(r *E) []E {
 	old := p.zero
 	p.zero = make([][]bool, len(p.tables))
 	for j, z := range old {
-		if g := size / zeroGranule; z != nil && g >= 2 {
+		if g := size / poly.Granule; z != nil && g >= 2 {
 			p.zero[j] = make([]bool, g)
 			for k := range g {
 				p.zero[j][k] = z[k] && z[k+g]
@@ -346,48 +345,14 @@ func (p *eqProver[E, P]) evaluateBlock(ws *workspace[E], b, m, half int, one boo
 	}
 }
 
-// zeroGranule is the number of entries of a table per zero flag of the
-// eq prover.
-const zeroGranule = 256
-
-// zeroGranules returns the zero flags of table's granules (nil for a table
-// shorter than two granules), on every core.
-func zeroGranules[E field.Scalar](table []E) []bool {
-	g := len(table) / zeroGranule
-	if g < 2 {
-		return nil
-	}
-	z := make([]bool, g)
-	parallel.Execute(g, 64, func(start, end int) {
-		for k := start; k < end; k++ {
-			z[k] = allZero(table[k*zeroGranule : (k+1)*zeroGranule])
-		}
-	})
-	return z
-}
-
 // spanZero reports whether the flags z guarantee that entries [lo, hi)
 // are zero.
 func spanZero(z []bool, lo, hi int) bool {
 	if z == nil {
 		return false
 	}
-	for k := lo / zeroGranule; k*zeroGranule < hi; k++ {
+	for k := lo / poly.Granule; k*poly.Granule < hi; k++ {
 		if !z[k] {
-			return false
-		}
-	}
-	return true
-}
-
-// allZero reports whether every entry of s is zero, reading its words.
-func allZero[E field.Scalar](s []E) bool {
-	if len(s) == 0 {
-		return true
-	}
-	var zero E
-	for _, x := range unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero)/8)) {
-		if x != 0 {
 			return false
 		}
 	}

@@ -396,7 +396,6 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if err != nil {
 		return nil, nil, fmt.Errorf("committed: %w", err)
 	}
-	limbTable := limbFieldTable(limbs)
 	multTable := hugepage.Make[fr.Element](len(mult))
 	parallel.Execute(len(mult), 1<<13, func(start, end int) {
 		for i := start; i < end; i++ {
@@ -417,8 +416,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		}
 	}
 	tables = append(tables, make([][]fr.Element, limbRows)...)
-	setLimbs(limbTable)
-	limbTable = nil
+	setLimbs(limbFieldTable(limbs))
 	proof := &Proof{}
 	var incomingVars int
 	if seg.From > 0 {
