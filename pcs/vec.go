@@ -29,15 +29,21 @@ func innerProduct(a, b []fr.Element) fr.Element {
 	var mu sync.Mutex
 	var sum fr.Element
 	parallel.Execute(len(a), vecChunk, func(start, end int) {
-		var part, t fr.Element
-		for i := start; i < end; i++ {
-			t.Mul(&a[i], &b[i])
-			part.Add(&part, &t)
-		}
+		part := dot(a[start:end], b[start:end])
 		mu.Lock()
 		sum.Add(&sum, &part)
 		mu.Unlock()
 	})
+	return sum
+}
+
+// dot returns Σ a[i]·b[i] on the calling goroutine.
+func dot(a, b []fr.Element) fr.Element {
+	var sum, t fr.Element
+	for i := range a {
+		t.Mul(&a[i], &b[i])
+		sum.Add(&sum, &t)
+	}
 	return sum
 }
 
@@ -70,15 +76,13 @@ func innerProductZero(a, b []fr.Element, zeroA, zeroB []bool) fr.Element {
 	var mu sync.Mutex
 	var sum fr.Element
 	parallel.Execute(len(a)/granule, vecChunk/granule, func(start, end int) {
-		var part, t fr.Element
+		var part fr.Element
 		for q := start; q < end; q++ {
 			if (zeroA != nil && zeroA[q]) || (zeroB != nil && zeroB[q]) {
 				continue
 			}
-			for i := q * granule; i < (q+1)*granule; i++ {
-				t.Mul(&a[i], &b[i])
-				part.Add(&part, &t)
-			}
+			d := dot(a[q*granule:(q+1)*granule], b[q*granule:(q+1)*granule])
+			part.Add(&part, &d)
 		}
 		mu.Lock()
 		sum.Add(&sum, &part)
