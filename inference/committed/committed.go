@@ -460,9 +460,12 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	}
 	times.Commit = time.Since(start)
 	// The limb rows in the field are the largest tables but the lookup
-	// argument's: they are dropped while it runs (it reads the integers),
-	// and rebuilt from the integers after it.
-	setLimbs(nil)
+	// argument's: in a large segment they are dropped while it runs (it
+	// reads the integers), and rebuilt from the integers after it.
+	drop := l.NbVars >= dropLimbVars
+	if drop {
+		setLimbs(nil)
+	}
 
 	t := NewTranscript(st, seg)
 	t.Absorb(pcs.Digest(proof.Commitments()))
@@ -473,7 +476,9 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult, lookup.WithTableClaims()); err != nil {
 		return nil, nil, err
 	}
-	setLimbs(limbFieldTable(limbs))
+	if drop {
+		setLimbs(limbFieldTable(limbs))
+	}
 	proof.LimbEvals = limbEvals(l, tables[LimbsCommitment:LimbsCommitment+limbRows], lc.Columns[1].Point)
 	proof.Functions = functionEvals(l, stacked, lc.Columns[1].Point)
 	t.Absorb(proof.LimbEvals...)
@@ -497,21 +502,24 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		zt[tabLimbs+j] = tables[LimbsCommitment+j]
 	}
 	var zc []poly.Claim[fr.Element]
-	// The public tables are this prover's, and the limb rows are rebuilt
-	// after the zero-check: all are folded in place.
+	// The public tables are this prover's, and in a large segment the
+	// limb rows are rebuilt after the zero-check: those are folded in
+	// place.
 	var own []int
 	for k := range pub {
 		own = append(own, tabMin+k)
 	}
-	for j := range limbRows {
+	for j := 0; drop && j < limbRows; j++ {
 		own = append(own, tabLimbs+j)
 	}
 	if proof.Decomposition, zc, err = sumcheck.ProveZero(t, zt, relation(gamma), sumcheck.Overwrite(own...)); err != nil {
 		return nil, nil, err
 	}
 	zt = nil
-	setLimbs(nil) // folded: dropped before the rows are rebuilt
-	setLimbs(limbFieldTable(limbs))
+	if drop {
+		setLimbs(nil) // folded: dropped before the rows are rebuilt
+		setLimbs(limbFieldTable(limbs))
+	}
 
 	t.Label("committed/requant")
 	var rqs []*model.Requant
@@ -649,6 +657,17 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	times.Open = time.Since(start)
 	return proof, times, nil
 }
+
+// dropLimbVars is the stacked MLE's size (in variables) from which the
+// prover drops the limb rows in the field during the lookup argument and
+// folds them in place in the decomposition zero-check, rebuilding them
+// twice from the integers: at 2²² entries a row (a GPT-2-small block at
+// 64 rows, its LM-head segment at 16) the rows are 1 GB, and the memory
+// they free is what lets the LM-head segment at 64 rows stay near 14 GB;
+// below it the rebuilds cost more than the memory is worth (the pass at
+// 16 rows, where a block's stacked MLE has 2²⁰ entries, lost 4 s to them).
+// A test lowers it to prove every segment both ways.
+var dropLimbVars = 22
 
 // limbFieldTable returns the limb rows' integers as field elements. Most
 // are zero (rows no block uses): only the others are converted, on every

@@ -591,10 +591,12 @@
 //     rows: the opening 5.1–6.1 s before, 4.3–4.6 s after.
 //   - The LogUp instance's leaves, whose numerators are all 1 (the
 //     lookups fill their cube), keep no table of them.
-//   - The decomposition zero-check folds its public tables and the limb
-//     rows in place (sumcheck.Overwrite), and the limb rows in the field
-//     are dropped while the lookup argument runs, then rebuilt from the
-//     integers (twice: after the argument and after the zero-check). The
+//   - The decomposition zero-check folds its public tables in place
+//     (sumcheck.Overwrite), and in segments whose stacked MLE has 2²²
+//     entries or more it folds the limb rows in place too, the limb rows
+//     in the field being dropped while the lookup argument runs and
+//     rebuilt from the integers (after the argument and after the
+//     zero-check). The
 //     LM-head segment alone at 64 rows, under GOMEMLIMIT=11GiB (the live
 //     heap after each collection): 16.4 GB in the lookup argument and
 //     17.7 GB in the zero-check before, 11.3 GB and 13.6–13.9 GB after
@@ -611,9 +613,13 @@
 // later the same day: 82.5 s before, 78.4 s after (commit 22.4 and
 // 14.2 s, GKR 15.2 and 15.7 s, sum-checks 10.5 and 14.4 s, openings 34.4
 // and 34.1 s), peak RSS 10.6 and 8.6 GB: at 16 rows the faster
-// commitments are mostly paid back by the limb rows' two rebuilds (in
+// commitments were mostly paid back by the limb rows' two rebuilds (in
 // fresh memory, counted with the sum-checks), which only the larger
-// segments need. At 64 rows, old and new binaries run one after the other
+// segments need. The rows are now dropped and rebuilt only from 2²²
+// entries a row on (dropLimbVars): the pass at 16 rows then took 71.3 s
+// (commit 17.5 s, GKR 11.8 s, sum-checks 10.2 s, openings 31.8 s;
+// 3.7–5.4 s per block, 21.0 s for the last segment), peak RSS 8.8 GB,
+// one run. At 64 rows, old and new binaries run one after the other
 // (this machine ran the old one 18% slower than the day before, 282.0 s
 // against 238.1 s): 282.0 s before, 253.6 s after (commit 86.1 and
 // 84.6 s, GKR 62.1 and 54.6 s, sum-checks 44.5 and 49.5 s, openings 89.4
@@ -622,7 +628,7 @@
 // collector lets the heap grow to the soft limit.
 //
 // What remains: the 60 s target for the pass at 16 rows is still missed
-// (75.9–78.4 s on this machine). The MSMs (the commitments and HyperKZG's two
+// (71.3–78.4 s on this machine). The MSMs (the commitments and HyperKZG's two
 // full-scalar MSMs of 2¹⁸ points, 1.9 s per segment) are about half of a
 // block's segment; GKR and the zero-check most of the rest. The ways
 // down from here, each a change of the proof and the segment circuit:
