@@ -34,27 +34,41 @@ import (
 //
 // With [Overwrite], the tables it names are folded in place: the caller
 // hands them over, and their contents are lost. The others are read, never
-// written (their first fold goes to fresh tables).
+// written (their first fold goes to fresh tables). With [Generate], the
+// tables it names are not stored at all (nil in tables): the prover
+// computes the entries it reads in the first round and the first fold.
 func ProveEq[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], point []E, tables [][]E, terms []Term[E], sum E, opts ...Option) (Proof[E], Opening[E], error) {
 	n := len(point)
 	if n < 1 {
 		return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: eq sum-check over no variable")
 	}
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	for _, j := range o.overwrite {
-		if j < 0 || j >= len(tables) {
-			return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: table %d to overwrite, of %d", j, len(tables))
-		}
-	}
 	if len(tables) == 0 {
 		return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: no table")
 	}
+	o, gens, err := parseOptions[E](opts, len(tables), 1<<n)
+	if err != nil {
+		return Proof[E]{}, Opening[E]{}, err
+	}
 	for j, table := range tables {
+		if gens[j] != nil {
+			if table != nil {
+				return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: table %d is both given and generated", j)
+			}
+			continue
+		}
 		if len(table) != 1<<n {
 			return Proof[E]{}, Opening[E]{}, fmt.Errorf("sumcheck: table %d has length %d, want 2^%d", j, len(table), n)
+		}
+	}
+	if n == 1 {
+		// No fold: the generated tables (two entries) are the tables.
+		tables = append([][]E(nil), tables...)
+		for j, g := range gens {
+			if g != nil {
+				tables[j] = make([]E, 2)
+				g.Fill(tables[j], 0)
+				gens[j] = nil
+			}
 		}
 	}
 	shifted := make([]Term[E], len(terms))
@@ -82,7 +96,7 @@ func ProveEq[E field.Scalar, P field.Ptr[E]](t *transcript.Transcript[E, P], poi
 	dg := Degree([]Instance[E]{{Terms: terms}})
 	d := dg + 1
 
-	p := newEqProver[E, P](point, tables, terms, dg)
+	p := newEqProver[E, P](point, tables, gens, terms, dg)
 	p.options = o
 	proof := Proof[E]{Rounds: make([][]E, n)}
 	r := make([]E, n)
@@ -159,7 +173,11 @@ type eqProver[E field.Scalar, P field.Ptr[E]] struct {
 	terms  []Term[E]
 	dg     int
 	tables [][]E
-	owned  bool
+	// gen[j] computes table j while tables[j] is nil (before the first
+	// fold); size is the current length of every table.
+	gen   []*Generator[E]
+	size  int
+	owned bool
 	options
 	sources [][]E
 	eq      []E // β(p_{>i}, ·), 2^{n−i−1} entries
@@ -170,23 +188,43 @@ type eqProver[E field.Scalar, P field.Ptr[E]] struct {
 	pool   chan *workspace[E]
 }
 
-func newEqProver[E field.Scalar, P field.Ptr[E]](point []E, tables [][]E, terms []Term[E], dg int) *eqProver[E, P] {
+func newEqProver[E field.Scalar, P field.Ptr[E]](point []E, tables [][]E, gens []*Generator[E], terms []Term[E], dg int) *eqProver[E, P] {
 	p := &eqProver[E, P]{
 		terms:   terms,
 		dg:      dg,
 		tables:  append([][]E(nil), tables...),
+		gen:     gens,
+		size:    1 << len(point),
 		sources: make([][]E, len(tables)),
 		eq:      poly.EqTable[E, P](point[1:]),
 	}
 	p.zero = make([][]bool, len(tables))
 	for j, table := range tables {
-		p.zero[j] = poly.ZeroGranules(table)
+		if gens[j] != nil {
+			p.zero[j] = gens[j].Zero
+		} else {
+			p.zero[j] = poly.ZeroGranules(table)
+		}
 	}
 	workers := runtime.GOMAXPROCS(0)
-	block := min(blockSize, (1<<len(point))/2)
+	block := min(blockSize, p.size/2)
 	p.pool = make(chan *workspace[E], workers)
 	for range workers {
 		ws := newWorkspace(tables, dg-1, len(terms)*(dg+1), block)
+		ws.lo, ws.hi = make([][]E, len(tables)), make([][]E, len(tables))
+		ws.gen = make([][2][]E, len(tables))
+		for j, g := range gens {
+			if g == nil {
+				continue
+			}
+			// A generated table's scratch: newWorkspace saw no table.
+			ws.diff[j] = make([]E, block)
+			ws.evals[j] = make([][]E, max(dg-1, 0))
+			for s := range ws.evals[j] {
+				ws.evals[j][s] = make([]E, block)
+			}
+			ws.gen[j] = [2][]E{make([]E, block), make([]E, block)}
+		}
 		p.spaces = append(p.spaces, ws)
 		p.pool <- ws
 	}
@@ -196,7 +234,7 @@ func newEqProver[E field.Scalar, P field.Ptr[E]](point []E, tables [][]E, terms 
 // evaluate returns H(0), _, H(2), …, H(d_g) of the current (folded)
 // tables, or H(1) alone at index 1 when one is set.
 func (p *eqProver[E, P]) evaluate(one bool) []E {
-	half := len(p.tables[0]) / 2
+	half := p.size / 2
 	parallel.Execute(half, minPairsPerWorker, func(start, end int) {
 		ws := <-p.pool
 		for b := start; b < end; b += blockSize {
@@ -210,16 +248,19 @@ func (p *eqProver[E, P]) evaluate(one bool) []E {
 // foldEvaluate binds the previous round's variable to r in every table
 // and in β's table, and returns H(0), _, H(2), …, H(d_g) of the next round.
 func (p *eqProver[E, P]) foldEvaluate(r *E) []E {
-	size := len(p.tables[0]) / 2
+	size := p.size / 2
+	p.size = size
 	for j := range p.tables {
 		p.sources[j] = p.tables[j]
-		if p.owned || slices.Contains(p.overwrite, j) {
+		if p.sources[j] != nil && (p.owned || slices.Contains(p.overwrite, j)) {
 			p.tables[j] = p.tables[j][:size]
 		} else {
 			p.tables[j] = hugepage.Make[E](size)
 		}
 	}
 	p.owned = true
+	gen := p.gen
+	p.gen = make([]*Generator[E], len(p.tables))
 	// A granule of a folded table is zero when both granules it folds
 	// are.
 	old := p.zero
@@ -245,11 +286,19 @@ func (p *eqProver[E, P]) foldEvaluate(r *E) []E {
 				// A pair of zero spans folds to zero, which the destination
 				// already holds: it is fresh, or (folded in place) the
 				// first span itself.
-				if !spanZero(old[j], b, b+m) || !spanZero(old[j], size+b, size+b+m) {
-					poly.FoldSpan(p.tables[j][b:b+m], ws.prod[:m], src[j][b:b+m], src[j][size+b:size+b+m], r)
-				}
-				if !spanZero(old[j], half+b, half+b+m) || !spanZero(old[j], size+half+b, size+half+b+m) {
-					poly.FoldSpan(p.tables[j][half+b:half+b+m], ws.prod[:m], src[j][half+b:half+b+m], src[j][size+half+b:size+half+b+m], r)
+				for _, at := range [2]int{b, half + b} {
+					if spanZero(old[j], at, at+m) && spanZero(old[j], size+at, size+at+m) {
+						continue
+					}
+					var lo, hi []E
+					if g := gen[j]; g != nil {
+						lo, hi = ws.gen[j][0][:m], ws.gen[j][1][:m]
+						g.Fill(lo, at)
+						g.Fill(hi, size+at)
+					} else {
+						lo, hi = src[j][at:at+m], src[j][size+at:size+at+m]
+					}
+					poly.FoldSpan(p.tables[j][at:at+m], ws.prod[:m], lo, hi, r)
 				}
 			}
 			p.evaluateBlock(ws, b, m, half, false)
@@ -293,15 +342,25 @@ func (p *eqProver[E, P]) values(one bool) []E {
 // blocks.
 func (p *eqProver[E, P]) evaluateBlock(ws *workspace[E], b, m, half int, one bool) {
 	dg := p.dg
-	for j := range p.tables {
+	for j, table := range p.tables {
 		ws.zero[j] = spanZero(p.zero[j], b, b+m) && spanZero(p.zero[j], half+b, half+b+m)
+		if ws.zero[j] {
+			continue
+		}
+		if g := p.gen[j]; g != nil {
+			ws.lo[j], ws.hi[j] = ws.gen[j][0][:m], ws.gen[j][1][:m]
+			g.Fill(ws.lo[j], b)
+			g.Fill(ws.hi[j], half+b)
+		} else {
+			ws.lo[j], ws.hi[j] = table[b:b+m], table[half+b:half+b+m]
+		}
 	}
 	if !one && dg >= 2 {
-		for j, table := range p.tables {
+		for j := range p.tables {
 			if ws.zero[j] {
 				continue
 			}
-			lo, hi := table[b:b+m], table[half+b:half+b+m]
+			lo, hi := ws.lo[j], ws.hi[j]
 			diff := ws.diff[j][:m]
 			field.Sub(diff, hi, lo)
 			field.Add(ws.evals[j][0][:m], hi, diff)
@@ -313,9 +372,9 @@ func (p *eqProver[E, P]) evaluateBlock(ws *workspace[E], b, m, half int, one boo
 	at := func(j, s int) []E {
 		switch s {
 		case 0:
-			return p.tables[j][b : b+m]
+			return ws.lo[j]
 		case 1:
-			return p.tables[j][half+b : half+b+m]
+			return ws.hi[j]
 		}
 		return ws.evals[j][s-2][:m]
 	}
@@ -374,6 +433,77 @@ type Option func(*options)
 
 type options struct {
 	overwrite []int
+	generated any // map[int]Generator[E]
+}
+
+// Generator is a table of [ProveEq] or [ProveZero] that the prover
+// computes rather than reads (see [Generate]).
+type Generator[E field.Scalar] struct {
+	// Fill writes the table's entries [start, start+len(dst)) into dst.
+	// It is called from several goroutines at once, on disjoint ranges.
+	Fill func(dst []E, start int)
+	// Zero flags the granules of poly.Granule entries that are all zero,
+	// as poly.ZeroGranules returns them (a flag may be false for a zero
+	// granule, never true for another); nil when none is known.
+	Zero []bool
+}
+
+// Generate declares the tables of the given indices as generated: the
+// caller passes nil in their place, and the prover calls the generator's
+// Fill for the pairs of entries it reads in the first round and folds
+// into the second. Such a table never exists at full size: its first
+// fold, of half the size, is the first table the prover stores. For a
+// table the caller would build only for the proof (public selectors,
+// integers it holds in a smaller type), that is its whole size saved,
+// and its building.
+func Generate[E field.Scalar](tables map[int]Generator[E]) Option {
+	return func(o *options) {
+		all, _ := o.generated.(map[int]Generator[E])
+		if all == nil {
+			all = map[int]Generator[E]{}
+		}
+		for j, g := range tables {
+			all[j] = g
+		}
+		o.generated = all
+	}
+}
+
+// parseOptions applies opts for nbTables tables of size entries and
+// returns the generators by table index (nil for a stored table).
+func parseOptions[E field.Scalar](opts []Option, nbTables, size int) (options, []*Generator[E], error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	gens := make([]*Generator[E], nbTables)
+	if o.generated != nil {
+		all, ok := o.generated.(map[int]Generator[E])
+		if !ok {
+			return o, nil, fmt.Errorf("sumcheck: generated tables of another field")
+		}
+		for j, g := range all {
+			if j < 0 || j >= nbTables {
+				return o, nil, fmt.Errorf("sumcheck: generated table %d, of %d", j, nbTables)
+			}
+			if g.Fill == nil {
+				return o, nil, fmt.Errorf("sumcheck: generated table %d has no Fill", j)
+			}
+			if want := size / poly.Granule; g.Zero != nil && (want < 2 || len(g.Zero) != want) {
+				return o, nil, fmt.Errorf("sumcheck: generated table %d has %d zero flags for %d entries", j, len(g.Zero), size)
+			}
+			gens[j] = &g
+		}
+	}
+	for _, j := range o.overwrite {
+		if j < 0 || j >= nbTables {
+			return o, nil, fmt.Errorf("sumcheck: table %d to overwrite, of %d", j, nbTables)
+		}
+		if gens[j] != nil {
+			return o, nil, fmt.Errorf("sumcheck: table %d to overwrite is generated", j)
+		}
+	}
+	return o, gens, nil
 }
 
 // Overwrite lets the prover fold the tables of the given indices in place

@@ -138,6 +138,45 @@ func testProveEq[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 					t.Fatalf("table %d, not handed over, was written", j)
 				}
 			}
+			// The same proof with every other table generated (with its
+			// zero granules, or none known), the rest stored and one
+			// overwritten: the generator is called only on ranges of the
+			// first two rounds.
+			stored := make([][]E, len(tables))
+			gens := map[int]Generator[E]{}
+			overwrite = overwrite[:0]
+			for j := range tables {
+				if j%2 == 1 {
+					stored[j] = append([]E(nil), tables[j]...)
+					overwrite = append(overwrite, j)
+					continue
+				}
+				src := tables[j]
+				g := Generator[E]{Fill: func(dst []E, start int) {
+					if start < 0 || start+len(dst) > len(src) {
+						panic("fill out of range")
+					}
+					copy(dst, src[start:start+len(dst)])
+				}}
+				if j%4 == 0 {
+					g.Zero = poly.ZeroGranules(src)
+				}
+				gens[j] = g
+			}
+			generated := transcript.New[E, P](testDomain)
+			genProof, genOpening, err := ProveEq(generated, point, stored, terms, sum, Generate(gens), Overwrite(overwrite...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(genProof, wantProof) || !reflect.DeepEqual(genOpening, wantOpening) {
+				t.Fatal("the proof with tables generated differs")
+			}
+			if generated.Challenge() != over.Challenge() {
+				t.Fatal("transcripts differ after the proof with tables generated")
+			}
+			if !reflect.DeepEqual(copies, tables) {
+				t.Fatal("a generated table's source was written")
+			}
 			// The proof verifies: the final value is β·g at the opening; for
 			// another sum it is not.
 			degree := Degree([]Instance[E]{{Terms: augmented}})
@@ -177,6 +216,37 @@ func TestProveEqInput(t *testing.T) {
 		"short table": func() error { _, _, err := ProveEq(transcript.New[E]("t"), point[:2], tables, terms, sum); return err },
 		"overwrite out of range": func() error {
 			_, _, err := ProveEq(transcript.New[E]("t"), point, tables, terms, sum, Overwrite(1))
+			return err
+		},
+		"generated out of range": func() error {
+			_, _, err := ProveEq(transcript.New[E]("t"), point, tables, terms, sum, Generate(map[int]Generator[E]{1: {Fill: func([]E, int) {}}}))
+			return err
+		},
+		"generated and given": func() error {
+			_, _, err := ProveEq(transcript.New[E]("t"), point, tables, terms, sum, Generate(map[int]Generator[E]{0: {Fill: func([]E, int) {}}}))
+			return err
+		},
+		"generated without fill": func() error {
+			_, _, err := ProveEq(transcript.New[E]("t"), point, [][]E{nil}, terms, sum, Generate(map[int]Generator[E]{0: {}}))
+			return err
+		},
+		"generated and overwritten": func() error {
+			two := [][]E{tables[0], nil}
+			_, _, err := ProveEq(transcript.New[E]("t"), point, two, terms, sum, Generate(map[int]Generator[E]{1: {Fill: func([]E, int) {}}}), Overwrite(1))
+			return err
+		},
+		"generated of another field": func() error {
+			_, _, err := ProveEq(transcript.New[E]("t"), point, [][]E{nil}, terms, sum, Generate(map[int]Generator[bn254fr.Element]{0: {Fill: func([]bn254fr.Element, int) {}}}))
+			return err
+		},
+		"generated zero flags": func() error {
+			big := [][]E{nil}
+			p := field.RandomVector[E](rng, 10)
+			_, _, err := ProveEq(transcript.New[E]("t"), p, big, terms, sum, Generate(map[int]Generator[E]{0: {Fill: func([]E, int) {}, Zero: make([]bool, 3)}}))
+			return err
+		},
+		"not stored, not generated": func() error {
+			_, _, err := ProveEq(transcript.New[E]("t"), point, [][]E{nil}, terms, sum)
 			return err
 		},
 		"factor out of range": func() error {

@@ -175,6 +175,10 @@ type workspace[E field.Scalar] struct {
 	prod  []E
 	acc   []E    // [term·degree + slot], slot 0 ↔ node 0, slot s ↔ node s+1
 	zero  []bool // [table]: the block's pairs are all zero (eq prover)
+	// The eq prover's: the block's lo and hi entries per table, and a
+	// generated table's buffers for them.
+	lo, hi [][]E
+	gen    [][2][]E
 }
 
 func newProver[E field.Scalar, P field.Ptr[E]](tables [][]E, g summand[E], nbVars int) *prover[E, P] {

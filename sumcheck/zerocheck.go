@@ -2,6 +2,7 @@ package sumcheck
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/poly"
@@ -57,7 +58,8 @@ func checkRelation[E field.Scalar](relation []Term[E], nbTables int) error {
 // commitments absorbed). If C does not vanish on the cube the prover still
 // returns a proof, which the verifier rejects except with probability
 // ≤ (n + (d+1)·n)/|F| (d the relation's degree). Options are
-// [ProveEq]'s.
+// [ProveEq]'s; at least one table is stored (not [Generate]d), and the
+// others have its size.
 func ProveZero[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tables [][]E, relation []Term[E], opts ...Option) (*ZeroCheckProof[E], []poly.Claim[E], error) {
 	if len(tables) == 0 {
 		return nil, nil, fmt.Errorf("sumcheck: zero-check over no table")
@@ -65,13 +67,18 @@ func ProveZero[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], 
 	if err := checkRelation(relation, len(tables)); err != nil {
 		return nil, nil, err
 	}
-	n, err := poly.NbVars(len(tables[0]))
+	// The size is the stored tables' (generated ones are nil).
+	first := slices.IndexFunc(tables, func(t []E) bool { return t != nil })
+	if first < 0 {
+		return nil, nil, fmt.Errorf("sumcheck: zero-check with no stored table")
+	}
+	n, err := poly.NbVars(len(tables[first]))
 	if err != nil || n < 1 {
-		return nil, nil, fmt.Errorf("sumcheck: zero-check over a table of %d entries", len(tables[0]))
+		return nil, nil, fmt.Errorf("sumcheck: zero-check over a table of %d entries", len(tables[first]))
 	}
 	for i, t := range tables {
-		if len(t) != len(tables[0]) {
-			return nil, nil, fmt.Errorf("sumcheck: zero-check table %d has %d entries, table 0 has %d", i, len(t), len(tables[0]))
+		if t != nil && len(t) != len(tables[first]) {
+			return nil, nil, fmt.Errorf("sumcheck: zero-check table %d has %d entries, table %d has %d", i, len(t), first, len(tables[first]))
 		}
 	}
 	tr.Label(ZeroCheckLabel)

@@ -54,6 +54,24 @@ func TestZeroCheckErrors(t *testing.T) {
 	if _, err := VerifyZero(tr(), 1, 3, double, proof); err == nil {
 		t.Error("proof accepted for another table count")
 	}
+	// A generated table: the same proof; generated alone (no size known)
+	// or not generated, refused.
+	gen := func(src []fr) Option {
+		return Generate(map[int]Generator[fr]{0: {Fill: func(dst []fr, start int) { copy(dst, src[start:]) }}})
+	}
+	genProof, _, err := ProveZero(tr(), [][]fr{nil, y}, double, gen(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(genProof) != fmt.Sprint(proof) {
+		t.Error("the proof with a generated table differs")
+	}
+	if _, _, err := ProveZero(tr(), [][]fr{nil}, double[:1], gen(x)); err == nil {
+		t.Error("a zero-check of generated tables only was accepted")
+	}
+	if _, _, err := ProveZero(tr(), [][]fr{nil, y}, double); err == nil {
+		t.Error("a nil table not generated was accepted")
+	}
 }
 
 // BenchmarkProveZero proves the requantization identity y·2¹² + rem = acc

@@ -459,9 +459,9 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		tables = append(tables, incoming)
 	}
 	times.Commit = time.Since(start)
-	// The limb rows in the field are the largest tables but the lookup
-	// argument's: in a large segment they are dropped while it runs (it
-	// reads the integers), and rebuilt from the integers after it.
+	// The limb rows in the field are the largest tables but the opening's:
+	// in a large segment they are dropped until it, the lookup argument
+	// and the zero-check reading the integers.
 	drop := l.NbVars >= dropLimbVars
 	if drop {
 		setLimbs(nil)
@@ -476,10 +476,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if proof.Lookup, lc, err = lookup.ProveCommitted(t, mDigest, set, &lk, mult, lookup.WithTableClaims()); err != nil {
 		return nil, nil, err
 	}
-	if drop {
-		setLimbs(limbFieldTable(limbs))
-	}
-	proof.LimbEvals = limbEvals(l, tables[LimbsCommitment:LimbsCommitment+limbRows], lc.Columns[1].Point)
+	proof.LimbEvals = limbEvals(l, limbs, tables[LimbsCommitment:LimbsCommitment+limbRows], lc.Columns[1].Point)
 	proof.Functions = functionEvals(l, stacked, lc.Columns[1].Point)
 	t.Absorb(proof.LimbEvals...)
 	absorbFunctions(t, proof.Functions)
@@ -490,34 +487,28 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	gamma := t.Challenge()
 	zt := make([][]fr.Element, NbDecompositionTables)
 	zt[tabS] = stacked
-	// The public tables are built on every core, one table per core at a
-	// time (their allocation included).
-	pub := l.publicColumns()
-	parallel.Execute(len(pub), 1, func(start, end int) {
-		for k := start; k < end; k++ {
-			zt[tabMin+k] = l.blockTable(pub[k])
-		}
-	})
-	for j := range limbRows {
-		zt[tabLimbs+j] = tables[LimbsCommitment+j]
-	}
-	var zc []poly.Claim[fr.Element]
-	// The public tables are this prover's, and in a large segment the
-	// limb rows are rebuilt after the zero-check: those are folded in
-	// place.
-	var own []int
-	for k := range pub {
-		own = append(own, tabMin+k)
-	}
-	for j := 0; drop && j < limbRows; j++ {
-		own = append(own, tabLimbs+j)
-	}
-	if proof.Decomposition, zc, err = sumcheck.ProveZero(t, zt, relation(gamma), sumcheck.Overwrite(own...)); err != nil {
+	// The public tables are generated, never built; so are the limb rows
+	// where they are dropped (from the integers).
+	pub, err := l.blockGenerators(l.publicColumns())
+	if err != nil {
 		return nil, nil, err
 	}
-	zt = nil
+	gens := map[int]sumcheck.Generator[fr.Element]{}
+	for k := range pub {
+		gens[tabMin+k] = pub[k]
+	}
+	for j := range limbRows {
+		zt[tabLimbs+j] = tables[LimbsCommitment+j]
+		if drop {
+			gens[tabLimbs+j] = limbGenerator(limbs[j*size : (j+1)*size])
+		}
+	}
+	var zc []poly.Claim[fr.Element]
+	if proof.Decomposition, zc, err = sumcheck.ProveZero(t, zt, relation(gamma), sumcheck.Generate(gens)); err != nil {
+		return nil, nil, err
+	}
+	zt, pub, gens = nil, nil, nil
 	if drop {
-		setLimbs(nil) // folded: dropped before the rows are rebuilt
 		setLimbs(limbFieldTable(limbs))
 	}
 
@@ -659,15 +650,40 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 }
 
 // dropLimbVars is the stacked MLE's size (in variables) from which the
-// prover drops the limb rows in the field during the lookup argument and
-// folds them in place in the decomposition zero-check, rebuilding them
-// twice from the integers: at 2²² entries a row (a GPT-2-small block at
-// 64 rows, its LM-head segment at 16) the rows are 1 GB, and the memory
-// they free is what lets the LM-head segment at 64 rows stay near 14 GB;
-// below it the rebuilds cost more than the memory is worth (the pass at
-// 16 rows, where a block's stacked MLE has 2²⁰ entries, lost 4 s to them).
-// A test lowers it to prove every segment both ways.
+// prover drops the limb rows in the field after the commitments, until
+// the opening: the lookup argument reads the integers, and the
+// decomposition zero-check generates the rows from them. At 2²² entries
+// a row (a GPT-2-small block at 64 rows, its LM-head segment at 16) the
+// rows are 1 GB, and the memory they free is what lets the LM-head
+// segment at 64 rows stay near 14 GB; below it the rebuild costs more
+// than the memory is worth (the pass at 16 rows, where a block's stacked
+// MLE has 2²⁰ entries, lost 4 s to two of them). A test lowers it to
+// prove every segment both ways.
 var dropLimbVars = 22
+
+// limbGenerator generates a limb row in the field from its integers for
+// the decomposition zero-check (sumcheck.Generate), with its zero
+// granules.
+func limbGenerator(row []int64) sumcheck.Generator[fr.Element] {
+	g := sumcheck.Generator[fr.Element]{Fill: func(dst []fr.Element, start int) {
+		for i, v := range row[start : start+len(dst)] {
+			if v == 0 {
+				dst[i] = fr.Element{}
+			} else {
+				dst[i].SetInt64(v)
+			}
+		}
+	}}
+	if q := len(row) / poly.Granule; q >= 2 {
+		g.Zero = make([]bool, q)
+		parallel.Execute(q, 64, func(start, end int) {
+			for k := start; k < end; k++ {
+				g.Zero[k] = !slices.ContainsFunc(row[k*poly.Granule:(k+1)*poly.Granule], func(v int64) bool { return v != 0 })
+			}
+		})
+	}
+	return g
+}
 
 // limbFieldTable returns the limb rows' integers as field elements. Most
 // are zero (rows no block uses): only the others are converted, on every

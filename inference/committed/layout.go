@@ -14,6 +14,7 @@ import (
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/sumcheck"
 	"github.com/veriformer/veriformer/transcript"
 )
 
@@ -289,23 +290,82 @@ func (l *Layout) blockSum(point []fr.Element, c func(b int) *big.Int) fr.Element
 	return res
 }
 
-// blockTable returns the table of Σ_b c(b)·valid_b over the cube.
-func (l *Layout) blockTable(c func(b int) *big.Int) []fr.Element {
-	out := hugepage.Make[fr.Element](1 << l.NbVars)
+// blockGenerators returns the tables Σ_b cₖ(b)·valid_b over the cube, one
+// per column cₖ, as generators of the zero-check (sumcheck.Generate): an
+// entry is its block's constant, read through a table of each entry's
+// block (2 bytes an entry, where a stored table takes 32), so that the
+// tables are never built. Their zero granules are those where every
+// entry is padding or in a block whose constant is zero.
+func (l *Layout) blockGenerators(cols []func(b int) *big.Int) ([]sumcheck.Generator[fr.Element], error) {
+	if len(l.Blocks) >= 1<<16-1 {
+		return nil, fmt.Errorf("committed: %d blocks, more than a block table holds", len(l.Blocks))
+	}
+	size := 1 << l.NbVars
+	// owner[i] is 1 + the block whose valid entry i is, 0 on padding.
+	owner := hugepage.Make[uint16](size)
 	for b := range l.Blocks {
-		k := c(b)
-		if k.Sign() == 0 {
-			continue
+		idx, err := poly.PaddedIndices(l.Blocks[b].Tensor.Shape)
+		if err != nil {
+			return nil, err
 		}
-		var v fr.Element
-		v.SetBigInt(k)
-		idx, _ := poly.PaddedIndices(l.Blocks[b].Tensor.Shape)
-		dst := blockOf(l, out, b)
-		for _, i := range idx {
-			dst[i] = v
+		dst := owner[l.Blocks[b].Offset:]
+		parallel.Execute(len(idx), fillChunk, func(start, end int) {
+			for _, i := range idx[start:end] {
+				dst[i] = uint16(b + 1)
+			}
+		})
+	}
+	// values[k][1+b] = cₖ(b), values[k][0] = 0; zero[k][b] when it is 0.
+	values := make([][]fr.Element, len(cols))
+	nonzero := make([][]bool, len(cols))
+	for k, c := range cols {
+		values[k] = make([]fr.Element, 1+len(l.Blocks))
+		nonzero[k] = make([]bool, 1+len(l.Blocks))
+		for b := range l.Blocks {
+			v := c(b)
+			values[k][1+b].SetBigInt(v)
+			nonzero[k][1+b] = v.Sign() != 0
 		}
 	}
-	return out
+	var zero [][]bool
+	if g := size / poly.Granule; g >= 2 {
+		zero = make([][]bool, len(cols))
+		for k := range zero {
+			zero[k] = make([]bool, g)
+		}
+		parallel.Execute(g, 64, func(start, end int) {
+			for q := start; q < end; q++ {
+				for k := range cols {
+					zero[k][q] = true
+				}
+				last := -1
+				for _, o := range owner[q*poly.Granule : (q+1)*poly.Granule] {
+					if int(o) == last {
+						continue
+					}
+					last = int(o)
+					for k := range cols {
+						if nonzero[k][o] {
+							zero[k][q] = false
+						}
+					}
+				}
+			}
+		})
+	}
+	gens := make([]sumcheck.Generator[fr.Element], len(cols))
+	for k := range cols {
+		v := values[k]
+		gens[k].Fill = func(dst []fr.Element, start int) {
+			for i, o := range owner[start : start+len(dst)] {
+				dst[i] = v[o]
+			}
+		}
+		if zero != nil {
+			gens[k].Zero = zero[k]
+		}
+	}
+	return gens, nil
 }
 
 // Table returns the stacked table of the tensors' current values.

@@ -318,12 +318,22 @@ func (l *Layout) limbSlots() int {
 
 // limbEvals evaluates each limb slot's limb row over its block at the
 // slot's local coordinates of the lookup point (rows: the limb rows'
-// tables).
-func limbEvals(l *Layout, rows [][]fr.Element, point []fr.Element) []fr.Element {
+// tables, nil where dropped: then the block is converted from limbs, the
+// rows' integers).
+func limbEvals(l *Layout, limbs []int64, rows [][]fr.Element, point []fr.Element) []fr.Element {
 	var out []fr.Element
+	size := 1 << l.NbVars
 	for k, sl := range l.Slots {
 		if sl.Function < 0 {
-			out = append(out, poly.Evaluate[fr.Element](blockOf(l, rows[sl.Row], sl.Block), l.slotLocal(k, point)))
+			var block []fr.Element
+			if rows[sl.Row] != nil {
+				block = blockOf(l, rows[sl.Row], sl.Block)
+			} else {
+				// Dropped: the block's integers, converted.
+				blk := &l.Blocks[sl.Block]
+				block = limbFieldTable(limbs[sl.Row*size+blk.Offset : sl.Row*size+blk.Offset+1<<blk.NbVars])
+			}
+			out = append(out, poly.Evaluate[fr.Element](block, l.slotLocal(k, point)))
 		}
 	}
 	return out
