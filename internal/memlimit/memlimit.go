@@ -9,6 +9,16 @@
 // the committed proof of GPT-2 small's last segment at 64 rows is killed
 // without a limit, and completes with one; the verification of a
 // 2²³-point phase 1 of the ceremony fits only with one.
+//
+// Below the limit the collector still lets the heap grow to twice its
+// live size, and every byte of that growth is fresh memory, which the
+// kernel (and on a virtual machine, the host) must fault in and zero:
+// the committed prover's tables are large and hold no pointers, so that
+// a collection costs little and fresh memory much. [Default] also sets
+// the collector's target to [GCPercent] unless GOGC is set. Measured on
+// GPT-2 small's last segment at 64 rows (2 cores, 24 GB): 82.9 s and a
+// peak RSS of 14.9 GB with it, 89.9 s and 19.4 GB with Go's default of
+// 100; the whole pass at 16 rows peaks at 6.0 GB instead of 8.5–9.2.
 package memlimit
 
 import (
@@ -19,15 +29,23 @@ import (
 // Share is the fraction of the machine's memory the default limit allows.
 const Share = 0.85
 
+// GCPercent is the collector's target that [Default] sets: a collection
+// when the heap has grown by a quarter of its live size.
+const GCPercent = 25
+
 // Default sets the runtime's soft memory limit to [Share] of the
 // machine's memory, unless GOMEMLIMIT is set (the runtime has read it) or
-// the machine's memory is unknown. It returns the limit in force
+// the machine's memory is unknown, and the collector's target to
+// [GCPercent] unless GOGC is set. It returns the limit in force
 // (math.MaxInt64 when there is none).
 func Default() int64 {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		if total := Total(); total > 0 {
 			debug.SetMemoryLimit(int64(float64(total) * Share))
 		}
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(GCPercent)
 	}
 	return debug.SetMemoryLimit(-1)
 }

@@ -9,10 +9,13 @@ import (
 
 // TestDefault checks the limit set without GOMEMLIMIT (a share of the
 // machine's memory on Linux, none elsewhere) and that a limit given by
-// GOMEMLIMIT is kept.
+// GOMEMLIMIT is kept; and the collector's target, set without GOGC and
+// kept with it.
 func TestDefault(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(before)
+	percent := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(percent)
 
 	t.Setenv("GOMEMLIMIT", "")
 	debug.SetMemoryLimit(math.MaxInt64)
@@ -33,5 +36,17 @@ func TestDefault(t *testing.T) {
 	debug.SetMemoryLimit(1 << 30)
 	if got := Default(); got != 1<<30 {
 		t.Fatalf("limit %d, want GOMEMLIMIT's %d", got, 1<<30)
+	}
+
+	for _, c := range []struct {
+		env       string
+		set, want int
+	}{{"", 100, GCPercent}, {"150", 150, 150}} {
+		t.Setenv("GOGC", c.env)
+		debug.SetGCPercent(c.set)
+		Default()
+		if got := debug.SetGCPercent(c.set); got != c.want {
+			t.Errorf("GOGC=%q: the collector's target is %d, want %d", c.env, got, c.want)
+		}
 	}
 }
