@@ -302,21 +302,116 @@ func batchTerms(tables [][]fr.Element, claims []Claim, nbVars []int, n int, powe
 		terms = append(terms, tm)
 	}
 	for j, table := range tables {
-		var a []fr.Element
+		var ks []int
 		for k, c := range claims {
-			if c.Commitment != j || grouped[k] {
-				continue
+			if c.Commitment == j && !grouped[k] {
+				ks = append(ks, k)
 			}
-			if a == nil {
-				a = hugepage.Make[fr.Element](len(table))
-			}
-			addEq(a, c.Point, &powers[k])
 		}
-		if a != nil {
-			terms = append(terms, newBatchTerm(a, table, zeros[j], n-nbVars[j]))
+		if len(ks) == 0 {
+			continue
 		}
+		if tm, ok := sparseTerm(table, zeros[j], claims, ks, powers, n-nbVars[j]); ok {
+			terms = append(terms, tm)
+			continue
+		}
+		a := hugepage.Make[fr.Element](len(table))
+		for _, k := range ks {
+			addEq(a, claims[k].Point, &powers[k])
+		}
+		terms = append(terms, newBatchTerm(a, table, zeros[j], n-nbVars[j]))
 	}
 	return terms, zeros
+}
+
+// sparseTerms turns the terms whose Aⱼ is kept as its claims' blocks on;
+// a test turns it off to compare the proofs.
+var sparseTerms = true
+
+// sparseTerm returns the term Aⱼ·fⱼ of the claims ks on table f with Aⱼ
+// kept as its claims' eq tables over their blocks (the sub-cubes their
+// boolean leading coordinates select, addEq) until its first round, whose
+// sums it takes block by block and whose fold builds Aⱼ at half size: Aⱼ
+// never exists at full size. It applies (ok) when every block lies in one
+// half of the table and the blocks add up to half of it at most: the
+// limb rows' claims of a lookup, each on one block.
+func sparseTerm(f []fr.Element, zeroF []bool, claims []Claim, ks []int, powers []fr.Element, offset int) (batchTerm, bool) {
+	if !sparseTerms || len(f) < 2 {
+		return batchTerm{}, false
+	}
+	h := len(f) / 2
+	total := 0
+	for _, k := range ks {
+		_, bits := subCube(claims[k].Point)
+		if bits == 0 {
+			return batchTerm{}, false
+		}
+		total += 1 << (len(claims[k].Point) - bits)
+	}
+	if total > h {
+		return batchTerm{}, false
+	}
+	tm := batchTerm{f: f, offset: offset, zeroF: zeroF}
+	tm.pad.SetOne()
+	for _, k := range ks {
+		start, bits := subCube(claims[k].Point)
+		eq := poly.EqTableScaled[fr.Element](claims[k].Point[bits:], &powers[k])
+		tm.blocks = append(tm.blocks, eqBlock{start: start, eq: eq})
+		ip := innerProduct(eq, f[start:start+len(eq)])
+		tm.ip.Add(&tm.ip, &ip)
+	}
+	return tm, true
+}
+
+// eqBlock is a share of a sparse term's Aⱼ: eq over entries
+// [start, start+len(eq)) of the term's cube, within one half of it.
+type eqBlock struct {
+	start int
+	eq    []fr.Element
+}
+
+// blockRoundSums returns a sparse term's round values at 0 and 2 (as
+// roundSums for the Aⱼ its blocks add up to): over the lower half h, a
+// block there adds eq·f to the value at 0 and −eq·(2f_hi − f_lo) to the
+// value at 2; a block in the upper half adds 2·eq·(2f − f_lo) to the
+// value at 2 alone.
+func blockRoundSums(blocks []eqBlock, f []fr.Element) (fr.Element, fr.Element) {
+	h := len(f) / 2
+	var s0, s2 fr.Element
+	for _, b := range blocks {
+		m := len(b.eq)
+		if b.start < h {
+			lo := innerProduct(b.eq, f[b.start:b.start+m])
+			hi := innerProduct(b.eq, f[h+b.start:h+b.start+m])
+			s0.Add(&s0, &lo)
+			hi.Double(&hi)
+			lo.Sub(&lo, &hi) // −eq·(2f_hi − f_lo)
+			s2.Add(&s2, &lo)
+			continue
+		}
+		hi := innerProduct(b.eq, f[b.start:b.start+m])
+		lo := innerProduct(b.eq, f[b.start-h:b.start-h+m])
+		hi.Double(&hi).Sub(&hi, &lo).Double(&hi) // 2·eq·(2f − f_lo)
+		s2.Add(&s2, &hi)
+	}
+	return s0, s2
+}
+
+// foldBlocks returns Aⱼ folded by r (h entries), built from its blocks:
+// (1 − r)·eq at a block's place in the lower half, r·eq in the upper.
+func foldBlocks(blocks []eqBlock, h int, r *fr.Element) []fr.Element {
+	a := hugepage.Make[fr.Element](h)
+	var c, one fr.Element
+	one.SetOne()
+	c.Sub(&one, r)
+	for _, b := range blocks {
+		if b.start < h {
+			addScaled(a[b.start:b.start+len(b.eq)], b.eq, &c)
+		} else {
+			addScaled(a[b.start-h:b.start-h+len(b.eq)], b.eq, r)
+		}
+	}
+	return a
 }
 
 // newBatchTerm returns the term a·f over n − offset variables (f's zero
@@ -391,6 +486,9 @@ type batchTerm struct {
 	offset       int        // n − nⱼ
 	ip           fr.Element // Σ Aⱼ·fⱼ over the term's own cube
 	pad          fr.Element // ∏ (1 − rᵢ) over the rounds bound so far, i < offset
+	// blocks, when not nil, are Aⱼ until the term's first round (a is
+	// nil until then): sparseTerm.
+	blocks []eqBlock
 }
 
 // proveBatchSum is sumcheck.Prove for the degree-2 summand
@@ -425,7 +523,11 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 				p2.Add(&p2, &s0) // (1 − 2)² = 1
 				continue
 			}
-			s0, s2 = roundSums(tm.a, tm.f, tm.zeroA, tm.zeroF)
+			if tm.blocks != nil {
+				s0, s2 = blockRoundSums(tm.blocks, tm.f)
+			} else {
+				s0, s2 = roundSums(tm.a, tm.f, tm.zeroA, tm.zeroF)
+			}
 			s0.Mul(&s0, &sq)
 			s2.Mul(&s2, &sq)
 			p0.Add(&p0, &s0)
@@ -443,7 +545,13 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 				tm.pad.Mul(&tm.pad, &c)
 				continue
 			}
-			tm.a, tm.zeroA = foldZero(tm.a, tm.zeroA, true, &r)
+			if tm.blocks != nil {
+				tm.a = foldBlocks(tm.blocks, len(tm.f)/2, &r)
+				tm.zeroA = zeroGranules(tm.a)
+				tm.blocks = nil
+			} else {
+				tm.a, tm.zeroA = foldZero(tm.a, tm.zeroA, true, &r)
+			}
 			tm.f, tm.zeroF = foldZero(tm.f, tm.zeroF, tm.owned, &r)
 			tm.owned = true
 		}
@@ -575,17 +683,22 @@ func roundSums(a, f []fr.Element, zeroA, zeroF []bool) (fr.Element, fr.Element) 
 // are 0 or 1 select a sub-cube, the only entries where β is not zero: the
 // table is built over the remaining coordinates only.
 func addEq(dst []fr.Element, point []fr.Element, scale *fr.Element) {
-	offset, k := 0, 0
-	for ; k < len(point) && (point[k].IsZero() || point[k].IsOne()); k++ {
-		offset <<= 1
-		if point[k].IsOne() {
-			offset |= 1
-		}
-	}
-	rest := len(point) - k
-	offset <<= rest
+	offset, k := subCube(point)
 	eq := poly.EqTableScaled[fr.Element](point[k:], scale)
 	field.Add(dst[offset:offset+len(eq)], dst[offset:offset+len(eq)], eq)
+}
+
+// subCube returns the number of point's leading coordinates that are 0 or
+// 1 and the first entry of the sub-cube they select (its size is
+// 2^(len(point) − bits)).
+func subCube(point []fr.Element) (start, bits int) {
+	for ; bits < len(point) && (point[bits].IsZero() || point[bits].IsOne()); bits++ {
+		start <<= 1
+		if point[bits].IsOne() {
+			start |= 1
+		}
+	}
+	return start << (len(point) - bits), bits
 }
 
 // VerifyBatchField is the field part of the verifier of [OpenBatch] for

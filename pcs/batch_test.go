@@ -274,3 +274,70 @@ func commitAllParts(t *testing.T, srs *SRS, tables [][]fr.Element, m int) (parts
 	}
 	return parts, flat
 }
+
+// TestBatchSparseTerms: an MLE whose claims are all on blocks (boolean
+// leading coordinates) within one half, of half its size at most, is a
+// term whose Aⱼ is built at half size in its first round; the proof is
+// the one with Aⱼ built whole, byte for byte, and verifies, and a changed
+// claim is rejected. The MLEs: one of the batch's size with blocks in
+// both halves, one block claimed twice at different points; a smaller
+// one (a term with leading zero coordinates) with one block; one whose
+// blocks add up to more than half (built whole either way); one with
+// blocks of one entry.
+func TestBatchSparseTerms(t *testing.T) {
+	rng := newTestRand(t)
+	srs := srsForTest(t)
+	const n, m = 10, 8
+	tables := [][]fr.Element{randomTable(rng, n), randomTable(rng, 7), randomTable(rng, n), randomTable(rng, n)}
+	clear(tables[0][600:700]) // zero granules
+	parts, flat := commitAllParts(t, srs, tables, m)
+	var zero, one fr.Element
+	one.SetOne()
+	block := func(bits []bool, vars int) []fr.Element {
+		p := make([]fr.Element, 0, vars)
+		for _, b := range bits {
+			if b {
+				p = append(p, one)
+			} else {
+				p = append(p, zero)
+			}
+		}
+		return append(p, field.RandomVector[fr.Element](rng, vars-len(bits))...)
+	}
+	var claims []Claim
+	add := func(j int, point []fr.Element) {
+		claims = append(claims, Claim{Commitment: j, Point: point, Value: poly.Evaluate[fr.Element](tables[j], point)})
+	}
+	add(0, block([]bool{false, true, true}, n))
+	add(0, block([]bool{true, false, true}, n))
+	add(0, block([]bool{true, false, true}, n))
+	add(0, block([]bool{true, true, true, false}, n))
+	add(1, block([]bool{true, false}, 7))
+	add(2, block([]bool{false}, n))
+	add(2, block([]bool{true, true}, n))
+	add(3, block(make([]bool, n), n))
+	add(3, block([]bool{true, true, false, true, false, false, true, false, true, true}, n))
+	prove := func(sparse bool) []byte {
+		sparseTerms = sparse
+		defer func() { sparseTerms = true }()
+		proof, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err != nil {
+			t.Fatalf("sparse %v: honest proof rejected: %v", sparse, err)
+		}
+		data, err := proof.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	if !bytes.Equal(prove(true), prove(false)) {
+		t.Fatal("the proofs with sparse and whole terms differ")
+	}
+	claims[1].Value.Add(&claims[1].Value, &one)
+	if _, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m); err == nil {
+		t.Error("a false value on a block was proven")
+	}
+}
