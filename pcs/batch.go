@@ -164,10 +164,22 @@ func CommitParts(srs *SRS, table []fr.Element, m int) ([]Commitment, error) {
 // with k = m < n, the prover's cost of the opening falls by 2^(n−m)
 // while the verifier's group part takes one point per part. With m ≥ n
 // it is the opening of [OpenBatch], proof for proof.
-func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim, m int) (*BatchProof, error) {
+//
+// With [Rebuild], the tables it names are folded in place and written
+// again by the caller before g is built.
+func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim, m int, opts ...BatchOption) (*BatchProof, error) {
 	nbVars, n, err := batchShape(len(tables), claims)
 	if err != nil {
 		return nil, err
+	}
+	var o batchOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	for _, j := range o.rebuilt {
+		if j < 0 || j >= len(tables) || o.fill == nil {
+			return nil, fmt.Errorf("pcs: batch: table %d to rebuild, of %d (fill set: %v)", j, len(tables), o.fill != nil)
+		}
 	}
 	if m < 1 {
 		return nil, fmt.Errorf("pcs: batch: an opening of %d variables", m)
@@ -182,7 +194,7 @@ func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Cla
 		return nil, fmt.Errorf("pcs: batch: %d variables need 2^%d powers, the srs has %d", k, k, srs.Size())
 	}
 	powers, sum := bindBatch(t, claims)
-	terms, zeros := batchTerms(tables, claims, nbVars, n, powers)
+	terms, zeros, folded := batchTerms(tables, claims, nbVars, n, powers, o.rebuilt)
 	var got fr.Element
 	for j := range terms {
 		got.Add(&got, &terms[j].ip)
@@ -198,6 +210,9 @@ func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Cla
 		value.Add(&value, &s)
 	}
 	combination := combinations(len(tables), claims, powers, nbVars, point)
+	for _, j := range folded {
+		o.fill(j, tables[j])
+	}
 
 	// g = Σⱼ,ₚ cⱼ,ₚ·fⱼ,ₚ over k variables, opened at the last k
 	// coordinates of r* with value Σⱼ Aⱼ(r*)·f̃ⱼ(r*).
@@ -258,7 +273,7 @@ var groupPoints = true
 // β(p, ·)·Σ αᵏ·f_{jₖ}: one eq table where a term per MLE built one each.
 // Every MLE's other claims are one term Aⱼ·fⱼ. The summand is the same,
 // and so are the round polynomials and the proof.
-func batchTerms(tables [][]fr.Element, claims []Claim, nbVars []int, n int, powers []fr.Element) ([]batchTerm, [][]bool) {
+func batchTerms(tables [][]fr.Element, claims []Claim, nbVars []int, n int, powers []fr.Element, rebuilt []int) (terms []batchTerm, zeros [][]bool, folded []int) {
 	type group struct {
 		vars   int
 		claims []int
@@ -275,12 +290,11 @@ func batchTerms(tables [][]fr.Element, claims []Claim, nbVars []int, n int, powe
 		}
 		g.claims = append(g.claims, k)
 	}
-	zeros := make([][]bool, len(tables))
+	zeros = make([][]bool, len(tables))
 	for j, table := range tables {
 		zeros[j] = zeroGranules(table)
 	}
 	grouped := make([]bool, len(claims))
-	var terms []batchTerm
 	for _, g := range groups {
 		first := claims[g.claims[0]].Point
 		if len(g.claims) < 2 || !groupPoints || first[0].IsZero() || first[0].IsOne() {
@@ -311,17 +325,43 @@ func batchTerms(tables [][]fr.Element, claims []Claim, nbVars []int, n int, powe
 		if len(ks) == 0 {
 			continue
 		}
-		if tm, ok := sparseTerm(table, zeros[j], claims, ks, powers, n-nbVars[j]); ok {
-			terms = append(terms, tm)
-			continue
+		tm, ok := sparseTerm(table, zeros[j], claims, ks, powers, n-nbVars[j])
+		if !ok {
+			a := hugepage.Make[fr.Element](len(table))
+			for _, k := range ks {
+				addEq(a, claims[k].Point, &powers[k])
+			}
+			tm = newBatchTerm(a, table, zeros[j], n-nbVars[j])
 		}
-		a := hugepage.Make[fr.Element](len(table))
-		for _, k := range ks {
-			addEq(a, claims[k].Point, &powers[k])
+		if slices.Contains(rebuilt, j) {
+			tm.owned = true // folded in place, rebuilt for g
+			folded = append(folded, j)
 		}
-		terms = append(terms, newBatchTerm(a, table, zeros[j], n-nbVars[j]))
+		terms = append(terms, tm)
 	}
-	return terms, zeros
+	return terms, zeros, folded
+}
+
+// BatchOption configures [OpenBatchParts].
+type BatchOption func(*batchOptions)
+
+type batchOptions struct {
+	rebuilt []int
+	fill    func(j int, dst []fr.Element)
+}
+
+// Rebuild hands the given tables over to the prover: it folds them in
+// place where it would fold them into fresh memory, and before it builds
+// the opened combination g it calls fill(j, tables[j]) for each it
+// folded, which must write table j again, every entry, into that same
+// memory. For tables the caller can write again cheaply (integers it
+// holds in a smaller type) that is half their size less at the opening's
+// peak, and no fresh memory for their first fold.
+func Rebuild(fill func(j int, dst []fr.Element), tables ...int) BatchOption {
+	return func(o *batchOptions) {
+		o.fill = fill
+		o.rebuilt = append(o.rebuilt, tables...)
+	}
 }
 
 // sparseTerms turns the terms whose Aⱼ is kept as its claims' blocks on;

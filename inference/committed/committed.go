@@ -642,7 +642,19 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	for _, d := range lookup.DenseColumns(set) {
 		tables = append(tables, outputTable(&set.Tables[d.Table]))
 	}
-	if proof.Opening, err = pcs.OpenBatchParts(t, srs, tables, claims, partVars); err != nil {
+	var open []pcs.BatchOption
+	if drop {
+		// The limb rows are folded in place and written again from the
+		// integers for the opened combination.
+		var rows []int
+		for j := range limbRows {
+			rows = append(rows, LimbsCommitment+j)
+		}
+		open = append(open, pcs.Rebuild(func(j int, dst []fr.Element) {
+			fillLimbs(dst, limbs[(j-LimbsCommitment)*size:(j-LimbsCommitment+1)*size])
+		}, rows...))
+	}
+	if proof.Opening, err = pcs.OpenBatchParts(t, srs, tables, claims, partVars, open...); err != nil {
 		return nil, nil, err
 	}
 	times.Open = time.Since(start)
@@ -698,6 +710,20 @@ func limbFieldTable(limbs []int64) []fr.Element {
 		}
 	})
 	return t
+}
+
+// fillLimbs writes the limb integers into dst as field elements, every
+// entry (dst's contents are not zero), on every core.
+func fillLimbs(dst []fr.Element, limbs []int64) {
+	parallel.Execute(len(limbs), 1<<13, func(start, end int) {
+		for i := start; i < end; i++ {
+			if v := limbs[i]; v != 0 {
+				dst[i].SetInt64(v)
+			} else {
+				dst[i] = fr.Element{}
+			}
+		}
+	})
 }
 
 // SharedRows maps each projection of segment seg of tr that shares its
