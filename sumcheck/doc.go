@@ -131,8 +131,13 @@
 // fresh memory, so that the caller's tables are read, never written;
 // the tables a caller hands over with [Overwrite] (its own copies, or
 // tables it rebuilds) are folded in place instead, which saves half of
-// their size again (a GPT-2-small LM-head segment at 64 rows: eleven
-// public and eight limb tables of 2²⁴ entries, about 5 GB).
+// their size again. The tables named by [Generate] are not stored at
+// all: the prover asks the caller's generator for the pairs of entries
+// it reads in the first round and folds into the second, so that their
+// first fold, of half the size, is the first table it stores (a
+// GPT-2-small LM-head segment at 64 rows: eleven public selector tables
+// and eight limb rows of 2²⁴ entries, the former constant per block and
+// the latter integers the caller holds, 9.5 GB as stored tables).
 // Measured (BLS12-377, 2²⁰ entries, both cores, BenchmarkProveZero and
 // BenchmarkProveEq, the generic prover in the same conditions): the
 // requantization identity 55 ms (92 ms with [Prove]), the degree-3 masked

@@ -666,8 +666,10 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 // the opening: the lookup argument reads the integers, and the
 // decomposition zero-check generates the rows from them. At 2²² entries
 // a row (a GPT-2-small block at 64 rows, its LM-head segment at 16) the
-// rows are 1 GB, and the memory they free is what lets the LM-head
-// segment at 64 rows stay near 14 GB; below it the rebuild costs more
+// rows are 1 GB; the batch opening then folds them in place and has them
+// written again from the integers (pcs.Rebuild). The memory they free is
+// what keeps the LM-head segment's live heap at 64 rows near 12 GB;
+// below that size the rebuild costs more
 // than the memory is worth (the pass at 16 rows, where a block's stacked
 // MLE has 2²⁰ entries, lost 4 s to two of them). A test lowers it to
 // prove every segment both ways.

@@ -627,11 +627,60 @@
 // 20.6 GB: the last segment's live heap now stays under 14 GB, but the
 // collector lets the heap grow to the soft limit.
 //
+// Less fresh memory (the same proofs; packages sumcheck, pcs and
+// internal/memlimit). On this virtual machine a page of fresh memory is
+// slow (its first touch faults to the host and the kernel zeroes it:
+// package internal/hugepage), and the prover's time tracks the memory
+// it touches for the first time as much as its arithmetic:
+//
+//   - The decomposition zero-check's eleven public tables (Min, the
+//     weights, E, Max·E: constant per block) are generated
+//     (sumcheck.Generate) from a table of each entry's block (2 bytes an
+//     entry) and never built; where the limb rows are dropped they are
+//     generated from the integers, and rebuilt once (for the opening)
+//     where they were rebuilt twice. The LM-head segment alone at 64
+//     rows under GOMEMLIMIT=11GiB: the zero-check's live heap 11.3 GB
+//     where it was 13.6–13.9 GB.
+//   - The commands and the benchmark collect each time the heap grows by
+//     a quarter (internal/memlimit.GCPercent; Go's default lets it
+//     double): the tables hold no pointers, so that a collection is
+//     cheap and the memory it saves is fresh memory not touched. The
+//     LM-head segment alone at 64 rows: 82.9 s and 14.9 GB against
+//     89.9 s and 19.4 GB.
+//   - The batch opening keeps the combination Aⱼ of an MLE whose claims
+//     are all on blocks (within one half, adding up to half of it at
+//     most: limb rows 2 to 7) as the blocks' eq tables until its first
+//     round, and builds it at half size there; in large segments it folds
+//     the limb rows in place and has them written again from the
+//     integers for g (pcs.Rebuild). The LM-head segment's live heap in
+//     the opening, 64 rows, GOMEMLIMIT=11GiB: 12.2 GB where it was
+//     13.9 GB (peak RSS 13.0 GB, was 14.3).
+//
+// The pass at 16 rows, the previous version (437940d) and this one run
+// alternately in the same hour: 80.4 and 78.2 s before, 68.8 and 78.4 s
+// after (commit 19.2, 17.7 and 15.7, 17.8 s; GKR 12.7, 13.3 and 12.4,
+// 13.4 s; sum-checks 11.6, 11.6 and 10.2, 12.3 s; openings 36.8, 35.6
+// and 30.5, 34.9 s; the first segment 9.1–9.3 s before, 5.8 s after;
+// the last 22.1–23.2 s before, 21.8–23.2 s after); peak RSS 8.3–9.1 GB
+// before, 5.1 GB after; the same 914,640 bytes of proofs. The runs of
+// this machine vary by 15% within the hour: another run of the
+// zero-check's change with the collector's target gave 68.0 s. The pass
+// at 64 rows, one run: 208.6 s (232 times the forward pass; commit
+// 58.3 s, GKR 42.0 s, sum-checks 48.2 s, openings 60.0 s; 10.9–17.6 s
+// per block, 69.3 s for the last segment), verifier 14.3 s, peak RSS
+// 15.5 GB; the previous version, run a quarter of an hour later, 246.8 s
+// (commit 74.9 s, GKR 58.2 s, sum-checks 55.3 s, openings 58.4 s; 90.8 s
+// for the last segment) and 20.5 GB.
+//
 // What remains: the 60 s target for the pass at 16 rows is still missed
-// (71.3–78.4 s on this machine). The MSMs (the commitments and HyperKZG's two
-// full-scalar MSMs of 2¹⁸ points, 1.9 s per segment) are about half of a
-// block's segment; GKR and the zero-check most of the rest. The ways
-// down from here, each a change of the proof and the segment circuit:
+// (68.0–78.4 s on this machine). The MSMs (the commitments, and
+// HyperKZG's fold commitments and quotient over 2¹⁸ points: 0.9 and
+// 0.8 s of a block's 2.6 s opening at 16 rows) are about half of a
+// block's segment; GKR and the zero-check most of the rest. Parts of
+// 2¹⁷ would halve HyperKZG's MSMs (the pass took 78.0 s against 88–93 s
+// with parts of 2¹⁸, one run, on the day "Parts" was measured) for 11
+// more points per block segment in the aggregator (≈ 3.1k R1CS each).
+// The ways down from here that change the proof and the segment circuit:
 // stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
 // claims that are linear combinations of the chunks' evaluations, which
 // brings a block from 541,536 to 406,240 entries, below 2¹⁹, and halves
@@ -639,12 +688,12 @@
 // sum-check; one compact limb MLE over the slots ("Left"); merge the
 // argmax margins into the logits' upper decomposition in the LM head
 // (its lookup cube is 2²⁶ at 64 rows). At 64 rows the pass misses 3 min
-// (253.6 s on a day this machine ran the old code in 282 s) and 12 GB
-// (the last segment's live heap peaks at about 13.9 GB in the zero-check
-// and the opening: the zero-check's eleven public tables of 2²⁴ entries
-// are 5.6 GB of it, which built folded, or never materialized, would
-// save; the opening's combination tables of the limb rows are full-size
-// tables that are zero outside their blocks).
+// (208.6 s, the last segment a third of it) and 12 GB (15.5 GB of RSS
+// under the default limit): the last segment's live heap peaks at 12.2 GB in the
+// opening, where the limb rows in the field (eight tables of 2²⁴
+// entries, 4 GB) are built again for the batching sum-check; generating
+// them there from the integers as the zero-check does (their first fold
+// only, at half size) would bring it near 10 GB.
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
