@@ -238,20 +238,7 @@ func TestBatchSharedPoints(t *testing.T) {
 	add(0, field.RandomVector[fr.Element](rng, n))
 	add(3, field.RandomVector[fr.Element](rng, 6))
 	prove := func(grouped bool) []byte {
-		groupPoints = grouped
-		defer func() { groupPoints = true }()
-		proof, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err != nil {
-			t.Fatalf("grouped %v: honest proof rejected: %v", grouped, err)
-		}
-		data, err := proof.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return data
+		return proveSwitched(t, &groupPoints, grouped, srs, tables, parts, flat, claims, m)
 	}
 	if !bytes.Equal(prove(true), prove(false)) {
 		t.Fatal("the proofs with terms per point and per MLE differ")
@@ -260,6 +247,27 @@ func TestBatchSharedPoints(t *testing.T) {
 	if _, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m); err == nil {
 		t.Error("a false value on a shared point was proven")
 	}
+}
+
+// proveSwitched proves the claims in parts of 2^m entries with a prover
+// path's switch set to on (restored to true after), checks that the proof
+// verifies, and returns it encoded.
+func proveSwitched(t *testing.T, sw *bool, on bool, srs *SRS, tables [][]fr.Element, parts [][]Commitment, flat []Commitment, claims []Claim, m int) []byte {
+	t.Helper()
+	*sw = on
+	defer func() { *sw = true }()
+	proof, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err != nil {
+		t.Fatalf("switch %v: honest proof rejected: %v", on, err)
+	}
+	data, err := proof.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // commitAllParts commits each table in parts of 2^m entries and returns
@@ -320,20 +328,7 @@ func TestBatchSparseTerms(t *testing.T) {
 	add(3, block(make([]bool, n), n))
 	add(3, block([]bool{true, true, false, true, false, false, true, false, true, true}, n))
 	prove := func(sparse bool) []byte {
-		sparseTerms = sparse
-		defer func() { sparseTerms = true }()
-		proof, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err != nil {
-			t.Fatalf("sparse %v: honest proof rejected: %v", sparse, err)
-		}
-		data, err := proof.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return data
+		return proveSwitched(t, &sparseTerms, sparse, srs, tables, parts, flat, claims, m)
 	}
 	if !bytes.Equal(prove(true), prove(false)) {
 		t.Fatal("the proofs with sparse and whole terms differ")

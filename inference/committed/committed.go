@@ -680,13 +680,7 @@ var dropLimbVars = 22
 // granules.
 func limbGenerator(row []int64) sumcheck.Generator[fr.Element] {
 	g := sumcheck.Generator[fr.Element]{Fill: func(dst []fr.Element, start int) {
-		for i, v := range row[start : start+len(dst)] {
-			if v == 0 {
-				dst[i] = fr.Element{}
-			} else {
-				dst[i].SetInt64(v)
-			}
-		}
+		limbsToField(dst, row[start:start+len(dst)])
 	}}
 	if q := len(row) / poly.Granule; q >= 2 {
 		g.Zero = make([]bool, q)
@@ -704,28 +698,28 @@ func limbGenerator(row []int64) sumcheck.Generator[fr.Element] {
 // core.
 func limbFieldTable(limbs []int64) []fr.Element {
 	t := hugepage.Make[fr.Element](len(limbs))
-	parallel.Execute(len(limbs), 1<<13, func(start, end int) {
-		for i := start; i < end; i++ {
-			if v := limbs[i]; v != 0 {
-				t[i].SetInt64(v)
-			}
-		}
-	})
+	fillLimbs(t, limbs)
 	return t
 }
 
 // fillLimbs writes the limb integers into dst as field elements, every
-// entry (dst's contents are not zero), on every core.
+// entry (dst's contents need not be zero), on every core.
 func fillLimbs(dst []fr.Element, limbs []int64) {
 	parallel.Execute(len(limbs), 1<<13, func(start, end int) {
-		for i := start; i < end; i++ {
-			if v := limbs[i]; v != 0 {
-				dst[i].SetInt64(v)
-			} else {
-				dst[i] = fr.Element{}
-			}
-		}
+		limbsToField(dst[start:end], limbs[start:end])
 	})
+}
+
+// limbsToField writes the integers src into dst as field elements on the
+// calling goroutine, converting only the non-zero ones.
+func limbsToField(dst []fr.Element, src []int64) {
+	for i, v := range src {
+		if v == 0 {
+			dst[i] = fr.Element{}
+		} else {
+			dst[i].SetInt64(v)
+		}
+	}
 }
 
 // SharedRows maps each projection of segment seg of tr that shares its

@@ -596,8 +596,8 @@
 //     entries or more it folds the limb rows in place too, the limb rows
 //     in the field being dropped while the lookup argument runs and
 //     rebuilt from the integers (after the argument and after the
-//     zero-check). The
-//     LM-head segment alone at 64 rows, under GOMEMLIMIT=11GiB (the live
+//     zero-check; both since replaced by generated tables, "Less fresh
+//     memory" below). The LM-head segment alone at 64 rows, under GOMEMLIMIT=11GiB (the live
 //     heap after each collection): 16.4 GB in the lookup argument and
 //     17.7 GB in the zero-check before, 11.3 GB and 13.6–13.9 GB after
 //     (one collection saw 14.9 GB), the opening 13.9 GB; the peak RSS of
