@@ -165,8 +165,8 @@ func CommitParts(srs *SRS, table []fr.Element, m int) ([]Commitment, error) {
 // while the verifier's group part takes one point per part. With m ≥ n
 // it is the opening of [OpenBatch], proof for proof.
 //
-// With [Rebuild], the tables it names are folded in place and written
-// again by the caller before g is built.
+// With [Generate], the tables it names are read from their generators
+// (the caller passes nil in their place).
 func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim, m int, opts ...BatchOption) (*BatchProof, error) {
 	nbVars, n, err := batchShape(len(tables), claims)
 	if err != nil {
@@ -176,15 +176,27 @@ func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Cla
 	for _, opt := range opts {
 		opt(&o)
 	}
-	for _, j := range o.rebuilt {
-		if j < 0 || j >= len(tables) || o.fill == nil {
-			return nil, fmt.Errorf("pcs: batch: table %d to rebuild, of %d (fill set: %v)", j, len(tables), o.fill != nil)
+	for j, g := range o.generated {
+		switch {
+		case j < 0 || j >= len(tables):
+			return nil, fmt.Errorf("pcs: batch: generated table %d, of %d", j, len(tables))
+		case tables[j] != nil:
+			return nil, fmt.Errorf("pcs: batch: table %d is both given and generated", j)
+		case g.Fill == nil:
+			return nil, fmt.Errorf("pcs: batch: generated table %d has no Fill", j)
+		}
+		size := 1 << nbVars[j]
+		if want := size / granule; g.Zero != nil && (want < 2 || len(g.Zero) != want) {
+			return nil, fmt.Errorf("pcs: batch: generated table %d has %d zero flags for %d entries", j, len(g.Zero), size)
 		}
 	}
 	if m < 1 {
 		return nil, fmt.Errorf("pcs: batch: an opening of %d variables", m)
 	}
 	for j, table := range tables {
+		if _, ok := o.generated[j]; ok {
+			continue
+		}
 		if len(table) != 1<<nbVars[j] {
 			return nil, fmt.Errorf("pcs: batch: table %d has %d entries, its claims have %d variables", j, len(table), nbVars[j])
 		}
@@ -194,7 +206,8 @@ func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Cla
 		return nil, fmt.Errorf("pcs: batch: %d variables need 2^%d powers, the srs has %d", k, k, srs.Size())
 	}
 	powers, sum := bindBatch(t, claims)
-	terms, zeros, folded := batchTerms(tables, claims, nbVars, n, powers, o.rebuilt)
+	cols, zeros := batchColumns(tables, nbVars, o.generated)
+	terms := batchTerms(cols, zeros, claims, nbVars, n, powers)
 	var got fr.Element
 	for j := range terms {
 		got.Add(&got, &terms[j].ip)
@@ -210,22 +223,19 @@ func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Cla
 		value.Add(&value, &s)
 	}
 	combination := combinations(len(tables), claims, powers, nbVars, point)
-	for _, j := range folded {
-		o.fill(j, tables[j])
-	}
 
 	// g = Σⱼ,ₚ cⱼ,ₚ·fⱼ,ₚ over k variables, opened at the last k
 	// coordinates of r* with value Σⱼ Aⱼ(r*)·f̃ⱼ(r*).
 	g := hugepage.Make[fr.Element](1 << k)
 	for j := range tables {
 		scales := partScales(point, n, nbVars[j], k, &combination[j])
-		size := len(tables[j]) / len(scales)
+		size := cols[j].n / len(scales)
 		for p := range scales {
 			var zero []bool // the part's zero granules
 			if zeros[j] != nil && size >= granule {
 				zero = zeros[j][p*size/granule : (p+1)*size/granule]
 			}
-			addScaledZero(g[:size], tables[j][p*size:(p+1)*size], zero, &scales[p]) // the padding adds nothing
+			addScaledZero(g[:size], &cols[j], p*size, zero, &scales[p]) // the padding adds nothing
 		}
 	}
 	proof, err := open(t, srs, g, point[n-k:], value)
@@ -273,7 +283,7 @@ var groupPoints = true
 // β(p, ·)·Σ αᵏ·f_{jₖ}: one eq table where a term per MLE built one each.
 // Every MLE's other claims are one term Aⱼ·fⱼ. The summand is the same,
 // and so are the round polynomials and the proof.
-func batchTerms(tables [][]fr.Element, claims []Claim, nbVars []int, n int, powers []fr.Element, rebuilt []int) (terms []batchTerm, zeros [][]bool, folded []int) {
+func batchTerms(cols []column, zeros [][]bool, claims []Claim, nbVars []int, n int, powers []fr.Element) (terms []batchTerm) {
 	type group struct {
 		vars   int
 		claims []int
@@ -290,10 +300,6 @@ func batchTerms(tables [][]fr.Element, claims []Claim, nbVars []int, n int, powe
 		}
 		g.claims = append(g.claims, k)
 	}
-	zeros = make([][]bool, len(tables))
-	for j, table := range tables {
-		zeros[j] = zeroGranules(table)
-	}
 	grouped := make([]bool, len(claims))
 	for _, g := range groups {
 		first := claims[g.claims[0]].Point
@@ -309,13 +315,13 @@ func batchTerms(tables [][]fr.Element, claims []Claim, nbVars []int, n int, powe
 		f := hugepage.Make[fr.Element](1 << g.vars)
 		for _, k := range g.claims {
 			grouped[k] = true
-			addScaledZero(f, tables[claims[k].Commitment], zeros[claims[k].Commitment], &powers[k])
+			addScaledZero(f, &cols[claims[k].Commitment], 0, zeros[claims[k].Commitment], &powers[k])
 		}
-		tm := newBatchTerm(eq, f, zeroGranules(f), n-g.vars)
+		tm := newBatchTerm(eq, stored(f), zeroGranules(f), n-g.vars)
 		tm.owned = true
 		terms = append(terms, tm)
 	}
-	for j, table := range tables {
+	for j, col := range cols {
 		var ks []int
 		for k, c := range claims {
 			if c.Commitment == j && !grouped[k] {
@@ -325,42 +331,63 @@ func batchTerms(tables [][]fr.Element, claims []Claim, nbVars []int, n int, powe
 		if len(ks) == 0 {
 			continue
 		}
-		tm, ok := sparseTerm(table, zeros[j], claims, ks, powers, n-nbVars[j])
+		tm, ok := sparseTerm(col, zeros[j], claims, ks, powers, n-nbVars[j])
 		if !ok {
-			a := hugepage.Make[fr.Element](len(table))
+			a := hugepage.Make[fr.Element](col.n)
 			for _, k := range ks {
 				addEq(a, claims[k].Point, &powers[k])
 			}
-			tm = newBatchTerm(a, table, zeros[j], n-nbVars[j])
-		}
-		if slices.Contains(rebuilt, j) {
-			tm.owned = true // folded in place, rebuilt for g
-			folded = append(folded, j)
+			tm = newBatchTerm(a, col, zeros[j], n-nbVars[j])
 		}
 		terms = append(terms, tm)
 	}
-	return terms, zeros, folded
+	return terms
+}
+
+// batchColumns returns the batch's MLEs as columns — stored, or generated
+// by generators — and their zero granules (the generators' flags).
+func batchColumns(tables [][]fr.Element, nbVars []int, generators map[int]sumcheck.Generator[fr.Element]) ([]column, [][]bool) {
+	cols := make([]column, len(tables))
+	zeros := make([][]bool, len(tables))
+	for j, table := range tables {
+		g, ok := generators[j]
+		if !ok {
+			cols[j], zeros[j] = stored(table), zeroGranules(table)
+			continue
+		}
+		cols[j] = column{fill: g.Fill, n: 1 << nbVars[j]}
+		if trackZeros && slices.Contains(g.Zero, true) {
+			zeros[j] = g.Zero
+		}
+	}
+	return cols, zeros
 }
 
 // BatchOption configures [OpenBatchParts].
 type BatchOption func(*batchOptions)
 
 type batchOptions struct {
-	rebuilt []int
-	fill    func(j int, dst []fr.Element)
+	generated map[int]sumcheck.Generator[fr.Element]
 }
 
-// Rebuild hands the given tables over to the prover: it folds them in
-// place where it would fold them into fresh memory, and before it builds
-// the opened combination g it calls fill(j, tables[j]) for each it
-// folded, which must write table j again, every entry, into that same
-// memory. For tables the caller can write again cheaply (integers it
-// holds in a smaller type) that is half their size less at the opening's
-// peak, and no fresh memory for their first fold.
-func Rebuild(fill func(j int, dst []fr.Element), tables ...int) BatchOption {
+// Generate declares the tables of the given indices as generated: the
+// caller passes nil in their place, and the opening calls the
+// generator's Fill (from several goroutines, on disjoint spans) for the
+// entries it reads: the claims' inner products, the first round of the
+// batching sum-check, its first fold, and g. Such a table never exists
+// at full size in the opening: its first fold, of half its size, is the
+// first the prover stores. Each entry is generated three or four times;
+// for a table the caller holds in a smaller type (integers), that is
+// memory saved for some time. A later call adds to the earlier ones'
+// tables.
+func Generate(tables map[int]sumcheck.Generator[fr.Element]) BatchOption {
 	return func(o *batchOptions) {
-		o.fill = fill
-		o.rebuilt = append(o.rebuilt, tables...)
+		if o.generated == nil {
+			o.generated = map[int]sumcheck.Generator[fr.Element]{}
+		}
+		for j, g := range tables {
+			o.generated[j] = g
+		}
 	}
 }
 
@@ -375,11 +402,11 @@ var sparseTerms = true
 // never exists at full size. It applies (ok) when every block lies in one
 // half of the table and the blocks add up to half of it at most: the
 // limb rows' claims of a lookup, each on one block.
-func sparseTerm(f []fr.Element, zeroF []bool, claims []Claim, ks []int, powers []fr.Element, offset int) (batchTerm, bool) {
-	if !sparseTerms || len(f) < 2 {
+func sparseTerm(f column, zeroF []bool, claims []Claim, ks []int, powers []fr.Element, offset int) (batchTerm, bool) {
+	if !sparseTerms || f.n < 2 {
 		return batchTerm{}, false
 	}
-	h := len(f) / 2
+	h := f.n / 2
 	total := 0
 	for _, k := range ks {
 		_, bits := subCube(claims[k].Point)
@@ -397,7 +424,7 @@ func sparseTerm(f []fr.Element, zeroF []bool, claims []Claim, ks []int, powers [
 		start, bits := subCube(claims[k].Point)
 		eq := poly.EqTableScaled[fr.Element](claims[k].Point[bits:], &powers[k])
 		tm.blocks = append(tm.blocks, eqBlock{start: start, eq: eq})
-		ip := innerProduct(eq, f[start:start+len(eq)])
+		ip := innerProductAt(eq, &f, start)
 		tm.ip.Add(&tm.ip, &ip)
 	}
 	return tm, true
@@ -415,22 +442,21 @@ type eqBlock struct {
 // block there adds eq·f to the value at 0 and −eq·(2f_hi − f_lo) to the
 // value at 2; a block in the upper half adds 2·eq·(2f − f_lo) to the
 // value at 2 alone.
-func blockRoundSums(blocks []eqBlock, f []fr.Element) (fr.Element, fr.Element) {
-	h := len(f) / 2
+func blockRoundSums(blocks []eqBlock, f *column) (fr.Element, fr.Element) {
+	h := f.n / 2
 	var s0, s2 fr.Element
 	for _, b := range blocks {
-		m := len(b.eq)
 		if b.start < h {
-			lo := innerProduct(b.eq, f[b.start:b.start+m])
-			hi := innerProduct(b.eq, f[h+b.start:h+b.start+m])
+			lo := innerProductAt(b.eq, f, b.start)
+			hi := innerProductAt(b.eq, f, h+b.start)
 			s0.Add(&s0, &lo)
 			hi.Double(&hi)
 			lo.Sub(&lo, &hi) // −eq·(2f_hi − f_lo)
 			s2.Add(&s2, &lo)
 			continue
 		}
-		hi := innerProduct(b.eq, f[b.start:b.start+m])
-		lo := innerProduct(b.eq, f[b.start-h:b.start-h+m])
+		hi := innerProductAt(b.eq, f, b.start)
+		lo := innerProductAt(b.eq, f, b.start-h)
 		hi.Double(&hi).Sub(&hi, &lo).Double(&hi) // 2·eq·(2f − f_lo)
 		s2.Add(&s2, &hi)
 	}
@@ -456,9 +482,9 @@ func foldBlocks(blocks []eqBlock, h int, r *fr.Element) []fr.Element {
 
 // newBatchTerm returns the term a·f over n − offset variables (f's zero
 // granules given), with a's zero granules and the inner product.
-func newBatchTerm(a, f []fr.Element, zeroF []bool, offset int) batchTerm {
+func newBatchTerm(a []fr.Element, f column, zeroF []bool, offset int) batchTerm {
 	tm := batchTerm{a: a, f: f, offset: offset, zeroA: zeroGranules(a), zeroF: zeroF}
-	tm.ip = innerProductZero(a, f, tm.zeroA, zeroF)
+	tm.ip = innerProductZero(a, &f, tm.zeroA, zeroF)
 	tm.pad.SetOne()
 	return tm
 }
@@ -473,22 +499,25 @@ func pointKey(point []fr.Element) string {
 	return string(b)
 }
 
-// addScaledZero adds a·src to dst, skipping src's zero granules (zero,
-// when not nil).
-func addScaledZero(dst, src []fr.Element, zero []bool, a *fr.Element) {
-	if zero == nil {
-		addScaled(dst, src, a)
+// addScaledZero adds a·src[off+i] to dst[i], skipping src's zero
+// granules (zero, when not nil: those of dst's span of src).
+func addScaledZero(dst []fr.Element, src *column, off int, zero []bool, a *fr.Element) {
+	if zero == nil && src.fill == nil {
+		addScaled(dst, src.t[off:off+len(dst)], a)
 		return
 	}
-	parallel.Execute(len(zero), vecChunk/granule, func(start, end int) {
+	u := spanSize(len(dst))
+	parallel.Execute(len(dst)/u, vecChunk/u, func(start, end int) {
 		var t fr.Element
+		var buf []fr.Element
 		for q := start; q < end; q++ {
-			if zero[q] {
+			if zero != nil && zero[q] {
 				continue
 			}
-			for i := q * granule; i < (q+1)*granule; i++ {
-				t.Mul(&src[i], a)
-				dst[i].Add(&dst[i], &t)
+			s, d := src.span(&buf, off+q*u, off+(q+1)*u), dst[q*u:(q+1)*u]
+			for i := range s {
+				t.Mul(&s[i], a)
+				d[i].Add(&d[i], &t)
 			}
 		}
 	})
@@ -518,8 +547,9 @@ func partScales(point []fr.Element, n, vars, k int, a *fr.Element) []fr.Element 
 // Aⱼ and fⱼ over their own nⱼ = n − offset variables, read over the n
 // variables of the batch with offset leading zero coordinates.
 type batchTerm struct {
-	a, f  []fr.Element
-	owned bool // f is the prover's copy, folded in place
+	a     []fr.Element
+	f     column // generated, or the caller's table, until its first fold
+	owned bool   // f is the prover's copy, folded in place
 	// zeroA[g], zeroF[g]: granule g of a, of f is all zero (nil: none
 	// tracked).
 	zeroA, zeroF []bool
@@ -564,9 +594,9 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 				continue
 			}
 			if tm.blocks != nil {
-				s0, s2 = blockRoundSums(tm.blocks, tm.f)
+				s0, s2 = blockRoundSums(tm.blocks, &tm.f)
 			} else {
-				s0, s2 = roundSums(tm.a, tm.f, tm.zeroA, tm.zeroF)
+				s0, s2 = roundSums(tm.a, &tm.f, tm.zeroA, tm.zeroF)
 			}
 			s0.Mul(&s0, &sq)
 			s2.Mul(&s2, &sq)
@@ -586,20 +616,20 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 				continue
 			}
 			if tm.blocks != nil {
-				tm.a = foldBlocks(tm.blocks, len(tm.f)/2, &r)
+				tm.a = foldBlocks(tm.blocks, tm.f.n/2, &r)
 				tm.zeroA = zeroGranules(tm.a)
 				tm.blocks = nil
 			} else {
 				tm.a, tm.zeroA = foldZero(tm.a, tm.zeroA, true, &r)
 			}
-			tm.f, tm.zeroF = foldZero(tm.f, tm.zeroF, tm.owned, &r)
+			tm.f, tm.zeroF = foldColumn(&tm.f, tm.zeroF, tm.owned, &r)
 			tm.owned = true
 		}
 	}
 	evaluations := make([][2]fr.Element, len(terms))
 	for j := range terms {
 		evaluations[j][0].Mul(&terms[j].a[0], &terms[j].pad)
-		evaluations[j][1].Mul(&terms[j].f[0], &terms[j].pad)
+		evaluations[j][1].Mul(&terms[j].f.t[0], &terms[j].pad)
 	}
 	return proof, point, evaluations
 }
@@ -668,11 +698,42 @@ func foldZero(f []fr.Element, zero []bool, owned bool, r *fr.Element) ([]fr.Elem
 	return dst, next
 }
 
+// foldColumn is foldZero for a column: a generated one folds into a
+// fresh table from its spans' pairs (a pair of zero granules skipped).
+func foldColumn(f *column, zero []bool, owned bool, r *fr.Element) (column, []bool) {
+	if f.fill == nil {
+		t, next := foldZero(f.t, zero, owned, r)
+		return stored(t), next
+	}
+	h := f.n / 2
+	dst := hugepage.Make[fr.Element](h)
+	u := spanSize(h)
+	g := h / u
+	parallel.Execute(g, vecChunk/u, func(start, end int) {
+		var lo, hi []fr.Element
+		for q := start; q < end; q++ {
+			if zero != nil && zero[q] && zero[q+g] {
+				continue
+			}
+			l, x := f.span(&lo, q*u, (q+1)*u), f.span(&hi, h+q*u, h+(q+1)*u)
+			poly.FoldSpan(dst[q*u:(q+1)*u], x, l, x, r) // x, generated, is the scratch
+		}
+	})
+	var next []bool
+	if zero != nil && g >= 2 {
+		next = make([]bool, g)
+		for q := range next {
+			next[q] = zero[q] && zero[q+g]
+		}
+	}
+	return stored(dst), next
+}
+
 // roundSums returns Σₖ a[k]·f[k] and Σₖ (2a[k+h] − a[k])·(2f[k+h] − f[k])
 // over the lower half k < h = len(a)/2: a product's round values at 0
 // and 2, on every core. A pair of granules where a or f is zero (zeroA,
 // zeroF, when not nil) adds nothing and is skipped.
-func roundSums(a, f []fr.Element, zeroA, zeroF []bool) (fr.Element, fr.Element) {
+func roundSums(a []fr.Element, f *column, zeroA, zeroF []bool) (fr.Element, fr.Element) {
 	h := len(a) / 2
 	var mu sync.Mutex
 	var p0, p2 fr.Element
@@ -681,21 +742,29 @@ func roundSums(a, f []fr.Element, zeroA, zeroF []bool) (fr.Element, fr.Element) 
 		g = 0
 	}
 	zeroPair := func(zero []bool, q int) bool { return zero != nil && zero[q] && zero[q+g] }
-	span := func(s0, s2 *fr.Element, start, end int) {
+	// span adds the sums over [start, end) (f's pairs read at most
+	// vecChunk at a time, into lo and hi when generated).
+	span := func(s0, s2 *fr.Element, start, end int, lo, hi *[]fr.Element) {
 		var t, x, y fr.Element
-		for k := start; k < end; k++ {
-			t.Mul(&a[k], &f[k])
-			s0.Add(s0, &t)
-			x.Double(&a[k+h]).Sub(&x, &a[k])
-			y.Double(&f[k+h]).Sub(&y, &f[k])
-			t.Mul(&x, &y)
-			s2.Add(s2, &t)
+		for c := start; c < end; c += vecChunk {
+			e := min(c+vecChunk, end)
+			fl, fh := f.span(lo, c, e), f.span(hi, c+h, e+h)
+			for k := c; k < e; k++ {
+				i := k - c
+				t.Mul(&a[k], &fl[i])
+				s0.Add(s0, &t)
+				x.Double(&a[k+h]).Sub(&x, &a[k])
+				y.Double(&fh[i]).Sub(&y, &fl[i])
+				t.Mul(&x, &y)
+				s2.Add(s2, &t)
+			}
 		}
 	}
 	if g == 0 {
 		parallel.Execute(h, vecChunk, func(start, end int) {
 			var s0, s2 fr.Element
-			span(&s0, &s2, start, end)
+			var lo, hi []fr.Element
+			span(&s0, &s2, start, end, &lo, &hi)
 			mu.Lock()
 			p0.Add(&p0, &s0)
 			p2.Add(&p2, &s2)
@@ -705,9 +774,10 @@ func roundSums(a, f []fr.Element, zeroA, zeroF []bool) (fr.Element, fr.Element) 
 	}
 	parallel.Execute(g, vecChunk/granule, func(start, end int) {
 		var s0, s2 fr.Element
+		var lo, hi []fr.Element
 		for q := start; q < end; q++ {
 			if !zeroPair(zeroA, q) && !zeroPair(zeroF, q) {
-				span(&s0, &s2, q*granule, (q+1)*granule)
+				span(&s0, &s2, q*granule, (q+1)*granule, &lo, &hi)
 			}
 		}
 		mu.Lock()

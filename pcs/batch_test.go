@@ -3,7 +3,6 @@ package pcs
 import (
 	"bytes"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -54,7 +53,7 @@ func TestProveBatchSum(t *testing.T) {
 			}
 			originals = append(originals, append([]fr.Element(nil), f...))
 			given = append(given, f)
-			tm := batchTerm{a: append([]fr.Element(nil), a...), f: f, offset: n - v, ip: innerProduct(a, f), zeroF: zeroGranules(f)}
+			tm := batchTerm{a: append([]fr.Element(nil), a...), f: stored(f), offset: n - v, ip: innerProduct(a, f), zeroF: zeroGranules(f)}
 			if v >= 10 && tm.zeroF == nil {
 				t.Fatalf("vars %v: term %d has no zero granule", vars, j)
 			}
@@ -339,17 +338,22 @@ func TestBatchSparseTerms(t *testing.T) {
 	}
 }
 
-// TestBatchRebuild: tables handed over with Rebuild (one with a sparse
-// term, one with a whole term, one whose claims are all grouped with
-// another's) give the proof proven without, byte for byte; the prover asks for exactly those it folded in place, and the
-// tables are as they were after it. A table out of range or no fill is
+// TestBatchGenerated: tables declared generated (nil in the caller's
+// list, read from their generators) give the proof of the stored
+// tables, byte for byte: a table with a sparse term and zero flags, one
+// with a whole term, one whose claims are all grouped with another
+// MLE's, and one with an offset. The generators are asked only for
+// entries inside their tables. A generator that writes other values
+// gives an opening the verifier refuses, and malformed options are
 // refused.
-func TestBatchRebuild(t *testing.T) {
+func TestBatchGenerated(t *testing.T) {
 	rng := newTestRand(t)
 	srs := srsForTest(t)
-	const n, m = 10, 8
-	tables := [][]fr.Element{randomTable(rng, n), randomTable(rng, n), randomTable(rng, n), randomTable(rng, 6)}
-	clear(tables[1][512:]) // zero granules
+	const n, m = 11, 8
+	tables := [][]fr.Element{randomTable(rng, n), randomTable(rng, n), randomTable(rng, n), randomTable(rng, 9)}
+	clear(tables[1][1024:])   // zero granules in the upper half
+	clear(tables[0][256:512]) // and one in the lower
+	clear(tables[3][0:256])   // a table with an offset
 	parts, flat := commitAllParts(t, srs, tables, m)
 	var zero, one fr.Element
 	one.SetOne()
@@ -359,55 +363,82 @@ func TestBatchRebuild(t *testing.T) {
 	}
 	dense := field.RandomVector[fr.Element](rng, n)
 	add(0, dense)
-	add(2, dense)
-	add(0, append([]fr.Element{one, zero}, field.RandomVector[fr.Element](rng, n-2)...)) // sparse
-	add(1, field.RandomVector[fr.Element](rng, n))                                       // whole
-	add(3, field.RandomVector[fr.Element](rng, 6))
-	originals := make([][]fr.Element, len(tables))
-	for j := range tables {
-		originals[j] = slices.Clone(tables[j])
-	}
+	add(2, dense)                                                                        // grouped with table 0's
+	add(0, append([]fr.Element{one, zero}, field.RandomVector[fr.Element](rng, n-2)...)) // sparse, upper half
+	add(0, append([]fr.Element{zero, one, one}, field.RandomVector[fr.Element](rng, n-3)...))
+	add(1, field.RandomVector[fr.Element](rng, n)) // whole
+	add(3, field.RandomVector[fr.Element](rng, 9))
 	want, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var asked []int
-	fill := func(j int, dst []fr.Element) {
-		asked = append(asked, j)
-		copy(dst, originals[j])
+	generators := func(flags bool, wrong int) (map[int]sumcheck.Generator[fr.Element], [][]fr.Element) {
+		gens := map[int]sumcheck.Generator[fr.Element]{}
+		given := slices.Clone(tables)
+		for _, j := range []int{0, 1, 2, 3} {
+			src := tables[j]
+			if j == wrong {
+				src = slices.Clone(src)
+				src[3].SetUint64(5)
+			}
+			g := sumcheck.Generator[fr.Element]{Fill: func(dst []fr.Element, start int) {
+				if start < 0 || start+len(dst) > len(src) {
+					t.Errorf("table %d: entries [%d, %d) asked of %d", j, start, start+len(dst), len(src))
+					return
+				}
+				copy(dst, src[start:])
+			}}
+			if flags {
+				g.Zero = poly.ZeroGranules(src)
+			}
+			gens[j] = g
+			given[j] = nil
+		}
+		return gens, given
 	}
-	got, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m, Rebuild(fill, 0, 1, 2))
-	if err != nil {
-		t.Fatal(err)
+	for _, flags := range []bool{false, true} {
+		gens, given := generators(flags, -1)
+		got, err := OpenBatchParts(newTranscript(flat, claims), srs, given, claims, m, Generate(gens))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, got, m); err != nil {
+			t.Fatalf("zero flags %v: honest proof rejected: %v", flags, err)
+		}
+		a, _ := want.MarshalBinary()
+		b, _ := got.MarshalBinary()
+		if !bytes.Equal(a, b) {
+			t.Fatalf("zero flags %v: the proofs with tables generated and stored differ", flags)
+		}
 	}
-	if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, got, m); err != nil {
-		t.Fatalf("honest proof rejected: %v", err)
+	// A generator of other values than the committed table's: the claims
+	// no longer hold (the opening refuses), or the opening is rejected.
+	for _, j := range []int{0, 1, 2, 3} {
+		gens, given := generators(true, j)
+		bad, err := OpenBatchParts(newTranscript(flat, claims), srs, given, claims, m, Generate(gens))
+		if err == nil {
+			err = VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, bad, m)
+		}
+		if err == nil {
+			t.Errorf("table %d generated wrong: accepted", j)
+		}
 	}
-	a, _ := want.MarshalBinary()
-	b, _ := got.MarshalBinary()
-	if !bytes.Equal(a, b) {
-		t.Fatal("the proofs with tables rebuilt and kept differ")
-	}
-	if !slices.Equal(asked, []int{0, 1}) {
-		t.Fatalf("rebuilt tables %v, want [0 1]", asked)
-	}
-	if !reflect.DeepEqual(tables, originals) {
-		t.Fatal("the tables differ after the opening")
-	}
-	// A fill that does not write the table back leaves g built from the
-	// folds: the opening is rejected.
-	bad, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m, Rebuild(func(int, []fr.Element) {}, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, bad, m); err == nil {
-		t.Error("an opening of tables not rebuilt was accepted")
-	}
-	for name, opt := range map[string]BatchOption{
-		"out of range": Rebuild(fill, 4),
-		"no fill":      Rebuild(nil, 0),
+	gens, given := generators(true, -1)
+	for name, c := range map[string]struct {
+		tables [][]fr.Element
+		opt    BatchOption
+	}{
+		"out of range":        {given, Generate(map[int]sumcheck.Generator[fr.Element]{4: gens[0]})},
+		"given and generated": {tables, Generate(map[int]sumcheck.Generator[fr.Element]{1: gens[1]})},
+		"no fill":             {given, Generate(map[int]sumcheck.Generator[fr.Element]{0: {Zero: gens[0].Zero}})},
+		"wrong zero flags":    {given, Generate(map[int]sumcheck.Generator[fr.Element]{3: {Fill: gens[3].Fill, Zero: gens[0].Zero}})},
+		"not generated":       {given, Generate(map[int]sumcheck.Generator[fr.Element]{0: gens[0], 1: gens[1], 2: gens[2]})},
 	} {
-		if _, err := OpenBatchParts(newTranscript(flat, claims), srs, originals, claims, m, opt); err == nil {
+		opts := []BatchOption{Generate(gens), c.opt}
+		if name == "not generated" {
+			opts = opts[1:]
+		}
+		if _, err := OpenBatchParts(newTranscript(flat, claims), srs, c.tables, claims, m, opts...); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

@@ -13,6 +13,36 @@ import (
 // element-wise loops.
 const vecChunk = 1 << 13
 
+// column is an MLE's table as the batch opening reads it: stored (t), or
+// generated over n entries by fill (a sumcheck.Generator's), which the
+// opening calls for the spans it reads.
+type column struct {
+	t    []fr.Element
+	fill func(dst []fr.Element, start int)
+	n    int
+}
+
+// stored is the column of a table held in memory.
+func stored(t []fr.Element) column { return column{t: t, n: len(t)} }
+
+// span returns entries [start, end) of c: a slice of its table, or *buf
+// (grown as needed) filled by its generator.
+func (c *column) span(buf *[]fr.Element, start, end int) []fr.Element {
+	if c.fill == nil {
+		return c.t[start:end]
+	}
+	if cap(*buf) < end-start {
+		*buf = make([]fr.Element, end-start)
+	}
+	b := (*buf)[:end-start]
+	c.fill(b, start)
+	return b
+}
+
+// spanSize is the span in which the kernels read a column of n entries:
+// a granule (the unit of the zero flags), or n when smaller.
+func spanSize(n int) int { return min(n, granule) }
+
 // addScaled sets dst[i] += a·src[i], on every core.
 func addScaled(dst, src []fr.Element, a *fr.Element) {
 	parallel.Execute(len(src), vecChunk, func(start, end int) {
@@ -22,6 +52,29 @@ func addScaled(dst, src []fr.Element, a *fr.Element) {
 			dst[i].Add(&dst[i], &t)
 		}
 	})
+}
+
+// innerProductAt returns Σ a[i]·f[off+i] over a's entries, on every
+// core.
+func innerProductAt(a []fr.Element, f *column, off int) fr.Element {
+	if f.fill == nil {
+		return innerProduct(a, f.t[off:off+len(a)])
+	}
+	var mu sync.Mutex
+	var sum fr.Element
+	u := spanSize(len(a))
+	parallel.Execute(len(a)/u, vecChunk/u, func(start, end int) {
+		var part fr.Element
+		var buf []fr.Element
+		for q := start; q < end; q++ {
+			d := dot(a[q*u:(q+1)*u], f.span(&buf, off+q*u, off+(q+1)*u))
+			part.Add(&part, &d)
+		}
+		mu.Lock()
+		sum.Add(&sum, &part)
+		mu.Unlock()
+	})
+	return sum
 }
 
 // innerProduct returns Σ a[i]·b[i], on every core.
@@ -69,19 +122,20 @@ func horner(f []fr.Element, x *fr.Element) fr.Element {
 
 // innerProductZero is innerProduct skipping the granules where a or b is
 // zero (zeroA, zeroB: their zero granules, nil when not tracked).
-func innerProductZero(a, b []fr.Element, zeroA, zeroB []bool) fr.Element {
+func innerProductZero(a []fr.Element, b *column, zeroA, zeroB []bool) fr.Element {
 	if zeroA == nil && zeroB == nil {
-		return innerProduct(a, b)
+		return innerProductAt(a, b, 0)
 	}
 	var mu sync.Mutex
 	var sum fr.Element
 	parallel.Execute(len(a)/granule, vecChunk/granule, func(start, end int) {
 		var part fr.Element
+		var buf []fr.Element
 		for q := start; q < end; q++ {
 			if (zeroA != nil && zeroA[q]) || (zeroB != nil && zeroB[q]) {
 				continue
 			}
-			d := dot(a[q*granule:(q+1)*granule], b[q*granule:(q+1)*granule])
+			d := dot(a[q*granule:(q+1)*granule], b.span(&buf, q*granule, (q+1)*granule))
 			part.Add(&part, &d)
 		}
 		mu.Lock()

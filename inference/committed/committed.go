@@ -358,7 +358,7 @@ func Prove(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pass, tr *
 // forged table output). limbsOf runs before the stacked table is built,
 // so that a test may also forge an auxiliary tensor of the layout (the
 // argmax margins, a softmax mark) and have it committed.
-func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]int64, error), multOf func(*table.Set, *lookup.Lookups) ([]uint64, error), opts ...Option) (*Proof, *Timings, error) {
+func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment, limbsOf func(*Layout) ([]uint16, error), multOf func(*table.Set, *lookup.Lookups) ([]uint64, error), opts ...Option) (*Proof, *Timings, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, nil, err
@@ -508,9 +508,6 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		return nil, nil, err
 	}
 	zt, pub, gens = nil, nil, nil
-	if drop {
-		setLimbs(limbFieldTable(limbs))
-	}
 
 	t.Label("committed/requant")
 	var rqs []*model.Requant
@@ -644,15 +641,13 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	}
 	var open []pcs.BatchOption
 	if drop {
-		// The limb rows are folded in place and written again from the
-		// integers for the opened combination.
-		var rows []int
+		// The limb rows are generated from the integers: the opening
+		// stores their first folds only.
+		gens := map[int]sumcheck.Generator[fr.Element]{}
 		for j := range limbRows {
-			rows = append(rows, LimbsCommitment+j)
+			gens[LimbsCommitment+j] = limbGenerator(limbs[j*size : (j+1)*size])
 		}
-		open = append(open, pcs.Rebuild(func(j int, dst []fr.Element) {
-			fillLimbs(dst, limbs[(j-LimbsCommitment)*size:(j-LimbsCommitment+1)*size])
-		}, rows...))
+		open = append(open, pcs.Generate(gens))
 	}
 	if proof.Opening, err = pcs.OpenBatchParts(t, srs, tables, claims, partVars, open...); err != nil {
 		return nil, nil, err
@@ -678,7 +673,7 @@ var dropLimbVars = 22
 // limbGenerator generates a limb row in the field from its integers for
 // the decomposition zero-check (sumcheck.Generate), with its zero
 // granules.
-func limbGenerator(row []int64) sumcheck.Generator[fr.Element] {
+func limbGenerator(row []uint16) sumcheck.Generator[fr.Element] {
 	g := sumcheck.Generator[fr.Element]{Fill: func(dst []fr.Element, start int) {
 		limbsToField(dst, row[start:start+len(dst)])
 	}}
@@ -686,7 +681,7 @@ func limbGenerator(row []int64) sumcheck.Generator[fr.Element] {
 		g.Zero = make([]bool, q)
 		parallel.Execute(q, 64, func(start, end int) {
 			for k := start; k < end; k++ {
-				g.Zero[k] = !slices.ContainsFunc(row[k*poly.Granule:(k+1)*poly.Granule], func(v int64) bool { return v != 0 })
+				g.Zero[k] = !slices.ContainsFunc(row[k*poly.Granule:(k+1)*poly.Granule], func(v uint16) bool { return v != 0 })
 			}
 		})
 	}
@@ -696,7 +691,7 @@ func limbGenerator(row []int64) sumcheck.Generator[fr.Element] {
 // limbFieldTable returns the limb rows' integers as field elements. Most
 // are zero (rows no block uses): only the others are converted, on every
 // core.
-func limbFieldTable(limbs []int64) []fr.Element {
+func limbFieldTable(limbs []uint16) []fr.Element {
 	t := hugepage.Make[fr.Element](len(limbs))
 	fillLimbs(t, limbs)
 	return t
@@ -704,7 +699,7 @@ func limbFieldTable(limbs []int64) []fr.Element {
 
 // fillLimbs writes the limb integers into dst as field elements, every
 // entry (dst's contents need not be zero), on every core.
-func fillLimbs(dst []fr.Element, limbs []int64) {
+func fillLimbs(dst []fr.Element, limbs []uint16) {
 	parallel.Execute(len(limbs), 1<<13, func(start, end int) {
 		limbsToField(dst[start:end], limbs[start:end])
 	})
@@ -712,12 +707,12 @@ func fillLimbs(dst []fr.Element, limbs []int64) {
 
 // limbsToField writes the integers src into dst as field elements on the
 // calling goroutine, converting only the non-zero ones.
-func limbsToField(dst []fr.Element, src []int64) {
+func limbsToField(dst []fr.Element, src []uint16) {
 	for i, v := range src {
 		if v == 0 {
 			dst[i] = fr.Element{}
 		} else {
-			dst[i].SetInt64(v)
+			dst[i].SetUint64(uint64(v))
 		}
 	}
 }

@@ -463,13 +463,13 @@ func (l *Layout) Widths() []int {
 
 // LimbTable returns the limb rows of the tensors' current values, one
 // after the other (limbRows rows of 2^NbVars entries, each committed on
-// its own and aligned with the stacked MLE): row
-// j < MaxLimbs holds limb j of v − Min, row MaxLimbs + j limb j of
-// Max − v for the exact blocks. It fails if a value is outside its
-// window (or, for exact blocks, above Max).
-func (l *Layout) LimbTable() ([]int64, error) {
+// its own and aligned with the stacked MLE): row j < MaxLimbs holds limb
+// j of v − Min, row MaxLimbs + j limb j of Max − v for the exact blocks,
+// each limb (LimbBits bits) in 2 bytes. It fails if a value is outside
+// its window (or, for exact blocks, above Max).
+func (l *Layout) LimbTable() ([]uint16, error) {
 	size := 1 << l.NbVars
-	out := hugepage.Make[int64](limbRows * size)
+	out := hugepage.Make[uint16](limbRows * size)
 	for b := range l.Blocks {
 		blk := &l.Blocks[b]
 		t := blk.Tensor
@@ -506,7 +506,7 @@ func (l *Layout) LimbTable() ([]int64, error) {
 						if j >= MaxLimbs {
 							x = hi
 						}
-						out[j*size+blk.Offset+i] = int64(x >> (LimbBits * (j % MaxLimbs)) & (1<<LimbBits - 1))
+						out[j*size+blk.Offset+i] = uint16(x >> (LimbBits * (j % MaxLimbs)) & (1<<LimbBits - 1))
 					}
 				}
 			}

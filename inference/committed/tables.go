@@ -196,7 +196,7 @@ func funcTableOf(t *model.Table) *FuncTable {
 // cube: a limb slot (b, j) holds limb row j over block b's entries in a
 // (b zero), a function slot the input block's values in a and the output
 // block's in b; every other entry is the all-zero tuple of Range(15).
-func lookupColumns(l *Layout, ids *TableIDs, limbs []int64) ([3][]int64, error) {
+func lookupColumns(l *Layout, ids *TableIDs, limbs []uint16) ([3][]int64, error) {
 	size := 1 << l.NbVars
 	if len(limbs) != limbRows*size {
 		return [3][]int64{}, fmt.Errorf("committed: a limb table of %d entries, want %d", len(limbs), limbRows*size)
@@ -211,7 +211,11 @@ func lookupColumns(l *Layout, ids *TableIDs, limbs []int64) ([3][]int64, error) 
 		if sl.Function < 0 {
 			row := sl.Row*size + blk.Offset
 			dst, src := cols[1][sl.Offset:sl.Offset+1<<sl.NbVars], limbs[row:row+1<<blk.NbVars]
-			parallel.Execute(len(dst), fillChunk, func(start, end int) { copy(dst[start:end], src[start:end]) })
+			parallel.Execute(len(dst), fillChunk, func(start, end int) {
+				for i := start; i < end; i++ {
+					dst[i] = int64(src[i])
+				}
+			})
 			continue
 		}
 		fn := &l.Functions[sl.Function]
@@ -320,7 +324,7 @@ func (l *Layout) limbSlots() int {
 // slot's local coordinates of the lookup point (rows: the limb rows'
 // tables, nil where dropped: then the block is converted from limbs, the
 // rows' integers).
-func limbEvals(l *Layout, limbs []int64, rows [][]fr.Element, point []fr.Element) []fr.Element {
+func limbEvals(l *Layout, limbs []uint16, rows [][]fr.Element, point []fr.Element) []fr.Element {
 	var out []fr.Element
 	size := 1 << l.NbVars
 	for k, sl := range l.Slots {

@@ -282,7 +282,7 @@ func TestForgedLimbs(t *testing.T) {
 		{"remainder off by 2^shift", &l.Up.Rem.Data[3], l.Up.Rem.Data[3] + 1<<l.Up.Shift},
 	} {
 		honest := *c.value
-		limbs := func(lay *Layout) ([]int64, error) {
+		limbs := func(lay *Layout) ([]uint16, error) {
 			forged := *c.value
 			*c.value = honest
 			defer func() { *c.value = forged }()
@@ -790,7 +790,7 @@ func TestArgmax(t *testing.T) {
 			name   string
 			commit bool
 		}{{"forged limbs", false}, {"margins clamped", true}} {
-			hide := func(l *Layout) ([]int64, error) {
+			hide := func(l *Layout) ([]uint16, error) {
 				d := l.Margins.Data
 				saved := slices.Clone(d)
 				for i := range d {
@@ -933,7 +933,7 @@ func TestSoftmax(t *testing.T) {
 			}
 		}
 		for _, move := range []bool{true, false} {
-			mark := func(l *Layout) ([]int64, error) {
+			mark := func(l *Layout) ([]uint16, error) {
 				d := l.Softmax[0].oneHot.Data
 				if move {
 					for j := range 4 {
