@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/veriformer/veriformer/field"
-	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/poly"
@@ -179,22 +178,26 @@ func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 	if proof.Witness, rho, err = proveFraction(tr, wp, wq); err != nil {
 		return nil, nil, err
 	}
-	tp, tq := hugepage.Make[E](len(m)), hugepage.Make[E](len(m))
-	parallel.Execute(len(tp), parallelChunk, func(start, end int) {
+	tp, tq := newHalves[E](len(m)), newHalves[E](len(m))
+	parallel.Execute(len(m), parallelChunk, func(start, end int) {
 		values := make([]E, s.NbColumns())
+		var x E
 		for y := start; y < end; y++ {
-			P(&tp[y]).SetUint64(m[y])
+			P(&x).SetUint64(m[y])
+			tp.set(y, &x)
 			for c := range values {
 				P(&values[c]).SetInt64(s.Value(c, y))
 			}
 			t := fold[E, P](&beta, values)
-			P(&tq[y]).Sub(&alpha, &t)
+			P(&x).Sub(&alpha, &t)
+			tq.set(y, &x)
 		}
 	})
 	if proof.Table, rhoT, err = proveFraction(tr, tp, tq); err != nil {
 		return nil, nil, err
 	}
-	proof.MultiplicityEval = poly.Evaluate[E, P](tp, rhoT)
+	// The tree folded its leaves: the multiplicities are read again.
+	proof.MultiplicityEval = evaluateCounts[E, P](m, rhoT)
 	tail := rho[n-total:]
 	proof.ColumnEvals = columnEvals[E, P](lk, tail)
 	tr.Absorb(proof.MultiplicityEval)
@@ -216,24 +219,26 @@ func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 }
 
 // witnessLeaves returns the leaves of the witness tree (p = 1, q = α − Σ
-// βᶜ w_c on the valid entries; p = 0, q = 1 in the padding) and the
-// number of variables of the padded shape. When the lookups fill the
+// βᶜ w_c on the valid entries; p = 0, q = 1 in the padding), as halves,
+// and the number of variables of the padded shape. When the lookups fill the
 // cube (no padding: a committed segment's lookups), every p is 1 and wp
 // is nil, which [proveFraction] reads as all ones. The lookups must have
 // been checked.
-func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) (wp, wq []E, total int) {
+func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) (wp, wq halves[E], total int) {
 	dims, total, _ := ShapeVars(lk.Shape)
 	count := len(lk.Columns[0])
 	n := witnessVars(total)
-	wq = hugepage.Make[E](1 << n)
+	wq = newHalves[E](1 << n)
 	if count < 1<<n {
-		wp = hugepage.Make[E](1 << n)
+		wp = newHalves[E](1 << n)
 	}
-	parallel.Execute(len(wq), parallelChunk, func(start, end int) {
-		for i := start; i < end; i++ {
-			P(&wq[i]).SetOne()
-		}
-	})
+	for _, h := range wq {
+		parallel.Execute(len(h), parallelChunk, func(start, end int) {
+			for i := start; i < end; i++ {
+				P(&h[i]).SetOne()
+			}
+		})
+	}
 	// Most entries are small (limbs, table ids, function keys): βᶜ·v is
 	// read from a table of the multiples of βᶜ for |v| < smallValues, so
 	// that such an entry costs additions only, once there are enough
@@ -264,10 +269,10 @@ func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) 
 				}
 				w = fold[E, P](beta, values)
 			}
-			if wp != nil {
-				P(&wp[at]).SetOne()
+			if wp[0] != nil {
+				P(&wp[at&1][at>>1]).SetOne()
 			}
-			P(&wq[at]).Sub(alpha, &w)
+			P(&wq[at&1][at>>1]).Sub(alpha, &w)
 		}
 	})
 	return wp, wq, total

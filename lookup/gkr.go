@@ -83,47 +83,79 @@ func line[E field.Scalar, P field.Ptr[E]](a, b, gamma *E) E {
 	return res
 }
 
-// proveFraction proves Σₓ p(x)/q(x) for leaf tables of 2ⁿ entries, n ≥ 1;
-// p nil stands for leaf numerators that are all 1 (the leaf layer's
+// halves is a layer of a fraction tree stored as its entries at even
+// and odd indices: v[2i+b] = h[b][i]. The children of a node, 2x and
+// 2x+1, are then h[0][x] and h[1][x], which the layer's sum-check reads
+// as two tables: stored so, a layer is never split into copies.
+type halves[E any] [2][]E
+
+// newHalves returns the halves of a zero layer of n entries (n even).
+func newHalves[E any](n int) halves[E] {
+	return halves[E]{hugepage.Make[E](n / 2), hugepage.Make[E](n / 2)}
+}
+
+// evaluateCounts returns the MLE of the counts m at point.
+func evaluateCounts[E field.Scalar, P field.Ptr[E]](m []uint64, point []E) E {
+	t := hugepage.Make[E](len(m))
+	parallel.Execute(len(m), parallelChunk, func(start, end int) {
+		for i := start; i < end; i++ {
+			P(&t[i]).SetUint64(m[i])
+		}
+	})
+	return poly.Evaluate[E, P](t, point)
+}
+
+// set writes x at entry i of the layer.
+func (h halves[E]) set(i int, x *E) { h[i&1][i>>1] = *x }
+
+// proveFraction proves Σₓ p(x)/q(x) for leaf tables of 2ⁿ entries, n ≥ 1,
+// given as halves, which it folds in place (they are given to it); p
+// nil stands for leaf numerators that are all 1 (the leaf layer's
 // sum-check then reads the denominators alone, [onesLayerTerms]: the
 // same proof without the numerators' tables).
 // Children of node x of layer j are 2x and 2x+1 of layer j+1: the new
 // variable is the last (least significant) one.
 // It returns the proof and the leaf point ρ.
-func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], p, q []E) (FractionProof[E], []E, error) {
-	n, err := poly.NbVars(len(q))
-	if err != nil || n < 1 || (p != nil && len(q) != len(p)) {
-		return FractionProof[E]{}, nil, fmt.Errorf("lookup: fraction tree over %d numerators and %d denominators", len(p), len(q))
+func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], p, q halves[E]) (FractionProof[E], []E, error) {
+	size := 2 * len(q[0])
+	n, err := poly.NbVars(size)
+	if err != nil || n < 1 || len(q[1]) != len(q[0]) || (p[0] != nil && (len(p[0]) != len(q[0]) || len(p[1]) != len(q[0]))) {
+		return FractionProof[E]{}, nil, fmt.Errorf("lookup: fraction tree over %d numerators and %d denominators", len(p[0])+len(p[1]), len(q[0])+len(q[1]))
 	}
-	// layers[j] = (p_j, q_j), 2ʲ entries each; layers[n] are the leaves.
-	ps := make([][]E, n+1)
-	qs := make([][]E, n+1)
+	// layers[j] = (p_j, q_j), 2ʲ entries each as halves; layers[n] are
+	// the leaves.
+	ps := make([]halves[E], n+1)
+	qs := make([]halves[E], n+1)
 	ps[n], qs[n] = p, q
 	for j := n - 1; j >= 1; j-- {
 		size := 1 << j
-		ps[j], qs[j] = hugepage.Make[E](size), hugepage.Make[E](size)
+		for b := range 2 {
+			ps[j][b], qs[j][b] = hugepage.Make[E](size/2), hugepage.Make[E](size/2)
+		}
 		p1, q1 := ps[j+1], qs[j+1]
 		pj, qj := ps[j], qs[j]
 		parallel.Execute(size, parallelChunk, func(start, end int) {
-			var t E
+			var t, x E
 			for i := start; i < end; i++ {
-				if p1 == nil {
-					P(&pj[i]).Add(&q1[2*i+1], &q1[2*i])
+				if p1[0] == nil {
+					P(&x).Add(&q1[1][i], &q1[0][i])
 				} else {
-					P(&pj[i]).Mul(&p1[2*i], &q1[2*i+1])
-					P(&t).Mul(&p1[2*i+1], &q1[2*i])
-					P(&pj[i]).Add(&pj[i], &t)
+					P(&x).Mul(&p1[0][i], &q1[1][i])
+					P(&t).Mul(&p1[1][i], &q1[0][i])
+					P(&x).Add(&x, &t)
 				}
-				P(&qj[i]).Mul(&q1[2*i], &q1[2*i+1])
+				pj.set(i, &x)
+				P(&x).Mul(&q1[0][i], &q1[1][i])
+				qj.set(i, &x)
 			}
 		})
 	}
 	var proof FractionProof[E]
 	one := field.One[E, P]()
-	if n == 1 && p == nil {
-		proof.Root = [4]E{one, one, qs[1][0], qs[1][1]}
+	if n == 1 && p[0] == nil {
+		proof.Root = [4]E{one, one, qs[1][0][0], qs[1][1][0]}
 	} else {
-		proof.Root = [4]E{ps[1][0], ps[1][1], qs[1][0], qs[1][1]}
+		proof.Root = [4]E{ps[1][0][0], ps[1][1][0], qs[1][0][0], qs[1][1][0]}
 	}
 	tr.Absorb(proof.Root[:]...)
 	gamma := tr.Challenge()
@@ -135,19 +167,18 @@ func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, 
 		var sum E
 		P(&sum).Mul(&lambda, &claimQ)
 		P(&sum).Add(&sum, &claimP)
-		ones := ps[j+1] == nil // the leaves, every numerator 1
+		ones := ps[j+1][0] == nil // the leaves, every numerator 1
 		var tables [][]E
 		terms := layerTerms[E, P](lambda)
 		if ones {
-			tables = [][]E{split(qs[j+1]), splitOdd(qs[j+1])}
+			tables = [][]E{qs[j+1][0], qs[j+1][1]}
 			terms = onesLayerTerms[E, P](lambda)
 		} else {
-			tables = [][]E{split(ps[j+1]), splitOdd(ps[j+1]), split(qs[j+1]), splitOdd(qs[j+1])}
+			tables = [][]E{ps[j+1][0], ps[j+1][1], qs[j+1][0], qs[j+1][1]}
 		}
-		// The sum-check reads the halves: the layer itself is not needed
-		// any more (the leaves are the largest tables of the proof).
-		ps[j+1], qs[j+1] = nil, nil
-		// The halves are this prover's copies: folded in place.
+		// The sum-check reads the layer's halves, this prover's (the
+		// leaves given to it): folded in place, and not needed after.
+		ps[j+1], qs[j+1] = halves[E]{}, halves[E]{}
 		all := make([]int, len(tables))
 		for k := range all {
 			all[k] = k
@@ -218,20 +249,3 @@ func verifyFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 // parallelChunk is the least number of entries a worker takes in the
 // prover's element-wise loops.
 const parallelChunk = 1 << 12
-
-// split returns the entries at even indices (last variable = 0).
-func split[E field.Scalar](v []E) []E { return every(v, 0) }
-
-// splitOdd returns the entries at odd indices (last variable = 1).
-func splitOdd[E field.Scalar](v []E) []E { return every(v, 1) }
-
-// every returns v[2i + odd] for i < len(v)/2.
-func every[E field.Scalar](v []E, odd int) []E {
-	out := hugepage.Make[E](len(v) / 2)
-	parallel.Execute(len(out), parallelChunk, func(start, end int) {
-		for i := start; i < end; i++ {
-			out[i] = v[2*i+odd]
-		}
-	})
-	return out
-}

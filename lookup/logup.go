@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/veriformer/veriformer/field"
-	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/poly"
@@ -243,14 +242,17 @@ func prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl 
 		return nil, nil, err
 	}
 	// Table tree: p = m, q = α − Σ βᶜ t_c.
-	tp, tq := hugepage.Make[E](len(m)), hugepage.Make[E](len(m))
-	for i := range tp {
-		P(&tp[i]).SetUint64(m[i])
+	tp, tq := newHalves[E](len(m)), newHalves[E](len(m))
+	var x E
+	for i := range m {
+		P(&x).SetUint64(m[i])
+		tp.set(i, &x)
 		for c := range values {
 			P(&values[c]).SetInt64(tbl.Value(c, i))
 		}
 		t := fold[E, P](&beta, values)
-		P(&tq[i]).Sub(&alpha, &t)
+		P(&x).Sub(&alpha, &t)
+		tq.set(i, &x)
 	}
 	if proof.Table, _, err = proveFraction(tr, tp, tq); err != nil {
 		return nil, nil, err

@@ -406,17 +406,18 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	})
 	size := 1 << l.NbVars
 	tables := [][]fr.Element{stacked, multTable}
-	// setLimbs sets the limb rows' tables (nil: dropped).
-	setLimbs := func(limbTable []fr.Element) {
+	tables = append(tables, make([][]fr.Element, limbRows)...)
+	// The limb rows in the field are the largest tables but the opening's:
+	// in a large segment they are never built (dropped), the commitments,
+	// the lookup argument, the zero-check and the opening reading the
+	// integers.
+	drop := l.NbVars >= dropLimbVars
+	if !drop {
+		limbTable := limbFieldTable(limbs)
 		for j := range limbRows {
-			tables[LimbsCommitment+j] = nil
-			if limbTable != nil {
-				tables[LimbsCommitment+j] = limbTable[j*size : (j+1)*size]
-			}
+			tables[LimbsCommitment+j] = limbTable[j*size : (j+1)*size]
 		}
 	}
-	tables = append(tables, make([][]fr.Element, limbRows)...)
-	setLimbs(limbFieldTable(limbs))
 	proof := &Proof{}
 	var incomingVars int
 	if seg.From > 0 {
@@ -431,7 +432,12 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		return nil, nil, err
 	}
 	for j := range proof.Limbs {
-		if proof.Limbs[j], err = commitLayoutParts(srs, tables[LimbsCommitment+j], partVars, parts[1+j]); err != nil {
+		if drop {
+			proof.Limbs[j], err = commitLimbParts(srs, limbs[j*size:(j+1)*size], partVars, parts[1+j])
+		} else {
+			proof.Limbs[j], err = commitLayoutParts(srs, tables[LimbsCommitment+j], partVars, parts[1+j])
+		}
+		if err != nil {
 			return nil, nil, err
 		}
 	}
@@ -459,13 +465,6 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		tables = append(tables, incoming)
 	}
 	times.Commit = time.Since(start)
-	// The limb rows in the field are the largest tables but the opening's:
-	// in a large segment they are dropped until it, the lookup argument
-	// and the zero-check reading the integers.
-	drop := l.NbVars >= dropLimbVars
-	if drop {
-		setLimbs(nil)
-	}
 
 	t := NewTranscript(st, seg)
 	t.Absorb(pcs.Digest(proof.Commitments()))
@@ -657,16 +656,15 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 }
 
 // dropLimbVars is the stacked MLE's size (in variables) from which the
-// prover drops the limb rows in the field after the commitments, until
-// the opening: the lookup argument reads the integers, and the
-// decomposition zero-check generates the rows from them. At 2²² entries
-// a row (a GPT-2-small block at 64 rows, its LM-head segment at 16) the
-// rows are 1 GB; the batch opening then folds them in place and has them
-// written again from the integers (pcs.Rebuild). The memory they free is
-// what keeps the LM-head segment's live heap at 64 rows near 12 GB;
-// below that size the rebuild costs more
-// than the memory is worth (the pass at 16 rows, where a block's stacked
-// MLE has 2²⁰ entries, lost 4 s to two of them). A test lowers it to
+// prover never builds the limb rows in the field: it commits them part
+// by part from the integers, the lookup argument reads the integers,
+// and the decomposition zero-check and the batch opening generate them
+// (sumcheck.Generate, pcs.Generate), storing their first folds only. At
+// 2²² entries a row (a GPT-2-small block at 64 rows, its LM-head segment
+// at 16) the rows are 1 GB in the field; at 2²⁴ (the LM-head segment at
+// 64 rows) 4 GB. Below that size generating them costs more than the
+// memory is worth (the pass at 16 rows, where a block's stacked MLE has
+// 2²⁰ entries, lost 4 s to rebuilding them twice). A test lowers it to
 // prove every segment both ways.
 var dropLimbVars = 22
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
+	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/pcs"
 )
 
@@ -107,6 +108,24 @@ func commitLayoutParts(srs *pcs.SRS, table []fr.Element, m int, parts []int) ([]
 	out := make([]pcs.Commitment, len(parts))
 	for i, p := range parts {
 		c, err := pcs.Commit(srs, table[p*size:(p+1)*size])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// commitLimbParts is commitLayoutParts for a limb row held as its
+// integers: each part is written into one table of 2^m entries in the
+// field and committed, so that the row never exists in the field.
+func commitLimbParts(srs *pcs.SRS, row []uint16, m int, parts []int) ([]pcs.Commitment, error) {
+	size := min(len(row), 1<<m)
+	buf := hugepage.Make[fr.Element](size)
+	out := make([]pcs.Commitment, len(parts))
+	for i, p := range parts {
+		fillLimbs(buf, row[p*size:(p+1)*size])
+		c, err := pcs.Commit(srs, buf)
 		if err != nil {
 			return nil, err
 		}
