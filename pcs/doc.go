@@ -131,6 +131,13 @@
 // (c the product of the (1 − rᵢ)² bound so far), so its work is
 // Σⱼ 2^{nⱼ} rather than m·2ⁿ and its memory Aⱼ's 2^{nⱼ} entries.
 //
+// A table the caller holds in another form (integers) need not be given
+// in the field: with [Generate] the caller passes nil and a generator
+// (sumcheck.Generator), and the prover generates the spans it reads —
+// the claims' inner products, the table's first round, its first fold
+// and g — so that the table never exists at full size: its first fold,
+// at half size, is the first the prover stores. The proof is the same.
+//
 // # Commitments in parts
 //
 // The opening's cost is its multi-scalar multiplications, over the

@@ -17,8 +17,11 @@
 // a collection costs little and fresh memory much. [Default] also sets
 // the collector's target to [GCPercent] unless GOGC is set. Measured on
 // GPT-2 small's last segment at 64 rows (2 cores, 24 GB): 82.9 s and a
-// peak RSS of 14.9 GB with it, 89.9 s and 19.4 GB with Go's default of
-// 100; the whole pass at 16 rows peaks at 6.0 GB instead of 8.5–9.2.
+// peak RSS of 14.9 GB with a target of 25, 89.9 s and 19.4 GB with Go's
+// default of 100; after the prover's memory was cut (a live heap of
+// 8.8 GB at its peak), 78.1 s and 11.9 GB with 10, 81.8–94.0 s and
+// 13.2–13.7 GB with 25. The whole pass at 16 rows peaks at 4.1 GB with
+// 10, 4.6 GB with 25.
 package memlimit
 
 import (
@@ -30,8 +33,8 @@ import (
 const Share = 0.85
 
 // GCPercent is the collector's target that [Default] sets: a collection
-// when the heap has grown by a quarter of its live size.
-const GCPercent = 25
+// when the heap has grown by a tenth of its live size.
+const GCPercent = 10
 
 // Default sets the runtime's soft memory limit to [Share] of the
 // machine's memory, unless GOMEMLIMIT is set (the runtime has read it) or
