@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
@@ -704,16 +705,25 @@ func fillLimbs(dst []fr.Element, limbs []uint16) {
 }
 
 // limbsToField writes the integers src into dst as field elements on the
-// calling goroutine, converting only the non-zero ones.
+// calling goroutine, reading them from a table of every 2-byte value:
+// 2.5 ns an entry where the conversion took 16 (Montgomery form is a
+// multiplication), and in a large segment the rows are converted
+// several times (the commitments, the zero-check, the opening).
 func limbsToField(dst []fr.Element, src []uint16) {
+	t := limbValues()
 	for i, v := range src {
-		if v == 0 {
-			dst[i] = fr.Element{}
-		} else {
-			dst[i].SetUint64(uint64(v))
-		}
+		dst[i] = t[v]
 	}
 }
+
+// limbValues returns the field elements 0, 1, …, 2¹⁶ − 1.
+var limbValues = sync.OnceValue(func() *[1 << 16]fr.Element {
+	t := new([1 << 16]fr.Element)
+	for v := range t {
+		t[v].SetUint64(uint64(v))
+	}
+	return t
+})
 
 // SharedRows maps each projection of segment seg of tr that shares its
 // group's input rows to the group's first projection: its accumulator
