@@ -317,16 +317,42 @@ func columnEvals[E field.Scalar, P field.Ptr[E]](lk *Lookups, point []E) []E {
 	dims, _, _ := ShapeVars(lk.Shape)
 	eq := poly.EqTable[E, P](point)
 	out := make([]E, len(lk.Columns))
+	count := len(lk.Columns[0])
 	var mu sync.Mutex
-	parallel.Execute(len(lk.Columns[0]), parallelChunk, func(start, end int) {
+	parallel.Execute(count, parallelChunk, func(start, end int) {
 		part := make([]E, len(out))
+		// Most entries are small: with enough lookups, eq is summed per
+		// value (buckets[c][v + smallValues]), and each value multiplies
+		// its sum once.
+		var buckets [][]E
+		if count >= multiplesThreshold {
+			buckets = make([][]E, len(out))
+			for c := range buckets {
+				buckets[c] = make([]E, 2*smallValues)
+			}
+		}
 		var v E
 		for i := start; i < end; i++ {
 			at := padIndex(lk.Shape, dims, i)
 			for c := range part {
-				if x := lk.Columns[c][i]; x != 0 {
+				x := lk.Columns[c][i]
+				switch {
+				case x == 0:
+				case buckets != nil && x > -smallValues && x < smallValues:
+					b := &buckets[c][x+smallValues]
+					P(b).Add(b, &eq[at])
+				default:
 					P(&v).SetInt64(x)
 					P(&v).Mul(&v, &eq[at])
+					P(&part[c]).Add(&part[c], &v)
+				}
+			}
+		}
+		for c := range buckets {
+			for k := range buckets[c] {
+				if b := &buckets[c][k]; !P(b).IsZero() {
+					P(&v).SetInt64(int64(k - smallValues))
+					P(&v).Mul(&v, b)
 					P(&part[c]).Add(&part[c], &v)
 				}
 			}

@@ -381,6 +381,43 @@ func TestWitnessLeavesSmallValues(t *testing.T) {
 	}
 }
 
+// TestColumnEvalsSmallValues: the column evaluations summed per value
+// (enough lookups for the buckets, values at and across their bounds,
+// negative ones and zeros included, a padded shape) equal the MLEs of the
+// padded columns evaluated directly.
+func TestColumnEvalsSmallValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	edges := []int64{0, 1, -1, smallValues - 1, -(smallValues - 1), smallValues, -smallValues, 1 << 40, -(1 << 40)}
+	lk := &Lookups{Shape: []int{3, multiplesThreshold / 2}}
+	count := 3 * multiplesThreshold / 2
+	for range 3 {
+		col := make([]int64, count)
+		for i := range col {
+			switch {
+			case i < 4*len(edges):
+				col[i] = edges[(i+len(lk.Columns))%len(edges)]
+			case i%5 == 0:
+				col[i] = 0
+			default:
+				col[i] = rng.Int64N(4*smallValues) - 2*smallValues
+			}
+		}
+		lk.Columns = append(lk.Columns, col)
+	}
+	dims, total, _ := ShapeVars(lk.Shape)
+	point := field.RandomVector[bls12377fr.Element](rng, total)
+	got := columnEvals[bls12377fr.Element](lk, point)
+	for c := range lk.Columns {
+		padded := make([]bls12377fr.Element, 1<<total)
+		for i, x := range lk.Columns[c] {
+			padded[padIndex(lk.Shape, dims, i)].SetInt64(x)
+		}
+		if want := poly.Evaluate[bls12377fr.Element](padded, point); !got[c].Equal(&want) {
+			t.Fatalf("column %d: wrong evaluation", c)
+		}
+	}
+}
+
 // TestSetMultiplicitiesChunks counts lookups spread over several of the
 // counting chunks against the rows the lookups chose, and reports the first
 // failing tuple in lookup order when two chunks fail.

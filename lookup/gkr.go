@@ -134,19 +134,21 @@ func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, 
 		}
 		p1, q1 := ps[j+1], qs[j+1]
 		pj, qj := ps[j], qs[j]
-		parallel.Execute(size, parallelChunk, func(start, end int) {
-			var t, x E
-			for i := start; i < end; i++ {
-				if p1[0] == nil {
-					P(&x).Add(&q1[1][i], &q1[0][i])
-				} else {
-					P(&x).Mul(&p1[0][i], &q1[1][i])
-					P(&t).Mul(&p1[1][i], &q1[0][i])
-					P(&x).Add(&x, &t)
+		// Node i of layer j is entry i&1 of pair i>>1 of its halves.
+		parallel.Execute(size/2, parallelChunk/2, func(start, end int) {
+			var t E
+			for k := start; k < end; k++ {
+				for b := range 2 {
+					i := 2*k + b
+					if p1[0] == nil {
+						P(&pj[b][k]).Add(&q1[1][i], &q1[0][i])
+					} else {
+						P(&pj[b][k]).Mul(&p1[0][i], &q1[1][i])
+						P(&t).Mul(&p1[1][i], &q1[0][i])
+						P(&pj[b][k]).Add(&pj[b][k], &t)
+					}
+					P(&qj[b][k]).Mul(&q1[0][i], &q1[1][i])
 				}
-				pj.set(i, &x)
-				P(&x).Mul(&q1[0][i], &q1[1][i])
-				qj.set(i, &x)
 			}
 		})
 	}
