@@ -508,17 +508,12 @@ func addScaledZero(dst []fr.Element, src *column, off int, zero []bool, a *fr.El
 	}
 	u := spanSize(len(dst))
 	parallel.Execute(len(dst)/u, vecChunk/u, func(start, end int) {
-		var t fr.Element
-		var buf []fr.Element
+		var buf, scratch []fr.Element
 		for q := start; q < end; q++ {
 			if zero != nil && zero[q] {
 				continue
 			}
-			s, d := src.span(&buf, off+q*u, off+(q+1)*u), dst[q*u:(q+1)*u]
-			for i := range s {
-				t.Mul(&s[i], a)
-				d[i].Add(&d[i], &t)
-			}
+			addScaledSpan(dst[q*u:(q+1)*u], src.span(&buf, off+q*u, off+(q+1)*u), a, &scratch)
 		}
 	})
 }
@@ -742,29 +737,32 @@ func roundSums(a []fr.Element, f *column, zeroA, zeroF []bool) (fr.Element, fr.E
 		g = 0
 	}
 	zeroPair := func(zero []bool, q int) bool { return zero != nil && zero[q] && zero[q+g] }
-	// span adds the sums over [start, end) (f's pairs read at most
-	// vecChunk at a time, into lo and hi when generated).
-	span := func(s0, s2 *fr.Element, start, end int, lo, hi *[]fr.Element) {
-		var t, x, y fr.Element
+	// span adds the sums over [start, end), at most vecChunk pairs at a
+	// time with the vector kernels: f's pairs read into lo and hi when
+	// generated, 2a_hi − a_lo and 2f_hi − f_lo into the scratch x and y.
+	span := func(s0, s2 *fr.Element, start, end int, lo, hi, x, y *[]fr.Element) {
 		for c := start; c < end; c += vecChunk {
 			e := min(c+vecChunk, end)
 			fl, fh := f.span(lo, c, e), f.span(hi, c+h, e+h)
-			for k := c; k < e; k++ {
-				i := k - c
-				t.Mul(&a[k], &fl[i])
-				s0.Add(s0, &t)
-				x.Double(&a[k+h]).Sub(&x, &a[k])
-				y.Double(&fh[i]).Sub(&y, &fl[i])
-				t.Mul(&x, &y)
-				s2.Add(s2, &t)
+			if cap(*x) < e-c {
+				*x, *y = make([]fr.Element, e-c), make([]fr.Element, e-c)
 			}
+			xs, ys := (*x)[:e-c], (*y)[:e-c]
+			t := field.InnerProduct(a[c:e], fl)
+			s0.Add(s0, &t)
+			field.Add(xs, a[c+h:e+h], a[c+h:e+h])
+			field.Sub(xs, xs, a[c:e])
+			field.Add(ys, fh, fh)
+			field.Sub(ys, ys, fl)
+			t = field.InnerProduct(xs, ys)
+			s2.Add(s2, &t)
 		}
 	}
 	if g == 0 {
 		parallel.Execute(h, vecChunk, func(start, end int) {
 			var s0, s2 fr.Element
-			var lo, hi []fr.Element
-			span(&s0, &s2, start, end, &lo, &hi)
+			var lo, hi, x, y []fr.Element
+			span(&s0, &s2, start, end, &lo, &hi, &x, &y)
 			mu.Lock()
 			p0.Add(&p0, &s0)
 			p2.Add(&p2, &s2)
@@ -774,10 +772,10 @@ func roundSums(a []fr.Element, f *column, zeroA, zeroF []bool) (fr.Element, fr.E
 	}
 	parallel.Execute(g, vecChunk/granule, func(start, end int) {
 		var s0, s2 fr.Element
-		var lo, hi []fr.Element
+		var lo, hi, x, y []fr.Element
 		for q := start; q < end; q++ {
 			if !zeroPair(zeroA, q) && !zeroPair(zeroF, q) {
-				span(&s0, &s2, q*granule, (q+1)*granule, &lo, &hi)
+				span(&s0, &s2, q*granule, (q+1)*granule, &lo, &hi, &x, &y)
 			}
 		}
 		mu.Lock()

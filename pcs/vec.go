@@ -6,6 +6,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
+	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/internal/parallel"
 )
 
@@ -46,12 +47,24 @@ func spanSize(n int) int { return min(n, granule) }
 // addScaled sets dst[i] += a·src[i], on every core.
 func addScaled(dst, src []fr.Element, a *fr.Element) {
 	parallel.Execute(len(src), vecChunk, func(start, end int) {
-		var t fr.Element
-		for i := start; i < end; i++ {
-			t.Mul(&src[i], a)
-			dst[i].Add(&dst[i], &t)
+		var scratch []fr.Element
+		for c := start; c < end; c += vecChunk {
+			e := min(c+vecChunk, end)
+			addScaledSpan(dst[c:e], src[c:e], a, &scratch)
 		}
 	})
+}
+
+// addScaledSpan sets dst[i] += a·src[i] on the calling goroutine with
+// the vector kernels (a product into *scratch, then a sum: two passes of
+// the vectorized kernels are faster than one of element products).
+func addScaledSpan(dst, src []fr.Element, a *fr.Element, scratch *[]fr.Element) {
+	if cap(*scratch) < len(src) {
+		*scratch = make([]fr.Element, len(src))
+	}
+	t := (*scratch)[:len(src)]
+	field.ScalarMul(t, src, a)
+	field.Add(dst, dst, t)
 }
 
 // innerProductAt returns Σ a[i]·f[off+i] over a's entries, on every
@@ -90,14 +103,10 @@ func innerProduct(a, b []fr.Element) fr.Element {
 	return sum
 }
 
-// dot returns Σ a[i]·b[i] on the calling goroutine.
+// dot returns Σ a[i]·b[i] on the calling goroutine (the vector
+// kernel).
 func dot(a, b []fr.Element) fr.Element {
-	var sum, t fr.Element
-	for i := range a {
-		t.Mul(&a[i], &b[i])
-		sum.Add(&sum, &t)
-	}
-	return sum
+	return field.InnerProduct(a, b)
 }
 
 // horner returns Σᵢ f[i]·xⁱ: each worker evaluates its chunk by Horner's
