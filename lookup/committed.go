@@ -175,7 +175,14 @@ func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 	proof := &CommittedProof[E]{}
 	var rho, rhoT []E
 	var err error
-	if proof.Witness, rho, err = proveFraction(tr, wp, wq); err != nil {
+	var again func() (halves[E], halves[E])
+	if n >= regenerateVars {
+		again = func() (halves[E], halves[E]) {
+			p, q, _ := witnessLeaves[E, P](lk, &beta, &alpha)
+			return p, q
+		}
+	}
+	if proof.Witness, rho, err = proveFraction(tr, wp, wq, again); err != nil {
 		return nil, nil, err
 	}
 	tp, tq := newHalves[E](len(m)), newHalves[E](len(m))
@@ -193,7 +200,7 @@ func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E,
 			tq.set(y, &x)
 		}
 	})
-	if proof.Table, rhoT, err = proveFraction(tr, tp, tq); err != nil {
+	if proof.Table, rhoT, err = proveFraction(tr, tp, tq, nil); err != nil {
 		return nil, nil, err
 	}
 	// The tree folded its leaves: the multiplicities are read again.
@@ -277,6 +284,14 @@ func witnessLeaves[E field.Scalar, P field.Ptr[E]](lk *Lookups, beta, alpha *E) 
 	})
 	return wp, wq, total
 }
+
+// regenerateVars is the witness tree's size (in variables) from which
+// ProveCommitted drops its leaves while it proves the upper layers and
+// generates them again for the last (proveFraction's again): at 2²⁶
+// leaves (GPT-2 small's LM-head segment at 64 rows) they are 2 GB, and
+// the tree's upper layers 4 GB more; generating them again costs one
+// more pass over the lookups. A test lowers it.
+var regenerateVars = 25
 
 // smallValues bounds the entries whose βᶜ-multiples witnessLeaves reads
 // from a table: |v| < smallValues.

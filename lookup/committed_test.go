@@ -454,16 +454,64 @@ func TestProveFractionOnes(t *testing.T) {
 		}
 		ta := transcript.New[bls12377fr.Element]("lookup/test")
 		tb := transcript.New[bls12377fr.Element]("lookup/test")
-		want, wantPoint, err := proveFraction(ta, toHalves(ones), toHalves(q))
+		want, wantPoint, err := proveFraction(ta, toHalves(ones), toHalves(q), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, gotPoint, err := proveFraction(tb, halves[bls12377fr.Element]{}, toHalves(q))
+		got, gotPoint, err := proveFraction(tb, halves[bls12377fr.Element]{}, toHalves(q), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotPoint, wantPoint) || ta.State() != tb.State() {
 			t.Fatalf("%d variables: the proofs differ", n)
+		}
+		// The leaves dropped and yielded again for the last layer: the
+		// same proof; they are asked for once more when the tree has
+		// more than one layer.
+		tc := transcript.New[bls12377fr.Element]("lookup/test")
+		asked := 0
+		again := func() (halves[bls12377fr.Element], halves[bls12377fr.Element]) {
+			asked++
+			return halves[bls12377fr.Element]{}, toHalves(q)
+		}
+		regen, regenPoint, err := proveFraction(tc, halves[bls12377fr.Element]{}, toHalves(q), again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(regen, want) || !reflect.DeepEqual(regenPoint, wantPoint) || ta.State() != tc.State() {
+			t.Fatalf("%d variables: the proof with the leaves generated again differs", n)
+		}
+		if wantAsked := min(n-1, 1); asked != wantAsked {
+			t.Fatalf("%d variables: the leaves asked again %d times, want %d", n, asked, wantAsked)
+		}
+	}
+}
+
+// TestProveCommittedRegenerate: the committed proof with the witness
+// leaves generated again for the last layer (regenerateVars lowered to
+// 1) is the proof with them kept, for lookups that fill their cube and
+// lookups that do not (numerators).
+func TestProveCommittedRegenerate(t *testing.T) {
+	s := mixedSet(t)
+	rng := rand.New(rand.NewPCG(11, 11))
+	saved := regenerateVars
+	defer func() { regenerateVars = saved }()
+	for _, shape := range [][]int{{3, 5}, {64}, {4, 32}} {
+		lk := setLookups(rng, s, shape...)
+		m, err := SetMultiplicities(s, &lk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		digest := []bls12377fr.Element{field.FromInt64[bls12377fr.Element](1)}
+		var proofs [2]*CommittedProof[bls12377fr.Element]
+		for k, vars := range []int{saved, 1} {
+			regenerateVars = vars
+			if proofs[k], _, err = ProveCommitted(statement[bls12377fr.Element](), digest, s, &lk, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !reflect.DeepEqual(proofs[0], proofs[1]) {
+			t.Fatalf("shape %v: the proofs with the leaves kept and generated again differ", shape)
 		}
 	}
 }

@@ -115,8 +115,11 @@ func (h halves[E]) set(i int, x *E) { h[i&1][i>>1] = *x }
 // same proof without the numerators' tables).
 // Children of node x of layer j are 2x and 2x+1 of layer j+1: the new
 // variable is the last (least significant) one.
-// It returns the proof and the leaf point ρ.
-func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], p, q halves[E]) (FractionProof[E], []E, error) {
+// It returns the proof and the leaf point ρ. With again not nil (it
+// yields the same leaves anew), the leaves are dropped once the layer
+// above them is built, and generated again for the last sum-check: the
+// tree's upper layers and its leaves are never held together.
+func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], p, q halves[E], again func() (p, q halves[E])) (FractionProof[E], []E, error) {
 	size := 2 * len(q[0])
 	n, err := poly.NbVars(size)
 	if err != nil || n < 1 || len(q[1]) != len(q[0]) || (p[0] != nil && (len(p[0]) != len(q[0]) || len(p[1]) != len(q[0]))) {
@@ -151,6 +154,9 @@ func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, 
 				}
 			}
 		})
+		if j == n-1 && again != nil {
+			ps[n], qs[n], p, q = halves[E]{}, halves[E]{}, halves[E]{}, halves[E]{}
+		}
 	}
 	var proof FractionProof[E]
 	one := field.One[E, P]()
@@ -169,6 +175,9 @@ func proveFraction[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, 
 		var sum E
 		P(&sum).Mul(&lambda, &claimQ)
 		P(&sum).Add(&sum, &claimP)
+		if j == n-1 && again != nil {
+			ps[n], qs[n] = again()
+		}
 		ones := ps[j+1][0] == nil // the leaves, every numerator 1
 		var tables [][]E
 		terms := layerTerms[E, P](lambda)

@@ -238,7 +238,7 @@ func prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl 
 	values := make([]E, len(lk.Columns))
 	proof := &Proof[E]{Multiplicities: m}
 	var rho []E
-	if proof.Witness, rho, err = proveFraction(tr, wp, wq); err != nil {
+	if proof.Witness, rho, err = proveFraction(tr, wp, wq, nil); err != nil {
 		return nil, nil, err
 	}
 	// Table tree: p = m, q = α − Σ βᶜ t_c.
@@ -254,7 +254,7 @@ func prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], tbl 
 		P(&x).Sub(&alpha, &t)
 		tq.set(i, &x)
 	}
-	if proof.Table, _, err = proveFraction(tr, tp, tq); err != nil {
+	if proof.Table, _, err = proveFraction(tr, tp, tq, nil); err != nil {
 		return nil, nil, err
 	}
 	tail := rho[n-total:]

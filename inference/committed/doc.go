@@ -650,11 +650,39 @@
 //   - The batch opening keeps the combination Aⱼ of an MLE whose claims
 //     are all on blocks (within one half, adding up to half of it at
 //     most: limb rows 2 to 7) as the blocks' eq tables until its first
-//     round, and builds it at half size there; in large segments it folds
-//     the limb rows in place and has them written again from the
-//     integers for g (pcs.Rebuild). The LM-head segment's live heap in
-//     the opening, 64 rows, GOMEMLIMIT=11GiB: 12.2 GB where it was
-//     13.9 GB (peak RSS 13.0 GB, was 14.3).
+//     round, and builds it at half size there; in large segments it
+//     folded the limb rows in place and had them written again from the
+//     integers for g (since replaced: below). The LM-head segment's live
+//     heap in the opening, 64 rows, GOMEMLIMIT=11GiB: 12.2 GB where it
+//     was 13.9 GB (peak RSS 13.0 GB, was 14.3).
+//
+// Less memory still (the same proofs: TestGoldenProofs holds the SHA-256
+// of the built-in model's segment proofs under a fixed τ, unchanged):
+//
+//   - The limb rows are 2-byte integers (they were 8), converted to the
+//     field through a table of the 2¹⁶ values (2.5 ns an entry where the
+//     conversion took 16).
+//   - From dropLimbVars on they never exist in the field: each is
+//     committed part by part from the integers, the zero-check generates
+//     them (sumcheck.Generate) and so does the batch opening
+//     (pcs.Generate, which replaces the in-place folds): it stores their
+//     first folds only, 2 GB where the rows took 4 GB in the LM-head
+//     segment at 64 rows.
+//   - LogUp-GKR's fraction trees store each layer as its even and odd
+//     halves, which the layer's sum-check folds in place, where the
+//     layer was split into copies (2 GB at the leaves of the LM head's
+//     cube of 2²⁶ entries); its column evaluations sum eq per small value
+//     and multiply each value once.
+//   - The collector's target is 10 (internal/memlimit.GCPercent).
+//   - The batch opening's inner products, scaled sums and round sums run
+//     on the vector kernels (a block's opening in shape, pcs
+//     BenchmarkOpenBatchSparse: 2.37–2.50 s where it took 2.69–3.18 s).
+//
+// The LM-head segment alone at 64 rows: its live heap peaks at 8.8 GB
+// (at the start of GKR, the fraction tree whole; the opening 8.6 GB)
+// where it peaked at 12.2 GB in the opening; peak RSS 11.9 GB and 78.1 s
+// with the collector's target of 10, 13.2–13.7 GB and 81.8–94.0 s with
+// 25, 11.6 GB with 25 under GOMEMLIMIT=10GiB.
 //
 // The pass at 16 rows, the previous version (437940d) and this one run
 // alternately in the same hour: 80.4 and 78.2 s before, 68.8 and 78.4 s
