@@ -656,34 +656,6 @@
 //     heap in the opening, 64 rows, GOMEMLIMIT=11GiB: 12.2 GB where it
 //     was 13.9 GB (peak RSS 13.0 GB, was 14.3).
 //
-// Less memory still (the same proofs: TestGoldenProofs holds the SHA-256
-// of the built-in model's segment proofs under a fixed τ, unchanged):
-//
-//   - The limb rows are 2-byte integers (they were 8), converted to the
-//     field through a table of the 2¹⁶ values (2.5 ns an entry where the
-//     conversion took 16).
-//   - From dropLimbVars on they never exist in the field: each is
-//     committed part by part from the integers, the zero-check generates
-//     them (sumcheck.Generate) and so does the batch opening
-//     (pcs.Generate, which replaces the in-place folds): it stores their
-//     first folds only, 2 GB where the rows took 4 GB in the LM-head
-//     segment at 64 rows.
-//   - LogUp-GKR's fraction trees store each layer as its even and odd
-//     halves, which the layer's sum-check folds in place, where the
-//     layer was split into copies (2 GB at the leaves of the LM head's
-//     cube of 2²⁶ entries); its column evaluations sum eq per small value
-//     and multiply each value once.
-//   - The collector's target is 10 (internal/memlimit.GCPercent).
-//   - The batch opening's inner products, scaled sums and round sums run
-//     on the vector kernels (a block's opening in shape, pcs
-//     BenchmarkOpenBatchSparse: 2.37–2.50 s where it took 2.69–3.18 s).
-//
-// The LM-head segment alone at 64 rows: its live heap peaks at 8.8 GB
-// (at the start of GKR, the fraction tree whole; the opening 8.6 GB)
-// where it peaked at 12.2 GB in the opening; peak RSS 11.9 GB and 78.1 s
-// with the collector's target of 10, 13.2–13.7 GB and 81.8–94.0 s with
-// 25, 11.6 GB with 25 under GOMEMLIMIT=10GiB.
-//
 // The pass at 16 rows, the previous version (437940d) and this one run
 // alternately in the same hour: 80.4 and 78.2 s before, 68.8 and 78.4 s
 // after (commit 19.2, 17.7 and 15.7, 17.8 s; GKR 12.7, 13.3 and 12.4,
@@ -700,14 +672,66 @@
 // (commit 74.9 s, GKR 58.2 s, sum-checks 55.3 s, openings 58.4 s; 90.8 s
 // for the last segment) and 20.5 GB.
 //
-// What remains: the 60 s target for the pass at 16 rows is still missed
-// (68.0–78.4 s on this machine). The MSMs (the commitments, and
-// HyperKZG's fold commitments and quotient over 2¹⁸ points: 0.9 and
-// 0.8 s of a block's 2.6 s opening at 16 rows) are about half of a
-// block's segment; GKR and the zero-check most of the rest. Parts of
-// 2¹⁷ would halve HyperKZG's MSMs (the pass took 78.0 s against 88–93 s
-// with parts of 2¹⁸, one run, on the day "Parts" was measured) for 11
-// more points per block segment in the aggregator (≈ 3.1k R1CS each).
+// Less memory still (the same proofs: TestGoldenProofs holds the SHA-256
+// of the built-in model's segment proofs under a fixed τ, unchanged):
+//
+//   - The limb rows are 2-byte integers (they were 8), converted to the
+//     field through a table of the 2¹⁶ values (2.5 ns an entry where the
+//     conversion took 16).
+//
+//   - From dropLimbVars on they never exist in the field: each is
+//     committed part by part from the integers, the zero-check generates
+//     them (sumcheck.Generate) and so does the batch opening
+//     (pcs.Generate, which replaces the in-place folds): it stores their
+//     first folds only, 2 GB where the rows took 4 GB in the LM-head
+//     segment at 64 rows.
+//
+//   - LogUp-GKR's fraction trees store each layer as its even and odd
+//     halves, which the layer's sum-check folds in place, where the
+//     layer was split into copies (2 GB at the leaves of the LM head's
+//     cube of 2²⁶ entries); its column evaluations sum eq per small value
+//     and multiply each value once.
+//
+//   - The collector's target is 10 (internal/memlimit.GCPercent).
+//
+//   - The batch opening's inner products, scaled sums and round sums run
+//     on the vector kernels (a block's opening in shape, pcs
+//     BenchmarkOpenBatchSparse: 2.37–2.50 s where it took 2.69–3.18 s).
+//
+//   - From 2²⁵ lookups, LogUp-GKR drops the witness tree's leaves once
+//     the layer above them is built and generates them again for the
+//     last layer: the tree's upper layers (4 GB in the LM-head segment at
+//     64 rows) and its leaves (2 GB) are never held together.
+//
+// The LM-head segment alone at 64 rows: its live heap peaks at 8.6 GB,
+// in the opening, where it peaked at 12.2 GB (and at 10.5 GB at the
+// start of GKR before its leaves were generated again); peak RSS
+// 10.2 GB and 69.5 s, where it was 14.9 GB and 82.9 s. Before the
+// leaves were generated again: 11.8–11.9 GB and 72.9–78.1 s with the
+// collector's target of 10, 13.2–13.7 GB and 81.8–94.0 s with 25.
+//
+// The pass at 16 rows with all of the above, four runs in one afternoon:
+// 63.5, 70.0, 58.2 and 59.8 s (commit 13.6–16.7 s, GKR 9.5–12.3 s,
+// sum-checks 6.9–9.6 s, openings 27.7–31.3 s; 3.6–5.9 s per block,
+// 13.9–15.7 s for the last segment; 216–286 times the forward pass),
+// peak RSS 4.1 GB, the same 914,640 bytes of proofs. The pass at 64 rows:
+// 178.0 s (199 times the forward pass; commit 52.3 s, GKR 42.4 s,
+// sum-checks 31.9 s, openings 51.5 s; 9.3–10.5 s per block, 13.0 s for
+// the first segment, 67.2 s for the last), verifier 13.8 s, peak RSS
+// 11.0 GB; before the witness leaves were generated again, 188.1–191.3 s
+// and 11.9–12.0 GB in three runs of intermediate versions.
+//
+// What remains: the targets of 60 s at 16 rows and of 3 min and 12 GB at
+// 64 rows are met in the runs above, but this machine's runs vary by 15%
+// within the hour, so the 16-row pass is at the target rather than under
+// it. The MSMs (the commitments, and HyperKZG's fold commitments and
+// quotient over 2¹⁸ points: about 1.7 s of a block's opening at 16
+// rows) are about half of a block's segment; GKR and the zero-check most
+// of the rest. Parts of 2¹⁷ halve HyperKZG's MSMs: the pass at 16 rows
+// took 55.0 and 66.0 s with them against 61.9 and 62.8 s with parts of
+// 2¹⁸ in the same hour, for 11 more points per block segment in the
+// aggregator (≈ 3.1k R1CS each: in the BW6-761 aggregator's Groth16 that
+// costs about what the native prover saves), so [PartVars] stays 2¹⁸.
 // The ways down from here that change the proof and the segment circuit:
 // stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
 // claims that are linear combinations of the chunks' evaluations, which
@@ -715,13 +739,11 @@
 // the stacked MLE, the lookup cube, the zero-check and the batching
 // sum-check; one compact limb MLE over the slots ("Left"); merge the
 // argmax margins into the logits' upper decomposition in the LM head
-// (its lookup cube is 2²⁶ at 64 rows). At 64 rows the pass misses 3 min
-// (208.6 s, the last segment a third of it) and 12 GB (15.5 GB of RSS
-// under the default limit): the last segment's live heap peaks at 12.2 GB in the
-// opening, where the limb rows in the field (eight tables of 2²⁴
-// entries, 4 GB) are built again for the batching sum-check; generating
-// them there from the integers as the zero-check does (their first fold
-// only, at half size) would bring it near 10 GB.
+// (its lookup cube is 2²⁶ at 64 rows, and its segment a third of the
+// pass). Memory at 64 rows now peaks in the LM head's opening (8.6 GB
+// live: the combinations Aⱼ of the stacked MLE and limb rows 0 and 1,
+// and the grouped term's eq table and sum, 512 MB each, built whole);
+// building them as factored eq tables would take most of it.
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
