@@ -663,9 +663,11 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 // (sumcheck.Generate, pcs.Generate), storing their first folds only. At
 // 2²² entries a row (a GPT-2-small block at 64 rows, its LM-head segment
 // at 16) the rows are 1 GB in the field; at 2²⁴ (the LM-head segment at
-// 64 rows) 4 GB. Below that size generating them costs more than the
-// memory is worth (the pass at 16 rows, where a block's stacked MLE has
-// 2²⁰ entries, lost 4 s to rebuilding them twice). A test lowers it to
+// 64 rows) 4 GB. Below that size generating them cost more than the
+// memory was worth when the rows were rebuilt twice and each entry's
+// conversion was a multiplication (the pass at 16 rows, where a block's
+// stacked MLE has 2²⁰ entries, lost 4 s); with the conversion a table
+// read, a lower threshold is not measured yet. A test lowers it to
 // prove every segment both ways.
 var dropLimbVars = 22
 
@@ -687,9 +689,8 @@ func limbGenerator(row []uint16) sumcheck.Generator[fr.Element] {
 	return g
 }
 
-// limbFieldTable returns the limb rows' integers as field elements. Most
-// are zero (rows no block uses): only the others are converted, on every
-// core.
+// limbFieldTable returns the limb rows' integers as field elements,
+// converted on every core.
 func limbFieldTable(limbs []uint16) []fr.Element {
 	t := hugepage.Make[fr.Element](len(limbs))
 	fillLimbs(t, limbs)
