@@ -710,21 +710,23 @@
 // leaves were generated again: 11.8–11.9 GB and 72.9–78.1 s with the
 // collector's target of 10, 13.2–13.7 GB and 81.8–94.0 s with 25.
 //
-// The pass at 16 rows with all of the above, four runs in one afternoon:
-// 63.5, 70.0, 58.2 and 59.8 s (commit 13.6–16.7 s, GKR 9.5–12.3 s,
-// sum-checks 6.9–9.6 s, openings 27.7–31.3 s; 3.6–5.9 s per block,
-// 13.9–15.7 s for the last segment; 216–286 times the forward pass),
-// peak RSS 4.1 GB, the same 914,640 bytes of proofs. The pass at 64 rows:
-// 178.0 s (199 times the forward pass; commit 52.3 s, GKR 42.4 s,
-// sum-checks 31.9 s, openings 51.5 s; 9.3–10.5 s per block, 13.0 s for
-// the first segment, 67.2 s for the last), verifier 13.8 s, peak RSS
-// 11.0 GB; before the witness leaves were generated again, 188.1–191.3 s
-// and 11.9–12.0 GB in three runs of intermediate versions.
+// The pass at 16 rows with all of the above, seven runs in one
+// afternoon: 63.5, 70.0, 58.2, 59.8, 60.4, 60.3 and 61.0 s (commit
+// 13.6–16.7 s, GKR 9.5–12.3 s, sum-checks 6.9–9.6 s, openings
+// 27.7–31.3 s; 3.6–5.9 s per block, 13.9–15.7 s for the last segment;
+// 216–286 times the forward pass), peak RSS 4.1 GB, the same 914,640
+// bytes of proofs. The pass at 64 rows, two runs: 178.0 and 187.4 s (199
+// and 201 times the forward pass; commit 52.3, 51.6 s, GKR 42.4, 48.5 s,
+// sum-checks 31.9, 32.4 s, openings 51.5, 54.8 s; 9.3–11.8 s per block,
+// 12.0–13.0 s for the first segment, 62.7–67.2 s for the last), verifier
+// 13.8–14.0 s, peak RSS 10.4–11.0 GB; before the witness leaves were
+// generated again, 188.1–191.3 s and 11.9–12.0 GB in three runs of
+// intermediate versions.
 //
-// What remains: the targets of 60 s at 16 rows and of 3 min and 12 GB at
-// 64 rows are met in the runs above, but this machine's runs vary by 15%
-// within the hour, so the 16-row pass is at the target rather than under
-// it. The MSMs (the commitments, and HyperKZG's fold commitments and
+// What remains: memory at 64 rows is within its target of 12 GB; the
+// times are at their targets of 60 s at 16 rows and 3 min at 64 rows,
+// met in some runs and missed by up to 2% (16 rows) and 4% (64 rows) in
+// other quiet ones. The MSMs (the commitments, and HyperKZG's fold commitments and
 // quotient over 2¹⁸ points: about 1.7 s of a block's opening at 16
 // rows) are about half of a block's segment; GKR and the zero-check most
 // of the rest. Parts of 2¹⁷ halve HyperKZG's MSMs: the pass at 16 rows
