@@ -1,9 +1,12 @@
 package pcs
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
@@ -138,11 +141,104 @@ func CommitParts(srs *SRS, table []fr.Element, m int) ([]Commitment, error) {
 	}
 	parts := Parts(n, m)
 	size := len(table) / parts
-	out := make([]Commitment, parts)
-	for i := range out {
-		if out[i], err = Commit(srs, table[i*size:(i+1)*size]); err != nil {
+	if parts == 1 {
+		c, err := Commit(srs, table)
+		if err != nil {
 			return nil, err
 		}
+		return []Commitment{c}, nil
+	}
+	tables := make([][]fr.Element, parts)
+	for i := range tables {
+		tables[i] = table[i*size : (i+1)*size]
+	}
+	return CommitEach(srs, tables)
+}
+
+// CommitEach returns [Commit] of each of tables, the tables shared
+// between the cores and each committed on one, where Commit shares one
+// table's entries between them: each multi-scalar multiplication sums
+// its buckets once, not once per core, and the cores do not wait for
+// each other at every table. A GPT-2 block's parts at 64 rows are
+// committed in a fifth less time this way. The commitments are
+// Commit's.
+func CommitEach(srs *SRS, tables [][]fr.Element) ([]Commitment, error) {
+	return commitEach(srs, len(tables), func(i int, _ *[]fr.Element) ([]fr.Element, error) {
+		if _, err := tableVars(tables[i]); err != nil {
+			return nil, err
+		}
+		return tables[i], nil
+	})
+}
+
+// CommitEachFilled is [CommitEach] of n tables of size entries (a power
+// of two, 2 at least) that fill writes: fill(i, dst) writes every entry
+// of table i into dst, a buffer of the calling goroutine's. Tables held
+// in a smaller type (integers) are never in the field but a table per
+// core at a time.
+func CommitEachFilled(srs *SRS, n, size int, fill func(i int, dst []fr.Element)) ([]Commitment, error) {
+	if size < 2 || size&(size-1) != 0 {
+		return nil, fmt.Errorf("pcs: commit: tables of %d entries, not a power of two of at least 2", size)
+	}
+	return commitEach(srs, n, func(i int, buf *[]fr.Element) ([]fr.Element, error) {
+		if *buf == nil {
+			*buf = hugepage.Make[fr.Element](size)
+		}
+		fill(i, *buf)
+		return *buf, nil
+	})
+}
+
+// commitEach commits to the n tables get returns (buf: the calling
+// goroutine's buffer, allocated by get if it needs one) on every core,
+// a table on each.
+func commitEach(srs *SRS, n int, get func(i int, buf *[]fr.Element) ([]fr.Element, error)) ([]Commitment, error) {
+	out := make([]Commitment, n)
+	one := func(i int, buf *[]fr.Element, cores int) error {
+		t, err := get(i, buf)
+		if err != nil {
+			return err
+		}
+		if len(t) > srs.Size() {
+			return fmt.Errorf("pcs: commit: table of %d entries, the srs has %d powers", len(t), srs.Size())
+		}
+		out[i], err = commit(srs, t, cores)
+		return err
+	}
+	cores := min(runtime.GOMAXPROCS(0), n)
+	if cores <= 1 {
+		var buf []fr.Element
+		for i := range n {
+			if err := one(i, &buf, 0); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	var next atomic.Int64
+	var failed atomic.Bool
+	errs := make([]error, cores)
+	var wg sync.WaitGroup
+	for w := range cores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []fr.Element
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if errs[w] = one(i, &buf, 1); errs[w] != nil {
+					failed.Store(true)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

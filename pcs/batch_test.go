@@ -3,6 +3,7 @@ package pcs
 import (
 	"bytes"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -133,6 +134,79 @@ func TestCommitParts(t *testing.T) {
 	}
 	if _, err := CommitParts(srs, table, 0); err == nil {
 		t.Fatal("parts of 0 variables accepted")
+	}
+}
+
+// TestCommitEach: CommitEach and CommitEachFilled give Commit's
+// commitments, table for table, on one core and on several, for more
+// tables than cores, as many, and fewer: dense tables, sparse ones of
+// small, negative and full-size entries, tables of zeros (the identity).
+// Tables that are not a power of two, or larger than the SRS, are
+// refused.
+func TestCommitEach(t *testing.T) {
+	rng := newTestRand(t)
+	srs := srsForTest(t)
+	var tables [][]fr.Element
+	for k := range 9 {
+		table := make([]fr.Element, 64)
+		switch k % 4 {
+		case 0:
+			table = field.RandomVector[fr.Element](rng, len(table))
+		case 1:
+			for i := range table {
+				table[i].SetInt64(rng.Int64N(1<<16) - 1<<15)
+			}
+		case 2:
+			for range 5 {
+				table[rng.IntN(len(table))].SetUint64(rng.Uint64N(1 << 15))
+			}
+			table[7] = field.Random[fr.Element](rng)
+		}
+		tables = append(tables, table)
+	}
+	want := make([]Commitment, len(tables))
+	for i, table := range tables {
+		var err error
+		if want[i], err = Commit(srs, table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 3} {
+		runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, 2, len(tables)} {
+			got, err := CommitEach(srs, tables[:n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			filled, err := CommitEachFilled(srs, n, 64, func(i int, dst []fr.Element) { copy(dst, tables[i]) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != n || len(filled) != n {
+				t.Fatalf("%d cores, %d tables: %d and %d commitments", procs, n, len(got), len(filled))
+			}
+			for i := range n {
+				if !got[i].Equal(&want[i]) || !filled[i].Equal(&want[i]) {
+					t.Fatalf("%d cores, %d tables: table %d's commitment differs from Commit's", procs, n, i)
+				}
+			}
+		}
+	}
+	fill := func(int, []fr.Element) {}
+	if _, err := CommitEach(srs, [][]fr.Element{tables[0], make([]fr.Element, 3)}); err == nil {
+		t.Fatal("a table of 3 entries accepted")
+	}
+	if _, err := CommitEach(srs, [][]fr.Element{make([]fr.Element, 2*srs.Size())}); err == nil {
+		t.Fatal("a table larger than the srs accepted")
+	}
+	for _, size := range []int{0, 1, 3, 96} {
+		if _, err := CommitEachFilled(srs, 2, size, fill); err == nil {
+			t.Fatalf("tables of %d entries accepted", size)
+		}
+	}
+	if _, err := CommitEachFilled(srs, 2, 2*srs.Size(), fill); err == nil {
+		t.Fatal("tables larger than the srs accepted")
 	}
 }
 

@@ -72,14 +72,32 @@ func Commit(srs *SRS, table []fr.Element) (Commitment, error) {
 	if len(table) > srs.Size() {
 		return Commitment{}, fmt.Errorf("pcs: commit: table of %d entries, the srs has %d powers", len(table), srs.Size())
 	}
-	if c, ok, err := commitSparse(srs, table); ok || err != nil {
+	return commit(srs, table, 0)
+}
+
+// commit is Commit on the given number of cores (0: every core; 1: the
+// calling goroutine alone) for a table already checked.
+func commit(srs *SRS, table []fr.Element, cores int) (Commitment, error) {
+	if c, ok, err := commitSparse(srs, table, cores); ok || err != nil {
 		return c, err
 	}
-	c, err := commitDense(srs, table)
+	c, err := commitDense(srs, table, cores)
 	if err != nil {
 		return Commitment{}, fmt.Errorf("pcs: commit: %w", err)
 	}
 	return c, nil
+}
+
+// execute runs work over [0, n) as parallel.Execute does on every core
+// (cores ≠ 1), or on the calling goroutine (cores = 1).
+func execute(cores, n, minChunk int, work func(start, end int)) {
+	if cores != 1 {
+		parallel.Execute(n, minChunk, work)
+		return
+	}
+	if n > 0 {
+		work(0, n)
+	}
 }
 
 // commitDense returns the KZG commitment Σᵢ p[i]·[τⁱ]₁ as one
@@ -88,14 +106,17 @@ func Commit(srs *SRS, table []fr.Element) (Commitment, error) {
 // and its quotient are zero past the stacked tensors' last entry (about
 // half of the padded length in a GPT-2 block): gnark-crypto's
 // multiplication skips zero digits, but still splits and sorts every
-// scalar and sizes its windows for the whole length.
-func commitDense(srs *SRS, p []fr.Element) (Commitment, error) {
+// scalar and sizes its windows for the whole length. cores is commit's.
+func commitDense(srs *SRS, p []fr.Element, cores int) (Commitment, error) {
 	m := len(p)
 	for m > 0 && p[m-1].IsZero() {
 		m--
 	}
 	if m == 0 {
 		return Commitment{}, nil
+	}
+	if cores > 0 {
+		return kzg.Commit(p[:m], srs.Pk, cores)
 	}
 	return kzg.Commit(p[:m], srs.Pk)
 }
@@ -106,15 +127,15 @@ func commitDense(srs *SRS, p []fr.Element) (Commitment, error) {
 // entries cost nothing, and small scalars cost about a fifth of
 // full-size ones. ok is false when the table has neither (fewer than an
 // eighth of zeros and no negative integer): nothing is computed, and a
-// dense multiplication is cheaper than the gathering.
-func commitSparse(srs *SRS, table []fr.Element) (Commitment, bool, error) {
+// dense multiplication is cheaper than the gathering. cores is commit's.
+func commitSparse(srs *SRS, table []fr.Element, cores int) (Commitment, bool, error) {
 	// The table is scanned and gathered in chunks on every core: the
 	// counts of the first pass give each chunk its place in the second.
 	const chunks = 64
 	size := (len(table) + chunks - 1) / chunks
 	nonZero := make([]int, chunks)
 	negative := make([]bool, chunks)
-	parallel.Execute(chunks, 1, func(start, end int) {
+	execute(cores, chunks, 1, func(start, end int) {
 		for c := start; c < end; c++ {
 			for i := c * size; i < min((c+1)*size, len(table)); i++ {
 				switch {
@@ -140,7 +161,7 @@ func commitSparse(srs *SRS, table []fr.Element) (Commitment, bool, error) {
 	}
 	scalars := hugepage.Make[fr.Element](total)
 	points := hugepage.Make[bls12377.G1Affine](total)
-	parallel.Execute(chunks, 1, func(start, end int) {
+	execute(cores, chunks, 1, func(start, end int) {
 		for c := start; c < end; c++ {
 			k := offsets[c]
 			for i := c * size; i < min((c+1)*size, len(table)); i++ {
@@ -161,12 +182,12 @@ func commitSparse(srs *SRS, table []fr.Element) (Commitment, bool, error) {
 	if total == 0 {
 		return c, true, nil
 	}
-	if values, ok := smallValues(scalars); ok {
-		sum := multiExpSmall(points, values)
+	if values, ok := smallValues(scalars, cores); ok {
+		sum := multiExpSmall(points, values, cores)
 		c.FromJacobian(&sum)
 		return c, true, nil
 	}
-	if _, err := c.MultiExp(points, scalars, multiExpConfig); err != nil {
+	if _, err := c.MultiExp(points, scalars, ecc.MultiExpConfig{NbTasks: cores}); err != nil {
 		return Commitment{}, true, fmt.Errorf("pcs: commit: %w", err)
 	}
 	return c, true, nil
@@ -227,7 +248,7 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 	proof := &Proof{Folds: make([]bls12377.G1Affine, n-1), Evaluations: make([][3]fr.Element, n)}
 	for i := 0; i+1 < n; i++ {
 		folds[i+1] = foldEvenOdd(folds[i], &point[n-1-i])
-		c, err := commitDense(srs, folds[i+1])
+		c, err := commitDense(srs, folds[i+1], 0)
 		if err != nil {
 			return nil, fmt.Errorf("pcs: open: fold %d: %w", i+1, err)
 		}
@@ -283,7 +304,7 @@ func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value
 	for j := range u {
 		h = divideByLinear(h, &u[j])
 	}
-	w, err := commitDense(srs, h)
+	w, err := commitDense(srs, h, 0)
 	if err != nil {
 		return nil, fmt.Errorf("pcs: open: quotient: %w", err)
 	}

@@ -354,7 +354,7 @@ func TestCommitDense(t *testing.T) {
 		for i := len(table) - zeros; i < len(table); i++ {
 			table[i].SetZero()
 		}
-		got, err := commitDense(srs, table)
+		got, err := commitDense(srs, table, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

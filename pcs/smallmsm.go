@@ -10,7 +10,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
 	"github.com/veriformer/veriformer/internal/hugepage"
-	"github.com/veriformer/veriformer/internal/parallel"
 )
 
 // Small scalars. The tables a segment commits hold integers far below
@@ -47,11 +46,11 @@ func batchFor(c int) int {
 }
 
 // smallValues returns the scalars as integers when each is below 2^64
-// (ok false otherwise), converted on every core.
-func smallValues(scalars []fr.Element) ([]uint64, bool) {
+// (ok false otherwise), converted on the given cores (commit's).
+func smallValues(scalars []fr.Element, cores int) ([]uint64, bool) {
 	values := hugepage.Make[uint64](len(scalars))
 	var big atomic.Bool
-	parallel.Execute(len(scalars), 1<<14, func(start, end int) {
+	execute(cores, len(scalars), 1<<14, func(start, end int) {
 		for i := start; i < end; i++ {
 			if !scalars[i].IsUint64() {
 				big.Store(true)
@@ -83,9 +82,10 @@ func smallWindow(n, nbBits int) int {
 	return best
 }
 
-// multiExpSmall returns Σᵢ values[i]·points[i]. The points must not be
-// the point at infinity (the SRS's and their negations are not).
-func multiExpSmall(points []bls12377.G1Affine, values []uint64) bls12377.G1Jac {
+// multiExpSmall returns Σᵢ values[i]·points[i] on the given cores
+// (commit's). The points must not be the point at infinity (the SRS's and
+// their negations are not).
+func multiExpSmall(points []bls12377.G1Affine, values []uint64, cores int) bls12377.G1Jac {
 	var nbBits int
 	for _, v := range values {
 		nbBits = max(nbBits, bits.Len64(v))
@@ -96,11 +96,14 @@ func multiExpSmall(points []bls12377.G1Affine, values []uint64) bls12377.G1Jac {
 	if nbBits == 0 {
 		return total
 	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(points)/minSmallPerWorker))
+	if cores <= 0 {
+		cores = runtime.GOMAXPROCS(0)
+	}
+	workers := max(1, min(cores, len(points)/minSmallPerWorker))
 	c := smallWindow((len(points)+workers-1)/workers, nbBits)
 	results := make([]bls12377.G1Jac, workers)
 	size := (len(points) + workers - 1) / workers
-	parallel.Execute(workers, 1, func(start, end int) {
+	execute(workers, workers, 1, func(start, end int) {
 		for w := start; w < end; w++ {
 			lo, hi := w*size, min((w+1)*size, len(points))
 			results[w] = windowsSum(points[lo:hi], values[lo:hi], nbBits, c)

@@ -432,15 +432,12 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if proof.Multiplicities, err = pcs.CommitParts(srs, multTable, partVars); err != nil {
 		return nil, nil, err
 	}
-	for j := range proof.Limbs {
-		if drop {
-			proof.Limbs[j], err = commitLimbParts(srs, limbs[j*size:(j+1)*size], partVars, parts[1+j])
-		} else {
-			proof.Limbs[j], err = commitLayoutParts(srs, tables[LimbsCommitment+j], partVars, parts[1+j])
-		}
-		if err != nil {
-			return nil, nil, err
-		}
+	var rows [][]fr.Element
+	if !drop {
+		rows = tables[LimbsCommitment : LimbsCommitment+limbRows]
+	}
+	if proof.Limbs, err = commitLimbRows(srs, limbs, rows, size, partVars, parts[1:]); err != nil {
+		return nil, nil, err
 	}
 	var boundary []fr.Element
 	if l.Boundary >= 0 {
@@ -693,16 +690,10 @@ func limbGenerator(row []uint16) sumcheck.Generator[fr.Element] {
 // converted on every core.
 func limbFieldTable(limbs []uint16) []fr.Element {
 	t := hugepage.Make[fr.Element](len(limbs))
-	fillLimbs(t, limbs)
-	return t
-}
-
-// fillLimbs writes the limb integers into dst as field elements, every
-// entry (dst's contents need not be zero), on every core.
-func fillLimbs(dst []fr.Element, limbs []uint16) {
 	parallel.Execute(len(limbs), 1<<13, func(start, end int) {
-		limbsToField(dst[start:end], limbs[start:end])
+		limbsToField(t[start:end], limbs[start:end])
 	})
+	return t
 }
 
 // limbsToField writes the integers src into dst as field elements on the

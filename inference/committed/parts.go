@@ -5,7 +5,6 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
-	"github.com/veriformer/veriformer/internal/hugepage"
 	"github.com/veriformer/veriformer/pcs"
 )
 
@@ -102,34 +101,52 @@ func layoutParts(l *Layout, m int) [1 + limbRows][]int {
 }
 
 // commitLayoutParts commits to the given parts of m variables of table
-// (the whole table when it has m variables or fewer).
+// (the whole table when it has m variables or fewer), the parts shared
+// between the cores (pcs.CommitEach).
 func commitLayoutParts(srs *pcs.SRS, table []fr.Element, m int, parts []int) ([]pcs.Commitment, error) {
 	size := min(len(table), 1<<m)
-	out := make([]pcs.Commitment, len(parts))
+	tables := make([][]fr.Element, len(parts))
 	for i, p := range parts {
-		c, err := pcs.Commit(srs, table[p*size:(p+1)*size])
-		if err != nil {
-			return nil, err
-		}
-		out[i] = c
+		tables[i] = table[p*size : (p+1)*size]
 	}
-	return out, nil
+	return pcs.CommitEach(srs, tables)
 }
 
-// commitLimbParts is commitLayoutParts for a limb row held as its
-// integers: each part is written into one table of 2^m entries in the
-// field and committed, so that the row never exists in the field.
-func commitLimbParts(srs *pcs.SRS, row []uint16, m int, parts []int) ([]pcs.Commitment, error) {
-	size := min(len(row), 1<<m)
-	buf := hugepage.Make[fr.Element](size)
-	out := make([]pcs.Commitment, len(parts))
-	for i, p := range parts {
-		fillLimbs(buf, row[p*size:(p+1)*size])
-		c, err := pcs.Commit(srs, buf)
-		if err != nil {
-			return nil, err
+// commitLimbRows commits to the given parts of m variables of the limb
+// rows (parts[j] those of row j), every row's parts in one
+// pcs.CommitEach: from the rows in the field (rows[j]), or, when rows
+// is nil, from their integers (limbs, size entries a row), each part
+// written into a table of 2^m entries of the committing core, so that
+// the rows are never in the field.
+func commitLimbRows(srs *pcs.SRS, limbs []uint16, rows [][]fr.Element, size, m int, parts [][]int) ([limbRows][]pcs.Commitment, error) {
+	var out [limbRows][]pcs.Commitment
+	partSize := min(size, 1<<m)
+	type part struct{ row, p int }
+	var all []part
+	for j := range limbRows {
+		for _, p := range parts[j] {
+			all = append(all, part{j, p})
 		}
-		out[i] = c
+	}
+	var cs []pcs.Commitment
+	var err error
+	if rows != nil {
+		tables := make([][]fr.Element, len(all))
+		for i, a := range all {
+			tables[i] = rows[a.row][a.p*partSize : (a.p+1)*partSize]
+		}
+		cs, err = pcs.CommitEach(srs, tables)
+	} else {
+		cs, err = pcs.CommitEachFilled(srs, len(all), partSize, func(i int, dst []fr.Element) {
+			start := all[i].row*size + all[i].p*partSize
+			limbsToField(dst, limbs[start:start+partSize])
+		})
+	}
+	if err != nil {
+		return out, err
+	}
+	for j := range limbRows {
+		out[j], cs = cs[:len(parts[j])], cs[len(parts[j]):]
 	}
 	return out, nil
 }
