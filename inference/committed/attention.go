@@ -8,6 +8,7 @@ import (
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/internal/hugepage"
+	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/poly"
@@ -97,31 +98,39 @@ func (k *Contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.E
 	A := stacked[blockA.Offset : blockA.Offset+1<<blockA.NbVars]
 	B := stacked[blockB.Offset : blockB.Offset+1<<blockB.NbVars]
 	H, I, J, C := 1<<k.BH, 1<<k.BI, 1<<k.BJ, 1<<k.BC
-	for h := range H {
-		g := h >> k.S
-		for i := range I {
-			for j := range J {
-				for c := range C {
-					var x, rIdx int
-					if k.Scores {
-						x = ((h*I+i)*J+j)*C + c
-						rIdx = (h*I+i)*J + j
-						a[x] = A[i*H*C+h*C+c]        // queries [n, heads·hd]
-						b[x] = B[j*(H>>k.S)*C+g*C+c] // keys [T, kvHeads·hd]
-					} else {
-						x = ((i*H+h)*C+c)*J + j
-						rIdx = (i*H+h)*C + c
-						a[x] = A[(h*I+i)*J+j]        // probabilities [heads, n, T]
-						b[x] = B[j*(H>>k.S)*C+g*C+c] // values [T, kvHeads·hd]
-					}
-					if !k.masked(i, j) {
-						e[x] = eq[rIdx]
-					}
-				}
+	// A (head, query row) pair's entries are contiguous in either
+	// order: the pairs are shared between the cores.
+	parallel.Execute(H*I, max(1, (1<<12)/(J*C)), func(start, end int) {
+		for hi := start; hi < end; hi++ {
+			k.fill(e, a, b, eq, A, B, hi/I, hi%I)
+		}
+	})
+	return e, a, b
+}
+
+// fill writes the entries of head h and query row i of the tables.
+func (k *Contraction) fill(e, a, b, eq, A, B []fr.Element, h, i int) {
+	H, I, J, C := 1<<k.BH, 1<<k.BI, 1<<k.BJ, 1<<k.BC
+	g := h >> k.S
+	for j := range J {
+		for c := range C {
+			var x, rIdx int
+			if k.Scores {
+				x = ((h*I+i)*J+j)*C + c
+				rIdx = (h*I+i)*J + j
+				a[x] = A[i*H*C+h*C+c]        // queries [n, heads·hd]
+				b[x] = B[j*(H>>k.S)*C+g*C+c] // keys [T, kvHeads·hd]
+			} else {
+				x = ((i*H+h)*C+c)*J + j
+				rIdx = (i*H+h)*C + c
+				a[x] = A[(h*I+i)*J+j]        // probabilities [heads, n, T]
+				b[x] = B[j*(H>>k.S)*C+g*C+c] // values [T, kvHeads·hd]
+			}
+			if !k.masked(i, j) {
+				e[x] = eq[rIdx]
 			}
 		}
 	}
-	return e, a, b
 }
 
 // split returns the end point's coordinates by group: heads, query rows,
