@@ -451,8 +451,22 @@
 // in 3.0 s, and its proof is 88,880 bytes: 74.4 / 78 / 82.3 / 88.9 kB at
 // 16 / 32 / 64 / 128 rows, logarithmic growth. That run peaked at
 // 23.5 GB, with the 2²³-point development SRS generated in the same
-// process. 256 rows do not fit in 24 GB: the attention's tensors
-// (heads·n², a dozen of them) make the stacked MLE about 2²⁵ entries.
+// process. A block at 256 rows (stacked MLE 2²⁵: the attention's
+// tensors, heads·n², a dozen of them; lookup cube 2²⁶) now fits:
+// measured on a machine about 3.3
+// times slower than the one of the other figures (the lookup benchmark
+// at 2²⁰ lookups 0.82–0.89 s where it takes 0.24–0.25 s, the forward
+// pass of 16 rows 0.75 s where it takes 0.22 s), it proves in 263 s
+// (commit 42.2 s, GKR 61.3 s, sum-checks 112.6 s, of which the attention
+// contractions most, opening 47.1 s), verifies in 15.5 s, peaks at
+// 18.7 GB RSS, and its proof is 104,880 bytes (287 points, the parts of
+// 2¹⁸ of a stacked MLE of 2²⁵), where block 1's is 74,736 bytes at 16
+// rows and 84,016 at 64. The whole pass at 256 rows does not fit:
+// its last segment's lookup cube would be 2²⁸ entries (eleven slots of
+// 2²⁴ for the logits' six limb rows, the remainders' two and the
+// margins' three). Twelve blocks of 105 kB and the LM head's share at 64
+// rows (about 28 kB) put the pass's proofs near 1.3 MB, an estimate from
+// measured blocks, below the 2 MB target.
 //
 // How it got here, each step measured on the whole pass at 16 rows with
 // the same proofs but the last:
@@ -697,6 +711,15 @@
 //   - The batch opening's inner products, scaled sums and round sums run
 //     on the vector kernels (a block's opening in shape, pcs
 //     BenchmarkOpenBatchSparse: 2.37–2.50 s where it took 2.69–3.18 s).
+//
+//   - A segment's parts (stacked tensors, limb rows) are committed with
+//     pcs.CommitEach: the parts shared between the cores, each committed
+//     on one, so that each small-scalar multiplication sums its buckets
+//     once, not once per core. Block 1's commit phase, on the machine
+//     3.3 times slower of the 256-row figure, alternated: 5.4–6.0 s at
+//     64 rows where it took 6.8–7.7 s, 1.4–1.7 s at 16 rows where it took
+//     1.7–1.8 s. The attention contractions' cube tables are filled on
+//     every core.
 //
 //   - From 2²⁵ lookups, LogUp-GKR drops the witness tree's leaves once
 //     the layer above them is built and generates them again for the
