@@ -453,10 +453,10 @@
 // 23.5 GB, with the 2²³-point development SRS generated in the same
 // process. A block at 256 rows (stacked MLE 2²⁵: the attention's
 // tensors, heads·n², a dozen of them; lookup cube 2²⁶) now fits:
-// measured on a machine about 3.3
-// times slower than the one of the other figures (the lookup benchmark
-// at 2²⁰ lookups 0.82–0.89 s where it takes 0.24–0.25 s, the forward
-// pass of 16 rows 0.75 s where it takes 0.22 s), it proves in 263 s
+// measured on a machine about 3.3 times slower than the one of the
+// other figures (the lookup benchmark at 2²⁰ lookups 0.82–0.89 s where
+// it takes 0.24–0.25 s, the forward pass of 16 rows 0.75 s where it
+// takes 0.22 s), it proves in 263 s
 // (commit 42.2 s, GKR 61.3 s, sum-checks 112.6 s, of which the attention
 // contractions most, opening 47.1 s), verifies in 15.5 s, peaks at
 // 18.7 GB RSS, and its proof is 104,880 bytes (287 points, the parts of
