@@ -220,21 +220,14 @@ func commitEach(srs *SRS, n int, get func(i int, buf *[]fr.Element) ([]fr.Elemen
 	errs := make([]error, cores)
 	var wg sync.WaitGroup
 	for w := range cores {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var buf []fr.Element
-			for !failed.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
+			for i := int(next.Add(1) - 1); i < n && !failed.Load(); i = int(next.Add(1) - 1) {
 				if errs[w] = one(i, &buf, 1); errs[w] != nil {
 					failed.Store(true)
-					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
