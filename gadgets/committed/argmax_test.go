@@ -25,8 +25,8 @@ type argmaxCircuit struct {
 	stepBase
 	Tokens []frontend.Variable
 	Proof  *ArgmaxProof
-	s      *native.Shape
-	want   []pcs.Claim
+	s      *native.Shape `gnark:"-"`
+	want   []pcs.Claim   `gnark:"-"`
 }
 
 func (c *argmaxCircuit) Define(api frontend.API) error {
@@ -165,7 +165,7 @@ type tokenCircuit struct {
 	Token  frontend.Variable
 	Rho    []frontend.Variable
 	Prefix frontend.Variable
-	bound  int
+	bound  int `gnark:"-"`
 }
 
 func (c *tokenCircuit) Define(api frontend.API) error {

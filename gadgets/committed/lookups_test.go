@@ -39,10 +39,10 @@ type lookupsCircuit struct {
 	S         frontend.Variable   `gnark:",public"`
 	Proof     LookupProof
 
-	seg inference.Segment
-	l   *native.Layout
-	set *table.Set
-	ids *native.TableIDs
+	seg inference.Segment `gnark:"-"`
+	l   *native.Layout    `gnark:"-"`
+	set *table.Set        `gnark:"-"`
+	ids *native.TableIDs  `gnark:"-"`
 }
 
 func (c *lookupsCircuit) Define(api frontend.API) error {

@@ -41,8 +41,8 @@ var normRuns = []struct {
 type normsCircuit struct {
 	stepBase
 	Norms []NormProof
-	s     *native.Shape
-	open  bool
+	s     *native.Shape `gnark:"-"`
+	open  bool          `gnark:"-"`
 }
 
 func (c *normsCircuit) Define(api frontend.API) error {
@@ -171,8 +171,8 @@ func TestNormChecksRejectAlone(t *testing.T) {
 // point lengths at compile time, the same points and values in circuit.
 type normClaimsCircuit struct {
 	normsCircuit
-	want     []pcs.Claim
-	incoming int
+	want     []pcs.Claim `gnark:"-"`
+	incoming int         `gnark:"-"`
 }
 
 func (c *normClaimsCircuit) Define(api frontend.API) error {

@@ -17,8 +17,8 @@ type requantCircuit struct {
 	lookupsCircuit
 	Requant RequantProof
 
-	rqs    []*model.Requant
-	shared map[*model.Requant]*model.Requant
+	rqs    []*model.Requant                  `gnark:"-"`
+	shared map[*model.Requant]*model.Requant `gnark:"-"`
 }
 
 func (c *requantCircuit) Define(api frontend.API) error {

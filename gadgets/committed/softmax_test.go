@@ -20,8 +20,8 @@ import (
 type softmaxCircuit struct {
 	stepBase
 	Proofs []SoftmaxProof
-	s      *native.Shape
-	want   []pcs.Claim
+	s      *native.Shape `gnark:"-"`
+	want   []pcs.Claim   `gnark:"-"`
 }
 
 func (c *softmaxCircuit) Define(api frontend.API) error {

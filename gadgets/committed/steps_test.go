@@ -335,7 +335,7 @@ func ends(n int) []int {
 type projectionsCircuit struct {
 	stepBase
 	Proofs []glinear.Proof
-	s      *native.Shape
+	s      *native.Shape `gnark:"-"`
 }
 
 func (c *projectionsCircuit) Define(api frontend.API) error {
@@ -408,7 +408,7 @@ func linearElements(p *linear.Proof[fr.Element]) []*fr.Element {
 type factorsCircuit struct {
 	stepBase
 	Products, Rotations, Contractions []FactorProof
-	s                                 *native.Shape
+	s                                 *native.Shape `gnark:"-"`
 }
 
 func (c *factorsCircuit) Define(api frontend.API) error {
@@ -477,7 +477,7 @@ func TestFactorsRejectedByBoth(t *testing.T) {
 type residualsCircuit struct {
 	stepBase
 	Evals []frontend.Variable
-	s     *native.Shape
+	s     *native.Shape `gnark:"-"`
 }
 
 func (c *residualsCircuit) Define(api frontend.API) error {

@@ -10,11 +10,26 @@ package schemacheck
 import "reflect"
 
 // Walked returns the unexported fields of the struct type typ that the
-// schema walk visits: those without the gnark:"-" tag.
+// schema walk visits: those without the gnark:"-" tag. An embedded
+// struct (or pointer to one) is walked whatever its tag, so its fields
+// are checked in turn, named after it.
 func Walked(typ reflect.Type) []string {
 	var names []string
 	for i := 0; i < typ.NumField(); i++ {
-		if f := typ.Field(i); !f.IsExported() && f.Tag.Get("gnark") != "-" {
+		f := typ.Field(i)
+		if f.Anonymous {
+			inner := f.Type
+			if inner.Kind() == reflect.Pointer {
+				inner = inner.Elem()
+			}
+			if inner.Kind() == reflect.Struct {
+				for _, name := range Walked(inner) {
+					names = append(names, typ.Name()+"."+name)
+				}
+				continue
+			}
+		}
+		if !f.IsExported() && f.Tag.Get("gnark") != "-" {
 			names = append(names, typ.Name()+"."+f.Name)
 		}
 	}
