@@ -73,14 +73,23 @@ func innerProductAt(a []fr.Element, f *column, off int) fr.Element {
 	if f.fill == nil {
 		return innerProduct(a, f.t[off:off+len(a)])
 	}
+	u := spanSize(len(a))
+	return sumOfSpans(len(a), u, func(q int, buf *[]fr.Element) fr.Element {
+		return dot(a[q*u:(q+1)*u], f.span(buf, off+q*u, off+(q+1)*u))
+	})
+}
+
+// sumOfSpans returns Σ_q term(q) over the spans q of u entries of n
+// (u divides n), on every core; term may read a column's span into buf,
+// a buffer of the calling worker.
+func sumOfSpans(n, u int, term func(q int, buf *[]fr.Element) fr.Element) fr.Element {
 	var mu sync.Mutex
 	var sum fr.Element
-	u := spanSize(len(a))
-	parallel.Execute(len(a)/u, vecChunk/u, func(start, end int) {
+	parallel.Execute(n/u, vecChunk/u, func(start, end int) {
 		var part fr.Element
 		var buf []fr.Element
 		for q := start; q < end; q++ {
-			d := dot(a[q*u:(q+1)*u], f.span(&buf, off+q*u, off+(q+1)*u))
+			d := term(q, &buf)
 			part.Add(&part, &d)
 		}
 		mu.Lock()
@@ -135,21 +144,10 @@ func innerProductZero(a []fr.Element, b *column, zeroA, zeroB []bool) fr.Element
 	if zeroA == nil && zeroB == nil {
 		return innerProductAt(a, b, 0)
 	}
-	var mu sync.Mutex
-	var sum fr.Element
-	parallel.Execute(len(a)/granule, vecChunk/granule, func(start, end int) {
-		var part fr.Element
-		var buf []fr.Element
-		for q := start; q < end; q++ {
-			if (zeroA != nil && zeroA[q]) || (zeroB != nil && zeroB[q]) {
-				continue
-			}
-			d := dot(a[q*granule:(q+1)*granule], b.span(&buf, q*granule, (q+1)*granule))
-			part.Add(&part, &d)
+	return sumOfSpans(len(a), granule, func(q int, buf *[]fr.Element) fr.Element {
+		if (zeroA != nil && zeroA[q]) || (zeroB != nil && zeroB[q]) {
+			return fr.Element{}
 		}
-		mu.Lock()
-		sum.Add(&sum, &part)
-		mu.Unlock()
+		return dot(a[q*granule:(q+1)*granule], b.span(buf, q*granule, (q+1)*granule))
 	})
-	return sum
 }
