@@ -27,10 +27,10 @@ import (
 // committedCircuit verifies a committed LogUp proof; with check set it
 // also compares the output claims with the native verifier's.
 type committedCircuit struct {
-	set    *table.Set
-	shape  []int
-	check  bool
-	tables bool
+	set    *table.Set `gnark:"-"`
+	shape  []int      `gnark:"-"`
+	check  bool       `gnark:"-"`
+	tables bool       `gnark:"-"`
 	Digest []frontend.Variable
 	Proof  glookup.CommittedProof
 	// The native claims: the column values, their point, the

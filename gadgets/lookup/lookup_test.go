@@ -32,8 +32,8 @@ var (
 )
 
 type lookupCircuit struct {
-	tbl    *table.Table
-	shape  []int
+	tbl    *table.Table `gnark:"-"`
+	shape  []int        `gnark:"-"`
 	Proof  glookup.Proof
 	Claims []frontend.Variable `gnark:",public"`
 	Point  []frontend.Variable `gnark:",public"`

@@ -50,8 +50,8 @@ func check[T any, C interface {
 }
 
 type softmaxCircuit struct {
-	shape                                nonlinear.SoftmaxShape
-	exp                                  *model.Table
+	shape                                nonlinear.SoftmaxShape `gnark:"-"`
+	exp                                  *model.Table           `gnark:"-"`
 	Scores, RowMax, High, Probs, ProbRem []frontend.Variable
 }
 
@@ -90,7 +90,7 @@ func TestSoftmax(t *testing.T) {
 }
 
 type normCircuit struct {
-	spec nonlinear.NormSpec
+	spec nonlinear.NormSpec `gnark:"-"`
 	T    nonlinear.NormTensors
 }
 
@@ -127,7 +127,7 @@ func TestNorm(t *testing.T) {
 }
 
 type activationCircuit struct {
-	table   *model.Table
+	table   *model.Table `gnark:"-"`
 	In, Out []frontend.Variable
 }
 
@@ -151,8 +151,8 @@ func TestActivation(t *testing.T) {
 }
 
 type residualCircuit struct {
-	lo, hi    int64
-	logitBits int
+	lo, hi    int64 `gnark:"-"`
+	logitBits int   `gnark:"-"`
 	A, B, Sum []frontend.Variable
 	Logits    []frontend.Variable
 	Next      frontend.Variable `gnark:",public"`
@@ -197,7 +197,7 @@ func TestResidualAndArgmax(t *testing.T) {
 }
 
 type ropeCircuit struct {
-	spec         nonlinear.RopeSpec
+	spec         nonlinear.RopeSpec `gnark:"-"`
 	In, Out, Rem []frontend.Variable
 }
 
@@ -261,9 +261,9 @@ func TestRMSNorm(t *testing.T) {
 }
 
 type productCircuit struct {
-	m              int64
-	k              uint
-	lo, hi         int64
+	m              int64 `gnark:"-"`
+	k              uint  `gnark:"-"`
+	lo, hi         int64 `gnark:"-"`
 	A, B, Out, Rem []frontend.Variable
 }
 
