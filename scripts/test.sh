@@ -34,15 +34,21 @@ module=$(go list -m)
 others=$(go list ./... | grep -vx "$module/test")
 log=$(mktemp)
 e2e=$(mktemp)
-trap 'rm -f "$log" "$e2e"' EXIT
+e2e_pid=
+# The end-to-end run is a process group of its own (setsid), stopped with
+# the script: an interrupt (which a background job does not receive) or
+# any other exit.
+trap '[ -n "$e2e_pid" ] && kill -- -"$e2e_pid" 2>/dev/null; rm -f "$log" "$e2e"' EXIT
+trap 'exit 130' INT TERM
 set +e
 echo "(the end-to-end package $module/test runs meanwhile; its result is printed last)"
-go test -count=1 -timeout 85m "$@" ./test >"$e2e" 2>&1 &
+setsid --wait go test -count=1 -timeout 85m "$@" ./test >"$e2e" 2>&1 &
 e2e_pid=$!
 go test -count=1 -timeout 80m -p 1 "$@" $others 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 wait "$e2e_pid"
 e2e_status=$?
+e2e_pid=
 tee -a "$log" <"$e2e"
 set -e
 if [ "$status" -eq 0 ]; then
