@@ -7,7 +7,10 @@
 // 50 s per witness). It serves the packages' tests only.
 package schemacheck
 
-import "reflect"
+import (
+	"reflect"
+	"testing"
+)
 
 // Walked returns the unexported fields of the struct type typ that the
 // schema walk visits: those without the gnark:"-" tag. An embedded
@@ -34,4 +37,19 @@ func Walked(typ reflect.Type) []string {
 		}
 	}
 	return names
+}
+
+// Check reports, as errors of t, every field of the circuits' struct
+// types (circuits are values or pointers) that Walked returns.
+func Check(t testing.TB, circuits ...any) {
+	t.Helper()
+	for _, c := range circuits {
+		typ := reflect.TypeOf(c)
+		if typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		for _, name := range Walked(typ) {
+			t.Errorf("%s is walked by gnark's schema: tag it gnark:\"-\"", name)
+		}
+	}
 }
