@@ -60,8 +60,8 @@ type Segment struct {
 
 // SegmentPlaceholder returns the circuit of one segment, to compile.
 func (l *Layout) SegmentPlaceholder(seg inference.Segment) (*Segment, error) {
-	if seg.From < 0 || seg.To > len(l.shape.Layers) || seg.From >= seg.To {
-		return nil, fmt.Errorf("circuits: segment [%d, %d) of a model of %d blocks", seg.From, seg.To, len(l.shape.Layers))
+	if seg.From < 0 || seg.To > len(l.shape.Layers) || seg.From >= seg.To || seg.Chunk() || seg.NoHead {
+		return nil, fmt.Errorf("circuits: segment %v of a model of %d blocks", seg, len(l.shape.Layers))
 	}
 	c := &Segment{layout: l, seg: seg, index: inference.SegmentIndex(l.shape, seg), Previous: 0}
 	if seg.From == 0 || seg.To == len(l.shape.Layers) {

@@ -72,7 +72,7 @@ func WalkSegment(tr *model.Trace, seg Segment, visit func(t *model.Tensor)) {
 		requant(&l.Down.Requant)
 		visit(&l.Output)
 	}
-	if seg.To == len(tr.Layers) {
+	if seg.HasHead(len(tr.Layers)) {
 		norm(&tr.FinalNorm)
 		requant(&tr.LMHead.Requant)
 	}
@@ -104,7 +104,7 @@ func WalkExact(tr *model.Trace, seg Segment, visit func(t *model.Tensor)) {
 		visit(&l.Up.Out)
 		visit(&l.Down.Out)
 	}
-	if seg.To == len(tr.Layers) {
+	if seg.HasHead(len(tr.Layers)) {
 		visit(&tr.LMHead.Out)
 	}
 }

@@ -113,7 +113,7 @@ func TestSegmentsTampered(t *testing.T) {
 		t.Fatalf("segments swapped: %v", err)
 	}
 	// Bad cuts.
-	for _, segs := range [][]Segment{{{0, 1}}, {{0, 1}, {2, 2}}, {{1, 2}}, {{0, 3}}} {
+	for _, segs := range [][]Segment{{{From: 0, To: 1}}, {{From: 0, To: 1}, {From: 2, To: 2}}, {{From: 1, To: 2}}, {{From: 0, To: 3}}, {{From: 0, To: 2, NoHead: true}}, {{From: 0, To: 2}, {From: 2, To: 2, VocabTo: 4}}} {
 		if err := checkSegments(segs, 2); err == nil {
 			t.Errorf("cut %v accepted", segs)
 		}

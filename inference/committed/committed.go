@@ -224,10 +224,18 @@ func (l *Layout) DecompositionTables() [][]*big.Int {
 }
 
 // NewTranscript seeds the segment's transcript with the statement and the
-// segment's bounds.
+// segment's bounds: From and To, then 1 if it sets NoHead, or
+// VocabFrom + 2 and VocabTo if it is a chunk (the segments of blocks
+// with the LM head absorb nothing more).
 func NewTranscript(st statement.Statement, seg inference.Segment) *pcs.Transcript {
 	t := transcript.New[fr.Element](Domain, statement.Elements[fr.Element](st)...)
 	t.Absorb(field.FromInt64[fr.Element](int64(seg.From)), field.FromInt64[fr.Element](int64(seg.To)))
+	switch {
+	case seg.Chunk():
+		t.Absorb(field.FromInt64[fr.Element](int64(seg.VocabFrom)+2), field.FromInt64[fr.Element](int64(seg.VocabTo)))
+	case seg.NoHead:
+		t.Absorb(field.One[fr.Element]())
+	}
 	return t
 }
 
@@ -364,9 +372,6 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if err != nil {
 		return nil, nil, err
 	}
-	if seg.From < 0 || seg.To > len(tr.Layers) || seg.From >= seg.To {
-		return nil, nil, fmt.Errorf("committed: segment [%d, %d) of a pass of %d blocks", seg.From, seg.To, len(tr.Layers))
-	}
 	if len(pass.Output) == 0 || !slices.Equal(tr.Tokens, pass.Tokens()) {
 		return nil, nil, fmt.Errorf("committed: the trace's tokens are not the pass's")
 	}
@@ -376,6 +381,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if err != nil {
 		return nil, nil, err
 	}
+	tr = l.View
 	set, ids, err := TableSet(l)
 	if err != nil {
 		return nil, nil, err
@@ -604,7 +610,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if ePoint != nil {
 		eValue = poly.Evaluate[fr.Element](blockOf(l, stacked, l.Index[&tr.Embedding]), ePoint)
 	}
-	am, err := newArgmaxStep(tr, l, pass)
+	am, err := newArgmaxStep(tr, l, pass, seg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -971,17 +977,8 @@ func VerifyPassChecks(vk *VerifyingKey, m *model.Model, st statement.Statement, 
 	if err != nil {
 		return nil, err
 	}
-	for k, seg := range segs {
-		want := 0
-		if k > 0 {
-			want = segs[k-1].To
-		}
-		if seg.From != want {
-			return nil, fmt.Errorf("%w: segment %d starts at block %d, want %d", ErrRejected, k, seg.From, want)
-		}
-	}
-	if last := segs[len(segs)-1].To; last != len(view.Layers) {
-		return nil, fmt.Errorf("%w: the segments end at block %d of %d", ErrRejected, last, len(view.Layers))
+	if err := checkCut(segs, len(view.Layers), m.Config.Vocab); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	checks := make([]*pcs.GroupCheck, len(segs))
 	for k, seg := range segs {
@@ -994,10 +991,73 @@ func VerifyPassChecks(vk *VerifyingKey, m *model.Model, st statement.Statement, 
 		}
 		checks[k] = check
 	}
-	if err := CheckChain(proofs); err != nil {
+	if err := CheckChain(segs, proofs); err != nil {
+		return nil, err
+	}
+	if err := checkChosen(segs, proofs); err != nil {
 		return nil, err
 	}
 	return checks, nil
+}
+
+// checkCut refuses segments that are not a cut of a pass of nbLayers
+// blocks and a vocabulary of vocab: segments of blocks covering [0,
+// nbLayers) in order, the last with the LM head, or without it
+// (NoHead) and followed by chunks covering [0, vocab) in order.
+func checkCut(segs []inference.Segment, nbLayers, vocab int) error {
+	next, k := 0, 0
+	for ; k < len(segs) && !segs[k].Chunk(); k++ {
+		seg := segs[k]
+		if seg.From != next || seg.To <= seg.From || seg.To > nbLayers || (seg.NoHead && seg.To != nbLayers) {
+			return fmt.Errorf("segment %d is %v, want blocks from %d", k, seg, next)
+		}
+		next = seg.To
+	}
+	if next != nbLayers {
+		return fmt.Errorf("the segments end at block %d of %d", next, nbLayers)
+	}
+	if !segs[k-1].NoHead {
+		if k != len(segs) {
+			return fmt.Errorf("segment %d is %v after the LM head", k, segs[k])
+		}
+		return nil
+	}
+	if k == len(segs) {
+		return fmt.Errorf("no segment proves the LM head")
+	}
+	next = 0
+	for ; k < len(segs); k++ {
+		seg := segs[k]
+		if !seg.Chunk() || seg.From != nbLayers || seg.To != nbLayers || seg.VocabFrom != next || seg.VocabTo <= next || seg.VocabTo > vocab {
+			return fmt.Errorf("segment %d is %v, want a chunk of the LM head from column %d", k, seg, next)
+		}
+		next = seg.VocabTo
+	}
+	if next != vocab {
+		return fmt.Errorf("the chunks end at column %d of %d", next, vocab)
+	}
+	return nil
+}
+
+// checkChosen checks that the chunks of the LM head state the same chosen
+// logits: each bounds the margins of its columns by them, and the one
+// holding an output token shows its logit is the chosen one.
+func checkChosen(segs []inference.Segment, proofs []*Proof) error {
+	var first *ArgmaxProof
+	for k, seg := range segs {
+		if !seg.Chunk() {
+			continue
+		}
+		p := proofs[k].Argmax
+		if first == nil {
+			first = p
+			continue
+		}
+		if !slices.EqualFunc(first.Chosen, p.Chosen, func(a, b fr.Element) bool { return a.Equal(&b) }) {
+			return fmt.Errorf("%w: segment %d states other chosen logits than the first chunk", ErrRejected, k)
+		}
+	}
+	return nil
 }
 
 // verify is [Verify] on the pass's shapes view: the field part, then

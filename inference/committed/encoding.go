@@ -126,8 +126,15 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 		}
 	}
 	if a := p.Argmax; a != nil {
-		w.buf.WriteByte(1)
-		w.scalars(a.Chosen)
+		// 1: Chosen; 2: Chosen and Local (a chunk's).
+		if a.Local == nil {
+			w.buf.WriteByte(1)
+			w.scalars(a.Chosen)
+		} else {
+			w.buf.WriteByte(2)
+			w.scalars(a.Chosen)
+			w.scalars(a.Local)
+		}
 		w.scalar(&a.MarginsEval)
 		w.rounds(a.SumCheck.Rounds)
 		w.scalar(&a.LogitsEval)
@@ -255,9 +262,12 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	}
 	switch b := r.byte(); {
 	case r.err != nil:
-	case b == 1:
+	case b == 1 || b == 2:
 		a := &ArgmaxProof{}
 		a.Chosen = r.scalars(maxAccumulators)
+		if b == 2 {
+			a.Local = r.scalars(maxAccumulators)
+		}
 		r.scalar(&a.MarginsEval)
 		a.SumCheck.Rounds = r.rounds()
 		r.scalar(&a.LogitsEval)

@@ -57,9 +57,16 @@ type Layout struct {
 	// Functions are the segment's table applications (applications
 	// order).
 	Functions []Function
-	// Margins is the argmax margins tensor of the last segment (nil in
-	// the others), see marginsTensor.
+	// View is the trace the layout stacks the tensors of: the pass's, or
+	// a chunk's view of it (headChunk). The segment's steps are computed
+	// on it.
+	View *model.Trace
+	// Margins is the argmax margins tensor of a segment with the LM head
+	// (nil in the others), see marginsTensor; Chosen holds the output
+	// tokens' logits L[P−1+k][t_k] over the whole vocabulary (of the
+	// pass's logits: meaningless on a shape pass).
 	Margins *model.Tensor
+	Chosen  []int64
 	// Norms are the segment's norms with their auxiliary tensors
 	// (walkNorms order).
 	Norms []*normAux
@@ -85,7 +92,16 @@ type Slot struct {
 // (inference.WalkSegment order), then in the last segment the argmax
 // margins of the pass's output tokens, into blocks aligned to their
 // sizes, largest first (ties in that order).
+//
+// A chunk segment (inference.Segment.Chunk) stacks the tensors of its view
+// of tr (headChunk): its columns of the LM head, and the margins over
+// them against the chosen logits of the whole vocabulary.
 func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, error) {
+	if err := checkSegment(seg, len(tr.Layers), tr.Logits().Shape[1]); err != nil {
+		return nil, err
+	}
+	full := tr
+	tr = headChunk(tr, seg)
 	exact := map[*model.Tensor]bool{}
 	inference.WalkExact(tr, seg, func(t *model.Tensor) { exact[t] = true })
 	var tensors []*model.Tensor
@@ -114,14 +130,17 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 		exact[a.in] = true
 	}
 	var margins *model.Tensor
-	if seg.To == len(tr.Layers) {
-		if err := pass.check(tr.Logits().Shape[1]); err != nil {
+	var chosen []int64
+	if seg.HasHead(len(tr.Layers)) {
+		if err := pass.check(full.Logits().Shape[1]); err != nil {
 			return nil, err
 		}
 		if n := len(pass.Prompt) + len(pass.Output) - 1; n != tr.Logits().Shape[0] {
 			return nil, fmt.Errorf("committed: a pass of %d rows for %d prompt and %d output tokens", tr.Logits().Shape[0], len(pass.Prompt), len(pass.Output))
 		}
-		margins = marginsTensor(tr, pass)
+		lo, hi := vocabRange(seg, full)
+		chosen = chosenLogits(full, pass)
+		margins = marginsTensor(full, pass, lo, hi)
 		tensors = append(tensors, margins)
 	}
 	var blocks []Block
@@ -154,7 +173,7 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 		return nil, fmt.Errorf("committed: segment [%d, %d) has no opened tensor", seg.From, seg.To)
 	}
 	sort.SliceStable(blocks, func(a, b int) bool { return blocks[a].NbVars > blocks[b].NbVars })
-	l := &Layout{Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1, Margins: margins, Norms: norms, Softmax: softmax}
+	l := &Layout{View: tr, Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1, Margins: margins, Chosen: chosen, Norms: norms, Softmax: softmax}
 	off := 0
 	for i := range l.Blocks {
 		l.Blocks[i].Offset = off
@@ -162,7 +181,7 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 		l.Index[l.Blocks[i].Tensor] = i
 	}
 	l.NbVars = max(poly.Log2Ceil(off), 1)
-	if seg.To != len(tr.Layers) {
+	if !seg.HasHead(len(tr.Layers)) {
 		l.Boundary = l.Index[&tr.Layers[seg.To-1].Output]
 	}
 	if l.Functions, err = functionsOf(apps, l); err != nil {

@@ -37,7 +37,7 @@ func projectionGroups(tr *model.Trace, seg inference.Segment) []ProjectionGroup 
 		}
 		out = append(out, ProjectionGroup{&l.MLPNorm.Out, mlp}, ProjectionGroup{hidden, []*model.MatMul{&l.Down}})
 	}
-	if seg.To == len(tr.Layers) {
+	if seg.HasHead(len(tr.Layers)) {
 		out = append(out, ProjectionGroup{&tr.FinalNorm.Out, []*model.MatMul{&tr.LMHead}})
 	}
 	return out

@@ -26,7 +26,7 @@ func walkNorms(tr *model.Trace, seg inference.Segment, visit func(n *model.Norm,
 		visit(&tr.Layers[i].AttnNorm, in)
 		visit(&tr.Layers[i].MLPNorm, &tr.Layers[i].Mid)
 	}
-	if seg.To == len(tr.Layers) {
+	if seg.HasHead(len(tr.Layers)) {
 		visit(&tr.FinalNorm, &tr.Layers[len(tr.Layers)-1].Output)
 	}
 }

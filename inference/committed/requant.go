@@ -42,7 +42,7 @@ func Requants(tr *model.Trace, seg inference.Segment, visit func(r *model.Requan
 		}
 		visit(&l.Down.Requant)
 	}
-	if seg.To == len(tr.Layers) {
+	if seg.HasHead(len(tr.Layers)) {
 		visit(&tr.FinalNorm.Requant)
 		visit(&tr.LMHead.Requant)
 	}

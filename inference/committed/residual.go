@@ -177,20 +177,26 @@ func incomingTable(t *model.Tensor) ([]fr.Element, error) {
 	return out, fillPadded(out, t)
 }
 
-// CheckChain checks that consecutive segment proofs of one pass are
-// linked: each proof's Incoming is the previous one's Boundary, the first
-// has no Incoming and the last no Boundary. Each proof is verified on its
-// own by [Verify]; together with this check the residual stream a segment
-// reads is the one the previous segment proved.
-func CheckChain(proofs []*Proof) error {
-	if len(proofs) == 0 {
-		return fmt.Errorf("%w: no segment proofs", ErrRejected)
+// CheckChain checks that consecutive segment proofs of one pass
+// (proofs[k] of segs[k]) are linked: each proof's Incoming is the previous
+// one's Boundary — or, for a chunk of the LM head after another, the
+// previous chunk's Incoming, so that every chunk reads the stream the last
+// segment of blocks handed on —, the first has no Incoming and the last no
+// Boundary. Each proof is verified on its own by [Verify]; together with
+// this check the residual stream a segment reads is the one the previous
+// segment proved.
+func CheckChain(segs []inference.Segment, proofs []*Proof) error {
+	if len(proofs) == 0 || len(segs) != len(proofs) {
+		return fmt.Errorf("%w: %d segment proofs for %d segments", ErrRejected, len(proofs), len(segs))
 	}
 	if proofs[0].Incoming != nil || proofs[len(proofs)-1].Boundary != nil {
 		return fmt.Errorf("%w: the chain does not start at the first segment or end at the last", ErrRejected)
 	}
 	for k := 1; k < len(proofs); k++ {
 		prev, next := proofs[k-1].Boundary, proofs[k].Incoming
+		if segs[k].Chunk() && segs[k-1].Chunk() {
+			prev = proofs[k-1].Incoming
+		}
 		if prev == nil || next == nil || !prev.Equal(next) {
 			return fmt.Errorf("%w: segment %d does not read the residual stream segment %d committed", ErrRejected, k, k-1)
 		}

@@ -53,9 +53,6 @@ type Shape struct {
 // NewShape computes the shape of segment seg of the pass over the shape
 // pass view, for proofs made with the options opts.
 func NewShape(view *model.Trace, seg inference.Segment, pass Pass, opts ...Option) (*Shape, error) {
-	if seg.From < 0 || seg.To > len(view.Layers) || seg.From >= seg.To {
-		return nil, fmt.Errorf("committed: segment [%d, %d) of a model of %d blocks", seg.From, seg.To, len(view.Layers))
-	}
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
@@ -65,6 +62,8 @@ func NewShape(view *model.Trace, seg inference.Segment, pass Pass, opts ...Optio
 		return nil, err
 	}
 	l := s.Layout
+	view = l.View
+	s.Trace = view
 	if s.Set, s.IDs, err = TableSet(l); err != nil {
 		return nil, err
 	}
@@ -91,7 +90,7 @@ func NewShape(view *model.Trace, seg inference.Segment, pass Pass, opts ...Optio
 	if s.Residuals, err = residualsOf(view, seg, l); err != nil {
 		return nil, err
 	}
-	if s.Argmax, err = newArgmaxStep(view, l, pass); err != nil {
+	if s.Argmax, err = newArgmaxStep(view, l, pass, seg); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -75,7 +75,7 @@ func applications(tr *model.Trace, seg inference.Segment, norms []*normAux, soft
 		}
 		out = append(out, application{in, &l.Activation.Out, of(l.Activation.Table)})
 	}
-	if seg.To == len(tr.Layers) {
+	if seg.HasHead(len(tr.Layers)) {
 		norm(&tr.FinalNorm)
 	}
 	for _, x := range softmax {

@@ -369,7 +369,7 @@ func TestChain(t *testing.T) {
 		}
 		proofs = append(proofs, proof)
 	}
-	if err := CheckChain(proofs); err != nil {
+	if err := CheckChain(segs, proofs); err != nil {
 		t.Fatal(err)
 	}
 	// The incoming stream's value and Mid's changed together keep the
@@ -384,7 +384,7 @@ func TestChain(t *testing.T) {
 	if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, segs[1], proofs[1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("Incoming moved: %v", err)
 	}
-	if err := CheckChain(proofs); !errors.Is(err, ErrRejected) {
+	if err := CheckChain(segs, proofs); !errors.Is(err, ErrRejected) {
 		t.Errorf("a chain with a moved link: %v", err)
 	}
 	undo()
@@ -394,13 +394,13 @@ func TestChain(t *testing.T) {
 		t.Errorf("Incoming removed: %v", err)
 	}
 	proofs[1].Incoming = saved
-	if err := CheckChain(proofs[1:]); !errors.Is(err, ErrRejected) {
+	if err := CheckChain(segs[1:], proofs[1:]); !errors.Is(err, ErrRejected) {
 		t.Errorf("a chain that starts at segment 1: %v", err)
 	}
-	if err := CheckChain(proofs[:1]); !errors.Is(err, ErrRejected) {
+	if err := CheckChain(segs[:1], proofs[:1]); !errors.Is(err, ErrRejected) {
 		t.Errorf("a chain that ends at segment 0: %v", err)
 	}
-	if err := CheckChain(proofs); err != nil {
+	if err := CheckChain(segs, proofs); err != nil {
 		t.Fatalf("the restored chain: %v", err)
 	}
 	// The whole pass at once: accepted; refused with the proofs swapped,
@@ -727,7 +727,7 @@ func TestFunctionLookups(t *testing.T) {
 func TestMarginsTieRule(t *testing.T) {
 	tr := &model.Trace{LMHead: model.MatMul{Requant: model.Requant{Out: model.Tensor{Shape: []int{1, 4}, Data: []int64{3, 5, 5, 1}, Min: -8, Max: 8}}}}
 	for tok, ok := range []bool{false, true, false, false} {
-		d := marginsTensor(tr, Pass{Prompt: []int{0}, Output: []int{tok}})
+		d := marginsTensor(tr, Pass{Prompt: []int{0}, Output: []int{tok}}, 0, 4)
 		if d.Max != 16 || !slices.Equal(d.Shape, []int{1, 4}) {
 			t.Fatalf("margins of shape %v, maximum %d", d.Shape, d.Max)
 		}
