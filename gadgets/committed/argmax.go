@@ -2,6 +2,7 @@ package committed
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/consensys/gnark/frontend"
 
@@ -14,10 +15,12 @@ import (
 )
 
 // ArgmaxProof is native.ArgmaxProof in circuit: the chosen logits
-// L[P−1+k][t_k], the margins' MLE at (ρ_k, ρ_j), the sum-check over the
-// logits' row coordinates and the logits' MLE at its end (r′, ρ_j).
+// L[P−1+k][t_k], in a chunk the Local logits, the margins' MLE at
+// (ρ_k, ρ_j), the sum-check over the logits' row coordinates and the
+// logits' MLE at its end (r′, ρ_j).
 type ArgmaxProof struct {
 	Chosen      []frontend.Variable
+	Local       []frontend.Variable
 	MarginsEval frontend.Variable
 	SumCheck    gsumcheck.Proof
 	LogitsEval  frontend.Variable
@@ -32,7 +35,11 @@ func PlaceholderArgmax(s *native.Shape) *ArgmaxProof {
 		return nil
 	}
 	rowVars, _ := a.Vars()
-	return &ArgmaxProof{Chosen: make([]frontend.Variable, len(a.Rows())), SumCheck: gsumcheck.PlaceholderProof(rowVars, 2)}
+	p := &ArgmaxProof{Chosen: make([]frontend.Variable, len(a.Rows())), SumCheck: gsumcheck.PlaceholderProof(rowVars, 2)}
+	if a.Chunk() {
+		p.Local = make([]frontend.Variable, len(a.Rows()))
+	}
+	return p
 }
 
 // ValueOfArgmax returns the assignment of a native argmax proof (nil for
@@ -43,6 +50,7 @@ func ValueOfArgmax(p *native.ArgmaxProof) *ArgmaxProof {
 	}
 	return &ArgmaxProof{
 		Chosen:      gpoly.ValuesOf(p.Chosen),
+		Local:       gpoly.ValuesOf(p.Local),
 		MarginsEval: field.BigInt(&p.MarginsEval),
 		SumCheck:    gsumcheck.ValueOfProof(&p.SumCheck),
 		LogitsEval:  field.BigInt(&p.LogitsEval),
@@ -58,7 +66,14 @@ func ValueOfArgmax(p *native.ArgmaxProof) *ArgmaxProof {
 // Σ_k eq(ρ_k, k)·(L[P−1+k][t_k]·Sel_V(ρ_j) − Prefix_{t_k}(ρ_j)) −
 // D(ρ), its final value w(r′)·L(r′, ρ_j), the logits' value). Prefix_t
 // is evaluated from t's bits. It returns the point (r′, ρ_k, ρ_j); nil
-// outside the last segment, where a proof is an error.
+// outside the segments with the LM head, where a proof is an error.
+//
+// In a chunk of columns [a, b) each token is asserted below the
+// vocabulary size over the bits of the vocabulary, its column is
+// c_k = [a ≤ t_k < b]·(t_k − a), the prefix Prefix_{c_k}(ρ_j) +
+// [t_k ≥ b]·Sel_V(ρ_j) (V the chunk's width), the Local logits are
+// absorbed after the chosen ones, and Local[k] = Chosen[k] is asserted
+// where a ≤ t_k < b.
 func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, tokens []frontend.Variable, p *ArgmaxProof) ([]frontend.Variable, error) {
 	a := s.Argmax
 	if a == nil {
@@ -69,17 +84,27 @@ func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, t
 	}
 	rows := a.Rows()
 	rowVars, colVars := a.Vars()
-	if p == nil || len(p.Chosen) != len(rows) || len(tokens) != len(rows) || len(p.SumCheck.Rounds) != rowVars {
+	nbLocal := 0
+	if a.Chunk() {
+		nbLocal = len(rows)
+	}
+	if p == nil || len(p.Chosen) != len(rows) || len(p.Local) != nbLocal || len(tokens) != len(rows) || len(p.SumCheck.Rounds) != rowVars {
 		return nil, fmt.Errorf("committed: argmax: a proof or tokens shaped for another pass")
 	}
 	bits := make([][]frontend.Variable, len(tokens))
+	above := make([]frontend.Variable, len(tokens))
 	for k, tok := range tokens {
-		bits[k] = tokenBits(api, tok, colVars)
-		assertBitsBelow(api, bits[k], a.Vocab())
+		if !a.Chunk() {
+			bits[k] = tokenBits(api, tok, colVars)
+			assertBitsBelow(api, bits[k], a.Vocab())
+			continue
+		}
+		bits[k], above[k] = chunkToken(api, a, tok, p.Local[k], p.Chosen[k])
 	}
 
 	t.Label("committed/argmax")
 	t.Absorb(p.Chosen...)
+	t.Absorb(p.Local...)
 	rho := t.Challenges(s.Layout.Blocks[a.MarginsBlock()].NbVars)
 	rhoK, rhoJ := rho[:len(rho)-colVars], rho[len(rho)-colVars:]
 	t.Absorb(p.MarginsEval)
@@ -88,7 +113,11 @@ func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, t
 	sel := gpoly.ShapeSelector(api, []int{a.Vocab()}, rhoJ)
 	var sum frontend.Variable = 0
 	for k := range tokens {
-		v := api.Sub(api.Mul(p.Chosen[k], sel), bitsPrefix(api, rhoJ, bits[k]))
+		prefix := bitsPrefix(api, rhoJ, bits[k])
+		if a.Chunk() {
+			prefix = api.Add(prefix, api.Mul(above[k], sel))
+		}
+		v := api.Sub(api.Mul(p.Chosen[k], sel), prefix)
 		sum = api.Add(sum, api.Mul(eqK[k], v))
 	}
 	sum = api.Sub(sum, p.MarginsEval)
@@ -114,9 +143,10 @@ func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, t
 
 // argmaxClaims is native Shape.ArgmaxClaims in circuit, in the same
 // order: each chosen logit at the boolean point of row P−1+k (constant)
-// and token t_k (its bits, variables), the margins at (ρ_k, ρ_j) and the
-// logits at (r′, ρ_j), from the point verifyArgmax returned; none outside
-// the last segment.
+// and token t_k (its bits, variables) — in a chunk each Local logit at
+// column c_k —, the margins at (ρ_k, ρ_j) and the logits at (r′, ρ_j),
+// from the point verifyArgmax returned; none outside the segments with
+// the LM head.
 func argmaxClaims(api frontend.API, s *native.Shape, tokens []frontend.Variable, point []frontend.Variable, p *ArgmaxProof) []gpcs.Claim {
 	a := s.Argmax
 	if a == nil {
@@ -129,14 +159,58 @@ func argmaxClaims(api frontend.API, s *native.Shape, tokens []frontend.Variable,
 		for b := rowVars - 1; b >= 0; b-- {
 			local = append(local, i>>b&1)
 		}
-		local = append(local, tokenBits(api, tokens[k], colVars)...)
-		out = append(out, blockClaim(s.Layout, a.LogitsBlock(), local, p.Chosen[k]))
+		if !a.Chunk() {
+			local = append(local, tokenBits(api, tokens[k], colVars)...)
+			out = append(out, blockClaim(s.Layout, a.LogitsBlock(), local, p.Chosen[k]))
+			continue
+		}
+		col, _, _ := chunkColumn(api, a, tokens[k])
+		out = append(out, blockClaim(s.Layout, a.LogitsBlock(), append(local, col...), p.Local[k]))
 	}
 	end, rho := point[:rowVars], point[rowVars:]
 	lPoint := append(append([]frontend.Variable(nil), end...), rho[len(rho)-colVars:]...)
 	return append(out,
 		blockClaim(s.Layout, a.MarginsBlock(), rho, p.MarginsEval),
 		blockClaim(s.Layout, a.LogitsBlock(), lPoint, p.LogitsEval))
+}
+
+// chunkToken is chunkColumn asserting local = chosen where the chunk
+// holds tok; it returns the bits of tok's column and [tok ≥ b].
+func chunkToken(api frontend.API, a *native.ArgmaxStep, tok, local, chosen frontend.Variable) (col []frontend.Variable, above frontend.Variable) {
+	col, in, above := chunkColumn(api, a, tok)
+	api.AssertIsEqual(api.Mul(in, api.Sub(local, chosen)), 0)
+	return col, above
+}
+
+// chunkColumn places the output token tok in the columns [a, b) of a
+// chunk's logits: it asserts tok below the vocabulary size (over the
+// bits of the vocabulary) and returns the bits of its column
+// c = [a ≤ tok < b]·(tok − a) over the logits' column coordinates, and
+// the booleans in = [a ≤ tok < b] and above = [tok ≥ b].
+func chunkColumn(api frontend.API, a *native.ArgmaxStep, tok frontend.Variable) (col []frontend.Variable, in, above frontend.Variable) {
+	_, colVars := a.Vars()
+	lo, hi := a.Offset(), a.Offset()+a.Vocab()
+	n := bits.Len(uint(a.Total() - 1))
+	full := tokenBits(api, tok, n)
+	assertBitsBelow(api, full, a.Total())
+	// [c < t] is Prefix_t at the boolean point of c.
+	less := func(c int) frontend.Variable {
+		pt := make([]frontend.Variable, n)
+		for i := range n {
+			pt[i] = c >> (n - 1 - i) & 1
+		}
+		return bitsPrefix(api, pt, full)
+	}
+	var atLeast frontend.Variable = 1 // [lo ≤ t] = [lo − 1 < t]
+	if lo > 0 {
+		atLeast = less(lo - 1)
+	}
+	above = 0 // [hi ≤ t] = [hi − 1 < t]
+	if hi < 1<<n {
+		above = less(hi - 1)
+	}
+	in = api.Mul(atLeast, api.Sub(1, above))
+	return tokenBits(api, api.Mul(in, api.Sub(tok, lo)), colVars), in, above
 }
 
 // tokenBits returns the n bits of tok, most significant first (the

@@ -13,7 +13,9 @@ import (
 
 	"github.com/veriformer/veriformer/field"
 	gpoly "github.com/veriformer/veriformer/gadgets/poly"
+	"github.com/veriformer/veriformer/inference"
 	native "github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	npoly "github.com/veriformer/veriformer/poly"
 )
@@ -69,6 +71,9 @@ func argmaxElements(p *native.ArgmaxProof) []*fr.Element {
 	for i := range p.Chosen {
 		out = append(out, &p.Chosen[i])
 	}
+	for i := range p.Local {
+		out = append(out, &p.Local[i])
+	}
 	out = append(out, &p.MarginsEval)
 	for i := range p.SumCheck.Rounds {
 		for j := range p.SumCheck.Rounds[i] {
@@ -85,9 +90,36 @@ func argmaxElements(p *native.ArgmaxProof) []*fr.Element {
 // rejects the proof too) and to the vocabulary size (the native shape of
 // that pass is refused).
 func TestArgmaxRejectedByBoth(t *testing.T) {
-	r := sharedSegmentRun(t, true)
+	checkArgmax(t, sharedSegmentRun(t, true))
+}
+
+// TestArgmaxChunksRejectedByBoth is TestArgmaxRejectedByBoth on chunks
+// of the LM head: of the built-in model, whose output tokens (all 48)
+// are above the chunk [0, 40), and of the Llama one, whose output tokens
+// (159, 117, 236, 100) the chunk [100, 160) holds but the third, which
+// is above it. It also checks the claims as TestArgmaxClaims does.
+func TestArgmaxChunksRejectedByBoth(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		layers int
+		lo, hi int
+	}{{model.Tiny, 2, 0, 40}, {model.LlamaTiny, 3, 100, 160}} {
+		t.Run(fmt.Sprintf("%s/%d-%d", c.name, c.lo, c.hi), func(t *testing.T) {
+			r := sharedRunOf(t, c.name, inference.Segment{From: c.layers, To: c.layers, VocabFrom: c.lo, VocabTo: c.hi})
+			checkArgmax(t, r)
+			checkArgmaxClaims(t, r)
+		})
+	}
+}
+
+// checkArgmax checks the argmax step of run r: every value of its proof
+// changed, then an output token changed with the proof of the real one,
+// for the first and the last output token: to another token of the
+// vocabulary (the native verifier of that pass rejects the proof too)
+// and to the vocabulary size (the native shape of that pass is refused).
+func checkArgmax(t *testing.T, r *segmentRun) {
 	if r.proof.Argmax == nil || r.shape.Argmax == nil {
-		t.Fatal("no argmax step in the last segment")
+		t.Fatal("no argmax step in the segment")
 	}
 	var tampers []tamper
 	for i, x := range argmaxElements(r.proof.Argmax) {
@@ -104,9 +136,24 @@ func TestArgmaxRejectedByBoth(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := compileCircuit(t, ph)
-	vocab := r.shape.Argmax.Vocab()
+	a := r.shape.Argmax
+	vocab := a.Total()
+	// Another token the segment tells apart: the next one, or in a chunk
+	// the next one of the chunk for a token it holds, and its middle one
+	// for a token it does not (a chunk sees only where a token is
+	// against its columns).
+	other := func(tok int) int {
+		if !a.Chunk() {
+			return (tok + 1) % vocab
+		}
+		lo, w := a.Offset(), a.Vocab()
+		if tok >= lo && tok < lo+w {
+			return lo + (tok-lo+1)%w
+		}
+		return lo + w/2
+	}
 	for _, k := range ends(len(r.pass.Output)) {
-		for _, tok := range []int{(r.pass.Output[k] + 1) % vocab, vocab} {
+		for _, tok := range []int{other(r.pass.Output[k]), vocab} {
 			tokens := slices.Clone(r.pass.Output)
 			tokens[k] = tok
 			_, as, err := circuits(tokens)()
@@ -142,7 +189,11 @@ func TestArgmaxRejectedByBoth(t *testing.T) {
 // Shape.ArgmaxClaims (commitments, points with the tokens' bits, values);
 // a native claim's point coordinate or value changed is not.
 func TestArgmaxClaims(t *testing.T) {
-	r := sharedSegmentRun(t, true)
+	checkArgmaxClaims(t, sharedSegmentRun(t, true))
+}
+
+// checkArgmaxClaims is TestArgmaxClaims on run r.
+func checkArgmaxClaims(t *testing.T, r *segmentRun) {
 	st, err := r.replay(stepArgmax)
 	if err != nil {
 		t.Fatal(err)
@@ -206,5 +257,67 @@ func TestTokenBits(t *testing.T) {
 		if err := solve(bound, 1<<n, 1<<n); err == nil {
 			t.Errorf("bound %d, token %d over %d bits: accepted", bound, 1<<n, n)
 		}
+	}
+}
+
+// chunkTokenCircuit places a token in a chunk's columns (chunkToken):
+// its column and whether it is above the chunk, with Local and Chosen.
+type chunkTokenCircuit struct {
+	Token, Local, Chosen frontend.Variable
+	Column, Above        frontend.Variable
+	a                    *native.ArgmaxStep `gnark:"-"`
+}
+
+func (c *chunkTokenCircuit) Define(api frontend.API) error {
+	col, above := chunkToken(api, c.a, c.Token, c.Local, c.Chosen)
+	api.AssertIsEqual(api.FromBinary(reversed(col)...), c.Column)
+	api.AssertIsEqual(above, c.Above)
+	return nil
+}
+
+// reversed returns bits most significant first as least significant
+// first.
+func reversed(bits []frontend.Variable) []frontend.Variable {
+	out := slices.Clone(bits)
+	slices.Reverse(out)
+	return out
+}
+
+// TestChunkToken: for every token of the vocabulary and a chunk [a, b)
+// of the Llama model's LM head, the circuit places the token at column
+// t − a inside the chunk (0 outside) and above it exactly when t ≥ b;
+// a Local logit other than the chosen one is refused exactly when the
+// chunk holds the token; a token at the vocabulary size is refused.
+func TestChunkToken(t *testing.T) {
+	r := sharedRunOf(t, model.LlamaTiny, inference.Segment{From: 3, To: 3, VocabFrom: 100, VocabTo: 160})
+	a := r.shape.Argmax
+	lo, hi := a.Offset(), a.Offset()+a.Vocab()
+	ph := &chunkTokenCircuit{a: a}
+	solve := func(tok, col, above, local int) error {
+		return test.IsSolved(ph, &chunkTokenCircuit{Token: tok, Local: local, Chosen: 7, Column: col, Above: above, a: a}, ecc.BLS12_377.ScalarField())
+	}
+	for tok := range a.Total() {
+		col, above, in := 0, 0, tok >= lo && tok < hi
+		if in {
+			col = tok - lo
+		}
+		if tok >= hi {
+			above = 1
+		}
+		if err := solve(tok, col, above, 7); err != nil {
+			t.Fatalf("token %d: %v", tok, err)
+		}
+		if err := solve(tok, col+1, above, 7); err == nil {
+			t.Errorf("token %d: accepted at column %d", tok, col+1)
+		}
+		if err := solve(tok, col, 1-above, 7); err == nil {
+			t.Errorf("token %d: accepted with above = %d", tok, 1-above)
+		}
+		if err := solve(tok, col, above, 8); (err == nil) == in {
+			t.Errorf("token %d in the chunk %v: another local logit solved %v", tok, in, err == nil)
+		}
+	}
+	if err := solve(a.Total(), 0, 1, 7); err == nil {
+		t.Errorf("token %d at the vocabulary size: accepted", a.Total())
 	}
 }

@@ -30,10 +30,16 @@
 //     embedding of the pass's tokens, evaluated with the tokens as
 //     variables (each row of the embedding table folded with the column
 //     point, looked up at each token);
-//  10. the argmax, in the last segment, with the output tokens as
-//     variables (their bits give the one-hot points and the prefix
-//     selectors; each is checked below the vocabulary size);
-//  11. the boundary's point, in every segment but the last;
+//  10. the argmax, in a segment with the LM head, with the output tokens
+//     as variables (their bits give the one-hot points and the prefix
+//     selectors; each is checked below the vocabulary size). In a chunk
+//     of the LM head over columns [a, b) (native "Chunks of the LM
+//     head"), each token's bits over the vocabulary give [a ≤ t < b] and
+//     [t ≥ b] (each a prefix selector at the boolean point of a constant),
+//     its column c = [a ≤ t < b]·(t − a) the one-hot point of its Local
+//     logit, the prefix Prefix_c + [t ≥ b]·Sel, and Local = Chosen is
+//     asserted where a ≤ t < b;
+//  11. the boundary's point, in every segment that hands its stream on;
 //  12. the batch opening's field part (gadgets/pcs.VerifyBatchFieldParts,
 //     the commitments in parts of the shape's PartVars) over every
 //     claim, in the native order, keeping the scalars of the parts the
@@ -54,7 +60,9 @@
 // scalars of the opening's pairing check — one per committed part (the
 // proof's, native Shape.NbParts, then the parts of the model's fixed
 // table commitments, Shape.NbTableParts), one per fold, two of the
-// quotient and three of the generator. The aggregator
+// quotient and three of the generator; in a chunk of the LM head, its
+// chosen logits (one per output token), which the aggregator must find
+// equal in every chunk of a pass. The aggregator
 // (recursion.CommittedAggregator) recomputes the digests from the points
 // and completes the pairing check with these scalars. The opening's
 // quotient is absorbed after the last challenge, so nothing the circuit

@@ -58,7 +58,7 @@ func embeddingPoint(t *transcript.Transcript, s *native.Shape) []frontend.Variab
 		return nil
 	}
 	t.Label("committed/embedding")
-	return t.Challenges(s.Layout.Blocks[s.Layout.Index[&s.Trace.Embedding]].NbVars)
+	return t.Challenges(s.Layout.Blocks[s.Layout.Index[&s.Layout.View.Embedding]].NbVars)
 }
 
 // embeddingValue is native embeddingValue in circuit, with the pass's
@@ -116,7 +116,7 @@ func embeddingClaim(s *native.Shape, point []frontend.Variable, value frontend.V
 	if point == nil {
 		return nil
 	}
-	return []gpcs.Claim{blockClaim(s.Layout, s.Layout.Index[&s.Trace.Embedding], point, value)}
+	return []gpcs.Claim{blockClaim(s.Layout, s.Layout.Index[&s.Layout.View.Embedding], point, value)}
 }
 
 // boundaryPoint draws the boundary's point and absorbs its value (native

@@ -52,13 +52,8 @@ type OpeningProof struct {
 	Evaluations [][3]frontend.Variable
 }
 
-// PlaceholderProof sizes a Proof for a segment's shape. The segments of
-// the LM head alone (chunks) and the segment of blocks before them
-// (NoHead) are verified natively only for now: their shapes are refused.
+// PlaceholderProof sizes a Proof for a segment's shape.
 func PlaceholderProof(s *native.Shape) (Proof, error) {
-	if s.Segment.Chunk() || s.Segment.NoHead {
-		return Proof{}, fmt.Errorf("committed: segment %v: the circuits do not verify chunks of the LM head yet", s.Segment)
-	}
 	lk, err := PlaceholderLookupProof(s.Layout, s.Set)
 	if err != nil {
 		return Proof{}, err
@@ -120,7 +115,10 @@ func ValueOfProof(p *native.Proof) Proof {
 // the last challenge, so the field part reads nothing after it: its
 // digest is not an input, W enters the aggregator's pairing check
 // alone. The aggregator recomputes every digest from the points and
-// completes the pairing check with the scalars.
+// completes the pairing check with the scalars. A chunk of the LM head
+// also has its chosen logits (native ArgmaxProof.Chosen), which the
+// aggregator requires equal in every chunk of a pass; the other segments
+// have none.
 type Publics struct {
 	Statement   [3]frontend.Variable
 	Digest      frontend.Variable
@@ -130,6 +128,7 @@ type Publics struct {
 	Folds       []frontend.Variable
 	Quotient    [2]frontend.Variable
 	Generator   [3]frontend.Variable
+	Chosen      []frontend.Variable
 }
 
 // Segment is the committed segment circuit: it verifies one segment's
@@ -163,10 +162,15 @@ func NewSegment(m *model.Model, s *native.Shape) (*Segment, error) {
 	}
 	nbFixed := s.NbTableParts()
 	n := len(p.Opening.Evaluations)
+	var chosen []frontend.Variable
+	if s.Segment.Chunk() {
+		chosen = make([]frontend.Variable, len(s.Pass.Output))
+	}
 	return &Segment{
 		Publics: Publics{
 			Commitments: make([]frontend.Variable, s.NbParts()+nbFixed),
 			Folds:       make([]frontend.Variable, max(n-1, 0)),
+			Chosen:      chosen,
 		},
 		Prompt: make([]frontend.Variable, len(s.Pass.Prompt)),
 		Output: make([]frontend.Variable, len(s.Pass.Output)),
@@ -194,6 +198,9 @@ func AssignSegment(m *model.Model, s *native.Shape, st statement.Statement, proo
 		},
 		Proof: ValueOfProof(proof),
 		shape: s, model: m,
+	}
+	if s.Segment.Chunk() && proof.Argmax != nil {
+		a.Publics.Chosen = gpoly.ValuesOf(proof.Argmax.Chosen)
 	}
 	for i := range stmt {
 		a.Publics.Statement[i] = field.BigInt(&stmt[i])
@@ -250,6 +257,14 @@ func (c *Segment) Define(api frontend.API) error {
 	if err := assertAll(check.Quotient[:], c.Publics.Quotient[:]); err != nil {
 		return err
 	}
+	if s.Segment.Chunk() {
+		if len(c.Proof.Argmax) != 1 {
+			return fmt.Errorf("committed: a chunk without its argmax proof")
+		}
+		if err := assertAll(c.Proof.Argmax[0].Chosen, c.Publics.Chosen); err != nil {
+			return err
+		}
+	}
 	return assertAll(check.Generator[:], c.Publics.Generator[:])
 }
 
@@ -273,10 +288,13 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, out
 	if err != nil {
 		return nil, err
 	}
-	if s.Segment.Chunk() || s.Segment.NoHead {
-		return nil, fmt.Errorf("committed: segment %v: the circuits do not verify chunks of the LM head yet", s.Segment)
-	}
 	t.Absorb(s.Segment.From, s.Segment.To)
+	switch {
+	case s.Segment.Chunk():
+		t.Absorb(s.Segment.VocabFrom+2, s.Segment.VocabTo)
+	case s.Segment.NoHead:
+		t.Absorb(1)
+	}
 	t.Absorb(digest)
 
 	lc, err := VerifyLookups(api, t, l, s.Set, s.IDs, mDigest, p.Lookups)

@@ -114,8 +114,10 @@ func proofTampers(p *native.Proof) []tamper {
 }
 
 // TestSegment: the segment circuit of the built-in model's two segments
-// (the last one also with its committed MLEs in parts of 13 variables)
-// and of a Llama segment accepts the honest proof with the native
+// (the last one also with its committed MLEs in parts of 13 variables,
+// and without the LM head), of a Llama segment, and of chunks of both
+// models' LM heads (one holding the built-in model's output tokens, one
+// holding three of the Llama model's four) accepts the honest proof with the native
 // verifier's scalars, and rejects, like the native verifier, each
 // changed value of every kind of the proof (first and last of each
 // list): with the honest scalars the circuit is not solved, and when
@@ -133,8 +135,11 @@ func TestSegment(t *testing.T) {
 		{model.Tiny, inference.Segment{From: 1, To: 2}, native.PartVars},
 		{model.LlamaTiny, inference.Segment{From: 0, To: 1}, native.PartVars},
 		{model.Tiny, inference.Segment{From: 1, To: 2}, 13},
+		{model.Tiny, inference.Segment{From: 1, To: 2, NoHead: true}, native.PartVars},
+		{model.Tiny, inference.Segment{From: 2, To: 2, VocabFrom: 40, VocabTo: 100}, native.PartVars},
+		{model.LlamaTiny, inference.Segment{From: 3, To: 3, VocabFrom: 100, VocabTo: 160}, native.PartVars},
 	} {
-		t.Run(fmt.Sprintf("%s/%d-%d/parts=%d", c.name, c.seg.From, c.seg.To, c.parts), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%v/parts=%d", c.name, c.seg, c.parts), func(t *testing.T) {
 			r := sharedPartsRunOf(t, c.name, c.seg, c.parts)
 			ph, as, err := r.segmentCircuits(nil)
 			if err != nil {
@@ -146,7 +151,14 @@ func TestSegment(t *testing.T) {
 			cs := compileCircuit(t, ph)
 			n := cs.GetNbConstraints()
 			t.Logf("%d R1CS, %d public inputs", n, cs.GetNbPublicVariables()-1)
-			params := fmt.Sprintf("%s/segment%d-%d/rows=%d/N=%d", c.name, c.seg.From, c.seg.To, len(r.pass.Tokens()), r.shape.Layout.NbVars)
+			kind := ""
+			switch {
+			case c.seg.Chunk():
+				kind = fmt.Sprintf("/vocabulary%d-%d", c.seg.VocabFrom, c.seg.VocabTo)
+			case c.seg.NoHead:
+				kind = "/nohead"
+			}
+			params := fmt.Sprintf("%s/segment%d-%d%s/rows=%d/N=%d", c.name, c.seg.From, c.seg.To, kind, len(r.pass.Tokens()), r.shape.Layout.NbVars)
 			if c.parts != native.PartVars {
 				params += fmt.Sprintf("/parts=%d(%d)", c.parts, r.shape.NbParts())
 			}
@@ -226,7 +238,7 @@ func TestSegment(t *testing.T) {
 			t.Logf("%d public inputs changed, each rejected", publics)
 		})
 	}
-	if len(records) == 4 {
+	if len(records) == 7 {
 		checkConstraints(t, "segment", records)
 	}
 }
@@ -254,6 +266,11 @@ func publicTampers(a *Segment) []variableTamper {
 	}
 	for _, k := range ends(len(p.Folds)) {
 		out = append(out, variableTamper{fmt.Sprintf("Folds[%d]", k), &p.Folds[k]})
+	}
+	for _, k := range ends(len(p.Chosen)) {
+		if k < len(p.Chosen) {
+			out = append(out, variableTamper{fmt.Sprintf("Chosen[%d]", k), &p.Chosen[k]})
+		}
 	}
 	return out
 }

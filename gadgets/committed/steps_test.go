@@ -83,7 +83,7 @@ func sharedRunOf(t *testing.T, name string, seg inference.Segment) *segmentRun {
 // parts of partVars variables (native.WithPartVars).
 func sharedPartsRunOf(t *testing.T, name string, seg inference.Segment, partVars int) *segmentRun {
 	t.Helper()
-	key := fmt.Sprintf("%s/%d-%d/parts=%d", name, seg.From, seg.To, partVars)
+	key := fmt.Sprintf("%s/%v/parts=%d", name, seg, partVars)
 	runsMu.Lock()
 	o, ok := runs[key]
 	if !ok {

@@ -130,6 +130,7 @@ type ArgmaxStep struct {
 	rows            []int // the logits rows of the output tokens
 	tokens          []int
 	vocab           int  // the logits' columns
+	total           int  // the vocabulary size
 	offset          int  // the vocabulary index of the first column
 	chunk           bool // the segment is a chunk: Local is claimed
 }
@@ -153,6 +154,9 @@ func (a *ArgmaxStep) Rows() []int { return slices.Clone(a.rows) }
 // Vocab returns the number V of the logits' columns: the vocabulary
 // size, or a chunk's width.
 func (a *ArgmaxStep) Vocab() int { return a.vocab }
+
+// Total returns the vocabulary size: every output token is below it.
+func (a *ArgmaxStep) Total() int { return a.total }
 
 // Offset returns the vocabulary index of the logits' first column (0, or
 // a chunk's VocabFrom).
@@ -189,7 +193,7 @@ func newArgmaxStep(tr *model.Trace, l *Layout, pass Pass, seg inference.Segment)
 	return &ArgmaxStep{
 		logits: l.Index[lg], margins: l.Index[l.Margins],
 		rowVars: dims[0], colVars: dims[1],
-		rows: argmaxRows(pass), tokens: pass.Output, vocab: lg.Shape[1], offset: seg.VocabFrom, chunk: seg.Chunk(),
+		rows: argmaxRows(pass), tokens: pass.Output, vocab: lg.Shape[1], total: l.Vocab, offset: seg.VocabFrom, chunk: seg.Chunk(),
 	}, nil
 }
 

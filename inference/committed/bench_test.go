@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,8 @@ var (
 	segBlocks  = flag.Int("committed.blocks", 1, "with -committed.pass, blocks per segment")
 	benchBlock = flag.Int("committed.block", 1, "without -committed.pass, the block whose segment is proven (the last one holds the LM head and the argmax)")
 	benchParts = flag.Int("committed.parts", PartVars, "variables of the committed MLEs' parts (WithPartVars)")
+	chunkWidth = flag.Int("committed.chunk", 0, "with -committed.gpt2small, prove the LM head in segments of its own of this many vocabulary columns (0: in the last segment of blocks)")
+	headOnly   = flag.Bool("committed.head", false, "with -committed.chunk, prove only the LM head's segments")
 )
 
 // benchSRS loads (or creates once and caches in the user cache directory)
@@ -62,6 +65,19 @@ func BenchmarkProve(b *testing.B) {
 		m, err := model.New(c, w, nil)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if *chunkWidth > 0 && (*wholePass || *headOnly) {
+			segs, err := inference.ChunkedSegments(c.Layers, max(*segBlocks, 1), c.Vocab, *chunkWidth)
+			if err != nil {
+				b.Fatal(err)
+			}
+			name := fmt.Sprintf("gpt2-small/pass/s=%d/blocks=%d/chunk=%d", rows, max(*segBlocks, 1), *chunkWidth)
+			if *headOnly {
+				segs = slices.DeleteFunc(segs, func(s inference.Segment) bool { return !s.Chunk() })
+				name = fmt.Sprintf("gpt2-small/head/s=%d/chunk=%d", rows, *chunkWidth)
+			}
+			b.Run(name, func(b *testing.B) { benchProve(b, m, rows, segs) })
+			return
 		}
 		if !*wholePass {
 			k := *benchBlock

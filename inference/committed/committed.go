@@ -1095,7 +1095,7 @@ func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.St
 // other protocols. The segment circuits (gadgets/committed) compute the
 // same scalars; the aggregator completes the check.
 func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof) (*pcs.GroupCheck, *Claims, error) {
-	l, view, seg := s.Layout, s.Trace, s.Segment
+	l, view, seg := s.Layout, s.Layout.View, s.Segment
 	if proof == nil || proof.Lookup == nil || proof.Decomposition == nil || proof.Opening == nil {
 		return nil, nil, fmt.Errorf("%w: incomplete proof", ErrRejected)
 	}

@@ -218,6 +218,32 @@
 // O(g·log n). A pass of one row has no row coordinate: the value is the
 // claim itself.
 //
+// Chunks of the LM head (chunk.go; inference.ChunkedSegments): the LM
+// head of a large vocabulary can be proven in segments of its own, one
+// per range [a, b) of the vocabulary, after a last segment of blocks that
+// sets NoHead (it ends at the last block without the final norm and the
+// LM head, and commits its output as a boundary). A chunk is the segment
+// From = To = the number of blocks: it reads that stream as its incoming
+// commitment, proves the final norm over it, and proves the columns
+// [a, b) of the LM head (the weight's rows a…b−1, a trace restricted to
+// them: accumulator, logits and remainders [n, b − a]) and the margins
+// over them, D[k][j] = c_k − L[P−1+k][a+j] − [a+j < t_k], against the
+// chosen logits c_k of the whole row. Its argmax step is the one above
+// over the chunk's logits, with Prefix_{p_k}, p_k = min(max(t_k − a, 0),
+// b − a) the chunk's columns before t_k, and one more list absorbed after
+// the chosen logits: Local, per output token the chunk's logit at column
+// c_k = t_k − a if the chunk holds t_k, 0 otherwise, claimed on the
+// logits in place of c_k; where the chunk holds t_k the verifier requires
+// Local[k] = c_k. [VerifyPass] requires the chunks to cover [0, V) in
+// order, to read the same incoming stream as the segment of blocks hands
+// on ([CheckChain]), and to state the same chosen logits: then every
+// margin of every column is in range and each c_k is L[P−1+k][t_k], which
+// is the argmax condition of the whole row. A chunk's lookup cube is that
+// of the LM head over b − a columns, so the LM head of GPT-2 small at 256
+// rows (a cube of 2²⁸ entries in one segment) becomes four chunks of
+// 2¹⁴ columns (cubes of 2²⁶). The segment circuits (gadgets/committed)
+// do not verify chunks or NoHead segments yet and refuse their shapes.
+//
 // Norms (norm.go): every norm of the segment (per block the attention
 // norm, which reads the block's input — the embedding, the previous
 // block's output or the incoming stream — and the MLP norm, which reads
@@ -322,7 +348,8 @@
 // # Transcript
 //
 // Domain "veriformer/inference/committed/v1", seeded with the statement
-// (model id, input digest, output digest), then From and To. The
+// (model id, input digest, output digest), then From and To (then 1 for
+// a segment that sets NoHead, VocabFrom + 2 and VocabTo for a chunk). The
 // statement is only bound here: the caller checks it against the model
 // and tokens (as inference.VerifySegment does). Then:
 //
@@ -343,7 +370,7 @@
 //	  sum-check (degree 2), 3 values
 //	label "committed/residual"; r; the residual values                (when the segment has a residual add)
 //	label "committed/embedding"; its point                           (first segment only)
-//	label "committed/argmax"; c_k; (ρ_k, ρ_j); D(ρ); sum-check (degree 2); L(r′, ρ_j)   (last segment only)
+//	label "committed/argmax"; c_k; Local (chunks); (ρ_k, ρ_j); D(ρ); sum-check (degree 2); L(r′, ρ_j)   (with the LM head)
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
 //	pcs.OpenBatchParts: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
@@ -379,7 +406,8 @@
 // proof: 9 row values, rounds, 5 values, rounds, 4 values), the softmax
 // proofs (count; per proof: zero-check rounds and evaluations, 3 row
 // values, rounds, 3 values), a presence
-// byte and the argmax proof (Chosen, MarginsEval, rounds, LogitsEval),
+// byte (1, or 2 for a chunk's) and the argmax proof (Chosen, Local for
+// a chunk's, MarginsEval, rounds, LogitsEval),
 // ResidualEvals, and the batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
 // bytes), scalars canonical (32 bytes), counts as 4-byte big-endian

@@ -61,6 +61,8 @@ type Layout struct {
 	// a chunk's view of it (headChunk). The segment's steps are computed
 	// on it.
 	View *model.Trace
+	// Vocab is the vocabulary size (the pass's logits' columns).
+	Vocab int
 	// Margins is the argmax margins tensor of a segment with the LM head
 	// (nil in the others), see marginsTensor; Chosen holds the output
 	// tokens' logits L[P−1+k][t_k] over the whole vocabulary (of the
@@ -173,7 +175,7 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 		return nil, fmt.Errorf("committed: segment [%d, %d) has no opened tensor", seg.From, seg.To)
 	}
 	sort.SliceStable(blocks, func(a, b int) bool { return blocks[a].NbVars > blocks[b].NbVars })
-	l := &Layout{View: tr, Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1, Margins: margins, Chosen: chosen, Norms: norms, Softmax: softmax}
+	l := &Layout{View: tr, Vocab: full.Logits().Shape[1], Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1, Margins: margins, Chosen: chosen, Norms: norms, Softmax: softmax}
 	off := 0
 	for i := range l.Blocks {
 		l.Blocks[i].Offset = off

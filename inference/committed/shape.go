@@ -21,7 +21,8 @@ import (
 // segment circuit's layout is the native verifier's.
 type Shape struct {
 	// Trace is the shape pass (inference.ShapePass): shapes and ranges,
-	// no data.
+	// no data. The steps are computed on Layout.View, which is Trace but
+	// in a chunk of the LM head (headChunk).
 	Trace   *model.Trace
 	Segment inference.Segment
 	Pass    Pass
@@ -63,7 +64,6 @@ func NewShape(view *model.Trace, seg inference.Segment, pass Pass, opts ...Optio
 	}
 	l := s.Layout
 	view = l.View
-	s.Trace = view
 	if s.Set, s.IDs, err = TableSet(l); err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (s *Shape) VerifyResiduals(t *pcs.Transcript, evals []fr.Element) ([]fr.Ele
 // EmbeddingPoint draws the embedding's point in the first segment (label
 // "committed/embedding"; nil in the others).
 func (s *Shape) EmbeddingPoint(t *pcs.Transcript) []fr.Element {
-	return embeddingPoint(t, s.Trace, s.Layout, s.Segment.From == 0)
+	return embeddingPoint(t, s.Layout.View, s.Layout, s.Segment.From == 0)
 }
 
 // VerifyArgmax replays the last segment's argmax step (label
