@@ -24,7 +24,7 @@ func Walk(tr *model.Trace, visit func(t *model.Tensor)) {
 
 // WalkSegment visits the opened tensors of one segment in canonical order:
 // the embedding if it is the first, its blocks, the final norm and LM head
-// if it is the last.
+// if it has them (Segment.HasHead).
 func WalkSegment(tr *model.Trace, seg Segment, visit func(t *model.Tensor)) {
 	requant := func(r *model.Requant) { visit(&r.Out); visit(&r.Rem) }
 	norm := func(n *model.Norm) {
@@ -81,7 +81,7 @@ func WalkSegment(tr *model.Trace, seg Segment, visit func(t *model.Tensor)) {
 // WalkExact visits the opened tensors of a segment whose exact range both
 // verifiers check on top of the packing window: the requantized outputs of
 // every contraction (Q, K, V, the attention scores and context, O, gate,
-// up, down, and the LM head in the last segment) and the softmax row
+// up, down, and the LM head in a segment with it) and the softmax row
 // maxima. No element-wise check bounds them otherwise: a value in the
 // window [Min, Min + 2^b) but above Max would be a pass on which the model
 // itself stops with a BoundError. Every other opened tensor is either a

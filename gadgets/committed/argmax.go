@@ -26,9 +26,10 @@ type ArgmaxProof struct {
 	LogitsEval  frontend.Variable
 }
 
-// PlaceholderArgmax sizes the argmax proof of the last segment (one
-// chosen logit per output token, a degree-2 sum-check over the logits'
-// row coordinates); nil in the other segments.
+// PlaceholderArgmax sizes the argmax proof of a segment with the LM head
+// (one chosen logit per output token, in a chunk one Local logit too, a
+// degree-2 sum-check over the logits' row coordinates); nil in the other
+// segments.
 func PlaceholderArgmax(s *native.Shape) *ArgmaxProof {
 	a := s.Argmax
 	if a == nil {
@@ -78,7 +79,7 @@ func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, t
 	a := s.Argmax
 	if a == nil {
 		if p != nil {
-			return nil, fmt.Errorf("committed: argmax: a proof outside the last segment")
+			return nil, fmt.Errorf("committed: argmax: a proof in a segment without the LM head")
 		}
 		return nil, nil
 	}

@@ -239,7 +239,8 @@ func (a *ArgmaxStep) expected(rhoK, rhoJ []fr.Element, chosen []fr.Element, marg
 	return res
 }
 
-// proveArgmax runs the argmax step of the last segment (nil otherwise).
+// proveArgmax runs the argmax step of a segment with the LM head (nil
+// otherwise).
 func proveArgmax(t *pcs.Transcript, l *Layout, a *ArgmaxStep, stacked []fr.Element) (*ArgmaxProof, []fr.Element, error) {
 	if a == nil {
 		return nil, nil, nil
@@ -290,7 +291,7 @@ func proveArgmax(t *pcs.Transcript, l *Layout, a *ArgmaxStep, stacked []fr.Eleme
 func verifyArgmax(t *pcs.Transcript, l *Layout, a *ArgmaxStep, p *ArgmaxProof) ([]fr.Element, error) {
 	if a == nil {
 		if p != nil {
-			return nil, fmt.Errorf("argmax: a proof outside the last segment")
+			return nil, fmt.Errorf("argmax: a proof in a segment without the LM head")
 		}
 		return nil, nil
 	}
@@ -363,7 +364,7 @@ func argmaxClaims(l *Layout, a *ArgmaxStep, point []fr.Element, p *ArgmaxProof) 
 // [Shape.VerifyArgmax] returned for p: each chosen logit
 // L[P−1+k][t_k] at its boolean point (in a chunk, each Local value at
 // (P−1+k, c_k)), the margins at (ρ_k, ρ_j) and the
-// logits at (r′, ρ_j); none outside the last segment.
+// logits at (r′, ρ_j); none in a segment without the LM head.
 func (s *Shape) ArgmaxClaims(point []fr.Element, p *ArgmaxProof) []pcs.Claim {
 	return argmaxClaims(s.Layout, s.Argmax, point, p)
 }

@@ -23,7 +23,7 @@ var (
 	segBlocks  = flag.Int("committed.blocks", 1, "with -committed.pass, blocks per segment")
 	benchBlock = flag.Int("committed.block", 1, "without -committed.pass, the block whose segment is proven (the last one holds the LM head and the argmax)")
 	benchParts = flag.Int("committed.parts", PartVars, "variables of the committed MLEs' parts (WithPartVars)")
-	chunkWidth = flag.Int("committed.chunk", 0, "with -committed.gpt2small, prove the LM head in segments of its own of this many vocabulary columns (0: in the last segment of blocks)")
+	chunkWidth = flag.Int("committed.chunk", 0, "with -committed.gpt2small, prove the LM head in segments of its own of this many vocabulary columns (0: in the last segment of blocks); with -committed.block=11 (no -committed.pass), block 11 alone, without the LM head")
 	headOnly   = flag.Bool("committed.head", false, "with -committed.chunk, prove only the LM head's segments")
 )
 
@@ -84,7 +84,15 @@ func BenchmarkProve(b *testing.B) {
 			if k < 0 || k >= c.Layers {
 				b.Fatalf("-committed.block=%d: GPT-2 small has blocks 0 to %d", k, c.Layers-1)
 			}
-			b.Run(fmt.Sprintf("gpt2-small/block%d/s=%d", k, rows), func(b *testing.B) { benchProve(b, m, rows, []inference.Segment{{From: k, To: k + 1}}) })
+			seg := inference.Segment{From: k, To: k + 1}
+			name := fmt.Sprintf("gpt2-small/block%d/s=%d", k, rows)
+			if k == c.Layers-1 && *chunkWidth > 0 {
+				// The last block as the pass in chunks has it: without
+				// the LM head.
+				seg.NoHead = true
+				name += "/nohead"
+			}
+			b.Run(name, func(b *testing.B) { benchProve(b, m, rows, []inference.Segment{seg}) })
 			return
 		}
 		k := max(*segBlocks, 1)

@@ -98,7 +98,7 @@ type Proof struct {
 	// Softmax proves each attention's softmax relations.
 	Softmax []SoftmaxProof
 	// Argmax links the argmax margins of the output tokens to the
-	// logits (last segment only).
+	// logits (segments with the LM head only).
 	Argmax *ArgmaxProof
 	// ResidualEvals are the residual tensors' MLEs at the residual point
 	// (one per distinct tensor of the segment's residual adds, in order

@@ -489,12 +489,21 @@
 // contractions most, opening 47.1 s), verifies in 15.5 s, peaks at
 // 18.7 GB RSS, and its proof is 104,880 bytes (287 points, the parts of
 // 2¹⁸ of a stacked MLE of 2²⁵), where block 1's is 74,736 bytes at 16
-// rows and 84,016 at 64. The whole pass at 256 rows does not fit:
-// its last segment's lookup cube would be 2²⁸ entries (eleven slots of
+// rows and 84,016 at 64. At 256 rows the last segment with the LM head
+// does not fit: its lookup cube would be 2²⁸ entries (eleven slots of
 // 2²⁴ for the logits' six limb rows, the remainders' two and the
-// margins' three). Twelve blocks of 105 kB and the LM head's share at 64
-// rows (about 28 kB) put the pass's proofs near 1.3 MB, an estimate from
-// measured blocks, below the 2 MB target.
+// margins' three). In chunks of 2¹⁴ columns (see "Chunks of the LM
+// head") each chunk's stack is 2²⁴ and its cube 2²⁶ (2²² and 2²³ for the
+// last, 1,105 columns); on the slower machine, shared with a test run,
+// the four chunks prove in 306.9, 304.0, 181.8 and 29.4 s (commit
+// 206.8 s, GKR 285.6 s, sum-checks 146.4 s, opening 183.3 s in all),
+// verify in 69.4 s in all, peak at 13.6 GB RSS and make 317,312 bytes
+// of proofs; a chunk's field work is about 553k R1CS of transcript and
+// sum-checks (rounds by degree {2: 66, 3: 485, 4: 18, 6: 18}, GKR 461,
+// 258 points). Twelve blocks of about 105 kB and these chunks put the
+// pass's proofs near 1.58 MB, below the 2 MB target: an estimate from
+// measured segments, the whole pass at 256 rows not yet measured in one
+// run.
 //
 // How it got here, each step measured on the whole pass at 16 rows with
 // the same proofs but the last:

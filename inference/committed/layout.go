@@ -52,7 +52,7 @@ type Layout struct {
 	// Index maps a tensor (by address) to its block.
 	Index map[*model.Tensor]int
 	// Boundary is the block of the residual stream handed to the next
-	// segment (−1 in the last segment).
+	// segment (−1 in a segment with the LM head).
 	Boundary int
 	// Functions are the segment's table applications (applications
 	// order).
@@ -91,9 +91,9 @@ type Slot struct {
 }
 
 // NewLayout stacks the opened tensors of segment seg of the pass tr
-// (inference.WalkSegment order), then in the last segment the argmax
-// margins of the pass's output tokens, into blocks aligned to their
-// sizes, largest first (ties in that order).
+// (inference.WalkSegment order), then in a segment with the LM head the
+// argmax margins of the pass's output tokens, into blocks aligned to
+// their sizes, largest first (ties in that order).
 //
 // A chunk segment (inference.Segment.Chunk) stacks the tensors of its view
 // of tr (headChunk): its columns of the LM head, and the margins over

@@ -16,7 +16,8 @@ import (
 // walkNorms visits the norms of a segment with the tensor each reads:
 // per block the attention norm (the block's input: the embedding, the
 // previous block's output or the incoming stream) and the MLP norm (Mid),
-// then the final norm (the last block's output) in the last segment.
+// then the final norm (the last block's output) in a segment with the LM
+// head.
 func walkNorms(tr *model.Trace, seg inference.Segment, visit func(n *model.Norm, in *model.Tensor)) {
 	for i := seg.From; i < seg.To; i++ {
 		in := &tr.Embedding

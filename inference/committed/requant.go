@@ -17,7 +17,7 @@ import (
 // order (that of inference.WalkSegment): per block the attention norm,
 // Q, K, V (RoPE of Q and K), the scores, the context, O, the MLP norm,
 // gate, up, the gated product, down; then the final norm and the LM head
-// in the last segment.
+// in a segment with the LM head.
 func Requants(tr *model.Trace, seg inference.Segment, visit func(r *model.Requant)) {
 	for i := seg.From; i < seg.To; i++ {
 		l := &tr.Layers[i]

@@ -43,7 +43,8 @@ type Shape struct {
 	Norms        []*NormStep
 	Softmax      []*SoftmaxStep
 	Residuals    *Residuals
-	// Argmax is the last segment's argmax step (nil in the others).
+	// Argmax is the argmax step of a segment with the LM head (nil in
+	// the others).
 	Argmax *ArgmaxStep
 
 	config config
@@ -148,14 +149,15 @@ func (s *Shape) EmbeddingPoint(t *pcs.Transcript) []fr.Element {
 	return embeddingPoint(t, s.Layout.View, s.Layout, s.Segment.From == 0)
 }
 
-// VerifyArgmax replays the last segment's argmax step (label
-// "committed/argmax") and returns its point (nil in the other segments).
+// VerifyArgmax replays the argmax step of a segment with the LM head
+// (label "committed/argmax") and returns its point (nil in the other
+// segments).
 func (s *Shape) VerifyArgmax(t *pcs.Transcript, p *ArgmaxProof) ([]fr.Element, error) {
 	return verifyArgmax(t, s.Layout, s.Argmax, p)
 }
 
 // BoundaryPoint draws the point of the boundary's claim and absorbs its
-// value (label "committed/boundary"); nil in the last segment.
+// value (label "committed/boundary"); nil in a segment with the LM head.
 func (s *Shape) BoundaryPoint(t *pcs.Transcript, eval fr.Element) []fr.Element {
 	if s.Layout.Boundary < 0 {
 		return nil
