@@ -11,7 +11,6 @@ import (
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
-	"github.com/veriformer/veriformer/sumcheck"
 )
 
 // chunkedPass proves the built-in model's pass of 4 rows in segments of
@@ -90,8 +89,6 @@ func TestChunks(t *testing.T) {
 		proof := proofs[c+i]
 		rejectsEach(t, s, f, seg, proof, func(p *Proof) []tamper {
 			out := []tamper{
-				{"Argmax.Chosen[0]", func(p *Proof) func() { return bump(&p.Argmax.Chosen[0]) }},
-				{"Argmax.Chosen[last]", func(p *Proof) func() { return bump(&p.Argmax.Chosen[len(p.Argmax.Chosen)-1]) }},
 				{"Argmax.Local[0]", func(p *Proof) func() { return bump(&p.Argmax.Local[0]) }},
 				{"Argmax.Local[last]", func(p *Proof) func() { return bump(&p.Argmax.Local[len(p.Argmax.Local)-1]) }},
 				dropLast("Argmax.Local", func(p *Proof) *[]fr.Element { return &p.Argmax.Local }),
@@ -100,16 +97,9 @@ func TestChunks(t *testing.T) {
 					p.Argmax.Local = nil
 					return func() { p.Argmax.Local = saved }
 				}},
-				{"Argmax.MarginsEval", func(p *Proof) func() { return bump(&p.Argmax.MarginsEval) }},
-				{"Argmax.LogitsEval", func(p *Proof) func() { return bump(&p.Argmax.LogitsEval) }},
-				{"Argmax removed", func(p *Proof) func() {
-					saved := p.Argmax
-					p.Argmax = nil
-					return func() { p.Argmax = saved }
-				}},
 				{"Incoming", func(p *Proof) func() { return move(p.Incoming) }},
 			}
-			return append(out, roundTampers("Argmax.SumCheck", func(p *Proof) *sumcheck.Proof[fr.Element] { return &p.Argmax.SumCheck })...)
+			return append(out, argmaxTampers(true)...)
 		})
 		// The chunk as another chunk, or as the LM head of the whole
 		// vocabulary.

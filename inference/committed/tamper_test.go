@@ -755,23 +755,7 @@ func TestArgmax(t *testing.T) {
 		if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, last, proof); err != nil {
 			t.Fatalf("%d rows: %v", rows, err)
 		}
-		rejectsEach(t, s, f, last, proof, func(p *Proof) []tamper {
-			out := []tamper{
-				{"Argmax.Chosen[0]", func(p *Proof) func() { return bump(&p.Argmax.Chosen[0]) }},
-				{"Argmax.Chosen[last]", func(p *Proof) func() { return bump(&p.Argmax.Chosen[len(p.Argmax.Chosen)-1]) }},
-				{"Argmax.MarginsEval", func(p *Proof) func() { return bump(&p.Argmax.MarginsEval) }},
-				{"Argmax.LogitsEval", func(p *Proof) func() { return bump(&p.Argmax.LogitsEval) }},
-				{"Argmax removed", func(p *Proof) func() {
-					saved := p.Argmax
-					p.Argmax = nil
-					return func() { p.Argmax = saved }
-				}},
-			}
-			if rows > 1 {
-				out = append(out, roundTampers("Argmax.SumCheck", func(p *Proof) *sumcheck.Proof[fr.Element] { return &p.Argmax.SumCheck })...)
-			}
-			return out
-		})
+		rejectsEach(t, s, f, last, proof, func(p *Proof) []tamper { return argmaxTampers(rows > 1) })
 		// Another last token: asked of the verifier, and proven by a
 		// prover whose limbs hide the negative margins.
 		other := Pass{Prompt: f.pass.Prompt, Output: slices.Clone(f.pass.Output)}
@@ -812,6 +796,27 @@ func TestArgmax(t *testing.T) {
 			t.Logf("%d rows: another token, %s: %v", rows, c.name, err)
 		}
 	}
+}
+
+// argmaxTampers changes the argmax proof's chosen logits (first and
+// last), margins and logits values, removes it, and with rounds changes
+// each sum-check round.
+func argmaxTampers(rounds bool) []tamper {
+	out := []tamper{
+		{"Argmax.Chosen[0]", func(p *Proof) func() { return bump(&p.Argmax.Chosen[0]) }},
+		{"Argmax.Chosen[last]", func(p *Proof) func() { return bump(&p.Argmax.Chosen[len(p.Argmax.Chosen)-1]) }},
+		{"Argmax.MarginsEval", func(p *Proof) func() { return bump(&p.Argmax.MarginsEval) }},
+		{"Argmax.LogitsEval", func(p *Proof) func() { return bump(&p.Argmax.LogitsEval) }},
+		{"Argmax removed", func(p *Proof) func() {
+			saved := p.Argmax
+			p.Argmax = nil
+			return func() { p.Argmax = saved }
+		}},
+	}
+	if rounds {
+		out = append(out, roundTampers("Argmax.SumCheck", func(p *Proof) *sumcheck.Proof[fr.Element] { return &p.Argmax.SumCheck })...)
+	}
+	return out
 }
 
 // normTampers changes every value of every norm proof and each
