@@ -1008,7 +1008,7 @@ func checkCut(segs []inference.Segment, nbLayers, vocab int) error {
 	next, k := 0, 0
 	for ; k < len(segs) && !segs[k].Chunk(); k++ {
 		seg := segs[k]
-		if seg.From != next || seg.To <= seg.From || seg.To > nbLayers || (seg.NoHead && seg.To != nbLayers) {
+		if seg.From != next || checkSegment(seg, nbLayers, vocab) != nil {
 			return fmt.Errorf("segment %d is %v, want blocks from %d", k, seg, next)
 		}
 		next = seg.To
@@ -1028,7 +1028,7 @@ func checkCut(segs []inference.Segment, nbLayers, vocab int) error {
 	next = 0
 	for ; k < len(segs); k++ {
 		seg := segs[k]
-		if !seg.Chunk() || seg.From != nbLayers || seg.To != nbLayers || seg.VocabFrom != next || seg.VocabTo <= next || seg.VocabTo > vocab {
+		if !seg.Chunk() || seg.VocabFrom != next || checkSegment(seg, nbLayers, vocab) != nil {
 			return fmt.Errorf("segment %d is %v, want a chunk of the LM head from column %d", k, seg, next)
 		}
 		next = seg.VocabTo
