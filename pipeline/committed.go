@@ -168,7 +168,20 @@ func (r *runner) loadSRS(opts *AggregatedOptions, size int) (*pcs.SRS, error) {
 // segment circuit.
 func committedShapeOf(ccs constraint.ConstraintSystem, s *committed.Shape) (recursion.CommittedShape, error) {
 	multiplicities, boundary, incoming := s.PartIndices()
-	return recursion.CommittedShapeOf(ccs, s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming)
+	nbChosen := 0
+	if s.Segment.Chunk() {
+		nbChosen = len(s.Pass.Output)
+	}
+	return recursion.CommittedShapeOf(ccs, s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen)
+}
+
+// chosenOf returns a chunk's chosen logits (nil for other segments), the
+// public inputs its circuit has beyond the other segments'.
+func chosenOf(seg inference.Segment, p *committed.Proof) []bls12377fr.Element {
+	if !seg.Chunk() || p.Argmax == nil {
+		return nil
+	}
+	return p.Argmax.Chosen
 }
 
 // segmentName names segment i of n in progress lines and plans.
@@ -318,7 +331,7 @@ func (r *runner) proveCommitted(opts *AggregatedOptions, keys *AggregatedKeys, p
 			if err := groth16.Verify(proof, sk.VK, public, recursion.SegmentVerifierOption()); err != nil {
 				return "", fmt.Errorf("%s: %w", segmentName(k, segs), err)
 			}
-			if segments[k], err = recursion.ValueOfCommittedSegment(proof, sk.VK, natives[k].Commitments(), keys.Tables[k], &natives[k].Opening.Opening, checks[k]); err != nil {
+			if segments[k], err = recursion.ValueOfCommittedSegment(proof, sk.VK, natives[k].Commitments(), keys.Tables[k], &natives[k].Opening.Opening, checks[k], chosenOf(segs[k], natives[k])); err != nil {
 				return "", err
 			}
 			r.logf("  %s: proven and verified in %v (witness, circuit and proving key %v, prover %v)", segmentName(k, segs),

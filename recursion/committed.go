@@ -6,6 +6,7 @@ import (
 	"math/big"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
@@ -32,7 +33,10 @@ import (
 // variables, the index and number of its multiplicities' parts and the
 // indices of its boundary and incoming commitments among its own (the
 // last two −1 when absent: the last segment has no boundary, the first
-// no incoming stream).
+// no incoming stream), and for a chunk of the LM head (a segment of the
+// LM head over a range of the vocabulary, inference.Segment.Chunk) the
+// number of its chosen logits, one per output token (0 in the other
+// segments).
 type CommittedShape struct {
 	NbPedersen       int
 	NbCommitments    int
@@ -42,6 +46,7 @@ type CommittedShape struct {
 	NbMultiplicities int
 	Boundary         int
 	Incoming         int
+	NbChosen         int
 }
 
 // NbPublic is the number of public inputs of the segment circuit: the
@@ -49,16 +54,19 @@ type CommittedShape struct {
 // multiplicities' commitment and of the opening's folds (3), then the
 // scalars of the opening's pairing check: one per commitment (own parts
 // then tables), one per fold, two of the quotient and three of the
-// generator.
+// generator; then a chunk's chosen logits.
 func (s CommittedShape) NbPublic() int {
-	return 3 + 3 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 5
+	return 3 + 3 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 5 + s.NbChosen
 }
+
+// chunk reports whether s is a chunk of the LM head's.
+func (s CommittedShape) chunk() bool { return s.NbChosen > 0 }
 
 func (s CommittedShape) check() error {
 	if s.NbPedersen < 0 || s.NbPedersen > 1 {
 		return fmt.Errorf("recursion: committed segments must have 0 or 1 Pedersen commitments, have %d", s.NbPedersen)
 	}
-	if s.NbCommitments < 2 || s.NbTables < 0 || s.NbVars < 1 || s.NbVars > pcs.MaxNbVars ||
+	if s.NbCommitments < 2 || s.NbTables < 0 || s.NbVars < 1 || s.NbVars > pcs.MaxNbVars || s.NbChosen < 0 ||
 		s.Multiplicities < 1 || s.NbMultiplicities < 1 || s.Multiplicities+s.NbMultiplicities > s.NbCommitments {
 		return fmt.Errorf("recursion: committed segment shape %+v", s)
 	}
@@ -86,13 +94,19 @@ type CommittedSegment struct {
 	Folds    []sw_bls12377.G1Affine
 	Quotient sw_bls12377.G1Affine
 	Scalars  gpcs.GroupScalars
+	// Chosen are a chunk's chosen logits (BLS12-377 scalars, native
+	// variables here), public inputs of its proof; none in the other
+	// segments.
+	Chosen []frontend.Variable
 }
 
 // CommittedAggregator is the BW6-761 circuit that completes k committed
 // segment proofs: per segment it recomputes the digests of the opening's
 // points, verifies the segment's Groth16 proof on the statement, those
 // digests and the opening's scalars, and links each segment's boundary
-// commitment to the next one's incoming commitment; then it checks every
+// commitment to the next one's incoming commitment (a chunk of the LM
+// head after another: their incoming commitments), and requires every
+// chunk's chosen logits equal to the first chunk's; then it checks every
 // segment's opening at once (gadgets/pcs.VerifyGroup: subgroup checks,
 // one MSM, one pairing against the SRS's fixed G2 points). The model id
 // is [CommittedModelID] of the segment keys and the table commitments.
@@ -127,12 +141,13 @@ func NewCommittedAggregator(shapes []CommittedShape, key gpcs.Key) (*CommittedAg
 		if err := s.check(); err != nil {
 			return nil, fmt.Errorf("segment %d: %w", i, err)
 		}
-		if i+1 < k && (s.Boundary < 0 || shapes[i+1].Incoming < 0) {
-			return nil, fmt.Errorf("recursion: committed segment %d has no boundary or segment %d no incoming stream", i, i+1)
+		if err := checkLink(shapes, i); err != nil {
+			return nil, err
 		}
 		n := s.NbPedersen
 		o := gpcs.PlaceholderGroupOpening(s.NbCommitments+s.NbTables, s.NbVars)
 		c.Segments[i] = CommittedSegment{
+			Chosen: make([]frontend.Variable, s.NbChosen),
 			Proof: SegmentProof{
 				Proof: stdgroth16.Proof[sw_bls12377.G1Affine, sw_bls12377.G2Affine]{
 					Commitments: make([]pedersen.Commitment[sw_bls12377.G1Affine], n),
@@ -199,6 +214,7 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 		return scalarFromBits(scalars, bits.ToBinary(api, d, bits.WithNbDigits(gpcs.DigestBits))), nil
 	}
 	openings := make([]gpcs.GroupOpening, k)
+	first := -1 // the first chunk of the LM head
 	for i := range c.Segments {
 		s, sh := &c.Segments[i], c.shapes[i]
 		if len(s.Commitments) != sh.NbCommitments || len(s.Tables) != sh.NbTables || len(s.Folds) != sh.NbVars-1 ||
@@ -216,7 +232,10 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 		// The scalars are native variables (gpcs.GroupScalars): their
 		// canonical bits make the proof's public inputs, which binds
 		// them as the pairing check uses them.
-		for _, list := range [][]frontend.Variable{s.Scalars.Commitments, s.Scalars.Folds, s.Scalars.Quotient[:], s.Scalars.Generator[:]} {
+		if len(s.Chosen) != sh.NbChosen {
+			return fmt.Errorf("recursion: committed segment %d has %d chosen logits, its shape %d", i, len(s.Chosen), sh.NbChosen)
+		}
+		for _, list := range [][]frontend.Variable{s.Scalars.Commitments, s.Scalars.Folds, s.Scalars.Quotient[:], s.Scalars.Generator[:], s.Chosen} {
 			for _, v := range list {
 				public = append(public, scalarFromBits(scalars, canonicalBLS12377Bits(api, v)))
 			}
@@ -225,13 +244,25 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 			return fmt.Errorf("recursion: verify committed segment %d: %w", i, err)
 		}
 		if i+1 < k {
-			next := &c.Segments[i+1]
-			if sh.Boundary < 0 || c.shapes[i+1].Incoming < 0 {
-				return fmt.Errorf("recursion: committed segment %d has no boundary or segment %d no incoming stream", i, i+1)
+			if err := checkLink(c.shapes, i); err != nil {
+				return err
 			}
-			b, in := &s.Commitments[sh.Boundary], &next.Commitments[c.shapes[i+1].Incoming]
+			next := &c.Segments[i+1]
+			b := &s.Commitments[max(sh.Boundary, 0)]
+			if sh.chunk() && c.shapes[i+1].chunk() {
+				b = &s.Commitments[sh.Incoming]
+			}
+			in := &next.Commitments[c.shapes[i+1].Incoming]
 			api.AssertIsEqual(b.X, in.X)
 			api.AssertIsEqual(b.Y, in.Y)
+		}
+		if sh.chunk() {
+			if first < 0 {
+				first = i
+			}
+			for j, v := range s.Chosen {
+				api.AssertIsEqual(v, c.Segments[first].Chosen[j])
+			}
 		}
 		openings[i] = gpcs.GroupOpening{
 			Commitments: append(append([]sw_bls12377.G1Affine(nil), s.Commitments...), s.Tables...),
@@ -244,6 +275,27 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 		return errors.New("recursion: the first committed segment reads an incoming stream or the last hands one on")
 	}
 	return gpcs.VerifyGroup(api, c.key, openings)
+}
+
+// checkLink refuses shapes whose segments i and i + 1 cannot be linked:
+// the next segment reads an incoming stream, which is segment i's
+// boundary, or segment i's own incoming stream when both are chunks of
+// the LM head (then with as many chosen logits).
+func checkLink(shapes []CommittedShape, i int) error {
+	if i+1 >= len(shapes) {
+		return nil
+	}
+	s, next := shapes[i], shapes[i+1]
+	if s.chunk() && next.chunk() {
+		if s.Incoming < 0 || next.Incoming < 0 || s.NbChosen != next.NbChosen {
+			return fmt.Errorf("recursion: committed chunks %d and %d do not read a stream or differ in their chosen logits", i, i+1)
+		}
+		return nil
+	}
+	if s.Boundary < 0 || next.Incoming < 0 {
+		return fmt.Errorf("recursion: committed segment %d has no boundary or segment %d no incoming stream", i, i+1)
+	}
+	return nil
 }
 
 // CommittedModelID is the model id of committed segments: the hash of
@@ -274,7 +326,7 @@ func CompileCommittedAggregator(shapes []CommittedShape, key gpcs.Key) (constrai
 // CommittedShapeOf returns the shape of a compiled committed segment
 // circuit given its opening's layout (as CommittedShape holds it), and
 // checks it against the segment contract.
-func CommittedShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, nbVars, multiplicities, nbMultiplicities, boundary, incoming int) (CommittedShape, error) {
+func CommittedShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, nbVars, multiplicities, nbMultiplicities, boundary, incoming, nbChosen int) (CommittedShape, error) {
 	if ccs.Field().Cmp(ecc.BLS12_377.ScalarField()) != 0 {
 		return CommittedShape{}, errors.New("recursion: committed segment circuit is not over BLS12-377 Fr")
 	}
@@ -282,7 +334,7 @@ func CommittedShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, 
 	if !ok {
 		return CommittedShape{}, errors.New("recursion: committed segment circuit is not a Groth16 (R1CS) constraint system")
 	}
-	s := CommittedShape{NbPedersen: len(commitments), NbCommitments: nbCommitments, NbTables: nbTables, NbVars: nbVars, Multiplicities: multiplicities, NbMultiplicities: nbMultiplicities, Boundary: boundary, Incoming: incoming}
+	s := CommittedShape{NbPedersen: len(commitments), NbCommitments: nbCommitments, NbTables: nbTables, NbVars: nbVars, Multiplicities: multiplicities, NbMultiplicities: nbMultiplicities, Boundary: boundary, Incoming: incoming, NbChosen: nbChosen}
 	if err := s.check(); err != nil {
 		return CommittedShape{}, err
 	}
@@ -300,8 +352,9 @@ func CommittedShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, 
 // ValueOfCommittedSegment returns the aggregator witness of one committed
 // segment: its Groth16 proof and key, its own commitments, the table
 // commitments its opening reads, the opening's proof and the scalars of
-// its check (native committed Shape.VerifyField).
-func ValueOfCommittedSegment(proof groth16.Proof, key groth16.VerifyingKey, commitments, tables []pcs.Commitment, opening *pcs.Proof, check *pcs.GroupCheck) (CommittedSegment, error) {
+// its check (native committed Shape.VerifyField), and a chunk's chosen
+// logits (native committed ArgmaxProof.Chosen; nil for other segments).
+func ValueOfCommittedSegment(proof groth16.Proof, key groth16.VerifyingKey, commitments, tables []pcs.Commitment, opening *pcs.Proof, check *pcs.GroupCheck, chosen []fr.Element) (CommittedSegment, error) {
 	p, err := stdgroth16.ValueOfProof[sw_bls12377.G1Affine, sw_bls12377.G2Affine](proof)
 	if err != nil {
 		return CommittedSegment{}, fmt.Errorf("recursion: committed segment proof: %w", err)
@@ -312,7 +365,12 @@ func ValueOfCommittedSegment(proof groth16.Proof, key groth16.VerifyingKey, comm
 	}
 	all := append(append([]pcs.Commitment(nil), commitments...), tables...)
 	o := gpcs.ValueOfGroupOpening(all, opening, check)
+	values := make([]frontend.Variable, len(chosen))
+	for i := range chosen {
+		values[i] = chosen[i].BigInt(new(big.Int))
+	}
 	return CommittedSegment{
+		Chosen:      values,
 		Proof:       SegmentProof{Proof: p, Key: vk},
 		Commitments: o.Commitments[:len(commitments)],
 		Tables:      o.Commitments[len(commitments):],

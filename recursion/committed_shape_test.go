@@ -36,6 +36,32 @@ func TestCommittedShapes(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+
+	// Chunks of the LM head: linked to the segment before by its
+	// boundary, to each other by their incoming streams.
+	chunk := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 10, NbChosen: 4}
+	if got, want := chunk.NbPublic(), 3+3+11+3+17+5+4; got != want {
+		t.Errorf("a chunk's NbPublic %d, want %d", got, want)
+	}
+	if _, err := NewCommittedAggregator([]CommittedShape{first, chunk, chunk, chunk}, gpcs.Key{}); err != nil {
+		t.Fatalf("a first segment and three chunks: %v", err)
+	}
+	other := chunk
+	other.NbChosen = 3
+	noStream := chunk
+	noStream.Incoming = -1
+	negative := chunk
+	negative.NbChosen = -1
+	for name, shapes := range map[string][]CommittedShape{
+		"chunks of other numbers of chosen logits": {first, chunk, other},
+		"a chunk that reads no stream":             {first, chunk, noStream},
+		"a segment after the chunks":               {first, chunk, last},
+		"a negative number of chosen logits":       {first, negative},
+	} {
+		if _, err := NewCommittedAggregator(shapes, gpcs.Key{}); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
 }
 
 // TestCommittedAggregatorCommitments: the committed aggregator of a first

@@ -98,7 +98,7 @@ func newCommittedRun(t *testing.T) *committedRun {
 		}
 		s := shapes[i]
 		multiplicities, boundary, incoming := s.PartIndices()
-		sh, err := CommittedShapeOf(ccss[i], s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming)
+		sh, err := CommittedShapeOf(ccss[i], s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func newCommittedRun(t *testing.T) *committedRun {
 			if err := groth16.Verify(gp, vks[i], pub, SegmentVerifierOption()); err != nil {
 				t.Fatalf("segment %v: %v", seg, err)
 			}
-			cs, err := ValueOfCommittedSegment(gp, vks[i], proof.Commitments(), tables[i], &proof.Opening.Opening, check)
+			cs, err := ValueOfCommittedSegment(gp, vks[i], proof.Commitments(), tables[i], &proof.Opening.Opening, check, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
