@@ -140,8 +140,13 @@ func (opts *AggregatedOptions) defaults() error {
 		return fmt.Errorf("pipeline: segment size %d", opts.SegmentSize)
 	}
 	var err error
-	opts.Tensors, err = ParseTensors(string(opts.Tensors))
-	return err
+	if opts.Tensors, err = ParseTensors(string(opts.Tensors)); err != nil {
+		return err
+	}
+	if opts.VocabChunk < 0 || (opts.VocabChunk > 0 && opts.Tensors != Committed) {
+		return fmt.Errorf("pipeline: vocabulary chunks of %d columns with %s tensors (chunks need committed tensors)", opts.VocabChunk, opts.Tensors)
+	}
+	return nil
 }
 
 // setupAggregated runs the key stages of the aggregated shape.
@@ -149,7 +154,7 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 	m := opts.Model
 	k := &AggregatedKeys{Tensors: opts.Tensors}
 	var err error
-	if k.Segments, err = aggregatedSegments(m, opts.SegmentSize); err != nil {
+	if k.Segments, err = aggregatedSegments(m, opts.SegmentSize, opts.VocabChunk); err != nil {
 		return nil, err
 	}
 	if opts.Tensors == Committed {
@@ -171,7 +176,7 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 			if err != nil {
 				return "", fmt.Errorf("segment %d: %w", i, err)
 			}
-			r.logf("  segment %d/%d (blocks %d–%d): %d R1CS constraints", i+1, len(k.Segments), seg.From, seg.To-1, ccs.GetNbConstraints())
+			r.logf("  %s: %d R1CS constraints", segmentName(i, k.Segments), ccs.GetNbConstraints())
 			keys, err := load(ccs, opts.CacheDir, r.keyOptions()...)
 			if err != nil {
 				return "", fmt.Errorf("segment %d: %w", i, err)
@@ -223,9 +228,13 @@ func (r *runner) setupAggregator(opts *AggregatedOptions, k *AggregatedKeys, loa
 }
 
 // aggregatedSegments cuts the model's blocks into segments of size blocks
-// (the last one shorter), at most the aggregator's arity.
-func aggregatedSegments(m *model.Model, size int) ([]inference.Segment, error) {
+// (the last one shorter), then with chunk > 0 the LM head into segments
+// of chunk vocabulary columns, at most the aggregator's arity.
+func aggregatedSegments(m *model.Model, size, chunk int) ([]inference.Segment, error) {
 	segs, err := inference.Segments(m.Config.Layers, size)
+	if chunk > 0 {
+		segs, err = inference.ChunkedSegments(m.Config.Layers, size, m.Config.Vocab, chunk)
+	}
 	if err != nil {
 		return nil, err
 	}

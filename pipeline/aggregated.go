@@ -23,6 +23,10 @@ type AggregatedOptions struct {
 	Options
 	// SegmentSize is the number of blocks per segment (1 by default).
 	SegmentSize int
+	// VocabChunk, when positive, proves the LM head in segments of its
+	// own of this many vocabulary columns each (committed tensors only;
+	// inference.ChunkedSegments); 0 keeps it in the last segment.
+	VocabChunk int
 	// Tensors is the design of the segment proofs: Committed (the
 	// default) or Opened.
 	Tensors Tensors

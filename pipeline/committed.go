@@ -85,6 +85,14 @@ func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pa
 // (setup.CompileCached): a GPT-2-small segment takes minutes to compile.
 func (r *runner) compileCommittedSegment(dir string, m *model.Model, id *big.Int, s *committed.Shape, what string) (constraint.ConstraintSystem, error) {
 	name := fmt.Sprintf("committed segment\nmodel %x\nblocks %d-%d\nprompt %d, output %d", id, s.Segment.From, s.Segment.To, len(s.Pass.Prompt), len(s.Pass.Output))
+	// The segments of a cut with chunks of the LM head are other
+	// circuits than those of the same blocks with it.
+	switch {
+	case s.Segment.Chunk():
+		name += fmt.Sprintf("\nvocabulary %d-%d", s.Segment.VocabFrom, s.Segment.VocabTo)
+	case s.Segment.NoHead:
+		name += "\nwithout the LM head"
+	}
 	return r.compileCached(dir, name, ecc.BLS12_377, what, func() (constraint.ConstraintSystem, error) {
 		placeholder, err := gcommitted.NewSegment(m, s)
 		if err != nil {
@@ -187,6 +195,9 @@ func chosenOf(seg inference.Segment, p *committed.Proof) []bls12377fr.Element {
 // segmentName names segment i of n in progress lines and plans.
 func segmentName(i int, segs []inference.Segment) string {
 	seg := segs[i]
+	if seg.Chunk() {
+		return fmt.Sprintf("segment %d/%d (LM head, vocabulary %d–%d)", i+1, len(segs), seg.VocabFrom, seg.VocabTo-1)
+	}
 	return fmt.Sprintf("segment %d/%d (blocks %d–%d)", i+1, len(segs), seg.From, seg.To-1)
 }
 

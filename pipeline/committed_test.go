@@ -1,8 +1,11 @@
 package pipeline
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/setup"
 )
 
@@ -46,5 +49,38 @@ func TestLoadSRS(t *testing.T) {
 	opts.SRS = "no such ceremony file"
 	if _, err := r.loadSRS(opts, 16); err == nil {
 		t.Error("a missing ceremony file accepted")
+	}
+}
+
+// TestVocabChunks: chunks of the LM head cut the pass after its blocks
+// (the last without the LM head) and are refused with opened tensors or
+// a negative width; each chunk's segment gets a circuit name of its own.
+func TestVocabChunks(t *testing.T) {
+	m := model.Default()
+	segs, err := aggregatedSegments(m, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []inference.Segment{
+		{From: 0, To: 1}, {From: 1, To: 2, NoHead: true},
+		{From: 2, To: 2, VocabFrom: 0, VocabTo: 100}, {From: 2, To: 2, VocabFrom: 100, VocabTo: 200}, {From: 2, To: 2, VocabFrom: 200, VocabTo: 256},
+	}
+	if !slices.Equal(segs, want) {
+		t.Fatalf("segments %v, want %v", segs, want)
+	}
+	if name := segmentName(3, segs); name != "segment 4/5 (LM head, vocabulary 100–199)" {
+		t.Errorf("name %q", name)
+	}
+	for _, opts := range []AggregatedOptions{
+		{Options: Options{Model: m}, Tensors: Opened, VocabChunk: 100},
+		{Options: Options{Model: m}, VocabChunk: -1},
+	} {
+		if err := opts.defaults(); err == nil {
+			t.Errorf("options %+v accepted", opts)
+		}
+	}
+	ok := AggregatedOptions{Options: Options{Model: m}, VocabChunk: 100}
+	if err := ok.defaults(); err != nil {
+		t.Errorf("chunks with committed tensors: %v", err)
 	}
 }

@@ -94,7 +94,7 @@ func PlanAggregated(opts AggregatedOptions, promptLen int) ([]PlanItem, error) {
 	}
 	r := &runner{opts: &opts.Options, report: &Report{}}
 	m := opts.Model
-	segments, err := aggregatedSegments(m, opts.SegmentSize)
+	segments, err := aggregatedSegments(m, opts.SegmentSize, opts.VocabChunk)
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,7 @@ var (
 	passwordFlag = flag.String("password", "", "file holding the keystore password")
 	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (the BN254 wrapper over BLS12-377 segments and a BW6-761 aggregator; its first setup takes about 40 minutes and 14 GB)")
 	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
+	chunkFlag    = flag.Int("vocab-chunk", 0, "prove the LM head in segments of its own of this many vocabulary columns (aggregated shape, committed tensors; 0: in the last segment)")
 	tensorsFlag  = flag.String("tensors", "committed", "aggregated shape: committed or opened tensors, as for prove")
 	srsFlag      = flag.String("srs", "", "aggregated shape, committed tensors: BLS12-377 phase-1 ceremony output to take the KZG SRS from, as for prove")
 	bosFlag      = flag.String("bos", "auto", "beginning-of-sequence rule of the model's tokenizer, part of the model id: auto, on or off, as for prove")
@@ -117,6 +118,7 @@ func run(ctx context.Context) error {
 		agg, err := pipeline.VerifyingKeysAggregated(pipeline.AggregatedOptions{
 			Options:     pipeline.Options{Model: m, CacheDir: *cacheFlag, Log: os.Stdout, KeyKind: kind},
 			SegmentSize: *segmentFlag,
+			VocabChunk:  *chunkFlag,
 			Tensors:     tensors,
 			SRS:         *srsFlag,
 			Wrap:        true,
