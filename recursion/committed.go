@@ -214,7 +214,6 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 		return scalarFromBits(scalars, bits.ToBinary(api, d, bits.WithNbDigits(gpcs.DigestBits))), nil
 	}
 	openings := make([]gpcs.GroupOpening, k)
-	first := -1 // the first chunk of the LM head
 	for i := range c.Segments {
 		s, sh := &c.Segments[i], c.shapes[i]
 		if len(s.Commitments) != sh.NbCommitments || len(s.Tables) != sh.NbTables || len(s.Folds) != sh.NbVars-1 ||
@@ -243,27 +242,6 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 		if err := verifier.AssertProof(s.Proof.Key, s.Proof.Proof, stdgroth16.Witness[sw_bls12377.ScalarField]{Public: public}, stdgroth16.WithSubgroupCheck()); err != nil {
 			return fmt.Errorf("recursion: verify committed segment %d: %w", i, err)
 		}
-		if i+1 < k {
-			if err := checkLink(c.shapes, i); err != nil {
-				return err
-			}
-			next := &c.Segments[i+1]
-			b := &s.Commitments[max(sh.Boundary, 0)]
-			if sh.chunk() && c.shapes[i+1].chunk() {
-				b = &s.Commitments[sh.Incoming]
-			}
-			in := &next.Commitments[c.shapes[i+1].Incoming]
-			api.AssertIsEqual(b.X, in.X)
-			api.AssertIsEqual(b.Y, in.Y)
-		}
-		if sh.chunk() {
-			if first < 0 {
-				first = i
-			}
-			for j, v := range s.Chosen {
-				api.AssertIsEqual(v, c.Segments[first].Chosen[j])
-			}
-		}
 		openings[i] = gpcs.GroupOpening{
 			Commitments: append(append([]sw_bls12377.G1Affine(nil), s.Commitments...), s.Tables...),
 			Folds:       s.Folds,
@@ -274,7 +252,52 @@ func (c *CommittedAggregator) Define(api frontend.API) error {
 	if c.shapes[0].Incoming >= 0 || c.shapes[k-1].Boundary >= 0 {
 		return errors.New("recursion: the first committed segment reads an incoming stream or the last hands one on")
 	}
+	if err := linkSegments(api, c.shapes, c.Segments); err != nil {
+		return err
+	}
 	return gpcs.VerifyGroup(api, c.key, openings)
+}
+
+// linkSegments asserts the links between consecutive segments: segment
+// i's boundary commitment is segment i + 1's incoming one, or when both
+// are chunks of the LM head their incoming commitments are equal; and
+// every chunk's chosen logits are the first chunk's.
+func linkSegments(api frontend.API, shapes []CommittedShape, segments []CommittedSegment) error {
+	if len(shapes) != len(segments) {
+		return fmt.Errorf("recursion: %d segments for %d shapes", len(segments), len(shapes))
+	}
+	first := -1 // the first chunk of the LM head
+	for i := range segments {
+		s, sh := &segments[i], shapes[i]
+		if err := checkLink(shapes, i); err != nil {
+			return err
+		}
+		if len(s.Commitments) != sh.NbCommitments {
+			return fmt.Errorf("recursion: committed segment %d has %d commitments, its shape %d", i, len(s.Commitments), sh.NbCommitments)
+		}
+		if len(s.Chosen) != sh.NbChosen {
+			return fmt.Errorf("recursion: committed segment %d has %d chosen logits, its shape %d", i, len(s.Chosen), sh.NbChosen)
+		}
+		if i+1 < len(segments) {
+			next := &segments[i+1]
+			b := &s.Commitments[max(sh.Boundary, 0)]
+			if sh.chunk() && shapes[i+1].chunk() {
+				b = &s.Commitments[sh.Incoming]
+			}
+			in := &next.Commitments[shapes[i+1].Incoming]
+			api.AssertIsEqual(b.X, in.X)
+			api.AssertIsEqual(b.Y, in.Y)
+		}
+		if sh.chunk() {
+			if first < 0 {
+				first = i
+			}
+			for j, v := range s.Chosen {
+				api.AssertIsEqual(v, segments[first].Chosen[j])
+			}
+		}
+	}
+	return nil
 }
 
 // checkLink refuses shapes whose segments i and i + 1 cannot be linked:

@@ -3,6 +3,11 @@ package recursion
 import (
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/std/algebra/native/sw_bls12377"
+	"github.com/consensys/gnark/test"
+
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 )
 
@@ -83,4 +88,78 @@ func TestCommittedAggregatorCommitments(t *testing.T) {
 		t.Fatalf("the committed aggregator has %d Pedersen commitments, want 0", n)
 	}
 	t.Logf("committed aggregator of 2 segments: %d R1CS", ccs.GetNbConstraints())
+}
+
+// linkCircuit asserts the links of committed segments of the given shapes
+// (linkSegments) on their commitments and chosen logits alone.
+type linkCircuit struct {
+	Commitments [][]sw_bls12377.G1Affine
+	Chosen      [][]frontend.Variable
+	shapes      []CommittedShape `gnark:"-"`
+}
+
+func (c *linkCircuit) Define(api frontend.API) error {
+	segments := make([]CommittedSegment, len(c.Commitments))
+	for i := range segments {
+		segments[i] = CommittedSegment{Commitments: c.Commitments[i], Chosen: c.Chosen[i]}
+	}
+	return linkSegments(api, c.shapes, segments)
+}
+
+// TestLinkSegments: a first segment then three chunks of the LM head are
+// linked when the first's boundary is every chunk's incoming stream and
+// the chunks state the same chosen logits; a chunk reading another
+// stream, the first chunk reading another boundary, or a chunk with
+// other chosen logits is refused; a commitment outside the links may
+// differ.
+func TestLinkSegments(t *testing.T) {
+	first := CommittedShape{NbCommitments: 3, NbVars: 1, Multiplicities: 1, NbMultiplicities: 1, Boundary: 2, Incoming: -1}
+	chunk := CommittedShape{NbCommitments: 3, NbVars: 1, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 2, NbChosen: 2}
+	shapes := []CommittedShape{first, chunk, chunk, chunk}
+	assignment := func() *linkCircuit {
+		c := &linkCircuit{shapes: shapes}
+		for i := range shapes {
+			var points []sw_bls12377.G1Affine
+			for j := range 3 {
+				x, y := 10*i+j, 100*i+j
+				if j == 2 {
+					x, y = 7, 8 // the stream every segment shares
+				}
+				points = append(points, sw_bls12377.G1Affine{X: x, Y: y})
+			}
+			c.Commitments = append(c.Commitments, points)
+			var chosen []frontend.Variable
+			for range shapes[i].NbChosen {
+				chosen = append(chosen, 5)
+			}
+			c.Chosen = append(c.Chosen, chosen)
+		}
+		return c
+	}
+	placeholder := &linkCircuit{shapes: shapes}
+	for _, s := range shapes {
+		placeholder.Commitments = append(placeholder.Commitments, make([]sw_bls12377.G1Affine, s.NbCommitments))
+		placeholder.Chosen = append(placeholder.Chosen, make([]frontend.Variable, s.NbChosen))
+	}
+	field := ecc.BW6_761.ScalarField()
+	if err := test.IsSolved(placeholder, assignment(), field); err != nil {
+		t.Fatalf("the honest links: %v", err)
+	}
+	for name, c := range map[string]struct {
+		change func(a *linkCircuit)
+		ok     bool
+	}{
+		"a chunk reading another stream":       {func(a *linkCircuit) { a.Commitments[2][2].X = 9 }, false},
+		"the first chunk reading another one":  {func(a *linkCircuit) { a.Commitments[1][2].Y = 9 }, false},
+		"the first segment's boundary moved":   {func(a *linkCircuit) { a.Commitments[0][2].X = 9 }, false},
+		"the last chunk's chosen logit":        {func(a *linkCircuit) { a.Chosen[3][1] = 6 }, false},
+		"the first chunk's chosen logit":       {func(a *linkCircuit) { a.Chosen[1][0] = 6 }, false},
+		"a commitment outside the links moved": {func(a *linkCircuit) { a.Commitments[2][0].X = 9 }, true},
+	} {
+		a := assignment()
+		c.change(a)
+		if err := test.IsSolved(placeholder, a, field); (err == nil) != c.ok {
+			t.Errorf("%s: solved %v, want %v", name, err == nil, c.ok)
+		}
+	}
 }
