@@ -46,6 +46,13 @@ type committedRun struct {
 
 func newCommittedRun(t *testing.T) *committedRun {
 	t.Helper()
+	return newCommittedRunOf(t, []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}}, true)
+}
+
+// newCommittedRunOf is newCommittedRun for the cut segs, with the other
+// model's segments (of a cut of two) when other is set.
+func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *committedRun {
+	t.Helper()
 	m, err := model.Builtin(model.Tiny)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +79,6 @@ func newCommittedRun(t *testing.T) *committedRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}}
 	run := &committedRun{key: gpcs.KeyOf(vk.PCS)}
 	shapes := make([]*committed.Shape, len(segs))
 	ccss := make([]constraint.ConstraintSystem, len(segs))
@@ -98,7 +104,11 @@ func newCommittedRun(t *testing.T) *committedRun {
 		}
 		s := shapes[i]
 		multiplicities, boundary, incoming := s.PartIndices()
-		sh, err := CommittedShapeOf(ccss[i], s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, 0)
+		nbChosen := 0
+		if seg.Chunk() {
+			nbChosen = len(pass.Output)
+		}
+		sh, err := CommittedShapeOf(ccss[i], s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +151,11 @@ func newCommittedRun(t *testing.T) *committedRun {
 			if err := groth16.Verify(gp, vks[i], pub, SegmentVerifierOption()); err != nil {
 				t.Fatalf("segment %v: %v", seg, err)
 			}
-			cs, err := ValueOfCommittedSegment(gp, vks[i], proof.Commitments(), tables[i], &proof.Opening.Opening, check, nil)
+			var chosen []fr.Element
+			if seg.Chunk() {
+				chosen = proof.Argmax.Chosen
+			}
+			cs, err := ValueOfCommittedSegment(gp, vks[i], proof.Commitments(), tables[i], &proof.Opening.Opening, check, chosen)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,6 +164,9 @@ func newCommittedRun(t *testing.T) *committedRun {
 		return segments
 	}
 	run.segments = prove(run.st, pks, vks)
+	if !other {
+		return run
+	}
 
 	// Another model with segments of the same shapes: segment 0's keys
 	// and another key set for segment 1 (another setup of its circuit,
@@ -172,6 +189,64 @@ func newCommittedRun(t *testing.T) *committedRun {
 	// statement: a valid Groth16 proof under the other key.
 	run.foreign = prove(run.st, otherPKs, otherVKs)[1]
 	return run
+}
+
+// TestCommittedAggregatorChunks: the built-in model's pass cut as block
+// 0, block 1 without the LM head and three chunks of the LM head
+// ([0, 40), [40, 100), [100, 256)), each proven with its Groth16 segment
+// circuit, satisfies the committed aggregator; a chunk's chosen logits
+// changed, a chunk's incoming stream moved and two chunks swapped do
+// not.
+func TestCommittedAggregatorChunks(t *testing.T) {
+	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2, NoHead: true}}
+	for _, r := range [][2]int{{0, 40}, {40, 100}, {100, 256}} {
+		segs = append(segs, inference.Segment{From: 2, To: 2, VocabFrom: r[0], VocabTo: r[1]})
+	}
+	run := newCommittedRunOf(t, segs, false)
+	ph, err := NewCommittedAggregator(run.shapes, run.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ccs, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, ph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("committed aggregator of %d segments (three chunks): %d R1CS", len(run.shapes), ccs.GetNbConstraints())
+	solve := func(segments []CommittedSegment) error {
+		w, err := frontend.NewWitness(CommittedAggregatorAssignment(run.shapes, run.key, run.st, segments), ecc.BW6_761.ScalarField())
+		if err != nil {
+			return err
+		}
+		return ccs.IsSolved(w)
+	}
+	if err := solve(run.segments); err != nil {
+		t.Fatalf("honest segments: %v", err)
+	}
+	clone := func() []CommittedSegment { return append([]CommittedSegment(nil), run.segments...) }
+	for name, change := range map[string]func() []CommittedSegment{
+		"a chunk's chosen logit changed": func() []CommittedSegment {
+			s := clone()
+			s[3].Chosen = append([]frontend.Variable(nil), s[3].Chosen...)
+			v := new(big.Int).Set(s[3].Chosen[0].(*big.Int))
+			s[3].Chosen[0] = v.Add(v, big.NewInt(1))
+			return s
+		},
+		"a chunk's incoming stream moved": func() []CommittedSegment {
+			s := clone()
+			s[4].Commitments = append([]sw_bls12377.G1Affine(nil), s[4].Commitments...)
+			s[4].Commitments[run.shapes[4].Incoming] = s[4].Commitments[0]
+			return s
+		},
+		"two chunks swapped": func() []CommittedSegment {
+			s := clone()
+			s[2], s[3] = s[3], s[2]
+			return s
+		},
+	} {
+		if err := solve(change()); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
 }
 
 // TestCommittedAggregator: the built-in model's two committed segments,
