@@ -64,7 +64,15 @@
 // recomputes the digests from the points (gadgets/pcs.PointsDigest),
 // verifies the Groth16 proof on the statement, the digests and the
 // scalars, and asserts that the segment's boundary commitment is the next
-// one's incoming commitment; then gadgets/pcs.VerifyGroup checks every
+// one's incoming commitment. When the LM head is proven in chunks of the
+// vocabulary (inference.ChunkedSegments: the last block's segment without
+// it, then one segment per range of columns), every chunk reads the
+// stream the last block hands on: a chunk's incoming commitment equals
+// the next chunk's, and each chunk's chosen logits (public inputs of its
+// circuit, [CommittedShape.NbChosen]) equal the first chunk's, so that
+// the argmax margins of every chunk are taken against the same logits
+// (package inference/committed, "Chunks of the LM head"). Then
+// gadgets/pcs.VerifyGroup checks every
 // opening at once (subgroup checks, the MSMs, one pairing against the
 // SRS's [1]₂, [τ]₂ + [τ²]₂, [τ³]₂, constants of the circuit). Its model id is
 // [CommittedModelID]: [ModelID] of the segment keys with the digest of

@@ -31,6 +31,20 @@ func TestRunAggregatedFull(t *testing.T) {
 	})
 }
 
+// TestRunAggregatedChunks runs TestRunAggregated with the LM head in
+// chunks of 100 vocabulary columns (--vocab-chunk 100): block 0, block 1
+// without the LM head and three chunks ([0, 100), [100, 200), [200, 256)),
+// five segment proofs and their committed aggregator (a larger circuit
+// than TestRunAggregated's, whose first setup is too long for the default
+// test run). Its output is the plain greedy generation's. Run it with
+//
+//	go test -tags full ./test -run TestRunAggregatedChunks -timeout 240m -v
+func TestRunAggregatedChunks(t *testing.T) {
+	opts := aggregatedOptions(t, pipeline.Committed)
+	opts.VocabChunk = 100
+	runAggregated(t, opts, 5)
+}
+
 func runAggregatedFull(t *testing.T, opts pipeline.AggregatedOptions) {
 	ctx, cancel := context.WithTimeout(context.Background(), 290*time.Minute)
 	defer cancel()

@@ -3,9 +3,11 @@ package test
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pipeline"
 )
 
@@ -17,18 +19,27 @@ import (
 // full, see recursion). The plan of the same run then finds every
 // circuit's keys in the cache: it compiles the circuits the run compiled.
 func TestRunAggregated(t *testing.T) {
-	runAggregated(t, pipeline.Committed)
+	runAggregated(t, aggregatedOptions(t, pipeline.Committed), 2)
 }
 
 // TestRunAggregatedOpened is TestRunAggregated over opened tensors.
 func TestRunAggregatedOpened(t *testing.T) {
-	runAggregated(t, pipeline.Opened)
+	runAggregated(t, aggregatedOptions(t, pipeline.Opened), 2)
 }
 
-func runAggregated(t *testing.T, tensors pipeline.Tensors) {
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
+// aggregatedOptions proves "Hi" and two generated tokens, one block per
+// segment.
+func aggregatedOptions(t *testing.T, tensors pipeline.Tensors) pipeline.AggregatedOptions {
+	return pipeline.AggregatedOptions{Options: pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1, Tensors: tensors}
+}
+
+// runAggregated runs opts, whose cut has nbSegments segments, and checks
+// the plan of the same run.
+func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int) {
+	// go test's -timeout bounds the run; the context only ends a run
+	// that hangs.
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Minute)
 	defer cancel()
-	opts := pipeline.AggregatedOptions{Options: pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1, Tensors: tensors}
 	rep, err := pipeline.RunAggregated(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -39,20 +50,33 @@ func runAggregated(t *testing.T, tensors pipeline.Tensors) {
 	if rep.Statement.ModelID == nil || rep.Statement.ModelID.Sign() == 0 {
 		t.Fatal("no final statement")
 	}
+	gen, err := model.Default().Generate(opts.Prompt, opts.Tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Output, gen.Tokens) {
+		t.Fatalf("proven output %v, the greedy generation's %v", rep.Output, gen.Tokens)
+	}
 	plan, err := pipeline.PlanAggregated(opts, len(opts.Prompt))
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := []string{"segment", "segment", "aggregator"}
-	if len(plan) != len(kinds) {
+	if len(plan) != nbSegments+1 {
 		t.Fatalf("plan of %d circuits: %+v", len(plan), plan)
 	}
+	segments := 0
 	for i, it := range plan {
-		if it.Kind != kinds[i] || !it.Cached || it.KeyKind != "development" || it.Constraints == 0 || it.SetupEstimateS != 0 || it.ProveEstimateS <= 0 {
+		kind := "segment"
+		if i == nbSegments {
+			kind = "aggregator"
+		} else {
+			segments += it.Constraints
+		}
+		if it.Kind != kind || !it.Cached || it.KeyKind != "development" || it.Constraints == 0 || it.SetupEstimateS != 0 || it.ProveEstimateS <= 0 {
 			t.Errorf("plan item %d: %+v", i, it)
 		}
 	}
-	if plan[0].Curve != "bls12_377" || plan[2].Curve != "bw6_761" || plan[0].Constraints+plan[1].Constraints != rep.Constraints {
+	if plan[0].Curve != "bls12_377" || plan[nbSegments].Curve != "bw6_761" || segments != rep.Constraints {
 		t.Errorf("plan: %+v, the run's segments %d constraints", plan, rep.Constraints)
 	}
 }
