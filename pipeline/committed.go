@@ -198,6 +198,9 @@ func segmentName(i int, segs []inference.Segment) string {
 	if seg.Chunk() {
 		return fmt.Sprintf("segment %d/%d (LM head, vocabulary %d–%d)", i+1, len(segs), seg.VocabFrom, seg.VocabTo-1)
 	}
+	if seg.NoHead {
+		return fmt.Sprintf("segment %d/%d (blocks %d–%d, without the LM head)", i+1, len(segs), seg.From, seg.To-1)
+	}
 	return fmt.Sprintf("segment %d/%d (blocks %d–%d)", i+1, len(segs), seg.From, seg.To-1)
 }
 

@@ -68,8 +68,10 @@ func TestVocabChunks(t *testing.T) {
 	if !slices.Equal(segs, want) {
 		t.Fatalf("segments %v, want %v", segs, want)
 	}
-	if name := segmentName(3, segs); name != "segment 4/5 (LM head, vocabulary 100–199)" {
-		t.Errorf("name %q", name)
+	for i, want := range map[int]string{1: "segment 2/5 (blocks 1–1, without the LM head)", 3: "segment 4/5 (LM head, vocabulary 100–199)"} {
+		if name := segmentName(i, segs); name != want {
+			t.Errorf("name %q, want %q", name, want)
+		}
 	}
 	for _, opts := range []AggregatedOptions{
 		{Options: Options{Model: m}, Tensors: Opened, VocabChunk: 100},
