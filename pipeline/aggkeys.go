@@ -231,9 +231,12 @@ func (r *runner) setupAggregator(opts *AggregatedOptions, k *AggregatedKeys, loa
 // (the last one shorter), then with chunk > 0 the LM head into segments
 // of chunk vocabulary columns, at most the aggregator's arity.
 func aggregatedSegments(m *model.Model, size, chunk int) ([]inference.Segment, error) {
-	segs, err := inference.Segments(m.Config.Layers, size)
+	var segs []inference.Segment
+	var err error
 	if chunk > 0 {
 		segs, err = inference.ChunkedSegments(m.Config.Layers, size, m.Config.Vocab, chunk)
+	} else {
+		segs, err = inference.Segments(m.Config.Layers, size)
 	}
 	if err != nil {
 		return nil, err

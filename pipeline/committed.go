@@ -84,15 +84,9 @@ func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pa
 // shape (BLS12-377), or reads it from the circuit cache in dir
 // (setup.CompileCached): a GPT-2-small segment takes minutes to compile.
 func (r *runner) compileCommittedSegment(dir string, m *model.Model, id *big.Int, s *committed.Shape, what string) (constraint.ConstraintSystem, error) {
-	name := fmt.Sprintf("committed segment\nmodel %x\nblocks %d-%d\nprompt %d, output %d", id, s.Segment.From, s.Segment.To, len(s.Pass.Prompt), len(s.Pass.Output))
-	// The segments of a cut with chunks of the LM head are other
-	// circuits than those of the same blocks with it.
-	switch {
-	case s.Segment.Chunk():
-		name += fmt.Sprintf("\nvocabulary %d-%d", s.Segment.VocabFrom, s.Segment.VocabTo)
-	case s.Segment.NoHead:
-		name += "\nwithout the LM head"
-	}
+	// The segment's String tells apart the segments of a cut with
+	// chunks of the LM head from those of the same blocks with it.
+	name := fmt.Sprintf("committed segment\nmodel %x\nsegment %v\nprompt %d, output %d", id, s.Segment, len(s.Pass.Prompt), len(s.Pass.Output))
 	return r.compileCached(dir, name, ecc.BLS12_377, what, func() (constraint.ConstraintSystem, error) {
 		placeholder, err := gcommitted.NewSegment(m, s)
 		if err != nil {
