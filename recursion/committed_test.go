@@ -191,6 +191,29 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 	return run
 }
 
+// aggregator compiles the committed aggregator of the run's shapes and
+// returns it with a function that checks whether segments, for a
+// statement, solve it.
+func (run *committedRun) aggregator(t *testing.T) (constraint.ConstraintSystem, func([]CommittedSegment, statement.Statement) error) {
+	t.Helper()
+	ph, err := NewCommittedAggregator(run.shapes, run.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ccs, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, ph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("committed aggregator of %d segments: %d R1CS", len(run.shapes), ccs.GetNbConstraints())
+	return ccs, func(segments []CommittedSegment, st statement.Statement) error {
+		w, err := frontend.NewWitness(CommittedAggregatorAssignment(run.shapes, run.key, st, segments), ecc.BW6_761.ScalarField())
+		if err != nil {
+			return err
+		}
+		return ccs.IsSolved(w)
+	}
+}
+
 // TestCommittedAggregatorChunks: the built-in model's pass cut as block
 // 0, block 1 without the LM head and three chunks of the LM head
 // ([0, 40), [40, 100), [100, 256)), each proven with its Groth16 segment
@@ -203,22 +226,8 @@ func TestCommittedAggregatorChunks(t *testing.T) {
 		segs = append(segs, inference.Segment{From: 2, To: 2, VocabFrom: r[0], VocabTo: r[1]})
 	}
 	run := newCommittedRunOf(t, segs, false)
-	ph, err := NewCommittedAggregator(run.shapes, run.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ccs, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, ph)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("committed aggregator of %d segments (three chunks): %d R1CS", len(run.shapes), ccs.GetNbConstraints())
-	solve := func(segments []CommittedSegment) error {
-		w, err := frontend.NewWitness(CommittedAggregatorAssignment(run.shapes, run.key, run.st, segments), ecc.BW6_761.ScalarField())
-		if err != nil {
-			return err
-		}
-		return ccs.IsSolved(w)
-	}
+	_, solveFor := run.aggregator(t)
+	solve := func(segments []CommittedSegment) error { return solveFor(segments, run.st) }
 	if err := solve(run.segments); err != nil {
 		t.Fatalf("honest segments: %v", err)
 	}
@@ -260,23 +269,7 @@ func TestCommittedAggregator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ph, err := NewCommittedAggregator(run.shapes, run.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ccs, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, ph)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("committed aggregator of %d segments: %d R1CS", len(run.shapes), ccs.GetNbConstraints())
-	solve := func(segments []CommittedSegment, st statement.Statement) error {
-		a := CommittedAggregatorAssignment(run.shapes, run.key, st, segments)
-		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
-		if err != nil {
-			return err
-		}
-		return ccs.IsSolved(w)
-	}
+	ccs, solve := run.aggregator(t)
 	if err := solve(run.segments, run.st); err != nil {
 		t.Fatalf("honest segments: %v", err)
 	}
