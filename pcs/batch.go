@@ -171,14 +171,14 @@ func CommitEach(srs *SRS, tables [][]fr.Element) ([]Commitment, error) {
 	})
 }
 
-// CommitEachFilled is [CommitEach] of n tables of size entries (a power
-// of two, 2 at least) that fill writes: fill(i, dst) writes every entry
+// CommitEachFilled is [CommitEach] of n tables of size entries (2ⁿ,
+// 1 ≤ n ≤ MaxNbVars, as for [Commit]) that fill writes: fill(i, dst) writes every entry
 // of table i into dst, a buffer of the calling goroutine's. Tables held
 // in a smaller type (integers) are never in the field but a table per
 // core at a time.
 func CommitEachFilled(srs *SRS, n, size int, fill func(i int, dst []fr.Element)) ([]Commitment, error) {
-	if size < 2 || size&(size-1) != 0 {
-		return nil, fmt.Errorf("pcs: commit: tables of %d entries, not a power of two of at least 2", size)
+	if _, err := sizeVars(size); err != nil {
+		return nil, err
 	}
 	return commitEach(srs, n, func(i int, buf *[]fr.Element) ([]fr.Element, error) {
 		if *buf == nil {

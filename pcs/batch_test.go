@@ -200,7 +200,7 @@ func TestCommitEach(t *testing.T) {
 	if _, err := CommitEach(srs, [][]fr.Element{make([]fr.Element, 2*srs.Size())}); err == nil {
 		t.Fatal("a table larger than the srs accepted")
 	}
-	for _, size := range []int{0, 1, 3, 96} {
+	for _, size := range []int{0, 1, 3, 96, 1 << (MaxNbVars + 1)} {
 		if _, err := CommitEachFilled(srs, 2, size, fill); err == nil {
 			t.Fatalf("tables of %d entries accepted", size)
 		}

@@ -206,7 +206,12 @@ func smallNegative(x *fr.Element) bool {
 
 // tableVars returns n for a table of 2ⁿ entries, 1 ≤ n ≤ MaxNbVars.
 func tableVars(table []fr.Element) (int, error) {
-	n, err := poly.NbVars(len(table))
+	return sizeVars(len(table))
+}
+
+// sizeVars is tableVars for a table of size entries.
+func sizeVars(size int) (int, error) {
+	n, err := poly.NbVars(size)
 	if err != nil {
 		return 0, fmt.Errorf("pcs: %w", err)
 	}
