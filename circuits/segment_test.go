@@ -128,7 +128,7 @@ func TestSegmentPublicInputsUsed(t *testing.T) {
 type unusedInput struct {
 	A, Unused frontend.Variable `gnark:",public"`
 	X         frontend.Variable
-	bind      bool
+	bind      bool `gnark:"-"`
 }
 
 func (c *unusedInput) Define(api frontend.API) error {

@@ -32,8 +32,8 @@ type toySegment struct {
 	ChainOut     frontend.Variable `gnark:",public"`
 	Step         frontend.Variable
 
-	salt   int
-	commit bool
+	salt   int  `gnark:"-"`
+	commit bool `gnark:"-"`
 }
 
 func (c *toySegment) Define(api frontend.API) error {

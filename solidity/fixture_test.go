@@ -41,7 +41,7 @@ type statementCircuit struct {
 	Digest  frontend.Variable `gnark:",public"`
 	X, A, B frontend.Variable
 
-	rangeCheck bool
+	rangeCheck bool `gnark:"-"`
 }
 
 func (c *statementCircuit) Define(api frontend.API) error {

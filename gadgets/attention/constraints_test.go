@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite testdata/constraints.csv")
 
 // outputCircuit verifies the output half on witness claims.
 type outputCircuit struct {
-	shape attention.Config
+	shape attention.Config `gnark:"-"`
 	Out   []poly.Claim
 	Proof OutputProof
 }
@@ -36,7 +36,7 @@ func (c *outputCircuit) Define(api frontend.API) error {
 
 // scoresCircuit verifies the scores half on witness claims.
 type scoresCircuit struct {
-	shape        attention.Config
+	shape        attention.Config `gnark:"-"`
 	Masked       []poly.Claim
 	PaddedValues poly.Claim
 	Proof        ScoresProof

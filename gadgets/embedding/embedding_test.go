@@ -32,7 +32,7 @@ type verifyCircuit struct {
 	Tokens []frontend.Variable
 	Proof  gadget.Proof
 	Out    []poly.Claim
-	fixed  *fixedPart
+	fixed  *fixedPart `gnark:"-"`
 }
 
 // fixedPart holds the shape and, unless nil, the table whose MLE the

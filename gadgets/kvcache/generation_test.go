@@ -318,7 +318,7 @@ type generationCircuit struct {
 	PromptK, PromptV gkvcache.PromptProof
 	Layers           []gqkv.Proof
 
-	s *generation
+	s *generation `gnark:"-"`
 }
 
 func (c *generationCircuit) Define(api frontend.API) error {

@@ -33,7 +33,7 @@ const constraintsFile = "testdata/constraints.csv"
 type appendCircuit struct {
 	Proof gkvcache.Proof
 	Out   []poly.Claim
-	fixed *appendFixed
+	fixed *appendFixed `gnark:"-"`
 }
 
 type appendFixed struct {
@@ -166,7 +166,7 @@ func TestAppendBothFaces(t *testing.T) {
 type promptCircuit struct {
 	Proof         gkvcache.PromptProof
 	Cache, Prompt []poly.Claim
-	cfg           *kvcache.PromptConfig
+	cfg           *kvcache.PromptConfig `gnark:"-"`
 }
 
 func (c *promptCircuit) Define(api frontend.API) error {

@@ -49,7 +49,7 @@ type verifyCircuit struct {
 
 	// behind a pointer so that gnark's test engine, which compares circuit
 	// copies with reflect.DeepEqual, sees equal copies.
-	fixed *fixedPart
+	fixed *fixedPart `gnark:"-"`
 }
 
 type fixedPart struct {
@@ -336,7 +336,7 @@ func TestBothFaces(t *testing.T) {
 type weightCircuit struct {
 	Point []frontend.Variable
 	Value frontend.Variable
-	fixed *weightPart
+	fixed *weightPart `gnark:"-"`
 }
 
 type weightPart struct {
@@ -366,7 +366,7 @@ type sharedCircuit struct {
 	Rows   [][]frontend.Variable
 	Col    []frontend.Variable
 	Values []frontend.Variable
-	fixed  *sharedPart
+	fixed  *sharedPart `gnark:"-"`
 }
 
 type sharedPart struct {

@@ -29,7 +29,7 @@ type groupCircuit struct {
 	Openings []GroupOpening
 	Digests  []frontend.Variable `gnark:",public"`
 
-	key Key
+	key Key `gnark:"-"`
 }
 
 func (c *groupCircuit) Define(api frontend.API) error {

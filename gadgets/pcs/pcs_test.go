@@ -179,9 +179,9 @@ type batchCircuit struct {
 	Generator        [3]frontend.Variable `gnark:",public"`
 	State            frontend.Variable    `gnark:",public"`
 
-	domain  string
-	targets []int
-	nb, m   int
+	domain  string `gnark:"-"`
+	targets []int  `gnark:"-"`
+	nb, m   int    `gnark:"-"`
 }
 
 func (c *batchCircuit) Define(api frontend.API) error {

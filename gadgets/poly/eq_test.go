@@ -78,7 +78,7 @@ func TestEqAndEvaluateDense(t *testing.T) {
 }
 
 type tensorCircuit struct {
-	idx    []int
+	idx    []int `gnark:"-"`
 	Values []frontend.Variable
 	Point  []frontend.Variable
 	Eval   frontend.Variable `gnark:",public"`

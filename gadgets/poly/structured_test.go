@@ -37,7 +37,7 @@ type structuredCircuit struct {
 
 	// tc is a pointer so that gnark's test engine, which compares circuit
 	// copies with reflect.DeepEqual, sees equal copies.
-	tc *structuredCase
+	tc *structuredCase `gnark:"-"`
 }
 
 func (circuit *structuredCircuit) Define(api frontend.API) error {
@@ -288,7 +288,7 @@ func TestStructuredGadgets(t *testing.T) {
 // errorCircuit compiles a structured gadget called with a malformed shape.
 type errorCircuit struct {
 	Point []frontend.Variable
-	call  func(api frontend.API, point []frontend.Variable) (frontend.Variable, error)
+	call  func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) `gnark:"-"`
 }
 
 func (circuit *errorCircuit) Define(api frontend.API) error {

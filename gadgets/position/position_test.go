@@ -31,7 +31,7 @@ const constraintsFile = "testdata/constraints.csv"
 type verifyCircuit struct {
 	Proof gadget.Proof
 	Out   []poly.Claim
-	fixed *fixedPart
+	fixed *fixedPart `gnark:"-"`
 }
 
 // fixedPart holds the shape and, unless nil, the tensors whose MLEs the

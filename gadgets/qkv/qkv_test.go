@@ -43,7 +43,7 @@ type verifyCircuit struct {
 
 	// behind a pointer so that gnark's test engine, which compares circuit
 	// copies with reflect.DeepEqual, sees equal copies.
-	fixed *fixedPart
+	fixed *fixedPart `gnark:"-"`
 }
 
 type fixedPart struct {

@@ -110,8 +110,8 @@ func maxFactors(rel []zeroTerm) int {
 // zeroCircuit verifies a zero-check; with check set it also compares the
 // output claims with the native ones.
 type zeroCircuit struct {
-	relation []zeroTerm
-	check    bool
+	relation []zeroTerm `gnark:"-"`
+	check    bool       `gnark:"-"`
 	Proof    ZeroCheckProof
 	Values   []frontend.Variable
 	Point    []frontend.Variable

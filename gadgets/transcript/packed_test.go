@@ -15,8 +15,8 @@ import (
 )
 
 type packedCircuit struct {
-	lo, hi int64
-	exact  bool
+	lo, hi int64 `gnark:"-"`
+	exact  bool  `gnark:"-"`
 	Values []frontend.Variable
 	State  frontend.Variable `gnark:",public"`
 }

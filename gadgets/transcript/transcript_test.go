@@ -16,8 +16,8 @@ import (
 // vectorCircuit replays a golden vector: statement and absorbed elements
 // are private witnesses, the expected challenges and final state public.
 type vectorCircuit struct {
-	domain     string
-	labels     []string
+	domain     string   `gnark:"-"`
+	labels     []string `gnark:"-"`
 	Statement  []frontend.Variable
 	Absorb     [][]frontend.Variable
 	Challenges [][]frontend.Variable `gnark:",public"`

@@ -40,9 +40,9 @@ func init() {
 // halves are verified, and the input claims and final state must match the
 // native run.
 type layerCircuit struct {
-	cfg                attention.Config
-	domain             string
-	outVars, scoreVars int
+	cfg                attention.Config `gnark:"-"`
+	domain             string           `gnark:"-"`
+	outVars, scoreVars int              `gnark:"-"`
 	OutValues          []frontend.Variable
 	MaskedValues       []frontend.Variable
 	OutProof           gadget.OutputProof
@@ -131,7 +131,7 @@ func solve[E field.Scalar](s *attention.CircuitRun[E]) error {
 // shapeCircuit calls the gadget on an empty proof: only the shape checks
 // matter.
 type shapeCircuit struct {
-	cfg attention.Config
+	cfg attention.Config `gnark:"-"`
 	X   frontend.Variable
 }
 
@@ -183,7 +183,7 @@ func TestMalformedGadget(t *testing.T) {
 // maskCircuit checks the gadget's zeroifier at a point against the native
 // value.
 type maskCircuit struct {
-	cfg   attention.Config
+	cfg   attention.Config `gnark:"-"`
 	Point []frontend.Variable
 	Want  frontend.Variable
 }

@@ -21,8 +21,8 @@ import (
 // so it runs from the external test package.
 
 type circuit struct {
-	spec     requant.Spec
-	idx      []int
+	spec     requant.Spec `gnark:"-"`
+	idx      []int        `gnark:"-"`
 	Out, Rem []frontend.Variable
 	Point    []frontend.Variable
 	Acc      frontend.Variable `gnark:",public"`
@@ -101,7 +101,7 @@ func nativeAcc[E field.Scalar, P field.Ptr[E]](t *testing.T, rng *rand.Rand, s *
 }
 
 type rangeCircuit struct {
-	spec     requant.Spec
+	spec     requant.Spec `gnark:"-"`
 	Out, Rem []frontend.Variable
 }
 
