@@ -171,11 +171,11 @@ func CommitEach(srs *SRS, tables [][]fr.Element) ([]Commitment, error) {
 	})
 }
 
-// CommitEachFilled is [CommitEach] of n tables of size entries (2ⁿ,
-// 1 ≤ n ≤ MaxNbVars, as for [Commit]) that fill writes: fill(i, dst) writes every entry
-// of table i into dst, a buffer of the calling goroutine's. Tables held
-// in a smaller type (integers) are never in the field but a table per
-// core at a time.
+// CommitEachFilled is [CommitEach] of n tables of size entries (2ᵏ,
+// 1 ≤ k ≤ MaxNbVars, as for [Commit]) that fill writes: fill(i, dst)
+// writes every entry of table i into dst, a buffer of the calling
+// goroutine's. Tables held in a smaller type (integers) are never in the
+// field but a table per core at a time.
 func CommitEachFilled(srs *SRS, n, size int, fill func(i int, dst []fr.Element)) ([]Commitment, error) {
 	if _, err := sizeVars(size); err != nil {
 		return nil, err
