@@ -802,6 +802,17 @@
 // 2¹⁸ in the same hour, for 11 more points per block segment in the
 // aggregator (≈ 3.1k R1CS each: in the BW6-761 aggregator's Groth16 that
 // costs about what the native prover saves), so [PartVars] stays 2¹⁸.
+// On the slower machine (no AVX-512), one run each in the same hour:
+// 109.7 s with parts of 2¹⁸ (openings 51.0 s; 6.9–7.5 s per block,
+// 29.5 s for the last segment; 226 times the forward pass; 914,640
+// bytes; peak RSS 3.9 GB), 92.3 s with parts of 2¹⁷ (openings 34.5 s;
+// 922,512 bytes): 1.45 s saved per segment, where the aggregator's
+// 34k more R1CS a segment take about 3.4 s to prove (the built-in
+// model's aggregator of 1.36M R1CS proved in 2 min 18 s on that machine).
+// The pass at 64 rows there: 382.5 s (90 times the forward pass; commit
+// 72.0 s, GKR 107.5 s, sum-checks 92.0 s, openings 110.8 s; 19.4–23.0 s
+// per block, 39.9 s for the first segment, 126.0 s for the last),
+// verifier 26.7 s, peak RSS 10.2 GB, 1,036,560 bytes.
 // The ways down from here that change the proof and the segment circuit:
 // stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
 // claims that are linear combinations of the chunks' evaluations, which
