@@ -175,10 +175,14 @@ func CommitEach(srs *SRS, tables [][]fr.Element) ([]Commitment, error) {
 // 1 ≤ k ≤ MaxNbVars, as for [Commit]) that fill writes: fill(i, dst)
 // writes every entry of table i into dst, a buffer of the calling
 // goroutine's. Tables held in a smaller type (integers) are never in the
-// field but a table per core at a time.
+// field but a table per core at a time. A size the SRS cannot commit is
+// refused before any table is filled.
 func CommitEachFilled(srs *SRS, n, size int, fill func(i int, dst []fr.Element)) ([]Commitment, error) {
 	if _, err := sizeVars(size); err != nil {
 		return nil, err
+	}
+	if size > srs.Size() {
+		return nil, fmt.Errorf("pcs: commit: tables of %d entries, the srs has %d powers", size, srs.Size())
 	}
 	return commitEach(srs, n, func(i int, buf *[]fr.Element) ([]fr.Element, error) {
 		if *buf == nil {

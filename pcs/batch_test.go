@@ -193,7 +193,8 @@ func TestCommitEach(t *testing.T) {
 			}
 		}
 	}
-	fill := func(int, []fr.Element) {}
+	filledTables := 0
+	fill := func(int, []fr.Element) { filledTables++ }
 	if _, err := CommitEach(srs, [][]fr.Element{tables[0], make([]fr.Element, 3)}); err == nil {
 		t.Fatal("a table of 3 entries accepted")
 	}
@@ -207,6 +208,9 @@ func TestCommitEach(t *testing.T) {
 	}
 	if _, err := CommitEachFilled(srs, 2, 2*srs.Size(), fill); err == nil {
 		t.Fatal("tables larger than the srs accepted")
+	}
+	if filledTables != 0 {
+		t.Fatalf("%d tables filled before their size was refused", filledTables)
 	}
 }
 
