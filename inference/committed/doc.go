@@ -813,6 +813,47 @@
 // 72.0 s, GKR 107.5 s, sum-checks 92.0 s, openings 110.8 s; 19.4–23.0 s
 // per block, 39.9 s for the first segment, 126.0 s for the last),
 // verifier 26.7 s, peak RSS 10.2 GB, 1,036,560 bytes.
+//
+// Cuts of the pass (the same relations; each segment's proof as above).
+// Every segment pays a share that does not depend on its size: HyperKZG
+// over 2¹⁸ points (two full-scalar MSMs), and the multiplicities and the
+// table side of LogUp over the table set of 2¹⁸ rows. At 16 rows a
+// block's 541,536 entries fill a stacked MLE of 2²⁰ to 52%; three blocks
+// fill 2²¹ to 77%. With segments of three blocks and the LM head in a
+// segment of its own (-committed.blocks=3 -committed.chunk=50257 here;
+// prove's --segment-size 3 --vocab-chunk 50257) the pass has five
+// segments instead of twelve. On the slower machine, at 16 rows, two
+// pairs alternated in one call:
+//
+//	                         one block a segment       three blocks, the LM head alone
+//	prover                   105.6, 107.2 s            84.4, 82.3 s (0.79 of the other)
+//	  commit / GKR           16.0, 16.3 / 22.5, 22.6 s 16.9, 16.5 / 26.7, 25.8 s
+//	  sum-checks / openings  18.6, 19.1 / 48.5, 49.2 s 14.9, 14.8 / 25.8, 25.3 s
+//	  a segment              6.7–7.6 s; 27.4, 29.4 s   12.9–15.7 s; the LM head
+//	                         the last (LM head)        25.4, 26.3 s
+//	verifier                 7.9, 7.8 s                4.3, 4.1 s
+//	proofs                   914,640 bytes             590,976 bytes
+//	peak RSS of the process  3.7 GiB                   3.8–4.2 GiB
+//	field work               ≈ 535k R1CS a segment     ≈ 879k a segment (475k the
+//	                         (643k the last)           LM head's)
+//
+// Other cuts at 16 rows, one run each: two blocks a segment 92.7 s (the
+// last, blocks 10 and 11 with the LM head, 39.5 s), 91.5 s with the LM
+// head alone; four 88.0 s (2²² entries, half of them empty); six 82.6 s;
+// twelve 82.8 s; three with the LM head in chunks of 2¹⁴ columns 89.0 s
+// (the four chunks 31.9 s, where the whole LM head takes 24–26 s). Three
+// is the smallest cut at that floor. At 64 rows the fixed share is small
+// beside a block's 18.5–22.5 s, and the cut gains nothing, one run each in
+// the same session: one block a segment 335.1 s (peak RSS 9.8 GB), three
+// 348.5 s (GKR 127.5 s against 86.6 s: three blocks' 22.4M lookups take
+// a cube of 2²⁵; 10.3 GB), two 376.8 s (10.9 GB); the same one-block
+// pass took 382.5 s in another session, so single runs differ by more
+// than the cuts do. Fewer segments also shrink the in-circuit side: at
+// 16 rows the pass's field work is about 4.0M R1CS in five segments
+// (879k × 4 + 475k) against 6.5M in twelve, and the aggregator's MSM has
+// about 350 points against 569. A segment circuit of three blocks has
+// not been compiled (one of a block at 15 rows is 763,580 R1CS), so the
+// commands keep one block a segment by default.
 // The ways down from here that change the proof and the segment circuit:
 // stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
 // claims that are linear combinations of the chunks' evaluations, which
