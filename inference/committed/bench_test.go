@@ -24,6 +24,7 @@ var (
 	benchBlock = flag.Int("committed.block", 1, "without -committed.pass, the block whose segment is proven (the last one holds the LM head and the argmax)")
 	benchParts = flag.Int("committed.parts", PartVars, "variables of the committed MLEs' parts (WithPartVars)")
 	chunkWidth = flag.Int("committed.chunk", 0, "with -committed.gpt2small, prove the LM head in segments of its own of this many vocabulary columns (0: in the last segment of blocks); with -committed.block=11 (no -committed.pass), block 11 alone, without the LM head")
+	benchJobs  = flag.Int("committed.jobs", 1, "segments proven at once (ProveSegments)")
 	headOnly   = flag.Bool("committed.head", false, "with -committed.chunk, prove only the LM head's segments")
 )
 
@@ -146,14 +147,15 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		infer += time.Since(start)
 		size = 0
 		var proofs []*Proof
+		start = time.Now()
+		results, err := ProveSegments(s, m, f.st, f.pass, tr, segs, *benchJobs, WithPartVars(*benchParts))
+		if err != nil {
+			b.Fatal(err)
+		}
+		prove += time.Since(start)
 		for k, seg := range segs {
-			start = time.Now()
-			proof, t, err := Prove(s, m, f.st, f.pass, tr, seg, WithPartVars(*benchParts))
-			if err != nil {
-				b.Fatal(err)
-			}
-			prove += time.Since(start)
-			perSeg[k] += time.Since(start)
+			proof, t := results[k].Proof, results[k].Timings
+			perSeg[k] += results[k].Wall
 			total.Commit += t.Commit
 			total.GKR += t.GKR
 			total.SumCheck += t.SumCheck

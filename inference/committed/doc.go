@@ -44,7 +44,9 @@
 // previous block's output, whose commitment is then the same point as the
 // previous segment's Boundary ([CheckChain] checks the links of a pass;
 // [VerifyPass] verifies a whole pass's proofs, its shapes computed once,
-// and their chain). [Verify] runs its first steps as exported phases,
+// and their chain; [ProveSegments] proves them, several at once if
+// asked: each has its own transcript, so the proofs are the same).
+// [Verify] runs its first steps as exported phases,
 // [VerifyLookups] then [VerifyRequants], whose in-circuit twins are in
 // gadgets/committed.
 //
@@ -854,6 +856,20 @@
 // about 350 points against 569. A segment circuit of three blocks has
 // not been compiled (one of a block at 15 rows is 763,580 R1CS), so the
 // commands keep one block a segment by default.
+//
+// Segments at once ([ProveSegments]; -committed.jobs=2 here). A proof
+// leaves the cores partly idle in its small steps (the transcript's
+// hashing, the short sum-checks, the verifier-side scalars): the pass
+// uses about 170% of two cores. Two segments at once fill some of that
+// time, the same proofs. The pass at 16 rows in five segments (three
+// blocks, the LM head alone), two calls of two pairs alternated on the
+// slower machine: 73.5 s against 79.9 s, then 82.5 and 79.7 s against
+// 87.0 and 84.6 s (0.92–0.95; a third pair, disturbed by a compile,
+// left out), peak RSS 4.9–5.1 GiB against 3.7–4.0 GiB; in twelve
+// segments, one run, 94.6 s against 105.6–107.2 s. With jobs > 1 the
+// steps' times (commit, GKR, …) are each segment's own and overlap.
+// Memory adds up, and the LM head's segment at 64 rows alone peaks near
+// 10 GB, so the commands prove one segment at a time.
 // The ways down from here that change the proof and the segment circuit:
 // stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
 // claims that are linear combinations of the chunks' evaluations, which
