@@ -845,11 +845,11 @@
 // twelve 82.8 s; three with the LM head in chunks of 2¹⁴ columns 89.0 s
 // (the four chunks 31.9 s, where the whole LM head takes 24–26 s). Three
 // is the smallest cut at that floor. At 64 rows the fixed share is small
-// beside a block's 18.5–22.5 s, and the cut gains nothing, one run each in
-// the same session: one block a segment 335.1 s (peak RSS 9.8 GB), three
+// beside a block's 18.5–22.5 s, and the cut gains nothing, one run each on
+// the same day: one block a segment 335.1 s (peak RSS 9.8 GB), three
 // 348.5 s (GKR 127.5 s against 86.6 s: three blocks' 22.4M lookups take
 // a cube of 2²⁵; 10.3 GB), two 376.8 s (10.9 GB); the same one-block
-// pass took 382.5 s in another session, so single runs differ by more
+// pass took 382.5 s on another day, so single runs differ by more
 // than the cuts do. Fewer segments also shrink the in-circuit side: at
 // 16 rows the pass's field work is about 4.0M R1CS in five segments
 // (879k × 4 + 475k) against 6.5M in twelve, and the aggregator's MSM has
@@ -870,6 +870,7 @@
 // steps' times (commit, GKR, …) are each segment's own and overlap.
 // Memory adds up, and the LM head's segment at 64 rows alone peaks near
 // 10 GB, so the commands prove one segment at a time.
+//
 // The ways down from here that change the proof and the segment circuit:
 // stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
 // claims that are linear combinations of the chunks' evaluations, which
