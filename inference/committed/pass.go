@@ -3,6 +3,7 @@ package committed
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/veriformer/veriformer/inference"
@@ -28,7 +29,7 @@ type SegmentResult struct {
 // Each proof uses every core in its large steps but leaves them partly
 // idle in its small ones (a transcript's hashing, the verifier-side
 // scalars, the short sum-checks): two segments at once fill that time.
-// GPT-2 small's pass at 16 rows, on a 2-core machine, took 0.89–0.95 of
+// GPT-2 small's pass at 16 rows, on a 2-core machine, took 0.88–0.95 of
 // its time with jobs = 2 ("Cost" in the package documentation). Memory
 // adds up: each segment at once holds its own tables, so jobs = 1 suits
 // the largest segments (the LM head at 64 rows and more), whose peak
@@ -47,17 +48,13 @@ func ProveSegments(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pa
 	results := make([]SegmentResult, len(segs))
 	errs := make([]error, len(segs))
 	var (
-		mu     sync.Mutex
-		failed bool
+		failed atomic.Bool
 		wg     sync.WaitGroup
 	)
 	sem := make(chan struct{}, jobs)
 	for k, seg := range segs {
 		sem <- struct{}{}
-		mu.Lock()
-		stop := failed
-		mu.Unlock()
-		if stop {
+		if failed.Load() {
 			<-sem
 			break
 		}
@@ -69,9 +66,7 @@ func ProveSegments(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pa
 			proof, t, err := Prove(srs, m, st, pass, tr, seg, opts...)
 			if err != nil {
 				errs[k] = err
-				mu.Lock()
-				failed = true
-				mu.Unlock()
+				failed.Store(true)
 				return
 			}
 			results[k] = SegmentResult{Proof: proof, Timings: t, Wall: time.Since(start)}
