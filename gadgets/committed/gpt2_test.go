@@ -19,14 +19,18 @@ var (
 	gpt2Small = flag.Bool("committed.gpt2small", false, "compile the segment circuits of GPT-2 small's shape (random weights) and report their sizes")
 	gpt2Rows  = flag.Int("committed.rows", 16, "tokens of the GPT-2-small pass (half prompt, half generated; the forward pass has one row less)")
 	gpt2Block = flag.Bool("committed.blockonly", false, "with -committed.gpt2small: compile a middle block's segment only")
+	gpt2Cut   = flag.Int("committed.blocks", 1, "with -committed.gpt2small: blocks per segment; above 1, compile a middle segment of that many blocks and the LM head in a segment of its own (prove's --segment-size N --vocab-chunk 50257)")
 )
 
 // TestGPT2SmallSegments compiles the committed segment circuits of a
 // GPT-2-small-shaped model (its exact shape, random weights) over a pass
 // of -committed.rows rows: the first segment (embedding and block 0), a
 // middle block and the last segment (block 11, the LM head and the
-// argmax), and logs their constraint counts. Only the shapes are needed,
-// no proof. Behind -committed.gpt2small (minutes, several GB).
+// argmax), and logs their constraint counts; with -committed.blocks=k
+// above 1, a middle segment of k blocks and the LM head in a segment of
+// its own instead (the cut of "Cuts of the pass" in inference/committed).
+// Only the shapes are needed, no proof. Behind -committed.gpt2small
+// (minutes, several GB).
 func TestGPT2SmallSegments(t *testing.T) {
 	if !*gpt2Small {
 		t.Skip("set -committed.gpt2small to compile GPT-2 small's segment circuits")
@@ -47,6 +51,13 @@ func TestGPT2SmallSegments(t *testing.T) {
 	}
 	n := len(view.Layers)
 	segs := []inference.Segment{{From: 1, To: 2}, {From: 0, To: 1}, {From: n - 1, To: n}}
+	if k := *gpt2Cut; k > 1 {
+		if k >= n {
+			t.Fatalf("-committed.blocks=%d: GPT-2 small has %d blocks", k, n)
+		}
+		vocab := m.Config.Vocab
+		segs = []inference.Segment{{From: 1, To: 1 + k}, {From: n, To: n, VocabFrom: 0, VocabTo: vocab}}
+	}
 	if *gpt2Block {
 		segs = segs[:1]
 	}

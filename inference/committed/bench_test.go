@@ -30,7 +30,7 @@ var (
 
 // benchSRS loads (or creates once and caches in the user cache directory)
 // a development SRS of size powers.
-func benchSRS(b *testing.B, size int) *pcs.SRS {
+func benchSRS(b testing.TB, size int) *pcs.SRS {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()
@@ -148,7 +148,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		size = 0
 		var proofs []*Proof
 		start = time.Now()
-		results, err := ProveSegments(s, m, f.st, f.pass, tr, segs, *benchJobs, WithPartVars(*benchParts))
+		results, err := ProveSegments(s, m, f.st, f.pass, tr, segs, *benchJobs, nil, WithPartVars(*benchParts))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -866,8 +866,13 @@
 // slower machine: 73.5 s against 79.9 s, then 82.5 and 79.7 s against
 // 87.0 and 84.6 s (0.92–0.95; a third pair, disturbed by a compile,
 // left out), peak RSS 4.9–5.1 GiB against 3.7–4.0 GiB; in twelve
-// segments, one run, 94.6 s against 105.6–107.2 s. With jobs > 1 the
-// steps' times (commit, GKR, …) are each segment's own and overlap.
+// segments, one run, 94.6 s against 105.6–107.2 s. Started in order,
+// the LM head's segment, the longest, ran alone at the end; started
+// largest first ([ProverMemory] as the measure), it runs beside the
+// blocks: one pair alternated on another day, 79.4 and 83.2 s largest
+// first against 88.3 and 87.1 s in order (0.90 and 0.96; peak RSS 4.9
+// and 5.0 GiB both), the same proofs. With jobs > 1 the steps' times
+// (commit, GKR, …) are each segment's own and overlap.
 // Memory adds up, and the LM head's segment at 64 rows alone peaks near
 // 10 GB, so the commands prove one segment at a time.
 //

@@ -1,7 +1,9 @@
 package committed
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,9 +37,13 @@ type SegmentResult struct {
 // the largest segments (the LM head at 64 rows and more), whose peak
 // alone is most of the memory target.
 //
-// On the first error no further segment is started; the error names the
-// first segment (in the order of segs) that failed.
-func ProveSegments(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pass, tr *model.Trace, segs []inference.Segment, jobs int, opts ...Option) ([]SegmentResult, error) {
+// When done is not nil, it is called with each segment's index in segs
+// and result as soon as that segment is proven (in the order they finish,
+// one call at a time), so that a caller can report progress; it is not
+// called for a segment that fails. On the first error no further segment
+// is started; the error names the first segment (in the order of segs)
+// that failed.
+func ProveSegments(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pass, tr *model.Trace, segs []inference.Segment, jobs int, done func(k int, r SegmentResult), opts ...Option) ([]SegmentResult, error) {
 	if len(segs) == 0 {
 		return nil, fmt.Errorf("committed: no segment to prove")
 	}
@@ -45,14 +51,29 @@ func ProveSegments(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pa
 		return nil, err
 	}
 	jobs = max(1, min(jobs, len(segs)))
+	order := make([]int, len(segs))
+	size := make([]uint64, len(segs))
+	for k, seg := range segs {
+		order[k] = k
+		l, err := NewLayout(tr, seg, pass)
+		if err != nil {
+			return nil, fmt.Errorf("committed: segment %v: %w", seg, err)
+		}
+		size[k] = ProverMemory(l)
+	}
+	if jobs > 1 {
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
+	}
 	results := make([]SegmentResult, len(segs))
 	errs := make([]error, len(segs))
 	var (
 		failed atomic.Bool
 		wg     sync.WaitGroup
+		report sync.Mutex
 	)
 	sem := make(chan struct{}, jobs)
-	for k, seg := range segs {
+	for _, k := range order {
+		seg := segs[k]
 		sem <- struct{}{}
 		if failed.Load() {
 			<-sem
@@ -70,6 +91,11 @@ func ProveSegments(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pa
 				return
 			}
 			results[k] = SegmentResult{Proof: proof, Timings: t, Wall: time.Since(start)}
+			if done != nil {
+				report.Lock()
+				defer report.Unlock()
+				done(k, results[k])
+			}
 		}()
 	}
 	wg.Wait()
@@ -79,4 +105,21 @@ func ProveSegments(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pa
 		}
 	}
 	return results, nil
+}
+
+// ProverMemory estimates the memory [Prove] holds at its peak for the
+// segment of layout l, beyond its inputs (the model, the trace, the SRS):
+// 512 MiB, 400 bytes an entry of the stacked MLE (2^NbVars entries) and
+// 64 bytes an entry of the lookup cube (2^LookupVars). The live heap
+// above the inputs, sampled every 20 ms on GPT-2 small's shape, against
+// the estimate:
+//
+//	segment                 stacked, cube   measured    estimate
+//	a block, 16 rows        2²⁰, 2²¹        848 MiB     1,040 MiB
+//	three blocks, 16 rows   2²¹, 2²³        1,757 MiB   1,824 MiB
+//	the LM head, 16 rows    2²², 2²⁴        2,404 MiB   3,136 MiB
+//	a block, 64 rows        2²², 2²³        1,908 MiB   2,624 MiB
+//	the LM head, 64 rows    2²⁴, 2²⁶        7,518 MiB   10,912 MiB
+func ProverMemory(l *Layout) uint64 {
+	return 512<<20 + 400<<l.NbVars + 64<<l.LookupVars
 }
