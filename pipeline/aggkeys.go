@@ -143,6 +143,9 @@ func (opts *AggregatedOptions) defaults() error {
 	if opts.Tensors, err = ParseTensors(string(opts.Tensors)); err != nil {
 		return err
 	}
+	if opts.NativeJobs < 0 {
+		return fmt.Errorf("pipeline: %d native jobs", opts.NativeJobs)
+	}
 	if opts.VocabChunk < 0 || (opts.VocabChunk > 0 && opts.Tensors != Committed) {
 		return fmt.Errorf("pipeline: vocabulary chunks of %d columns with %s tensors (chunks need committed tensors)", opts.VocabChunk, opts.Tensors)
 	}

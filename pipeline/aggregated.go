@@ -27,6 +27,12 @@ type AggregatedOptions struct {
 	// own of this many vocabulary columns each (committed tensors only;
 	// inference.ChunkedSegments); 0 keeps it in the last segment.
 	VocabChunk int
+	// NativeJobs is how many segments' native committed proofs run at
+	// once (committed.ProveSegments; the same proofs whatever it is).
+	// 0, the default, chooses 1 or 2 from the segments' estimated peaks
+	// (committed.ProverMemory) and the memory left under the runtime's
+	// soft limit.
+	NativeJobs int
 	// Tensors is the design of the segment proofs: Committed (the
 	// default) or Opened.
 	Tensors Tensors

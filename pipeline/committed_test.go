@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -84,5 +85,33 @@ func TestVocabChunks(t *testing.T) {
 	ok := AggregatedOptions{Options: Options{Model: m}, VocabChunk: 100}
 	if err := ok.defaults(); err != nil {
 		t.Errorf("chunks with committed tensors: %v", err)
+	}
+}
+
+// TestNativeJobs: two segments at once only when the two largest
+// estimated peaks fit the memory left, with two segments and two cores;
+// a negative count is refused.
+func TestNativeJobs(t *testing.T) {
+	const gib = uint64(1) << 30
+	for _, c := range []struct {
+		sizes  []uint64
+		budget uint64
+		procs  int
+		want   int
+	}{
+		{[]uint64{gib, 3 * gib, 2 * gib}, 5 * gib, 2, 2},
+		{[]uint64{gib, 3 * gib, 2 * gib}, 5*gib - 1, 2, 1},
+		{[]uint64{gib, 3 * gib, 2 * gib}, 5 * gib, 1, 1},
+		{[]uint64{gib}, 5 * gib, 2, 1},
+		{nil, 5 * gib, 2, 1},
+		{[]uint64{math.MaxUint64, 2}, math.MaxUint64, 2, 1},
+	} {
+		if got := nativeJobs(c.sizes, c.budget, c.procs); got != c.want {
+			t.Errorf("sizes %v, budget %d, %d cores: %d jobs, want %d", c.sizes, c.budget, c.procs, got, c.want)
+		}
+	}
+	opts := AggregatedOptions{Options: Options{Model: model.Default()}, NativeJobs: -1}
+	if err := opts.defaults(); err == nil {
+		t.Error("a negative count of native jobs accepted")
 	}
 }

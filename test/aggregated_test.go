@@ -16,10 +16,14 @@ import (
 // segment circuits on BLS12-377 with real Groth16 proofs, the committed
 // aggregator on BW6-761 with a real proof, and the BN254 wrapper checked
 // with gnark's test engine (its Groth16 setup is behind the build tag
-// full, see recursion). The plan of the same run then finds every
-// circuit's keys in the cache: it compiles the circuits the run compiled.
+// full, see recursion). The two native segment proofs run at once
+// (NativeJobs, as the commands choose when the memory allows). The plan
+// of the same run then finds every circuit's keys in the cache: it
+// compiles the circuits the run compiled.
 func TestRunAggregated(t *testing.T) {
-	runAggregated(t, aggregatedOptions(t, pipeline.Committed), 2)
+	opts := aggregatedOptions(t, pipeline.Committed)
+	opts.NativeJobs = 2
+	runAggregated(t, opts, 2)
 }
 
 // TestRunAggregatedOpened is TestRunAggregated over opened tensors.

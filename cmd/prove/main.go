@@ -48,6 +48,7 @@ var (
 	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (BLS12-377 segments, BW6-761 aggregation, BN254 wrapper)")
 	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
 	chunkFlag    = flag.Int("vocab-chunk", 0, "prove the LM head in segments of its own of this many vocabulary columns (aggregated shape, committed tensors; 0: in the last segment)")
+	jobsFlag     = flag.Int("native-jobs", 0, "aggregated shape, committed tensors: segments whose native proofs run at once (0: 1 or 2, chosen from their estimated memory and the memory limit)")
 	tensorsFlag  = flag.String("tensors", "committed", "aggregated shape: committed (tensors committed with multilinear KZG, circuits polylogarithmic in the activations) or opened (tensors hashed into the segment circuits; small models only)")
 	srsFlag      = flag.String("srs", "", "aggregated shape, committed tensors: BLS12-377 phase-1 ceremony output to take the KZG SRS from (default: a development SRS cached beside the keys)")
 	ceremonyFlag = flag.Bool("ceremony-keys", false, "accept only keys sealed by a ceremony (cmd/ceremony seal): refuse development keys and never run a development setup")
@@ -121,7 +122,7 @@ func run(ctx context.Context) error {
 	if *ceremonyFlag {
 		opts.KeyKind = setup.Ceremony
 	}
-	aggOpts := pipeline.AggregatedOptions{Options: opts, SegmentSize: *segmentFlag, VocabChunk: *chunkFlag, Wrap: *wrapFlag, Tensors: pipeline.Tensors(*tensorsFlag), SRS: *srsFlag}
+	aggOpts := pipeline.AggregatedOptions{Options: opts, SegmentSize: *segmentFlag, VocabChunk: *chunkFlag, NativeJobs: *jobsFlag, Wrap: *wrapFlag, Tensors: pipeline.Tensors(*tensorsFlag), SRS: *srsFlag}
 	if *planFlag {
 		var items []pipeline.PlanItem
 		if *shapeFlag == "direct" {
@@ -215,6 +216,9 @@ func checkFlags() error {
 	}
 	if *chunkFlag < 0 {
 		return errors.New("--vocab-chunk must be at least 0")
+	}
+	if *jobsFlag < 0 {
+		return errors.New("--native-jobs must be at least 0")
 	}
 	return nil
 }

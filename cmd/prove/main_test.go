@@ -155,4 +155,13 @@ func TestEarlyChecks(t *testing.T) {
 			t.Errorf("--shape %s --tensors %s --srs %q: %v, want an error naming %q", c.shape, c.tensors, c.srs, err, c.err)
 		}
 	}
+	*shapeFlag, *tensorsFlag, *srsFlag = "aggregated", "committed", ""
+	savedJobs := *jobsFlag
+	defer func() { *jobsFlag = savedJobs }()
+	for jobs, ok := range map[int]bool{-1: false, 0: true, 2: true} {
+		*jobsFlag = jobs
+		if err := checkFlags(); ok != (err == nil) || !ok && !strings.Contains(err.Error(), "--native-jobs") {
+			t.Errorf("--native-jobs %d: %v", jobs, err)
+		}
+	}
 }

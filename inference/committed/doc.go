@@ -853,9 +853,12 @@
 // than the cuts do. Fewer segments also shrink the in-circuit side: at
 // 16 rows the pass's field work is about 4.0M R1CS in five segments
 // (879k × 4 + 475k) against 6.5M in twelve, and the aggregator's MSM has
-// about 350 points against 569. A segment circuit of three blocks has
-// not been compiled (one of a block at 15 rows is 763,580 R1CS), so the
-// commands keep one block a segment by default.
+// about 350 points against 569. The segment circuits at 15 rows
+// (gadgets/committed, TestGPT2SmallSegments -committed.blocks=3): three
+// blocks 1,521,943 R1CS where one block is 763,580, the LM head alone
+// 931,399; about 7.4M R1CS for the five-segment pass against 10.1M for
+// the twelve (docs/recursion.md). Their keys have not been set up, so
+// the commands keep one block a segment by default.
 //
 // Segments at once ([ProveSegments]; -committed.jobs=2 here). A proof
 // leaves the cores partly idle in its small steps (the transcript's
@@ -873,8 +876,11 @@
 // first against 88.3 and 87.1 s in order (0.90 and 0.96; peak RSS 4.9
 // and 5.0 GiB both), the same proofs. With jobs > 1 the steps' times
 // (commit, GKR, …) are each segment's own and overlap.
-// Memory adds up, and the LM head's segment at 64 rows alone peaks near
-// 10 GB, so the commands prove one segment at a time.
+// Memory adds up (the LM head's segment at 64 rows alone holds 7.5 GB
+// above its inputs, [ProverMemory]), so the commands (package pipeline,
+// prove's --native-jobs) prove two segments at once only when the two
+// largest segments' estimates fit together in the memory left under the
+// soft limit.
 //
 // The ways down from here that change the proof and the segment circuit:
 // stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
