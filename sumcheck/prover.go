@@ -173,6 +173,7 @@ type workspace[E field.Scalar] struct {
 	diff  [][]E   // [table][pair]
 	evals [][][]E // [table][node−2][pair]
 	prod  []E
+	comb  []E    // the eq prover's: the terms' sum at a node, per pair
 	acc   []E    // [term·degree + slot], slot 0 ↔ node 0, slot s ↔ node s+1
 	zero  []bool // [table]: the block's pairs are all zero (eq prover)
 	// The eq prover's: the block's lo and hi entries per table, and a
