@@ -876,6 +876,20 @@
 // first against 88.3 and 87.1 s in order (0.90 and 0.96; peak RSS 4.9
 // and 5.0 GiB both), the same proofs. With jobs > 1 the steps' times
 // (commit, GKR, …) are each segment's own and overlap.
+//
+// Fewer multiplications in the eq-weighted sum-checks (package sumcheck,
+// ProveEq: the terms summed pair by pair before one product with β's
+// table; 14 multiplications per pair of a GKR layer where it took 16, 8
+// at the leaves where it took 10; the same proofs). The pass at 16 rows
+// in five segments, one segment at a time, two pairs alternated on the
+// slower machine: 75.9 and 80.7 s against 87.4 and 87.9 s (0.87 and
+// 0.92; GKR 23.3 and 24.1 s against 28.5 and 26.6 s, sum-checks 13.8
+// and 15.1 s against 15.2 and 17.5 s); with two segments at once,
+// largest first, 71.5 and 75.7 s (two runs, the same hour). The pass at
+// 64 rows, one block a segment, one run that day: 343.9 s (commit
+// 65.3 s, GKR 83.4 s, sum-checks 85.0 s, openings 110.1 s; 19.5–22.4 s
+// per block, 112.9 s for the last segment), within the 335–383 s of
+// the runs before it.
 // Memory adds up (the LM head's segment at 64 rows alone holds 7.5 GB
 // above its inputs, [ProverMemory]), so the commands (package pipeline,
 // prove's --native-jobs) prove two segments at once only when the two
@@ -903,7 +917,24 @@
 // in the decomposition zero-check, which would then be of degree 4),
 // but without them each cube would still be over the power of two
 // below (the LM head's by 1%), so that change pays only together with
-// another one.
+// another one. The other one is in the ranges: the model's activations,
+// residuals, scores and logits have symmetric ranges [−(2ᵇ − 1), 2ᵇ − 1]
+// (model.rangeOf), one value short of their window of b + 1 bits, so
+// every contraction output is an exact block and pays the limbs of
+// Max − v as well. Counted on the layouts of GPT-2 small's shape (the
+// trace's ranges widened to [−2ᵇ, 2ᵇ − 1], which needs no exact block):
+//
+//	                        now          ranges widened   and no one-bit limb
+//	a block, 16 rows        1,563,584    1,222,848        976,704 (< 2²⁰)
+//	the LM head, 16 rows    11,633,120   8,487,392        6,373,792 (< 2²³)
+//	a block, 64 rows        7,483,136    5,972,736        4,791,552 (> 2²²)
+//	the LM head, 64 rows    46,532,480   33,949,568       25,495,168 (< 2²⁵)
+//
+// Either change alone crosses no power of two; both together halve the
+// lookup cube of every segment at 16 rows and the LM head's at 64. The
+// widened ranges change the model (a pass with a value of −2ᵇ is then
+// accepted, the GELU and SiLU tables take one more entry, 2¹⁶ in all),
+// so every proof and circuit of the project with it.
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the
