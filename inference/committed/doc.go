@@ -889,7 +889,11 @@
 // 64 rows, one block a segment, one run that day: 343.9 s (commit
 // 65.3 s, GKR 83.4 s, sum-checks 85.0 s, openings 110.1 s; 19.5–22.4 s
 // per block, 112.9 s for the last segment), within the 335–383 s of
-// the runs before it.
+// the runs before it; with two segments at once, largest first, 317.5 s
+// (one run, within the hour). Two segments at once against one at a
+// time with this code, at 16 rows in five segments, two pairs
+// alternated later that day: 76.6 and 80.4 s against 85.5 and 84.5 s
+// (0.90 and 0.95), peak RSS 5.1–5.3 GiB against 3.8–4.0 GiB.
 // Memory adds up (the LM head's segment at 64 rows alone holds 7.5 GB
 // above its inputs, [ProverMemory]), so the commands (package pipeline,
 // prove's --native-jobs) prove two segments at once only when the two
