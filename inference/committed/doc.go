@@ -894,7 +894,7 @@
 // time with this code, at 16 rows in five segments, two pairs
 // alternated later that day: 76.6 and 80.4 s against 85.5 and 84.5 s
 // (0.90 and 0.95), peak RSS 5.1–5.3 GiB against 3.8–4.0 GiB.
-// Memory adds up (the LM head's segment at 64 rows alone holds 7.5 GB
+// Memory adds up (the LM head's segment at 64 rows alone holds 7.3 GiB
 // above its inputs, [ProverMemory]), so the commands (package pipeline,
 // prove's --native-jobs) prove two segments at once only when the two
 // largest segments' estimates fit together in the memory left under the
@@ -935,7 +935,8 @@
 //	the LM head, 64 rows    46,532,480   33,949,568       25,495,168 (< 2²⁵)
 //
 // Either change alone crosses no power of two; both together halve the
-// lookup cube of every segment at 16 rows and the LM head's at 64. The
+// lookup cube of every segment at 16 rows and the LM head's (in a segment
+// of its own) at 64. The
 // widened ranges change the model (a pass with a value of −2ᵇ is then
 // accepted, the GELU and SiLU tables take one more entry, 2¹⁶ in all),
 // so every proof and circuit of the project with it.
