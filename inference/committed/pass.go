@@ -31,11 +31,13 @@ type SegmentResult struct {
 // Each proof uses every core in its large steps but leaves them partly
 // idle in its small ones (a transcript's hashing, the verifier-side
 // scalars, the short sum-checks): two segments at once fill that time.
-// GPT-2 small's pass at 16 rows, on a 2-core machine, took 0.88–0.95 of
-// its time with jobs = 2 ("Cost" in the package documentation). Memory
-// adds up: each segment at once holds its own tables, so jobs = 1 suits
-// the largest segments (the LM head at 64 rows and more), whose peak
-// alone is most of the memory target.
+// GPT-2 small's pass at 16 rows in five segments, on a 2-core machine,
+// took 0.90 and 0.95 of its time with jobs = 2 in a pair of runs, and
+// the pass at 64 rows 317.5 s against 343.9 s ("Cost" in the package
+// documentation). Memory adds up: each segment at once holds its own
+// tables ([ProverMemory] estimates them; the LM head's at 64 rows is
+// 7.3 GiB), so a caller chooses jobs from the memory it has left, as
+// package pipeline does.
 //
 // When done is not nil, it is called with each segment's index in segs
 // and result as soon as that segment is proven (in the order they finish,
