@@ -41,10 +41,13 @@
 // [−8, 24] with m_K·margin·2^F_K ≤ 2^B_K − 1 (margin 4 by default). The
 // checked ranges are
 //
-//	residual stream (embeddings, layer inputs and outputs)        |x| ≤ 2²² − 1
-//	norm outputs, queries, keys, values, contexts, MLP activations |x| ≤ 2¹⁵ − 1
-//	attention scores (ScoreFrac = 12 fixed)                       |x| ≤ 2³⁰ − 1
-//	logits                                                        |x| ≤ 2³⁰ − 1
+//	residual stream (embeddings, layer inputs and outputs)        −2²² ≤ x ≤ 2²² − 1
+//	norm outputs, queries, keys, values, contexts, MLP activations −2¹⁵ ≤ x ≤ 2¹⁵ − 1
+//	attention scores (ScoreFrac = 12 fixed)                       −2³⁰ ≤ x ≤ 2³⁰ − 1
+//	logits                                                        −2³⁰ ≤ x ≤ 2³⁰ − 1
+//
+// Each is exactly the signed integers of B + 1 bits, so a range check is a
+// window of B + 1 bits and no exact bound on top of it.
 //
 // A value outside its range stops the pass with a [*BoundError]: there is no
 // clamping anywhere, so the prover never has to prove a clamp.

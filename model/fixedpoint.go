@@ -7,26 +7,27 @@ import (
 )
 
 // Bit widths of the checked ranges. A tensor kind with B bits holds values
-// in [−(2^B − 1), 2^B − 1].
+// in [−2^B, 2^B − 1]: exactly the signed integers of B + 1 bits, so that a
+// range check is a window of B + 1 bits and nothing more.
 const (
 	// WeightMax is the largest magnitude of an int8 weight: weights lie in
 	// [−127, 127], so −128 never occurs and negation stays in range.
 	WeightMax = 127
 	// ResidualBits bounds the residual stream (embeddings, layer inputs and
-	// outputs): |h| < 2^22. The residual stream needs the widest range
+	// outputs): −2^22 ≤ h < 2^22. The residual stream needs the widest range
 	// because a few channels of trained models carry values in the
 	// thousands next to channels of order one; with n ≤ 2^14 channels a
 	// norm's sum of squares stays below n·(2^23)² ≤ 2^60.
 	ResidualBits = 22
 	// ActivationBits bounds every activation that enters a matmul or a
 	// table: norm outputs, queries, keys, values, attention contexts, MLP
-	// pre-activations and activations: |x| < 2^15, so a table indexed by
-	// such an activation has at most 2^16 entries.
+	// pre-activations and activations: −2^15 ≤ x < 2^15, so a table indexed
+	// by such an activation has 2^16 entries.
 	ActivationBits = 15
-	// ScoreBits bounds the requantized attention scores: |s| < 2^30, so a
+	// ScoreBits bounds the requantized attention scores: −2^30 ≤ s < 2^30, so a
 	// max-shifted score lies in [0, 2^31) and splits into two 16-bit limbs.
 	ScoreBits = 30
-	// LogitBits bounds the requantized logits: |l| < 2^30.
+	// LogitBits bounds the requantized logits: −2^30 ≤ l < 2^30.
 	LogitBits = 30
 	// MultiplierBits is the precision of a requantization multiplier: the
 	// shift is chosen so that the largest multiplier of a tensor lies in
@@ -44,10 +45,10 @@ const (
 	accumulatorBits = 62
 )
 
-// rangeOf returns the checked range of a signed kind with b bits.
+// rangeOf returns the checked range of a signed kind with b bits:
+// [−2^b, 2^b − 1].
 func rangeOf(b int) (lo, hi int64) {
-	hi = int64(1)<<b - 1
-	return -hi, hi
+	return -int64(1) << b, int64(1)<<b - 1
 }
 
 // BoundError reports a value outside the checked range of a tensor: the

@@ -103,7 +103,7 @@ func GELU(x float64) float64 {
 func SiLU(x float64) float64 { return x / (1 + math.Exp(-x)) }
 
 // activationTable returns x ↦ round(f(x/2^frac)·2^frac) on the activation
-// domain [−(2^15−1), 2^15−1]. Input and output share the format, so
+// domain [−2^15, 2^15−1]. Input and output share the format, so
 // |output| ≤ |input| for GELU and SiLU and outputs stay in the activation
 // range.
 func activationTable(name string, f func(float64) float64, frac int) *Table {
