@@ -149,7 +149,7 @@
 // Each [Table] is an exact integer function over a contiguous domain, with
 // Domain, Eval and Entries for the lookup argument:
 //
-//	gelu / silu   x ∈ [−(2¹⁵−1), 2¹⁵−1]   round(f(x/2^F)·2^F), F = F_gate
+//	gelu / silu   x ∈ [−2¹⁵, 2¹⁵−1]       round(f(x/2^F)·2^F), F = F_gate
 //	exp           z ∈ [0, 2¹⁶)            round(2¹⁶·exp(−z/2¹²))
 //	exp_high      z ∈ [0, 2¹⁵)            1 if z = 0 else 0
 //	rsqrt         v ∈ [1, 2¹⁶)            round(2²²/√v)

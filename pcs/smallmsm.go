@@ -13,7 +13,7 @@ import (
 )
 
 // Small scalars. The tables a segment commits hold integers far below
-// |Fr|: limbs of 15 bits, multiplicities, activations of 16 to 31 bits.
+// |Fr|: limbs of at most 16 bits, multiplicities, activations of 16 to 31 bits.
 // gnark-crypto's MultiExp sizes its windows for 253-bit scalars: it
 // splits every scalar into about twenty windows and runs each (empty or
 // not) on its own, the upper windows of a small scalar with the Jacobian

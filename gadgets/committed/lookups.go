@@ -157,7 +157,7 @@ func validEval(api frontend.API, l *native.Layout, b int, point []frontend.Varia
 // idEval is the lookups' id column at point: pad + Σₖ (idₖ − pad)·slotₖ·
 // valid_b(local), as native.
 func idEval(api frontend.API, l *native.Layout, ids *native.TableIDs, point []frontend.Variable) frontend.Variable {
-	pad := ids.Ranges[native.LimbBits]
+	pad := ids.Ranges[l.LimbBits]
 	var res frontend.Variable = pad
 	for k, s := range l.Slots {
 		v := regionIndicator(api, s.Offset, s.NbVars, point)

@@ -19,6 +19,7 @@ import (
 	"github.com/veriformer/veriformer/gadgets/transcript"
 	"github.com/veriformer/veriformer/inference"
 	native "github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/internal/limbwidth"
 	"github.com/veriformer/veriformer/internal/snapshot"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/model"
@@ -96,7 +97,29 @@ var (
 	runOnce   sync.Once
 	sharedRun *lookupsRun
 	runErr    error
+	// The run with 16-bit limbs (limbwidth.Force), which the built-in
+	// model would not choose.
+	run16Once sync.Once
+	run16     *lookupsRun
+	run16Err  error
 )
+
+// lookupsRun16 returns the shared run with 16-bit limbs, and keeps the
+// width forced until the test ends (the native verifier lays the segment
+// out again).
+func lookupsRun16(t *testing.T) *lookupsRun {
+	t.Helper()
+	limbwidth.Force = 16
+	t.Cleanup(func() { limbwidth.Force = 0 })
+	run16Once.Do(func() { run16, run16Err = newLookupsRun() })
+	if run16Err != nil {
+		t.Fatal(run16Err)
+	}
+	if run16.l.LimbBits != 16 {
+		t.Fatalf("the forced run has %d-bit limbs", run16.l.LimbBits)
+	}
+	return run16
+}
 
 // sharedLookupsRun returns the one run the tests share (a proof takes
 // seconds, the SRS longer).
@@ -285,6 +308,19 @@ func bump(x *fr.Element) func() {
 // against the whole verifier.
 func TestLookupsRejectedByBoth(t *testing.T) {
 	r := sharedLookupsRun(t)
+	if r.l.LimbBits != 15 {
+		t.Errorf("the built-in model's segment has %d-bit limbs, want 15 (its table set would double)", r.l.LimbBits)
+	}
+	lookupsRejectedByBoth(t, r)
+}
+
+// TestLookupsLimbBits16 is [TestLookupsRejectedByBoth] on the proof with
+// 16-bit limbs (Range(16), as GPT-2 small's segments choose).
+func TestLookupsLimbBits16(t *testing.T) {
+	lookupsRejectedByBoth(t, lookupsRun16(t))
+}
+
+func lookupsRejectedByBoth(t *testing.T, r *lookupsRun) {
 	p := r.proof
 	var names []string
 	var elems []*fr.Element

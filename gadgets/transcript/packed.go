@@ -28,9 +28,9 @@ func (t *Transcript) AbsorbPacked(values []frontend.Variable, lo, hi int64) erro
 // 1) values above hi in the window, and the cheapest exclusion of them is
 // chosen per range:
 //
-//   - g = 0 (the window is the range): nothing is added;
-//   - g ≤ 2 (the symmetric ranges [−(2^k − 1), 2^k − 1] of the model have
-//     g = 1): v ≠ hi + 1, …, hi + g, asserted as one non-zero product — g
+//   - g = 0 (the window is the range, as for every range of the model's
+//     kinds, [−2^k, 2^k − 1]): nothing is added;
+//   - g ≤ 2: v ≠ hi + 1, …, hi + g, asserted as one non-zero product — g
 //     constraints per value;
 //   - otherwise hi − v is range-checked to b bits as well, which with
 //     v − lo < 2^b pins v to [lo, hi] (the two differences sum to hi − lo,

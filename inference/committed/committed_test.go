@@ -138,7 +138,7 @@ func TestFieldWork(t *testing.T) {
 	if want := n*(n-1)/2 + k*(k-1)/2; w.GKRRounds != want {
 		t.Errorf("%d GKR rounds, want %d", w.GKRRounds, want)
 	}
-	if want := max(l.NbVars, k); w.FoldChecks != want {
+	if want := min(max(l.NbVars, k), PartVars); w.FoldChecks != want {
 		t.Errorf("%d fold checks, want %d", w.FoldChecks, want)
 	}
 	values := 0

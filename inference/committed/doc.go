@@ -52,15 +52,18 @@
 //
 // Every committed value v of a tensor with range [Min, Max] lies in the
 // window [Min, Min + 2^w) (w = transcript.Layout(Min, Max).Bits, as the
-// opened proof packs it). Its limbs are the base-2¹⁵ digits of v − Min:
-// ⌈w/15⌉ limbs, all of 15 bits but the top one (w − 15·(⌈w/15⌉ − 1) bits).
+// opened proof packs it). Its limbs are the base-2^L digits of v − Min:
+// ⌈w/L⌉ limbs, all of L bits but the top one (w − L·(⌈w/L⌉ − 1) bits).
+// L ([Layout.LimbBits]) is 15 or 16, the one whose lookup instance (cube
+// and table set) is the smaller: 16 for GPT-2 small's segments at 16 rows
+// and its LM head, 15 for small models, whose table set it would double.
 // The tensors of inference.WalkExact and the function inputs whose exact
 // range is narrower than the window are "exact" blocks: the digits of Max − v are limbs too. The limb
 // MLE l has 3 + N variables: row j ∈ [0, 8) (the leading 3 coordinates,
 // each row committed on its own as an MLE of N variables) holds, at the
 // stacked index of each value, limb j of v − Min (j < 4) or
 // limb j − 4 of Max − v (j ≥ 4, exact blocks), and zero elsewhere
-// (MaxLimbs = 4: windows of at most 60 bits; a wider one is refused).
+// (MaxLimbs = 4: windows of at most 4·L bits; a wider one is refused).
 //
 // # Relations
 //
@@ -76,10 +79,10 @@
 // block's values in a and the output block's at the same index in b. The
 // slots (per block its used rows in order, then the applications) are
 // placed aligned to their sizes, largest first; every other entry is
-// (1, 0, 0), a row of Range(15). Only the limbs that exist are looked
+// (1, 0, 0), a row of Range(L). Only the limbs that exist are looked
 // up: for GPT-2 small's block at 64 rows, 2²³ entries where the eight
 // full rows of the limb MLE were 2²⁵. The table set ([TableSet]) is
-// Range(15) (id 1) then Range(w) for every narrower top-limb width w, in
+// Range(L) (id 1) then Range(w) for every narrower top-limb width w, in
 // increasing order, then the function tables in order of first use. The
 // id column is public: each slot's id (its limb width's range, or its
 // function's table) on its block's valid entries, 1 elsewhere; the
@@ -104,8 +107,8 @@
 //
 // Decompositions (one zero-check, sumcheck.ProveZero, degree 3 with the
 // eq factor): with public block-constant tables masked by each block's
-// valid entries — Min (Min of the block), Wⱼ (2^(15j) where limb row j is
-// used), E (1 on exact blocks), Max·E, Uⱼ (2^(15j) where upper row j is
+// valid entries — Min (Min of the block), Wⱼ (2^(Lj) where limb row j is
+// used), E (1 on exact blocks), Max·E, Uⱼ (2^(Lj) where upper row j is
 // used) — and γ a challenge,
 //
 //	s − Min − Σⱼ Wⱼ·lⱼ + γ·(Max·E − E·s − Σⱼ Uⱼ·l₄₊ⱼ) = 0   on {0,1}ᴺ.
@@ -913,33 +916,35 @@
 // and the grouped term's eq table and sum, 512 MB each, built whole);
 // building them as factored eq tables would take most of it.
 //
-// The lookups' fill, for the next such change: a block's slots hold
-// 1,563,584 lookups in a cube of 2²¹ at 16 rows (75%) and 7,483,136 in
-// 2²³ at 64 rows (89%); the LM head's 11,633,120 in 2²⁴ (69%). Top limbs
-// of one bit (a 16- or 31-bit window) are a quarter of them (381,568,
-// 1,772,032 and 3,162,176): such a limb needs no table (l·(l − 1) = 0
-// in the decomposition zero-check, which would then be of degree 4),
-// but without them each cube would still be over the power of two
-// below (the LM head's by 1%), so that change pays only together with
-// another one. The other one is in the ranges: the model's activations,
-// residuals, scores and logits have symmetric ranges [−(2ᵇ − 1), 2ᵇ − 1]
-// (model.rangeOf), one value short of their window of b + 1 bits, so
-// every contraction output is an exact block and pays the limbs of
-// Max − v as well. Counted on the layouts of GPT-2 small's shape (the
-// trace's ranges widened to [−2ᵇ, 2ᵇ − 1], which needs no exact block):
+// The lookups' fill. With the model's symmetric ranges [−(2ᵇ − 1), 2ᵇ − 1]
+// and 15-bit limbs, a block's slots held 1,563,584 lookups in a cube of
+// 2²¹ at 16 rows and 7,483,136 in 2²³ at 64 rows; the LM head's (in a
+// segment of its own) 11,633,120 in 2²⁴ and 46,532,480 in 2²⁶. Two
+// changes halve most of these cubes together, and neither alone:
 //
-//	                        now          ranges widened   and no one-bit limb
-//	a block, 16 rows        1,563,584    1,222,848        976,704 (< 2²⁰)
-//	the LM head, 16 rows    11,633,120   8,487,392        6,373,792 (< 2²³)
-//	a block, 64 rows        7,483,136    5,972,736        4,791,552 (> 2²²)
-//	the LM head, 64 rows    46,532,480   33,949,568       25,495,168 (< 2²⁵)
+//   - the model's ranges are [−2ᵇ, 2ᵇ − 1] (package model), exactly their
+//     window of b + 1 bits, so no contraction output is an exact block
+//     any more (a fifth of the lookups were the limbs of Max − v);
+//   - a layout may take 16-bit limbs ([Layout.LimbBits]), so that the
+//     16-bit windows of the activations and the 31-bit windows of the
+//     scores, logits and margins need no top limb of one bit (a fifth of
+//     the lookups left). Range(16) doubles the table set of a small model,
+//     so each layout takes the width whose cube and table set have the
+//     fewest entries together.
 //
-// Either change alone crosses no power of two; both together halve the
-// lookup cube of every segment at 16 rows and the LM head's (in a segment
-// of its own) at 64. The
-// widened ranges change the model (a pass with a value of −2ᵇ is then
-// accepted, the GELU and SiLU tables take one more entry, 2¹⁶ in all),
-// so every proof and circuit of the project with it.
+// Counted on the layouts of GPT-2 small's shape (lookups, cube, table set
+// of the chosen width):
+//
+//	                        15-bit, symmetric    15-bit             16-bit
+//	a block, 16 rows        1,563,584 (2²¹)      1,222,848 (2²¹)    984,928 (2²⁰, set 2¹⁹): 16
+//	three blocks, 16 rows   —                    3,701,312 (2²²)    2,987,552 (2²², set 2¹⁹): 15
+//	the LM head, 16 rows    11,633,120 (2²⁴)     8,487,392 (2²⁴)    6,373,808 (2²³, set 2¹⁸): 16
+//	a block, 64 rows        7,483,136 (2²³)      5,972,736 (2²³)    4,922,752 (2²³, set 2¹⁹): 15
+//	three blocks, 64 rows   —                    18,049,280 (2²⁵)   14,899,328 (2²⁴, set 2¹⁹): 16
+//	the LM head, 64 rows    46,532,480 (2²⁶)     33,949,568 (2²⁶)   25,495,232 (2²⁵, set 2¹⁸): 16
+//
+// (the last column names the width chosen; the 15-bit table set is 2¹⁸,
+// 2¹⁷ for the LM head alone). The built-in model's segments take 15 bits.
 //
 // The verifier's time is mostly inference.ShapePass, a forward pass over
 // placeholder tokens that gives it the shapes and ranges (as for the

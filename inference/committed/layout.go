@@ -10,6 +10,7 @@ import (
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/internal/hugepage"
+	"github.com/veriformer/veriformer/internal/limbwidth"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
@@ -18,12 +19,21 @@ import (
 	"github.com/veriformer/veriformer/transcript"
 )
 
-// LimbBits is the width of a range-check limb: values are decomposed into
-// limbs of 15 bits (the top limb narrower) looked up in range tables:
-// Range(15) and the narrower ranges fit a set of 2¹⁶ rows.
-const LimbBits = 15
+// limbWidths are the widths a layout's range-check limbs may have
+// ([Layout.LimbBits]): values are decomposed into limbs of that many bits
+// (the top limb narrower), looked up in Range(LimbBits) and the narrower
+// ranges; a limb is held in 2 bytes. With 16 bits the windows of the
+// model's activations (16 bits) and of its scores and logits (31 bits)
+// need no top limb of one bit, which made a quarter of GPT-2 small's
+// lookups with 15-bit limbs and kept its lookup cubes twice as large; but
+// Range(16) takes 2¹⁶ rows of the table set where Range(15) takes 2¹⁵,
+// which doubles the set of a small model (see the package doc, "The
+// lookups' fill"). Each layout takes the width whose lookup instance is
+// the smaller.
+var limbWidths = []int{15, 16}
 
-// MaxLimbs bounds the limbs of one value (a window of at most 60 bits).
+// MaxLimbs bounds the limbs of one value (a window of at most
+// 4·[Layout.LimbBits] bits).
 const MaxLimbs = 4
 
 // limbRows is the number of limb rows of the limb MLE: MaxLimbs rows for
@@ -80,6 +90,11 @@ type Layout struct {
 	// table application, over its input block's entries.
 	Slots      []Slot
 	LookupVars int
+	// LimbBits is the width of the limbs, 15 or 16 bits: the one
+	// whose lookup cube and table set have the fewest entries together
+	// (the first on a tie), among those that decompose every window in
+	// [MaxLimbs] limbs.
+	LimbBits int
 }
 
 // Slot is a region of the lookup cube: 2^NbVars entries (those of block
@@ -161,7 +176,7 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 			err = fmt.Errorf("committed: tensor %s: %w", t.Name, e)
 			continue
 		}
-		if l.Bits > MaxLimbs*LimbBits {
+		if l.Bits > MaxLimbs*limbWidths[len(limbWidths)-1] {
 			err = fmt.Errorf("committed: tensor %s: a window of %d bits", t.Name, l.Bits)
 			continue
 		}
@@ -189,8 +204,43 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 	if l.Functions, err = functionsOf(apps, l); err != nil {
 		return nil, err
 	}
-	l.placeSlots()
+	if err := l.chooseLimbBits(); err != nil {
+		return nil, err
+	}
 	return l, nil
+}
+
+// chooseLimbBits sets LimbBits (see [Layout.LimbBits]) and places the
+// lookup slots for it.
+func (l *Layout) chooseLimbBits() error {
+	widest := 0
+	for b := range l.Blocks {
+		widest = max(widest, l.Blocks[b].Bits)
+	}
+	best, cost := 0, 0
+	for _, w := range limbWidths {
+		if limbwidth.Force != 0 && w != limbwidth.Force {
+			continue
+		}
+		if widest > MaxLimbs*w {
+			continue
+		}
+		l.LimbBits = w
+		l.placeSlots()
+		set, _, err := TableSet(l)
+		if err != nil {
+			return err
+		}
+		if c := 1<<l.LookupVars + 1<<set.NbVars; best == 0 || c < cost {
+			best, cost = w, c
+		}
+	}
+	if best == 0 {
+		return fmt.Errorf("committed: no limb width of %v decomposes a window of %d bits in %d limbs", limbWidths, widest, MaxLimbs)
+	}
+	l.LimbBits = best
+	l.placeSlots()
+	return nil
 }
 
 // placeSlots lists the lookup slots — per block its used limb rows in
@@ -429,14 +479,14 @@ func blockOf(l *Layout, stacked []fr.Element, b int) []fr.Element {
 	return stacked[blk.Offset : blk.Offset+1<<blk.NbVars]
 }
 
-// limbs returns the number of limbs of a window of the given bits and the
-// width of the top limb.
-func limbs(bits int) (count, top int) {
+// limbs returns the number of limbs of width w of a window of the given
+// bits and the width of the top limb.
+func limbs(bits, w int) (count, top int) {
 	if bits == 0 {
 		return 0, 0
 	}
-	count = (bits + LimbBits - 1) / LimbBits
-	return count, bits - LimbBits*(count-1)
+	count = (bits + w - 1) / w
+	return count, bits - w*(count-1)
 }
 
 // limbWidth returns the range width of limb row j of block b, 0 when the
@@ -446,11 +496,11 @@ func (l *Layout) limbWidth(b, j int) int {
 	if j >= MaxLimbs && !blk.Exact {
 		return 0
 	}
-	count, top := limbs(blk.Bits)
+	count, top := limbs(blk.Bits, l.LimbBits)
 	j %= MaxLimbs
 	switch {
 	case j < count-1:
-		return LimbBits
+		return l.LimbBits
 	case j == count-1:
 		return top
 	}
@@ -462,14 +512,14 @@ func (l *Layout) limbWeight(b, j int) *big.Int {
 	if l.limbWidth(b, j) == 0 {
 		return new(big.Int)
 	}
-	return new(big.Int).Lsh(big.NewInt(1), uint(LimbBits*(j%MaxLimbs)))
+	return new(big.Int).Lsh(big.NewInt(1), uint(l.LimbBits*(j%MaxLimbs)))
 }
 
 // Widths returns the distinct limb widths the layout uses, LimbBits
 // first.
 func (l *Layout) Widths() []int {
-	seen := map[int]bool{LimbBits: true}
-	out := []int{LimbBits}
+	seen := map[int]bool{l.LimbBits: true}
+	out := []int{l.LimbBits}
 	for b := range l.Blocks {
 		for j := range limbRows {
 			if w := l.limbWidth(b, j); w != 0 && !seen[w] {
@@ -527,7 +577,7 @@ func (l *Layout) LimbTable() ([]uint16, error) {
 						if j >= MaxLimbs {
 							x = hi
 						}
-						out[j*size+blk.Offset+i] = uint16(x >> (LimbBits * (j % MaxLimbs)) & (1<<LimbBits - 1))
+						out[j*size+blk.Offset+i] = uint16(x >> (l.LimbBits * (j % MaxLimbs)) & (1<<l.LimbBits - 1))
 					}
 				}
 			}

@@ -195,7 +195,7 @@ func funcTableOf(t *model.Table) *FuncTable {
 // lookupColumns returns the lookups' columns (id, a, b) over the lookup
 // cube: a limb slot (b, j) holds limb row j over block b's entries in a
 // (b zero), a function slot the input block's values in a and the output
-// block's in b; every other entry is the all-zero tuple of Range(15).
+// block's in b; every other entry is the all-zero tuple of Range(LimbBits).
 func lookupColumns(l *Layout, ids *TableIDs, limbs []uint16) ([3][]int64, error) {
 	size := 1 << l.NbVars
 	if len(limbs) != limbRows*size {
@@ -249,7 +249,7 @@ func (l *Layout) SlotID(ids *TableIDs, k int) int64 {
 // idTable returns the id column of the lookups (total entries): the
 // slots' ids at their blocks' valid entries, the padding's elsewhere.
 func idTable(l *Layout, ids *TableIDs, total int) []int64 {
-	pad := ids.Ranges[LimbBits]
+	pad := ids.Ranges[l.LimbBits]
 	out := hugepage.Make[int64](total)
 	parallel.Execute(total, fillChunk, func(start, end int) {
 		for i := start; i < end; i++ {
@@ -271,7 +271,7 @@ func idTable(l *Layout, ids *TableIDs, total int) []int64 {
 // idEval returns the id column's MLE at point (LookupVars coordinates):
 // pad + Σₖ (idₖ − pad)·slotₖ(point)·valid_b(local).
 func idEval(l *Layout, ids *TableIDs, point []fr.Element) fr.Element {
-	pad := ids.Ranges[LimbBits]
+	pad := ids.Ranges[l.LimbBits]
 	res := field.FromInt64[fr.Element](pad)
 	for k, sl := range l.Slots {
 		v := l.slotIndicator(k, point)
