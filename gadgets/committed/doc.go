@@ -71,10 +71,10 @@
 // # Cost
 //
 // The built-in model's segments over 5 rows (testdata/segment.csv):
-// 540,715 R1CS for the first (block 0 and the embedding), 615,657 for
-// the last (block 1, the LM head and the argmax), 564,962 for a Llama
-// segment (590 fewer each since the opening sends one quotient, one of
-// them the public input β² that the pairing check no longer repeats). Most of it is the LogUp instance (≈ 850 R1CS per degree-3 GKR
+// 532,255 R1CS for the first (block 0 and the embedding), 591,964 for
+// the last (block 1, the LM head and the argmax), 555,654 for a Llama
+// segment (540,715, 615,657 and 564,962 before the model's ranges were
+// widened to their windows, which leaves fewer limbs to look up). Most of it is the LogUp instance (≈ 850 R1CS per degree-3 GKR
 // round); the steps' own counts are logged by their tests: the
 // requantizations ≈ 28k, the projections ≈ 22–27k, the factors ≈ 20k
 // (43k with Llama's gated product and rotations), a block's norms

@@ -20,7 +20,7 @@
 // equality test, a multiplication and a range check.
 //
 // testdata/constraints.csv snapshots the counts on the default model's
-// shapes (3 rows): softmax over 4 heads 66,943, LayerNorm of 3×64 70,565,
-// GELU of 3×256 68,300 — each dominated by its 2¹⁶-entry table — and a
-// residual add of 3×64 with the argmax over 256 logits 4,895.
+// shapes (3 rows): softmax over 4 heads 66,943, LayerNorm of 3×64 69,973,
+// GELU of 3×256 68,301 — each dominated by its 2¹⁶-entry table — and a
+// residual add of 3×64 with the argmax over 256 logits 3,934.
 package nonlinear

@@ -858,8 +858,8 @@
 // (879k × 4 + 475k) against 6.5M in twelve, and the aggregator's MSM has
 // about 350 points against 569. The segment circuits at 15 rows
 // (gadgets/committed, TestGPT2SmallSegments -committed.blocks=3): three
-// blocks 1,521,943 R1CS where one block is 763,580, the LM head alone
-// 931,399; about 7.4M R1CS for the five-segment pass against 10.1M for
+// blocks 1,476,455 R1CS where one block is 745,698, the LM head alone
+// 911,013; about 7.2M R1CS for the five-segment pass against 9.8M for
 // the twelve (docs/recursion.md). Their keys have not been set up, so
 // the commands keep one block a segment by default.
 //
@@ -897,6 +897,20 @@
 // time with this code, at 16 rows in five segments, two pairs
 // alternated later that day: 76.6 and 80.4 s against 85.5 and 84.5 s
 // (0.90 and 0.95), peak RSS 5.1–5.3 GiB against 3.8–4.0 GiB.
+//
+// Smaller lookup cubes (the model's ranges widened to their windows, and
+// 16-bit limbs where they pay: "The lookups' fill" below; new proofs).
+// On the slower machine, two segments at once, alternated with the code
+// before: at 16 rows in five segments (three blocks, the LM head alone)
+// 59.5 and 57.3 s against 78.9 and 81.1 s (0.75 and 0.71; GKR 24.4 and
+// 22.4 s against 40.0 and 49.1 s; 21–22 s per three-block segment where
+// they took 25–31 s, 31 s for the LM head where it took 46 s; 570 kB of
+// proofs where they were 591 kB); in twelve segments (one block each,
+// the LM head alone), two pairs: 85.2 and 85.1 s against 99.3 and
+// 101.4 s (0.86 and 0.84). At 64 rows in five segments, one pair:
+// 215.6 s against 320.9 s (0.67; 75–82 s per three-block segment, 110 s
+// for the LM head), peak RSS 9.2 GiB against 11.2 GiB, 651 kB of
+// proofs. The five-segment cut is now the faster one at both sizes.
 // Memory adds up (the LM head's segment at 64 rows alone holds 7.3 GiB
 // above its inputs, [ProverMemory]), so the commands (package pipeline,
 // prove's --native-jobs) prove two segments at once only when the two
@@ -957,13 +971,16 @@
 //
 // Field work per segment, for the segment circuit ([Proof.FieldWork],
 // counted from the proof): the sum-check rounds by degree — GPT-2 block
-// 1 at 16 rows: 94 of degree 2, 419 of degree 3 (363 of them the LogUp
-// instance's GKR layers: 21·20/2 for the witness tree, 18·17/2 for the
-// table tree), 40 of degree 4, 28 of degree 6 — 2,271 scalars absorbed,
-// 43 points (entering as digests the aggregator computes) and 18 fold
-// checks (33 points and 20 fold checks with the commitments whole). At the measured per-unit costs (≈ 191 R1CS per absorbed scalar
-// with its round's interpolation, ≈ 850 per GKR round) that is ≈ 534k
-// R1CS of transcript and sum-checks; the statement, the public
+// 1 at 16 rows, with 16-bit limbs: 94 of degree 2, 417 of degree 3 (361
+// of them the LogUp instance's GKR layers: 20·19/2 for the witness tree,
+// 19·18/2 for the table tree), 40 of degree 4, 28 of degree 6 — 2,228
+// scalars absorbed, 37 points (entering as digests the aggregator
+// computes) and 18 fold checks (with 15-bit limbs and the symmetric
+// ranges: 419 of degree 3, 2,271 scalars, 43 points; 33 points and 20
+// fold checks with the commitments whole). At the measured per-unit
+// costs (≈ 191 R1CS per absorbed scalar with its round's interpolation,
+// ≈ 850 per GKR round) that is ≈ 526k R1CS of transcript and
+// sum-checks (534k before); the statement, the public
 // tables' evaluations (masks, selectors, the norms' γ and β: O(width)),
 // the weights' evaluations and the opening's final scalars come on top.
 //
