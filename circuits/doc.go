@@ -30,8 +30,9 @@
 // constraints for 2 prompt and 2 generated tokens (3 rows). Most of it is
 // the opened tensors: their packed digest, their range checks (in the
 // window of the packing, and in the exact range for the contraction
-// outputs and row maxima of inference.WalkExact: one more constraint per
-// value for the model's symmetric ranges) and their MLE evaluations, and the three 2¹⁶-entry tables (exp, GELU, 1/√). The
+// outputs and row maxima of inference.WalkExact, free since the model's
+// ranges are their windows: the count above was taken when they were
+// symmetric and cost one more constraint per value) and their MLE evaluations, and the three 2¹⁶-entry tables (exp, GELU, 1/√). The
 // embedding rows are checked by one random linear combination per row and
 // a lookup among V combinations of the table's rows
 // (gadgets/embedding.CheckRows), with a challenge from a fork of the

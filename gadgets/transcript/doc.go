@@ -14,7 +14,8 @@
 // [Transcript.AbsorbPacked] range-checks each value of a tensor to the
 // window [lo, lo + 2^b), b = bitlen(hi − lo), which makes the packing
 // injective; [Transcript.AbsorbPackedExact] also excludes the window's
-// values above hi, so that the tensor lies in its exact range [lo, hi]: one
-// constraint per value for the model's symmetric ranges (a single excluded
-// value), a second range check when many values are excluded.
+// values above hi, so that the tensor lies in its exact range [lo, hi]:
+// nothing when the window is the range (the model's ranges, [−2^k,
+// 2^k − 1]), one constraint per excluded value when one or two are, a
+// second range check when more are.
 package transcript
