@@ -57,8 +57,10 @@
 // L ([Layout.LimbBits]) is 15 or 16, the one whose lookup instance (cube
 // and table set) is the smaller: 16 for GPT-2 small's segments at 16 rows
 // and its LM head, 15 for small models, whose table set it would double.
-// The tensors of inference.WalkExact and the function inputs whose exact
-// range is narrower than the window are "exact" blocks: the digits of Max − v are limbs too. The limb
+// The tensors of inference.WalkExact and the function inputs, where their
+// range is narrower than their window (Max − Min < 2^w − 1: not the
+// model's kinds, whose ranges are their windows), are "exact" blocks: the
+// digits of Max − v are limbs too. The limb
 // MLE l has 3 + N variables: row j ∈ [0, 8) (the leading 3 coordinates,
 // each row committed on its own as an MLE of N variables) holds, at the
 // stacked index of each value, limb j of v − Min (j < 4) or

@@ -24,7 +24,7 @@ import (
 // (the top limb narrower), looked up in Range(LimbBits) and the narrower
 // ranges; a limb is held in 2 bytes. With 16 bits the windows of the
 // model's activations (16 bits) and of its scores and logits (31 bits)
-// need no top limb of one bit, which made a quarter of GPT-2 small's
+// need no top limb of one bit, which made a fifth of GPT-2 small's
 // lookups with 15-bit limbs and kept its lookup cubes twice as large; but
 // Range(16) takes 2¹⁶ rows of the table set where Range(15) takes 2¹⁵,
 // which doubles the set of a small model (see the package doc, "The
@@ -218,6 +218,8 @@ func (l *Layout) chooseLimbBits() error {
 		widest = max(widest, l.Blocks[b].Bits)
 	}
 	best, cost := 0, 0
+	var slots []Slot
+	vars := 0
 	for _, w := range limbWidths {
 		if limbwidth.Force != 0 && w != limbwidth.Force {
 			continue
@@ -232,14 +234,13 @@ func (l *Layout) chooseLimbBits() error {
 			return err
 		}
 		if c := 1<<l.LookupVars + 1<<set.NbVars; best == 0 || c < cost {
-			best, cost = w, c
+			best, cost, slots, vars = w, c, l.Slots, l.LookupVars
 		}
 	}
 	if best == 0 {
 		return fmt.Errorf("committed: no limb width of %v decomposes a window of %d bits in %d limbs", limbWidths, widest, MaxLimbs)
 	}
-	l.LimbBits = best
-	l.placeSlots()
+	l.LimbBits, l.Slots, l.LookupVars = best, slots, vars
 	return nil
 }
 

@@ -88,21 +88,16 @@ func TestLimbBits(t *testing.T) {
 	if !*gpt2Small {
 		return
 	}
+	m, err := model.Builtin(model.GPT2SmallRandom)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		rows         int
 		block, chunk int
 	}{{16, 16, 16}, {64, 15, 16}} {
-		cfg := model.GPT2SmallConfig(64)
-		w, err := model.RandomWeights(cfg, 1, 1, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.New(cfg, w, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		g := newFixture(t, m, c.rows)
 		checkLimbChoice(t, g, inference.Segment{From: 1, To: 2}, c.block)
-		checkLimbChoice(t, g, inference.Segment{From: 12, To: 12, VocabFrom: 0, VocabTo: cfg.Vocab}, c.chunk)
+		checkLimbChoice(t, g, inference.Segment{From: 12, To: 12, VocabFrom: 0, VocabTo: m.Config.Vocab}, c.chunk)
 	}
 }
