@@ -177,6 +177,27 @@ func TestBoundError(t *testing.T) {
 	}
 }
 
+// TestRangeIsWindow checks that every kind's checked range is exactly
+// the signed integers of its bits plus one, [−2^B, 2^B − 1], so that a
+// range check is its window (the verifiers add no exact bound for it),
+// and that checkRange accepts both ends and refuses one past each.
+func TestRangeIsWindow(t *testing.T) {
+	for _, b := range []int{ActivationBits, ResidualBits, ScoreBits, LogitBits} {
+		lo, hi := rangeOf(b)
+		if lo != -(int64(1)<<b) || hi != int64(1)<<b-1 {
+			t.Errorf("%d bits: range [%d, %d]", b, lo, hi)
+		}
+		if err := checkRange("x", []int64{lo, hi}, lo, hi); err != nil {
+			t.Errorf("%d bits: the ends refused: %v", b, err)
+		}
+		for _, v := range []int64{lo - 1, hi + 1} {
+			if err := checkRange("x", []int64{v}, lo, hi); err == nil {
+				t.Errorf("%d bits: %d accepted", b, v)
+			}
+		}
+	}
+}
+
 func TestArgmaxTies(t *testing.T) {
 	if got := Argmax([]int64{1, 5, 3, 5, 5}); got != 1 {
 		t.Errorf("Argmax = %d, want the first maximum 1", got)
