@@ -20,7 +20,8 @@ import (
 // formulas on one core. multiExpSmall instead runs only the windows the
 // largest value needs, each over every core's share of the points, and
 // adds a point to its bucket with affine formulas whose inversions are
-// shared by a batch.
+// shared by a batch (a bucket already in the batch takes the point into
+// another of its slots, so skewed digits batch as well as uniform ones).
 
 // Cost model of multiExpSmall, in nanoseconds on one core (measured on
 // BLS12-377 G1): an addition into a bucket (affine, batched) and one
@@ -29,21 +30,11 @@ const (
 	smallAddCost    = 350
 	smallInvCost    = 6000
 	smallReduceCost = 1200
-	// maxBatch additions at most share one inversion; a window whose
-	// batch would be smaller than minBatch adds in Jacobian coordinates.
-	maxBatch = 512
-	minBatch = 32
-	// smallJacobianCost is a Jacobian mixed addition.
-	smallJacobianCost = 600
+	// batchSize additions share one inversion.
+	batchSize = 512
 	// minSmallPerWorker is the fewest points a core is given.
 	minSmallPerWorker = 1 << 10
 )
-
-// batchFor returns the batch size for 2^c − 1 buckets: a quarter of
-// them, so that few additions find their bucket already in the batch.
-func batchFor(c int) int {
-	return max(1, min(maxBatch, 1<<c/4))
-}
 
 // smallValues returns the scalars as integers when each is below 2^64
 // (ok false otherwise), converted on the given cores (commit's).
@@ -70,10 +61,7 @@ func smallWindow(n, nbBits int) int {
 	best, bestCost := nbBits, -1
 	for w := (nbBits + 15) / 16; w <= nbBits; w++ {
 		c := (nbBits + w - 1) / w
-		add := smallJacobianCost
-		if batchFor(c) >= minBatch {
-			add = smallAddCost + smallInvCost/batchFor(c)
-		}
+		add := smallAddCost + smallInvCost/batchSize
 		cost := w * (n*add + (1<<c)*smallReduceCost)
 		if bestCost < 0 || cost < bestCost {
 			best, bestCost = c, cost
@@ -127,7 +115,7 @@ func windowsSum(points []bls12377.G1Affine, values []uint64, nbBits, c int) bls1
 		for range c {
 			acc.DoubleAssign()
 		}
-		b.reset(min(c, nbBits-w*c))
+		b.reset()
 		shift := uint(w * c)
 		for i := range values {
 			if d := (values[i] >> shift) & mask; d != 0 {
@@ -142,70 +130,107 @@ func windowsSum(points []bls12377.G1Affine, values []uint64, nbBits, c int) bls1
 }
 
 // buckets holds 2^c − 1 affine buckets (bucket k for digit k + 1) and the
-// pending batch of additions into distinct buckets.
+// pending batch of additions. A bucket is a chain of slots: slot k, then
+// extra slots appended when an addition finds every slot of its bucket
+// already in the batch. So a batch fills up even when most digits are
+// one value (the top limbs, the activations near zero), and every
+// addition is affine; the slots of a bucket are summed in [buckets.reduce].
 type buckets struct {
+	nbBuckets int
+	// Per slot: the point, whether it holds one, whether it is in the
+	// batch, and the bucket's next slot (−1 at the end of the chain).
 	points  []bls12377.G1Affine
 	filled  []bool
 	inBatch []bool
-	// The batch: bucket index and point to add, and the denominators.
-	size  int
+	next    []int32
+	// cursor[k] is the extra slot of bucket k tried first (−1: the
+	// first extra slot).
+	cursor []int32
+	// The batch: slot and point to add, and the denominators.
 	index []int32
 	adds  []*bls12377.G1Affine
 	den   []fp.Element
-	// Additions whose bucket was already in the batch go to the bucket's
-	// Jacobian overflow (skewed digits would otherwise leave batches of
-	// one addition each).
-	overflow []bls12377.G1Jac
-	spilled  []bool
 }
 
 func newBuckets(c int) *buckets {
 	n := 1<<c - 1
 	return &buckets{
-		points:   make([]bls12377.G1Affine, n),
-		filled:   make([]bool, n),
-		inBatch:  make([]bool, n),
-		overflow: make([]bls12377.G1Jac, n),
-		spilled:  make([]bool, n),
-		size:     batchFor(c),
-		index:    make([]int32, 0, batchFor(c)),
-		adds:     make([]*bls12377.G1Affine, 0, batchFor(c)),
-		den:      make([]fp.Element, batchFor(c)),
+		nbBuckets: n,
+		points:    make([]bls12377.G1Affine, n),
+		filled:    make([]bool, n),
+		inBatch:   make([]bool, n),
+		next:      make([]int32, n),
+		cursor:    make([]int32, n),
+		index:     make([]int32, 0, batchSize),
+		adds:      make([]*bls12377.G1Affine, 0, batchSize),
+		den:       make([]fp.Element, batchSize),
 	}
 }
 
-// reset empties the buckets for a window of c bits (its batch a quarter
-// of the buckets the window's digits reach).
-func (b *buckets) reset(c int) {
+// reset empties the buckets and drops the extra slots.
+func (b *buckets) reset() {
+	n := b.nbBuckets
+	b.points, b.filled, b.inBatch, b.next = b.points[:n], b.filled[:n], b.inBatch[:n], b.next[:n]
 	clear(b.filled)
-	clear(b.spilled)
-	b.size = batchFor(c)
+	for k := range n {
+		b.next[k] = -1
+		b.cursor[k] = -1
+	}
 }
 
-// add adds p to bucket k: a copy into an empty bucket, a place in the
-// batch otherwise, or the bucket's overflow when it is already in the
-// batch or the window's batches would be too small.
+// add adds p to bucket k: a copy into an empty slot, or a place in the
+// batch for the first slot of the bucket not already in it (slot k, then
+// the extra slots from the bucket's cursor), a new extra slot when all are.
 func (b *buckets) add(k int32, p *bls12377.G1Affine) {
-	if !b.filled[k] {
-		b.points[k] = *p
-		b.filled[k] = true
-		return
-	}
-	if b.inBatch[k] || b.size < minBatch {
-		if !b.spilled[k] {
-			b.overflow[k].FromAffine(p)
-			b.spilled[k] = true
-		} else {
-			b.overflow[k].AddMixed(p)
+	s := k
+	if b.filled[k] && b.inBatch[k] {
+		s = b.extra(k, p)
+		if s < 0 {
+			return
 		}
+	}
+	if !b.filled[s] {
+		b.points[s] = *p
+		b.filled[s] = true
 		return
 	}
-	b.inBatch[k] = true
-	b.index = append(b.index, k)
+	b.inBatch[s] = true
+	b.index = append(b.index, s)
 	b.adds = append(b.adds, p)
-	if len(b.index) == b.size {
+	if len(b.index) == batchSize {
 		b.flush()
 	}
+}
+
+// extra returns the extra slot of bucket k that p goes to, empty or not
+// in the batch, or −1 when it took a new slot holding p.
+func (b *buckets) extra(k int32, p *bls12377.G1Affine) int32 {
+	first := b.next[k]
+	s, tail, wrapped := b.cursor[k], k, false
+	if s < 0 {
+		s, wrapped = first, true
+	}
+	for {
+		for ; s >= 0; s = b.next[s] {
+			if !b.filled[s] || !b.inBatch[s] {
+				b.cursor[k] = b.next[s]
+				return s
+			}
+			tail = s
+		}
+		if wrapped {
+			break
+		}
+		s, wrapped = first, true
+	}
+	n := int32(len(b.points))
+	b.next[tail] = n
+	b.points = append(b.points, *p)
+	b.filled = append(b.filled, true)
+	b.inBatch = append(b.inBatch, false)
+	b.next = append(b.next, -1)
+	b.cursor[k] = -1
+	return -1
 }
 
 // flush performs the batch's additions, B ← B + P, with one inversion:
@@ -278,20 +303,19 @@ func (b *buckets) addSpecial(k int32, P *bls12377.G1Affine) {
 	B.FromJacobian(&j)
 }
 
-// reduce returns Σₖ (k + 1)·bucket k (its affine point and its overflow)
-// as running sums from the top bucket.
+// reduce returns Σₖ (k + 1)·bucket k (the sum of its slots) as running
+// sums from the top bucket.
 func (b *buckets) reduce() bls12377.G1Jac {
 	var running, total bls12377.G1Jac
 	running.X.SetOne()
 	running.Y.SetOne()
 	total.X.SetOne()
 	total.Y.SetOne()
-	for k := len(b.points) - 1; k >= 0; k-- {
-		if b.filled[k] {
-			running.AddMixed(&b.points[k])
-		}
-		if b.spilled[k] {
-			running.AddAssign(&b.overflow[k])
+	for k := b.nbBuckets - 1; k >= 0; k-- {
+		for s := int32(k); s >= 0; s = b.next[s] {
+			if b.filled[s] {
+				running.AddMixed(&b.points[s])
+			}
 		}
 		if !running.Z.IsZero() {
 			total.AddAssign(&running)

@@ -2,6 +2,7 @@ package pcs
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -28,7 +29,7 @@ func testPoints(n int) []bls12377.G1Affine {
 // widths from 1 to 64 bits, sizes around the workers' split, and points
 // repeated and negated so that buckets meet their own point (doubling)
 // and its negation (the point at infinity), and skewed values whose
-// bucket is already in the batch (its overflow).
+// bucket is already in the batch (its extra slots).
 func TestMultiExpSmall(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	base := testPoints(1 << 12)
@@ -69,7 +70,7 @@ func TestMultiExpSmall(t *testing.T) {
 				}
 				switch {
 				case tc.name == "skewed" && i%5 != 0:
-					// Most values in one bucket: additions overflow the batch.
+					// Most values in one bucket: additions take extra slots.
 					values[i] = 12345
 				case tc.bits == 0:
 				case tc.bits == 64:
@@ -120,5 +121,34 @@ func BenchmarkMultiExpSmall(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(int(1)<<n), "ns/point")
 			})
 		}
+	}
+}
+
+// BenchmarkMultiExpSmallSkewed measures multiExpSmall on 2²⁰ values
+// distributed as the committed tables are: uniform limbs, top limbs that
+// take two values (the limbs of v − Min for the many v near zero), and
+// activations near zero (|v| of a normal law, σ = 300).
+func BenchmarkMultiExpSmallSkewed(b *testing.B) {
+	points := testPoints(1 << 20)
+	rng := rand.New(rand.NewPCG(7, 8))
+	laws := []struct {
+		name  string
+		value func() uint64
+	}{
+		{"uniform", func() uint64 { return rng.Uint64N(1 << 16) }},
+		{"top-limb", func() uint64 { return 1<<14 - rng.Uint64N(2) }},
+		{"near-zero", func() uint64 { return uint64(math.Abs(rng.NormFloat64()*300)) + 1 }},
+	}
+	for _, law := range laws {
+		values := make([]uint64, len(points))
+		for i := range values {
+			values[i] = law.value()
+		}
+		b.Run(law.name, func(b *testing.B) {
+			for b.Loop() {
+				multiExpSmall(points, values, 0)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(points)), "ns/point")
+		})
 	}
 }
