@@ -913,6 +913,22 @@
 // 215.6 s against 320.9 s (0.67; 75–82 s per three-block segment, 110 s
 // for the LM head), peak RSS 9.2 GiB against 11.2 GiB, 651 kB of
 // proofs. The five-segment cut is now the faster one at both sizes.
+//
+// Where the time goes at 64 rows (five segments, two at once, the slower
+// machine; CPU seconds summed over both cores, from a profile whose
+// phases are labelled, 394 s in all for a 219 s pass): the batch opening
+// 100 s (its batching sum-check about 70, HyperKZG's full-scalar MSMs
+// about 28), LogUp-GKR 94 s, the commitments 93 s (the small-scalar
+// MSMs 66), the decomposition zero-check 44 s, the attention
+// contractions 36 s, the requantization sum-check 14 s, the norms 7.5 s,
+// the rest under 3 s each. The target of 180 s asks for about 70 s of
+// CPU less. The small-scalar MSM's buckets became chains of slots (an
+// addition whose bucket is already in the batch takes another slot where
+// it took a Jacobian addition): skewed rows commit 20–40% faster (package
+// pcs), the commitments of the pass 3–4% (100.9 and 107.0 s summed
+// against 104.8 and 109.0 s), and the pass itself moves within its noise
+// (two pairs, alternated: 216.3 and 218.7 s against 217.5 and 228.3 s;
+// at 16 rows 62.8 and 60.4 s against 58.1 and 55.6 s).
 // Memory adds up (the LM head's segment at 64 rows alone holds 7.3 GiB
 // above its inputs, [ProverMemory]), so the commands (package pipeline,
 // prove's --native-jobs) prove two segments at once only when the two
@@ -920,6 +936,13 @@
 // soft limit.
 //
 // The ways down from here that change the proof and the segment circuit:
+// the decomposition relation is linear in the committed tables with
+// block-constant public coefficients, so its zero-check can be one
+// degree-3 term β(r, x)·Σₖ cₖ(x)·fₖ(x) of the batching sum-check, whose
+// end values fₖ(z) the opening proves anyway (the verifiers evaluate
+// β(r, z) and the public cₖ(z) as they do at the zero-check's end now):
+// the 44 s of the zero-check and its end-point claims go, against a
+// dearer batching sum-check;
 // stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
 // claims that are linear combinations of the chunks' evaluations, which
 // brings a block from 541,536 to 406,240 entries, below 2¹⁹, and halves
