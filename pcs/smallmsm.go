@@ -143,10 +143,16 @@ type buckets struct {
 	filled  []bool
 	inBatch []bool
 	next    []int32
-	// cursor[k] is the extra slot of bucket k tried first (−1: the
-	// first extra slot).
+	// Per bucket: its last slot, and the first of its extra slots that
+	// may not be in the batch (−1: none), valid while epoch[k] is the
+	// batch's number (slots are taken in chain order, so those before
+	// the cursor are in the batch).
+	last   []int32
 	cursor []int32
-	// The batch: slot and point to add, and the denominators.
+	epoch  []uint32
+	// The batch: its number (one more at each flush), slot and point to
+	// add, and the denominators.
+	batch uint32
 	index []int32
 	adds  []*bls12377.G1Affine
 	den   []fp.Element
@@ -160,7 +166,9 @@ func newBuckets(c int) *buckets {
 		filled:    make([]bool, n),
 		inBatch:   make([]bool, n),
 		next:      make([]int32, n),
+		last:      make([]int32, n),
 		cursor:    make([]int32, n),
+		epoch:     make([]uint32, n),
 		index:     make([]int32, 0, batchSize),
 		adds:      make([]*bls12377.G1Affine, 0, batchSize),
 		den:       make([]fp.Element, batchSize),
@@ -174,18 +182,18 @@ func (b *buckets) reset() {
 	clear(b.filled)
 	for k := range n {
 		b.next[k] = -1
-		b.cursor[k] = -1
+		b.last[k] = int32(k)
 	}
+	b.batch++ // every cursor is stale
 }
 
 // add adds p to bucket k: a copy into an empty slot, or a place in the
 // batch for the first slot of the bucket not already in it (slot k, then
-// the extra slots from the bucket's cursor), a new extra slot when all are.
+// its extra slots in order), a new extra slot when all are.
 func (b *buckets) add(k int32, p *bls12377.G1Affine) {
 	s := k
 	if b.filled[k] && b.inBatch[k] {
-		s = b.extra(k, p)
-		if s < 0 {
+		if s = b.extra(k, p); s < 0 {
 			return
 		}
 	}
@@ -203,33 +211,31 @@ func (b *buckets) add(k int32, p *bls12377.G1Affine) {
 }
 
 // extra returns the extra slot of bucket k that p goes to, empty or not
-// in the batch, or −1 when it took a new slot holding p.
+// in the batch, or −1 when p took a new slot at the end of the chain.
 func (b *buckets) extra(k int32, p *bls12377.G1Affine) int32 {
-	first := b.next[k]
-	s, tail, wrapped := b.cursor[k], k, false
-	if s < 0 {
-		s, wrapped = first, true
+	s := b.next[k]
+	if b.epoch[k] == b.batch {
+		s = b.cursor[k]
 	}
-	for {
-		for ; s >= 0; s = b.next[s] {
-			if !b.filled[s] || !b.inBatch[s] {
-				b.cursor[k] = b.next[s]
-				return s
-			}
-			tail = s
+	b.epoch[k] = b.batch
+	for ; s >= 0; s = b.next[s] {
+		switch {
+		case !b.filled[s]:
+			b.cursor[k] = s
+			return s
+		case !b.inBatch[s]:
+			b.cursor[k] = b.next[s]
+			return s
 		}
-		if wrapped {
-			break
-		}
-		s, wrapped = first, true
 	}
 	n := int32(len(b.points))
-	b.next[tail] = n
+	b.next[b.last[k]] = n
+	b.last[k] = n
 	b.points = append(b.points, *p)
 	b.filled = append(b.filled, true)
 	b.inBatch = append(b.inBatch, false)
 	b.next = append(b.next, -1)
-	b.cursor[k] = -1
+	b.cursor[k] = n
 	return -1
 }
 
@@ -286,6 +292,7 @@ func (b *buckets) flush() {
 		b.inBatch[k] = false
 	}
 	b.index = b.index[:0]
+	b.batch++
 	b.adds = b.adds[:0]
 }
 

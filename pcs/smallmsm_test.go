@@ -48,6 +48,8 @@ func TestMultiExpSmall(t *testing.T) {
 		{"bits64", 2049, 64, nil},
 		{"zeros", 100, 0, nil},
 		{"skewed", 6000, 15, nil},
+		{"two-digits", 1 << 14, 15, nil},
+		{"near-zero", 1 << 14, 12, nil},
 		{"repeated", 5000, 2, func(i int) bls12377.G1Affine { return base[i%3] }},
 		{"negated", 5000, 1, func(i int) bls12377.G1Affine {
 			p := base[i%2]
@@ -72,6 +74,12 @@ func TestMultiExpSmall(t *testing.T) {
 				case tc.name == "skewed" && i%5 != 0:
 					// Most values in one bucket: additions take extra slots.
 					values[i] = 12345
+				case tc.name == "two-digits":
+					// A top limb: chains in two buckets, reused batch
+					// after batch.
+					values[i] = 1<<14 - rng.Uint64N(2)
+				case tc.name == "near-zero":
+					values[i] = uint64(math.Abs(rng.NormFloat64()*300)) + 1
 				case tc.bits == 0:
 				case tc.bits == 64:
 					values[i] = rng.Uint64()

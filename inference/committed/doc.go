@@ -924,11 +924,13 @@
 // the rest under 3 s each. The target of 180 s asks for about 70 s of
 // CPU less. The small-scalar MSM's buckets became chains of slots (an
 // addition whose bucket is already in the batch takes another slot where
-// it took a Jacobian addition): skewed rows commit 20–40% faster (package
-// pcs), the commitments of the pass 3–4% (100.9 and 107.0 s summed
-// against 104.8 and 109.0 s), and the pass itself moves within its noise
-// (two pairs, alternated: 216.3 and 218.7 s against 217.5 and 228.3 s;
-// at 16 rows 62.8 and 60.4 s against 58.1 and 55.6 s).
+// it took a Jacobian addition): skewed rows commit a third to a half
+// faster (package pcs). With a first version of it, which walked a
+// bucket's chain from its start, the commitments of the pass took 3–4%
+// less (100.9 and 107.0 s summed against 104.8 and 109.0 s), and the
+// pass itself moved within its noise (two pairs, alternated: 216.3 and
+// 218.7 s against 217.5 and 228.3 s; at 16 rows 62.8 and 60.4 s against
+// 58.1 and 55.6 s).
 // Memory adds up (the LM head's segment at 64 rows alone holds 7.3 GiB
 // above its inputs, [ProverMemory]), so the commands (package pipeline,
 // prove's --native-jobs) prove two segments at once only when the two
