@@ -944,7 +944,16 @@
 // end values fₖ(z) the opening proves anyway (the verifiers evaluate
 // β(r, z) and the public cₖ(z) as they do at the zero-check's end now):
 // the 44 s of the zero-check and its end-point claims go, against a
-// dearer batching sum-check;
+// dearer batching sum-check; the attention contractions sum over their
+// whole cube (h, i, j, c) with both factors broadcast (2²² entries a
+// contraction at 64 rows, 36 s of the pass's CPU, and it grows with the
+// square of the rows), where a matrix-product sum-check binds the
+// output's coordinates first: the context's over (h, i, j) with V bound
+// at r_c, the scores' over (h, i, c) against
+// K̃(h, i, c) = Σ_{j ≤ i} β(r_j, j)·K(h, j, c) (prefix sums, the mask
+// being causal) and then one over j for K̃'s end value, with the public
+// weights Σᵢ β(zᵢ, i)·mask(i, j) that eqEval computes now: 2¹⁶ entries
+// at 64 rows instead of 2²², and no more rounds;
 // stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
 // claims that are linear combinations of the chunks' evaluations, which
 // brings a block from 541,536 to 406,240 entries, below 2¹⁹, and halves
