@@ -930,7 +930,9 @@
 // less (100.9 and 107.0 s summed against 104.8 and 109.0 s), and the
 // pass itself moved within its noise (two pairs, alternated: 216.3 and
 // 218.7 s against 217.5 and 228.3 s; at 16 rows 62.8 and 60.4 s against
-// 58.1 and 55.6 s).
+// 58.1 and 55.6 s). With the cursor as it is, one pair at 64 rows:
+// 210.0 s against 211.9 s, the commitments 98.3 s summed against
+// 106.7 s (8% less), peak RSS 8.9 GiB for both.
 // Memory adds up (the LM head's segment at 64 rows alone holds 7.3 GiB
 // above its inputs, [ProverMemory]), so the commands (package pipeline,
 // prove's --native-jobs) prove two segments at once only when the two
