@@ -933,6 +933,7 @@
 // 58.1 and 55.6 s). With the cursor as it is, one pair at 64 rows:
 // 210.0 s against 211.9 s, the commitments 98.3 s summed against
 // 106.7 s (8% less), peak RSS 8.9 GiB for both.
+//
 // Memory adds up (the LM head's segment at 64 rows alone holds 7.3 GiB
 // above its inputs, [ProverMemory]), so the commands (package pipeline,
 // prove's --native-jobs) prove two segments at once only when the two
@@ -954,7 +955,7 @@
 // at r_c, the scores' over (h, i, c) against
 // K̃(h, i, c) = Σ_{j ≤ i} β(r_j, j)·K(h, j, c) (prefix sums, the mask
 // being causal) and then one over j for K̃'s end value, with the public
-// weights Σᵢ β(zᵢ, i)·mask(i, j) that eqEval computes now: 2¹⁶ entries
+// weights β(r_j, j)·Σᵢ β(zᵢ, i)·mask(i, j) that eqEval computes now: 2¹⁶ entries
 // at 64 rows instead of 2²², and no more rounds;
 // stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
 // claims that are linear combinations of the chunks' evaluations, which
