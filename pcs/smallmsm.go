@@ -59,9 +59,9 @@ func smallValues(scalars []fr.Element, cores int) ([]uint64, bool) {
 // each, the bits shared evenly between the windows.
 func smallWindow(n, nbBits int) int {
 	best, bestCost := nbBits, -1
+	const add = smallAddCost + smallInvCost/batchSize
 	for w := (nbBits + 15) / 16; w <= nbBits; w++ {
 		c := (nbBits + w - 1) / w
-		add := smallAddCost + smallInvCost/batchSize
 		cost := w * (n*add + (1<<c)*smallReduceCost)
 		if bestCost < 0 || cost < bestCost {
 			best, bestCost = c, cost

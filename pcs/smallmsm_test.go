@@ -77,9 +77,9 @@ func TestMultiExpSmall(t *testing.T) {
 				case tc.name == "two-digits":
 					// A top limb: chains in two buckets, reused batch
 					// after batch.
-					values[i] = 1<<14 - rng.Uint64N(2)
+					values[i] = topLimb(rng)
 				case tc.name == "near-zero":
-					values[i] = uint64(math.Abs(rng.NormFloat64()*300)) + 1
+					values[i] = nearZero(rng)
 				case tc.bits == 0:
 				case tc.bits == 64:
 					values[i] = rng.Uint64()
@@ -132,6 +132,13 @@ func BenchmarkMultiExpSmall(b *testing.B) {
 	}
 }
 
+// topLimb draws a top limb of v − Min for v near zero: one of two digits.
+func topLimb(rng *rand.Rand) uint64 { return 1<<14 - rng.Uint64N(2) }
+
+// nearZero draws an activation's magnitude near zero: |v| of a normal law
+// (σ = 300), plus one.
+func nearZero(rng *rand.Rand) uint64 { return uint64(math.Abs(rng.NormFloat64()*300)) + 1 }
+
 // BenchmarkMultiExpSmallSkewed measures multiExpSmall on 2²⁰ values
 // distributed as the committed tables are: uniform limbs, top limbs that
 // take two values (the limbs of v − Min for the many v near zero), and
@@ -144,8 +151,8 @@ func BenchmarkMultiExpSmallSkewed(b *testing.B) {
 		value func() uint64
 	}{
 		{"uniform", func() uint64 { return rng.Uint64N(1 << 16) }},
-		{"top-limb", func() uint64 { return 1<<14 - rng.Uint64N(2) }},
-		{"near-zero", func() uint64 { return uint64(math.Abs(rng.NormFloat64()*300)) + 1 }},
+		{"top-limb", func() uint64 { return topLimb(rng) }},
+		{"near-zero", func() uint64 { return nearZero(rng) }},
 	}
 	for _, law := range laws {
 		values := make([]uint64, len(points))

@@ -924,7 +924,7 @@
 // the rest under 3 s each. The target of 180 s asks for about 70 s of
 // CPU less. The small-scalar MSM's buckets became chains of slots (an
 // addition whose bucket is already in the batch takes another slot where
-// it took a Jacobian addition): skewed rows commit a third to a half
+// it took a Jacobian addition): skewed rows commit a fifth to a half
 // faster (package pcs). With a first version of it, which walked a
 // bucket's chain from its start, the commitments of the pass took 3–4%
 // less (100.9 and 107.0 s summed against 104.8 and 109.0 s), and the
