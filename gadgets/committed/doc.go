@@ -20,8 +20,9 @@
 //  4. the projections (gadgets/linear), their weight and bias claims
 //     checked against the model's weights as circuit constants;
 //  5. the factor sum-checks: gated products, RoPE rotations (the cos and
-//     sin tables as constants), attention contractions (the causal mask
-//     in the public weight);
+//     sin tables as constants), attention contractions as matrix
+//     products (the causal mask in the public weights) and the scores'
+//     key sum-checks;
 //  6. the norms (LayerNorm and RMSNorm: row identities, the variance and
 //     scaling sum-checks, γ, β and ε constants);
 //  7. the softmax zero-check and its one-hot sum-check;

@@ -153,82 +153,114 @@ func rotationClaims(api frontend.API, s *native.Shape, ends [][]frontend.Variabl
 	})
 }
 
-// Attention contractions: the scores Q·Kᵀ and the context P·V, with the
-// causal mask in the public weight.
+// Attention contractions: the scores Q·Kᵀ and the context P·V as matrix
+// products (native Contraction), the causal mask in the public weights.
+
+// KeyProof is native.KeyProof in circuit: the degree-2 sum-check over
+// the key rows of a scores contraction and K's value at its end.
+type KeyProof struct {
+	SumCheck gsumcheck.Proof
+	K        frontend.Variable
+}
 
 // PlaceholderContractions sizes the contractions' proofs of a segment.
 func PlaceholderContractions(s *native.Shape) []FactorProof {
 	vars := make([]int, len(s.Contractions))
 	for k := range s.Contractions {
-		c := &s.Contractions[k]
-		vars[k] = c.BH + c.BI + c.BJ + c.BC
+		vars[k] = contractionVars(&s.Contractions[k])
 	}
 	return placeholderFactors(vars)
 }
 
-// split returns the end point's coordinates by group (native split).
+// PlaceholderKeys sizes the key proofs of a segment: one per scores
+// contraction.
+func PlaceholderKeys(s *native.Shape) []KeyProof {
+	var out []KeyProof
+	for k := range s.Contractions {
+		if c := &s.Contractions[k]; c.Scores {
+			out = append(out, KeyProof{SumCheck: gsumcheck.PlaceholderProof(c.BJ, 2)})
+		}
+	}
+	return out
+}
+
+// ValueOfKeys returns the assignment of native key proofs.
+func ValueOfKeys(ps []native.KeyProof) []KeyProof {
+	out := make([]KeyProof, len(ps))
+	for k := range ps {
+		out[k] = KeyProof{SumCheck: gsumcheck.ValueOfProof(&ps[k].SumCheck), K: gpoly.ValuesOf([]fr.Element{ps[k].K})[0]}
+	}
+	return out
+}
+
+// contractionVars is the number of rounds of a contraction's sum-check:
+// (h, i, c) for the scores, (i, h, j) for the context.
+func contractionVars(k *native.Contraction) int {
+	if k.Scores {
+		return k.BH + k.BI + k.BC
+	}
+	return k.BI + k.BH + k.BJ
+}
+
+// split returns the end point's coordinates by group (native split): j
+// is nil for the scores, c for the context.
 func split(k *native.Contraction, end []frontend.Variable) (h, i, j, c []frontend.Variable) {
 	if k.Scores {
-		return end[:k.BH], end[k.BH : k.BH+k.BI], end[k.BH+k.BI : k.BH+k.BI+k.BJ], end[k.BH+k.BI+k.BJ:]
+		return end[:k.BH], end[k.BH : k.BH+k.BI], nil, end[k.BH+k.BI:]
 	}
-	i, h, c, j = end[:k.BI], end[k.BI:k.BI+k.BH], end[k.BI+k.BH:k.BI+k.BH+k.BC], end[k.BI+k.BH+k.BC:]
-	return h, i, j, c
+	return end[k.BI : k.BI+k.BH], end[:k.BI], end[k.BI+k.BH:], nil
 }
 
-// factorPoints are the points of a contraction's factors at its end
-// point (native factorPoints).
-func factorPoints(k *native.Contraction, end []frontend.Variable) (pa, pb []frontend.Variable) {
-	h, i, j, c := split(k, end)
-	g := h[:k.BH-k.S]
-	cat := func(parts ...[]frontend.Variable) []frontend.Variable {
-		var out []frontend.Variable
-		for _, p := range parts {
-			out = append(out, p...)
+func cat(parts ...[]frontend.Variable) []frontend.Variable {
+	var out []frontend.Variable
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// maskSum is Σ_{a,b} x[a]·y[b] over the unmasked pairs of query row a and
+// key row b (native maskSum): y's prefix sums are additions, so it costs
+// one product per query row.
+func maskSum(api frontend.API, k *native.Contraction, x, y []frontend.Variable) frontend.Variable {
+	prefix := make([]frontend.Variable, len(y))
+	var run frontend.Variable = 0
+	for b := range y {
+		run = api.Add(run, y[b])
+		prefix[b] = run
+	}
+	var sum frontend.Variable = 0
+	for a := range x {
+		if last := min(k.Start+a, len(y)-1); last >= 0 {
+			sum = api.Add(sum, api.Mul(x[a], prefix[last]))
 		}
-		return out
 	}
-	if k.Scores {
-		return cat(i, h, c), cat(j, g, c)
-	}
-	return cat(h, i, j), cat(j, g, c)
+	return sum
 }
 
-// eqEval is the MLE of eq(r, ·)·mask at the end point (native eqEval):
-// Σ over the unmasked pairs (a, b) of padded query and key rows of
-// eq(e_i, a)·eq(e_j, b)·eq(r_i, a)·(eq(r_j, b) for the scores), times eq
-// of the other groups: O(2^(BI+BJ)).
-func eqEval(api frontend.API, k *native.Contraction, r, end []frontend.Variable) frontend.Variable {
-	h, i, j, c := split(k, end)
-	var ri, rj, rest, at []frontend.Variable
+// finalWeight is the public weight's MLE at a contraction's end point
+// (native finalWeight).
+func finalWeight(api frontend.API, k *native.Contraction, r, end []frontend.Variable) frontend.Variable {
+	h, i, j, _ := split(k, end)
 	if k.Scores {
-		ri, rj = r[k.BH:k.BH+k.BI], r[k.BH+k.BI:]
-		rest, at = r[:k.BH], h
-	} else {
-		ri = r[:k.BI]
-		rest, at = r[k.BI:], append(append([]frontend.Variable(nil), h...), c...)
+		return api.Mul(gpoly.Eq(api, r[:k.BH], h), gpoly.Eq(api, r[k.BH:k.BH+k.BI], i))
 	}
-	ei, ej := gpoly.EqTable(api, i), gpoly.EqTable(api, j)
-	wi := gpoly.EqTable(api, ri)
+	ei, wi := gpoly.EqTable(api, i), gpoly.EqTable(api, r[:k.BI])
 	for a := range ei {
 		ei[a] = api.Mul(ei[a], wi[a])
 	}
-	if rj != nil {
-		wj := gpoly.EqTable(api, rj)
-		for b := range ej {
-			ej[b] = api.Mul(ej[b], wj[b])
-		}
+	return api.Mul(gpoly.Eq(api, r[k.BI:k.BI+k.BH], h), maskSum(api, k, ei, gpoly.EqTable(api, j)))
+}
+
+// keyWeight is w's MLE at a key sum-check's end point (native
+// keyWeight).
+func keyWeight(api frontend.API, k *native.Contraction, r, end, endJ []frontend.Variable) frontend.Variable {
+	_, i, _, _ := split(k, end)
+	ej, wj := gpoly.EqTable(api, endJ), gpoly.EqTable(api, r[k.BH+k.BI:])
+	for b := range ej {
+		ej[b] = api.Mul(ej[b], wj[b])
 	}
-	var sum frontend.Variable = 0
-	for a := range ei {
-		var row frontend.Variable = 0
-		for b := range ej {
-			if b <= k.Start+a {
-				row = api.Add(row, ej[b])
-			}
-		}
-		sum = api.Add(sum, api.Mul(row, ei[a]))
-	}
-	return api.Mul(gpoly.Eq(api, rest, at), sum)
+	return maskSum(api, k, gpoly.EqTable(api, i), ej)
 }
 
 func contractionSteps(api frontend.API, s *native.Shape, points [][]frontend.Variable, acc []frontend.Variable) []factorStep {
@@ -236,18 +268,71 @@ func contractionSteps(api frontend.API, s *native.Shape, points [][]frontend.Var
 	for n := range s.Contractions {
 		k := &s.Contractions[n]
 		r := points[k.Q]
-		steps[n] = factorStep{name: k.Name, sum: acc[k.Q], vars: k.BH + k.BI + k.BJ + k.BC,
+		steps[n] = factorStep{name: k.Name, sum: acc[k.Q], vars: contractionVars(k),
 			final: func(end []frontend.Variable, a, b frontend.Variable) frontend.Variable {
-				return api.Mul(eqEval(api, k, r, end), a, b)
+				return api.Mul(finalWeight(api, k, r, end), a, b)
 			}}
 	}
 	return steps
 }
 
-func contractionClaims(s *native.Shape, ends [][]frontend.Variable, proofs []FactorProof) []gpcs.Claim {
-	return factorClaims(s.Layout, proofs, ends, func(n int, end []frontend.Variable) (int, int, []frontend.Variable, []frontend.Variable) {
+// verifyContractions is native Shape.VerifyContractions in circuit: the
+// contractions' sum-checks, then under "committed/keys" each scores
+// contraction's key sum-check, its final value asserted from the public
+// w, K absorbed. It returns the end points of both.
+func verifyContractions(api frontend.API, t *transcript.Transcript, s *native.Shape, points [][]frontend.Variable, acc []frontend.Variable, proofs []FactorProof, keys []KeyProof) (ends, keyEnds [][]frontend.Variable, err error) {
+	if ends, err = verifyFactors(api, t, "committed/attention", contractionSteps(api, s, points, acc), proofs); err != nil {
+		return nil, nil, err
+	}
+	for n := range s.Contractions {
 		k := &s.Contractions[n]
-		pa, pb := factorPoints(k, end)
-		return k.A, k.B, pa, pb
-	})
+		if !k.Scores {
+			continue
+		}
+		m := len(keyEnds)
+		if m >= len(keys) {
+			return nil, nil, fmt.Errorf("committed: %d key proofs for more scores contractions", len(keys))
+		}
+		if len(keys[m].SumCheck.Rounds) != k.BJ {
+			return nil, nil, fmt.Errorf("committed: the keys of %s: %d rounds over %d variables", k.Name, len(keys[m].SumCheck.Rounds), k.BJ)
+		}
+		if m == 0 {
+			t.Label("committed/keys")
+		}
+		end, expected, err := gsumcheck.Verify(api, t, proofs[n].B, 2, keys[m].SumCheck)
+		if err != nil {
+			return nil, nil, fmt.Errorf("committed: the keys of %s: %w", k.Name, err)
+		}
+		api.AssertIsEqual(api.Mul(keyWeight(api, k, points[k.Q], ends[n], end), keys[m].K), expected)
+		t.Absorb(keys[m].K)
+		keyEnds = append(keyEnds, end)
+	}
+	if len(keyEnds) != len(keys) {
+		return nil, nil, fmt.Errorf("committed: %d key proofs for %d scores contractions", len(keys), len(keyEnds))
+	}
+	return ends, keyEnds, nil
+}
+
+// contractionClaims are the factors' claims (native contractionClaims):
+// the queries' and the probabilities' at the contractions' end points,
+// the values' there with V bound at r_c, the keys' at the key
+// sum-checks' end points.
+func contractionClaims(s *native.Shape, points [][]frontend.Variable, ends [][]frontend.Variable, proofs []FactorProof, keyEnds [][]frontend.Variable, keys []KeyProof) []gpcs.Claim {
+	var out []gpcs.Claim
+	m := 0
+	for n := range s.Contractions {
+		k := &s.Contractions[n]
+		h, i, j, c := split(k, ends[n])
+		g := h[:k.BH-k.S]
+		if k.Scores {
+			out = append(out, blockClaim(s.Layout, k.A, cat(i, h, c), proofs[n].A),
+				blockClaim(s.Layout, k.B, cat(keyEnds[m], g, c), keys[m].K))
+			m++
+			continue
+		}
+		r := points[k.Q]
+		out = append(out, blockClaim(s.Layout, k.A, cat(h, i, j), proofs[n].A),
+			blockClaim(s.Layout, k.B, cat(j, g, r[k.BI+k.BH:]), proofs[n].B))
+	}
+	return out
 }

@@ -30,6 +30,7 @@ type Proof struct {
 	Products    []FactorProof
 	Rotations   []FactorProof
 	Attention   []FactorProof
+	Keys        []KeyProof
 	Norms       []NormProof
 	Softmax     []SoftmaxProof
 	// ResidualEvals are the residual tensors' values at the residual
@@ -66,6 +67,7 @@ func PlaceholderProof(s *native.Shape) (Proof, error) {
 		Products:      PlaceholderProducts(s),
 		Rotations:     PlaceholderRotations(s),
 		Attention:     PlaceholderContractions(s),
+		Keys:          PlaceholderKeys(s),
 		Norms:         PlaceholderNorms(s),
 		Softmax:       PlaceholderSoftmax(s),
 		ResidualEvals: make([]frontend.Variable, len(s.Residuals.Blocks)),
@@ -90,6 +92,7 @@ func ValueOfProof(p *native.Proof) Proof {
 		Products:      ValueOfFactors(p.Products),
 		Rotations:     ValueOfFactors(p.Rotations),
 		Attention:     ValueOfFactors(p.Attention),
+		Keys:          ValueOfKeys(p.Keys),
 		Norms:         ValueOfNorms(p.Norms),
 		Softmax:       ValueOfSoftmax(p.Softmax),
 		ResidualEvals: gpoly.ValuesOf(p.ResidualEvals),
@@ -318,7 +321,7 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, out
 	if err != nil {
 		return nil, err
 	}
-	atEnds, err := verifyFactors(api, t, "committed/attention", contractionSteps(api, s, points, acc), p.Attention)
+	atEnds, keyEnds, err := verifyContractions(api, t, s, points, acc, p.Attention, p.Keys)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +366,7 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, out
 	claims = append(claims, embeddingClaim(s, ePoint, eValue)...)
 	claims = append(claims, productClaims(s, pEnds, p.Products)...)
 	claims = append(claims, rotationClaims(api, s, rtEnds, p.Rotations)...)
-	claims = append(claims, contractionClaims(s, atEnds, p.Attention)...)
+	claims = append(claims, contractionClaims(s, points, atEnds, p.Attention, keyEnds, p.Keys)...)
 	claims = append(claims, argmaxClaims(api, s, output, amPoint, am)...)
 	claims = append(claims, normClaims(s, nEnds, p.Norms, s.IncomingCommitment())...)
 	claims = append(claims, softmaxClaims(s, smEnds, p.Softmax)...)

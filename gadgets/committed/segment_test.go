@@ -89,6 +89,12 @@ func proofTampers(p *native.Proof) []tamper {
 			}
 		}
 	}
+	for _, k := range ends(len(p.Keys)) {
+		if k < len(p.Keys) {
+			rounds(fmt.Sprintf("Keys[%d]", k), p.Keys[k].SumCheck.Rounds)
+			out = append(out, tamper{fmt.Sprintf("Keys[%d].K", k), &p.Keys[k].K})
+		}
+	}
 	for _, k := range ends(len(p.Norms)) {
 		n := &p.Norms[k]
 		add(fmt.Sprintf("Norms[%d].Rows", k), n.Rows[:])

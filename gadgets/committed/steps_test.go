@@ -187,7 +187,7 @@ func (r *segmentRun) replay(step int) (*nativeState, error) {
 		case stepRotations:
 			_, err = s.VerifyRotations(t, st.points, st.acc, p.Rotations)
 		case stepContractions:
-			_, err = s.VerifyContractions(t, st.points, st.acc, p.Attention)
+			_, _, err = s.VerifyContractions(t, st.points, st.acc, p.Attention, p.Keys)
 		case stepNorms:
 			_, err = s.VerifyNorms(t, st.points, st.acc, p.Norms)
 		case stepSoftmax:
@@ -408,6 +408,7 @@ func linearElements(p *linear.Proof[fr.Element]) []*fr.Element {
 type factorsCircuit struct {
 	stepBase
 	Products, Rotations, Contractions []FactorProof
+	Keys                              []KeyProof
 	s                                 *native.Shape `gnark:"-"`
 }
 
@@ -422,7 +423,7 @@ func (c *factorsCircuit) Define(api frontend.API) error {
 	if _, err := verifyFactors(api, t, "committed/rope", rotationSteps(api, c.s, c.Points, c.Acc), c.Rotations); err != nil {
 		return err
 	}
-	if _, err := verifyFactors(api, t, "committed/attention", contractionSteps(api, c.s, c.Points, c.Acc), c.Contractions); err != nil {
+	if _, _, err := verifyContractions(api, t, c.s, c.Points, c.Acc, c.Contractions, c.Keys); err != nil {
 		return err
 	}
 	c.end(api, t)
@@ -458,6 +459,18 @@ func TestFactorsRejectedByBoth(t *testing.T) {
 					tampers = append(tampers, tamper{fmt.Sprintf("%s[%d].A", kind.name, k), &p.A}, tamper{fmt.Sprintf("%s[%d].B", kind.name, k), &p.B})
 				}
 			}
+			for k := range r.proof.Keys {
+				p := &r.proof.Keys[k]
+				for i := range p.SumCheck.Rounds {
+					for j := range p.SumCheck.Rounds[i] {
+						tampers = append(tampers, tamper{fmt.Sprintf("Keys[%d] round %d value %d", k, i, j), &p.SumCheck.Rounds[i][j]})
+					}
+				}
+				tampers = append(tampers, tamper{fmt.Sprintf("Keys[%d].K", k), &p.K})
+			}
+			if len(r.proof.Keys) == 0 {
+				t.Fatal("a segment without key proofs")
+			}
 			if c.name == model.LlamaTiny && (len(r.proof.Products) == 0 || len(r.proof.Rotations) == 0) {
 				t.Fatal("a Llama segment without gated products or rotations")
 			}
@@ -466,8 +479,8 @@ func TestFactorsRejectedByBoth(t *testing.T) {
 				if err != nil {
 					return nil, nil, err
 				}
-				return &factorsCircuit{stepBase: ph, Products: PlaceholderProducts(r.shape), Rotations: PlaceholderRotations(r.shape), Contractions: PlaceholderContractions(r.shape), s: r.shape},
-					&factorsCircuit{stepBase: as, Products: ValueOfFactors(r.proof.Products), Rotations: ValueOfFactors(r.proof.Rotations), Contractions: ValueOfFactors(r.proof.Attention), s: r.shape}, nil
+				return &factorsCircuit{stepBase: ph, Products: PlaceholderProducts(r.shape), Rotations: PlaceholderRotations(r.shape), Contractions: PlaceholderContractions(r.shape), Keys: PlaceholderKeys(r.shape), s: r.shape},
+					&factorsCircuit{stepBase: as, Products: ValueOfFactors(r.proof.Products), Rotations: ValueOfFactors(r.proof.Rotations), Contractions: ValueOfFactors(r.proof.Attention), Keys: ValueOfKeys(r.proof.Keys), s: r.shape}, nil
 			}, tampers)
 		})
 	}

@@ -17,11 +17,31 @@ import (
 
 // Contraction is one attention contraction of a segment's block: the
 // scores (A = queries, B = keys) or the context (A = probabilities,
-// B = values). Its index cube is (h, i, j, c) for the scores and
-// (i, h, c, j) for the context, each group padded to a power of two:
+// B = values). Each group of coordinates is padded to a power of two:
 // BH, BI, BJ, BC bits for the heads, query rows, key rows and the head
-// dimension; S is log₂ of the query heads per key/value head. Key row j
-// is masked for query row i when j > Start + i.
+// dimension; S is log₂ of the query heads per key/value head, so that
+// query head h reads key/value head g = h >> S. Key row j is masked for
+// query row i when j > Start + i.
+//
+// Its accumulator claim is proven as a matrix product, the output's
+// coordinates bound first, so that no sum-check runs over the whole cube
+// (h, i, j, c):
+//
+//   - the context, Σ_{i,h,c} eq(r, (i, h, c))·Σ_{j ≤ i} P(h, i, j)·V(j, g, c),
+//     by a sum-check over (i, h, j) of eq(r_i, i)·eq(r_h, h)·mask(i, j)
+//     times P(h, i, j) times V(j, g, r_c), whose end values are claims on
+//     P and V;
+//   - the scores, Σ_{h,i,j} eq(r, (h, i, j))·mask(i, j)·Σ_c Q(i, h, c)·K(j, g, c),
+//     by a sum-check over (h, i, c) of eq(r_h, h)·eq(r_i, i) times
+//     Q(i, h, c) times K̃(h, i, c) = Σ_{j ≤ i} eq(r_j, j)·K(j, g, c) (prefix
+//     sums over the key rows, the mask being causal), whose end value
+//     K̃(z) is proven by a second sum-check, over j, of the public
+//     w(j) = eq(r_j, j)·Σᵢ eq(z_i, i)·mask(i, j) times K(j, z_g, z_c)
+//     (a [KeyProof]).
+//
+// The sums are those of the cube's sum, factored: the same identity at a
+// cost of 2^(BH+BI+BC) and 2^(BI+BH+BJ) entries instead of
+// 2^(BH+BI+BJ+BC) each.
 type Contraction struct {
 	Scores         bool
 	Q              int // the requantization's index
@@ -32,6 +52,14 @@ type Contraction struct {
 	n, total       int
 	Start          int
 	Name           string
+}
+
+// KeyProof proves the value K̃(z) a scores contraction's sum-check ends
+// with: a degree-2 sum-check over the key rows, and K's value at its end
+// point (a claim on the keys' block).
+type KeyProof struct {
+	SumCheck sumcheck.Proof[fr.Element]
+	K        fr.Element
 }
 
 // attentionContractions lists the scores and context contractions of the
@@ -81,128 +109,218 @@ func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, in
 	return out, nil
 }
 
-// vars is the number of variables of the contraction's cube.
-func (k *Contraction) vars() int { return k.BH + k.BI + k.BJ + k.BC }
+// vars is the number of variables of the contraction's sum-check:
+// (h, i, c) for the scores, (i, h, j) for the context.
+func (k *Contraction) vars() int {
+	if k.Scores {
+		return k.BH + k.BI + k.BC
+	}
+	return k.BI + k.BH + k.BJ
+}
 
 // masked reports whether key row j is masked for query row i.
 func (k *Contraction) masked(i, j int) bool { return j > k.Start+i }
 
-// tables returns, over the cube, E = eq(r, ·)·mask, and the two factors
-// broadcast: A and B as functions of the cube's coordinates (zero where
-// the factor's padded table is).
+// maskSum is Σ_{a,b} x[a]·y[b] over the unmasked pairs of query row a and
+// key row b: with y's prefix sums, O(2^BI + 2^BJ).
+func (k *Contraction) maskSum(x, y []fr.Element) fr.Element {
+	prefix := make([]fr.Element, len(y))
+	var run fr.Element
+	for b := range y {
+		run.Add(&run, &y[b])
+		prefix[b] = run
+	}
+	var sum, t fr.Element
+	for a := range x {
+		if last := min(k.Start+a, len(y)-1); last >= 0 {
+			t.Mul(&x[a], &prefix[last])
+			sum.Add(&sum, &t)
+		}
+	}
+	return sum
+}
+
+// factorBlocks are the factors' tables, sliced from the stacked MLE.
+func (k *Contraction) factorBlocks(l *Layout, stacked []fr.Element) (A, B []fr.Element) {
+	blockA, blockB := &l.Blocks[k.A], &l.Blocks[k.B]
+	return stacked[blockA.Offset : blockA.Offset+1<<blockA.NbVars], stacked[blockB.Offset : blockB.Offset+1<<blockB.NbVars]
+}
+
+// tables returns the sum-check's tables over its cube: the public weight
+// E and the two factors as functions of the cube's coordinates. For the
+// scores E = eq(r_h, h)·eq(r_i, i), A = Q and B = K̃; for the context
+// E = eq(r_i, i)·eq(r_h, h)·mask(i, j), A = P and B = V(j, g, r_c).
 func (k *Contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.Element) {
 	size := 1 << k.vars()
 	e, a, b = hugepage.Make[fr.Element](size), hugepage.Make[fr.Element](size), hugepage.Make[fr.Element](size)
-	eq := poly.EqTable[fr.Element](r)
-	blockA, blockB := &l.Blocks[k.A], &l.Blocks[k.B]
-	A := stacked[blockA.Offset : blockA.Offset+1<<blockA.NbVars]
-	B := stacked[blockB.Offset : blockB.Offset+1<<blockB.NbVars]
+	A, B := k.factorBlocks(l, stacked)
 	H, I, J, C := 1<<k.BH, 1<<k.BI, 1<<k.BJ, 1<<k.BC
-	// A (head, query row) pair's entries are contiguous in either
-	// order: the pairs are shared between the cores.
-	parallel.Execute(H*I, max(1, (1<<12)/(J*C)), func(start, end int) {
-		for hi := start; hi < end; hi++ {
-			k.fill(e, a, b, eq, A, B, hi/I, hi%I)
+	G := H >> k.S
+	if k.Scores {
+		rh, ri, rj := r[:k.BH], r[k.BH:k.BH+k.BI], r[k.BH+k.BI:]
+		eqH, eqI, eqJ := poly.EqTable[fr.Element](rh), poly.EqTable[fr.Element](ri), poly.EqTable[fr.Element](rj)
+		// prefix[(j·G + g)·C + c] = Σ_{j' ≤ j} eq(r_j, j')·K(j', g, c).
+		prefix := make([]fr.Element, J*G*C)
+		parallel.Execute(G*C, max(1, (1<<12)/J), func(start, end int) {
+			var run, t fr.Element
+			for gc := start; gc < end; gc++ {
+				run.SetZero()
+				for j := range J {
+					t.Mul(&eqJ[j], &B[j*G*C+gc])
+					run.Add(&run, &t)
+					prefix[j*G*C+gc] = run
+				}
+			}
+		})
+		parallel.Execute(H*I, max(1, (1<<12)/C), func(start, end int) {
+			var w fr.Element
+			for hi := start; hi < end; hi++ {
+				h, i := hi/I, hi%I
+				g := h >> k.S
+				w.Mul(&eqH[h], &eqI[i])
+				last := min(k.Start+i, J-1)
+				for c := range C {
+					x := hi*C + c
+					e[x] = w
+					a[x] = A[i*H*C+h*C+c] // queries [n, heads·hd]
+					if last >= 0 {
+						b[x] = prefix[last*G*C+g*C+c] // keys [T, kvHeads·hd]
+					}
+				}
+			}
+		})
+		return e, a, b
+	}
+	ri, rh, rc := r[:k.BI], r[k.BI:k.BI+k.BH], r[k.BI+k.BH:]
+	eqI, eqH, eqC := poly.EqTable[fr.Element](ri), poly.EqTable[fr.Element](rh), poly.EqTable[fr.Element](rc)
+	// bound[j·G + g] = V(j, g, r_c).
+	bound := make([]fr.Element, J*G)
+	parallel.Execute(J*G, max(1, (1<<12)/C), func(start, end int) {
+		var t fr.Element
+		for jg := start; jg < end; jg++ {
+			for c := range C {
+				t.Mul(&eqC[c], &B[jg*C+c]) // values [T, kvHeads·hd]
+				bound[jg].Add(&bound[jg], &t)
+			}
+		}
+	})
+	parallel.Execute(I*H, max(1, (1<<12)/J), func(start, end int) {
+		var w fr.Element
+		for ih := start; ih < end; ih++ {
+			i, h := ih/H, ih%H
+			g := h >> k.S
+			w.Mul(&eqI[i], &eqH[h])
+			for j := range J {
+				x := ih*J + j
+				if !k.masked(i, j) {
+					e[x] = w
+				}
+				a[x] = A[(h*I+i)*J+j] // probabilities [heads, n, T]
+				b[x] = bound[j*G+g]
+			}
 		}
 	})
 	return e, a, b
 }
 
-// fill writes the entries of head h and query row i of the tables.
-func (k *Contraction) fill(e, a, b, eq, A, B []fr.Element, h, i int) {
-	H, I, J, C := 1<<k.BH, 1<<k.BI, 1<<k.BJ, 1<<k.BC
-	g := h >> k.S
-	for j := range J {
-		for c := range C {
-			var x, rIdx int
-			if k.Scores {
-				x = ((h*I+i)*J+j)*C + c
-				rIdx = (h*I+i)*J + j
-				a[x] = A[i*H*C+h*C+c]        // queries [n, heads·hd]
-				b[x] = B[j*(H>>k.S)*C+g*C+c] // keys [T, kvHeads·hd]
-			} else {
-				x = ((i*H+h)*C+c)*J + j
-				rIdx = (i*H+h)*C + c
-				a[x] = A[(h*I+i)*J+j]        // probabilities [heads, n, T]
-				b[x] = B[j*(H>>k.S)*C+g*C+c] // values [T, kvHeads·hd]
-			}
-			if !k.masked(i, j) {
-				e[x] = eq[rIdx]
-			}
-		}
-	}
-}
-
-// split returns the end point's coordinates by group: heads, query rows,
-// key rows, head dimension.
+// split returns the end point's coordinates by group: heads, query rows
+// and the head dimension for the scores (j nil), heads, query rows and
+// key rows for the context (c nil).
 func (k *Contraction) split(end []fr.Element) (h, i, j, c []fr.Element) {
 	if k.Scores {
-		h, i, j, c = end[:k.BH], end[k.BH:k.BH+k.BI], end[k.BH+k.BI:k.BH+k.BI+k.BJ], end[k.BH+k.BI+k.BJ:]
-		return
+		return end[:k.BH], end[k.BH : k.BH+k.BI], nil, end[k.BH+k.BI:]
 	}
-	i, h, c, j = end[:k.BI], end[k.BI:k.BI+k.BH], end[k.BI+k.BH:k.BI+k.BH+k.BC], end[k.BI+k.BH+k.BC:]
-	return
+	return end[k.BI : k.BI+k.BH], end[:k.BI], end[k.BI+k.BH:], nil
 }
 
-// factorPoints are the points of the factors' blocks at the end point.
-func (k *Contraction) factorPoints(end []fr.Element) (pa, pb []fr.Element) {
-	h, i, j, c := k.split(end)
-	g := h[:k.BH-k.S]
-	cat := func(parts ...[]fr.Element) []fr.Element {
-		var out []fr.Element
-		for _, p := range parts {
-			out = append(out, p...)
-		}
-		return out
-	}
+// finalWeight is the public weight E's MLE at the sum-check's end point:
+// eq(r_h, z_h)·eq(r_i, z_i) for the scores; for the context
+// eq(r_h, e_h)·Σ_{a,b} eq(e_i, a)·eq(r_i, a)·eq(e_j, b)·mask(a, b), the mask
+// and eq sharing the query rows.
+func (k *Contraction) finalWeight(r, end []fr.Element) fr.Element {
+	h, i, j, _ := k.split(end)
 	if k.Scores {
-		return cat(i, h, c), cat(j, g, c)
+		v := poly.Eq[fr.Element](r[:k.BH], h)
+		w := poly.Eq[fr.Element](r[k.BH:k.BH+k.BI], i)
+		return *v.Mul(&v, &w)
 	}
-	return cat(h, i, j), cat(j, g, c)
-}
-
-// eqEval is the MLE of E = eq(r, ·)·mask at the end point. eq(r, ·)
-// factors over the coordinate groups, but the mask and eq share the row
-// coordinates, so their product's MLE is summed over the padded query and
-// key rows: Σ_{a,b} eq(e_i, a)·eq(e_j, b)·[b ≤ start + a]·(eq(r_i, a)·eq(r_j, b)
-// for the scores, eq(r_i, a) for the context), times eq of the other
-// groups: O(2^(bi+bj)).
-func (k *Contraction) eqEval(r, end []fr.Element) fr.Element {
-	h, i, j, c := k.split(end)
-	var ri, rj, rest, at []fr.Element
-	if k.Scores {
-		rh := r[:k.BH]
-		ri, rj = r[k.BH:k.BH+k.BI], r[k.BH+k.BI:]
-		rest, at = rh, h
-	} else {
-		ri = r[:k.BI]
-		rest, at = r[k.BI:], append(append([]fr.Element(nil), h...), c...)
-	}
-	ei, ej := poly.EqTable[fr.Element](i), poly.EqTable[fr.Element](j)
-	wi := poly.EqTable[fr.Element](ri)
+	ei, wi := poly.EqTable[fr.Element](i), poly.EqTable[fr.Element](r[:k.BI])
 	for a := range ei {
 		ei[a].Mul(&ei[a], &wi[a])
 	}
-	if rj != nil {
-		wj := poly.EqTable[fr.Element](rj)
-		for b := range ej {
-			ej[b].Mul(&ej[b], &wj[b])
+	sum := k.maskSum(ei, poly.EqTable[fr.Element](j))
+	v := poly.Eq[fr.Element](r[k.BI:k.BI+k.BH], h)
+	return *v.Mul(&v, &sum)
+}
+
+// keyWeight is w's MLE at the key sum-check's end point e_j:
+// Σ_{a,b} eq(z_i, a)·eq(e_j, b)·eq(r_j, b)·mask(a, b).
+func (k *Contraction) keyWeight(r, end, endJ []fr.Element) fr.Element {
+	_, i, _, _ := k.split(end)
+	ej, wj := poly.EqTable[fr.Element](endJ), poly.EqTable[fr.Element](r[k.BH+k.BI:])
+	for b := range ej {
+		ej[b].Mul(&ej[b], &wj[b])
+	}
+	return k.maskSum(poly.EqTable[fr.Element](i), ej)
+}
+
+// keyTables are the key sum-check's tables over j: w and K(j, z_g, z_c).
+func (k *Contraction) keyTables(l *Layout, stacked, r, end []fr.Element) (w, kz []fr.Element) {
+	h, i, _, c := k.split(end)
+	_, B := k.factorBlocks(l, stacked)
+	J := 1 << k.BJ
+	eqI, eqJ := poly.EqTable[fr.Element](i), poly.EqTable[fr.Element](r[k.BH+k.BI:])
+	gc := poly.EqTable[fr.Element](append(append([]fr.Element(nil), h[:k.BH-k.S]...), c...))
+	// w(j) = eq(r_j, j)·Σ_{i ≥ j − Start} eq(z_i, i): suffix sums.
+	w = make([]fr.Element, J)
+	suffix := make([]fr.Element, len(eqI)+1)
+	for a := len(eqI) - 1; a >= 0; a-- {
+		suffix[a].Add(&suffix[a+1], &eqI[a])
+	}
+	for j := range J {
+		if from := max(j-k.Start, 0); from < len(eqI) {
+			w[j].Mul(&eqJ[j], &suffix[from])
 		}
 	}
-	var sum, t fr.Element
-	for a := range ei {
-		var row fr.Element
-		for b := range ej {
-			if !k.masked(a, b) {
-				row.Add(&row, &ej[b])
+	kz = make([]fr.Element, J)
+	parallel.Execute(J, max(1, (1<<12)/len(gc)), func(start, end int) {
+		var t fr.Element
+		for j := start; j < end; j++ {
+			row := B[j*len(gc) : (j+1)*len(gc)]
+			for x := range gc {
+				t.Mul(&row[x], &gc[x])
+				kz[j].Add(&kz[j], &t)
 			}
 		}
-		t.Mul(&row, &ei[a])
-		sum.Add(&sum, &t)
+	})
+	return w, kz
+}
+
+// factorPoints are the points of the factors' blocks at the end point:
+// for the scores the queries' (the keys' comes from the key sum-check,
+// [Contraction.keyPoint]), for the context the probabilities' and the
+// values', V bound at r_c.
+func (k *Contraction) factorPoints(r, end []fr.Element) (pa, pb []fr.Element) {
+	h, i, j, c := k.split(end)
+	if k.Scores {
+		return cat(i, h, c), nil
 	}
-	v := poly.Eq[fr.Element](rest, at)
-	v.Mul(&v, &sum)
-	return v
+	return cat(h, i, j), cat(j, h[:k.BH-k.S], r[k.BI+k.BH:])
+}
+
+// keyPoint is the keys' point at the key sum-check's end point e_j:
+// (e_j, z_g, z_c).
+func (k *Contraction) keyPoint(end, endJ []fr.Element) []fr.Element {
+	h, _, _, c := k.split(end)
+	return cat(endJ, h[:k.BH-k.S], c)
+}
+
+func cat(parts ...[]fr.Element) []fr.Element {
+	var out []fr.Element
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
 }
 
 func contractionTerm() []sumcheck.Term[fr.Element] {
@@ -223,7 +341,7 @@ func contractionSteps(l *Layout, ks []Contraction, stacked []fr.Element, points 
 				return [][]fr.Element{e, a, b}
 			},
 			final: func(end []fr.Element, a, b fr.Element) fr.Element {
-				v := k.eqEval(r, end)
+				v := k.finalWeight(r, end)
 				v.Mul(&v, &a)
 				return *v.Mul(&v, &b)
 			},
@@ -232,10 +350,84 @@ func contractionSteps(l *Layout, ks []Contraction, stacked []fr.Element, points 
 	return steps
 }
 
-// contractionClaims are the claims of the factors' values on their blocks.
-func contractionClaims(l *Layout, ks []Contraction, ends [][]fr.Element, proofs []FactorProof) []pcs.Claim {
-	return factorClaims(l, proofs, ends, func(n int, end []fr.Element) (int, int, []fr.Element, []fr.Element) {
-		pa, pb := ks[n].factorPoints(end)
-		return ks[n].A, ks[n].B, pa, pb
-	})
+// proveKeys proves, under "committed/keys", the value K̃(z) of each
+// scores contraction (in order) by a sum-check over the key rows, and
+// absorbs K's value at its end. It returns the proofs and end points.
+func proveKeys(t *pcs.Transcript, l *Layout, ks []Contraction, stacked []fr.Element, points [][]fr.Element, proofs []FactorProof, ends [][]fr.Element) ([]KeyProof, [][]fr.Element, error) {
+	var out []KeyProof
+	var outEnds [][]fr.Element
+	for n := range ks {
+		k := &ks[n]
+		if !k.Scores {
+			continue
+		}
+		if len(out) == 0 {
+			t.Label("committed/keys")
+		}
+		w, kz := k.keyTables(l, stacked, points[k.Q], ends[n])
+		terms := []sumcheck.Term[fr.Element]{{Coefficient: field.One[fr.Element](), Factors: []int{0, 1}}}
+		sc, opening, err := sumcheck.Prove(t, [][]fr.Element{w, kz}, terms, proofs[n].B)
+		if err != nil {
+			return nil, nil, fmt.Errorf("committed: the keys of %s: %w", k.Name, err)
+		}
+		p := KeyProof{SumCheck: sc, K: opening.Evaluations[1]}
+		t.Absorb(p.K)
+		out = append(out, p)
+		outEnds = append(outEnds, opening.Point)
+	}
+	return out, outEnds, nil
+}
+
+// verifyKeys replays the key sum-checks of proveKeys, checks each final
+// value with the public w and returns their end points.
+func verifyKeys(t *pcs.Transcript, ks []Contraction, points [][]fr.Element, proofs []FactorProof, ends [][]fr.Element, keys []KeyProof) ([][]fr.Element, error) {
+	var out [][]fr.Element
+	for n := range ks {
+		k := &ks[n]
+		if !k.Scores {
+			continue
+		}
+		if len(out) >= len(keys) {
+			return nil, fmt.Errorf("committed/keys: %d proofs for more scores contractions", len(keys))
+		}
+		if len(out) == 0 {
+			t.Label("committed/keys")
+		}
+		p := &keys[len(out)]
+		end, expected, err := sumcheck.Verify(t, proofs[n].B, 2, k.BJ, p.SumCheck)
+		if err != nil {
+			return nil, fmt.Errorf("the keys of %s: %w", k.Name, err)
+		}
+		v := k.keyWeight(points[k.Q], ends[n], end)
+		if v.Mul(&v, &p.K); !v.Equal(&expected) {
+			return nil, fmt.Errorf("the keys of %s: the final value does not match", k.Name)
+		}
+		t.Absorb(p.K)
+		out = append(out, end)
+	}
+	if len(out) != len(keys) {
+		return nil, fmt.Errorf("committed/keys: %d proofs for %d scores contractions", len(keys), len(out))
+	}
+	return out, nil
+}
+
+// contractionClaims are the claims of the factors' values on their
+// blocks: the queries' and the probabilities' at the contractions' end
+// points, the values' there with V bound at r_c, and the keys' at the
+// key sum-checks' end points.
+func contractionClaims(l *Layout, ks []Contraction, points [][]fr.Element, ends [][]fr.Element, proofs []FactorProof, keyEnds [][]fr.Element, keys []KeyProof) []pcs.Claim {
+	var out []pcs.Claim
+	m := 0
+	for n := range ks {
+		k := &ks[n]
+		pa, pb := k.factorPoints(points[k.Q], ends[n])
+		out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(k.A, pa), Value: proofs[n].A})
+		if k.Scores {
+			out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(k.B, k.keyPoint(ends[n], keyEnds[m])), Value: keys[m].K})
+			m++
+			continue
+		}
+		out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(k.B, pb), Value: proofs[n].B})
+	}
+	return out
 }

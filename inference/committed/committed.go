@@ -93,6 +93,8 @@ type Proof struct {
 	// Attention proves the attention contractions' accumulator claims:
 	// the scores then the context of each block.
 	Attention []FactorProof
+	// Keys prove the scores contractions' values K̃(z), in order.
+	Keys []KeyProof
 	// Norms prove each norm's arithmetic and accumulator claim.
 	Norms []NormProof
 	// Softmax proves each attention's softmax relations.
@@ -583,6 +585,10 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if proof.Attention, atEnds, err = proveFactors(t, "committed/attention", contractionSteps(l, ats, stacked, points, proof.Accumulators)); err != nil {
 		return nil, nil, err
 	}
+	var keyEnds [][]fr.Element
+	if proof.Keys, keyEnds, err = proveKeys(t, l, ats, stacked, points, proof.Attention, atEnds); err != nil {
+		return nil, nil, err
+	}
 	nss, err := normSteps(tr, seg, l, index)
 	if err != nil {
 		return nil, nil, err
@@ -634,7 +640,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	claims = append(claims, embeddingClaim(tr, l, ePoint, eValue)...)
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
-	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
+	claims = append(claims, contractionClaims(l, ats, points, atEnds, proof.Attention, keyEnds, proof.Keys)...)
 	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
 	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
 	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
@@ -1149,7 +1155,7 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	if err != nil {
 		return rejected(err)
 	}
-	atEnds, err := s.VerifyContractions(t, points, proof.Accumulators, proof.Attention)
+	atEnds, keyEnds, err := s.VerifyContractions(t, points, proof.Accumulators, proof.Attention, proof.Keys)
 	if err != nil {
 		return rejected(err)
 	}
@@ -1184,7 +1190,7 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	claims = append(claims, embeddingClaim(view, l, ePoint, eValue)...)
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
-	claims = append(claims, contractionClaims(l, ats, atEnds, proof.Attention)...)
+	claims = append(claims, contractionClaims(l, ats, points, atEnds, proof.Attention, keyEnds, proof.Keys)...)
 	claims = append(claims, argmaxClaims(l, s.Argmax, amPoint, proof.Argmax)...)
 	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
 	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)

@@ -190,21 +190,40 @@
 // Attention contractions (attention.go): the scores,
 // Acc[h][i][j] = [j ≤ i]·Σ_c Q[i][h·hd+c]·K[j][g·hd+c], and the context,
 // Acc[i][h·hd+c] = Σ_j [j ≤ i]·P[h][i][j]·V[j][g·hd+c] (g = h / (query
-// heads per key/value head), Q and K after RoPE for Llama), each by one
-// degree-3 sum-check over its index cube — (h, i, j, c) for the scores,
-// (i, h, c, j) for the context, each group padded to a power of two — of
-// E·A·B, where E = eq(r_q, ·)·mask and A, B are the factors' padded
-// tables broadcast over the cube. Both factors are blocks of s in their
-// per-dimension padded layout (the scores and probabilities as [heads,
-// n, T]), so no layout change is needed: with hd and the heads-per-group
-// ratio powers of two, the column h·hd + c is the bits of h then c, and g
-// the leading bits of h. The end point gives one claim on each factor's
-// block; the verifier evaluates E there itself: eq factors over the
-// groups except where it shares the row coordinates with the mask, which
-// is summed over the padded query and key rows (O(n·T)). Masked scores
-// have accumulator 0, which the requantization's Out = 0, Rem = 2^(k−1)
-// give. The pass must start at position 0 (the keys are its own rows).
-// The prover's tables have heads·n·T·hd entries.
+// heads per key/value head), Q and K after RoPE for Llama), each as a
+// matrix product: the output's coordinates are bound first, so that no
+// sum-check runs over the whole cube (h, i, j, c). Both factors are
+// blocks of s in their per-dimension padded layout (the scores and
+// probabilities as [heads, n, T]), so no layout change is needed: with
+// hd and the heads-per-group ratio powers of two, the column h·hd + c is
+// the bits of h then c, and g the leading bits of h. With the claim's
+// point r_q split by groups:
+//
+//   - the context, one degree-3 sum-check over (i, h, j) of
+//     E(i, h, j)·P(h, i, j)·V(j, g, r_c), E = eq(r_i, i)·eq(r_h, h)·[j ≤ i].
+//     The prover folds V's head dimension at r_c first. The end point
+//     (e_i, e_h, e_j) gives a claim on P and one on V at (e_j, e_g, r_c);
+//     the verifier evaluates E there itself: eq(r_h, e_h) times
+//     Σ_{a,b} eq(e_i, a)·eq(r_i, a)·eq(e_j, b)·[b ≤ a] over the padded
+//     query and key rows, O(n + T) with prefix sums;
+//   - the scores, one degree-3 sum-check over (h, i, c) of
+//     eq(r_h, h)·eq(r_i, i)·Q(i, h, c)·K̃(h, i, c), where
+//     K̃(h, i, c) = Σ_{j ≤ i} eq(r_j, j)·K(j, g, c) are prefix sums of the
+//     keys over their rows (the mask is causal). The end point
+//     z = (z_h, z_i, z_c) gives a claim on Q, and the prover sends K̃(z).
+//     K̃(z) = Σ_j w(j)·K(j, z_g, z_c), with the public
+//     w(j) = eq(r_j, j)·Σᵢ eq(z_i, i)·[j ≤ i], is proven by a degree-2
+//     sum-check over j (Keys, label "committed/keys", after all the
+//     contractions); its end point e_j gives a claim on K at
+//     (e_j, z_g, z_c), and the verifier evaluates w(e_j) as E above.
+//
+// This is the identity the cube's sum states, factored, so it is as
+// sound, with the same number of rounds (the scores' j rounds are of
+// degree 2). The prover's tables have heads·n·hd and n·heads·T entries
+// instead of heads·n·T·hd each: 2¹⁶ instead of 2²² at 64 rows. Masked
+// scores have accumulator 0, which the requantization's Out = 0,
+// Rem = 2^(k−1) give. The pass must start at position 0 (the keys are its
+// own rows).
 //
 // Argmax (argmax.go, last segment only): with P prompt tokens, output
 // tokens t_k (k < g) and logits L, the last segment commits one more
@@ -387,7 +406,7 @@
 // input and output, s of the requantization sum-check, the projections' inputs, the boundary and its
 // block of s, the residual values, the embedding, each gated product's
 // Act and Up, each rotation's two input values, each attention
-// contraction's two factors, the chosen logits, the margins, the logits
+// contraction's two factors (the keys' at the key sum-check's end), the chosen logits, the margins, the logits
 // at the sum-check's end, then per norm its row values (the row sums
 // first, LayerNorm), the variance sum-check's and the scaling sum-check's
 // end values, then per attention its zero-check's committed tables (m
@@ -409,7 +428,8 @@
 // proof: Biases, sum-check rounds, Inputs, Weights), the gated products,
 // the rotations and the attention contractions (three lists of
 // [FactorProof]: count; per proof: sum-check rounds, A, B — Act and Up,
-// the input and its pair, the two factors), the norm proofs (count; per
+// the input and its pair, the two factors, K̃(z) for the scores), the key
+// proofs (count; per proof: sum-check rounds, K), the norm proofs (count; per
 // proof: 9 row values, rounds, 5 values, rounds, 4 values), the softmax
 // proofs (count; per proof: zero-check rounds and evaluations, 3 row
 // values, rounds, 3 values), a presence
@@ -770,7 +790,7 @@
 //     once, not once per core. Block 1's commit phase, on the machine
 //     3.3 times slower of the 256-row figure, alternated: 5.4–6.0 s at
 //     64 rows where it took 6.8–7.7 s, 1.4–1.7 s at 16 rows where it took
-//     1.7–1.8 s. The attention contractions' cube tables are filled on
+//     1.7–1.8 s. The attention contractions' tables are filled on
 //     every core.
 //
 //   - From 2²⁵ lookups, LogUp-GKR drops the witness tree's leaves once
@@ -947,16 +967,7 @@
 // end values fₖ(z) the opening proves anyway (the verifiers evaluate
 // β(r, z) and the public cₖ(z) as they do at the zero-check's end now):
 // the 44 s of the zero-check and its end-point claims go, against a
-// dearer batching sum-check; the attention contractions sum over their
-// whole cube (h, i, j, c) with both factors broadcast (2²² entries a
-// contraction at 64 rows, 36 s of the pass's CPU, and it grows with the
-// square of the rows), where a matrix-product sum-check binds the
-// output's coordinates first: the context's over (h, i, j) with V bound
-// at r_c, the scores' over (h, i, c) against
-// K̃(h, i, c) = Σ_{j ≤ i} β(r_j, j)·K(h, j, c) (prefix sums, the mask
-// being causal) and then one over j for K̃'s end value, with the public
-// weights β(r_j, j)·Σᵢ β(zᵢ, i)·mask(i, j) that eqEval computes now: 2¹⁶ entries
-// at 64 rows instead of 2²², and no more rounds;
+// dearer batching sum-check;
 // stack a tensor's columns in power-of-two chunks (768 = 512 + 256) with
 // claims that are linear combinations of the chunks' evaluations, which
 // brings a block from 541,536 to 406,240 entries, below 2¹⁹, and halves
@@ -1028,9 +1039,8 @@
 //   - The weights are still evaluated by the verifier (linear in them);
 //     in a circuit they too must become fixed commitments of the model,
 //     opened in the batch as the function tables are.
-//   - The attention contractions' tables grow as heads·n²·hd: summing
-//     over the head dimension first (a two-stage sum-check) would make
-//     them heads·n² + n·width.
+//   - The context's tables grow as heads·n² (its probabilities are a
+//     tensor of that size); the scores' as heads·n·hd.
 //   - The limb rows stay aligned with s: eight MLEs of N variables, zero
 //     where no block uses them (pcs.Commit multiplies over the non-zero
 //     entries only, and the parts no block fills are not committed). One

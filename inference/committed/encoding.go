@@ -16,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 11
+const FormatVersion = 12
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -97,6 +97,11 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 	w.factors(p.Products)
 	w.factors(p.Rotations)
 	w.factors(p.Attention)
+	w.count(len(p.Keys))
+	for k := range p.Keys {
+		w.rounds(p.Keys[k].SumCheck.Rounds)
+		w.scalar(&p.Keys[k].K)
+	}
 	w.count(len(p.Norms))
 	for k := range p.Norms {
 		n := &p.Norms[k]
@@ -224,6 +229,16 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	p.Products = r.factors()
 	p.Rotations = r.factors()
 	p.Attention = r.factors()
+	nk := r.count(maxProjections, 4+32)
+	for range nk {
+		if r.err != nil {
+			break
+		}
+		var k KeyProof
+		k.SumCheck.Rounds = r.rounds()
+		r.scalar(&k.K)
+		p.Keys = append(p.Keys, k)
+	}
 	nn := r.count(maxProjections, (nbNormRows+nbVarianceEvals+nbScaleEvals)*32)
 	for range nn {
 		if r.err != nil {

@@ -121,9 +121,16 @@ func (s *Shape) VerifyRotations(t *pcs.Transcript, points [][]fr.Element, acc []
 }
 
 // VerifyContractions replays the attention contractions' sum-checks
-// (label "committed/attention") and returns their end points.
-func (s *Shape) VerifyContractions(t *pcs.Transcript, points [][]fr.Element, acc []fr.Element, proofs []FactorProof) ([][]fr.Element, error) {
-	return verifyFactors(t, "committed/attention", contractionSteps(s.Layout, s.Contractions, nil, points, acc), proofs)
+// (label "committed/attention") and the scores' key sum-checks (label
+// "committed/keys"), and returns the end points of both.
+func (s *Shape) VerifyContractions(t *pcs.Transcript, points [][]fr.Element, acc []fr.Element, proofs []FactorProof, keys []KeyProof) (ends, keyEnds [][]fr.Element, err error) {
+	if ends, err = verifyFactors(t, "committed/attention", contractionSteps(s.Layout, s.Contractions, nil, points, acc), proofs); err != nil {
+		return nil, nil, err
+	}
+	if keyEnds, err = verifyKeys(t, s.Contractions, points, proofs, ends, keys); err != nil {
+		return nil, nil, err
+	}
+	return ends, keyEnds, nil
 }
 
 // VerifyNorms replays the norm steps (label "committed/norm"); it

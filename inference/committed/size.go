@@ -27,6 +27,9 @@ func (p *Proof) scalars() int {
 			scalars += rounds(f.SumCheck.Rounds) + 2
 		}
 	}
+	for _, k := range p.Keys {
+		scalars += rounds(k.SumCheck.Rounds) + 1
+	}
 	for _, n := range p.Norms {
 		scalars += nbNormRows + nbVarianceEvals + nbScaleEvals + rounds(n.Variance.Rounds) + rounds(n.Scale.Rounds)
 	}
@@ -110,6 +113,9 @@ func (p *Proof) FieldWork() FieldWork {
 		for _, f := range fs {
 			count(f.SumCheck.Rounds)
 		}
+	}
+	for _, k := range p.Keys {
+		count(k.SumCheck.Rounds)
 	}
 	for _, n := range p.Norms {
 		count(n.Variance.Rounds)

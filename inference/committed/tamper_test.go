@@ -578,8 +578,8 @@ func TestAttention(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", m.Config.Family, err)
 		}
-		if len(proof.Attention) != 2 {
-			t.Fatalf("%d contraction proofs", len(proof.Attention))
+		if len(proof.Attention) != 2 || len(proof.Keys) != 1 {
+			t.Fatalf("%d contraction proofs, %d key proofs", len(proof.Attention), len(proof.Keys))
 		}
 		for _, rq := range claims.Requants {
 			if rq.Out.Name == a.Scores.Out.Name || rq.Out.Name == a.Context.Out.Name {
@@ -587,12 +587,28 @@ func TestAttention(t *testing.T) {
 			}
 		}
 		rejectsEach(t, s, f, seg, proof, factorTampers("Attention", func(p *Proof) *[]FactorProof { return &p.Attention }))
+		rejectsEach(t, s, f, seg, proof, keyTampers)
 		// Entry (h=1, i=2, j=1) is unmasked; the context entry (1, 3).
 		score := (1*f.rows+2)*f.rows + 1
 		rejectsOffByOne(t, s, f, seg, &a.Scores.Rem, score)
 		rejectsOffByOne(t, s, f, seg, &a.Context.Rem, 1*a.Context.Rem.Shape[1]+3)
 		rejectsOffByOne(t, s, f, seg, &a.Probs, score)
 	}
+}
+
+// keyTampers changes every round value and K of each key proof, then
+// drops the last.
+func keyTampers(proof *Proof) []tamper {
+	var out []tamper
+	for k := range proof.Keys {
+		for i := range proof.Keys[k].SumCheck.Rounds {
+			for j := range proof.Keys[k].SumCheck.Rounds[i] {
+				out = append(out, tamper{fmt.Sprintf("Keys[%d].SumCheck.Rounds[%d][%d]", k, i, j), func(p *Proof) func() { return bump(&p.Keys[k].SumCheck.Rounds[i][j]) }})
+			}
+		}
+		out = append(out, tamper{fmt.Sprintf("Keys[%d].K", k), func(p *Proof) func() { return bump(&p.Keys[k].K) }})
+	}
+	return append(out, dropLast("Keys", func(p *Proof) *[]KeyProof { return &p.Keys }))
 }
 
 // factorTampers changes, for each proof of a list of factor proofs, its
