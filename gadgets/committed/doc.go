@@ -72,10 +72,13 @@
 // # Cost
 //
 // The built-in model's segments over 5 rows (testdata/segment.csv):
-// 532,255 R1CS for the first (block 0 and the embedding), 591,964 for
-// the last (block 1, the LM head and the argmax), 555,654 for a Llama
-// segment (540,715, 615,657 and 564,962 before the model's ranges were
-// widened to their windows, which leaves fewer limbs to look up). Most of it is the LogUp instance (≈ 850 R1CS per degree-3 GKR
+// 529,185 R1CS for the first (block 0 and the embedding), 588,894 for
+// the last (block 1, the LM head and the argmax), 552,584 for a Llama
+// segment (532,255, 591,964 and 555,654 before the attention
+// contractions became matrix products, whose masked weights cost
+// O(n + T) rather than O(n·T); 540,715, 615,657 and 564,962 before the
+// model's ranges were widened to their windows, which leaves fewer limbs
+// to look up). Most of it is the LogUp instance (≈ 850 R1CS per degree-3 GKR
 // round); the steps' own counts are logged by their tests: the
 // requantizations ≈ 28k, the projections ≈ 22–27k, the factors ≈ 20k
 // (43k with Llama's gated product and rotations), a block's norms

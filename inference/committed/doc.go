@@ -390,6 +390,7 @@
 //	label "committed/product"; per gated product: sum-check (degree 3), Act(r′), Up(r′)   (Llama)
 //	label "committed/rope"; per rotation: sum-check (degree 3), In(r′), In(r′ with the half-head bit flipped)   (Llama)
 //	label "committed/attention"; per block: scores then context, each a sum-check (degree 3), A(r′), B(r′)
+//	label "committed/keys"; per scores contraction: sum-check over the key rows (degree 2), K at its end
 //	label "committed/norm"; per norm: ρ₁; the 9 row values; ρ₂; sum-check (degree 4; 3 RMSNorm), 5 values;
 //	  sum-check (degree 6; 5 RMSNorm) of Acc(r_q), 4 values
 //	label "committed/softmax"; per attention: γ; zero-check (14 tables); ρ′; 3 row values;
@@ -880,8 +881,8 @@
 // (879k × 4 + 475k) against 6.5M in twelve, and the aggregator's MSM has
 // about 350 points against 569. The segment circuits at 15 rows
 // (gadgets/committed, TestGPT2SmallSegments -committed.blocks=3): three
-// blocks 1,476,455 R1CS where one block is 745,698, the LM head alone
-// 911,013; about 7.2M R1CS for the five-segment pass against 9.8M for
+// blocks 1,461,660 R1CS where one block is 740,893, the LM head alone
+// 911,013; about 7.1M R1CS for the five-segment pass against 9.8M for
 // the twelve (docs/recursion.md). Their keys have not been set up, so
 // the commands keep one block a segment by default.
 //
@@ -954,6 +955,16 @@
 // 210.0 s against 211.9 s, the commitments 98.3 s summed against
 // 106.7 s (8% less), peak RSS 8.9 GiB for both.
 //
+// The attention contractions as matrix products ("Attention
+// contractions" above; new proofs), on the faster machine (AVX-512),
+// five segments, two at once, two pairs alternated with the code
+// before: 64 rows in 82.2 and 83.9 s against 102.4 and 100.5 s (0.80 and
+// 0.83; the sum-checks 25.9 and 25.0 s summed over the segments against
+// 41.9 and 40.8 s; the verifier 5.4 and 5.7 s against 8.5 and 6.1 s),
+// 642 kB of proofs where they were 651 kB, peak RSS 9.0–9.2 GiB
+// against 8.3–8.9 GiB; 16 rows moved within their noise (28.8 and 32.4 s against
+// 29.7 and 28.9 s; 562 kB of proofs where they were 570 kB).
+//
 // Memory adds up (the LM head's segment at 64 rows alone holds 7.3 GiB
 // above its inputs, [ProverMemory]), so the commands (package pipeline,
 // prove's --native-jobs) prove two segments at once only when the two
@@ -1021,16 +1032,19 @@
 //
 // Field work per segment, for the segment circuit ([Proof.FieldWork],
 // counted from the proof): the sum-check rounds by degree — GPT-2 block
-// 1 at 16 rows, with 16-bit limbs: 94 of degree 2, 417 of degree 3 (361
-// of them the LogUp instance's GKR layers: 20·19/2 for the witness tree,
-// 19·18/2 for the table tree), 40 of degree 4, 28 of degree 6 — 2,228
-// scalars absorbed, 37 points (entering as digests the aggregator
+// 1 at 16 rows, with 16-bit limbs and the attention contractions as
+// matrix products: 98 of degree 2, 407 of degree 3 (361 of them the
+// LogUp instance's GKR layers: 20·19/2 for the witness tree, 19·18/2 for
+// the table tree), 40 of degree 4, 28 of degree 6 — 2,207 scalars
+// absorbed (94 of degree 2, 417 of degree 3 and 2,228 scalars with the
+// contractions over their whole cube), 37 points (entering as digests the aggregator
 // computes) and 18 fold checks (with 15-bit limbs and the symmetric
 // ranges: 419 of degree 3, 2,271 scalars, 43 points; 33 points and 20
 // fold checks with the commitments whole). At the measured per-unit
 // costs (≈ 191 R1CS per absorbed scalar with its round's interpolation,
-// ≈ 850 per GKR round) that is ≈ 526k R1CS of transcript and
-// sum-checks (534k before); the statement, the public
+// ≈ 850 per GKR round) that is ≈ 522k R1CS of transcript and
+// sum-checks (526k with the contractions over their cube, 534k with
+// 15-bit limbs and the symmetric ranges); the statement, the public
 // tables' evaluations (masks, selectors, the norms' γ and β: O(width)),
 // the weights' evaluations and the opening's final scalars come on top.
 //
