@@ -2,6 +2,7 @@ package committed
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/frontend"
@@ -167,7 +168,7 @@ type KeyProof struct {
 func PlaceholderContractions(s *native.Shape) []FactorProof {
 	vars := make([]int, len(s.Contractions))
 	for k := range s.Contractions {
-		vars[k] = contractionVars(&s.Contractions[k])
+		vars[k] = s.Contractions[k].Vars()
 	}
 	return placeholderFactors(vars)
 }
@@ -193,15 +194,6 @@ func ValueOfKeys(ps []native.KeyProof) []KeyProof {
 	return out
 }
 
-// contractionVars is the number of rounds of a contraction's sum-check:
-// (h, i, c) for the scores, (i, h, j) for the context.
-func contractionVars(k *native.Contraction) int {
-	if k.Scores {
-		return k.BH + k.BI + k.BC
-	}
-	return k.BI + k.BH + k.BJ
-}
-
 // split returns the end point's coordinates by group (native split): j
 // is nil for the scores, c for the context.
 func split(k *native.Contraction, end []frontend.Variable) (h, i, j, c []frontend.Variable) {
@@ -209,14 +201,6 @@ func split(k *native.Contraction, end []frontend.Variable) (h, i, j, c []fronten
 		return end[:k.BH], end[k.BH : k.BH+k.BI], nil, end[k.BH+k.BI:]
 	}
 	return end[k.BI : k.BI+k.BH], end[:k.BI], end[k.BI+k.BH:], nil
-}
-
-func cat(parts ...[]frontend.Variable) []frontend.Variable {
-	var out []frontend.Variable
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
 }
 
 // maskSum is Σ_{a,b} x[a]·y[b] over the unmasked pairs of query row a and
@@ -268,7 +252,7 @@ func contractionSteps(api frontend.API, s *native.Shape, points [][]frontend.Var
 	for n := range s.Contractions {
 		k := &s.Contractions[n]
 		r := points[k.Q]
-		steps[n] = factorStep{name: k.Name, sum: acc[k.Q], vars: contractionVars(k),
+		steps[n] = factorStep{name: k.Name, sum: acc[k.Q], vars: k.Vars(),
 			final: func(end []frontend.Variable, a, b frontend.Variable) frontend.Variable {
 				return api.Mul(finalWeight(api, k, r, end), a, b)
 			}}
@@ -325,14 +309,14 @@ func contractionClaims(s *native.Shape, points [][]frontend.Variable, ends [][]f
 		h, i, j, c := split(k, ends[n])
 		g := h[:k.BH-k.S]
 		if k.Scores {
-			out = append(out, blockClaim(s.Layout, k.A, cat(i, h, c), proofs[n].A),
-				blockClaim(s.Layout, k.B, cat(keyEnds[m], g, c), keys[m].K))
+			out = append(out, blockClaim(s.Layout, k.A, slices.Concat(i, h, c), proofs[n].A),
+				blockClaim(s.Layout, k.B, slices.Concat(keyEnds[m], g, c), keys[m].K))
 			m++
 			continue
 		}
 		r := points[k.Q]
-		out = append(out, blockClaim(s.Layout, k.A, cat(h, i, j), proofs[n].A),
-			blockClaim(s.Layout, k.B, cat(j, g, r[k.BI+k.BH:]), proofs[n].B))
+		out = append(out, blockClaim(s.Layout, k.A, slices.Concat(h, i, j), proofs[n].A),
+			blockClaim(s.Layout, k.B, slices.Concat(j, g, r[k.BI+k.BH:]), proofs[n].B))
 	}
 	return out
 }

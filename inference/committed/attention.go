@@ -2,6 +2,7 @@ package committed
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
@@ -109,9 +110,9 @@ func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, in
 	return out, nil
 }
 
-// vars is the number of variables of the contraction's sum-check:
+// Vars is the number of variables of the contraction's sum-check:
 // (h, i, c) for the scores, (i, h, j) for the context.
-func (k *Contraction) vars() int {
+func (k *Contraction) Vars() int {
 	if k.Scores {
 		return k.BH + k.BI + k.BC
 	}
@@ -151,7 +152,7 @@ func (k *Contraction) factorBlocks(l *Layout, stacked []fr.Element) (A, B []fr.E
 // scores E = eq(r_h, h)·eq(r_i, i), A = Q and B = K̃; for the context
 // E = eq(r_i, i)·eq(r_h, h)·mask(i, j), A = P and B = V(j, g, r_c).
 func (k *Contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.Element) {
-	size := 1 << k.vars()
+	size := 1 << k.Vars()
 	e, a, b = hugepage.Make[fr.Element](size), hugepage.Make[fr.Element](size), hugepage.Make[fr.Element](size)
 	A, B := k.factorBlocks(l, stacked)
 	H, I, J, C := 1<<k.BH, 1<<k.BI, 1<<k.BJ, 1<<k.BC
@@ -303,24 +304,16 @@ func (k *Contraction) keyTables(l *Layout, stacked, r, end []fr.Element) (w, kz 
 func (k *Contraction) factorPoints(r, end []fr.Element) (pa, pb []fr.Element) {
 	h, i, j, c := k.split(end)
 	if k.Scores {
-		return cat(i, h, c), nil
+		return slices.Concat(i, h, c), nil
 	}
-	return cat(h, i, j), cat(j, h[:k.BH-k.S], r[k.BI+k.BH:])
+	return slices.Concat(h, i, j), slices.Concat(j, h[:k.BH-k.S], r[k.BI+k.BH:])
 }
 
 // keyPoint is the keys' point at the key sum-check's end point e_j:
 // (e_j, z_g, z_c).
 func (k *Contraction) keyPoint(end, endJ []fr.Element) []fr.Element {
 	h, _, _, c := k.split(end)
-	return cat(endJ, h[:k.BH-k.S], c)
-}
-
-func cat(parts ...[]fr.Element) []fr.Element {
-	var out []fr.Element
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
+	return slices.Concat(endJ, h[:k.BH-k.S], c)
 }
 
 func contractionTerm() []sumcheck.Term[fr.Element] {
@@ -335,7 +328,7 @@ func contractionSteps(l *Layout, ks []Contraction, stacked []fr.Element, points 
 		k := &ks[n]
 		r := points[k.Q]
 		steps[n] = factorStep{
-			name: k.Name, sum: acc[k.Q], vars: k.vars(), terms: contractionTerm(), a: 1, b: 2,
+			name: k.Name, sum: acc[k.Q], vars: k.Vars(), terms: contractionTerm(), a: 1, b: 2,
 			tables: func() [][]fr.Element {
 				e, a, b := k.tables(l, stacked, r)
 				return [][]fr.Element{e, a, b}
