@@ -46,8 +46,11 @@ func benchSRS(b testing.TB, size int) *pcs.SRS {
 // (one block each) against the integer forward pass of the same tokens in
 // the same run: prove-ratio = (Σ over the benchmarked segments of the
 // prover time) / forward time. The prover time is split into commit,
-// GKR (the LogUp instance), sum-check (decomposition zero-check,
-// requantization sum-check) and open (the batch opening).
+// GKR (the LogUp instance), sum-check (every other sum-check: the
+// decomposition zero-check, the requantization, projections,
+// contractions, norms, softmax and argmax) and open (the batch opening).
+// peak-rss-MiB is the process's peak resident memory (Linux; absent
+// elsewhere).
 func BenchmarkProve(b *testing.B) {
 	rows := *benchRows
 	b.Run(fmt.Sprintf("default/s=%d", rows), func(b *testing.B) {
@@ -58,15 +61,8 @@ func BenchmarkProve(b *testing.B) {
 		// As the commands do: the last segment at 64 rows fits in 24 GB
 		// only with the collector paced by a memory limit.
 		memlimit.Default()
-		c := model.GPT2SmallConfig(max(64, rows))
-		w, err := model.RandomWeights(c, 1, 1, 1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		m, err := model.New(c, w, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		m := gpt2SmallModel(b, rows)
+		c := m.Config
 		if *chunkWidth > 0 && (*wholePass || *headOnly) {
 			segs, err := inference.ChunkedSegments(c.Layers, max(*segBlocks, 1), c.Vocab, *chunkWidth)
 			if err != nil {
@@ -103,6 +99,21 @@ func BenchmarkProve(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("gpt2-small/pass/s=%d/blocks=%d", rows, k), func(b *testing.B) { benchProve(b, m, rows, segs) })
 	}
+}
+
+// gpt2SmallModel is a model of GPT-2 small's shape with random weights
+// (seed 1) and a context of at least 64 rows.
+func gpt2SmallModel(t testing.TB, rows int) *model.Model {
+	c := model.GPT2SmallConfig(max(64, rows))
+	w, err := model.RandomWeights(c, 1, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(c, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment) {
@@ -193,6 +204,9 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 	if verifyPass > 0 {
 		b.ReportMetric(ms(verifyPass), "verify-pass-ms")
 	}
+	if peak, ok := peakRSS(); ok {
+		b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MiB")
+	}
 	if len(segs) > 1 {
 		secs := make([]string, len(segs))
 		for k, d := range perSeg {
@@ -208,4 +222,26 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		}
 		last = line
 	}
+}
+
+// peakRSS returns the process's peak resident set size in bytes, read
+// from /proc/self/status (VmHWM); ok is false where that file is absent
+// or holds no such line.
+func peakRSS() (bytes int64, ok bool) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		rest, found := strings.CutPrefix(line, "VmHWM:")
+		if !found {
+			continue
+		}
+		var kib int64
+		if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kib); err != nil {
+			return 0, false
+		}
+		return kib << 10, true
+	}
+	return 0, false
 }

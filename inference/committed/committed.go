@@ -1108,6 +1108,11 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	if (proof.Boundary != nil) != (l.Boundary >= 0) {
 		return nil, nil, fmt.Errorf("%w: a boundary commitment is present exactly when the segment is not the last", ErrRejected)
 	}
+	if proof.Boundary == nil && !proof.BoundaryEval.IsZero() {
+		// The last segment has no boundary: its value field is zero, so
+		// that no byte of an encoded proof goes unchecked.
+		return nil, nil, fmt.Errorf("%w: a boundary value without a boundary commitment", ErrRejected)
+	}
 	if (proof.Incoming != nil) != (seg.From > 0) {
 		return nil, nil, fmt.Errorf("%w: an incoming commitment is present exactly when the segment is not the first", ErrRejected)
 	}

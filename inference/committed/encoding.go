@@ -183,6 +183,9 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 		r.fail(fmt.Errorf("boundary flag %d", b))
 	}
 	r.scalar(&p.BoundaryEval)
+	if r.err == nil && p.Boundary == nil && !p.BoundaryEval.IsZero() {
+		r.fail(errors.New("a boundary value without a boundary commitment"))
+	}
 	switch b := r.byte(); {
 	case r.err != nil:
 	case b == 1:

@@ -55,6 +55,22 @@ func TestEncoding(t *testing.T) {
 		if _, err := UnmarshalProof(append(append([]byte(nil), data...), 0)); err == nil {
 			t.Error("a proof with a trailing byte was decoded")
 		}
+		// The last segment's proof has no boundary: a boundary value other
+		// than zero is refused.
+		p, err := UnmarshalProof(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Boundary == nil {
+			p.BoundaryEval.SetOne()
+			forged, err := p.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := UnmarshalProof(forged); err == nil {
+				t.Error("a boundary value without a boundary commitment was decoded")
+			}
+		}
 	}
 }
 
