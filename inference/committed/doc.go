@@ -12,9 +12,13 @@
 // (maxima, exp lookups, row sums, the probabilities' division) every
 // relation of the forward pass is proven on the commitments.
 //
-// Status: tested natively (honest proofs; every proof field, statement
-// element, segment and pass length tampered; forged limbs; wrong
-// remainders), and on the proving path of the aggregated shape
+// Status: tested natively (honest proofs; every field element and every
+// point of a proof changed, one at a time, on the built-in model's
+// segments, its last block without the LM head, a chunk of the LM head
+// and a Llama segment — 8,031 changes, found by walking the proof's
+// fields, each rejected — and on GPT-2 small's shape behind a flag;
+// lists shortened, commitments and statement element, segment and pass
+// length changed; forged limbs; wrong remainders), and on the proving path of the aggregated shape
 // (pipeline, the default design of prove --shape aggregated): the
 // segment circuits of gadgets/committed verify its field part on
 // BLS12-377, the committed aggregator of package recursion the
@@ -267,8 +271,8 @@
 // is the argmax condition of the whole row. A chunk's lookup cube is that
 // of the LM head over b − a columns, so the LM head of GPT-2 small at 256
 // rows (a cube of 2²⁸ entries in one segment) becomes four chunks of
-// 2¹⁴ columns (cubes of 2²⁶). The segment circuits (gadgets/committed)
-// do not verify chunks or NoHead segments yet and refuse their shapes.
+// 2¹⁴ columns (cubes of 2²⁶). The segment circuit (gadgets/committed)
+// verifies chunks and NoHead segments as it verifies the others.
 //
 // Norms (norm.go): every norm of the segment (per block the attention
 // norm, which reads the block's input — the embedding, the previous
@@ -420,7 +424,8 @@
 // [Proof.MarshalBinary] writes the magic string "veriformer/committed",
 // [FormatVersion], then Tensors, Multiplicities and each limb row (each
 // a count and its parts' points), a presence byte
-// and the Boundary, BoundaryEval, a presence byte and Incoming, LimbEvals
+// and the Boundary, BoundaryEval (zero without a Boundary: the decoder and
+// the verifier reject any other value), a presence byte and Incoming, LimbEvals
 // (count; values),
 // Functions (count; per function In, Out), the LogUp proof (witness and
 // table trees: root, layers; MultiplicityEval; ColumnEvals; TableEvals), the
@@ -539,7 +544,16 @@
 // of 2¹⁴ columns, 17.9 s for the last; commit 357.7 s, GKR 607.6 s,
 // sum-checks 941.6 s, opening 500.7 s; 230 times the forward pass of
 // 10.4 s), segments verified in 161.9 s, VerifyPass 11.7 s, proofs
-// 1,576,032 bytes (below the 2 MB target), peak RSS 19.1 GB.
+// 1,576,032 bytes (below the 2 MB target), peak RSS 19.1 GB. The same
+// pass with the code of today (smaller lookup cubes, the attention
+// contractions as matrix products: below), one segment at a time, on the
+// faster machine (AVX-512): prover 802.7 s (45.9–60.5 s per block,
+// 41.5–45.5 s per chunk of 2¹⁴ columns, 8.7 s for the last; commit
+// 228.6 s, GKR 211.5 s, sum-checks 153.5 s, opening 208.9 s; 175 times
+// the forward pass of 4.6 s), segments verified in 100.0 s, VerifyPass
+// 9.5 s, proofs 1,524,384 bytes, peak RSS 17.3 GiB (18.6 GB); a block's
+// field work ≈ 668k R1CS (rounds by degree {2: 120, 3: 541, 4: 56,
+// 6: 36}, GKR 478, 256 points), a chunk's ≈ 544k.
 //
 // How it got here, each step measured on the whole pass at 16 rows with
 // the same proofs but the last:
@@ -819,10 +833,12 @@
 // generated again, 188.1–191.3 s and 11.9–12.0 GB in three runs of
 // intermediate versions.
 //
-// What remains: memory at 64 rows is within its target of 12 GB; the
-// times are at their targets of 60 s at 16 rows and 3 min at 64 rows,
-// met in some runs and missed by up to 2% (16 rows) and 4% (64 rows) in
-// other quiet ones. The MSMs (the commitments, and HyperKZG's fold commitments and
+// Where the pass stood before the cuts, segments at once and the
+// changes below: memory at 64 rows within its target of 12 GB, the times
+// at their targets of 60 s at 16 rows and 3 min at 64 rows, met in some
+// runs and missed by up to 2% (16 rows) and 4% (64 rows) in other quiet
+// ones (the figures since then meet them with room: the last paragraphs
+// of this section). The MSMs (the commitments, and HyperKZG's fold commitments and
 // quotient over 2¹⁸ points: about 1.7 s of a block's opening at 16
 // rows) are about half of a block's segment; GKR and the zero-check most
 // of the rest. Parts of 2¹⁷ halve HyperKZG's MSMs: the pass at 16 rows
