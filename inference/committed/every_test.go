@@ -150,6 +150,9 @@ func everyElementRejected(t *testing.T, f *fixture, stride int, segs ...inferenc
 			t.Fatalf("segment %v: the honest proof is rejected: %v", seg, err)
 		}
 		all := sites(reflect.ValueOf(proof))
+		if len(all) < 1000 {
+			t.Fatalf("segment %v: only %d elements found in the proof", seg, len(all))
+		}
 		checked := sample(all, stride)
 		fields := map[string]bool{}
 		for _, c := range checked {
