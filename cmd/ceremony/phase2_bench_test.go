@@ -24,6 +24,7 @@ import (
 	mpcbw6761 "github.com/consensys/gnark/backend/groth16/bw6-761/mpcsetup"
 	"github.com/consensys/gnark/constraint"
 
+	"github.com/veriformer/veriformer/internal/memlimit"
 	"github.com/veriformer/veriformer/setup"
 )
 
@@ -155,7 +156,7 @@ func BenchmarkPhase2Contribute(b *testing.B) {
 	cpu = processorTime() - cpu
 	b.ReportMetric(float64(sizes.points()), "points")
 	b.ReportMetric(cpu/float64(b.N)/float64(sizes.points())*1e6, "cpu-µs/point")
-	if peak := peakRSS(); resetPeak && peak > 0 {
+	if peak := memlimit.PeakRSS(); resetPeak && peak > 0 {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 	}
 }
@@ -168,7 +169,3 @@ func processorTime() float64 {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
-
-// peakRSS is VmHWM of /proc/self/status, in bytes (resettable, unlike
-// getrusage's maximum).
-func peakRSS() int64 { return procBytes("/proc/self/status", "VmHWM:") }

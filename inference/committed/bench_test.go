@@ -204,7 +204,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 	if verifyPass > 0 {
 		b.ReportMetric(ms(verifyPass), "verify-pass-ms")
 	}
-	if peak, ok := peakRSS(); ok {
+	if peak := memlimit.PeakRSS(); peak > 0 {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MiB")
 	}
 	if len(segs) > 1 {
@@ -222,26 +222,4 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		}
 		last = line
 	}
-}
-
-// peakRSS returns the process's peak resident set size in bytes, read
-// from /proc/self/status (VmHWM); ok is false where that file is absent
-// or holds no such line.
-func peakRSS() (bytes int64, ok bool) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		rest, found := strings.CutPrefix(line, "VmHWM:")
-		if !found {
-			continue
-		}
-		var kib int64
-		if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kib); err != nil {
-			return 0, false
-		}
-		return kib << 10, true
-	}
-	return 0, false
 }

@@ -56,3 +56,8 @@ func Default() int64 {
 // Total returns the machine's memory in bytes, 0 where it is not known
 // (it is read on Linux only).
 func Total() uint64 { return totalMemory() }
+
+// PeakRSS returns the process's peak resident set size in bytes (VmHWM,
+// which writing 5 to /proc/self/clear_refs resets), 0 where it is not
+// known (it is read on Linux only).
+func PeakRSS() uint64 { return peakRSS() }

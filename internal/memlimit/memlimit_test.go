@@ -50,3 +50,22 @@ func TestDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestPeakRSS checks that the peak resident set size is read on Linux
+// and covers memory the process has touched.
+func TestPeakRSS(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		if PeakRSS() != 0 {
+			t.Fatal("a peak RSS off Linux")
+		}
+		return
+	}
+	buf := make([]byte, 64<<20)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	if got := PeakRSS(); got < uint64(len(buf)) {
+		t.Fatalf("peak RSS %d bytes after touching %d", got, len(buf))
+	}
+	runtime.KeepAlive(buf)
+}
