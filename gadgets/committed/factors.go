@@ -194,15 +194,6 @@ func ValueOfKeys(ps []native.KeyProof) []KeyProof {
 	return out
 }
 
-// split returns the end point's coordinates by group (native split): j
-// is nil for the scores, c for the context.
-func split(k *native.Contraction, end []frontend.Variable) (h, i, j, c []frontend.Variable) {
-	if k.Scores {
-		return end[:k.BH], end[k.BH : k.BH+k.BI], nil, end[k.BH+k.BI:]
-	}
-	return end[k.BI : k.BI+k.BH], end[:k.BI], end[k.BI+k.BH:], nil
-}
-
 // maskSum is Σ_{a,b} x[a]·y[b] over the unmasked pairs of query row a and
 // key row b (native maskSum): y's prefix sums are additions, so it costs
 // one product per query row.
@@ -225,7 +216,7 @@ func maskSum(api frontend.API, k *native.Contraction, x, y []frontend.Variable) 
 // finalWeight is the public weight's MLE at a contraction's end point
 // (native finalWeight).
 func finalWeight(api frontend.API, k *native.Contraction, r, end []frontend.Variable) frontend.Variable {
-	h, i, j, _ := split(k, end)
+	h, i, j, _ := native.SplitEnd(k, end)
 	if k.Scores {
 		return api.Mul(gpoly.Eq(api, r[:k.BH], h), gpoly.Eq(api, r[k.BH:k.BH+k.BI], i))
 	}
@@ -239,7 +230,7 @@ func finalWeight(api frontend.API, k *native.Contraction, r, end []frontend.Vari
 // keyWeight is w's MLE at a key sum-check's end point (native
 // keyWeight).
 func keyWeight(api frontend.API, k *native.Contraction, r, end, endJ []frontend.Variable) frontend.Variable {
-	_, i, _, _ := split(k, end)
+	_, i, _, _ := native.SplitEnd(k, end)
 	ej, wj := gpoly.EqTable(api, endJ), gpoly.EqTable(api, r[k.BH+k.BI:])
 	for b := range ej {
 		ej[b] = api.Mul(ej[b], wj[b])
@@ -306,7 +297,7 @@ func contractionClaims(s *native.Shape, points [][]frontend.Variable, ends [][]f
 	m := 0
 	for n := range s.Contractions {
 		k := &s.Contractions[n]
-		h, i, j, c := split(k, ends[n])
+		h, i, j, c := native.SplitEnd(k, ends[n])
 		g := h[:k.BH-k.S]
 		if k.Scores {
 			out = append(out, blockClaim(s.Layout, k.A, slices.Concat(i, h, c), proofs[n].A),

@@ -224,10 +224,11 @@ func (k *Contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.E
 	return e, a, b
 }
 
-// split returns the end point's coordinates by group: heads, query rows
-// and the head dimension for the scores (j nil), heads, query rows and
-// key rows for the context (c nil).
-func (k *Contraction) split(end []fr.Element) (h, i, j, c []fr.Element) {
+// SplitEnd returns the coordinates of the end point of k's sum-check by
+// group: heads, query rows and the head dimension for the scores (j
+// nil), heads, query rows and key rows for the context (c nil). It is
+// generic so that the segment circuit splits its variables the same way.
+func SplitEnd[T any](k *Contraction, end []T) (h, i, j, c []T) {
 	if k.Scores {
 		return end[:k.BH], end[k.BH : k.BH+k.BI], nil, end[k.BH+k.BI:]
 	}
@@ -239,7 +240,7 @@ func (k *Contraction) split(end []fr.Element) (h, i, j, c []fr.Element) {
 // eq(r_h, e_h)·Σ_{a,b} eq(e_i, a)·eq(r_i, a)·eq(e_j, b)·mask(a, b), the mask
 // and eq sharing the query rows.
 func (k *Contraction) finalWeight(r, end []fr.Element) fr.Element {
-	h, i, j, _ := k.split(end)
+	h, i, j, _ := SplitEnd(k, end)
 	if k.Scores {
 		v := poly.Eq[fr.Element](r[:k.BH], h)
 		w := poly.Eq[fr.Element](r[k.BH:k.BH+k.BI], i)
@@ -257,7 +258,7 @@ func (k *Contraction) finalWeight(r, end []fr.Element) fr.Element {
 // keyWeight is w's MLE at the key sum-check's end point e_j:
 // Σ_{a,b} eq(z_i, a)·eq(e_j, b)·eq(r_j, b)·mask(a, b).
 func (k *Contraction) keyWeight(r, end, endJ []fr.Element) fr.Element {
-	_, i, _, _ := k.split(end)
+	_, i, _, _ := SplitEnd(k, end)
 	ej, wj := poly.EqTable[fr.Element](endJ), poly.EqTable[fr.Element](r[k.BH+k.BI:])
 	for b := range ej {
 		ej[b].Mul(&ej[b], &wj[b])
@@ -267,7 +268,7 @@ func (k *Contraction) keyWeight(r, end, endJ []fr.Element) fr.Element {
 
 // keyTables are the key sum-check's tables over j: w and K(j, z_g, z_c).
 func (k *Contraction) keyTables(l *Layout, stacked, r, end []fr.Element) (w, kz []fr.Element) {
-	h, i, _, c := k.split(end)
+	h, i, _, c := SplitEnd(k, end)
 	_, B := k.factorBlocks(l, stacked)
 	J := 1 << k.BJ
 	eqI, eqJ := poly.EqTable[fr.Element](i), poly.EqTable[fr.Element](r[k.BH+k.BI:])
@@ -302,7 +303,7 @@ func (k *Contraction) keyTables(l *Layout, stacked, r, end []fr.Element) (w, kz 
 // [Contraction.keyPoint]), for the context the probabilities' and the
 // values', V bound at r_c.
 func (k *Contraction) factorPoints(r, end []fr.Element) (pa, pb []fr.Element) {
-	h, i, j, c := k.split(end)
+	h, i, j, c := SplitEnd(k, end)
 	if k.Scores {
 		return slices.Concat(i, h, c), nil
 	}
@@ -312,7 +313,7 @@ func (k *Contraction) factorPoints(r, end []fr.Element) (pa, pb []fr.Element) {
 // keyPoint is the keys' point at the key sum-check's end point e_j:
 // (e_j, z_g, z_c).
 func (k *Contraction) keyPoint(end, endJ []fr.Element) []fr.Element {
-	h, _, _, c := k.split(end)
+	h, _, _, c := SplitEnd(k, end)
 	return slices.Concat(endJ, h[:k.BH-k.S], c)
 }
 
