@@ -25,6 +25,7 @@ import (
 	"github.com/veriformer/veriformer/internal/g1"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/statement"
 )
 
@@ -96,7 +97,7 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 		if ccss[i], err = frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, ph); err != nil {
 			t.Fatal(err)
 		}
-		if pks[i], vks[i], err = groth16.Setup(ccss[i]); err != nil {
+		if pks[i], vks[i], err = setup.DevelopmentKeys(ccss[i]); err != nil {
 			t.Fatal(err)
 		}
 		if tables[i], err = vk.TableCommitments(shapes[i]); err != nil {
@@ -172,7 +173,7 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 	// and another key set for segment 1 (another setup of its circuit,
 	// as other weights would give), hence another model id, its pass
 	// proven for its own statement.
-	pk1, vk1, err := groth16.Setup(ccss[1])
+	pk1, vk1, err := setup.DevelopmentKeys(ccss[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,11 +381,11 @@ func TestCommittedAggregator(t *testing.T) {
 	// The aggregator proven (development keys) and verified on the
 	// statement alone, the wrapper's input.
 	start := time.Now()
-	pk, vk, err := groth16.Setup(ccs)
+	pk, vk, err := setup.DevelopmentKeys(ccs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	setup := time.Since(start)
+	setupTime := time.Since(start)
 	start = time.Now()
 	w, err := frontend.NewWitness(CommittedAggregatorAssignment(run.shapes, run.key, run.st, run.segments), ecc.BW6_761.ScalarField())
 	if err != nil {
@@ -403,5 +404,5 @@ func TestCommittedAggregator(t *testing.T) {
 	if err := VerifyAggregated(proof, vk, wrong); err == nil {
 		t.Error("the committed aggregator's proof verifies on a wrong output digest")
 	}
-	t.Logf("committed aggregator: setup %v, prove %v; its proof verifies on the statement", setup.Round(time.Second), prove.Round(time.Second))
+	t.Logf("committed aggregator: setup %v, prove %v; its proof verifies on the statement", setupTime.Round(time.Second), prove.Round(time.Second))
 }

@@ -21,14 +21,30 @@
 //	              beacons of the transcript
 //
 // [LoadOrSetup] loads and checks the keys of a circuit or, when none of the
-// three files exist, runs groth16.Setup — DEVELOPMENT ONLY: the warning
-// goes to the run's log ([WithLog]) — and stores the keys with a manifest
-// of kind [Development]. A BN254 development key's Pedersen commitment key
-// is then drawn again on the same bases with its G2 point equal to [γ]₂, as
-// in a ceremony's keys, so that the on-chain verifier folds the proof of
-// knowledge into the Groth16 pairing check (five pairs instead of six;
-// docs/onchain.md). [Store] puts a ceremony's keys in the cache with a
-// manifest of kind [Ceremony]; [WithKind] makes a load refuse other kinds.
+// three files exist, makes development keys — DEVELOPMENT ONLY: the
+// warning goes to the run's log ([WithLog]) — and stores them with a
+// manifest of kind [Development].
+//
+// # Development keys
+//
+// A development setup draws the toxic waste t, α, β, γ, δ in the process
+// and computes the keys of groth16.Setup, in its layout: with the domain
+// ω of N ≥ m points (m constraints) and the Lagrange polynomials Lⱼ,
+// each wire i has Aᵢ(t) = Σⱼ aⱼᵢ·Lⱼ(t) (likewise Bᵢ, Cᵢ), and the keys
+// hold [α]₁, [β]₁, [δ]₁, [Aᵢ(t)]₁ and [Bᵢ(t)]₁ for the wires whose
+// polynomial is not zero (the others marked as at infinity), [Bᵢ(t)]₂,
+// [tᵏ·(tᴺ − 1)/δ]₁ for k < N − 1 in bit-reversed order, and
+// [(β·Aᵢ(t) + α·Bᵢ(t) + Cᵢ(t))/γ]₁ for the public inputs, the
+// commitments and the private wires a commitment holds (those form the
+// commitment's Pedersen basis), /δ for the other wires; [β]₂, [γ]₂,
+// [δ]₂. Every point is a product of the generator, computed by a
+// fixed-base comb (internal/comb) rather than by a scalar multiplication
+// of its own. Each Pedersen commitment key has its G2 point equal to
+// [γ]₂, as a ceremony's keys have, so that the on-chain verifier folds
+// the proof of knowledge into the Groth16 pairing check (five pairs
+// instead of six; docs/onchain.md). [Store] puts a ceremony's keys in the
+// cache with a manifest of kind [Ceremony]; [WithKind] makes a load
+// refuse other kinds.
 //
 // # What is checked
 //

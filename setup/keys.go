@@ -105,10 +105,11 @@ func exists(path string) (bool, error) {
 
 // LoadOrSetup returns the Groth16 keys of ccs from the cache directory dir,
 // checked against their manifest ([Load]), or, when the directory holds no
-// keys of ccs at all, runs groth16.Setup, checks and stores the keys with a
-// manifest of kind [Development]. Keys made by groth16.Setup are for
-// development only: whoever runs it knows the toxic waste and can forge
-// proofs; the warning goes to the log given by [WithLog]. Production keys
+// keys of ccs at all, makes development keys (the package documentation,
+// "Development keys"), checks and stores them with a manifest of kind
+// [Development]. Development keys are for development only: whoever makes
+// them knows the toxic waste and can forge proofs; the warning goes to the
+// log given by [WithLog]. Production keys
 // come from the MPC ceremony ([Phase2Seal], cmd/ceremony) and are put in
 // the cache with [Store].
 //
@@ -126,14 +127,11 @@ func LoadOrSetup(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*
 	if cfg.require == Ceremony {
 		return nil, fmt.Errorf("setup: no keys for circuit %s in %s, and development keys were refused: seal a ceremony's keys there (cmd/ceremony seal)", short(p.hash), dir)
 	}
-	cfg.logf("setup: WARNING: DEVELOPMENT KEYS: running groth16.Setup for circuit %s (%d constraints); "+
+	cfg.logf("setup: WARNING: DEVELOPMENT KEYS: running a Groth16 setup for circuit %s (%d constraints); "+
 		"the toxic waste is known to this process, so anyone holding it can forge proofs. "+
 		"Production keys come from a ceremony (cmd/ceremony, docs/ceremony.md).", short(p.hash), ccs.GetNbConstraints())
-	pk, vk, err := groth16.Setup(ccs)
+	pk, vk, err := developmentSetup(ccs)
 	if err != nil {
-		return nil, fmt.Errorf("setup: groth16 setup: %w", err)
-	}
-	if err := commitOnGamma(pk, vk); err != nil {
 		return nil, err
 	}
 	m, err := store(ccs, dir, p, pk, vk, &Manifest{Kind: Development})

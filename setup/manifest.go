@@ -16,8 +16,8 @@ import (
 type Kind string
 
 const (
-	// Development keys come from groth16.Setup: whoever ran it can forge
-	// proofs.
+	// Development keys come from a setup in one process (LoadOrSetup,
+	// DevelopmentKeys): whoever ran it can forge proofs.
 	Development Kind = "development"
 	// Ceremony keys come from a sealed MPC ceremony: sound if one
 	// participant of each phase kept their randomness secret.
