@@ -24,16 +24,21 @@ const (
 	// byte tokenizer encodes prompts as tokens 0–255; generated tokens
 	// past 255 have no text.
 	GPT2SmallRandom = "gpt2-small-random"
+	// Micro is the smallest built-in model, for the end-to-end tests of
+	// the default test run: GPT-2 family, 1 layer, d = 16, 2 heads, MLP
+	// width 64, vocabulary 256, context 8.
+	Micro = "micro"
 )
 
 // Seeds of the built-in models' weights.
 const (
 	LlamaTinySeed       = 20241123
 	GPT2SmallRandomSeed = 20260601
+	MicroSeed           = 20261201
 )
 
 // BuiltinNames lists the built-in models' names, the default first.
-func BuiltinNames() []string { return []string{Tiny, LlamaTiny, GPT2SmallRandom} }
+func BuiltinNames() []string { return []string{Tiny, LlamaTiny, GPT2SmallRandom, Micro} }
 
 // IsBuiltin reports whether name is a built-in model's.
 func IsBuiltin(name string) bool {
@@ -55,6 +60,9 @@ func BuiltinConfig(name string) (*Config, error) {
 			Intermediate: 128, MaxPositions: 64, NormEps: 1e-5, RopeTheta: 10000}, nil
 	case GPT2SmallRandom:
 		return GPT2SmallConfig(1024), nil
+	case Micro:
+		return &Config{Family: GPT2, Vocab: 256, Hidden: 16, Layers: 1, Heads: 2, KVHeads: 2,
+			Intermediate: 64, MaxPositions: 8, NormEps: 1e-5, TiedEmbeddings: true}, nil
 	}
 	return nil, fmt.Errorf("model: no built-in model %q (built-in: %s)", name, strings.Join(BuiltinNames(), ", "))
 }
@@ -73,6 +81,8 @@ func Builtin(name string) (*Model, error) {
 		seed = LlamaTinySeed
 	case GPT2SmallRandom:
 		seed = GPT2SmallRandomSeed
+	case Micro:
+		seed = MicroSeed
 	}
 	w, err := RandomWeights(c, seed, DefaultEmbedScale, DefaultGain)
 	if err != nil {
