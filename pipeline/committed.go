@@ -207,6 +207,18 @@ func segmentName(i int, segs []inference.Segment) string {
 // committed proofs: the segment circuits, the SRS and the model's table
 // commitments, the committed aggregator and (with opts.Wrap) the wrapper.
 func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, promptLen, outputLen int, load keyLoader) error {
+	if err := r.setupCommittedSegments(opts, k, promptLen, outputLen, load); err != nil {
+		return err
+	}
+	return r.setupAggregator(opts, k, load, func() (constraint.ConstraintSystem, error) {
+		return r.compileCommittedAggregator(opts.CacheDir, k.Shapes, gpcs.KeyOf(k.Committed.PCS))
+	})
+}
+
+// setupCommittedSegments runs the key stages of setupCommitted up to the
+// aggregator's: the segment circuits and keys, the SRS, the model's table
+// commitments and the model id.
+func (r *runner) setupCommittedSegments(opts *AggregatedOptions, k *AggregatedKeys, promptLen, outputLen int, load keyLoader) error {
 	m := opts.Model
 	shapes, err := committedShapes(m, k.Segments, committedPass(promptLen, outputLen))
 	if err != nil {
@@ -239,7 +251,7 @@ func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, prom
 	}); err != nil {
 		return err
 	}
-	if err := r.stage("SRS and table commitments", func() (string, error) {
+	return r.stage("SRS and table commitments", func() (string, error) {
 		size := srsSize(shapes)
 		var err error
 		if k.SRS, err = r.loadSRS(opts, size); err != nil {
@@ -258,11 +270,6 @@ func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, prom
 			return "", err
 		}
 		return fmt.Sprintf("%d powers, %d function tables", size, len(k.Committed.Tables)), nil
-	}); err != nil {
-		return err
-	}
-	return r.setupAggregator(opts, k, load, func() (constraint.ConstraintSystem, error) {
-		return r.compileCommittedAggregator(opts.CacheDir, k.Shapes, gpcs.KeyOf(k.Committed.PCS))
 	})
 }
 
@@ -273,6 +280,18 @@ func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, prom
 // the statement. Each proving key is read from the cache when it is
 // needed and dropped after.
 func (r *runner) proveCommitted(opts *AggregatedOptions, keys *AggregatedKeys, prompt, output []int, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
+	st, segments, err := r.proveCommittedSegments(opts, keys, prompt, output, tr)
+	if err != nil {
+		return st, nil, err
+	}
+	aggProof, err := r.aggregateCommitted(keys, st, segments)
+	return st, aggProof, err
+}
+
+// proveCommittedSegments runs the proving stages of proveCommitted up to
+// the aggregation: the statement, the native segment proofs and the
+// segments' Groth16 proofs, returned as the aggregator's witnesses.
+func (r *runner) proveCommittedSegments(opts *AggregatedOptions, keys *AggregatedKeys, prompt, output []int, tr *model.Trace) (statement.Statement, []recursion.CommittedSegment, error) {
 	m := opts.Model
 	segs := keys.Segments
 	pass := committed.Pass{Prompt: prompt, Output: output}
@@ -282,7 +301,6 @@ func (r *runner) proveCommitted(opts *AggregatedOptions, keys *AggregatedKeys, p
 		natives  = make([]*committed.Proof, len(segs))
 		checks   []*pcs.GroupCheck
 		segments = make([]recursion.CommittedSegment, len(segs))
-		aggProof groth16.Proof
 	)
 	if err := r.stage("native segment proofs", func() (string, error) {
 		var err error
@@ -362,6 +380,13 @@ func (r *runner) proveCommitted(opts *AggregatedOptions, keys *AggregatedKeys, p
 	}); err != nil {
 		return st, nil, err
 	}
+	return st, segments, nil
+}
+
+// aggregateCommitted proves the committed aggregator on the segments'
+// witnesses and verifies its proof on the statement st.
+func (r *runner) aggregateCommitted(keys *AggregatedKeys, st statement.Statement, segments []recursion.CommittedSegment) (groth16.Proof, error) {
+	var aggProof groth16.Proof
 	if err := r.stage("aggregation", func() (string, error) {
 		a := recursion.CommittedAggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), st, segments)
 		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
@@ -384,9 +409,9 @@ func (r *runner) proveCommitted(opts *AggregatedOptions, keys *AggregatedKeys, p
 		}
 		return "verified", nil
 	}); err != nil {
-		return st, nil, err
+		return nil, err
 	}
-	return st, aggProof, nil
+	return aggProof, nil
 }
 
 // cachedSRS returns the SRS a committed run would use when it needs no

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/solidity"
@@ -31,7 +32,7 @@ func TestRunAggregatedFull(t *testing.T) {
 	})
 }
 
-// TestRunAggregatedChunks runs TestRunAggregated with the LM head in
+// TestRunAggregatedChunks runs TestRunAggregatedDefault with the LM head in
 // chunks of 100 vocabulary columns (--vocab-chunk 100): block 0, block 1
 // without the LM head and three chunks ([0, 100), [100, 200), [200, 256)),
 // five segment proofs and their committed aggregator (a larger circuit
@@ -40,7 +41,7 @@ func TestRunAggregatedFull(t *testing.T) {
 //
 //	go test -tags full ./test -run TestRunAggregatedChunks -timeout 240m -v
 func TestRunAggregatedChunks(t *testing.T) {
-	opts := aggregatedOptions(t, pipeline.Committed)
+	opts := aggregatedOptions(t, model.Default(), pipeline.Committed)
 	opts.VocabChunk = 100
 	runAggregated(t, opts, 5)
 }

@@ -11,30 +11,27 @@ import (
 	"github.com/veriformer/veriformer/pipeline"
 )
 
-// TestRunAggregated proves the default model in the aggregated shape over
-// committed tensors: two one-block committed segment proofs, their
-// segment circuits on BLS12-377 with real Groth16 proofs, the committed
-// aggregator on BW6-761 with a real proof, and the BN254 wrapper checked
-// with gnark's test engine (its Groth16 setup is behind the build tag
-// full, see recursion). The two native segment proofs run at once
-// (NativeJobs, as the commands choose when the memory allows). The plan
-// of the same run then finds every circuit's keys in the cache: it
-// compiles the circuits the run compiled.
+// TestRunAggregated proves the built-in micro model in the aggregated
+// shape over committed tensors: its one-block committed segment proof,
+// the segment circuit on BLS12-377 with real Groth16 keys and proof, the
+// committed aggregator on BW6-761 with real keys and proof, and the BN254
+// wrapper solved on that proof with gnark's test engine (its Groth16
+// setup is the full tier's, see recursion). The plan of the same run
+// then finds every circuit's keys in the cache. It needs more than a
+// minute: the segment's and the aggregator's setups (real keys) and the
+// wrapper's solve take most of three minutes on 2 cores.
 func TestRunAggregated(t *testing.T) {
-	opts := aggregatedOptions(t, pipeline.Committed)
-	opts.NativeJobs = 2
-	runAggregated(t, opts, 2)
+	m, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runAggregated(t, aggregatedOptions(t, m, pipeline.Committed), 1)
 }
 
-// TestRunAggregatedOpened is TestRunAggregated over opened tensors.
-func TestRunAggregatedOpened(t *testing.T) {
-	runAggregated(t, aggregatedOptions(t, pipeline.Opened), 2)
-}
-
-// aggregatedOptions proves "Hi" and two generated tokens, one block per
-// segment.
-func aggregatedOptions(t *testing.T, tensors pipeline.Tensors) pipeline.AggregatedOptions {
-	return pipeline.AggregatedOptions{Options: pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1, Tensors: tensors}
+// aggregatedOptions proves "Hi" and two generated tokens of m, one block
+// per segment.
+func aggregatedOptions(t *testing.T, m *model.Model, tensors pipeline.Tensors) pipeline.AggregatedOptions {
+	return pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1, Tensors: tensors}
 }
 
 // runAggregated runs opts, whose cut has nbSegments segments, and checks
@@ -54,7 +51,7 @@ func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int
 	if rep.Statement.ModelID == nil || rep.Statement.ModelID.Sign() == 0 {
 		t.Fatal("no final statement")
 	}
-	gen, err := model.Default().Generate(opts.Prompt, opts.Tokens)
+	gen, err := opts.Model.Generate(opts.Prompt, opts.Tokens)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,23 +2,38 @@ package test
 
 import (
 	"context"
-	"github.com/veriformer/veriformer/pipeline"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/solidity"
 )
 
-// TestRunDirect proves a short greedy generation of the default model all
-// the way to a verified call on the simulated chain.
+// TestRunDirect proves a short greedy generation of the built-in micro
+// model all the way to a verified call on the simulated chain: the same
+// code as the default model's run (TestRunDirectDefault, full tier), on
+// a circuit whose Groth16 setup takes a minute or two rather than four
+// to nine. It needs more than a minute for that setup: the keys are real.
 func TestRunDirect(t *testing.T) {
+	m, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDirect(t, m)
+}
+
+// runDirect proves "Hi" and two generated tokens of m in the direct
+// shape, checks the report, the plan and the on-chain rejections with
+// both Solidity templates, then a run whose solcjs fails.
+func runDirect(t *testing.T, m *model.Model) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	var generated []int
-	opts := pipeline.Options{Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t},
+	opts := pipeline.Options{Model: m, Prompt: []int{'H', 'i'}, Tokens: 2, Chain: true, Log: testWriter{t},
 		Generated: func(output []int) { generated = output }}
 	rep, err := pipeline.RunDirect(ctx, opts)
 	if err != nil {
@@ -26,6 +41,13 @@ func TestRunDirect(t *testing.T) {
 	}
 	if !slices.Equal(generated, rep.Output) {
 		t.Errorf("Generated got %v, the report has %v", generated, rep.Output)
+	}
+	gen, err := m.Generate(opts.Prompt, opts.Tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Output, gen.Tokens) {
+		t.Errorf("proven output %v, the greedy generation's %v", rep.Output, gen.Tokens)
 	}
 	if err := rep.WriteStats(os.Stdout); err != nil {
 		t.Fatal(err)

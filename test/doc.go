@@ -1,13 +1,21 @@
-// Package test holds the project's end-to-end tests: a greedy generation
-// of the built-in model proven in the direct shape (TestRunDirect) and in
-// the aggregated shape over committed tensors (TestRunAggregated; with
-// the build tag full, all the way to the chain, TestRunAggregatedFull,
-// and with the LM head in chunks of the vocabulary,
-// TestRunAggregatedChunks) and
-// over opened tensors (TestRunAggregatedOpened), each final proof verified on
-// go-ethereum's simulated chain and its tampered variants refused there
-// by both Solidity templates. They use only the exported API of package
-// pipeline, as a user would.
+// Package test holds the project's end-to-end tests. They use only the
+// exported API of package pipeline, as a user would.
+//
+// The default tier (scripts/test.sh) proves a greedy generation of the
+// built-in micro model with real Groth16 keys: in the direct shape
+// (TestRunDirect), its final proof verified on go-ethereum's simulated
+// chain and its tampered variants refused there by both Solidity
+// templates; in the aggregated shape over committed tensors
+// (TestRunAggregated), the segment and aggregator proofs real and the
+// BN254 wrapper solved on the aggregator's proof by gnark's test engine.
+//
+// The full tier (scripts/test.sh --full, the build tag full) runs the
+// built-in default model: in the direct shape (TestRunDirectDefault), in
+// the aggregated shape over committed tensors (TestRunAggregatedDefault),
+// all the way to the chain with the wrapper's Groth16 setup
+// (TestRunAggregatedFull), with the LM head in chunks of the vocabulary
+// (TestRunAggregatedChunks), and over opened tensors
+// (TestRunAggregatedOpened).
 //
 // The development node used by the JSON-RPC tests of package solidity is
 // the command in test/devnode, built by scripts/setup-geth.sh.

@@ -11,6 +11,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/internal/tier"
 	"github.com/veriformer/veriformer/model"
 )
 
@@ -90,8 +91,10 @@ func sample(all []site, stride int) []site {
 // TestEveryElementTampered changes every field element and every point
 // of a proof, one at a time, found by walking the proof's fields (so a
 // field added to the proof is covered without a new case): the verifier
-// rejects each change and accepts the restored proof. Every element
-// (one in 16 with -short) of the built-in model's two segments, its last
+// rejects each change and accepts the restored proof. One element in
+// eight and the first and last of each field in the default tier, every
+// element in the full tier (one in 16 with -short) of the built-in
+// model's two segments, its last
 // block without the LM head and a chunk of the LM head, and a Llama
 // segment (gated product, rotations); with
 // -committed.gpt2small=true also GPT-2 small's block 1, its last block
@@ -110,7 +113,7 @@ func TestEveryElementTampered(t *testing.T) {
 	}
 	t.Run("default", func(t *testing.T) {
 		f := newFixture(t, model.Default(), 4)
-		everyElementRejected(t, f, stride(1),
+		everyElementRejected(t, f, stride(tier.Stride(8)),
 			inference.Segment{From: 0, To: 1},
 			inference.Segment{From: 1, To: 2},
 			inference.Segment{From: 1, To: 2, NoHead: true},
@@ -122,7 +125,7 @@ func TestEveryElementTampered(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := newFixture(t, m, 4)
-		everyElementRejected(t, f, stride(1), inference.Segment{From: 1, To: 2})
+		everyElementRejected(t, f, stride(tier.Stride(8)), inference.Segment{From: 1, To: 2})
 	})
 	if !*gpt2Small {
 		return
