@@ -31,8 +31,9 @@
 // # Warning
 //
 // Keys come from package setup's cache, checked against the digests of
-// their manifest; when a circuit has none, from groth16.Setup, which is for
-// development only (whoever ran it can forge proofs) and logged as such.
+// their manifest; when a circuit has none, from a development setup
+// (setup.LoadOrSetup), which is for development only (whoever ran it can
+// forge proofs) and logged as such.
 // Production keys come from an MPC ceremony sealed into the cache
 // (cmd/ceremony, docs/ceremony.md); Options.KeyKind = setup.Ceremony
 // refuses any other. [Export] checks the verifying key against its

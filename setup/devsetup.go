@@ -10,6 +10,8 @@ import (
 	csbls12377 "github.com/consensys/gnark/constraint/bls12-377"
 	csbn254 "github.com/consensys/gnark/constraint/bn254"
 	csbw6761 "github.com/consensys/gnark/constraint/bw6-761"
+
+	"github.com/veriformer/veriformer/internal/comb"
 )
 
 // DevelopmentKeys returns development Groth16 keys of ccs, made in this
@@ -274,15 +276,6 @@ func bitReverse[T any](a []T) {
 	}
 }
 
-// canonical returns the canonical words of each element, words each.
-func canonical[E any](xs []E, words int, wordsOf func(*E, []uint64)) []uint64 {
-	out := make([]uint64, len(xs)*words)
-	for i := range xs {
-		wordsOf(&xs[i], out[i*words:(i+1)*words])
-	}
-	return out
-}
-
 // g1Exponents returns the exponents of the G1 points of the keys, in
 // the order the [g1Points] methods read them: α, β, δ, A, B, Z, the
 // verifying key's K, the proving key's K, each commitment's basis.
@@ -332,4 +325,35 @@ func cutG1[E, A any](k *scalarKeys[E], points []A) g1Points[A] {
 		p.Commitments = append(p.Commitments, take(len(c)))
 	}
 	return p
+}
+
+// devPoints draws the toxic waste of a development setup of r and
+// returns the exponents, the G1 points (cut into the keys' lists) and the
+// G2 points (B, then β, δ, γ): the steps every curve shares, over its
+// types. The domain has n points, generator ω and 1/n = nInv;
+// coefficients is r's coefficient table; generators, nbBits, wordsOf
+// (an element's canonical words) and the affine conversions are the
+// curve's.
+func devPoints[E, G1, G1J, G2, G2J any, PE element[E], PJ1 comb.Jacobian[G1J, G1], PJ2 comb.Jacobian[G2J, G2]](
+	r *constraint.System, n uint64, generator, nInv E, coefficients []E,
+	generators func() (G1J, G2J, G1, G2), nbBits int, wordsOf func(*E) []uint64,
+	g1Affine func([]G1J) []G1, g2Affine func([]G2J) []G2,
+) (*scalarKeys[E], g1Points[G1], []G2, error) {
+	k, err := newScalarKeys[E, PE](r, r.GetR1CIterator(), coefficients, domainOf[E]{N: int(n), generator: generator, inv: nInv})
+	if err != nil {
+		return nil, g1Points[G1]{}, nil, err
+	}
+	var zero E
+	words := len(wordsOf(&zero))
+	flat := func(xs []E) []uint64 {
+		out := make([]uint64, len(xs)*words)
+		for i := range xs {
+			copy(out[i*words:], wordsOf(&xs[i]))
+		}
+		return out
+	}
+	_, _, g1, g2 := generators()
+	p := cutG1(k, comb.Multiply[G1J, G1, PJ1](&g1, flat(k.g1Exponents()), words, nbBits, g1Affine))
+	g2s := comb.Multiply[G2J, G2, PJ2](&g2, flat(k.g2Exponents()), words, nbBits, g2Affine)
+	return k, p, g2s, nil
 }

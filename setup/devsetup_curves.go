@@ -33,16 +33,12 @@ import (
 
 func setupBN254(r *csbn254.R1CS) (groth16.ProvingKey, groth16.VerifyingKey, error) {
 	domain := bn254fft.NewDomain(uint64(r.GetNbConstraints()))
-	k, err := newScalarKeys[bn254fr.Element](&r.System, r.GetR1CIterator(), r.Coefficients,
-		domainOf[bn254fr.Element]{N: int(domain.Cardinality), generator: domain.Generator, inv: domain.CardinalityInv})
+	k, p, g2s, err := devPoints[bn254fr.Element, bn254.G1Affine, bn254.G1Jac, bn254.G2Affine, bn254.G2Jac](&r.System, domain.Cardinality, domain.Generator, domain.CardinalityInv, r.Coefficients,
+		bn254.Generators, bn254fr.Bits, func(x *bn254fr.Element) []uint64 { b := x.Bits(); return b[:] },
+		bn254.BatchJacobianToAffineG1, comb.ToAffine[bn254.G2Jac, bn254.G2Affine])
 	if err != nil {
 		return nil, nil, err
 	}
-	const words = len(bn254fr.Element{})
-	wordsOf := func(x *bn254fr.Element, out []uint64) { b := x.Bits(); copy(out, b[:]) }
-	_, _, g1, g2 := bn254.Generators()
-	p := cutG1(k, comb.Multiply[bn254.G1Jac](&g1, canonical(k.g1Exponents(), words, wordsOf), words, bn254fr.Bits, bn254.BatchJacobianToAffineG1))
-	g2s := comb.Multiply[bn254.G2Jac](&g2, canonical(k.g2Exponents(), words, wordsOf), words, bn254fr.Bits, comb.ToAffine[bn254.G2Jac, bn254.G2Affine])
 	nb := len(k.B)
 
 	pk, vk := &groth16bn254.ProvingKey{}, &groth16bn254.VerifyingKey{}
@@ -71,16 +67,12 @@ func setupBN254(r *csbn254.R1CS) (groth16.ProvingKey, groth16.VerifyingKey, erro
 
 func setupBLS12377(r *csbls12377.R1CS) (groth16.ProvingKey, groth16.VerifyingKey, error) {
 	domain := bls12377fft.NewDomain(uint64(r.GetNbConstraints()))
-	k, err := newScalarKeys[bls12377fr.Element](&r.System, r.GetR1CIterator(), r.Coefficients,
-		domainOf[bls12377fr.Element]{N: int(domain.Cardinality), generator: domain.Generator, inv: domain.CardinalityInv})
+	k, p, g2s, err := devPoints[bls12377fr.Element, bls12377.G1Affine, bls12377.G1Jac, bls12377.G2Affine, bls12377.G2Jac](&r.System, domain.Cardinality, domain.Generator, domain.CardinalityInv, r.Coefficients,
+		bls12377.Generators, bls12377fr.Bits, func(x *bls12377fr.Element) []uint64 { b := x.Bits(); return b[:] },
+		bls12377.BatchJacobianToAffineG1, comb.ToAffine[bls12377.G2Jac, bls12377.G2Affine])
 	if err != nil {
 		return nil, nil, err
 	}
-	const words = len(bls12377fr.Element{})
-	wordsOf := func(x *bls12377fr.Element, out []uint64) { b := x.Bits(); copy(out, b[:]) }
-	_, _, g1, g2 := bls12377.Generators()
-	p := cutG1(k, comb.Multiply[bls12377.G1Jac](&g1, canonical(k.g1Exponents(), words, wordsOf), words, bls12377fr.Bits, bls12377.BatchJacobianToAffineG1))
-	g2s := comb.Multiply[bls12377.G2Jac](&g2, canonical(k.g2Exponents(), words, wordsOf), words, bls12377fr.Bits, comb.ToAffine[bls12377.G2Jac, bls12377.G2Affine])
 	nb := len(k.B)
 
 	pk, vk := &groth16bls12377.ProvingKey{}, &groth16bls12377.VerifyingKey{}
@@ -109,16 +101,12 @@ func setupBLS12377(r *csbls12377.R1CS) (groth16.ProvingKey, groth16.VerifyingKey
 
 func setupBW6761(r *csbw6761.R1CS) (groth16.ProvingKey, groth16.VerifyingKey, error) {
 	domain := bw6761fft.NewDomain(uint64(r.GetNbConstraints()))
-	k, err := newScalarKeys[bw6761fr.Element](&r.System, r.GetR1CIterator(), r.Coefficients,
-		domainOf[bw6761fr.Element]{N: int(domain.Cardinality), generator: domain.Generator, inv: domain.CardinalityInv})
+	k, p, g2s, err := devPoints[bw6761fr.Element, bw6761.G1Affine, bw6761.G1Jac, bw6761.G2Affine, bw6761.G2Jac](&r.System, domain.Cardinality, domain.Generator, domain.CardinalityInv, r.Coefficients,
+		bw6761.Generators, bw6761fr.Bits, func(x *bw6761fr.Element) []uint64 { b := x.Bits(); return b[:] },
+		bw6761.BatchJacobianToAffineG1, comb.ToAffine[bw6761.G2Jac, bw6761.G2Affine])
 	if err != nil {
 		return nil, nil, err
 	}
-	const words = len(bw6761fr.Element{})
-	wordsOf := func(x *bw6761fr.Element, out []uint64) { b := x.Bits(); copy(out, b[:]) }
-	_, _, g1, g2 := bw6761.Generators()
-	p := cutG1(k, comb.Multiply[bw6761.G1Jac](&g1, canonical(k.g1Exponents(), words, wordsOf), words, bw6761fr.Bits, bw6761.BatchJacobianToAffineG1))
-	g2s := comb.Multiply[bw6761.G2Jac](&g2, canonical(k.g2Exponents(), words, wordsOf), words, bw6761fr.Bits, comb.ToAffine[bw6761.G2Jac, bw6761.G2Affine])
 	nb := len(k.B)
 
 	pk, vk := &groth16bw6761.ProvingKey{}, &groth16bw6761.VerifyingKey{}
