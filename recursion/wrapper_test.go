@@ -75,7 +75,9 @@ func TestWrapperAssignment(t *testing.T) {
 
 // TestWrapperTestEngine runs the wrapper on a real BW6-761 proof in gnark's
 // test engine: the honest assignment, one with a wrong final model id and
-// one whose public digest is another statement's.
+// one whose public digest is another statement's. It needs about a
+// minute: three runs of the 7.9M-constraint wrapper in the test engine,
+// the only check of its constraints short of its 40-minute setup.
 func TestWrapperTestEngine(t *testing.T) {
 	f := getFixture(t)
 	a := getAggregated(t)

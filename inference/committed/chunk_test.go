@@ -31,7 +31,7 @@ func chunkedPass(t *testing.T) (*fixture, []inference.Segment, []*Proof) {
 	}
 	var proofs []*Proof
 	for _, seg := range segs {
-		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg, WithPartVars(testPartVars))
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
@@ -128,7 +128,7 @@ func TestChunks(t *testing.T) {
 			}
 			return l.LimbTable()
 		}
-		forged, _, err := prove(s, f.st, f.pass, f.tr, seg, raise, lookup.SetMultiplicities)
+		forged, _, err := prove(s, f.st, f.pass, f.tr, seg, raise, lookup.SetMultiplicities, WithPartVars(testPartVars))
 		if err != nil {
 			t.Fatal(err)
 		}

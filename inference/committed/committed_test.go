@@ -10,6 +10,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/internal/tier"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/statement"
@@ -33,8 +34,21 @@ func testSRS(t testing.TB, size int) *pcs.SRS {
 	return srs
 }
 
-// testKey returns the verifying key of m under s, made once per SRS and
-// model.
+// testPartVars is the parts' variables of the tests' proofs and keys:
+// the production's [PartVars] in the full tier; 13 in the default tier,
+// where an opening's MSMs then cover 2^13 points rather than 2^18 (the
+// built-in model's segment proven in 0.3 s rather than 1.4-1.8 s). The
+// golden proofs and TestParts choose their parts themselves in both
+// tiers.
+var testPartVars = func() int {
+	if tier.Full {
+		return PartVars
+	}
+	return 13
+}()
+
+// testKey returns the verifying key of m under s for proofs in parts of
+// testPartVars variables, made once per SRS and model.
 func testKey(t testing.TB, s *pcs.SRS, m *model.Model) *VerifyingKey {
 	t.Helper()
 	keysMu.Lock()
@@ -43,7 +57,7 @@ func testKey(t testing.TB, s *pcs.SRS, m *model.Model) *VerifyingKey {
 	if vk, ok := keys[k]; ok {
 		return vk
 	}
-	vk, err := NewVerifyingKey(s, m)
+	vk, err := NewVerifyingKey(s, m, WithPartVars(testPartVars))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +111,7 @@ func TestHonest(t *testing.T) {
 	f := newFixture(t, model.Default(), 4)
 	s := testSRS(t, 1<<18)
 	for _, seg := range []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}} {
-		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg, WithPartVars(testPartVars))
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
@@ -121,7 +135,7 @@ func TestFieldWork(t *testing.T) {
 	f := newFixture(t, model.Default(), 4)
 	s := testSRS(t, 1<<18)
 	seg := inference.Segment{From: 0, To: 1}
-	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+	proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg, WithPartVars(testPartVars))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +152,7 @@ func TestFieldWork(t *testing.T) {
 	if want := n*(n-1)/2 + k*(k-1)/2; w.GKRRounds != want {
 		t.Errorf("%d GKR rounds, want %d", w.GKRRounds, want)
 	}
-	if want := min(max(l.NbVars, k), PartVars); w.FoldChecks != want {
+	if want := min(max(l.NbVars, k), testPartVars); w.FoldChecks != want {
 		t.Errorf("%d fold checks, want %d", w.FoldChecks, want)
 	}
 	values := 0
@@ -169,7 +183,7 @@ func TestDropLimbs(t *testing.T) {
 		var encoded [2][]byte
 		for k, vars := range []int{64, 1} {
 			dropLimbVars = vars
-			proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+			proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg, WithPartVars(testPartVars))
 			dropLimbVars = 22
 			if err != nil {
 				t.Fatalf("segment %v, limbs dropped from %d variables: %v", seg, vars, err)

@@ -18,7 +18,7 @@ func encodedProofs(t testing.TB) [][]byte {
 	s := testSRS(t, 1<<18)
 	var out [][]byte
 	for _, seg := range []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}} {
-		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg, WithPartVars(testPartVars))
 		if err != nil {
 			t.Fatal(err)
 		}

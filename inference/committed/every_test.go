@@ -145,7 +145,7 @@ func everyElementRejected(t *testing.T, f *fixture, stride int, segs ...inferenc
 	s := testSRS(t, 1<<PartVars)
 	vk := testKey(t, s, f.m)
 	for _, seg := range segs {
-		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg, WithPartVars(testPartVars))
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}

@@ -62,7 +62,7 @@ func TestLimbBits(t *testing.T) {
 	s := testSRS(t, 1<<18)
 	vk := testKey(t, s, f.m)
 	for _, seg := range segs {
-		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg, WithPartVars(testPartVars))
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}

@@ -19,7 +19,7 @@ func TestProveSegments(t *testing.T) {
 	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}}
 	var want [][]byte
 	for _, seg := range segs {
-		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg)
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg, WithPartVars(testPartVars))
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
@@ -37,7 +37,7 @@ func TestProveSegments(t *testing.T) {
 		results, err := ProveSegments(s, f.m, f.st, f.pass, f.tr, segs, jobs, func(k int, r SegmentResult) {
 			calls++
 			reported[k] = r
-		})
+		}, WithPartVars(testPartVars))
 		if err != nil {
 			t.Fatalf("jobs %d: %v", jobs, err)
 		}
