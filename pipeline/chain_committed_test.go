@@ -1,3 +1,5 @@
+//go:build full
+
 package pipeline
 
 import (
@@ -19,17 +21,16 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// TestCommittedChain runs the aggregated shape's stages over committed
-// tensors on the built-in micro model, as RunAggregated does, up to the
-// aggregator: the segment circuit's real Groth16 keys (set up once, then
-// cached), the native segment proof, its Groth16 proof verified, and the
-// committed aggregator compiled and solved on that real witness. The
-// aggregator refuses a statement with any value changed, the segment
-// proof with a point changed, and the opening's points moved. The
-// aggregator's BW6-761 setup and proof and the wrapper on that proof are
-// the full tier's (TestRunAggregated in package test; about 15 minutes
-// on 2 cores). It needs more than a minute for the segment circuit's
-// setup: the keys are real.
+// TestCommittedChain (full tier) runs the aggregated shape's stages over
+// committed tensors on the built-in micro model, as RunAggregated does,
+// up to the aggregator: the segment circuit's real Groth16 keys, the
+// native segment proof, its Groth16 proof verified, and the committed
+// aggregator compiled and solved on that real witness. The aggregator
+// refuses a statement with any value changed, the segment proof with a
+// point changed, and the opening's points moved. The default tier's
+// TestRunAggregated (package test) proves the same chain to the wrapper
+// with a real aggregator proof; recursion's TestCommittedAggregator
+// (full tier) refuses more changes on the default model's two segments.
 func TestCommittedChain(t *testing.T) {
 	m, err := model.Builtin(model.Micro)
 	if err != nil {

@@ -20,12 +20,20 @@ if [ "${1:-}" = "--full" ]; then
 	shift
 fi
 
-echo "== go mod download"
-go mod download
-
+# Go modules are fetched by the first build that needs them. solcjs
+# installs (npm, mostly waiting on the network) while the development node
+# builds.
 echo "== setup: solcjs and the development node"
-scripts/setup-solc.sh
+solc_log=$(mktemp)
+scripts/setup-solc.sh >"$solc_log" 2>&1 &
+solc_pid=$!
 scripts/setup-geth.sh
+solc_status=0
+wait "$solc_pid" || solc_status=$?
+cat "$solc_log"; rm -f "$solc_log"
+if [ "$solc_status" -ne 0 ]; then
+	echo "setup-solc failed"; exit "$solc_status"
+fi
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
