@@ -76,7 +76,7 @@ status=${PIPESTATUS[0]}
 set -e
 
 passed=$(grep -c '^ok ' "$log" || true)
-failed=$(grep -c '^FAIL' "$log" || true)
+failed=$(grep -cE '^FAIL[[:space:]]+[^[:space:]]' "$log" || true)
 echo
 echo "== the 10 slowest packages"
 awk '($1 == "ok" || $1 == "FAIL") && $3 ~ /^[0-9.]+s$/ { t = $3; sub(/s$/, "", t); printf "%9.1f s  %-4s %s\n", t, $1, $2 }' "$log" |

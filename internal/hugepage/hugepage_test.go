@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,7 +32,10 @@ func TestMakeIsMake(t *testing.T) {
 }
 
 // TestMakeAdvises checks, where the kernel gives transparent huge pages on
-// advice, that a large table's touched pages are huge ones.
+// advice, that a large table's mapping carries the advice (the "hg" flag
+// of /proc/self/smaps). Whether the kernel then backs it with huge pages
+// depends on the free memory it finds in 2 MiB blocks at that moment, so
+// the count of huge pages is logged, not required.
 func TestMakeAdvises(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("transparent huge pages are a Linux advice")
@@ -50,24 +54,27 @@ func TestMakeAdvises(t *testing.T) {
 	}
 	// The middle of the table: its first and last partial huge pages are
 	// left unadvised, in mappings of their own.
-	kb := anonHugeKB(t, uintptr(unsafe.Pointer(&s[len(s)/2])))
+	kb, flags := mappingOf(t, uintptr(unsafe.Pointer(&s[len(s)/2])))
 	runtime.KeepAlive(s)
-	if kb == 0 {
-		t.Fatalf("a %d MiB table touched in full holds no huge page (mode %q)", size>>20, strings.TrimSpace(string(mode)))
+	if !slices.Contains(flags, "hg") {
+		t.Fatalf("a %d MiB table's mapping is not advised for huge pages (flags %v, mode %q)", size>>20, flags, strings.TrimSpace(string(mode)))
 	}
 	t.Logf("%d kB of the mapping in huge pages", kb)
 }
 
-// anonHugeKB returns AnonHugePages of the mapping of /proc/self/smaps that
-// holds addr.
-func anonHugeKB(t *testing.T, addr uintptr) int {
+// mappingOf returns AnonHugePages and the VmFlags of the mapping of
+// /proc/self/smaps that holds addr.
+func mappingOf(t *testing.T, addr uintptr) (int, []string) {
+	t.Helper()
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		t.Skipf("no smaps: %v", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	inside := false
+	inside, found := false, false
+	kb := 0
+	var flags []string
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
 		if len(fields) == 0 {
@@ -78,20 +85,29 @@ func anonHugeKB(t *testing.T, addr uintptr) int {
 			b, err2 := strconv.ParseUint(hi, 16, 64)
 			if err1 == nil && err2 == nil {
 				inside = uint64(addr) >= a && uint64(addr) < b
+				found = found || inside
 				continue
 			}
 		}
-		if inside && fields[0] == "AnonHugePages:" && len(fields) >= 2 {
-			kb, err := strconv.Atoi(fields[1])
-			if err != nil {
-				t.Fatalf("smaps: %v", err)
+		if !inside {
+			continue
+		}
+		switch fields[0] {
+		case "AnonHugePages:":
+			if len(fields) >= 2 {
+				if kb, err = strconv.Atoi(fields[1]); err != nil {
+					t.Fatalf("smaps: %v", err)
+				}
 			}
-			return kb
+		case "VmFlags:":
+			flags = fields[1:]
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	t.Fatalf("no mapping of /proc/self/smaps holds %#x", addr)
-	return 0
+	if !found {
+		t.Fatalf("no mapping of /proc/self/smaps holds %#x", addr)
+	}
+	return kb, flags
 }
