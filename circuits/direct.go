@@ -25,7 +25,7 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// Direct is the circuit of the direct proof shape: one BN254 circuit that
+// Direct is the circuit of the direct design: one BN254 circuit that
 // verifies a whole inference of one model (inference.Verify, step for
 // step), with the model's weights and tables as constants. Its one public
 // input is the statement digest (statement.Digest) of the model id, input
@@ -141,18 +141,6 @@ func int64s(xs []int64) []frontend.Variable {
 	return out
 }
 
-// boundaryDigest is the twin of inference.BoundaryDigest.
-func boundaryDigest(api frontend.API, values []frontend.Variable, t *model.Tensor) (frontend.Variable, error) {
-	tr, err := transcript.New(api, "boundary")
-	if err != nil {
-		return nil, err
-	}
-	if err := tr.AbsorbPacked(values, t.Min, t.Max); err != nil {
-		return nil, err
-	}
-	return tr.State(), nil
-}
-
 // Assign returns the witness of a native BN254 proof for the statement.
 func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inference.Proof[bn254fr.Element]) (*Direct, error) {
 	if len(prompt) != l.PromptLen || len(output) != l.OutputLen {
@@ -241,7 +229,7 @@ func (c *Direct) Define(api frontend.API) error {
 }
 
 // definer writes the constraints of one segment of a pass (the whole pass
-// for the direct shape).
+// for the direct design).
 type definer struct {
 	api   frontend.API
 	l     *Layout

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
-	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
@@ -65,24 +64,6 @@ func TestDirectSolved(t *testing.T) {
 		t.Fatalf("honest assignment: %v", err)
 	}
 	t.Logf("solved in %v", time.Since(start))
-}
-
-func TestSegmentConstraints(t *testing.T) {
-	f := newFixture(t, []int{'H', 'i'}, 2)
-	for _, seg := range []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}} {
-		placeholder, err := f.layout.SegmentPlaceholder(seg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("segment %v: %d R1CS constraints on BLS12-377, %d public inputs", seg, cs.GetNbConstraints(), cs.GetNbPublicVariables()-1)
-		if cs.GetNbPublicVariables()-1 != 5 {
-			t.Fatalf("segment %v has %d public inputs, the segment contract says 5", seg, cs.GetNbPublicVariables()-1)
-		}
-	}
 }
 
 func TestDirectConstraints(t *testing.T) {
@@ -229,70 +210,6 @@ func TestDirectLlama(t *testing.T) {
 	}
 }
 
-// TestSegments solves the BLS12-377 segment circuits of the default model
-// cut into one-block segments, on the native segment proofs, and rejects a
-// broken chain and a changed boundary.
-func TestSegments(t *testing.T) {
-	m := model.Default()
-	prompt := []int{'s', 'e', 'g'}
-	output, tr, err := inference.Generate(m, prompt, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := statement.New[bls12377fr.Element](m, prompt, output)
-	if err != nil {
-		t.Fatal(err)
-	}
-	segs, err := inference.Segments(len(tr.Layers), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proofs, chains, err := inference.ProveSegments[bls12377fr.Element](m, st, tr, segs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := NewLayout(m, len(prompt), len(output))
-	if err != nil {
-		t.Fatal(err)
-	}
-	field := ecc.BLS12_377.ScalarField()
-	for k, seg := range segs {
-		placeholder, err := layout.SegmentPlaceholder(seg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		assignment, err := layout.AssignSegment(seg, st, prompt, output, chains[k], chains[k+1], proofs[k])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := test.IsSolved(placeholder, assignment, field); err != nil {
-			t.Fatalf("segment %d: %v", k, err)
-		}
-		var one bls12377fr.Element
-		one.SetOne()
-		wrongIn := chains[k]
-		wrongIn.Add(&wrongIn, &one)
-		bad, err := layout.AssignSegment(seg, st, prompt, output, wrongIn, chains[k+1], proofs[k])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := test.IsSolved(placeholder, bad, field); err == nil {
-			t.Fatalf("segment %d: a wrong chain input satisfies the circuit", k)
-		}
-		if k > 0 {
-			proofs[k].Boundary[0]++
-			bad, err := layout.AssignSegment(seg, st, prompt, output, chains[k], chains[k+1], proofs[k])
-			proofs[k].Boundary[0]--
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := test.IsSolved(placeholder, bad, field); err == nil {
-				t.Fatalf("segment %d: a changed boundary satisfies the circuit", k)
-			}
-		}
-	}
-}
-
 // narrowedLMHead returns the default model with its LM-head range narrowed
 // to end one below the largest logit of an honest trace on prompt — a
 // model that stops with a BoundError on the prompt — and that trace, with
@@ -338,9 +255,8 @@ func rejectedByBoth(t *testing.T, nativeErr error, placeholder, assignment front
 
 // TestExactRange: proofs whose logits exceed the model's LM-head range but
 // not its packing window are rejected by the native verifiers and by the
-// circuits, in the direct shape and in the last segment of the aggregated
-// shape (the honest proofs of the unmodified model are accepted by
-// TestDirectSolved and TestSegments).
+// circuit (the honest proofs of the unmodified model are accepted by
+// TestDirectSolved).
 func TestExactRange(t *testing.T) {
 	prompt := []int{'H', 'i'}
 	m, output, tr := narrowedLMHead(t, prompt, 2)
@@ -367,27 +283,5 @@ func TestExactRange(t *testing.T) {
 			t.Fatal(err)
 		}
 		rejectedByBoth(t, inference.Verify[E](m, st, prompt, output, proof), placeholder, assignment, ecc.BN254.ScalarField())
-	})
-	t.Run("last segment", func(t *testing.T) {
-		type E = bls12377fr.Element
-		st, err := statement.New[E](m, prompt, output)
-		if err != nil {
-			t.Fatal(err)
-		}
-		segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}}
-		proofs, chains, err := inference.ProveSegments[E](m, st, tr, segs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		placeholder, err := layout.SegmentPlaceholder(segs[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		assignment, err := layout.AssignSegment(segs[1], st, prompt, output, chains[1], chains[2], proofs[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = inference.VerifySegment[E](m, st, prompt, output, segs[1], chains[1], chains[2], proofs[1])
-		rejectedByBoth(t, err, placeholder, assignment, ecc.BLS12_377.ScalarField())
 	})
 }

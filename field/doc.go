@@ -1,6 +1,6 @@
 // Package field is veriformer's abstraction over the two scalar fields it
-// proves in: BN254 Fr (the direct proof shape, verified on Ethereum as is)
-// and BLS12-377 Fr (the aggregated shape, whose segment proofs are verified
+// proves in: BN254 Fr (the direct design, verified on Ethereum as is)
+// and BLS12-377 Fr (the aggregated design, whose segment proofs are verified
 // in a BW6-761 aggregator).
 //
 // # Generic code

@@ -10,7 +10,7 @@ import (
 )
 
 // Scalar is the set of scalar field element types veriformer proves over:
-// BN254 Fr (direct shape) and BLS12-377 Fr (aggregated shape).
+// BN254 Fr (direct design) and BLS12-377 Fr (aggregated design).
 type Scalar interface {
 	bn254fr.Element | bls12377fr.Element
 }

@@ -37,18 +37,10 @@
 //
 // # Segments
 //
-// For the aggregated shape a pass is cut into [Segment]s of consecutive
-// blocks ([ProveSegments], [VerifySegment]). Each binds and checks its own
-// opened tensors and contractions; the only link between two segments is
-// the residual stream at the cut. Segment k ends with the chain value
-// C(S_k, D_k) — its transcript state S_k compressed with the digest D_k of
-// the residual stream it hands on ([BoundaryDigest]) — and segment k+1
-// opens S_k and that tensor, checks that they give its chain input, and
-// continues the transcript from S_k. The first segment starts from the
-// statement-seeded state ([InitialChain]); the last ends in its final
-// state and checks the argmax of the output tokens. These chain values are
-// the ChainIn/ChainOut public inputs of the aggregated shape's segment
-// circuits.
+// A [Segment] is a range of consecutive blocks: the unit of one segment
+// proof of the aggregated design (inference/committed), which also cuts
+// the LM head into ranges of the vocabulary ([ChunkedSegments]). The
+// direct design proves the whole pass as one segment.
 //
 // # Format
 //

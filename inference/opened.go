@@ -146,7 +146,9 @@ func relink(tr *model.Trace) {
 // Tensors returns the values of the opened tensors of a pass, in canonical
 // order.
 func Tensors(tr *model.Trace) [][]int64 {
-	return SegmentTensors(tr, Segment{From: 0, To: len(tr.Layers)})
+	var out [][]int64
+	WalkSegment(tr, Segment{From: 0, To: len(tr.Layers)}, func(t *model.Tensor) { out = append(out, t.Data) })
+	return out
 }
 
 // bind replaces the opened tensors of a segment of a trace (in canonical
@@ -231,21 +233,7 @@ func ShapePass(m *model.Model, rows int) (*model.Trace, error) {
 // Index maps each opened tensor of a pass (by its address in tr) to its
 // position in the canonical order.
 func Index(tr *model.Trace) map[*model.Tensor]int {
-	return SegmentIndex(tr, Segment{From: 0, To: len(tr.Layers)})
-}
-
-// SegmentTensors returns the values of the opened tensors of a segment,
-// in canonical order.
-func SegmentTensors(tr *model.Trace, seg Segment) [][]int64 {
-	var out [][]int64
-	WalkSegment(tr, seg, func(t *model.Tensor) { out = append(out, t.Data) })
-	return out
-}
-
-// SegmentIndex maps each opened tensor of a segment (by its address in
-// tr) to its position in the segment's canonical order.
-func SegmentIndex(tr *model.Trace, seg Segment) map[*model.Tensor]int {
 	out := map[*model.Tensor]int{}
-	WalkSegment(tr, seg, func(t *model.Tensor) { out[t] = len(out) })
+	WalkSegment(tr, Segment{From: 0, To: len(tr.Layers)}, func(t *model.Tensor) { out[t] = len(out) })
 	return out
 }

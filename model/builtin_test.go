@@ -61,10 +61,17 @@ func TestParseSource(t *testing.T) {
 	if src, err = ParseSource(LlamaTiny, Tiny); err != nil || src.Builtin != LlamaTiny {
 		t.Fatalf("llama-tiny: %+v, %v", src, err)
 	}
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll("some/dir", 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if src, err = ParseSource("some/dir/", Tiny); err != nil || src.Dir != "some/dir" || src.Builtin != "" {
 		t.Fatalf("directory: %+v, %v", src, err)
 	}
-	t.Chdir(t.TempDir())
+	// A name that is neither lists the built-in ones.
+	if _, err := ParseSource("nosuchmodel", Tiny); err == nil || !strings.Contains(err.Error(), Micro) || !strings.Contains(err.Error(), Tiny) {
+		t.Fatalf("unknown name: %v", err)
+	}
 	if err := os.Mkdir(GPT2SmallRandom, 0o755); err != nil {
 		t.Fatal(err)
 	}

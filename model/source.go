@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/veriformer/veriformer/model/tokenizer"
 )
@@ -27,6 +28,9 @@ func ParseSource(arg, def string) (Source, error) {
 		arg = def
 	}
 	if !IsBuiltin(arg) {
+		if _, err := os.Stat(arg); errors.Is(err, os.ErrNotExist) {
+			return Source{}, fmt.Errorf("model: %q is neither a built-in model (%s) nor a directory", arg, strings.Join(BuiltinNames(), ", "))
+		}
 		return Source{Dir: filepath.Clean(arg)}, nil
 	}
 	if _, err := os.Stat(arg); err == nil {

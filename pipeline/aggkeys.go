@@ -4,46 +4,36 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/consensys/gnark-crypto/ecc"
-	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/constraint"
 
-	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/setup"
-	"github.com/veriformer/veriformer/statement"
 )
 
-// AggregatedKeys are the keys of the aggregated shape for one model, one
-// pair of prompt and output lengths and one segment size.
+// AggregatedKeys are the keys of the aggregated design for one model, one
+// pair of prompt and output lengths and one cut into segments.
 type AggregatedKeys struct {
-	// Tensors is the design the circuits are of.
-	Tensors  Tensors
+	// Catalog lists the circuits the keys are of; Segments is its cut.
+	Catalog  *Catalog
 	Segments []inference.Segment
 	// Segment holds the BLS12-377 keys of each segment circuit.
 	Segment []*setup.Keys
 
-	// Opened tensors: the circuits' layout, and the direct-shape model id
-	// (statement.ModelID) as the BLS12-377 element the segment keys are
-	// hashed with.
-	Layout *circuits.Layout
-	Graph  bls12377fr.Element
-
-	// Committed tensors: the KZG SRS, the native verifying key (the
-	// model's table commitments), per segment what the aggregator knows
-	// of its circuit and the table commitments its opening reads.
+	// SRS is the KZG SRS; Committed the native verifying key (the
+	// model's table commitments); Shapes what the aggregator knows of
+	// each segment circuit; Tables the table commitments each segment's
+	// opening reads.
 	SRS       *pcs.SRS
 	Committed *committed.VerifyingKey
-	Shapes    []recursion.CommittedShape
+	Shapes    []recursion.SegmentShape
 	Tables    [][]pcs.Commitment
 
 	// ModelID is the aggregator's model id (recursion.ModelID of the
-	// segment keys and Graph, or recursion.CommittedModelID of the
 	// segment keys and Tables); FinalModelID the one the wrapper exposes
 	// on-chain (recursion.FinalModelID), the id a registry requires.
 	ModelID, FinalModelID *big.Int
@@ -54,9 +44,6 @@ type AggregatedKeys struct {
 	// the wrapper (0 when its keys were not asked for).
 	SegmentConstraints, AggregatorConstraints, WrapperConstraints int
 
-	// aggregatorCommitments is recursion.AggregatorCommitments of the
-	// aggregator's circuit: the wrapper's shape.
-	aggregatorCommitments int
 	// reload reads again the compiled circuit of a key set whose CCS was
 	// dropped after its key stage ([AggregatedKeys.drop]).
 	reload map[*setup.Keys]func() (constraint.ConstraintSystem, error)
@@ -89,20 +76,20 @@ func (k *AggregatedKeys) circuit(keys *setup.Keys) (constraint.ConstraintSystem,
 	return reload()
 }
 
-// VerifyingKeysAggregated compiles the circuits of the aggregated shape of
-// opts.Model for the given prompt and output lengths — the wrapper's only
-// with opts.Wrap — and returns what an exporter needs: the verifying keys,
-// the model ids and the wrapper's circuit (a committed run's other
-// circuits are dropped after their key stage, Keys.CCS nil). Cached proving keys are not read (the wrapper's is
-// 3.6 GB), so every Keys.PK is nil; a circuit without cached keys is set up
-// (development only; the wrapper's first setup takes about 40 minutes and
-// 14 GB) and both its keys stored. Progress goes to opts.Log.
+// VerifyingKeysAggregated compiles the circuits of the aggregated design
+// of opts.Model for the given prompt and output lengths — the wrapper's
+// only with opts.Wrap — and returns what an exporter needs: the verifying
+// keys, the model ids and the wrapper's circuit (the other circuits are
+// dropped after their key stage, Keys.CCS nil). Cached proving keys are
+// not read (the wrapper's is 3.6 GB), so every Keys.PK is nil; a circuit
+// without cached keys is set up (development only) and both its keys
+// stored. Progress goes to opts.Log.
 func VerifyingKeysAggregated(opts AggregatedOptions, promptLen, outputLen int) (*AggregatedKeys, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
 	r := &runner{opts: &opts.Options, report: &Report{}, keepWrapper: true}
-	return r.setupAggregated(&opts, promptLen, outputLen, setup.LoadOrSetupVK)
+	return r.setupAggregated(&opts, promptLen, outputLen)
 }
 
 // segmentVKs lists the segments' verifying keys, in segment order.
@@ -113,10 +100,6 @@ func (k *AggregatedKeys) segmentVKs() []groth16.VerifyingKey {
 	}
 	return vks
 }
-
-// keyLoader fetches or makes the keys of a compiled circuit in a cache
-// directory, checked against their manifest and logged through the options.
-type keyLoader func(ccs constraint.ConstraintSystem, dir string, opts ...setup.Option) (*setup.Keys, error)
 
 // keyOptions are the options of every key load of a run: its log, and the
 // kind of keys it accepts.
@@ -139,90 +122,51 @@ func (opts *AggregatedOptions) defaults() error {
 	if opts.SegmentSize < 0 {
 		return fmt.Errorf("pipeline: segment size %d", opts.SegmentSize)
 	}
-	var err error
-	if opts.Tensors, err = ParseTensors(string(opts.Tensors)); err != nil {
-		return err
-	}
 	if opts.NativeJobs < 0 {
 		return fmt.Errorf("pipeline: %d native jobs", opts.NativeJobs)
 	}
-	if opts.VocabChunk < 0 || (opts.VocabChunk > 0 && opts.Tensors != Committed) {
-		return fmt.Errorf("pipeline: vocabulary chunks of %d columns with %s tensors (chunks need committed tensors)", opts.VocabChunk, opts.Tensors)
+	if opts.VocabChunk < 0 {
+		return fmt.Errorf("pipeline: vocabulary chunks of %d columns", opts.VocabChunk)
 	}
 	return nil
 }
 
-// setupAggregated runs the key stages of the aggregated shape.
-func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen int, load keyLoader) (*AggregatedKeys, error) {
-	m := opts.Model
-	k := &AggregatedKeys{Tensors: opts.Tensors}
-	var err error
-	if k.Segments, err = aggregatedSegments(m, opts.SegmentSize, opts.VocabChunk); err != nil {
+// setupAggregated runs the key stages of the aggregated design: the
+// segment circuits, the SRS and the model's table commitments, the
+// aggregator and (with opts.Wrap) the wrapper. Only verifying keys are
+// held: a run reads each proving key when it proves (the native prover
+// of a large model needs the memory first).
+func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen int) (*AggregatedKeys, error) {
+	cat, err := r.catalog(Aggregated, opts, promptLen, outputLen, func(size int) (*pcs.SRS, error) {
+		return r.loadSRS(opts, size)
+	})
+	if err != nil {
 		return nil, err
 	}
-	if opts.Tensors == Committed {
-		// A committed run holds no proving key before it needs it: the
-		// native prover of a large model needs the memory first.
-		if err := r.setupCommitted(opts, k, promptLen, outputLen, setup.LoadOrSetupVK); err != nil {
-			return nil, err
-		}
-		return r.setupWrapper(opts, k, setup.LoadOrSetupVK)
-	}
-	if err := r.stage("segment circuits and keys (setup or cache)", func() (string, error) {
-		id := statement.ModelID(m)
-		var err error
-		if k.Layout, err = circuits.NewLayoutOf(m, id, promptLen, outputLen); err != nil {
-			return "", err
-		}
-		for i, seg := range k.Segments {
-			ccs, err := compileSegment(k.Layout, seg)
-			if err != nil {
-				return "", fmt.Errorf("segment %d: %w", i, err)
-			}
-			r.logf("  %s: %d R1CS constraints", segmentName(i, k.Segments), ccs.GetNbConstraints())
-			keys, err := load(ccs, opts.CacheDir, r.keyOptions()...)
-			if err != nil {
-				return "", fmt.Errorf("segment %d: %w", i, err)
-			}
-			k.Segment = append(k.Segment, keys)
-			k.SegmentConstraints += ccs.GetNbConstraints()
-		}
-		k.Graph.SetBigInt(id)
-		if k.ModelID, err = recursion.ModelID(k.segmentVKs(), k.Graph); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("%d circuits, %d R1CS constraints in all", len(k.Segments), k.SegmentConstraints), nil
-	}); err != nil {
+	k := &AggregatedKeys{Catalog: cat, Segments: cat.Segments}
+	if err := r.setupSegments(opts, k); err != nil {
 		return nil, err
 	}
-	if err := r.setupAggregator(opts, k, load, func() (constraint.ConstraintSystem, error) {
-		shape, err := recursion.SegmentShapeOf(k.Segment[0].CCS)
-		if err != nil {
-			return nil, err
-		}
-		return recursion.CompileAggregator(len(k.Segments), shape)
-	}); err != nil {
+	if err := r.setupAggregator(opts, k); err != nil {
 		return nil, err
 	}
-	return r.setupWrapper(opts, k, load)
+	return r.setupWrapper(opts, k)
 }
 
-// setupAggregator runs the aggregator's key stage on the circuit compile
-// returns, and derives the final model id from its key.
-func (r *runner) setupAggregator(opts *AggregatedOptions, k *AggregatedKeys, load keyLoader, compile func() (constraint.ConstraintSystem, error)) error {
+// setupAggregator runs the aggregator's key stage and derives the final
+// model id from its key.
+func (r *runner) setupAggregator(opts *AggregatedOptions, k *AggregatedKeys) error {
 	return r.stage("aggregator keys (setup or cache)", func() (string, error) {
-		ccs, err := compile()
+		c := k.Catalog.Circuits[len(k.Segments)]
+		ccs, err := c.Compile()
 		if err != nil {
 			return "", err
 		}
 		k.AggregatorConstraints = ccs.GetNbConstraints()
-		k.aggregatorCommitments = recursion.AggregatorCommitments(ccs)
-		if k.Aggregator, err = load(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
+		if k.Aggregator, err = setup.LoadOrSetupVK(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
 			return "", err
 		}
-		if opts.Tensors == Committed {
-			k.drop(k.Aggregator, compile)
-		}
+		k.drop(k.Aggregator, c.Compile)
 		if k.FinalModelID, err = recursion.FinalModelID(k.Aggregator.VK, k.ModelID); err != nil {
 			return "", err
 		}
@@ -251,27 +195,22 @@ func aggregatedSegments(m *model.Model, size, chunk int) ([]inference.Segment, e
 }
 
 // setupWrapper runs the wrapper's key stage when opts.Wrap asks for it.
-func (r *runner) setupWrapper(opts *AggregatedOptions, k *AggregatedKeys, load keyLoader) (*AggregatedKeys, error) {
+func (r *runner) setupWrapper(opts *AggregatedOptions, k *AggregatedKeys) (*AggregatedKeys, error) {
 	if !opts.Wrap {
 		return k, nil
 	}
 	if err := r.stage("wrapper keys (setup or cache)", func() (string, error) {
-		n := k.aggregatorCommitments
-		compile := func() (constraint.ConstraintSystem, error) {
-			return r.compileCached(opts.CacheDir, wrapperName(n), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
-				return recursion.CompileWrapper(n)
-			})
-		}
-		ccs, err := compile()
+		c := k.Catalog.Circuits[len(k.Segments)+1]
+		ccs, err := c.Compile()
 		if err != nil {
 			return "", err
 		}
 		k.WrapperConstraints = ccs.GetNbConstraints()
-		if k.Wrapper, err = load(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
+		if k.Wrapper, err = setup.LoadOrSetupVK(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
 			return "", err
 		}
-		if opts.Tensors == Committed && !r.keepWrapper {
-			k.drop(k.Wrapper, compile)
+		if !r.keepWrapper {
+			k.drop(k.Wrapper, c.Compile)
 		}
 		return fmt.Sprintf("BN254, %d R1CS constraints", k.WrapperConstraints), nil
 	}); err != nil {

@@ -9,7 +9,7 @@ import (
 
 // WriteArtifacts writes a run's outputs to dir: proof.bin (the final
 // Groth16 proof, gnark's binary encoding, when there is one),
-// native-proof.bin (the direct shape's sum-check proof,
+// native-proof.bin (the direct design's sum-check proof,
 // inference.FormatVersion), statement.json, and with the chain
 // stage Verifier.sol, Verifier.abi.json, Verifier.bin, InferenceRegistry.abi.json,
 // InferenceRegistry.bin.

@@ -16,12 +16,12 @@ import (
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/recursion"
-	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/statement"
 )
 
-// TestCommittedChain (full tier) runs the aggregated shape's stages over
+// TestCommittedChain (full tier) runs the aggregated design's stages over
 // committed tensors on the built-in micro model, as RunAggregated does,
 // up to the aggregator: the segment circuit's real Groth16 keys, the
 // native segment proof, its Groth16 proof verified, and the committed
@@ -55,14 +55,17 @@ func TestCommittedChain(t *testing.T) {
 	if !slices.Equal(output, gen.Tokens) {
 		t.Fatalf("proven output %v, the greedy generation's %v", output, gen.Tokens)
 	}
-	k := &AggregatedKeys{Tensors: Committed}
-	if k.Segments, err = aggregatedSegments(m, opts.SegmentSize, opts.VocabChunk); err != nil {
+	cat, err := r.catalog(Aggregated, opts, len(opts.Prompt), len(output), func(size int) (*pcs.SRS, error) {
+		return r.loadSRS(opts, size)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.setupCommittedSegments(opts, k, len(opts.Prompt), len(output), setup.LoadOrSetupVK); err != nil {
+	k := &AggregatedKeys{Catalog: cat, Segments: cat.Segments}
+	if err := r.setupSegments(opts, k); err != nil {
 		t.Fatal(err)
 	}
-	st, segments, err := r.proveCommittedSegments(opts, k, opts.Prompt, output, tr)
+	st, segments, err := r.proveSegments(opts, k, opts.Prompt, output, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +74,12 @@ func TestCommittedChain(t *testing.T) {
 	}
 
 	key := gpcs.KeyOf(k.Committed.PCS)
-	ccs, err := r.compileCommittedAggregator(opts.CacheDir, k.Shapes, key)
+	ccs, err := r.compileAggregator(opts.CacheDir, k.Shapes, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	solve := func(segments []recursion.CommittedSegment, st statement.Statement) error {
-		w, err := frontend.NewWitness(recursion.CommittedAggregatorAssignment(k.Shapes, key, st, segments), ecc.BW6_761.ScalarField())
+	solve := func(segments []recursion.SegmentProof, st statement.Statement) error {
+		w, err := frontend.NewWitness(recursion.AggregatorAssignment(k.Shapes, key, st, segments), ecc.BW6_761.ScalarField())
 		if err != nil {
 			return err
 		}
@@ -103,18 +106,18 @@ func TestCommittedChain(t *testing.T) {
 		q.Add(&q, &g1)
 		return sw_bls12377.NewG1Affine(q)
 	}
-	for name, tamper := range map[string]func(s *recursion.CommittedSegment){
-		"the segment proof's Ar":  func(s *recursion.CommittedSegment) { s.Proof.Proof.Ar = moved(s.Proof.Proof.Ar) },
-		"the segment proof's Krs": func(s *recursion.CommittedSegment) { s.Proof.Proof.Krs = moved(s.Proof.Proof.Krs) },
-		"a commitment": func(s *recursion.CommittedSegment) {
+	for name, tamper := range map[string]func(s *recursion.SegmentProof){
+		"the segment proof's Ar":  func(s *recursion.SegmentProof) { s.Proof.Ar = moved(s.Proof.Ar) },
+		"the segment proof's Krs": func(s *recursion.SegmentProof) { s.Proof.Krs = moved(s.Proof.Krs) },
+		"a commitment": func(s *recursion.SegmentProof) {
 			s.Commitments = slices.Clone(s.Commitments)
 			s.Commitments[0] = moved(s.Commitments[0])
 		},
-		"a fold": func(s *recursion.CommittedSegment) {
+		"a fold": func(s *recursion.SegmentProof) {
 			s.Folds = slices.Clone(s.Folds)
 			s.Folds[0] = moved(s.Folds[0])
 		},
-		"the quotient": func(s *recursion.CommittedSegment) { s.Quotient = moved(s.Quotient) },
+		"the quotient": func(s *recursion.SegmentProof) { s.Quotient = moved(s.Quotient) },
 	} {
 		bad := slices.Clone(segments)
 		tamper(&bad[0])

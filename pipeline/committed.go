@@ -33,36 +33,6 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// Tensors says how the aggregated shape proves the tensors no sum-check
-// produces (norm outputs, softmax probabilities, activations, the
-// residual stream).
-type Tensors string
-
-const (
-	// Committed commits them with the multilinear KZG of package pcs and
-	// proves their relations with sum-checks and LogUp-GKR (package
-	// inference/committed): segment circuits replay the field part
-	// (gadgets/committed), the BW6-761 aggregator the pairing
-	// (recursion.CommittedAggregator). Circuit sizes grow with the
-	// logarithm of the activations; the default.
-	Committed Tensors = "committed"
-	// Opened hands them to the segment circuits, which range-check and
-	// hash them (packages circuits and inference): circuit sizes grow
-	// with the activations, so only small models fit.
-	Opened Tensors = "opened"
-)
-
-// ParseTensors parses a Tensors name ("" is Committed).
-func ParseTensors(s string) (Tensors, error) {
-	switch Tensors(s) {
-	case "", Committed:
-		return Committed, nil
-	case Opened:
-		return Opened, nil
-	}
-	return "", fmt.Errorf("pipeline: tensors %q: want committed or opened", s)
-}
-
 // committedPass is a pass of promptLen prompt tokens and outputLen
 // generated ones with every token 0: the shapes of the segment circuits
 // depend on the lengths only (the tokens are circuit variables).
@@ -101,9 +71,9 @@ func (r *runner) compileCommittedSegment(dir string, m *model.Model, id *big.Int
 	})
 }
 
-// compileCommittedAggregator compiles the committed aggregator of the
-// segment shapes for an SRS's key, or reads it from the circuit cache.
-func (r *runner) compileCommittedAggregator(dir string, shapes []recursion.CommittedShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
+// compileAggregator compiles the aggregator of the segment shapes for
+// an SRS's key, or reads it from the circuit cache.
+func (r *runner) compileAggregator(dir string, shapes []recursion.SegmentShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
 	var points []byte
 	for i := range key.G1 {
 		b := key.G1[i].Bytes()
@@ -114,8 +84,8 @@ func (r *runner) compileCommittedAggregator(dir string, shapes []recursion.Commi
 		points = append(points, b[:]...)
 	}
 	name := fmt.Sprintf("committed aggregator\nshapes %+v\nkey %x", shapes, points)
-	return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("committed aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
-		return recursion.CompileCommittedAggregator(shapes, key)
+	return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
+		return recursion.CompileAggregator(shapes, key)
 	})
 }
 
@@ -173,13 +143,13 @@ func (r *runner) loadSRS(opts *AggregatedOptions, size int) (*pcs.SRS, error) {
 
 // committedShapeOf returns what the committed aggregator must know of a
 // segment circuit.
-func committedShapeOf(ccs constraint.ConstraintSystem, s *committed.Shape) (recursion.CommittedShape, error) {
+func committedShapeOf(ccs constraint.ConstraintSystem, s *committed.Shape) (recursion.SegmentShape, error) {
 	multiplicities, boundary, incoming := s.PartIndices()
 	nbChosen := 0
 	if s.Segment.Chunk() {
 		nbChosen = len(s.Pass.Output)
 	}
-	return recursion.CommittedShapeOf(ccs, s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen)
+	return recursion.SegmentShapeOf(ccs, s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen)
 }
 
 // chosenOf returns a chunk's chosen logits (nil for other segments), the
@@ -203,95 +173,74 @@ func segmentName(i int, segs []inference.Segment) string {
 	return fmt.Sprintf("segment %d/%d (blocks %d–%d)", i+1, len(segs), seg.From, seg.To-1)
 }
 
-// setupCommitted runs the key stages of the aggregated shape over
-// committed proofs: the segment circuits, the SRS and the model's table
-// commitments, the committed aggregator and (with opts.Wrap) the wrapper.
-func (r *runner) setupCommitted(opts *AggregatedOptions, k *AggregatedKeys, promptLen, outputLen int, load keyLoader) error {
-	if err := r.setupCommittedSegments(opts, k, promptLen, outputLen, load); err != nil {
-		return err
-	}
-	return r.setupAggregator(opts, k, load, func() (constraint.ConstraintSystem, error) {
-		return r.compileCommittedAggregator(opts.CacheDir, k.Shapes, gpcs.KeyOf(k.Committed.PCS))
-	})
-}
-
-// setupCommittedSegments runs the key stages of setupCommitted up to the
-// aggregator's: the segment circuits and keys, the SRS, the model's table
-// commitments and the model id.
-func (r *runner) setupCommittedSegments(opts *AggregatedOptions, k *AggregatedKeys, promptLen, outputLen int, load keyLoader) error {
+// setupSegments runs the first key stages of the aggregated design: the
+// segment circuits and keys, the SRS, the model's table commitments and
+// the model id.
+func (r *runner) setupSegments(opts *AggregatedOptions, k *AggregatedKeys) error {
 	m := opts.Model
-	shapes, err := committedShapes(m, k.Segments, committedPass(promptLen, outputLen))
-	if err != nil {
-		return err
-	}
-	id := statement.ModelID(m)
+	cat := k.Catalog
 	if err := r.stage("segment circuits and keys (setup or cache)", func() (string, error) {
-		for i, s := range shapes {
-			name := segmentName(i, k.Segments)
-			ccs, err := r.compileCommittedSegment(opts.CacheDir, m, id, s, name)
+		for i := range cat.Segments {
+			c := cat.Circuits[i]
+			ccs, err := c.Compile()
 			if err != nil {
-				return "", fmt.Errorf("%s: %w", name, err)
+				return "", err
 			}
-			keys, err := load(ccs, opts.CacheDir, r.keyOptions()...)
+			keys, err := setup.LoadOrSetupVK(ccs, opts.CacheDir, r.keyOptions()...)
 			if err != nil {
-				return "", fmt.Errorf("%s: %w", name, err)
+				return "", fmt.Errorf("%s: %w", c.Name, err)
 			}
 			k.Segment = append(k.Segment, keys)
 			k.SegmentConstraints += ccs.GetNbConstraints()
-			shape, err := committedShapeOf(ccs, s)
-			if err != nil {
-				return "", fmt.Errorf("%s: %w", name, err)
-			}
-			k.Shapes = append(k.Shapes, shape)
-			k.drop(keys, func() (constraint.ConstraintSystem, error) {
-				return r.compileCommittedSegment(opts.CacheDir, m, id, s, name)
-			})
+			k.drop(keys, c.Compile)
 		}
-		return fmt.Sprintf("%d circuits, %d R1CS constraints in all", len(shapes), k.SegmentConstraints), nil
+		var err error
+		if k.Shapes, err = cat.SegmentShapes(); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d circuits, %d R1CS constraints in all", len(cat.Segments), k.SegmentConstraints), nil
 	}); err != nil {
 		return err
 	}
 	return r.stage("SRS and table commitments", func() (string, error) {
-		size := srsSize(shapes)
 		var err error
-		if k.SRS, err = r.loadSRS(opts, size); err != nil {
+		if k.SRS, err = cat.SRS(); err != nil {
 			return "", err
 		}
 		if k.Committed, err = committed.NewVerifyingKey(k.SRS, m); err != nil {
 			return "", err
 		}
-		k.Tables = make([][]pcs.Commitment, len(shapes))
-		for i, s := range shapes {
+		k.Tables = make([][]pcs.Commitment, len(cat.Shapes))
+		for i, s := range cat.Shapes {
 			if k.Tables[i], err = k.Committed.TableCommitments(s); err != nil {
 				return "", err
 			}
 		}
-		if k.ModelID, err = recursion.CommittedModelID(k.segmentVKs(), k.Tables); err != nil {
+		if k.ModelID, err = recursion.ModelID(k.segmentVKs(), k.Tables); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%d powers, %d function tables", size, len(k.Committed.Tables)), nil
+		return fmt.Sprintf("%d powers, %d function tables", srsSize(cat.Shapes), len(k.Committed.Tables)), nil
 	})
 }
 
-// proveCommitted runs the proving stages of the aggregated shape over
-// committed proofs for the pass tr of prompt and output: the native
+// proveAggregated runs the proving stages of the aggregated design for the pass tr of prompt and output: the native
 // segment proofs (verified natively, chain included), one Groth16 proof
 // per segment circuit, and the committed aggregator's proof, verified on
 // the statement. Each proving key is read from the cache when it is
 // needed and dropped after.
-func (r *runner) proveCommitted(opts *AggregatedOptions, keys *AggregatedKeys, prompt, output []int, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
-	st, segments, err := r.proveCommittedSegments(opts, keys, prompt, output, tr)
+func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, prompt, output []int, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
+	st, segments, err := r.proveSegments(opts, keys, prompt, output, tr)
 	if err != nil {
 		return st, nil, err
 	}
-	aggProof, err := r.aggregateCommitted(keys, st, segments)
+	aggProof, err := r.aggregate(keys, st, segments)
 	return st, aggProof, err
 }
 
-// proveCommittedSegments runs the proving stages of proveCommitted up to
+// proveSegments runs the proving stages of proveAggregated up to
 // the aggregation: the statement, the native segment proofs and the
 // segments' Groth16 proofs, returned as the aggregator's witnesses.
-func (r *runner) proveCommittedSegments(opts *AggregatedOptions, keys *AggregatedKeys, prompt, output []int, tr *model.Trace) (statement.Statement, []recursion.CommittedSegment, error) {
+func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, prompt, output []int, tr *model.Trace) (statement.Statement, []recursion.SegmentProof, error) {
 	m := opts.Model
 	segs := keys.Segments
 	pass := committed.Pass{Prompt: prompt, Output: output}
@@ -300,7 +249,7 @@ func (r *runner) proveCommittedSegments(opts *AggregatedOptions, keys *Aggregate
 		shapes   []*committed.Shape
 		natives  = make([]*committed.Proof, len(segs))
 		checks   []*pcs.GroupCheck
-		segments = make([]recursion.CommittedSegment, len(segs))
+		segments = make([]recursion.SegmentProof, len(segs))
 	)
 	if err := r.stage("native segment proofs", func() (string, error) {
 		var err error
@@ -370,7 +319,7 @@ func (r *runner) proveCommittedSegments(opts *AggregatedOptions, keys *Aggregate
 			if err := groth16.Verify(proof, sk.VK, public, recursion.SegmentVerifierOption()); err != nil {
 				return "", fmt.Errorf("%s: %w", segmentName(k, segs), err)
 			}
-			if segments[k], err = recursion.ValueOfCommittedSegment(proof, sk.VK, natives[k].Commitments(), keys.Tables[k], &natives[k].Opening.Opening, checks[k], chosenOf(segs[k], natives[k])); err != nil {
+			if segments[k], err = recursion.ValueOfSegmentProof(proof, sk.VK, natives[k].Commitments(), keys.Tables[k], &natives[k].Opening.Opening, checks[k], chosenOf(segs[k], natives[k])); err != nil {
 				return "", err
 			}
 			r.logf("  %s: proven and verified in %v (witness, circuit and proving key %v, prover %v)", segmentName(k, segs),
@@ -383,12 +332,12 @@ func (r *runner) proveCommittedSegments(opts *AggregatedOptions, keys *Aggregate
 	return st, segments, nil
 }
 
-// aggregateCommitted proves the committed aggregator on the segments'
+// aggregate proves the aggregator on the segments'
 // witnesses and verifies its proof on the statement st.
-func (r *runner) aggregateCommitted(keys *AggregatedKeys, st statement.Statement, segments []recursion.CommittedSegment) (groth16.Proof, error) {
+func (r *runner) aggregate(keys *AggregatedKeys, st statement.Statement, segments []recursion.SegmentProof) (groth16.Proof, error) {
 	var aggProof groth16.Proof
 	if err := r.stage("aggregation", func() (string, error) {
-		a := recursion.CommittedAggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), st, segments)
+		a := recursion.AggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), st, segments)
 		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
 		if err != nil {
 			return "", err

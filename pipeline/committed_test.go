@@ -3,22 +3,25 @@ package pipeline
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
 
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/setup"
 )
 
-func TestParseTensors(t *testing.T) {
-	for in, want := range map[string]Tensors{"": Committed, "committed": Committed, "opened": Opened} {
-		if got, err := ParseTensors(in); err != nil || got != want {
-			t.Errorf("ParseTensors(%q) = %q, %v; want %q", in, got, err, want)
+func TestParseDesign(t *testing.T) {
+	for in, want := range map[string]Design{"": Direct, "direct": Direct, "aggregated": Aggregated} {
+		if got, err := ParseDesign(in); err != nil || got != want {
+			t.Errorf("ParseDesign(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"open", "Committed", "kzg"} {
-		if _, err := ParseTensors(in); err == nil {
-			t.Errorf("ParseTensors(%q) accepted", in)
+	for _, in := range []string{"opened", "committed", "Direct"} {
+		if _, err := ParseDesign(in); err == nil {
+			t.Errorf("ParseDesign(%q) accepted", in)
 		}
 	}
 }
@@ -75,7 +78,6 @@ func TestVocabChunks(t *testing.T) {
 		}
 	}
 	for _, opts := range []AggregatedOptions{
-		{Options: Options{Model: m}, Tensors: Opened, VocabChunk: 100},
 		{Options: Options{Model: m}, VocabChunk: -1},
 	} {
 		if err := opts.defaults(); err == nil {
@@ -84,7 +86,7 @@ func TestVocabChunks(t *testing.T) {
 	}
 	ok := AggregatedOptions{Options: Options{Model: m}, VocabChunk: 100}
 	if err := ok.defaults(); err != nil {
-		t.Errorf("chunks with committed tensors: %v", err)
+		t.Errorf("chunks of 100 columns: %v", err)
 	}
 }
 
@@ -113,5 +115,42 @@ func TestNativeJobs(t *testing.T) {
 	opts := AggregatedOptions{Options: Options{Model: model.Default()}, NativeJobs: -1}
 	if err := opts.defaults(); err == nil {
 		t.Error("a negative count of native jobs accepted")
+	}
+}
+
+// TestCircuits: the catalog lists the direct circuit, or each segment's,
+// the aggregator's and (with Wrap) the wrapper's, on their curves, without
+// compiling anything; the aggregator refuses to compile without an SRS.
+func TestCircuits(t *testing.T) {
+	m, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := AggregatedOptions{Options: Options{Model: m, Tokens: 2, CacheDir: t.TempDir()}, VocabChunk: 100}
+	direct, err := Circuits(Direct, opts, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(direct.Circuits) != 1 || direct.Circuits[0].Kind != "direct" || direct.Circuits[0].Curve != ecc.BN254 || direct.Layout == nil {
+		t.Fatalf("direct catalog %+v", direct.Circuits)
+	}
+	opts.Wrap = true
+	agg, err := Circuits(Aggregated, opts, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, c := range agg.Circuits {
+		kinds = append(kinds, c.Kind+"/"+c.Curve.String())
+	}
+	want := []string{"segment/bls12_377", "segment/bls12_377", "segment/bls12_377", "segment/bls12_377", "aggregator/bw6_761", "wrapper/bn254"}
+	if !slices.Equal(kinds, want) || len(agg.Segments) != 4 || len(agg.Shapes) != 4 {
+		t.Fatalf("aggregated catalog %v, want %v", kinds, want)
+	}
+	if _, err := agg.Circuits[4].Compile(); err == nil || !strings.Contains(err.Error(), "SRS") {
+		t.Fatalf("the aggregator compiled without an SRS: %v", err)
+	}
+	if _, err := Circuits(Direct, opts, 0); err == nil {
+		t.Fatal("a catalog for an empty prompt")
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
 	"github.com/veriformer/veriformer/circuits"
-	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/setup"
 )
 
@@ -32,16 +31,6 @@ func compileDirect(layout *circuits.Layout) (constraint.ConstraintSystem, error)
 		return nil, err
 	}
 	return frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, placeholder)
-}
-
-// compileSegment compiles the circuit of one segment of a layout
-// (BLS12-377).
-func compileSegment(layout *circuits.Layout, seg inference.Segment) (constraint.ConstraintSystem, error) {
-	placeholder, err := layout.SegmentPlaceholder(seg)
-	if err != nil {
-		return nil, err
-	}
-	return frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
 }
 
 // writeFiles creates dir and writes files (name → contents) into it, in

@@ -22,7 +22,7 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// Options configure a run of the direct proof shape.
+// Options configure a run of the direct design.
 type Options struct {
 	// Model is the model to prove (model.Default() if nil).
 	Model *model.Model
@@ -97,6 +97,9 @@ type Report struct {
 	// verifies (inference.Proof, binary format).
 	Proof       groth16.Proof
 	NativeProof []byte
+	// Aggregated is the aggregator's proof of an aggregated run (nil in
+	// the direct design).
+	Aggregated *AggregatedProof
 	// PeakHeap is the largest heap size seen between stages.
 	PeakHeap uint64
 }
@@ -154,7 +157,7 @@ func (r *runner) stage(name string, f func() (string, error)) error {
 	return nil
 }
 
-// RunDirect proves a greedy generation of the model in the direct shape
+// RunDirect proves a greedy generation of the model in the direct design
 // (one BN254 Groth16 proof), verifies it natively and, with Options.Chain,
 // on go-ethereum's simulated chain through the exported Solidity verifier.
 // With Chain, solcjs must be found before anything is proven; if the
@@ -228,11 +231,12 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	if err := r.stage("circuit compilation", func() (string, error) {
-		var err error
-		if layout, err = circuits.NewLayoutOf(m, id, len(opts.Prompt), len(rep.Output)); err != nil {
+		cat, err := r.catalog(Direct, &AggregatedOptions{Options: opts}, len(opts.Prompt), len(rep.Output), nil)
+		if err != nil {
 			return "", err
 		}
-		if ccs, err = compileDirect(layout); err != nil {
+		layout = cat.Layout
+		if ccs, err = cat.Circuits[0].Compile(); err != nil {
 			return "", err
 		}
 		rep.Constraints = ccs.GetNbConstraints()

@@ -8,7 +8,6 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 
-	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/solidity"
@@ -26,11 +25,12 @@ func VerifyingKeyDirect(m *model.Model, promptLen, outputLen int, cacheDir strin
 	if err != nil {
 		return nil, err
 	}
-	layout, err := circuits.NewLayout(m, promptLen, outputLen)
+	r := &runner{opts: &Options{Model: m, CacheDir: cacheDir}, report: &Report{}}
+	cat, err := r.catalog(Direct, &AggregatedOptions{Options: *r.opts}, promptLen, outputLen, nil)
 	if err != nil {
 		return nil, err
 	}
-	ccs, err := compileDirect(layout)
+	ccs, err := cat.Circuits[0].Compile()
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func VerifyingKeyDirect(m *model.Model, promptLen, outputLen int, cacheDir strin
 // direct circuit's or the wrapper's), compiled with solcjs, with the
 // InferenceRegistry, to dir: Verifier.sol, *.abi.json, *.bin (creation
 // code, hex) and deploy.md (how to deploy a registry that accepts the
-// model id id: statement.ModelID for the direct shape,
+// model id id: statement.ModelID for the direct design,
 // AggregatedKeys.FinalModelID for the aggregated one).
 //
 // Before anything is written the keys are checked (setup.Keys.Check): a

@@ -6,11 +6,11 @@ import (
 	"math/big"
 
 	"github.com/consensys/gnark-crypto/ecc"
-	"github.com/consensys/gnark/backend"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/backend/groth16"
-	groth16bls12377 "github.com/consensys/gnark/backend/groth16/bls12-377"
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/std/algebra/native/sw_bls12377"
 	"github.com/consensys/gnark/std/commitments/pedersen"
 	"github.com/consensys/gnark/std/hash/poseidon2"
@@ -18,144 +18,150 @@ import (
 	"github.com/consensys/gnark/std/math/emulated"
 	stdgroth16 "github.com/consensys/gnark/std/recursion/groth16"
 
+	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/statement"
 	"github.com/veriformer/veriformer/transcript"
 )
 
-// SegmentPublicInputs is the number of public inputs of a segment circuit:
-// ModelID, InputDigest, OutputDigest, ChainIn, ChainOut, in this order.
-// Every segment has all five, each in a constraint (those its computation
-// does not use, such as a middle segment's statement values, are bound on
-// their own), and the aggregator verifies every segment on its own
-// statement values: see docs/recursion.md, "Segment contract".
-const SegmentPublicInputs = 5
-
-// MaxArity bounds the number of segments one aggregator verifies; it keeps
-// the sizes taken from untrusted inputs small.
-const MaxArity = 1 << 10
-
-// scalarBitsBLS12377 is the bit length of r(BLS12-377).
-const scalarBitsBLS12377 = 253
-
-// SegmentShape is what the aggregator must know of the segment circuits at
-// compile time besides their number: how many Pedersen commitments (gnark's
-// api.Commit, used by range checks and lookups) their Groth16 proofs carry,
-// 0 or 1, none of which may commit to a public input. One aggregator setup
-// serves every model whose segments have this shape.
+// SegmentShape is what the committed aggregator must know of one
+// committed segment circuit (gadgets/committed.Segment) at compile time:
+// its Groth16 proof's Pedersen commitments (0 or 1, none on a public
+// input), the numbers of its proof's own PCS commitments (every
+// committed part: the tensors' parts come first) and of the model's
+// fixed table commitments its opening reads, the opening's number of
+// variables, the index and number of its multiplicities' parts and the
+// indices of its boundary and incoming commitments among its own (the
+// last two −1 when absent: the last segment has no boundary, the first
+// no incoming stream), and for a chunk of the LM head (a segment of the
+// LM head over a range of the vocabulary, inference.Segment.Chunk) the
+// number of its chosen logits, one per output token (0 in the other
+// segments).
 type SegmentShape struct {
-	NbCommitments int
+	NbPedersen       int
+	NbCommitments    int
+	NbTables         int
+	NbVars           int
+	Multiplicities   int
+	NbMultiplicities int
+	Boundary         int
+	Incoming         int
+	NbChosen         int
 }
 
-// SegmentShapeOf returns the shape of a compiled BLS12-377 segment circuit and
-// checks that it follows the segment contract.
-func SegmentShapeOf(ccs constraint.ConstraintSystem) (SegmentShape, error) {
-	if ccs.Field().Cmp(ecc.BLS12_377.ScalarField()) != 0 {
-		return SegmentShape{}, errors.New("recursion: segment circuit is not over BLS12-377 Fr")
-	}
-	if n := ccs.GetNbPublicVariables() - 1; n != SegmentPublicInputs {
-		return SegmentShape{}, fmt.Errorf("recursion: segment circuit has %d public inputs, want %d", n, SegmentPublicInputs)
-	}
-	commitments, ok := ccs.GetCommitments().(constraint.Groth16Commitments)
-	if !ok {
-		return SegmentShape{}, fmt.Errorf("recursion: segment circuit is not a Groth16 (R1CS) constraint system")
-	}
-	committed := commitments.GetPublicAndCommitmentCommitted(commitments.CommitmentIndexes(), ccs.GetNbPublicVariables())
-	shape := SegmentShape{NbCommitments: len(commitments)}
-	if err := shape.check(committed); err != nil {
-		return SegmentShape{}, err
-	}
-	return shape, nil
+// NbPublic is the number of public inputs of the segment circuit: the
+// statement (3), the digests of the proof's commitments, of its
+// multiplicities' commitment and of the opening's folds (3), then the
+// scalars of the opening's pairing check: one per commitment (own parts
+// then tables), one per fold, two of the quotient and three of the
+// generator; then a chunk's chosen logits.
+func (s SegmentShape) NbPublic() int {
+	return 3 + 3 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 5 + s.NbChosen
 }
 
-func (s SegmentShape) check(publicCommitted [][]int) error {
-	if s.NbCommitments < 0 || s.NbCommitments > 1 {
-		return fmt.Errorf("recursion: segment circuits must have 0 or 1 commitments, have %d", s.NbCommitments)
+// chunk reports whether s is a chunk of the LM head's.
+func (s SegmentShape) chunk() bool { return s.NbChosen > 0 }
+
+func (s SegmentShape) check() error {
+	if s.NbPedersen < 0 || s.NbPedersen > 1 {
+		return fmt.Errorf("recursion: committed segments must have 0 or 1 Pedersen commitments, have %d", s.NbPedersen)
 	}
-	if len(publicCommitted) != s.NbCommitments {
-		return fmt.Errorf("recursion: %d committed-public lists for %d commitments", len(publicCommitted), s.NbCommitments)
+	if s.NbCommitments < 2 || s.NbTables < 0 || s.NbVars < 1 || s.NbVars > pcs.MaxNbVars || s.NbChosen < 0 ||
+		s.Multiplicities < 1 || s.NbMultiplicities < 1 || s.Multiplicities+s.NbMultiplicities > s.NbCommitments {
+		return fmt.Errorf("recursion: committed segment shape %+v", s)
 	}
-	for i := range publicCommitted {
-		if len(publicCommitted[i]) != 0 {
-			return fmt.Errorf("recursion: segment commitment %d commits to public inputs", i)
+	for _, i := range []int{s.Boundary, s.Incoming} {
+		if i < -1 || i >= s.NbCommitments || (i >= 0 && i < s.Multiplicities+s.NbMultiplicities) {
+			return fmt.Errorf("recursion: committed segment shape %+v: boundary or incoming index", s)
 		}
 	}
 	return nil
 }
 
-// segmentShapeOfKey returns the shape a BLS12-377 segment verifying key
-// belongs to.
-func segmentShapeOfKey(key groth16.VerifyingKey) (SegmentShape, error) {
-	shape, err := keyShape(key)
-	if err != nil {
-		return SegmentShape{}, err
-	}
-	if want := 1 + SegmentPublicInputs + shape.NbCommitments; len(key.(*groth16bls12377.VerifyingKey).G1.K) != want {
-		return SegmentShape{}, fmt.Errorf("key has %d K points, want %d (%d public inputs)", len(key.(*groth16bls12377.VerifyingKey).G1.K), want, SegmentPublicInputs)
-	}
-	return shape, nil
-}
-
-// keyShape returns the Pedersen commitments of a BLS12-377 segment key
-// (0 or 1, none on a public input), whatever its number of public inputs
-// (a committed segment's is its own).
-func keyShape(key groth16.VerifyingKey) (SegmentShape, error) {
-	vk, ok := key.(*groth16bls12377.VerifyingKey)
-	if !ok {
-		return SegmentShape{}, fmt.Errorf("key is %T, not a BLS12-377 key", key)
-	}
-	shape := SegmentShape{NbCommitments: len(vk.CommitmentKeys)}
-	if err := shape.check(vk.PublicAndCommitmentCommitted); err != nil {
-		return SegmentShape{}, err
-	}
-	return shape, nil
-}
-
-// SegmentProof is one segment's Groth16 proof with its verifying key, as
-// witnesses of the aggregator.
+// SegmentProof is one committed segment's witnesses in the
+// aggregator: its Groth16 proof and key, the points of its batch
+// opening (its own commitments, the model's table commitments it reads,
+// the folds and the quotient) and the scalars of the opening's check,
+// which are also public inputs of its proof.
 type SegmentProof struct {
+	// Proof and Key are the segment's Groth16 proof and verifying key.
 	Proof stdgroth16.Proof[sw_bls12377.G1Affine, sw_bls12377.G2Affine]
 	Key   stdgroth16.VerifyingKey[sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT]
+	// Commitments are the proof's own commitments, in the order of the
+	// native Proof.Commitments.
+	Commitments []sw_bls12377.G1Affine
+	// Tables are the model's fixed commitments to the function tables
+	// the segment's opening reads.
+	Tables   []sw_bls12377.G1Affine
+	Folds    []sw_bls12377.G1Affine
+	Quotient sw_bls12377.G1Affine
+	Scalars  gpcs.GroupScalars
+	// Chosen are a chunk's chosen logits (BLS12-377 scalars, native
+	// variables here), public inputs of its proof; none in the other
+	// segments.
+	Chosen []frontend.Variable
 }
 
-// Aggregator is the BW6-761 circuit that verifies k BLS12-377 segment proofs
-// natively and derives the statement; see the package documentation.
+// Aggregator is the BW6-761 circuit that completes k committed
+// segment proofs: per segment it recomputes the digests of the opening's
+// points, verifies the segment's Groth16 proof on the statement, those
+// digests and the opening's scalars, and links each segment's boundary
+// commitment to the next one's incoming commitment (a chunk of the LM
+// head after another: their incoming commitments), and requires every
+// chunk's chosen logits equal to the first chunk's; then it checks every
+// segment's opening at once (gadgets/pcs.VerifyGroup: subgroup checks,
+// one MSM, one pairing against the SRS's fixed G2 points). The model id
+// is [ModelID] of the segment keys and the table commitments.
 //
-// Public inputs, in order: ModelID, InputDigest, OutputDigest.
+// Public inputs, in order: ModelID, InputDigest, OutputDigest — the
+// aggregator's layout, so the wrapper serves it unchanged.
 type Aggregator struct {
 	ModelID      frontend.Variable `gnark:",public"`
 	InputDigest  frontend.Variable `gnark:",public"`
 	OutputDigest frontend.Variable `gnark:",public"`
 
-	// GraphDigest is the layer-graph digest hashed into the model id.
-	GraphDigest frontend.Variable
-	// Chain holds the k+1 chaining values: segment i proves
-	// ChainIn = Chain[i] and ChainOut = Chain[i+1].
-	Chain    []frontend.Variable
 	Segments []SegmentProof
+
+	// Not circuit variables: hidden from gnark's schema walk.
+	shapes []SegmentShape `gnark:"-"`
+	key    gpcs.Key       `gnark:"-"`
 }
 
-// NewAggregator returns the placeholder of the aggregator of arity k for
-// segments of the given shape, to compile.
-func NewAggregator(k int, shape SegmentShape) (*Aggregator, error) {
-	if k < 1 || k > MaxArity {
-		return nil, fmt.Errorf("recursion: aggregator arity %d outside [1, %d]", k, MaxArity)
+// NewAggregator returns the placeholder of the committed
+// aggregator for segments of the given shapes and the PCS key (the
+// SRS's, circuit constants).
+func NewAggregator(shapes []SegmentShape, key gpcs.Key) (*Aggregator, error) {
+	if len(shapes) < 1 || len(shapes) > MaxArity {
+		return nil, fmt.Errorf("recursion: committed aggregator of %d segments outside [1, %d]", len(shapes), MaxArity)
 	}
-	if err := shape.check(make([][]int, shape.NbCommitments)); err != nil {
-		return nil, err
+	k := len(shapes)
+	if shapes[0].Incoming >= 0 || shapes[k-1].Boundary >= 0 {
+		return nil, errors.New("recursion: the first committed segment reads an incoming stream or the last hands one on")
 	}
-	c := &Aggregator{
-		Chain:    make([]frontend.Variable, k+1),
-		Segments: make([]SegmentProof, k),
-	}
-	for i := range c.Segments {
+	c := &Aggregator{Segments: make([]SegmentProof, k), shapes: shapes, key: key}
+	for i, s := range shapes {
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("segment %d: %w", i, err)
+		}
+		if err := checkLink(shapes, i); err != nil {
+			return nil, err
+		}
+		n := s.NbPedersen
+		o := gpcs.PlaceholderGroupOpening(s.NbCommitments+s.NbTables, s.NbVars)
 		c.Segments[i] = SegmentProof{
+			Chosen: make([]frontend.Variable, s.NbChosen),
 			Proof: stdgroth16.Proof[sw_bls12377.G1Affine, sw_bls12377.G2Affine]{
-				Commitments: make([]pedersen.Commitment[sw_bls12377.G1Affine], shape.NbCommitments),
+				Commitments: make([]pedersen.Commitment[sw_bls12377.G1Affine], n),
 			},
 			Key: stdgroth16.VerifyingKey[sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT]{
-				G1:                           struct{ K []sw_bls12377.G1Affine }{K: make([]sw_bls12377.G1Affine, 1+SegmentPublicInputs+shape.NbCommitments)},
-				CommitmentKeys:               make([]pedersen.VerifyingKey[sw_bls12377.G2Affine], shape.NbCommitments),
-				PublicAndCommitmentCommitted: make([][]int, shape.NbCommitments),
+				G1:                           struct{ K []sw_bls12377.G1Affine }{K: make([]sw_bls12377.G1Affine, 1+s.NbPublic()+n)},
+				CommitmentKeys:               make([]pedersen.VerifyingKey[sw_bls12377.G2Affine], n),
+				PublicAndCommitmentCommitted: make([][]int, n),
 			},
+			Commitments: make([]sw_bls12377.G1Affine, s.NbCommitments),
+			Tables:      make([]sw_bls12377.G1Affine, s.NbTables),
+			Folds:       o.Folds,
+			Scalars:     o.Scalars,
 		}
 	}
 	return c, nil
@@ -164,162 +170,233 @@ func NewAggregator(k int, shape SegmentShape) (*Aggregator, error) {
 // Define implements frontend.Circuit.
 func (c *Aggregator) Define(api frontend.API) error {
 	k := len(c.Segments)
-	if k == 0 {
-		return errors.New("recursion: aggregator without segments")
-	}
-	if len(c.Chain) != k+1 {
-		return fmt.Errorf("recursion: aggregator has %d chaining values for %d segments, want %d", len(c.Chain), k, k+1)
-	}
-	nbCommitments := len(c.Segments[0].Key.CommitmentKeys)
-	for i := range c.Segments {
-		if len(c.Segments[i].Key.CommitmentKeys) != nbCommitments {
-			return fmt.Errorf("recursion: segment %d has %d commitment keys, segment 0 has %d", i, len(c.Segments[i].Key.CommitmentKeys), nbCommitments)
-		}
-		if len(c.Segments[i].Key.G1.K) != 1+SegmentPublicInputs+nbCommitments {
-			return fmt.Errorf("recursion: segment %d key has %d K points, want %d", i, len(c.Segments[i].Key.G1.K), 1+SegmentPublicInputs+nbCommitments)
-		}
+	if k == 0 || len(c.shapes) != k {
+		return errors.New("recursion: committed aggregator without segments or shapes")
 	}
 	scalars, verifier, err := newSegmentVerifier(api)
 	if err != nil {
 		return err
 	}
 
-	// The model id: hash of every segment key and the graph digest.
+	// The model id: the segment keys and the digest of the table
+	// commitments, hashed as ModelID hashes keys and a graph digest.
+	var tables []sw_bls12377.G1Affine
+	for i := range c.Segments {
+		tables = append(tables, c.Segments[i].Tables...)
+	}
+	tablesDigest, err := gpcs.PointsDigest(api, tables)
+	if err != nil {
+		return err
+	}
 	hasher, err := poseidon2.New(api)
 	if err != nil {
 		return fmt.Errorf("recursion: poseidon2: %w", err)
 	}
-	hasher.Write(transcript.ConstantBig(modelIDLabel, ecc.BW6_761.ScalarField()), k, nbCommitments)
+	hasher.Write(transcript.ConstantBig(modelIDLabel, ecc.BW6_761.ScalarField()), k, c.shapes[0].NbPedersen)
 	for i := range c.Segments {
+		if c.shapes[i].NbPedersen != c.shapes[0].NbPedersen {
+			return fmt.Errorf("recursion: segment %d has %d Pedersen commitments, segment 0 %d", i, c.shapes[i].NbPedersen, c.shapes[0].NbPedersen)
+		}
 		hasher.Write(segmentKeyVariables(&c.Segments[i].Key)...)
 	}
-	hasher.Write(c.GraphDigest)
+	hasher.Write(tablesDigest)
 	idBits := bits.ToBinary(api, hasher.Sum())[:ModelIDBits]
 	api.AssertIsEqual(c.ModelID, bits.FromBinary(api, idBits))
-
-	// The statement and chaining values as BLS12-377 scalars (same integers).
 	modelID := scalarFromBits(scalars, idBits)
 	inputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, c.InputDigest))
 	outputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, c.OutputDigest))
-	chain := make([]emulated.Element[sw_bls12377.ScalarField], k+1)
-	for j := range chain {
-		chain[j] = scalarFromBits(scalars, bits.ToBinary(api, c.Chain[j], bits.WithNbDigits(scalarBitsBLS12377)))
-	}
 
-	for i := range c.Segments {
-		public := stdgroth16.Witness[sw_bls12377.ScalarField]{
-			Public: []emulated.Element[sw_bls12377.ScalarField]{modelID, inputDigest, outputDigest, chain[i], chain[i+1]},
+	digest := func(points []sw_bls12377.G1Affine) (emulated.Element[sw_bls12377.ScalarField], error) {
+		d, err := gpcs.PointsDigest(api, points)
+		if err != nil {
+			return emulated.Element[sw_bls12377.ScalarField]{}, err
 		}
-		if err := verifier.AssertProof(c.Segments[i].Key, c.Segments[i].Proof, public, stdgroth16.WithSubgroupCheck()); err != nil {
-			return fmt.Errorf("recursion: verify segment %d: %w", i, err)
+		return scalarFromBits(scalars, bits.ToBinary(api, d, bits.WithNbDigits(gpcs.DigestBits))), nil
+	}
+	openings := make([]gpcs.GroupOpening, k)
+	for i := range c.Segments {
+		s, sh := &c.Segments[i], c.shapes[i]
+		if len(s.Commitments) != sh.NbCommitments || len(s.Tables) != sh.NbTables || len(s.Folds) != sh.NbVars-1 ||
+			len(s.Scalars.Commitments) != sh.NbCommitments+sh.NbTables || len(s.Scalars.Folds) != sh.NbVars-1 {
+			return fmt.Errorf("recursion: committed segment %d does not have its shape", i)
+		}
+		public := []emulated.Element[sw_bls12377.ScalarField]{modelID, inputDigest, outputDigest}
+		for _, points := range [][]sw_bls12377.G1Affine{s.Commitments, s.Commitments[sh.Multiplicities : sh.Multiplicities+sh.NbMultiplicities], s.Folds} {
+			d, err := digest(points)
+			if err != nil {
+				return err
+			}
+			public = append(public, d)
+		}
+		// The scalars are native variables (gpcs.GroupScalars): their
+		// canonical bits make the proof's public inputs, which binds
+		// them as the pairing check uses them.
+		if len(s.Chosen) != sh.NbChosen {
+			return fmt.Errorf("recursion: committed segment %d has %d chosen logits, its shape %d", i, len(s.Chosen), sh.NbChosen)
+		}
+		for _, list := range [][]frontend.Variable{s.Scalars.Commitments, s.Scalars.Folds, s.Scalars.Quotient[:], s.Scalars.Generator[:], s.Chosen} {
+			for _, v := range list {
+				public = append(public, scalarFromBits(scalars, canonicalBLS12377Bits(api, v)))
+			}
+		}
+		if err := verifier.AssertProof(s.Key, s.Proof, stdgroth16.Witness[sw_bls12377.ScalarField]{Public: public}, stdgroth16.WithSubgroupCheck()); err != nil {
+			return fmt.Errorf("recursion: verify committed segment %d: %w", i, err)
+		}
+		openings[i] = gpcs.GroupOpening{
+			Commitments: append(append([]sw_bls12377.G1Affine(nil), s.Commitments...), s.Tables...),
+			Folds:       s.Folds,
+			Quotient:    s.Quotient,
+			Scalars:     s.Scalars,
+		}
+	}
+	if c.shapes[0].Incoming >= 0 || c.shapes[k-1].Boundary >= 0 {
+		return errors.New("recursion: the first committed segment reads an incoming stream or the last hands one on")
+	}
+	if err := linkSegments(api, c.shapes, c.Segments); err != nil {
+		return err
+	}
+	return gpcs.VerifyGroup(api, c.key, openings)
+}
+
+// linkSegments asserts the links between consecutive segments: segment
+// i's boundary commitment is segment i + 1's incoming one, or when both
+// are chunks of the LM head their incoming commitments are equal; and
+// every chunk's chosen logits are the first chunk's.
+func linkSegments(api frontend.API, shapes []SegmentShape, segments []SegmentProof) error {
+	if len(shapes) != len(segments) {
+		return fmt.Errorf("recursion: %d segments for %d shapes", len(segments), len(shapes))
+	}
+	first := -1 // the first chunk of the LM head
+	for i := range segments {
+		s, sh := &segments[i], shapes[i]
+		if err := checkLink(shapes, i); err != nil {
+			return err
+		}
+		if len(s.Commitments) != sh.NbCommitments {
+			return fmt.Errorf("recursion: committed segment %d has %d commitments, its shape %d", i, len(s.Commitments), sh.NbCommitments)
+		}
+		if len(s.Chosen) != sh.NbChosen {
+			return fmt.Errorf("recursion: committed segment %d has %d chosen logits, its shape %d", i, len(s.Chosen), sh.NbChosen)
+		}
+		if i+1 < len(segments) {
+			next := &segments[i+1]
+			b := &s.Commitments[max(sh.Boundary, 0)]
+			if sh.chunk() && shapes[i+1].chunk() {
+				b = &s.Commitments[sh.Incoming]
+			}
+			in := &next.Commitments[shapes[i+1].Incoming]
+			api.AssertIsEqual(b.X, in.X)
+			api.AssertIsEqual(b.Y, in.Y)
+		}
+		if sh.chunk() {
+			if first < 0 {
+				first = i
+			}
+			for j, v := range s.Chosen {
+				api.AssertIsEqual(v, segments[first].Chosen[j])
+			}
 		}
 	}
 	return nil
 }
 
-// segmentVerifier is gnark's in-circuit Groth16 verifier of BLS12-377
-// proofs in a BW6-761 circuit.
-type segmentVerifier = stdgroth16.Verifier[sw_bls12377.ScalarField, sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT]
+// checkLink refuses shapes whose segments i and i + 1 cannot be linked:
+// the next segment reads an incoming stream, which is segment i's
+// boundary, or segment i's own incoming stream when both are chunks of
+// the LM head (then with as many chosen logits).
+func checkLink(shapes []SegmentShape, i int) error {
+	if i+1 >= len(shapes) {
+		return nil
+	}
+	s, next := shapes[i], shapes[i+1]
+	if s.chunk() && next.chunk() {
+		if s.Incoming < 0 || next.Incoming < 0 || s.NbChosen != next.NbChosen {
+			return fmt.Errorf("recursion: committed chunks %d and %d do not read a stream or differ in their chosen logits", i, i+1)
+		}
+		return nil
+	}
+	if s.Boundary < 0 || next.Incoming < 0 {
+		return fmt.Errorf("recursion: committed segment %d has no boundary or segment %d no incoming stream", i, i+1)
+	}
+	return nil
+}
 
-// newSegmentVerifier returns the emulated BLS12-377 scalar field (the
-// segments' public inputs) and the verifier of segment proofs.
-func newSegmentVerifier(api frontend.API) (*emulated.Field[sw_bls12377.ScalarField], *segmentVerifier, error) {
-	scalars, err := emulated.NewField[sw_bls12377.ScalarField](api)
+// CompileAggregator compiles the committed aggregator.
+func CompileAggregator(shapes []SegmentShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
+	c, err := NewAggregator(shapes, key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("recursion: scalar field: %w", err)
+		return nil, err
 	}
-	verifier, err := stdgroth16.NewVerifier[sw_bls12377.ScalarField, sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT](api)
+	ccs, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, c)
 	if err != nil {
-		return nil, nil, fmt.Errorf("recursion: segment verifier: %w", err)
+		return nil, fmt.Errorf("recursion: compile committed aggregator: %w", err)
 	}
-	return scalars, verifier, nil
+	return ccs, nil
 }
 
-// segmentKeyVariables lists a segment key's coordinates in the order of
-// [ModelID].
-func segmentKeyVariables(vk *stdgroth16.VerifyingKey[sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT]) []frontend.Variable {
-	var out []frontend.Variable
-	e := &vk.E
-	out = append(out,
-		e.C0.B0.A0, e.C0.B0.A1, e.C0.B1.A0, e.C0.B1.A1, e.C0.B2.A0, e.C0.B2.A1,
-		e.C1.B0.A0, e.C1.B0.A1, e.C1.B1.A0, e.C1.B1.A1, e.C1.B2.A0, e.C1.B2.A1)
-	for _, p := range vk.G1.K {
-		out = append(out, p.X, p.Y)
+// SegmentShapeOf returns the shape of a compiled committed segment
+// circuit given its opening's layout (as SegmentShape holds it), and
+// checks it against the segment contract.
+func SegmentShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, nbVars, multiplicities, nbMultiplicities, boundary, incoming, nbChosen int) (SegmentShape, error) {
+	if ccs.Field().Cmp(ecc.BLS12_377.ScalarField()) != 0 {
+		return SegmentShape{}, errors.New("recursion: committed segment circuit is not over BLS12-377 Fr")
 	}
-	g2 := func(p *sw_bls12377.G2Affine) {
-		out = append(out, p.P.X.A0, p.P.X.A1, p.P.Y.A0, p.P.Y.A1)
+	commitments, ok := ccs.GetCommitments().(constraint.Groth16Commitments)
+	if !ok {
+		return SegmentShape{}, errors.New("recursion: committed segment circuit is not a Groth16 (R1CS) constraint system")
 	}
-	g2(&vk.G2.GammaNeg)
-	g2(&vk.G2.DeltaNeg)
-	for i := range vk.CommitmentKeys {
-		g2(&vk.CommitmentKeys[i].G)
-		g2(&vk.CommitmentKeys[i].GSigmaNeg)
+	s := SegmentShape{NbPedersen: len(commitments), NbCommitments: nbCommitments, NbTables: nbTables, NbVars: nbVars, Multiplicities: multiplicities, NbMultiplicities: nbMultiplicities, Boundary: boundary, Incoming: incoming, NbChosen: nbChosen}
+	if err := s.check(); err != nil {
+		return SegmentShape{}, err
 	}
-	return out
-}
-
-// canonicalBLS12377Bits decomposes v into 253 bits and asserts v < r(BLS12-377),
-// so that v is a canonical BLS12-377 scalar.
-func canonicalBLS12377Bits(api frontend.API, v frontend.Variable) []frontend.Variable {
-	b := bits.ToBinary(api, v, bits.WithNbDigits(scalarBitsBLS12377))
-	assertBitsAtMost(api, b, new(big.Int).Sub(ecc.BLS12_377.ScalarField(), big.NewInt(1)))
-	return b
-}
-
-// assertBitsAtMost asserts that the little-endian bits b encode an integer
-// ≤ bound. Scanning from the most significant bit, eq stays 1 while the
-// prefix of b equals the prefix of bound; where bound has a 0 and the prefixes
-// are equal, b must have a 0 too.
-func assertBitsAtMost(api frontend.API, b []frontend.Variable, bound *big.Int) {
-	var eq frontend.Variable = 1
-	for i := len(b) - 1; i >= 0; i-- {
-		if bound.Bit(i) == 1 {
-			eq = api.Mul(eq, b[i])
-		} else {
-			api.AssertIsEqual(api.Mul(eq, b[i]), 0)
+	if n := ccs.GetNbPublicVariables() - 1; n != s.NbPublic() {
+		return SegmentShape{}, fmt.Errorf("recursion: committed segment circuit has %d public inputs, its shape %d", n, s.NbPublic())
+	}
+	for i, c := range commitments.GetPublicAndCommitmentCommitted(commitments.CommitmentIndexes(), ccs.GetNbPublicVariables()) {
+		if len(c) != 0 {
+			return SegmentShape{}, fmt.Errorf("recursion: segment commitment %d commits to public inputs", i)
 		}
 	}
+	return s, nil
 }
 
-// scalarFromBits builds an emulated BLS12-377 scalar from little-endian bits,
-// padded to the scalar field's bit length so the element has all its limbs.
-func scalarFromBits(f *emulated.Field[sw_bls12377.ScalarField], b []frontend.Variable) emulated.Element[sw_bls12377.ScalarField] {
-	padded := make([]frontend.Variable, scalarBitsBLS12377)
-	for i := range padded {
-		if i < len(b) {
-			padded[i] = b[i]
-		} else {
-			padded[i] = 0
-		}
-	}
-	return *f.FromBits(padded...)
-}
-
-// ValueOfSegmentProof returns the aggregator witness of one segment proof and
-// its verifying key.
-func ValueOfSegmentProof(proof groth16.Proof, key groth16.VerifyingKey) (SegmentProof, error) {
-	if _, err := segmentShapeOfKey(key); err != nil {
-		return SegmentProof{}, fmt.Errorf("recursion: segment key: %w", err)
-	}
+// ValueOfSegmentProof returns the aggregator witness of one committed
+// segment: its Groth16 proof and key, its own commitments, the table
+// commitments its opening reads, the opening's proof and the scalars of
+// its check (native committed Shape.VerifyField), and a chunk's chosen
+// logits (native committed ArgmaxProof.Chosen; nil for other segments).
+func ValueOfSegmentProof(proof groth16.Proof, key groth16.VerifyingKey, commitments, tables []pcs.Commitment, opening *pcs.Proof, check *pcs.GroupCheck, chosen []fr.Element) (SegmentProof, error) {
 	p, err := stdgroth16.ValueOfProof[sw_bls12377.G1Affine, sw_bls12377.G2Affine](proof)
 	if err != nil {
-		return SegmentProof{}, fmt.Errorf("recursion: segment proof: %w", err)
+		return SegmentProof{}, fmt.Errorf("recursion: committed segment proof: %w", err)
 	}
 	vk, err := stdgroth16.ValueOfVerifyingKey[sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT](key)
 	if err != nil {
-		return SegmentProof{}, fmt.Errorf("recursion: segment key: %w", err)
+		return SegmentProof{}, fmt.Errorf("recursion: committed segment key: %w", err)
 	}
-	return SegmentProof{Proof: p, Key: vk}, nil
+	all := append(append([]pcs.Commitment(nil), commitments...), tables...)
+	o := gpcs.ValueOfGroupOpening(all, opening, check)
+	values := make([]frontend.Variable, len(chosen))
+	for i := range chosen {
+		values[i] = chosen[i].BigInt(new(big.Int))
+	}
+	return SegmentProof{
+		Chosen:      values,
+		Proof:       p,
+		Key:         vk,
+		Commitments: o.Commitments[:len(commitments)],
+		Tables:      o.Commitments[len(commitments):],
+		Folds:       o.Folds,
+		Quotient:    o.Quotient,
+		Scalars:     o.Scalars,
+	}, nil
 }
 
-// SegmentProverOption is the option a segment prover must pass to
-// groth16.Prove so that the commitment challenge of its proof (if any) is
-// derived the way the aggregator recomputes it.
-func SegmentProverOption() backend.ProverOption {
-	return stdgroth16.GetNativeProverOptions(ecc.BW6_761.ScalarField(), ecc.BLS12_377.ScalarField())
-}
-
-// SegmentVerifierOption is the matching option of groth16.Verify.
-func SegmentVerifierOption() backend.VerifierOption {
-	return stdgroth16.GetNativeVerifierOptions(ecc.BW6_761.ScalarField(), ecc.BLS12_377.ScalarField())
+// AggregatorAssignment returns the assignment of the committed
+// aggregator for the statement st and the segments' witnesses.
+func AggregatorAssignment(shapes []SegmentShape, key gpcs.Key, st statement.Statement, segments []SegmentProof) *Aggregator {
+	return &Aggregator{
+		ModelID: st.ModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest,
+		Segments: segments, shapes: shapes, key: key,
+	}
 }

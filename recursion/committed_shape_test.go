@@ -16,15 +16,15 @@ import (
 // and incoming indices, the chain's links and ends) before compiling
 // anything.
 func TestCommittedShapes(t *testing.T) {
-	first := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: 10, Incoming: -1}
-	last := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 10}
+	first := SegmentShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: 10, Incoming: -1}
+	last := SegmentShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 10}
 	if got, want := first.NbPublic(), 3+3+11+3+17+5; got != want {
 		t.Errorf("NbPublic %d, want %d", got, want)
 	}
-	if _, err := NewCommittedAggregator([]CommittedShape{first, last}, gpcs.Key{}); err != nil {
+	if _, err := NewAggregator([]SegmentShape{first, last}, gpcs.Key{}); err != nil {
 		t.Fatalf("a first and a last segment: %v", err)
 	}
-	bad := map[string][]CommittedShape{
+	bad := map[string][]SegmentShape{
 		"no segment":                     nil,
 		"two Pedersen":                   {{NbPedersen: 2, NbCommitments: 11, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: -1}},
 		"boundary on the tensors":        {{NbCommitments: 11, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: 0, Incoming: -1}},
@@ -37,18 +37,18 @@ func TestCommittedShapes(t *testing.T) {
 		"two segments unlinked":          {{NbCommitments: 11, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: -1}, last},
 	}
 	for name, shapes := range bad {
-		if _, err := NewCommittedAggregator(shapes, gpcs.Key{}); err == nil {
+		if _, err := NewAggregator(shapes, gpcs.Key{}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
 
 	// Chunks of the LM head: linked to the segment before by its
 	// boundary, to each other by their incoming streams.
-	chunk := CommittedShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 10, NbChosen: 4}
+	chunk := SegmentShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 10, NbChosen: 4}
 	if got, want := chunk.NbPublic(), 3+3+11+3+17+5+4; got != want {
 		t.Errorf("a chunk's NbPublic %d, want %d", got, want)
 	}
-	if _, err := NewCommittedAggregator([]CommittedShape{first, chunk, chunk, chunk}, gpcs.Key{}); err != nil {
+	if _, err := NewAggregator([]SegmentShape{first, chunk, chunk, chunk}, gpcs.Key{}); err != nil {
 		t.Fatalf("a first segment and three chunks: %v", err)
 	}
 	other := chunk
@@ -57,13 +57,13 @@ func TestCommittedShapes(t *testing.T) {
 	noStream.Incoming = -1
 	negative := chunk
 	negative.NbChosen = -1
-	for name, shapes := range map[string][]CommittedShape{
+	for name, shapes := range map[string][]SegmentShape{
 		"chunks of other numbers of chosen logits": {first, chunk, other},
 		"a chunk that reads no stream":             {first, chunk, noStream},
 		"a segment after the chunks":               {first, chunk, last},
 		"a negative number of chosen logits":       {first, negative},
 	} {
-		if _, err := NewCommittedAggregator(shapes, gpcs.Key{}); err == nil {
+		if _, err := NewAggregator(shapes, gpcs.Key{}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -76,11 +76,11 @@ func TestCommittedShapes(t *testing.T) {
 func TestCommittedAggregatorCommitments(t *testing.T) {
 	// The second segment's commitments are in parts: 2 of the tensors, 2
 	// of the multiplicities.
-	shapes := []CommittedShape{
+	shapes := []SegmentShape{
 		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: 10, Incoming: -1},
 		{NbPedersen: 1, NbCommitments: 13, NbTables: 3, NbVars: 17, Multiplicities: 2, NbMultiplicities: 2, Boundary: -1, Incoming: 12},
 	}
-	ccs, err := CompileCommittedAggregator(shapes, gpcs.GeneratorKey())
+	ccs, err := CompileAggregator(shapes, gpcs.GeneratorKey())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,13 +95,13 @@ func TestCommittedAggregatorCommitments(t *testing.T) {
 type linkCircuit struct {
 	Commitments [][]sw_bls12377.G1Affine
 	Chosen      [][]frontend.Variable
-	shapes      []CommittedShape `gnark:"-"`
+	shapes      []SegmentShape `gnark:"-"`
 }
 
 func (c *linkCircuit) Define(api frontend.API) error {
-	segments := make([]CommittedSegment, len(c.Commitments))
+	segments := make([]SegmentProof, len(c.Commitments))
 	for i := range segments {
-		segments[i] = CommittedSegment{Commitments: c.Commitments[i], Chosen: c.Chosen[i]}
+		segments[i] = SegmentProof{Commitments: c.Commitments[i], Chosen: c.Chosen[i]}
 	}
 	return linkSegments(api, c.shapes, segments)
 }
@@ -113,9 +113,9 @@ func (c *linkCircuit) Define(api frontend.API) error {
 // other chosen logits is refused; a commitment outside the links may
 // differ.
 func TestLinkSegments(t *testing.T) {
-	first := CommittedShape{NbCommitments: 3, NbVars: 1, Multiplicities: 1, NbMultiplicities: 1, Boundary: 2, Incoming: -1}
-	chunk := CommittedShape{NbCommitments: 3, NbVars: 1, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 2, NbChosen: 2}
-	shapes := []CommittedShape{first, chunk, chunk, chunk}
+	first := SegmentShape{NbCommitments: 3, NbVars: 1, Multiplicities: 1, NbMultiplicities: 1, Boundary: 2, Incoming: -1}
+	chunk := SegmentShape{NbCommitments: 3, NbVars: 1, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: 2, NbChosen: 2}
+	shapes := []SegmentShape{first, chunk, chunk, chunk}
 	assignment := func() *linkCircuit {
 		c := &linkCircuit{shapes: shapes}
 		for i := range shapes {

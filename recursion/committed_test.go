@@ -33,16 +33,16 @@ import (
 // segments, each verified by its Groth16 segment circuit (development
 // keys), ready for the committed aggregator.
 type committedRun struct {
-	shapes   []CommittedShape
+	shapes   []SegmentShape
 	key      gpcs.Key
 	st       statement.Statement
-	segments []CommittedSegment
+	segments []SegmentProof
 	// other is the pass of another model whose segments have the same
 	// shapes, proven for its statement otherSt.
-	other   []CommittedSegment
+	other   []SegmentProof
 	otherSt statement.Statement
 	// foreign is the other model's second segment proven for st.
-	foreign CommittedSegment
+	foreign SegmentProof
 }
 
 func newCommittedRun(t *testing.T) *committedRun {
@@ -109,14 +109,14 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 		if seg.Chunk() {
 			nbChosen = len(pass.Output)
 		}
-		sh, err := CommittedShapeOf(ccss[i], s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen)
+		sh, err := SegmentShapeOf(ccss[i], s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen)
 		if err != nil {
 			t.Fatal(err)
 		}
 		run.shapes = append(run.shapes, sh)
 		t.Logf("segment %v: %d R1CS, %d public inputs", seg, ccss[i].GetNbConstraints(), sh.NbPublic())
 	}
-	id, err := CommittedModelID(vks, tables)
+	id, err := ModelID(vks, tables)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +125,8 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 	}
 	// prove proves the pass's segments for the statement st with the
 	// segment keys pks and vks.
-	prove := func(st statement.Statement, pks []groth16.ProvingKey, vks []groth16.VerifyingKey) []CommittedSegment {
-		var segments []CommittedSegment
+	prove := func(st statement.Statement, pks []groth16.ProvingKey, vks []groth16.VerifyingKey) []SegmentProof {
+		var segments []SegmentProof
 		for i, seg := range segs {
 			proof, _, err := committed.Prove(srs, m, st, pass, tr, seg)
 			if err != nil {
@@ -156,7 +156,7 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 			if seg.Chunk() {
 				chosen = proof.Argmax.Chosen
 			}
-			cs, err := ValueOfCommittedSegment(gp, vks[i], proof.Commitments(), tables[i], &proof.Opening.Opening, check, chosen)
+			cs, err := ValueOfSegmentProof(gp, vks[i], proof.Commitments(), tables[i], &proof.Opening.Opening, check, chosen)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 		t.Fatal(err)
 	}
 	otherPKs, otherVKs := []groth16.ProvingKey{pks[0], pk1}, []groth16.VerifyingKey{vks[0], vk1}
-	otherID, err := CommittedModelID(otherVKs, tables)
+	otherID, err := ModelID(otherVKs, tables)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,9 +195,9 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 // aggregator compiles the committed aggregator of the run's shapes and
 // returns it with a function that checks whether segments, for a
 // statement, solve it.
-func (run *committedRun) aggregator(t *testing.T) (constraint.ConstraintSystem, func([]CommittedSegment, statement.Statement) error) {
+func (run *committedRun) aggregator(t *testing.T) (constraint.ConstraintSystem, func([]SegmentProof, statement.Statement) error) {
 	t.Helper()
-	ph, err := NewCommittedAggregator(run.shapes, run.key)
+	ph, err := NewAggregator(run.shapes, run.key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,8 +206,8 @@ func (run *committedRun) aggregator(t *testing.T) (constraint.ConstraintSystem, 
 		t.Fatal(err)
 	}
 	t.Logf("committed aggregator of %d segments: %d R1CS", len(run.shapes), ccs.GetNbConstraints())
-	return ccs, func(segments []CommittedSegment, st statement.Statement) error {
-		w, err := frontend.NewWitness(CommittedAggregatorAssignment(run.shapes, run.key, st, segments), ecc.BW6_761.ScalarField())
+	return ccs, func(segments []SegmentProof, st statement.Statement) error {
+		w, err := frontend.NewWitness(AggregatorAssignment(run.shapes, run.key, st, segments), ecc.BW6_761.ScalarField())
 		if err != nil {
 			return err
 		}
@@ -228,26 +228,26 @@ func TestCommittedAggregatorChunks(t *testing.T) {
 	}
 	run := newCommittedRunOf(t, segs, false)
 	_, solveFor := run.aggregator(t)
-	solve := func(segments []CommittedSegment) error { return solveFor(segments, run.st) }
+	solve := func(segments []SegmentProof) error { return solveFor(segments, run.st) }
 	if err := solve(run.segments); err != nil {
 		t.Fatalf("honest segments: %v", err)
 	}
-	clone := func() []CommittedSegment { return append([]CommittedSegment(nil), run.segments...) }
-	for name, change := range map[string]func() []CommittedSegment{
-		"a chunk's chosen logit changed": func() []CommittedSegment {
+	clone := func() []SegmentProof { return append([]SegmentProof(nil), run.segments...) }
+	for name, change := range map[string]func() []SegmentProof{
+		"a chunk's chosen logit changed": func() []SegmentProof {
 			s := clone()
 			s[3].Chosen = append([]frontend.Variable(nil), s[3].Chosen...)
 			v := new(big.Int).Set(s[3].Chosen[0].(*big.Int))
 			s[3].Chosen[0] = v.Add(v, big.NewInt(1))
 			return s
 		},
-		"a chunk's incoming stream moved": func() []CommittedSegment {
+		"a chunk's incoming stream moved": func() []SegmentProof {
 			s := clone()
 			s[4].Commitments = append([]sw_bls12377.G1Affine(nil), s[4].Commitments...)
 			s[4].Commitments[run.shapes[4].Incoming] = s[4].Commitments[0]
 			return s
 		},
-		"two chunks swapped": func() []CommittedSegment {
+		"two chunks swapped": func() []SegmentProof {
 			s := clone()
 			s[2], s[3] = s[3], s[2]
 			return s
@@ -274,48 +274,48 @@ func TestCommittedAggregator(t *testing.T) {
 	if err := solve(run.segments, run.st); err != nil {
 		t.Fatalf("honest segments: %v", err)
 	}
-	clone := func() []CommittedSegment { return append([]CommittedSegment(nil), run.segments...) }
-	cases := map[string]func() ([]CommittedSegment, statement.Statement){
-		"input digest changed": func() ([]CommittedSegment, statement.Statement) {
+	clone := func() []SegmentProof { return append([]SegmentProof(nil), run.segments...) }
+	cases := map[string]func() ([]SegmentProof, statement.Statement){
+		"input digest changed": func() ([]SegmentProof, statement.Statement) {
 			st := run.st
 			st.InputDigest = new(big.Int).Add(st.InputDigest, big.NewInt(1))
 			return run.segments, st
 		},
-		"model id changed": func() ([]CommittedSegment, statement.Statement) {
+		"model id changed": func() ([]SegmentProof, statement.Statement) {
 			st := run.st
 			st.ModelID = new(big.Int).Add(st.ModelID, big.NewInt(1))
 			return run.segments, st
 		},
-		"tensors commitment moved": func() ([]CommittedSegment, statement.Statement) {
+		"tensors commitment moved": func() ([]SegmentProof, statement.Statement) {
 			s := clone()
 			s[0].Commitments = append([]sw_bls12377.G1Affine(nil), s[0].Commitments...)
 			s[0].Commitments[0] = s[0].Commitments[2]
 			return s, run.st
 		},
-		"a fold moved": func() ([]CommittedSegment, statement.Statement) {
+		"a fold moved": func() ([]SegmentProof, statement.Statement) {
 			s := clone()
 			s[1].Folds = append([]sw_bls12377.G1Affine(nil), s[1].Folds...)
 			s[1].Folds[0] = s[1].Folds[1]
 			return s, run.st
 		},
-		"the quotient moved": func() ([]CommittedSegment, statement.Statement) {
+		"the quotient moved": func() ([]SegmentProof, statement.Statement) {
 			s := clone()
 			s[0].Quotient = s[0].Folds[0]
 			return s, run.st
 		},
-		"a table commitment moved": func() ([]CommittedSegment, statement.Statement) {
+		"a table commitment moved": func() ([]SegmentProof, statement.Statement) {
 			s := clone()
 			s[1].Tables = append([]sw_bls12377.G1Affine(nil), s[1].Tables...)
 			s[1].Tables[0] = s[1].Commitments[0]
 			return s, run.st
 		},
-		"a fold outside G1": func() ([]CommittedSegment, statement.Statement) {
+		"a fold outside G1": func() ([]SegmentProof, statement.Statement) {
 			s := clone()
 			s[0].Folds = append([]sw_bls12377.G1Affine(nil), s[0].Folds...)
 			s[0].Folds[0] = sw_bls12377.NewG1Affine(outside)
 			return s, run.st
 		},
-		"the boundary commitment outside G1 on both sides of the link": func() ([]CommittedSegment, statement.Statement) {
+		"the boundary commitment outside G1 on both sides of the link": func() ([]SegmentProof, statement.Statement) {
 			s := clone()
 			bad := sw_bls12377.NewG1Affine(outside)
 			s[0].Commitments = append([]sw_bls12377.G1Affine(nil), s[0].Commitments...)
@@ -324,14 +324,14 @@ func TestCommittedAggregator(t *testing.T) {
 			s[1].Commitments[run.shapes[1].Incoming] = bad
 			return s, run.st
 		},
-		"a commitment scalar above r": func() ([]CommittedSegment, statement.Statement) {
+		"a commitment scalar above r": func() ([]SegmentProof, statement.Statement) {
 			s := clone()
 			s[0].Scalars.Commitments = append([]frontend.Variable(nil), s[0].Scalars.Commitments...)
 			v := new(big.Int).Set(s[0].Scalars.Commitments[0].(*big.Int))
 			s[0].Scalars.Commitments[0] = v.Add(v, fr.Modulus())
 			return s, run.st
 		},
-		"the generator's scalar changed": func() ([]CommittedSegment, statement.Statement) {
+		"the generator's scalar changed": func() ([]SegmentProof, statement.Statement) {
 			s := clone()
 			s[0].Scalars.Generator[0] = s[0].Scalars.Quotient[0]
 			return s, run.st
@@ -345,7 +345,7 @@ func TestCommittedAggregator(t *testing.T) {
 	}
 	// Swapped segments do not fit the shapes (the first has no incoming
 	// stream, the last no boundary): refused before any witness.
-	swapped := []CommittedSegment{run.segments[1], run.segments[0]}
+	swapped := []SegmentProof{run.segments[1], run.segments[0]}
 	if err := func() (err error) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -362,7 +362,7 @@ func TestCommittedAggregator(t *testing.T) {
 	if err := solve(run.other, run.otherSt); err != nil {
 		t.Errorf("the other model's run: %v", err)
 	}
-	mixed := []CommittedSegment{run.segments[0], run.other[1]}
+	mixed := []SegmentProof{run.segments[0], run.other[1]}
 	for name, st := range map[string]statement.Statement{"this model's": run.st, "the other model's": run.otherSt} {
 		if err := solve(mixed, st); err == nil {
 			t.Errorf("a segment of another model, on %s statement: accepted", name)
@@ -370,7 +370,7 @@ func TestCommittedAggregator(t *testing.T) {
 	}
 	// Even proven for this model's statement, the other key changes the
 	// model id the aggregator derives from the segments' keys.
-	if err := solve([]CommittedSegment{run.segments[0], run.foreign}, run.st); err == nil {
+	if err := solve([]SegmentProof{run.segments[0], run.foreign}, run.st); err == nil {
 		t.Error("a segment of another model proven for this statement: accepted")
 	}
 
@@ -387,7 +387,7 @@ func TestCommittedAggregator(t *testing.T) {
 	}
 	setupTime := time.Since(start)
 	start = time.Now()
-	w, err := frontend.NewWitness(CommittedAggregatorAssignment(run.shapes, run.key, run.st, run.segments), ecc.BW6_761.ScalarField())
+	w, err := frontend.NewWitness(AggregatorAssignment(run.shapes, run.key, run.st, run.segments), ecc.BW6_761.ScalarField())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,26 +35,3 @@ func checkCount(t *testing.T, circuit string, got int) {
 	}
 	t.Errorf("%s: no snapshot (%d constraints)", circuit, got)
 }
-
-func TestAggregatorConstraints(t *testing.T) {
-	f := getFixture(t)
-	checkCount(t, "aggregator k=2", f.aggregator2.CCS.GetNbConstraints())
-	if n := AggregatorCommitments(f.aggregator2.CCS); n != 0 {
-		t.Errorf("aggregator has %d commitments, the wrapper snapshot assumes 0", n)
-	}
-	for _, c := range []struct {
-		name  string
-		k     int
-		shape SegmentShape
-	}{
-		{"aggregator k=1", 1, SegmentShape{}},
-		{"aggregator k=2 commitments=1", 2, SegmentShape{NbCommitments: 1}},
-	} {
-		ccs, err := CompileAggregator(c.k, c.shape)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s: %d constraints", c.name, ccs.GetNbConstraints())
-		checkCount(t, c.name, ccs.GetNbConstraints())
-	}
-}

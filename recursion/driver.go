@@ -19,46 +19,6 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// SegmentPublic is the public input of one segment proof, in circuit order.
-type SegmentPublic struct {
-	ModelID, InputDigest, OutputDigest, ChainIn, ChainOut bls12377fr.Element
-}
-
-// Statement returns the statement part of a segment's public input.
-func (p SegmentPublic) Statement() statement.Statement {
-	return statement.Statement{
-		ModelID:      p.ModelID.BigInt(new(big.Int)),
-		InputDigest:  p.InputDigest.BigInt(new(big.Int)),
-		OutputDigest: p.OutputDigest.BigInt(new(big.Int)),
-	}
-}
-
-func (p SegmentPublic) sameStatement(q SegmentPublic) bool {
-	return p.ModelID == q.ModelID && p.InputDigest == q.InputDigest && p.OutputDigest == q.OutputDigest
-}
-
-// Witness returns the public witness of a segment proof, for groth16.Verify.
-func (p SegmentPublic) Witness() (witness.Witness, error) {
-	return publicWitness(ecc.BLS12_377.ScalarField(), p.ModelID, p.InputDigest, p.OutputDigest, p.ChainIn, p.ChainOut)
-}
-
-// SegmentPublicOf reads a segment's public input from its (public or full)
-// witness.
-func SegmentPublicOf(w witness.Witness) (SegmentPublic, error) {
-	public, err := w.Public()
-	if err != nil {
-		return SegmentPublic{}, fmt.Errorf("recursion: segment witness: %w", err)
-	}
-	vector, ok := public.Vector().(bls12377fr.Vector)
-	if !ok {
-		return SegmentPublic{}, fmt.Errorf("recursion: segment witness is a %T, not a BLS12-377 vector", public.Vector())
-	}
-	if len(vector) != SegmentPublicInputs {
-		return SegmentPublic{}, fmt.Errorf("recursion: segment witness has %d public inputs, want %d", len(vector), SegmentPublicInputs)
-	}
-	return SegmentPublic{ModelID: vector[0], InputDigest: vector[1], OutputDigest: vector[2], ChainIn: vector[3], ChainOut: vector[4]}, nil
-}
-
 // StatementWitness returns the public witness of an aggregator proof (field
 // BW6-761 Fr) for a statement. The
 // model id must have at most 250 bits and the digests be canonical
@@ -132,20 +92,6 @@ func publicWitness(field *big.Int, values ...bls12377fr.Element) (witness.Witnes
 // loads, checks and caches them ([setup.LoadOrSetup]).
 type Keys = setup.Keys
 
-// CompileAggregator compiles the aggregator of arity k for segments of the
-// given shape.
-func CompileAggregator(k int, shape SegmentShape) (constraint.ConstraintSystem, error) {
-	c, err := NewAggregator(k, shape)
-	if err != nil {
-		return nil, err
-	}
-	ccs, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, c)
-	if err != nil {
-		return nil, fmt.Errorf("recursion: compile aggregator of arity %d: %w", k, err)
-	}
-	return ccs, nil
-}
-
 // CompileWrapper compiles the wrapper for aggregators with nbCommitments
 // commitments ([AggregatorCommitments]).
 func CompileWrapper(nbCommitments int) (constraint.ConstraintSystem, error) {
@@ -164,90 +110,6 @@ func CompileWrapper(nbCommitments int) (constraint.ConstraintSystem, error) {
 // compiled aggregator — the wrapper's shape parameter.
 func AggregatorCommitments(ccs constraint.ConstraintSystem) int {
 	return len(ccs.GetCommitments().CommitmentIndexes())
-}
-
-// CheckSegments checks natively what the aggregator checks in-circuit: every
-// segment proof verifies under its key, all carry one statement, they
-// chain, and the model id is ModelID(keys, graphDigest). It returns the
-// statement.
-func CheckSegments(proofs []groth16.Proof, keys []groth16.VerifyingKey, publics []SegmentPublic, graphDigest bls12377fr.Element) (statement.Statement, error) {
-	if len(proofs) == 0 || len(proofs) != len(keys) || len(proofs) != len(publics) {
-		return statement.Statement{}, fmt.Errorf("recursion: %d proofs, %d keys, %d public inputs: want as many, at least one", len(proofs), len(keys), len(publics))
-	}
-	for i := range proofs {
-		if !publics[i].sameStatement(publics[0]) {
-			return statement.Statement{}, fmt.Errorf("recursion: segment %d states another (model id, input digest, output digest) than segment 0", i)
-		}
-		if i > 0 && publics[i].ChainIn != publics[i-1].ChainOut {
-			return statement.Statement{}, fmt.Errorf("recursion: segment %d does not chain: its ChainIn is not segment %d's ChainOut", i, i-1)
-		}
-		w, err := publics[i].Witness()
-		if err != nil {
-			return statement.Statement{}, err
-		}
-		if err := groth16.Verify(proofs[i], keys[i], w, SegmentVerifierOption()); err != nil {
-			return statement.Statement{}, fmt.Errorf("recursion: segment %d proof: %w", i, err)
-		}
-	}
-	id, err := ModelID(keys, graphDigest)
-	if err != nil {
-		return statement.Statement{}, err
-	}
-	st := publics[0].Statement()
-	if id.Cmp(st.ModelID) != 0 {
-		return statement.Statement{}, fmt.Errorf("recursion: the segments' model id is not ModelID(segment keys, graph digest)")
-	}
-	return st, nil
-}
-
-// AggregatorAssignment returns the full assignment of the aggregator for the
-// given segments; it does not check them ([CheckSegments] does).
-func AggregatorAssignment(proofs []groth16.Proof, keys []groth16.VerifyingKey, publics []SegmentPublic, graphDigest bls12377fr.Element) (*Aggregator, error) {
-	if len(proofs) == 0 || len(proofs) > MaxArity || len(proofs) != len(keys) || len(proofs) != len(publics) {
-		return nil, fmt.Errorf("recursion: %d proofs, %d keys, %d public inputs: want as many, between 1 and %d", len(proofs), len(keys), len(publics), MaxArity)
-	}
-	st := publics[0].Statement()
-	a := &Aggregator{
-		ModelID:      st.ModelID,
-		InputDigest:  st.InputDigest,
-		OutputDigest: st.OutputDigest,
-		GraphDigest:  graphDigest.BigInt(new(big.Int)),
-		Chain:        make([]frontend.Variable, len(proofs)+1),
-		Segments:     make([]SegmentProof, len(proofs)),
-	}
-	for i := range proofs {
-		s, err := ValueOfSegmentProof(proofs[i], keys[i])
-		if err != nil {
-			return nil, fmt.Errorf("recursion: segment %d: %w", i, err)
-		}
-		a.Segments[i] = s
-		a.Chain[i] = publics[i].ChainIn.BigInt(new(big.Int))
-	}
-	a.Chain[len(proofs)] = publics[len(proofs)-1].ChainOut.BigInt(new(big.Int))
-	return a, nil
-}
-
-// Aggregate proves, with the aggregator keys of arity len(proofs), that the
-// segment proofs verify and chain; it returns the BW6-761 proof and its
-// statement. The segments are checked natively first ([CheckSegments]) so a
-// bad input fails with a precise error instead of an unsatisfied circuit.
-func Aggregate(proofs []groth16.Proof, keys []groth16.VerifyingKey, publics []SegmentPublic, graphDigest bls12377fr.Element, aggregator *Keys) (groth16.Proof, statement.Statement, error) {
-	st, err := CheckSegments(proofs, keys, publics, graphDigest)
-	if err != nil {
-		return nil, statement.Statement{}, err
-	}
-	assignment, err := AggregatorAssignment(proofs, keys, publics, graphDigest)
-	if err != nil {
-		return nil, statement.Statement{}, err
-	}
-	proof, err := prove(aggregator, assignment, ecc.BW6_761.ScalarField(), AggregatorProverOption())
-	if err != nil {
-		return nil, statement.Statement{}, fmt.Errorf("recursion: aggregate: %w", err)
-	}
-	if err := VerifyAggregated(proof, aggregator.VK, st); err != nil {
-		return nil, statement.Statement{}, fmt.Errorf("recursion: aggregate: fresh proof: %w", err)
-	}
-	return proof, st, nil
 }
 
 // VerifyAggregated verifies an aggregator proof natively.

@@ -7,148 +7,78 @@ import (
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
-	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
 	"github.com/veriformer/veriformer/setup"
+	stmt "github.com/veriformer/veriformer/statement"
 )
 
-// toySegment follows the segment contract: five public inputs in order, a
-// secret step, and a compile-time salt that makes circuits (and so keys)
-// differ the way different layers or models do:
-//
-//	ChainOut = (ChainIn + Step)·(ModelID + salt) + InputDigest·OutputDigest
-//
-// With commit set it also commits to Step (gnark's api.Commit), giving
-// proofs with one Pedersen commitment.
+// toySegment is a BLS12-377 circuit with a compile-time salt that makes
+// circuits (and so keys) differ the way different segments do; with
+// commit set it commits to X (gnark's api.Commit), giving keys with one
+// Pedersen commitment. Only its keys are used: they feed ModelID.
 type toySegment struct {
-	ModelID      frontend.Variable `gnark:",public"`
-	InputDigest  frontend.Variable `gnark:",public"`
-	OutputDigest frontend.Variable `gnark:",public"`
-	ChainIn      frontend.Variable `gnark:",public"`
-	ChainOut     frontend.Variable `gnark:",public"`
-	Step         frontend.Variable
+	X, Y frontend.Variable `gnark:",public"`
 
 	salt   int  `gnark:"-"`
 	commit bool `gnark:"-"`
 }
 
 func (c *toySegment) Define(api frontend.API) error {
-	out := api.Add(api.Mul(api.Add(c.ChainIn, c.Step), api.Add(c.ModelID, c.salt)), api.Mul(c.InputDigest, c.OutputDigest))
-	api.AssertIsEqual(c.ChainOut, out)
+	api.AssertIsEqual(c.Y, api.Mul(c.X, c.salt))
 	if c.commit {
 		committer, ok := api.(frontend.Committer)
 		if !ok {
 			return fmt.Errorf("builder cannot commit")
 		}
-		r, err := committer.Commit(c.Step)
+		r, err := committer.Commit(c.X)
 		if err != nil {
 			return err
 		}
-		api.AssertIsDifferent(api.Add(r, c.Step), api.Add(r, c.Step, 1))
+		api.AssertIsDifferent(api.Add(r, c.X), api.Add(r, c.X, 1))
 	}
 	return nil
 }
 
-// toyNext is the native twin of the toy segment's relation.
-func toyNext(salt int, public SegmentPublic, step uint64) bls12377fr.Element {
-	var in, s, m, d, out bls12377fr.Element
-	s.SetUint64(step)
-	in.Add(&public.ChainIn, &s)
-	m.SetInt64(int64(salt))
-	m.Add(&m, &public.ModelID)
-	out.Mul(&in, &m)
-	d.Mul(&public.InputDigest, &public.OutputDigest)
-	out.Add(&out, &d)
-	return out
-}
-
-// toyCircuit is a compiled toy segment with its keys.
-type toyCircuit struct {
-	salt   int
-	commit bool
-	ccs    constraint.ConstraintSystem
-	pk     groth16.ProvingKey
-	vk     groth16.VerifyingKey
-}
-
-func newToyCircuit(salt int, commit bool) (*toyCircuit, error) {
+// toyKey compiles a toy segment and returns its development verifying key.
+func toyKey(salt int, commit bool) (groth16.VerifyingKey, error) {
 	ccs, err := frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, &toySegment{salt: salt, commit: commit})
 	if err != nil {
 		return nil, err
 	}
-	pk, vk, err := setup.DevelopmentKeys(ccs)
-	if err != nil {
-		return nil, err
-	}
-	return &toyCircuit{salt: salt, commit: commit, ccs: ccs, pk: pk, vk: vk}, nil
+	_, vk, err := setup.DevelopmentKeys(ccs)
+	return vk, err
 }
 
-// prove proves one step from public.ChainIn, filling public.ChainOut.
-func (t *toyCircuit) prove(public SegmentPublic, step uint64) (groth16.Proof, SegmentPublic, error) {
-	public.ChainOut = toyNext(t.salt, public, step)
-	assignment := &toySegment{
-		ModelID:      public.ModelID.BigInt(new(big.Int)),
-		InputDigest:  public.InputDigest.BigInt(new(big.Int)),
-		OutputDigest: public.OutputDigest.BigInt(new(big.Int)),
-		ChainIn:      public.ChainIn.BigInt(new(big.Int)),
-		ChainOut:     public.ChainOut.BigInt(new(big.Int)),
-		Step:         step,
-		salt:         t.salt,
-		commit:       t.commit,
-	}
-	w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
-	if err != nil {
-		return nil, public, err
-	}
-	proof, err := groth16.Prove(t.ccs, t.pk, w, SegmentProverOption())
-	return proof, public, err
+// toyAggregator is a BW6-761 circuit with the aggregator's public inputs
+// (ModelID, InputDigest, OutputDigest): the wrapper verifies any proof of
+// that layout, so its tests run on this one rather than on a committed
+// aggregator of real segments (package test and TestAggregator do that).
+//
+//	ModelID = InputDigest·OutputDigest + Secret
+type toyAggregator struct {
+	ModelID      frontend.Variable `gnark:",public"`
+	InputDigest  frontend.Variable `gnark:",public"`
+	OutputDigest frontend.Variable `gnark:",public"`
+	Secret       frontend.Variable
 }
 
-// chainFixture is one honest aggregated proof input: k segments of the
-// given circuits, one statement, chained.
-type chainFixture struct {
-	proofs  []groth16.Proof
-	keys    []groth16.VerifyingKey
-	publics []SegmentPublic
-	graph   bls12377fr.Element
+func (c *toyAggregator) Define(api frontend.API) error {
+	api.AssertIsEqual(c.ModelID, api.Add(api.Mul(c.InputDigest, c.OutputDigest), c.Secret))
+	return nil
 }
 
-func newChain(circuits []*toyCircuit, inputDigest, outputDigest, chain0, graph uint64) (*chainFixture, error) {
-	f := &chainFixture{}
-	f.graph.SetUint64(graph)
-	for _, c := range circuits {
-		f.keys = append(f.keys, c.vk)
-	}
-	id, err := ModelID(f.keys, f.graph)
-	if err != nil {
-		return nil, err
-	}
-	var public SegmentPublic
-	public.ModelID.SetBigInt(id)
-	public.InputDigest.SetUint64(inputDigest)
-	public.OutputDigest.SetUint64(outputDigest)
-	public.ChainIn.SetUint64(chain0)
-	for i, c := range circuits {
-		proof, p, err := c.prove(public, uint64(100+i))
-		if err != nil {
-			return nil, fmt.Errorf("segment %d: %w", i, err)
-		}
-		f.proofs = append(f.proofs, proof)
-		f.publics = append(f.publics, p)
-		public.ChainIn = p.ChainOut
-	}
-	return f, nil
-}
-
-// fixture holds what every test shares: toy circuits and the compiled
-// aggregator of arity 2 with its (cached) keys.
+// fixture holds what the tests share: the keys of three toy segments (two
+// without a commitment, one with) and the toy aggregator's keys with one
+// honest proof.
 type fixture struct {
-	layer0, layer1, other, commit *toyCircuit
-	aggregator2                   *Keys
+	layer0, layer1, commit groth16.VerifyingKey
+	aggregator             *Keys
+	proof                  groth16.Proof
+	statement              stmt.Statement
 }
 
 var (
@@ -171,27 +101,30 @@ func getFixture(t testing.TB) *fixture {
 func buildFixture() (*fixture, error) {
 	f := &fixture{}
 	var err error
-	if f.layer0, err = newToyCircuit(3, false); err != nil {
+	if f.layer0, err = toyKey(3, false); err != nil {
 		return nil, err
 	}
-	if f.layer1, err = newToyCircuit(5, false); err != nil {
+	if f.layer1, err = toyKey(5, false); err != nil {
 		return nil, err
 	}
-	if f.other, err = newToyCircuit(7, false); err != nil {
+	if f.commit, err = toyKey(11, true); err != nil {
 		return nil, err
 	}
-	if f.commit, err = newToyCircuit(11, true); err != nil {
+	var ccs constraint.ConstraintSystem
+	if ccs, err = frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, &toyAggregator{}); err != nil {
 		return nil, err
 	}
-	ccs, err := CompileAggregator(2, SegmentShape{})
+	pk, vk, err := setup.DevelopmentKeys(ccs)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := setup.DefaultCacheDir()
-	if err != nil {
+	f.aggregator = &Keys{CCS: ccs, PK: pk, VK: vk}
+	f.statement = stmt.Statement{ModelID: big.NewInt(51*52 + 53), InputDigest: big.NewInt(51), OutputDigest: big.NewInt(52)}
+	assignment := &toyAggregator{ModelID: f.statement.ModelID, InputDigest: f.statement.InputDigest, OutputDigest: f.statement.OutputDigest, Secret: 53}
+	if f.proof, err = prove(f.aggregator, assignment, ecc.BW6_761.ScalarField(), AggregatorProverOption()); err != nil {
 		return nil, err
 	}
-	if f.aggregator2, err = setup.LoadOrSetup(ccs, dir); err != nil {
+	if err := VerifyAggregated(f.proof, f.aggregator.VK, f.statement); err != nil {
 		return nil, err
 	}
 	return f, nil

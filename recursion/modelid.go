@@ -7,7 +7,6 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
-	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	bn254poseidon2 "github.com/consensys/gnark-crypto/ecc/bn254/fr/poseidon2"
 	bw6761 "github.com/consensys/gnark-crypto/ecc/bw6-761"
@@ -17,6 +16,7 @@ import (
 	groth16bls12377 "github.com/consensys/gnark/backend/groth16/bls12-377"
 	groth16bw6761 "github.com/consensys/gnark/backend/groth16/bw6-761"
 
+	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/statement"
 	"github.com/veriformer/veriformer/transcript"
 )
@@ -43,46 +43,44 @@ const (
 
 var errNoSegments = errors.New("recursion: no segment verifying keys")
 
-// ModelID is the model id of an aggregated proof: the Poseidon2 hash over
-// BW6-761 Fr (gnark-crypto's Merkle–Damgård hasher, zero IV, width-2
-// compression) of
+// ModelID is the aggregator's model id, the one the segments seed their
+// transcript with: the Poseidon2 hash over BW6-761 Fr (gnark-crypto's
+// Merkle–Damgård hasher, zero IV, width-2 compression) of
 //
-//	K("recursion/model-id"), k, c, keyElements(vk₁), …, keyElements(vk_k), g
+//	K("recursion/model-id"), k, c, keyElements(vk₁), …, keyElements(vk_k), t
 //
-// truncated to its low [ModelIDBits] bits, where k is the number of segments,
-// c their number of Pedersen commitments, g the layer-graph digest and
-// keyElements lists a BLS12-377 key in the form the aggregator verifies
-// with — every coordinate is a BLS12-377 Fp element, hence a BW6-761 Fr
-// element:
+// truncated to its low [ModelIDBits] bits, where k is the number of
+// segments, c their number of Pedersen commitments (the same for all), t
+// the digest (pcs.Digest) of the model's table commitments the segments'
+// openings read, in segment order, and keyElements lists a BLS12-377 key
+// in the form the aggregator verifies with — every coordinate is a
+// BLS12-377 Fp element, hence a BW6-761 Fr element:
 //
 //	e(α, β) ∈ GT: C0.B0.A0, C0.B0.A1, C0.B1.A0, …, C1.B2.A1 (12)
-//	K₀ … K₅ ∈ G1: X, Y each (12)
+//	K₀ … K_n ∈ G1: X, Y each (2(n+1), n the key's public inputs and commitments)
 //	−γ, −δ ∈ G2: X.A0, X.A1, Y.A0, Y.A1 each (8)
 //	per commitment key: G, −σ·G ∈ G2 as above (8)
-//
-// All segment keys must have the segment public-input layout
-// ([SegmentPublicInputs]) and the same number of commitments.
-func ModelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element) (*big.Int, error) {
-	return modelID(segmentVKs, graphDigest, segmentShapeOfKey)
-}
-
-// modelID is [ModelID] for segment keys whose layout shapeOf checks.
-func modelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element, shapeOf func(groth16.VerifyingKey) (SegmentShape, error)) (*big.Int, error) {
+func ModelID(segmentVKs []groth16.VerifyingKey, tables [][]pcs.Commitment) (*big.Int, error) {
 	if len(segmentVKs) == 0 {
 		return nil, errNoSegments
 	}
+	var all []pcs.Commitment
+	for _, t := range tables {
+		all = append(all, t...)
+	}
+	tablesDigest := pcs.Digest(all)
 	elements := []bw6761fr.Element{constantBW6(modelIDLabel), bw6FromUint64(uint64(len(segmentVKs)))}
 	nbCommitments := -1
 	var keys [][]bw6761fr.Element
 	for i, vk := range segmentVKs {
-		shape, err := shapeOf(vk)
+		n, err := keyCommitments(vk)
 		if err != nil {
 			return nil, fmt.Errorf("recursion: model id: segment key %d: %w", i, err)
 		}
-		if nbCommitments >= 0 && shape.NbCommitments != nbCommitments {
-			return nil, fmt.Errorf("recursion: model id: segment key %d has %d commitments, segment key 0 has %d", i, shape.NbCommitments, nbCommitments)
+		if nbCommitments >= 0 && n != nbCommitments {
+			return nil, fmt.Errorf("recursion: model id: segment key %d has %d commitments, segment key 0 has %d", i, n, nbCommitments)
 		}
-		nbCommitments = shape.NbCommitments
+		nbCommitments = n
 		key, err := segmentKeyElements(vk)
 		if err != nil {
 			return nil, fmt.Errorf("recursion: model id: segment key %d: %w", i, err)
@@ -93,9 +91,9 @@ func modelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element, 
 	for _, key := range keys {
 		elements = append(elements, key...)
 	}
-	var g bw6761fr.Element
-	g.SetBigInt(graphDigest.BigInt(new(big.Int)))
-	elements = append(elements, g)
+	var t bw6761fr.Element
+	t.SetBigInt(tablesDigest.BigInt(new(big.Int)))
+	elements = append(elements, t)
 
 	h := bw6761poseidon2.NewMerkleDamgardHasher()
 	for i := range elements {
@@ -109,6 +107,27 @@ func modelID(segmentVKs []groth16.VerifyingKey, graphDigest bls12377fr.Element, 
 		return nil, fmt.Errorf("recursion: model id: digest: %w", err)
 	}
 	return truncate(digest.BigInt(new(big.Int))), nil
+}
+
+// keyCommitments returns the number of Pedersen commitments of a
+// BLS12-377 segment key: 0 or 1, none on a public input.
+func keyCommitments(key groth16.VerifyingKey) (int, error) {
+	vk, ok := key.(*groth16bls12377.VerifyingKey)
+	if !ok {
+		return 0, fmt.Errorf("key is %T, not a BLS12-377 key", key)
+	}
+	if len(vk.CommitmentKeys) > 1 {
+		return 0, fmt.Errorf("segment circuits must have 0 or 1 commitments, have %d", len(vk.CommitmentKeys))
+	}
+	if len(vk.PublicAndCommitmentCommitted) != len(vk.CommitmentKeys) {
+		return 0, fmt.Errorf("%d committed-public lists for %d commitments", len(vk.PublicAndCommitmentCommitted), len(vk.CommitmentKeys))
+	}
+	for i := range vk.PublicAndCommitmentCommitted {
+		if len(vk.PublicAndCommitmentCommitted[i]) != 0 {
+			return 0, fmt.Errorf("segment commitment %d commits to public inputs", i)
+		}
+	}
+	return len(vk.CommitmentKeys), nil
 }
 
 // FinalModelID is the model id the wrapper exposes on-chain: the Poseidon2

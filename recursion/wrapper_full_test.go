@@ -49,10 +49,10 @@ func getWrapperCCS(t *testing.T, nbCommitments int) constraint.ConstraintSystem 
 func TestWrapperCircuit(t *testing.T) {
 	f := getFixture(t)
 	a := getAggregated(t)
-	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator2.CCS))
+	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator.CCS))
 	checkCount(t, "wrapper", ccs.GetNbConstraints())
 
-	assignment, _, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	assignment, _, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +89,8 @@ func TestWrapperCircuit(t *testing.T) {
 func TestWrapperProve(t *testing.T) {
 	f := getFixture(t)
 	a := getAggregated(t)
-	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator2.CCS))
-	_, final, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator.CCS))
+	_, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestWrapperProve(t *testing.T) {
 	}
 	t.Logf("wrapper keys (setup or cache) in %v", time.Since(start))
 	start = time.Now()
-	proof, got, err := Wrap(a.proof, f.aggregator2.VK, a.statement, keys)
+	proof, got, err := Wrap(a.proof, f.aggregator.VK, a.statement, keys)
 	if err != nil {
 		t.Fatal(err)
 	}

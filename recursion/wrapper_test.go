@@ -2,7 +2,6 @@ package recursion
 
 import (
 	"math/big"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,44 +12,26 @@ import (
 	stmt "github.com/veriformer/veriformer/statement"
 )
 
-// aggregated is one honest aggregator proof of arity 2, shared by the
-// wrapper tests.
+// aggregated is the fixture's honest toy aggregator proof.
 type aggregated struct {
 	proof     groth16.Proof
 	statement stmt.Statement
 }
 
-var (
-	aggregatedOnce  sync.Once
-	aggregatedValue aggregated
-	aggregatedErr   error
-)
-
 func getAggregated(t *testing.T) aggregated {
 	t.Helper()
 	f := getFixture(t)
-	aggregatedOnce.Do(func() {
-		var chain *chainFixture
-		chain, aggregatedErr = newChain([]*toyCircuit{f.layer0, f.layer1}, 51, 52, 53, 54)
-		if aggregatedErr != nil {
-			return
-		}
-		aggregatedValue.proof, aggregatedValue.statement, aggregatedErr = Aggregate(chain.proofs, chain.keys, chain.publics, chain.graph, f.aggregator2)
-	})
-	if aggregatedErr != nil {
-		t.Fatal(aggregatedErr)
-	}
-	return aggregatedValue
+	return aggregated{proof: f.proof, statement: f.statement}
 }
 
 func TestWrapperAssignment(t *testing.T) {
 	f := getFixture(t)
 	a := getAggregated(t)
-	w, final, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	w, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := FinalModelID(f.aggregator2.VK, a.statement.ModelID)
+	want, err := FinalModelID(f.aggregator.VK, a.statement.ModelID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,15 +41,15 @@ func TestWrapperAssignment(t *testing.T) {
 	if w.InnerModelID.(*big.Int).Cmp(a.statement.ModelID) != 0 {
 		t.Fatal("wrapper assignment carries another inner model id")
 	}
-	if _, _, err := WrapperAssignment(a.proof, f.layer0.vk, a.statement); err == nil {
+	if _, _, err := WrapperAssignment(a.proof, f.layer0, a.statement); err == nil {
 		t.Fatal("wrapper assignment with a BLS12-377 key")
 	}
 	other := a.statement
 	other.OutputDigest = big.NewInt(1)
-	if _, _, err := Wrap(a.proof, f.aggregator2.VK, other, &Keys{}); err == nil {
+	if _, _, err := Wrap(a.proof, f.aggregator.VK, other, &Keys{}); err == nil {
 		t.Fatal("Wrap accepted an aggregator proof for another statement")
 	}
-	if _, _, err := WrapperAssignment(a.proof, f.aggregator2.VK, stmt.Statement{}); err == nil {
+	if _, _, err := WrapperAssignment(a.proof, f.aggregator.VK, stmt.Statement{}); err == nil {
 		t.Fatal("wrapper assignment of an empty statement")
 	}
 }
@@ -81,11 +62,11 @@ func TestWrapperAssignment(t *testing.T) {
 func TestWrapperTestEngine(t *testing.T) {
 	f := getFixture(t)
 	a := getAggregated(t)
-	placeholder, err := NewWrapper(AggregatorCommitments(f.aggregator2.CCS))
+	placeholder, err := NewWrapper(AggregatorCommitments(f.aggregator.CCS))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, final, err := WrapperAssignment(a.proof, f.aggregator2.VK, a.statement)
+	w, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 // TestDependencies keeps package setup at the bottom of the key path: it
 // imports no other package of this module but the internal utilities
-// (the comb of its development keys), so the direct shape loads keys
+// (the comb of its development keys), so the direct design loads keys
 // without the recursion circuits and a ceremony's verifier needs gnark
 // alone.
 func TestDependencies(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package setup owns the Groth16 keys of every circuit the project proves
-// with — the direct circuit, the aggregated shape's segments, aggregator
+// with — the direct circuit, the aggregated design's segments, aggregator
 // and wrapper — and the MPC ceremony that makes production keys and the
 // BLS12-377 KZG SRS.
 //

@@ -7,7 +7,7 @@
 //
 // A statement is three values (modelId, inputDigest, outputDigest) ∈ [0, r)³,
 // r the BN254 scalar field order ([Statement]). Every final proof, in both
-// proof shapes, has exactly one public input, the statement digest
+// designs, has exactly one public input, the statement digest
 // ([Statement.Digest], statement.Digest):
 //
 //	digest = uint256(sha256(abi.encode(modelId, inputDigest, outputDigest))) & (2²⁵³ − 1)

@@ -10,6 +10,6 @@
 //
 // Token digests are Poseidon2 transcripts over the proof's field
 // ([TokensDigest]); the in-circuit twin is gadgets/statement. The model id
-// of the direct shape is a SHA-256 digest of the quantized model
+// of the direct design is a SHA-256 digest of the quantized model
 // ([ModelID]), which the circuit holds as a constant.
 package statement

@@ -87,7 +87,7 @@ func Of[E field.Scalar, P field.Ptr[E]](id *big.Int, input, output []int) (State
 	return Statement{ModelID: new(big.Int).Set(id), InputDigest: &a, OutputDigest: &b}, nil
 }
 
-// ModelID identifies a quantized model in the direct proof shape: SHA-256
+// ModelID identifies a quantized model in the direct design: SHA-256
 // of the canonical encoding of everything the integer pass reads (config,
 // formats, integer weights, biases, multipliers, shifts, ranges, tables)
 // and of the tokenizer that gives the tokens their text (the digest of

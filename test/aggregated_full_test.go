@@ -16,7 +16,7 @@ import (
 	"github.com/veriformer/veriformer/solidity"
 )
 
-// TestRunAggregatedFull runs the aggregated shape all the way: segment
+// TestRunAggregatedFull runs the aggregated design all the way: segment
 // proofs, BW6-761 aggregation, the BN254 wrapper's Groth16 setup (about 40
 // minutes and 14 GB the first time, then cached) and proof, the Solidity
 // verifier and a verified call on the simulated chain; a second deployment
@@ -41,7 +41,7 @@ func TestRunAggregatedFull(t *testing.T) {
 //
 //	go test -tags full ./test -run TestRunAggregatedChunks -timeout 240m -v
 func TestRunAggregatedChunks(t *testing.T) {
-	opts := aggregatedOptions(t, model.Default(), pipeline.Committed)
+	opts := aggregatedOptions(t, model.Default())
 	opts.VocabChunk = 100
 	runAggregated(t, opts, 5)
 }

@@ -7,16 +7,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/test"
+
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pipeline"
+	"github.com/veriformer/veriformer/recursion"
 )
 
 // TestRunAggregated proves the built-in micro model in the aggregated
-// shape over committed tensors: its one-block committed segment proof,
-// the segment circuit on BLS12-377 with real Groth16 keys and proof, the
-// committed aggregator on BW6-761 with real keys and proof, and the BN254
-// wrapper solved on that proof with gnark's test engine (its Groth16
-// setup is the full tier's, see recursion). The plan of the same run
+// design: its one-block committed segment proof, the segment circuit on
+// BLS12-377 with real Groth16 keys and proof, the aggregator on BW6-761
+// with real keys and proof, and the BN254 wrapper solved on that proof
+// with gnark's test engine (its Groth16 setup is the full tier's, see
+// recursion). The plan of the same run
 // then finds every circuit's keys in the cache. It needs more than a
 // minute: the segment's and the aggregator's setups (real keys) and the
 // wrapper's solve take most of three minutes on 2 cores.
@@ -25,13 +29,13 @@ func TestRunAggregated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runAggregated(t, aggregatedOptions(t, m, pipeline.Committed), 1)
+	runAggregated(t, aggregatedOptions(t, m), 1)
 }
 
 // aggregatedOptions proves "Hi" and two generated tokens of m, one block
 // per segment.
-func aggregatedOptions(t *testing.T, m *model.Model, tensors pipeline.Tensors) pipeline.AggregatedOptions {
-	return pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1, Tensors: tensors}
+func aggregatedOptions(t *testing.T, m *model.Model) pipeline.AggregatedOptions {
+	return pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Prompt: []int{'H', 'i'}, Tokens: 2, Log: testWriter{t}}, SegmentSize: 1}
 }
 
 // runAggregated runs opts, whose cut has nbSegments segments, and checks
@@ -51,6 +55,9 @@ func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int
 	if rep.Statement.ModelID == nil || rep.Statement.ModelID.Sign() == 0 {
 		t.Fatal("no final statement")
 	}
+	if !opts.Wrap {
+		solveWrapper(t, rep)
+	}
 	gen, err := opts.Model.Generate(opts.Prompt, opts.Tokens)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +65,7 @@ func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int
 	if !slices.Equal(rep.Output, gen.Tokens) {
 		t.Fatalf("proven output %v, the greedy generation's %v", rep.Output, gen.Tokens)
 	}
-	plan, err := pipeline.PlanAggregated(opts, len(opts.Prompt))
+	plan, err := pipeline.Plan(pipeline.Aggregated, opts, len(opts.Prompt))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,5 +86,36 @@ func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int
 	}
 	if plan[0].Curve != "bls12_377" || plan[nbSegments].Curve != "bw6_761" || segments != rep.Constraints {
 		t.Errorf("plan: %+v, the run's segments %d constraints", plan, rep.Constraints)
+	}
+}
+
+// solveWrapper solves the BN254 wrapper on the run's aggregator proof
+// with gnark's test engine and checks that it states the report's final
+// statement; and that it rejects the inner model id as the final one.
+func solveWrapper(t *testing.T, rep *pipeline.Report) {
+	a := rep.Aggregated
+	if a == nil {
+		t.Fatal("no aggregator proof in the report")
+	}
+	placeholder, err := recursion.NewWrapper(a.Commitments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assignment, final, err := recursion.WrapperAssignment(a.Proof, a.Key, a.Statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.String() != rep.Statement.String() {
+		t.Fatalf("the wrapper states %v, the report %v", final, rep.Statement)
+	}
+	start := time.Now()
+	if err := test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField()); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrapper solved by the test engine in %v", time.Since(start).Round(time.Millisecond))
+	bad := *assignment
+	bad.ModelID = assignment.InnerModelID
+	if err := test.IsSolved(placeholder, &bad, ecc.BN254.ScalarField()); err == nil {
+		t.Fatal("the wrapper accepts the inner model id as the final one")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/veriformer/veriformer/model"
-	"github.com/veriformer/veriformer/pipeline"
 )
 
 // TestRunDirectDefault is TestRunDirect on the built-in default model,
@@ -21,12 +20,7 @@ func TestRunDirectDefault(t *testing.T) {
 // commands choose when the memory allows); its segment and aggregator
 // setups take about ten minutes on 2 cores the first time.
 func TestRunAggregatedDefault(t *testing.T) {
-	opts := aggregatedOptions(t, model.Default(), pipeline.Committed)
+	opts := aggregatedOptions(t, model.Default())
 	opts.NativeJobs = 2
 	runAggregated(t, opts, 2)
-}
-
-// TestRunAggregatedOpened is TestRunAggregatedDefault over opened tensors.
-func TestRunAggregatedOpened(t *testing.T) {
-	runAggregated(t, aggregatedOptions(t, model.Default(), pipeline.Opened), 2)
 }

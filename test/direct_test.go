@@ -67,7 +67,7 @@ func runDirect(t *testing.T, m *model.Model) {
 	t.Logf("verifyProof: %d gas used (limit %d), %s verifier %d; submit %d", rep.VerifyGas, rep.VerifyGasLimit, rep.Verifier.Other(), rep.OtherVerifyGas, rep.SubmitGas)
 	// The plan of the same run compiles the circuit the run compiled and
 	// finds its keys.
-	plan, err := pipeline.PlanDirect(opts, len(opts.Prompt))
+	plan, err := pipeline.Plan(pipeline.Direct, pipeline.AggregatedOptions{Options: opts}, len(opts.Prompt))
 	if err != nil {
 		t.Fatal(err)
 	}

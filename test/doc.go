@@ -2,20 +2,19 @@
 // exported API of package pipeline, as a user would.
 //
 // The default tier (scripts/test.sh) proves a greedy generation of the
-// built-in micro model with real Groth16 keys: in the direct shape
+// built-in micro model with real Groth16 keys: in the direct design
 // (TestRunDirect), its final proof verified on go-ethereum's simulated
 // chain and its tampered variants refused there by both Solidity
-// templates; in the aggregated shape over committed tensors
-// (TestRunAggregated), the segment and aggregator proofs real and the
-// BN254 wrapper solved on the aggregator's proof by gnark's test engine.
+// templates; in the aggregated design (TestRunAggregated), the segment
+// and aggregator proofs real and the BN254 wrapper solved on the
+// aggregator's proof by gnark's test engine.
 //
 // The full tier (scripts/test.sh --full, the build tag full) runs the
-// built-in default model: in the direct shape (TestRunDirectDefault), in
-// the aggregated shape over committed tensors (TestRunAggregatedDefault),
-// all the way to the chain with the wrapper's Groth16 setup
-// (TestRunAggregatedFull), with the LM head in chunks of the vocabulary
-// (TestRunAggregatedChunks), and over opened tensors
-// (TestRunAggregatedOpened).
+// built-in default model: in the direct design (TestRunDirectDefault),
+// in the aggregated design (TestRunAggregatedDefault), all the way to the
+// chain with the wrapper's Groth16 setup (TestRunAggregatedFull), and
+// with the LM head in chunks of the vocabulary
+// (TestRunAggregatedChunks).
 //
 // The development node used by the JSON-RPC tests of package solidity is
 // the command in test/devnode, built by scripts/setup-geth.sh.

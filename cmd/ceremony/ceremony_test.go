@@ -19,6 +19,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
+	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/solidity"
@@ -333,5 +334,28 @@ func TestSRS(t *testing.T) {
 	mustCmd(t, "beacon", "--dir", bn, "--phase", "1", "--value", "01")
 	if _, err := cmd(t, "", "seal", "--dir", bn, "--circuit", "srs", "--out", filepath.Join(t.TempDir(), "x")); err == nil {
 		t.Fatal("a BN254 phase 1 sealed as the BLS12-377 SRS")
+	}
+}
+
+// TestTargetsCoverCatalog: every kind of circuit in both designs' catalogs
+// of a model (pipeline.Circuits, which prove and export use) is a target
+// of the ceremony, on the same curve.
+func TestTargetsCoverCatalog(t *testing.T) {
+	m, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Tokens: 2, CacheDir: t.TempDir()}, Wrap: true}
+	for _, d := range []pipeline.Design{pipeline.Direct, pipeline.Aggregated} {
+		cat, err := pipeline.Circuits(d, opts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cat.Circuits {
+			target, ok := targets[c.Kind]
+			if !ok || target.compile == nil || target.curve != c.Curve {
+				t.Errorf("%s: %s circuit on %s has no ceremony target", d, c.Kind, c.Curve)
+			}
+		}
 	}
 }

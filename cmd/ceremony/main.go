@@ -1,6 +1,6 @@
 // Command ceremony runs the MPC ceremony that makes production Groth16
 // keys for the circuits veriformer deploys — the direct circuit of a
-// model, the aggregated shape's segment, aggregator and wrapper circuits —
+// model, the aggregated design's segment, aggregator and wrapper circuits —
 // and the BLS12-377 KZG SRS (a sealed phase 1), with gnark's two-phase
 // ceremony (backend/groth16/<curve>/mpcsetup). Everything is exchanged as
 // files in a ceremony directory; nothing goes over a network.

@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -22,19 +21,21 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/rs/zerolog"
 
+	"github.com/veriformer/veriformer/cmd/internal/flags"
 	"github.com/veriformer/veriformer/internal/memlimit"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/pipeline"
-	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/solidity"
 )
 
 var (
-	modelFlag    = flag.String("model", model.Tiny, "built-in model ("+strings.Join(model.BuiltinNames(), ", ")+") or directory with config.json, model.safetensors and a tokenizer")
+	modelFlags  = flags.AddModel(flag.CommandLine)
+	designFlags = flags.AddDesign(flag.CommandLine)
+	keyFlags    = flags.AddKeys(flag.CommandLine)
+
 	promptFlag   = flag.String("prompt", "Hello", "prompt text")
 	tokensFlag   = flag.Int("tokens", 3, "number of tokens to generate")
-	cacheFlag    = flag.String("cache", "", "key cache directory (default $VERIFORMER_CACHE or .cache/keys in the module)")
 	outFlag      = flag.String("out", "", "directory to write the proof, statement and Solidity artifacts to")
 	statsFlag    = flag.Bool("stats", true, "print the table of stages")
 	chainFlag    = flag.Bool("chain", true, "verify on go-ethereum's simulated chain")
@@ -45,18 +46,11 @@ var (
 	registryFlag = flag.String("registry", "", "address of the InferenceRegistry for --submit")
 	keystoreFlag = flag.String("keystore", "", "keystore file of the submitting account (else $VERIFORMER_PRIVATE_KEY)")
 	passwordFlag = flag.String("password", "", "file holding the keystore password")
-	shapeFlag    = flag.String("shape", "direct", "proof shape: direct (one BN254 circuit) or aggregated (BLS12-377 segments, BW6-761 aggregation, BN254 wrapper)")
-	segmentFlag  = flag.Int("segment-size", 1, "blocks per segment (aggregated shape)")
-	chunkFlag    = flag.Int("vocab-chunk", 0, "prove the LM head in segments of its own of this many vocabulary columns (aggregated shape, committed tensors; 0: in the last segment)")
-	jobsFlag     = flag.Int("native-jobs", 0, "aggregated shape, committed tensors: segments whose native proofs run at once (0: 1 or 2, chosen from their estimated memory and the memory limit)")
-	tensorsFlag  = flag.String("tensors", "committed", "aggregated shape: committed (tensors committed with multilinear KZG, circuits polylogarithmic in the activations) or opened (tensors hashed into the segment circuits; small models only)")
-	srsFlag      = flag.String("srs", "", "aggregated shape, committed tensors: BLS12-377 phase-1 ceremony output to take the KZG SRS from (default: a development SRS cached beside the keys)")
-	ceremonyFlag = flag.Bool("ceremony-keys", false, "accept only keys sealed by a ceremony (cmd/ceremony seal): refuse development keys and never run a development setup")
-	wrapFlag     = flag.Bool("wrap", false, "aggregated shape: prove the BN254 wrapper (its first setup takes about 40 minutes and 14 GB) instead of checking it with gnark's test engine")
+	jobsFlag     = flag.Int("native-jobs", 0, "aggregated design: segments whose native proofs run at once (0: 1 or 2, chosen from their estimated memory and the memory limit)")
+	wrapFlag     = flag.Bool("wrap", false, "aggregated design: prove the BN254 wrapper (its first setup takes about 12 minutes and 14 GB) and, with --chain, verify it on-chain; without it the run ends with the aggregator's proof")
 	planFlag     = flag.Bool("plan", false, "set up and prove nothing: compile each circuit the run needs and print its kind, curve, R1CS count, whether its keys are cached, and estimated setup and proving times")
 	jsonFlag     = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
 	gnarkLogFlag = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
-	bosFlag      = flag.String("bos", "auto", "beginning-of-sequence token before the prompt: auto (as tokenizer_config.json or tokenizer.json say; none for GPT-2), on, off; part of the model id")
 )
 
 func main() {
@@ -87,22 +81,27 @@ func main() {
 func run(ctx context.Context) error {
 	// Every check that needs no model comes first, then those that need
 	// only the config and the tokenizer; the weights load last.
-	if err := checkFlags(); err != nil {
+	design, err := checkFlags()
+	if err != nil {
 		return err
 	}
-	bos, err := tokenizer.ParseBOSMode(*bosFlag)
+	bos, err := modelFlags.BOSMode()
 	if err != nil {
-		return fmt.Errorf("--bos: %w", err)
+		return err
 	}
 	template, err := solidity.ParseTemplate(*verifierFlag)
 	if err != nil {
 		return err
 	}
-	prompt, err := encodePrompt(*modelFlag, *promptFlag, bos, *tokensFlag)
+	src, err := modelFlags.Source()
 	if err != nil {
 		return err
 	}
-	m, err := load(*modelFlag, bos)
+	prompt, err := encodePrompt(src, *promptFlag, bos, *tokensFlag)
+	if err != nil {
+		return err
+	}
+	m, err := src.LoadText(bos)
 	if err != nil {
 		return err
 	}
@@ -112,24 +111,17 @@ func run(ctx context.Context) error {
 	if *planFlag && *jsonFlag {
 		info = os.Stderr
 	}
-	fmt.Fprintf(info, "model: %s (%s), %d layers, d=%d, %d heads, vocabulary %d\n", *modelFlag, m.Config.Family, m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.Vocab)
+	fmt.Fprintf(info, "model: %s (%s), %d layers, d=%d, %d heads, vocabulary %d\n", src, m.Config.Family, m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.Vocab)
 	fmt.Fprintf(info, "prompt: %q (%d tokens%s), generating %d tokens\n", *promptFlag, len(prompt), bosNote(tok), *tokensFlag)
-	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *cacheFlag, Chain: *chainFlag, Verifier: template, Log: info,
+	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: info,
 		Generated: func(output []int) {
 			// The text is known long before the proof: show it now.
 			fmt.Printf("  output: %s\n", describe(tok, output))
 		}}
-	if *ceremonyFlag {
-		opts.KeyKind = setup.Ceremony
-	}
-	aggOpts := pipeline.AggregatedOptions{Options: opts, SegmentSize: *segmentFlag, VocabChunk: *chunkFlag, NativeJobs: *jobsFlag, Wrap: *wrapFlag, Tensors: pipeline.Tensors(*tensorsFlag), SRS: *srsFlag}
+	aggOpts := pipeline.AggregatedOptions{Options: opts, NativeJobs: *jobsFlag, Wrap: *wrapFlag}
+	designFlags.Options(&aggOpts)
 	if *planFlag {
-		var items []pipeline.PlanItem
-		if *shapeFlag == "direct" {
-			items, err = pipeline.PlanDirect(opts, len(prompt))
-		} else {
-			items, err = pipeline.PlanAggregated(aggOpts, len(prompt))
-		}
+		items, err := pipeline.Plan(design, aggOpts, len(prompt))
 		if err != nil {
 			return err
 		}
@@ -139,7 +131,7 @@ func run(ctx context.Context) error {
 		return writePlan(os.Stdout, items)
 	}
 	var rep *pipeline.Report
-	if *shapeFlag == "direct" {
+	if design == pipeline.Direct {
 		rep, err = pipeline.RunDirect(ctx, opts)
 	} else {
 		rep, err = pipeline.RunAggregated(ctx, aggOpts)
@@ -170,7 +162,7 @@ func run(ctx context.Context) error {
 	}
 	if *submitFlag {
 		if rep.Proof == nil {
-			return errors.New("--submit needs a final proof: use the direct shape, or --wrap with the aggregated one")
+			return errors.New("--submit needs a final proof: use the direct design, or --wrap with the aggregated one")
 		}
 		key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
 		if err != nil {
@@ -185,52 +177,37 @@ func run(ctx context.Context) error {
 	return nil
 }
 
-// checkFlags checks the flags that need no model.
-func checkFlags() error {
-	if *shapeFlag != "direct" && *shapeFlag != "aggregated" {
-		return fmt.Errorf("--shape %q: want direct or aggregated", *shapeFlag)
+// checkFlags checks the flags that need no model and returns the design.
+func checkFlags() (pipeline.Design, error) {
+	design, err := designFlags.Parse()
+	if err != nil {
+		return "", err
 	}
 	if *submitFlag && (*rpcFlag == "" || *registryFlag == "") {
-		return errors.New("--submit needs --rpc-url and --registry")
+		return "", errors.New("--submit needs --rpc-url and --registry")
 	}
 	if *submitFlag && !common.IsHexAddress(*registryFlag) {
-		return fmt.Errorf("--registry %q is not an address", *registryFlag)
+		return "", fmt.Errorf("--registry %q is not an address", *registryFlag)
 	}
-	if *submitFlag && *shapeFlag == "aggregated" && !*wrapFlag {
-		return errors.New("--submit needs a final proof: with --shape aggregated, add --wrap")
-	}
-	if _, err := pipeline.ParseTensors(*tensorsFlag); err != nil {
-		return fmt.Errorf("--tensors: %w", err)
-	}
-	if *shapeFlag == "direct" && (*tensorsFlag != "committed" || *srsFlag != "") {
-		return errors.New("--tensors and --srs go with --shape aggregated (the direct shape opens its tensors)")
+	if *submitFlag && design == pipeline.Aggregated && !*wrapFlag {
+		return "", errors.New("--submit needs a final proof: with --design aggregated, add --wrap")
 	}
 	if *jsonFlag && !*planFlag {
-		return errors.New("--json goes with --plan")
+		return "", errors.New("--json goes with --plan")
 	}
 	if *tokensFlag < 1 {
-		return errors.New("--tokens must be at least 1")
-	}
-	if *segmentFlag < 1 {
-		return errors.New("--segment-size must be at least 1")
-	}
-	if *chunkFlag < 0 {
-		return errors.New("--vocab-chunk must be at least 0")
+		return "", errors.New("--tokens must be at least 1")
 	}
 	if *jobsFlag < 0 {
-		return errors.New("--native-jobs must be at least 0")
+		return "", errors.New("--native-jobs must be at least 0")
 	}
-	return nil
+	return design, nil
 }
 
 // encodePrompt reads only the model's config and tokenizer: it encodes
 // the prompt and checks that the pass over the prompt and all generated
 // tokens but the last fits the model's context.
-func encodePrompt(arg, text string, bos tokenizer.BOSMode, tokens int) ([]int, error) {
-	src, err := model.ParseSource(arg, model.Tiny)
-	if err != nil {
-		return nil, err
-	}
+func encodePrompt(src model.Source, text string, bos tokenizer.BOSMode, tokens int) ([]int, error) {
 	config, err := src.Config()
 	if err != nil {
 		return nil, err
@@ -265,16 +242,6 @@ func bosNote(c *tokenizer.Codec) string {
 	return fmt.Sprintf(", BOS %d first", c.BOS)
 }
 
-// load returns the model --model names: a built-in model (the default
-// tiny) or a model and tokenizer read from a directory.
-func load(arg string, bos tokenizer.BOSMode) (*model.Model, error) {
-	src, err := model.ParseSource(arg, model.Tiny)
-	if err != nil {
-		return nil, err
-	}
-	return src.LoadText(bos)
-}
-
 // describe shows generated tokens with their text, or without it when the
 // tokenizer has none for them (the byte tokenizer of gpt2-small-random
 // decodes only tokens 0–255).
@@ -306,7 +273,7 @@ func writePlan(w io.Writer, items []pipeline.PlanItem) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "Estimates: measured rates per constraint on a quiet 2-core machine (README, \"Measured\"); ±30%.")
+	_, err := fmt.Fprintln(w, "Estimates: rates per constraint measured on a quiet 2-core machine (docs/measurements.md), ±30%; up to twice as long on a busy one.")
 	return err
 }
 

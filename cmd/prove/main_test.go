@@ -66,13 +66,32 @@ func writeLlamaDir(t *testing.T, config []byte) string {
 	return dir
 }
 
+// source parses a --model argument.
+func source(t *testing.T, arg string) model.Source {
+	t.Helper()
+	src, err := model.ParseSource(arg, model.Tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// load loads the model of a --model argument.
+func load(arg string, bos tokenizer.BOSMode) (*model.Model, error) {
+	src, err := model.ParseSource(arg, model.Tiny)
+	if err != nil {
+		return nil, err
+	}
+	return src.LoadText(bos)
+}
+
 func TestEncodePromptBOS(t *testing.T) {
 	llama := writeLlamaDir(t, []byte(`{"add_bos_token": true, "add_eos_token": false, "bos_token": "<s>"}`))
 	for _, c := range []struct {
 		mode tokenizer.BOSMode
 		want []int
 	}{{tokenizer.BOSAuto, []int{1, 7}}, {tokenizer.BOSOn, []int{1, 7}}, {tokenizer.BOSOff, []int{7}}} {
-		got, err := encodePrompt(llama, "hi", c.mode, 1)
+		got, err := encodePrompt(source(t, llama), "hi", c.mode, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,13 +118,13 @@ func TestEncodePromptBOS(t *testing.T) {
 	// Without add_bos_token and without a template, no BOS (GPT-2's
 	// convention); --bos on still finds bos_token.
 	plain := writeLlamaDir(t, []byte(`{"bos_token": "<s>"}`))
-	if got, err := encodePrompt(plain, "hi", tokenizer.BOSAuto, 1); err != nil || !reflect.DeepEqual(got, []int{7}) {
+	if got, err := encodePrompt(source(t, plain), "hi", tokenizer.BOSAuto, 1); err != nil || !reflect.DeepEqual(got, []int{7}) {
 		t.Errorf("no add_bos_token: %v, %v", got, err)
 	}
-	if got, err := encodePrompt(plain, "hi", tokenizer.BOSOn, 1); err != nil || !reflect.DeepEqual(got, []int{1, 7}) {
+	if got, err := encodePrompt(source(t, plain), "hi", tokenizer.BOSOn, 1); err != nil || !reflect.DeepEqual(got, []int{1, 7}) {
 		t.Errorf("no add_bos_token, --bos on: %v, %v", got, err)
 	}
-	if _, err := encodePrompt("", "hi", tokenizer.BOSOn, 1); err == nil {
+	if _, err := encodePrompt(source(t, ""), "hi", tokenizer.BOSOn, 1); err == nil {
 		t.Error("--bos on accepted for the byte tokenizer")
 	}
 }
@@ -119,48 +138,51 @@ func TestEarlyChecks(t *testing.T) {
 	}
 	// The context is 8: a prompt of 1 token and 8 generated need 8 rows,
 	// 9 need 9.
-	if _, err := encodePrompt(dir, "hi", tokenizer.BOSAuto, 8); err != nil {
+	if _, err := encodePrompt(source(t, dir), "hi", tokenizer.BOSAuto, 8); err != nil {
 		t.Fatalf("a pass of 8 rows refused: %v", err)
 	}
-	if _, err := encodePrompt(dir, "hi", tokenizer.BOSAuto, 9); err == nil || !strings.Contains(err.Error(), "context") {
+	if _, err := encodePrompt(source(t, dir), "hi", tokenizer.BOSAuto, 9); err == nil || !strings.Contains(err.Error(), "context") {
 		t.Fatalf("a pass of 9 rows: %v", err)
 	}
-	if _, err := encodePrompt("", strings.Repeat("x", 40), tokenizer.BOSAuto, 1); err == nil {
+	if _, err := encodePrompt(source(t, ""), strings.Repeat("x", 40), tokenizer.BOSAuto, 1); err == nil {
 		t.Fatal("a prompt longer than the built-in model's context accepted")
 	}
-	saved := *shapeFlag
-	defer func() { *shapeFlag = saved }()
-	*shapeFlag = "aggregate"
-	if err := checkFlags(); err == nil || !strings.Contains(err.Error(), "--shape") {
-		t.Fatalf("--shape aggregate: %v", err)
+	saved := *designFlags.Name
+	defer func() { *designFlags.Name = saved }()
+	*designFlags.Name = "aggregate"
+	if _, err := checkFlags(); err == nil || !strings.Contains(err.Error(), "--design") {
+		t.Fatalf("--design aggregate: %v", err)
 	}
-	*shapeFlag = "direct"
-	if err := checkFlags(); err != nil {
+	*designFlags.Name = "direct"
+	if _, err := checkFlags(); err != nil {
 		t.Fatal(err)
 	}
-	savedTensors, savedSRS := *tensorsFlag, *srsFlag
-	defer func() { *tensorsFlag, *srsFlag = savedTensors, savedSRS }()
+	savedSRS, savedChunk := *designFlags.SRS, *designFlags.VocabChunk
+	defer func() { *designFlags.SRS, *designFlags.VocabChunk = savedSRS, savedChunk }()
 	for _, c := range []struct {
-		shape, tensors, srs, err string
+		design, srs string
+		chunk       int
+		err         string
 	}{
-		{"aggregated", "opened", "", ""},
-		{"aggregated", "committed", "ceremony.srs", ""},
-		{"aggregated", "commited", "", "--tensors"},
-		{"direct", "opened", "", "--shape aggregated"},
-		{"direct", "committed", "ceremony.srs", "--shape aggregated"},
+		{"aggregated", "", 0, ""},
+		{"aggregated", "ceremony.srs", 100, ""},
+		{"opened", "", 0, "--design"},
+		{"aggregated", "", -1, "--vocab-chunk"},
+		{"direct", "ceremony.srs", 0, "--design aggregated"},
+		{"direct", "", 100, "--design aggregated"},
 	} {
-		*shapeFlag, *tensorsFlag, *srsFlag = c.shape, c.tensors, c.srs
-		err := checkFlags()
+		*designFlags.Name, *designFlags.SRS, *designFlags.VocabChunk = c.design, c.srs, c.chunk
+		_, err := checkFlags()
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
-			t.Errorf("--shape %s --tensors %s --srs %q: %v, want an error naming %q", c.shape, c.tensors, c.srs, err, c.err)
+			t.Errorf("--design %s --srs %q --vocab-chunk %d: %v, want an error naming %q", c.design, c.srs, c.chunk, err, c.err)
 		}
 	}
-	*shapeFlag, *tensorsFlag, *srsFlag = "aggregated", "committed", ""
+	*designFlags.Name, *designFlags.SRS, *designFlags.VocabChunk = "aggregated", "", 0
 	savedJobs := *jobsFlag
 	defer func() { *jobsFlag = savedJobs }()
 	for jobs, ok := range map[int]bool{-1: false, 0: true, 2: true} {
 		*jobsFlag = jobs
-		if err := checkFlags(); ok != (err == nil) || !ok && !strings.Contains(err.Error(), "--native-jobs") {
+		if _, err := checkFlags(); ok != (err == nil) || !ok && !strings.Contains(err.Error(), "--native-jobs") {
 			t.Errorf("--native-jobs %d: %v", jobs, err)
 		}
 	}

@@ -82,7 +82,7 @@ func VerifyLookups(api frontend.API, t *transcript.Transcript, l *native.Layout,
 		}
 	}
 	if len(p.LimbEvals) != limbs || len(p.Functions) != len(l.Functions) {
-		return nil, fmt.Errorf("committed: proof shaped for another layout")
+		return nil, fmt.Errorf("committed: designd for another layout")
 	}
 	lc, err := glookup.VerifyCommitted(api, t, []frontend.Variable{mDigest}, set, []int{1 << l.LookupVars}, p.Lookup, nlookup.WithTableClaims())
 	if err != nil {

@@ -79,7 +79,7 @@ type SoftmaxEnds struct {
 // tables evaluated at the zero-check's end, 2^bj·Exp(ρ′, ½) = RowSum(ρ′),
 // 2^bj·OneHot(ρ′, ½) = Sel(ρ′) (one marked entry per valid row), and the
 // one-hot sum-check's final value OneHot·(lo + 2¹⁶·hi + 1 − mask) with
-// the mask at its end. A proof shaped for another segment is an error.
+// the mask at its end. A designd for another segment is an error.
 func verifySoftmax(api frontend.API, t *transcript.Transcript, s *native.Shape, proofs []SoftmaxProof) ([]SoftmaxEnds, error) {
 	if len(proofs) != len(s.Softmax) {
 		return nil, fmt.Errorf("committed: %d softmax proofs for %d attentions", len(proofs), len(s.Softmax))
@@ -95,7 +95,7 @@ func verifySoftmax(api frontend.API, t *transcript.Transcript, s *native.Shape, 
 		vars := h + i + j
 		heads, rows, _ := st.Cube()
 		if len(p.Zero.SumCheck.Rounds) != vars || len(p.Zero.Evaluations) != len(st.Blocks()) || len(p.OneHot.Rounds) != vars {
-			return nil, fmt.Errorf("committed: softmax %d: a proof shaped for another attention", k)
+			return nil, fmt.Errorf("committed: softmax %d: a designd for another attention", k)
 		}
 		gamma := t.Challenge()
 		zc, err := gsumcheck.VerifyZero(api, t, softmaxTerms(api, st, gamma), p.Zero)

@@ -86,7 +86,7 @@ func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []front
 		return CommittedClaims{}, err
 	}
 	if len(proof.ColumnEvals) != s.NbColumns() {
-		return CommittedClaims{}, fmt.Errorf("lookup: proof shaped for another table set")
+		return CommittedClaims{}, fmt.Errorf("lookup: designd for another table set")
 	}
 	var dense []native.DenseColumn
 	if tableClaims {

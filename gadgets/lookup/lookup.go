@@ -82,7 +82,7 @@ func Verify(api frontend.API, tr *transcript.Transcript, tbl *table.Table, shape
 		return nil, err
 	}
 	if len(proof.Multiplicities) != 1<<tbl.NbVars || len(proof.ColumnEvals) != len(tbl.Columns) {
-		return nil, fmt.Errorf("lookup: proof shaped for another table")
+		return nil, fmt.Errorf("lookup: designd for another table")
 	}
 	// Bind the multiplicities: each below 2³² (so the packing is
 	// injective), packed seven to an element.

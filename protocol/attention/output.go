@@ -118,7 +118,7 @@ func VerifyOutput[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P
 		return OutputClaims[E]{}, err
 	}
 	if proof == nil || (proof.SamePoly != nil) != (len(out) > 1) {
-		return OutputClaims[E]{}, fmt.Errorf("%w: output proof shape does not match %d claims", ErrRejected, len(out))
+		return OutputClaims[E]{}, fmt.Errorf("%w: output design does not match %d claims", ErrRejected, len(out))
 	}
 	tr.Label("attention/output")
 	claim := out[0]

@@ -149,7 +149,7 @@ func VerifyScores[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P
 		return InputClaims[E]{}, err
 	}
 	if proof == nil || (proof.SamePoly != nil) != (len(masked) > 1) {
-		return InputClaims[E]{}, fmt.Errorf("%w: scores proof shape does not match %d claims", ErrRejected, len(masked))
+		return InputClaims[E]{}, fmt.Errorf("%w: scores design does not match %d claims", ErrRejected, len(masked))
 	}
 	tr.Label("attention/scores")
 	claim := masked[0]

@@ -1,0 +1,167 @@
+// Package flags holds the command-line flags that prove, export and
+// ceremony share: which model, which design and cut into segments, where
+// the keys are and which kind they must be. One definition each, so that
+// the commands name and check them alike.
+package flags
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/model/tokenizer"
+	"github.com/veriformer/veriformer/pipeline"
+	"github.com/veriformer/veriformer/setup"
+)
+
+// Model names a model and its tokenizer's beginning-of-sequence rule.
+type Model struct {
+	Name, BOS *string
+}
+
+// AddModel defines --model and --bos on fs.
+func AddModel(fs *flag.FlagSet) *Model {
+	return &Model{
+		Name: fs.String("model", model.Tiny, "built-in model ("+strings.Join(model.BuiltinNames(), ", ")+") or directory with config.json, model.safetensors and a tokenizer"),
+		BOS:  fs.String("bos", "auto", "beginning-of-sequence token before the prompt: auto (as tokenizer_config.json or tokenizer.json say; none for GPT-2), on, off; part of the model id"),
+	}
+}
+
+// Source parses --model.
+func (m *Model) Source() (model.Source, error) {
+	return model.ParseSource(*m.Name, model.Tiny)
+}
+
+// BOSMode parses --bos.
+func (m *Model) BOSMode() (tokenizer.BOSMode, error) {
+	bos, err := tokenizer.ParseBOSMode(*m.BOS)
+	if err != nil {
+		return 0, fmt.Errorf("--bos: %w", err)
+	}
+	return bos, nil
+}
+
+// Load loads the model with its tokenizer when it has one (a directory
+// may hold the weights alone).
+func (m *Model) Load() (*model.Model, error) {
+	bos, err := m.BOSMode()
+	if err != nil {
+		return nil, err
+	}
+	src, err := m.Source()
+	if err != nil {
+		return nil, err
+	}
+	return src.Load(bos)
+}
+
+// Cut says how the aggregated design cuts the pass into segments and
+// where its KZG SRS comes from.
+type Cut struct {
+	SegmentSize *int
+	VocabChunk  *int
+	SRS         *string
+}
+
+// AddCut defines --segment-size, --vocab-chunk and --srs on fs.
+func AddCut(fs *flag.FlagSet) *Cut {
+	return &Cut{
+		SegmentSize: fs.Int("segment-size", 1, "aggregated design: blocks per segment"),
+		VocabChunk:  fs.Int("vocab-chunk", 0, "aggregated design: prove the LM head in segments of its own of this many vocabulary columns (0: in the last segment)"),
+		SRS:         fs.String("srs", "", "aggregated design: BLS12-377 phase-1 ceremony output to take the KZG SRS from (default: a development SRS cached beside the keys)"),
+	}
+}
+
+// Check checks the flags.
+func (c *Cut) Check() error {
+	if *c.SegmentSize < 1 {
+		return errors.New("--segment-size must be at least 1")
+	}
+	if *c.VocabChunk < 0 {
+		return errors.New("--vocab-chunk must be at least 0")
+	}
+	return nil
+}
+
+// Options sets the cut's fields of opts.
+func (c *Cut) Options(opts *pipeline.AggregatedOptions) {
+	opts.SegmentSize, opts.VocabChunk, opts.SRS = *c.SegmentSize, *c.VocabChunk, *c.SRS
+}
+
+// Design names a design and, for the aggregated one, its cut.
+type Design struct {
+	Name *string
+	*Cut
+}
+
+// AddDesign defines --design (and its older name --shape) and the cut's
+// flags on fs.
+func AddDesign(fs *flag.FlagSet) *Design {
+	d := &Design{Name: new(string)}
+	const usage = "design: direct (one BN254 circuit over opened tensors; small models) or aggregated (committed tensors: BLS12-377 segments, BW6-761 aggregator, BN254 wrapper)"
+	fs.StringVar(d.Name, "design", string(pipeline.Direct), usage)
+	fs.StringVar(d.Name, "shape", string(pipeline.Direct), "the older name of --design")
+	d.Cut = AddCut(fs)
+	return d
+}
+
+// Parse checks the flags and returns the design.
+func (d *Design) Parse() (pipeline.Design, error) {
+	design, err := pipeline.ParseDesign(*d.Name)
+	if err != nil {
+		return "", fmt.Errorf("--design: %w", err)
+	}
+	if err := d.Check(); err != nil {
+		return "", err
+	}
+	if design == pipeline.Direct && (*d.SRS != "" || *d.VocabChunk != 0) {
+		return "", errors.New("--srs and --vocab-chunk go with --design aggregated")
+	}
+	return design, nil
+}
+
+// Keys says where the keys are and which kind a command accepts.
+type Keys struct {
+	Cache    *string
+	Ceremony *bool
+}
+
+// AddKeys defines --cache and --ceremony-keys on fs.
+func AddKeys(fs *flag.FlagSet) *Keys {
+	return &Keys{
+		Cache:    fs.String("cache", "", "key cache directory (default $VERIFORMER_CACHE or .cache/keys in the module)"),
+		Ceremony: fs.Bool("ceremony-keys", false, "accept only keys sealed by a ceremony (ceremony seal): refuse development keys and never run a development setup"),
+	}
+}
+
+// Kind is the kind of keys accepted: setup.Ceremony with
+// --ceremony-keys, "" (any) otherwise.
+func (k *Keys) Kind() setup.Kind {
+	if *k.Ceremony {
+		return setup.Ceremony
+	}
+	return ""
+}
+
+// Lengths are the numbers of prompt and generated tokens a circuit takes.
+type Lengths struct {
+	PromptTokens, Tokens *int
+}
+
+// AddLengths defines --prompt-tokens and --tokens on fs.
+func AddLengths(fs *flag.FlagSet) *Lengths {
+	return &Lengths{
+		PromptTokens: fs.Int("prompt-tokens", 5, "number of prompt tokens the circuits take"),
+		Tokens:       fs.Int("tokens", 3, "number of generated tokens the circuits take"),
+	}
+}
+
+// Check checks that both lengths are at least 1.
+func (l *Lengths) Check() error {
+	if *l.PromptTokens < 1 || *l.Tokens < 1 {
+		return errors.New("--prompt-tokens and --tokens must be at least 1")
+	}
+	return nil
+}
