@@ -407,7 +407,7 @@ func autoNativeJobs(shapes []*committed.Shape) int {
 // in its large steps, and two at once fill its small ones (GPT-2 small's
 // pass at 16 rows in five segments on 2 cores, two at once largest
 // first: 0.90 and 0.95 of the time of one at a time in a pair of runs;
-// inference/committed, "Cost").
+// docs/measurements.md, "The committed prover").
 func nativeJobs(sizes []uint64, budget uint64, procs int) int {
 	if len(sizes) < 2 || procs < 2 {
 		return 1

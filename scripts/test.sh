@@ -9,8 +9,8 @@
 # meant to finish within 20 minutes on a clean clone of a 2-core machine.
 # --full adds the build tag full: the default model's end-to-end runs,
 # the wrapper's and the aggregators' Groth16 setups and every value of
-# the tamper walks (several hours the first time; the README's "Heavier
-# runs" table gives the costs).
+# the tamper walks (hours the first time; docs/measurements.md, "Heavier
+# runs", gives the costs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

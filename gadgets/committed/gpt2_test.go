@@ -28,7 +28,7 @@ var (
 // middle block and the last segment (block 11, the LM head and the
 // argmax), and logs their constraint counts; with -committed.blocks=k
 // above 1, a middle segment of k blocks and the LM head in a segment of
-// its own instead (the cut of "Cuts of the pass" in inference/committed).
+// its own instead (the cut of docs/measurements.md, "Cuts of the pass").
 // Only the shapes are needed, no proof. Behind -committed.gpt2small
 // (minutes, several GB).
 func TestGPT2SmallSegments(t *testing.T) {
