@@ -19,7 +19,6 @@ import (
 	"github.com/veriformer/veriformer/gadgets/transcript"
 	"github.com/veriformer/veriformer/inference"
 	native "github.com/veriformer/veriformer/inference/committed"
-	"github.com/veriformer/veriformer/internal/limbwidth"
 	"github.com/veriformer/veriformer/internal/snapshot"
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/model"
@@ -97,21 +96,18 @@ var (
 	runOnce   sync.Once
 	sharedRun *lookupsRun
 	runErr    error
-	// The run with 16-bit limbs (limbwidth.Force), which the built-in
-	// model would not choose.
+	// The run with 16-bit limbs (committed.WithLimbBits), which the
+	// built-in model would not choose.
 	run16Once sync.Once
 	run16     *lookupsRun
 	run16Err  error
 )
 
-// lookupsRun16 returns the shared run with 16-bit limbs, and keeps the
-// width forced until the test ends (the native verifier lays the segment
-// out again).
+// lookupsRun16 returns the shared run with 16-bit limbs
+// (committed.WithLimbBits in its prover and its layout).
 func lookupsRun16(t *testing.T) *lookupsRun {
 	t.Helper()
-	limbwidth.Force = 16
-	t.Cleanup(func() { limbwidth.Force = 0 })
-	run16Once.Do(func() { run16, run16Err = newLookupsRun() })
+	run16Once.Do(func() { run16, run16Err = newLookupsRun(native.WithLimbBits(16)) })
 	if run16Err != nil {
 		t.Fatal(run16Err)
 	}
@@ -132,7 +128,7 @@ func sharedLookupsRun(t *testing.T) *lookupsRun {
 	return sharedRun
 }
 
-func newLookupsRun() (*lookupsRun, error) {
+func newLookupsRun(opts ...native.Option) (*lookupsRun, error) {
 	m := model.Default()
 	prompt := []int{11, 48}
 	gen, err := m.Generate(prompt, 3)
@@ -153,14 +149,14 @@ func newLookupsRun() (*lookupsRun, error) {
 		return nil, err
 	}
 	r := &lookupsRun{st: st, seg: inference.Segment{From: 0, To: 1}}
-	if r.proof, _, err = native.Prove(srs, m, st, pass, tr, r.seg); err != nil {
+	if r.proof, _, err = native.Prove(srs, m, st, pass, tr, r.seg, opts...); err != nil {
 		return nil, err
 	}
 	view, err := inference.ShapePass(m, len(pass.Tokens()))
 	if err != nil {
 		return nil, err
 	}
-	if r.l, err = native.NewLayout(view, r.seg, pass); err != nil {
+	if r.l, err = native.NewLayout(view, r.seg, pass, opts...); err != nil {
 		return nil, err
 	}
 	if r.set, r.ids, err = native.TableSet(r.l); err != nil {

@@ -276,11 +276,14 @@ func (p *Proof) incomingCommitment() int {
 // takes them as constants.
 //
 // PartVars is the parts' variables of the proofs it verifies ([PartVars]
-// unless [WithPartVars] says otherwise), and Tables[name] holds the
-// commitments to the parts of that table's column (pcs.CommitParts).
+// unless [WithPartVars] says otherwise), LimbBits their limbs' width (0:
+// each layout's choice, unless [WithLimbBits] says otherwise), and
+// Tables[name] holds the commitments to the parts of that table's column
+// (pcs.CommitParts).
 type VerifyingKey struct {
 	PCS      *pcs.VerifyingKey
 	PartVars int
+	LimbBits int
 	Tables   map[string][]pcs.Commitment
 }
 
@@ -296,7 +299,7 @@ func NewVerifyingKey(srs *pcs.SRS, m *model.Model, opts ...Option) (*VerifyingKe
 	if err != nil {
 		return nil, err
 	}
-	vk := &VerifyingKey{PCS: srs.VerifyingKey(), PartVars: cfg.partVars, Tables: map[string][]pcs.Commitment{}}
+	vk := &VerifyingKey{PCS: srs.VerifyingKey(), PartVars: cfg.partVars, LimbBits: cfg.limbBits, Tables: map[string][]pcs.Commitment{}}
 	for _, f := range modelTables(view) {
 		t, err := f.table()
 		if err != nil {
@@ -379,7 +382,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	}
 	times := &Timings{}
 	start := time.Now()
-	l, err := NewLayout(tr, seg, pass)
+	l, err := NewLayout(tr, seg, pass, opts...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1073,7 +1076,7 @@ func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.St
 	if vk == nil {
 		return nil, nil, fmt.Errorf("%w: no verifying key", ErrRejected)
 	}
-	s, err := NewShape(view, seg, pass, WithPartVars(vk.PartVars))
+	s, err := NewShape(view, seg, pass, WithPartVars(vk.PartVars), WithLimbBits(vk.LimbBits))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}

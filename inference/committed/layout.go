@@ -10,7 +10,6 @@ import (
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/internal/hugepage"
-	"github.com/veriformer/veriformer/internal/limbwidth"
 	"github.com/veriformer/veriformer/internal/parallel"
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/model"
@@ -27,7 +26,7 @@ import (
 // need no top limb of one bit, which made a fifth of GPT-2 small's
 // lookups with 15-bit limbs and kept its lookup cubes twice as large; but
 // Range(16) takes 2¹⁶ rows of the table set where Range(15) takes 2¹⁵,
-// which doubles the set of a small model (see the package doc, "The
+// which doubles the set of a small model (docs/measurements.md, "The
 // lookups' fill"). Each layout takes the width whose lookup instance is
 // the smaller.
 var limbWidths = []int{15, 16}
@@ -113,7 +112,11 @@ type Slot struct {
 // A chunk segment (inference.Segment.Chunk) stacks the tensors of its view
 // of tr (headChunk): its columns of the LM head, and the margins over
 // them against the chosen logits of the whole vocabulary.
-func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, error) {
+func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass, opts ...Option) (*Layout, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkSegment(seg, len(tr.Layers), tr.Logits().Shape[1]); err != nil {
 		return nil, err
 	}
@@ -161,7 +164,6 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 		tensors = append(tensors, margins)
 	}
 	var blocks []Block
-	var err error
 	for _, t := range tensors {
 		if err != nil {
 			break
@@ -204,15 +206,15 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass) (*Layout, erro
 	if l.Functions, err = functionsOf(apps, l); err != nil {
 		return nil, err
 	}
-	if err := l.chooseLimbBits(); err != nil {
+	if err := l.chooseLimbBits(cfg.limbBits); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-// chooseLimbBits sets LimbBits (see [Layout.LimbBits]) and places the
-// lookup slots for it.
-func (l *Layout) chooseLimbBits() error {
+// chooseLimbBits sets LimbBits (see [Layout.LimbBits]), to force when it
+// is not 0, and places the lookup slots for it.
+func (l *Layout) chooseLimbBits(force int) error {
 	widest := 0
 	for b := range l.Blocks {
 		widest = max(widest, l.Blocks[b].Bits)
@@ -221,7 +223,7 @@ func (l *Layout) chooseLimbBits() error {
 	var slots []Slot
 	vars := 0
 	for _, w := range limbWidths {
-		if limbwidth.Force != 0 && w != limbwidth.Force {
+		if force != 0 && w != force {
 			continue
 		}
 		if widest > MaxLimbs*w {

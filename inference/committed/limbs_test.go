@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/veriformer/veriformer/inference"
-	"github.com/veriformer/veriformer/internal/limbwidth"
 	"github.com/veriformer/veriformer/model"
 )
 
@@ -13,9 +12,10 @@ import (
 // with the limb width forced to w.
 func lookupCost(t *testing.T, f *fixture, seg inference.Segment, w int) int {
 	t.Helper()
-	limbwidth.Force = w
-	defer func() { limbwidth.Force = 0 }()
-	l := mustLayout(t, f, seg)
+	l, err := NewLayout(f.tr, seg, f.pass, WithLimbBits(w))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if l.LimbBits != w {
 		t.Fatalf("segment %v: forced to %d bits, the layout has %d", seg, w, l.LimbBits)
 	}
@@ -57,17 +57,19 @@ func TestLimbBits(t *testing.T) {
 		checkLimbChoice(t, f, seg, 15)
 	}
 
-	limbwidth.Force = 16
-	defer func() { limbwidth.Force = 0 }()
 	s := testSRS(t, 1<<18)
-	vk := testKey(t, s, f.m)
+	vk := *testKey(t, s, f.m)
+	vk.LimbBits = 16
 	for _, seg := range segs {
-		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg, WithPartVars(testPartVars))
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg, WithPartVars(testPartVars), WithLimbBits(16))
 		if err != nil {
 			t.Fatalf("segment %v: %v", seg, err)
 		}
-		if _, err := Verify(vk, f.m, f.st, f.pass, seg, proof); err != nil {
+		if _, err := Verify(&vk, f.m, f.st, f.pass, seg, proof); err != nil {
 			t.Fatalf("segment %v, 16-bit limbs: %v", seg, err)
+		}
+		if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
+			t.Errorf("segment %v: a proof with 16-bit limbs under a key of 15-bit layouts: %v", seg, err)
 		}
 		if seg.From != 0 {
 			continue
@@ -75,7 +77,7 @@ func TestLimbBits(t *testing.T) {
 		n := 0
 		for _, c := range tampers(proof) {
 			undo := c.do(proof)
-			if _, err := Verify(vk, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
+			if _, err := Verify(&vk, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
 				t.Errorf("16-bit limbs, %s changed: %v", c.name, err)
 			}
 			undo()
@@ -83,7 +85,6 @@ func TestLimbBits(t *testing.T) {
 		}
 		t.Logf("16-bit limbs: %d changes, each rejected", n)
 	}
-	limbwidth.Force = 0
 
 	if !*gpt2Small {
 		return

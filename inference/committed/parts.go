@@ -2,6 +2,7 @@ package committed
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 
@@ -26,6 +27,7 @@ type Option func(*config)
 
 type config struct {
 	partVars int
+	limbBits int
 }
 
 // WithPartVars commits the stacked MLE, the limb rows, the
@@ -37,6 +39,14 @@ func WithPartVars(m int) Option {
 	return func(c *config) { c.partVars = m }
 }
 
+// WithLimbBits fixes the width of the range-check limbs of every layout
+// to w bits, one of 15 and 16, in place of the width each layout chooses
+// ([Layout.LimbBits]); 0 keeps the choice. The tests use it to prove
+// and verify the width the small models do not choose.
+func WithLimbBits(w int) Option {
+	return func(c *config) { c.limbBits = w }
+}
+
 func newConfig(opts []Option) (config, error) {
 	c := config{partVars: PartVars}
 	for _, o := range opts {
@@ -44,6 +54,9 @@ func newConfig(opts []Option) (config, error) {
 	}
 	if c.partVars < 1 || c.partVars > pcs.MaxNbVars {
 		return c, fmt.Errorf("committed: parts of %d variables, want 1 to %d", c.partVars, pcs.MaxNbVars)
+	}
+	if c.limbBits != 0 && !slices.Contains(limbWidths, c.limbBits) {
+		return c, fmt.Errorf("committed: limbs of %d bits, want one of %v", c.limbBits, limbWidths)
 	}
 	return c, nil
 }

@@ -31,13 +31,9 @@ type SegmentResult struct {
 // Each proof uses every core in its large steps but leaves them partly
 // idle in its small ones (a transcript's hashing, the verifier-side
 // scalars, the short sum-checks): two segments at once fill that time.
-// GPT-2 small's pass at 16 rows in five segments, on a 2-core machine,
-// took 0.90 and 0.95 of its time with jobs = 2 in a pair of runs, and
-// the pass at 64 rows 317.5 s against 343.9 s ("Cost" in the package
-// documentation). Memory adds up: each segment at once holds its own
-// tables ([ProverMemory] estimates them; the LM head's at 64 rows is
-// 7.3 GiB), so a caller chooses jobs from the memory it has left, as
-// package pipeline does.
+// Memory adds up: each segment at once holds its own tables
+// ([ProverMemory] estimates them), so a caller chooses jobs from the
+// memory it has left, as package pipeline does.
 //
 // When done is not nil, it is called with each segment's index in segs
 // and result as soon as that segment is proven (in the order they finish,
@@ -57,7 +53,7 @@ func ProveSegments(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pa
 	size := make([]uint64, len(segs))
 	for k, seg := range segs {
 		order[k] = k
-		l, err := NewLayout(tr, seg, pass)
+		l, err := NewLayout(tr, seg, pass, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("committed: segment %v: %w", seg, err)
 		}

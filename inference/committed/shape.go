@@ -60,7 +60,7 @@ func NewShape(view *model.Trace, seg inference.Segment, pass Pass, opts ...Optio
 		return nil, err
 	}
 	s := &Shape{Trace: view, Segment: seg, Pass: pass, config: cfg}
-	if s.Layout, err = NewLayout(view, seg, pass); err != nil {
+	if s.Layout, err = NewLayout(view, seg, pass, opts...); err != nil {
 		return nil, err
 	}
 	l := s.Layout

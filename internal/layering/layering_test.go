@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,7 @@ import (
 const module = "github.com/veriformer/veriformer"
 
 // native are the patterns of the native packages. A pattern whose directory
-// does not exist is skipped (pcs, while it is not in the module).
+// does not exist is skipped; mustList keeps the check from going vacuous.
 var native = []string{
 	"field", "poly", "transcript", "sumcheck", "lookup/...", "model/...",
 	"protocol/...", "inference/...", "statement", "pcs/...",
@@ -100,5 +101,42 @@ func TestForbidden(t *testing.T) {
 		if got := forbidden(dep); got != want {
 			t.Errorf("forbidden(%q) = %v, want %v", dep, got, want)
 		}
+	}
+}
+
+// testOnly are the packages that only tests may import.
+var testOnly = []string{"github.com/consensys/gnark/test", module + "/internal/tier"}
+
+// TestNoTestCode fails if the non-test code of a package (its files
+// without _test.go, in every build of the tiers) imports test code.
+func TestNoTestCode(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, tags := range []string{"", "full"} {
+		cmd := exec.Command("go", "list", "-tags", tags, "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...")
+		cmd.Dir = root
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+			fields := strings.Fields(line)
+			if len(fields) == 0 {
+				continue
+			}
+			n++
+			for _, dep := range fields[1:] {
+				if slices.Contains(testOnly, dep) {
+					t.Errorf("%s (tags %q) imports %s outside its tests", fields[0], tags, dep)
+				}
+			}
+		}
+	}
+	if n < 40 {
+		t.Fatalf("only %d packages listed", n)
 	}
 }
