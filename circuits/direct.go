@@ -69,11 +69,11 @@ type Layout struct {
 // NewLayout prepares the layout of proofs of model m over promptLen prompt
 // tokens and outputLen generated tokens.
 func NewLayout(m *model.Model, promptLen, outputLen int) (*Layout, error) {
-	return NewLayoutOf(m, statement.ModelID(m), promptLen, outputLen)
+	return NewLayoutOf(m, m.ID(), promptLen, outputLen)
 }
 
 // NewLayoutOf is NewLayout for a caller that already holds the model id
-// id = statement.ModelID(m), which hashes every weight.
+// id = m.ID(), which hashes every weight.
 func NewLayoutOf(m *model.Model, id *big.Int, promptLen, outputLen int) (*Layout, error) {
 	if m.Config.Family != model.GPT2 && m.Config.Family != model.Llama {
 		return nil, fmt.Errorf("circuits: the %s family is not supported", m.Config.Family)

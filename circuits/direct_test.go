@@ -34,7 +34,7 @@ func newFixture(t testing.TB, prompt []int, n int) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := statement.New[bn254fr.Element](m, prompt, output)
+	st, err := statement.Of[bn254fr.Element](m.ID(), prompt, output)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestDirectLlama(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := statement.New[bn254fr.Element](m, prompt, output)
+	st, err := statement.Of[bn254fr.Element](m.ID(), prompt, output)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestExactRange(t *testing.T) {
 	}
 	t.Run("direct", func(t *testing.T) {
 		type E = bn254fr.Element
-		st, err := statement.New[E](m, prompt, output)
+		st, err := statement.Of[E](m.ID(), prompt, output)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,7 +39,7 @@ func benchProve(b *testing.B, m *model.Model, rows int) {
 		tokens[i] = (i*37 + 11) % m.Config.Vocab
 	}
 	prompt, output := tokens[:rows-1], tokens[rows-1:]
-	st, err := statement.New[bn254fr.Element](m, prompt, output)
+	st, err := statement.Of[bn254fr.Element](m.ID(), prompt, output)
 	if err != nil {
 		b.Fatal(err)
 	}

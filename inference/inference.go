@@ -106,11 +106,11 @@ func Verify[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Stateme
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	return VerifyPass[E, P](m, statement.ModelID(m), view, st, prompt, output, proof)
+	return VerifyPass[E, P](m, m.ID(), view, st, prompt, output, proof)
 }
 
 // VerifyPass is Verify for a caller that already holds the model id
-// (statement.ModelID(m)) and a pass of m over len(prompt)+len(output)−1
+// (m.ID()) and a pass of m over len(prompt)+len(output)−1
 // rows: [ShapePass], or the prover's own trace of the same length, whose
 // shapes, ranges and constants are the same. It takes view over: the
 // proof's opened tensors replace view's.

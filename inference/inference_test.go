@@ -20,7 +20,7 @@ func proveDefault[E field.Scalar, P field.Ptr[E]](t testing.TB, prompt []int, n 
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := statement.New[E, P](m, prompt, output)
+	st, err := statement.Of[E, P](m.ID(), prompt, output)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestLlama(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := statement.New[bn254fr.Element](m, prompt, output)
+	st, err := statement.Of[bn254fr.Element](m.ID(), prompt, output)
 	if err != nil {
 		t.Fatal(err)
 	}

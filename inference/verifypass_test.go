@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
-
-	"github.com/veriformer/veriformer/statement"
 )
 
 // TestVerifyPass checks the entry point that takes the model id and a pass
@@ -17,7 +15,7 @@ import (
 func TestVerifyPass(t *testing.T) {
 	prompt := []int{'a', 'b', 'c'}
 	m, st, output, proof := proveDefault[bn254fr.Element](t, prompt, 2)
-	id := statement.ModelID(m)
+	id := m.ID()
 	_, tr, err := Generate(m, prompt, 2)
 	if err != nil {
 		t.Fatal(err)

@@ -153,7 +153,7 @@ type QuantOptions struct {
 // Model is a config with its float weights and their quantization, and
 // the tokenizer that turns text into its input tokens and its output
 // tokens into text. The tokenizer is part of the model id
-// (statement.ModelID): nil, for a model used on token ids alone, gives
+// (Model.ID): nil, for a model used on token ids alone, gives
 // another id than any tokenizer.
 type Model struct {
 	Config    Config

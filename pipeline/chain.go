@@ -62,7 +62,6 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 	var chain *solidity.Chain
 	var sim *simulated.Backend
 	var otherDeployment *solidity.Deployment
-	sst := SolidityStatement(st)
 	if err := r.stage("solidity export and compilation", func() (string, error) {
 		var err error
 		if rep.Contracts, err = solidity.CompileContractsTemplate(ctx, vk, rep.Verifier); err != nil {
@@ -94,21 +93,21 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 	defer sim.Close()
 	return r.stage("on-chain verification", func() (string, error) {
 		var err error
-		if rep.VerifyGasLimit, err = solidity.EstimateVerifyGas(ctx, chain.Backend(), rep.Deployment.Verifier, proof, sst); err != nil {
+		if rep.VerifyGasLimit, err = solidity.EstimateVerifyGas(ctx, chain.Backend(), rep.Deployment.Verifier, proof, st); err != nil {
 			return "", err
 		}
-		if rep.VerifyGas, err = chain.VerifyProofGasUsed(ctx, rep.Deployment.Verifier, proof, sst); err != nil {
+		if rep.VerifyGas, err = chain.VerifyProofGasUsed(ctx, rep.Deployment.Verifier, proof, st); err != nil {
 			return "", err
 		}
-		if rep.OtherVerifyGas, err = chain.VerifyProofGasUsed(ctx, otherDeployment.Verifier, proof, sst); err != nil {
+		if rep.OtherVerifyGas, err = chain.VerifyProofGasUsed(ctx, otherDeployment.Verifier, proof, st); err != nil {
 			return "", fmt.Errorf("%s verifier: %w", rep.Verifier.Other(), err)
 		}
-		receipt, err := chain.Submit(ctx, rep.Deployment.Registry, proof, sst)
+		receipt, err := chain.Submit(ctx, rep.Deployment.Registry, proof, st)
 		if err != nil {
 			return "", err
 		}
 		rep.SubmitGas = receipt.GasUsed
-		ok, err := solidity.IsVerified(ctx, chain.Backend(), rep.Deployment.Registry, sst)
+		ok, err := solidity.IsVerified(ctx, chain.Backend(), rep.Deployment.Registry, st)
 		if err != nil {
 			return "", err
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/recursion"
-	"github.com/veriformer/veriformer/statement"
 )
 
 // Design is how a model's inference is proven.
@@ -117,7 +116,7 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		return nil, fmt.Errorf("pipeline: circuits for %d prompt and %d generated tokens: want at least 1 of each", promptLen, outputLen)
 	}
 	m := opts.Model
-	id := statement.ModelID(m)
+	id := m.ID()
 	c := &Catalog{Design: d, srs: memoSRS(srs), aggregatorCommitments: -1}
 	if d == Direct {
 		var err error

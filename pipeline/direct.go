@@ -199,7 +199,7 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			return "", err
 		}
-		id = statement.ModelID(m)
+		id = m.ID()
 		st, err = statement.Of[bn254fr.Element](id, opts.Prompt, rep.Output)
 		rep.Statement = st
 		return fmt.Sprintf("%d tokens generated", len(rep.Output)), err
@@ -297,11 +297,6 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 // statement: its digest.
 func publicWitness(st statement.Statement) (witnessPublic, error) {
 	return circuits.PublicWitness(st)
-}
-
-// SolidityStatement converts a statement for the solidity package.
-func SolidityStatement(st statement.Statement) solidity.Statement {
-	return solidity.Statement{ModelID: new(big.Int).Set(st.ModelID), InputDigest: new(big.Int).Set(st.InputDigest), OutputDigest: new(big.Int).Set(st.OutputDigest)}
 }
 
 type countWriter int

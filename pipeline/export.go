@@ -41,7 +41,7 @@ func VerifyingKeyDirect(m *model.Model, promptLen, outputLen int, cacheDir strin
 // direct circuit's or the wrapper's), compiled with solcjs, with the
 // InferenceRegistry, to dir: Verifier.sol, *.abi.json, *.bin (creation
 // code, hex) and deploy.md (how to deploy a registry that accepts the
-// model id id: statement.ModelID for the direct design,
+// model id id: model.Model.ID for the direct design,
 // AggregatedKeys.FinalModelID for the aggregated one).
 //
 // Before anything is written the keys are checked (setup.Keys.Check): a

@@ -206,7 +206,7 @@ func (c *Chain) opts(ctx context.Context) *bind.TransactOpts {
 
 // IsVerified asks the registry whether the statement was proven.
 func IsVerified(ctx context.Context, backend bind.ContractCaller, registry common.Address, statement Statement) (bool, error) {
-	if err := statement.Validate(); err != nil {
+	if err := ValidateStatement(statement); err != nil {
 		return false, err
 	}
 	data, err := registryABI.Pack("isVerified", statement.ModelID, statement.InputDigest, statement.OutputDigest)

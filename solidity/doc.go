@@ -8,7 +8,7 @@
 // A statement is three values (modelId, inputDigest, outputDigest) ∈ [0, r)³,
 // r the BN254 scalar field order ([Statement]). Every final proof, in both
 // designs, has exactly one public input, the statement digest
-// ([Statement.Digest], statement.Digest):
+// (statement.Digest; [ValidateStatement] checks the values):
 //
 //	digest = uint256(sha256(abi.encode(modelId, inputDigest, outputDigest))) & (2²⁵³ − 1)
 //
@@ -69,7 +69,7 @@
 // InferenceRegistry ([RegistrySource], [RegistryABI]) is constructed with
 // the verifier's address and a required model id (0: any). Its
 // submit(proof, modelId, inputDigest, outputDigest) computes the key
-// sha256(abi.encode(modelId, inputDigest, outputDigest)) ([Statement.Key]);
+// sha256(abi.encode(modelId, inputDigest, outputDigest)) ([StatementKey]);
 // if the statement is recorded already, it returns without checking the
 // proof, recording or emitting anything (so a submission overtaken by
 // another of the same statement does not fail). Otherwise it calls the

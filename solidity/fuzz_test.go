@@ -68,7 +68,7 @@ func FuzzEvents(f *testing.F) {
 		if !sameStatement(decoded.Statement, redecoded.Statement) || decoded.Submitter != redecoded.Submitter {
 			t.Fatalf("decode → encode → decode differs: %+v, %+v", decoded, redecoded)
 		}
-		for i, word := range decoded.Statement.Words() {
+		for i, word := range words(decoded.Statement) {
 			if common.BigToHash(word) != topics[1+i] {
 				t.Fatalf("value %d is %#x, topic %s", i, word, topics[1+i])
 			}

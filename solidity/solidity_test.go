@@ -404,7 +404,7 @@ func checkIndexedEvent(t *testing.T, receipt *types.Receipt, registry common.Add
 		if len(log.Topics) != 4 {
 			t.Fatalf("InferenceVerified has %d topics, want 4", len(log.Topics))
 		}
-		for i, word := range statement.Words() {
+		for i, word := range words(statement) {
 			if log.Topics[1+i] != common.BigToHash(word) {
 				t.Fatalf("topic %d is %s, want %#x", 1+i, log.Topics[1+i], word)
 			}
@@ -447,8 +447,8 @@ func checkSecondSubmission(t *testing.T, chain *simChain, registry common.Addres
 }
 
 func sameStatement(a, b Statement) bool {
-	for i, word := range a.Words() {
-		if word.Cmp(b.Words()[i]) != 0 {
+	for i, word := range words(a) {
+		if word.Cmp(words(b)[i]) != 0 {
 			return false
 		}
 	}
@@ -457,7 +457,7 @@ func sameStatement(a, b Statement) bool {
 
 func checkStatementKey(t *testing.T, chain *simChain, registry common.Address, statement Statement) {
 	t.Helper()
-	key, err := statement.Key()
+	key, err := StatementKey(statement)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -696,18 +696,18 @@ func TestStatementValidate(t *testing.T) {
 		statement Statement
 		valid     bool
 	}{
-		{"small", Statement{one, one, one}, true},
-		{"r-1", Statement{new(big.Int).Sub(frModulus(), one), one, one}, true},
-		{"r", Statement{one, frModulus(), one}, false},
-		{"negative", Statement{one, one, big.NewInt(-1)}, false},
-		{"nil", Statement{one, nil, one}, false},
+		{"small", Statement{ModelID: one, InputDigest: one, OutputDigest: one}, true},
+		{"r-1", Statement{ModelID: new(big.Int).Sub(frModulus(), one), InputDigest: one, OutputDigest: one}, true},
+		{"r", Statement{ModelID: one, InputDigest: frModulus(), OutputDigest: one}, false},
+		{"negative", Statement{ModelID: one, InputDigest: one, OutputDigest: big.NewInt(-1)}, false},
+		{"nil", Statement{ModelID: one, InputDigest: nil, OutputDigest: one}, false},
 	} {
-		err := tc.statement.Validate()
+		err := ValidateStatement(tc.statement)
 		if (err == nil) != tc.valid {
-			t.Fatalf("%s: Validate() = %v, want valid %v", tc.name, err, tc.valid)
+			t.Fatalf("%s: ValidateStatement = %v, want valid %v", tc.name, err, tc.valid)
 		}
-		if _, err := tc.statement.Key(); (err == nil) != tc.valid {
-			t.Fatalf("%s: Key() error %v, want valid %v", tc.name, err, tc.valid)
+		if _, err := StatementKey(tc.statement); (err == nil) != tc.valid {
+			t.Fatalf("%s: StatementKey error %v, want valid %v", tc.name, err, tc.valid)
 		}
 	}
 }
@@ -782,7 +782,7 @@ func TestCompressedProofGas(t *testing.T) {
 	if err != nil || len(values) != 3 {
 		t.Fatalf("compressProof: %v (%d values)", err, len(values))
 	}
-	inputs, err := v.statement.PublicInputs()
+	inputs, err := PublicInputs(v.statement)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,24 +14,24 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// Statement is what a final proof proves: the model with id ModelID, run on
-// the input whose digest is InputDigest, produced the output whose digest is
-// OutputDigest. Each value is an integer in [0, r) with r the BN254 scalar
-// field order. The proof's one public input is their digest
-// ([Statement.Digest]), which the registry recomputes.
-type Statement struct {
-	ModelID, InputDigest, OutputDigest *big.Int
-}
+// Statement is what a final proof proves, the one statement type from
+// the prover to the chain: the model with id ModelID, run on the input
+// whose digest is InputDigest, produced the output whose digest is
+// OutputDigest. On chain each value is an integer in [0, r), r the BN254
+// scalar field order ([ValidateStatement]). The proof's one public input
+// is their digest (statement.Digest), which the registry recomputes.
+type Statement = statement.Statement
 
-// Words returns the three values in the registry's order.
-func (s Statement) Words() [3]*big.Int {
+// words returns the three values of s in the registry's order.
+func words(s Statement) [3]*big.Int {
 	return [3]*big.Int{s.ModelID, s.InputDigest, s.OutputDigest}
 }
 
-// Validate checks that every value is set and reduced modulo r.
-func (s Statement) Validate() error {
+// ValidateStatement checks that every value of s is set and reduced
+// modulo r.
+func ValidateStatement(s Statement) error {
 	names := [3]string{"model id", "input digest", "output digest"}
-	for i, word := range s.Words() {
+	for i, word := range words(s) {
 		if err := checkField(names[i], word); err != nil {
 			return err
 		}
@@ -39,32 +39,33 @@ func (s Statement) Validate() error {
 	return nil
 }
 
-// Key returns the registry's key for the statement: the full SHA-256 of
-// abi.encode(modelId, inputDigest, outputDigest), whose low 253 bits are
-// the statement digest.
-func (s Statement) Key() (common.Hash, error) {
-	if err := s.Validate(); err != nil {
+// StatementKey returns the registry's key for the statement: the full
+// SHA-256 of abi.encode(modelId, inputDigest, outputDigest), whose low 253
+// bits are the statement digest.
+func StatementKey(s Statement) (common.Hash, error) {
+	if err := ValidateStatement(s); err != nil {
 		return common.Hash{}, err
 	}
 	var encoded [statement.DigestInputSize]byte
-	for i, word := range s.Words() {
+	for i, word := range words(s) {
 		word.FillBytes(encoded[32*i : 32*(i+1)])
 	}
 	return sha256Hash(encoded[:]), nil
 }
 
-// Digest returns the statement digest, the proof's one public input:
-// statement.Digest, which is uint256(Key) & (2²⁵³ − 1).
-func (s Statement) Digest() (*big.Int, error) {
-	if err := s.Validate(); err != nil {
+// statementDigest returns the statement digest, the proof's one public
+// input, after checking the statement (statement.Digest, which is
+// uint256(StatementKey) & (2²⁵³ − 1)).
+func statementDigest(s Statement) (*big.Int, error) {
+	if err := ValidateStatement(s); err != nil {
 		return nil, err
 	}
-	return statement.Digest(s.ModelID, s.InputDigest, s.OutputDigest)
+	return s.Digest()
 }
 
 // PublicInputs returns the verifier's public inputs for the statement.
-func (s Statement) PublicInputs() ([NbPublicInputs]*big.Int, error) {
-	digest, err := s.Digest()
+func PublicInputs(s Statement) ([NbPublicInputs]*big.Int, error) {
+	digest, err := statementDigest(s)
 	if err != nil {
 		return [NbPublicInputs]*big.Int{}, err
 	}
@@ -82,7 +83,7 @@ func CheckWitness(public witness.Witness, s Statement) error {
 	if len(vector) != NbPublicInputs {
 		return fmt.Errorf("solidity: public witness has %d values, want %d", len(vector), NbPublicInputs)
 	}
-	digest, err := s.Digest()
+	digest, err := statementDigest(s)
 	if err != nil {
 		return err
 	}
@@ -130,7 +131,7 @@ func PackSubmit(proof groth16.Proof, statement Statement) ([]byte, error) {
 
 // packSubmitBytes packs submit's calldata from an encoded proof.
 func packSubmitBytes(proof []byte, statement Statement) ([]byte, error) {
-	if err := statement.Validate(); err != nil {
+	if err := ValidateStatement(statement); err != nil {
 		return nil, err
 	}
 	data, err := registryABI.Pack("submit", proof, statement.ModelID, statement.InputDigest, statement.OutputDigest)
@@ -147,7 +148,7 @@ func PackVerifyProof(proof groth16.Proof, statement Statement) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := statement.PublicInputs()
+	inputs, err := PublicInputs(statement)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@
 // # Protocol
 //
 // Session set-up: the client fetches GET /v1/info, refuses a server whose
-// model id (statement.ModelID of the quantized model) differs from the id
+// model id (model.Model.ID of the quantized model) differs from the id
 // of the weights it holds, creates a CKKS secret key, and sends only the
 // Galois (rotation) keys of [Layout.GaloisElements] in POST /v1/sessions.
 // The secret key never leaves the client; no public encryption key or

@@ -18,7 +18,6 @@ import (
 	"github.com/tuneinsight/lattigo/v5/core/rlwe"
 
 	"github.com/veriformer/veriformer/model"
-	"github.com/veriformer/veriformer/statement"
 )
 
 // ServerConfig configures a [Server].
@@ -138,7 +137,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	return s, nil
 }
 
-func modelIDHex(m *model.Model) string { return fmt.Sprintf("%064x", statement.ModelID(m)) }
+func modelIDHex(m *model.Model) string { return fmt.Sprintf("%064x", m.ID()) }
 
 // Handler returns the HTTP handler.
 func (s *Server) Handler() http.Handler {

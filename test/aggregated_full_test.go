@@ -84,7 +84,7 @@ func runAggregatedFull(t *testing.T, opts pipeline.AggregatedOptions) {
 		t.Fatal(err)
 	}
 	defer sim.Close()
-	honest := pipeline.SolidityStatement(rep.Statement)
+	honest := rep.Statement
 	dep, err := chain.DeployVerifierAndRegistry(ctx, rep.Contracts, honest.ModelID)
 	if err != nil {
 		t.Fatal(err)

@@ -75,7 +75,7 @@ func runDirect(t *testing.T, m *model.Model) {
 		t.Errorf("plan %+v, the run's circuit has %d constraints", plan, rep.Constraints)
 	}
 	// Both templates against the same proof.
-	st := pipeline.SolidityStatement(rep.Statement)
+	st := rep.Statement
 	for _, contracts := range []*solidity.Contracts{rep.Contracts, rep.OtherContracts} {
 		checkOnChain(ctx, t, contracts, rep.Proof, st)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/veriformer/veriformer/cmd/internal/flags"
 	"github.com/veriformer/veriformer/pipeline"
-	"github.com/veriformer/veriformer/statement"
 )
 
 // circuitFlags name the circuit a ceremony is for: a kind and, for the
@@ -124,6 +123,6 @@ func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSys
 		if err != nil {
 			return nil, "", err
 		}
-		return ccs, fmt.Sprintf("%s of model %#x for %d+%d tokens", c.Name, statement.ModelID(m), *f.lengths.PromptTokens, *f.lengths.Tokens), nil
+		return ccs, fmt.Sprintf("%s of model %#x for %d+%d tokens", c.Name, m.ID(), *f.lengths.PromptTokens, *f.lengths.Tokens), nil
 	}
 }

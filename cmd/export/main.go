@@ -25,7 +25,6 @@ import (
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/solidity"
-	"github.com/veriformer/veriformer/statement"
 )
 
 var (
@@ -88,7 +87,7 @@ func run(ctx context.Context) error {
 		if keys, err = pipeline.VerifyingKeyDirect(m, promptLen, outputLen, *keyFlags.Cache, opts...); err != nil {
 			return err
 		}
-		id = statement.ModelID(m)
+		id = m.ID()
 		fmt.Printf("circuit of %d R1CS constraints\n", keys.CCS.GetNbConstraints())
 	case pipeline.Aggregated:
 		fmt.Printf("setting up or loading the keys of the aggregated design for %d prompt and %d generated tokens …\n", promptLen, outputLen)

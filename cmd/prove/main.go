@@ -168,7 +168,7 @@ func run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		receipt, err := solidity.SubmitRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, pipeline.SolidityStatement(rep.Statement))
+		receipt, err := solidity.SubmitRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, rep.Statement)
 		if err != nil {
 			return fmt.Errorf("submit: %w", err)
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
-	"github.com/veriformer/veriformer/statement"
 )
 
 // writeLlamaDir writes a small Llama-family model with a sentencepiece-
@@ -112,7 +111,7 @@ func TestEncodePromptBOS(t *testing.T) {
 	if auto.Tokenizer.BOS != 1 || off.Tokenizer.BOS != tokenizer.NoBOS {
 		t.Fatalf("loaded BOS %d and %d, want 1 and none", auto.Tokenizer.BOS, off.Tokenizer.BOS)
 	}
-	if statement.ModelID(auto).Cmp(statement.ModelID(off)) == 0 {
+	if auto.ID().Cmp(off.ID()) == 0 {
 		t.Error("the BOS rule does not change the model id")
 	}
 	// Without add_bos_token and without a template, no BOS (GPT-2's

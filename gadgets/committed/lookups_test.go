@@ -140,7 +140,7 @@ func newLookupsRun(opts ...native.Option) (*lookupsRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := statement.New[fr.Element](m, prompt, gen.Tokens)
+	st, err := statement.Of[fr.Element](m.ID(), prompt, gen.Tokens)
 	if err != nil {
 		return nil, err
 	}

@@ -114,7 +114,7 @@ func newSegmentRun(name string, seg inference.Segment, opts ...native.Option) (*
 	if err != nil {
 		return nil, err
 	}
-	if r.st, err = statement.New[fr.Element](m, prompt, gen.Tokens); err != nil {
+	if r.st, err = statement.Of[fr.Element](m.ID(), prompt, gen.Tokens); err != nil {
 		return nil, err
 	}
 	srsOnce.Do(func() { srs, srsErr = pcs.NewDevelopmentSRS(1<<18, log.New(io.Discard, "", 0)) })

@@ -100,7 +100,7 @@ func newFixture(t testing.TB, m *model.Model, rows int) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := statement.New[fr.Element](m, prompt, gen.Tokens)
+	st, err := statement.Of[fr.Element](m.ID(), prompt, gen.Tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
