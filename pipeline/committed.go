@@ -22,7 +22,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
-	gcommitted "github.com/veriformer/veriformer/gadgets/committed"
+	"github.com/veriformer/veriformer/circuits"
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/inference/committed"
@@ -63,7 +63,7 @@ func (r *runner) compileCommittedSegment(dir string, m *model.Model, id *big.Int
 	// chunks of the LM head from those of the same blocks with it.
 	name := fmt.Sprintf("committed segment\nmodel %x\nsegment %v\nprompt %d, output %d", id, s.Segment, len(s.Pass.Prompt), len(s.Pass.Output))
 	return r.compileCached(dir, name, ecc.BLS12_377, what, func() (constraint.ConstraintSystem, error) {
-		placeholder, err := gcommitted.NewSegment(m, s)
+		placeholder, err := circuits.NewCommitted(m, s)
 		if err != nil {
 			return nil, err
 		}
@@ -292,7 +292,7 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pr
 	if err := r.stage("segment groth16 proofs", func() (string, error) {
 		for k := range segs {
 			start := time.Now()
-			assignment := gcommitted.AssignSegment(m, shapes[k], st, natives[k], checks[k])
+			assignment := circuits.AssignCommitted(m, shapes[k], st, natives[k], checks[k])
 			w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
 			if err != nil {
 				return "", err

@@ -25,7 +25,7 @@ import (
 )
 
 // SegmentShape is what the committed aggregator must know of one
-// committed segment circuit (gadgets/committed.Segment) at compile time:
+// committed segment circuit (circuits.Committed) at compile time:
 // its Groth16 proof's Pedersen commitments (0 or 1, none on a public
 // input), the numbers of its proof's own PCS commitments (every
 // committed part: the tensors' parts come first) and of the model's

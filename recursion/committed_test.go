@@ -18,7 +18,7 @@ import (
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/std/algebra/native/sw_bls12377"
 
-	gcommitted "github.com/veriformer/veriformer/gadgets/committed"
+	"github.com/veriformer/veriformer/circuits"
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/inference/committed"
@@ -90,7 +90,7 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 		if shapes[i], err = committed.NewShape(view, seg, pass); err != nil {
 			t.Fatal(err)
 		}
-		ph, err := gcommitted.NewSegment(m, shapes[i])
+		ph, err := circuits.NewCommitted(m, shapes[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 			if err != nil {
 				t.Fatal(err)
 			}
-			assignment := gcommitted.AssignSegment(m, shapes[i], st, proof, check)
+			assignment := circuits.AssignCommitted(m, shapes[i], st, proof, check)
 			w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
 			if err != nil {
 				t.Fatal(err)

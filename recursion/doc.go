@@ -6,7 +6,7 @@
 //
 // # Curve chain
 //
-//	segments     BLS12-377 Groth16 (gadgets/committed.Segment), public: the statement, the digests of
+//	segments     BLS12-377 Groth16 (circuits.Committed), public: the statement, the digests of
 //	   │          their opening's points and the scalars of its pairing check ([SegmentShape.NbPublic])
 //	   │          verified natively: BLS12-377 Fp = BW6-761 Fr
 //	   ▼

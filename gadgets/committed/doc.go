@@ -1,10 +1,11 @@
 // Package committed verifies the committed segment proof of package
 // inference/committed in a BLS12-377 circuit, where its scalars are
-// native: the segment circuits of the committed shape.
+// native: the gadgets of the aggregated design's segment circuit
+// (circuits.Committed).
 //
-// # The segment circuit
+// # The segment's check
 //
-// [Segment] verifies one segment's proof of a model: the whole field part
+// [VerifySegment] verifies one segment's proof of a model: the whole field part
 // of the native verifier (inference/committed Shape.VerifyField), step by
 // step, each step the twin of the native one and tested on the same
 // proofs ([Verify]):

@@ -67,7 +67,7 @@ func TestGPT2SmallSegments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ph, err := NewSegment(m, s)
+		ph, err := newSegmentCircuit(m, s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 // loops build a witness per changed value.
 func TestHiddenFields(t *testing.T) {
 	schemacheck.Check(t,
-		Segment{},
+		segmentCircuit{},
 		lookupsCircuit{}, requantCircuit{}, projectionsCircuit{}, factorsCircuit{},
 		normsCircuit{}, normClaimsCircuit{}, softmaxCircuit{}, residualsCircuit{},
 		argmaxCircuit{}, tokenCircuit{},

@@ -47,7 +47,7 @@ type Proof struct {
 
 // OpeningProof is the field part of the batch opening that the proof
 // carries: the batching sum-check and the evaluation triples (the
-// digests of its points are public inputs of [Segment]).
+// digests of its points are public inputs, [Publics]).
 type OpeningProof struct {
 	SumCheck    gsumcheck.Proof
 	Evaluations [][3]frontend.Variable
@@ -134,113 +134,81 @@ type Publics struct {
 	Chosen      []frontend.Variable
 }
 
-// Segment is the committed segment circuit: it verifies one segment's
-// proof of model m, the field part of its verifier entirely
-// ([Verify]), with the model's weights as constants. The pass's tokens are private inputs bound to the
-// statement's digests; the circuit is fixed by the model, the segment
-// and the pass's prompt and output lengths.
-type Segment struct {
-	Publics Publics `gnark:",public"`
-	Prompt  []frontend.Variable
-	Output  []frontend.Variable
-	Proof   Proof
-
-	// Not circuit variables: tagged so that gnark's schema walk (at
-	// every compile and witness) does not visit them. Without the tag it
-	// walks every weight of the model, 124M of them for GPT-2 small,
-	// which cost 50 s per witness.
-	shape *native.Shape `gnark:"-"`
-	model *model.Model  `gnark:"-"`
-	// open leaves the scalars unchecked, so that only the steps' own
-	// assertions reject (tests).
-	open bool `gnark:"-"`
-}
-
-// NewSegment returns the placeholder of the segment circuit of shape s
-// (native NewShape) for model m.
-func NewSegment(m *model.Model, s *native.Shape) (*Segment, error) {
+// PlaceholderPublics returns the public inputs of the segment circuit of
+// shape s, sized, to compile.
+func PlaceholderPublics(s *native.Shape) (Publics, error) {
 	p, err := PlaceholderProof(s)
 	if err != nil {
-		return nil, err
+		return Publics{}, err
 	}
-	nbFixed := s.NbTableParts()
 	n := len(p.Opening.Evaluations)
 	var chosen []frontend.Variable
 	if s.Segment.Chunk() {
 		chosen = make([]frontend.Variable, len(s.Pass.Output))
 	}
-	return &Segment{
-		Publics: Publics{
-			Commitments: make([]frontend.Variable, s.NbParts()+nbFixed),
-			Folds:       make([]frontend.Variable, max(n-1, 0)),
-			Chosen:      chosen,
-		},
-		Prompt: make([]frontend.Variable, len(s.Pass.Prompt)),
-		Output: make([]frontend.Variable, len(s.Pass.Output)),
-		Proof:  p,
-		shape:  s, model: m,
+	return Publics{
+		Commitments: make([]frontend.Variable, s.NbParts()+s.NbTableParts()),
+		Folds:       make([]frontend.Variable, max(n-1, 0)),
+		Chosen:      chosen,
 	}, nil
 }
 
-// AssignSegment returns the assignment of the segment circuit for a
-// native proof of the statement st and the scalars of its opening's
-// check (native Shape.VerifyField).
-func AssignSegment(m *model.Model, s *native.Shape, st statement.Statement, proof *native.Proof, check *pcs.GroupCheck) *Segment {
+// ValueOfPublics returns the public inputs of the segment circuit for a
+// native proof of the statement st and the scalars of its opening's check
+// (native Shape.VerifyField).
+func ValueOfPublics(s *native.Shape, st statement.Statement, proof *native.Proof, check *pcs.GroupCheck) Publics {
 	stmt := statement.Elements[fr.Element](st)
 	d := pcs.Digest(proof.Commitments())
 	md := pcs.Digest(proof.Multiplicities)
 	bp := gpcs.ValueOfBatchProof(proof.Opening)
-	a := &Segment{
-		Publics: Publics{
-			Digest: field.BigInt(&d), MDigest: field.BigInt(&md),
-			FoldDigest:  bp.FoldDigest,
-			Commitments: gpoly.ValuesOf(check.Commitments),
-			Folds:       gpoly.ValuesOf(check.Folds),
-			Quotient:    [2]frontend.Variable(gpoly.ValuesOf(check.Quotient[:])),
-			Generator:   [3]frontend.Variable(gpoly.ValuesOf(check.Generator[:])),
-		},
-		Proof: ValueOfProof(proof),
-		shape: s, model: m,
+	p := Publics{
+		Digest: field.BigInt(&d), MDigest: field.BigInt(&md),
+		FoldDigest:  bp.FoldDigest,
+		Commitments: gpoly.ValuesOf(check.Commitments),
+		Folds:       gpoly.ValuesOf(check.Folds),
+		Quotient:    [2]frontend.Variable(gpoly.ValuesOf(check.Quotient[:])),
+		Generator:   [3]frontend.Variable(gpoly.ValuesOf(check.Generator[:])),
 	}
 	if s.Segment.Chunk() && proof.Argmax != nil {
-		a.Publics.Chosen = gpoly.ValuesOf(proof.Argmax.Chosen)
+		p.Chosen = gpoly.ValuesOf(proof.Argmax.Chosen)
 	}
 	for i := range stmt {
-		a.Publics.Statement[i] = field.BigInt(&stmt[i])
+		p.Statement[i] = field.BigInt(&stmt[i])
 	}
-	for _, tok := range s.Pass.Prompt {
-		a.Prompt = append(a.Prompt, tok)
-	}
-	for _, tok := range s.Pass.Output {
-		a.Output = append(a.Output, tok)
-	}
-	return a
+	return p
 }
 
-// Define verifies the segment: the tokens against the statement's
-// digests, then [Verify], its pairing-check scalars equal to the public
-// ones. The model id is not checked here: it seeds the transcript, and
-// the aggregator derives it from the segments' verifying keys (package
-// recursion), which fix the model since its weights are constants of
-// the circuits.
-func (c *Segment) Define(api frontend.API) error {
-	s := c.shape
-	in, err := gstatement.TokensDigest(api, c.Prompt)
+// Tokens returns tokens as circuit values.
+func Tokens(tokens []int) []frontend.Variable {
+	out := make([]frontend.Variable, len(tokens))
+	for i, tok := range tokens {
+		out[i] = tok
+	}
+	return out
+}
+
+// VerifySegment is the whole segment circuit's check, for a segment of
+// shape s of model m: the tokens against the statement's digests
+// (gadgets/statement.TokensDigest), then [Verify], then its pairing-check
+// scalars equal to the public ones (and a chunk's chosen logits to its
+// public ones). The model id is not checked here: it seeds the
+// transcript, and the aggregator derives it from the segments' verifying
+// keys (package recursion), which fix the model since its weights are
+// constants of the circuits.
+func VerifySegment(api frontend.API, m *model.Model, s *native.Shape, pub Publics, prompt, output []frontend.Variable, p Proof) error {
+	in, err := gstatement.TokensDigest(api, prompt)
 	if err != nil {
 		return err
 	}
-	api.AssertIsEqual(c.Publics.Statement[1], in)
-	out, err := gstatement.TokensDigest(api, c.Output)
+	api.AssertIsEqual(pub.Statement[1], in)
+	out, err := gstatement.TokensDigest(api, output)
 	if err != nil {
 		return err
 	}
-	api.AssertIsEqual(c.Publics.Statement[2], out)
-	check, err := Verify(api, c.model, s, c.Publics.Statement[:], c.Prompt, c.Output, c.Publics.Digest, c.Publics.MDigest, c.Publics.FoldDigest, c.Proof)
+	api.AssertIsEqual(pub.Statement[2], out)
+	check, err := Verify(api, m, s, pub.Statement[:], prompt, output, pub.Digest, pub.MDigest, pub.FoldDigest, p)
 	if err != nil {
 		return err
-	}
-	if c.open {
-		return nil
 	}
 	assertAll := func(got, want []frontend.Variable) error {
 		if len(got) != len(want) {
@@ -251,24 +219,24 @@ func (c *Segment) Define(api frontend.API) error {
 		}
 		return nil
 	}
-	if err := assertAll(check.Commitments, c.Publics.Commitments); err != nil {
+	if err := assertAll(check.Commitments, pub.Commitments); err != nil {
 		return err
 	}
-	if err := assertAll(check.Folds, c.Publics.Folds); err != nil {
+	if err := assertAll(check.Folds, pub.Folds); err != nil {
 		return err
 	}
-	if err := assertAll(check.Quotient[:], c.Publics.Quotient[:]); err != nil {
+	if err := assertAll(check.Quotient[:], pub.Quotient[:]); err != nil {
 		return err
 	}
 	if s.Segment.Chunk() {
-		if len(c.Proof.Argmax) != 1 {
+		if len(p.Argmax) != 1 {
 			return fmt.Errorf("committed: a chunk without its argmax proof")
 		}
-		if err := assertAll(c.Proof.Argmax[0].Chosen, c.Publics.Chosen); err != nil {
+		if err := assertAll(p.Argmax[0].Chosen, pub.Chosen); err != nil {
 			return err
 		}
 	}
-	return assertAll(check.Generator[:], c.Publics.Generator[:])
+	return assertAll(check.Generator[:], pub.Generator[:])
 }
 
 // Verify is native Shape.VerifyField in circuit: the segment's verifier

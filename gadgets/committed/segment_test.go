@@ -19,21 +19,59 @@ import (
 	"github.com/veriformer/veriformer/pcs"
 )
 
+// segmentCircuit is the segment circuit (circuits.Committed) as the
+// tests build it here, with VerifySegment: with open set it checks the
+// steps alone ([Verify]), not the scalars, so that only the steps' own
+// assertions reject.
+type segmentCircuit struct {
+	Publics Publics `gnark:",public"`
+	Prompt  []frontend.Variable
+	Output  []frontend.Variable
+	Proof   Proof
+
+	shape *native.Shape `gnark:"-"`
+	model *model.Model  `gnark:"-"`
+	open  bool          `gnark:"-"`
+}
+
+func (c *segmentCircuit) Define(api frontend.API) error {
+	if c.open {
+		_, err := Verify(api, c.model, c.shape, c.Publics.Statement[:], c.Prompt, c.Output, c.Publics.Digest, c.Publics.MDigest, c.Publics.FoldDigest, c.Proof)
+		return err
+	}
+	return VerifySegment(api, c.model, c.shape, c.Publics, c.Prompt, c.Output, c.Proof)
+}
+
+// newSegmentCircuit returns the placeholder of the segment circuit of
+// shape s for model m.
+func newSegmentCircuit(m *model.Model, s *native.Shape) (*segmentCircuit, error) {
+	pub, err := PlaceholderPublics(s)
+	if err != nil {
+		return nil, err
+	}
+	p, err := PlaceholderProof(s)
+	if err != nil {
+		return nil, err
+	}
+	return &segmentCircuit{Publics: pub, Prompt: make([]frontend.Variable, len(s.Pass.Prompt)), Output: make([]frontend.Variable, len(s.Pass.Output)), Proof: p, shape: s, model: m}, nil
+}
+
 // segmentCircuits returns the placeholder and the assignment of the
 // segment circuit for the run's proof as it is now, with the publics of
 // check (nil: the honest proof's).
-func (r *segmentRun) segmentCircuits(check *pcs.GroupCheck) (*Segment, *Segment, error) {
+func (r *segmentRun) segmentCircuits(check *pcs.GroupCheck) (*segmentCircuit, *segmentCircuit, error) {
 	if check == nil {
 		var err error
 		if check, _, err = r.shape.VerifyField(r.m, r.st, r.proof); err != nil {
 			return nil, nil, err
 		}
 	}
-	ph, err := NewSegment(r.m, r.shape)
+	ph, err := newSegmentCircuit(r.m, r.shape)
 	if err != nil {
 		return nil, nil, err
 	}
-	return ph, AssignSegment(r.m, r.shape, r.st, r.proof, check), nil
+	as := &segmentCircuit{Publics: ValueOfPublics(r.shape, r.st, r.proof, check), Prompt: Tokens(r.pass.Prompt), Output: Tokens(r.pass.Output), Proof: ValueOfProof(r.proof), shape: r.shape, model: r.m}
+	return ph, as, nil
 }
 
 // proofTampers lists values of every kind of a native proof: the first
@@ -283,7 +321,7 @@ type variableTamper struct {
 // publicTampers lists every public input of a segment assignment but
 // the scalars' middle entries (the first and last of each list), and
 // the first prompt and output tokens, which the statement binds.
-func publicTampers(a *Segment) []variableTamper {
+func publicTampers(a *segmentCircuit) []variableTamper {
 	p := &a.Publics
 	out := []variableTamper{
 		{"Statement[0]", &p.Statement[0]}, {"Statement[1]", &p.Statement[1]}, {"Statement[2]", &p.Statement[2]},

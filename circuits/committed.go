@@ -1,0 +1,72 @@
+package circuits
+
+import (
+	"github.com/consensys/gnark/frontend"
+
+	gcommitted "github.com/veriformer/veriformer/gadgets/committed"
+	native "github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/statement"
+)
+
+// Committed is the aggregated design's segment circuit, over BLS12-377: it
+// verifies one segment's committed proof of model m, the field part of
+// its verifier entirely (gadgets/committed.VerifySegment), with the
+// model's weights as constants. The pass's tokens are private inputs
+// bound to the statement's digests; the public inputs are
+// gadgets/committed.Publics, which the aggregator (package recursion)
+// verifies the circuit's proofs on. The circuit is fixed by the model,
+// the segment and the pass's prompt and output lengths (its shape,
+// native NewShape).
+type Committed struct {
+	Publics gcommitted.Publics `gnark:",public"`
+	Prompt  []frontend.Variable
+	Output  []frontend.Variable
+	Proof   gcommitted.Proof
+
+	// Not circuit variables: tagged so that gnark's schema walk (at
+	// every compile and witness) does not visit them. Without the tag it
+	// walks every weight of the model, 124M of them for GPT-2 small,
+	// which cost 50 s per witness.
+	shape *native.Shape `gnark:"-"`
+	model *model.Model  `gnark:"-"`
+}
+
+// NewCommitted returns the placeholder of the segment circuit of shape s
+// for model m.
+func NewCommitted(m *model.Model, s *native.Shape) (*Committed, error) {
+	pub, err := gcommitted.PlaceholderPublics(s)
+	if err != nil {
+		return nil, err
+	}
+	p, err := gcommitted.PlaceholderProof(s)
+	if err != nil {
+		return nil, err
+	}
+	return &Committed{
+		Publics: pub,
+		Prompt:  make([]frontend.Variable, len(s.Pass.Prompt)),
+		Output:  make([]frontend.Variable, len(s.Pass.Output)),
+		Proof:   p,
+		shape:   s, model: m,
+	}, nil
+}
+
+// AssignCommitted returns the assignment of the segment circuit of shape
+// s for a native proof of the statement st and the scalars of its
+// opening's check (native Shape.VerifyField).
+func AssignCommitted(m *model.Model, s *native.Shape, st statement.Statement, proof *native.Proof, check *pcs.GroupCheck) *Committed {
+	return &Committed{
+		Publics: gcommitted.ValueOfPublics(s, st, proof, check),
+		Prompt:  gcommitted.Tokens(s.Pass.Prompt),
+		Output:  gcommitted.Tokens(s.Pass.Output),
+		Proof:   gcommitted.ValueOfProof(proof),
+		shape:   s, model: m,
+	}
+}
+
+// Define implements frontend.Circuit.
+func (c *Committed) Define(api frontend.API) error {
+	return gcommitted.VerifySegment(api, c.model, c.shape, c.Publics, c.Prompt, c.Output, c.Proof)
+}
