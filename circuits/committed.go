@@ -4,6 +4,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 
 	gcommitted "github.com/veriformer/veriformer/gadgets/committed"
+	gpoly "github.com/veriformer/veriformer/gadgets/poly"
 	native "github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
@@ -59,8 +60,8 @@ func NewCommitted(m *model.Model, s *native.Shape) (*Committed, error) {
 func AssignCommitted(m *model.Model, s *native.Shape, st statement.Statement, proof *native.Proof, check *pcs.GroupCheck) *Committed {
 	return &Committed{
 		Publics: gcommitted.ValueOfPublics(s, st, proof, check),
-		Prompt:  gcommitted.Tokens(s.Pass.Prompt),
-		Output:  gcommitted.Tokens(s.Pass.Output),
+		Prompt:  gpoly.Ints(s.Pass.Prompt),
+		Output:  gpoly.Ints(s.Pass.Output),
 		Proof:   gcommitted.ValueOfProof(proof),
 		shape:   s, model: m,
 	}

@@ -125,22 +125,6 @@ func layerAssignment[E field.Scalar](lp *inference.LayerProof[E]) (LayerProof, e
 	}, nil
 }
 
-func ints(xs []int) []frontend.Variable {
-	out := make([]frontend.Variable, len(xs))
-	for i, x := range xs {
-		out[i] = x
-	}
-	return out
-}
-
-func int64s(xs []int64) []frontend.Variable {
-	out := make([]frontend.Variable, len(xs))
-	for i, x := range xs {
-		out[i] = x
-	}
-	return out
-}
-
 // Assign returns the witness of a native BN254 proof for the statement.
 func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inference.Proof[bn254fr.Element]) (*Direct, error) {
 	if len(prompt) != l.PromptLen || len(output) != l.OutputLen {
@@ -153,7 +137,7 @@ func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inf
 	if err != nil {
 		return nil, err
 	}
-	c.Prompt, c.Output = ints(prompt), ints(output)
+	c.Prompt, c.Output = gpoly.Ints(prompt), gpoly.Ints(output)
 	want := inference.Tensors(l.shape)
 	if len(proof.Tensors) != len(want) {
 		return nil, fmt.Errorf("circuits: proof opens %d tensors, the layout %d", len(proof.Tensors), len(want))
@@ -162,7 +146,7 @@ func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inf
 		if len(t) != len(want[i]) {
 			return nil, fmt.Errorf("circuits: opened tensor %d has %d values, want %d", i, len(t), len(want[i]))
 		}
-		c.Tensors = append(c.Tensors, int64s(t))
+		c.Tensors = append(c.Tensors, gpoly.Ints(t))
 	}
 	for i := range proof.Layers {
 		lp, err := layerAssignment(&proof.Layers[i])

@@ -178,15 +178,6 @@ func ValueOfPublics(s *native.Shape, st statement.Statement, proof *native.Proof
 	return p
 }
 
-// Tokens returns tokens as circuit values.
-func Tokens(tokens []int) []frontend.Variable {
-	out := make([]frontend.Variable, len(tokens))
-	for i, tok := range tokens {
-		out[i] = tok
-	}
-	return out
-}
-
 // VerifySegment is the whole segment circuit's check, for a segment of
 // shape s of model m: the tokens against the statement's digests
 // (gadgets/statement.TokensDigest), then [Verify], then its pairing-check

@@ -11,6 +11,7 @@ import (
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/test"
 
+	"github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/inference"
 	native "github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/internal/snapshot"
@@ -70,7 +71,7 @@ func (r *segmentRun) segmentCircuits(check *pcs.GroupCheck) (*segmentCircuit, *s
 	if err != nil {
 		return nil, nil, err
 	}
-	as := &segmentCircuit{Publics: ValueOfPublics(r.shape, r.st, r.proof, check), Prompt: Tokens(r.pass.Prompt), Output: Tokens(r.pass.Output), Proof: ValueOfProof(r.proof), shape: r.shape, model: r.m}
+	as := &segmentCircuit{Publics: ValueOfPublics(r.shape, r.st, r.proof, check), Prompt: poly.Ints(r.pass.Prompt), Output: poly.Ints(r.pass.Output), Proof: ValueOfProof(r.proof), shape: r.shape, model: r.m}
 	return ph, as, nil
 }
 

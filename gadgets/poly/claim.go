@@ -22,6 +22,15 @@ func ValuesOf[E field.Scalar](xs []E) []frontend.Variable {
 	return out
 }
 
+// Ints converts integers (tokens, tensor values) to witness values.
+func Ints[T ~int | ~int64](xs []T) []frontend.Variable {
+	out := make([]frontend.Variable, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
 // ValueOfClaim returns the assignment of a native claim.
 func ValueOfClaim[E field.Scalar](c *native.Claim[E]) Claim {
 	return Claim{Point: ValuesOf(c.Point), Value: field.BigInt(&c.Value)}
