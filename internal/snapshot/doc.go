@@ -1,6 +1,7 @@
 // Package snapshot compares values computed by a test with a file committed
 // under testdata, the regression snapshots of the gadget packages (constraint
-// counts per circuit shape, one CSV row per shape).
+// counts per circuit shape, one CSV row per shape). Only tests import it;
+// it is off the product path.
 //
 // # Usage
 //
