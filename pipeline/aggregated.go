@@ -3,12 +3,17 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"math/big"
 
 	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/constraint"
 
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/statement"
 )
 
@@ -139,4 +144,223 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 		}
 	}
 	return rep, nil
+}
+
+// AggregatedKeys are the keys of the aggregated design for one model, one
+// pair of prompt and output lengths and one cut into segments.
+type AggregatedKeys struct {
+	// Catalog lists the circuits the keys are of; Segments is its cut.
+	Catalog  *Catalog
+	Segments []inference.Segment
+	// Segment holds the BLS12-377 keys of each segment circuit.
+	Segment []*setup.Keys
+
+	// SRS is the KZG SRS; Committed the native verifying key (the
+	// model's table commitments); Shapes what the aggregator knows of
+	// each segment circuit; Tables the table commitments each segment's
+	// opening reads.
+	SRS       *pcs.SRS
+	Committed *committed.VerifyingKey
+	Shapes    []recursion.SegmentShape
+	Tables    [][]pcs.Commitment
+
+	// ModelID is the aggregator's model id (recursion.ModelID of the
+	// segment keys and Tables); FinalModelID the one the wrapper exposes
+	// on-chain (recursion.FinalModelID), the id a registry requires.
+	ModelID, FinalModelID *big.Int
+	// Aggregator holds the BW6-761 keys; Wrapper the BN254 keys (nil
+	// unless they were asked for).
+	Aggregator, Wrapper *setup.Keys
+	// Constraint counts: all segment circuits together, the aggregator,
+	// the wrapper (0 when its keys were not asked for).
+	SegmentConstraints, AggregatorConstraints, WrapperConstraints int
+
+	// reload reads again the compiled circuit of a key set whose CCS was
+	// dropped after its key stage ([AggregatedKeys.drop]).
+	reload map[*setup.Keys]func() (constraint.ConstraintSystem, error)
+}
+
+// drop releases the compiled circuit of keys, which reload reads again
+// (from the circuit cache) when the circuit is proven. A committed run
+// holds no circuit between its stages: GPT-2 small's eight take gigabytes
+// that its native prover and the wrapper's compile need.
+func (k *AggregatedKeys) drop(keys *setup.Keys, reload func() (constraint.ConstraintSystem, error)) {
+	if k.reload == nil {
+		k.reload = make(map[*setup.Keys]func() (constraint.ConstraintSystem, error))
+	}
+	k.reload[keys] = reload
+	keys.CCS = nil
+}
+
+// circuit returns the compiled circuit of keys, read again if it was
+// dropped. A circuit read again is not hashed against the keys' manifest
+// (seconds for a large one): a proof made with a circuit that is not the
+// keys' fails the verification that follows every proof of a run.
+func (k *AggregatedKeys) circuit(keys *setup.Keys) (constraint.ConstraintSystem, error) {
+	if keys.CCS != nil {
+		return keys.CCS, nil
+	}
+	reload, ok := k.reload[keys]
+	if !ok {
+		return nil, fmt.Errorf("pipeline: a circuit was dropped and cannot be read again")
+	}
+	return reload()
+}
+
+// VerifyingKeysAggregated compiles the circuits of the aggregated design
+// of opts.Model for the given prompt and output lengths — the wrapper's
+// only with opts.Wrap — and returns what an exporter needs: the verifying
+// keys, the model ids and the wrapper's circuit (the other circuits are
+// dropped after their key stage, Keys.CCS nil). Cached proving keys are
+// not read (the wrapper's is 3.6 GB), so every Keys.PK is nil; a circuit
+// without cached keys is set up (development only) and both its keys
+// stored. Progress goes to opts.Log.
+func VerifyingKeysAggregated(opts AggregatedOptions, promptLen, outputLen int) (*AggregatedKeys, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	r := &runner{opts: &opts.Options, report: &Report{}, keepWrapper: true}
+	return r.setupAggregated(&opts, promptLen, outputLen)
+}
+
+// segmentVKs lists the segments' verifying keys, in segment order.
+func (k *AggregatedKeys) segmentVKs() []groth16.VerifyingKey {
+	vks := make([]groth16.VerifyingKey, len(k.Segment))
+	for i, keys := range k.Segment {
+		vks[i] = keys.VK
+	}
+	return vks
+}
+
+// keyOptions are the options of every key load of a run: its log, and the
+// kind of keys it accepts.
+func (r *runner) keyOptions() []setup.Option {
+	opts := []setup.Option{setup.WithLog(r.opts.Log)}
+	if r.opts.KeyKind != "" {
+		opts = append(opts, setup.WithKind(r.opts.KeyKind))
+	}
+	return opts
+}
+
+// defaults fills in the model, segment size and cache directory.
+func (opts *AggregatedOptions) defaults() error {
+	if err := opts.Options.defaults(); err != nil {
+		return err
+	}
+	if opts.SegmentSize == 0 {
+		opts.SegmentSize = 1
+	}
+	if opts.SegmentSize < 0 {
+		return fmt.Errorf("pipeline: segment size %d", opts.SegmentSize)
+	}
+	if opts.NativeJobs < 0 {
+		return fmt.Errorf("pipeline: %d native jobs", opts.NativeJobs)
+	}
+	if opts.VocabChunk < 0 {
+		return fmt.Errorf("pipeline: vocabulary chunks of %d columns", opts.VocabChunk)
+	}
+	return nil
+}
+
+// setupAggregated runs the key stages of the aggregated design: the
+// segment circuits, the SRS and the model's table commitments, the
+// aggregator and (with opts.Wrap) the wrapper. Only verifying keys are
+// held: a run reads each proving key when it proves (the native prover
+// of a large model needs the memory first).
+func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen int) (*AggregatedKeys, error) {
+	cat, err := r.catalog(Aggregated, opts, promptLen, outputLen, func(size int) (*pcs.SRS, error) {
+		return r.loadSRS(opts, size)
+	})
+	if err != nil {
+		return nil, err
+	}
+	k := &AggregatedKeys{Catalog: cat, Segments: cat.Segments}
+	if err := r.setupSegments(opts, k); err != nil {
+		return nil, err
+	}
+	if err := r.setupAggregator(opts, k); err != nil {
+		return nil, err
+	}
+	return r.setupWrapper(opts, k)
+}
+
+// setupAggregator runs the aggregator's key stage and derives the final
+// model id from its key.
+func (r *runner) setupAggregator(opts *AggregatedOptions, k *AggregatedKeys) error {
+	return r.stage("aggregator keys (setup or cache)", func() (string, error) {
+		c := k.Catalog.Circuits[len(k.Segments)]
+		ccs, err := c.Compile()
+		if err != nil {
+			return "", err
+		}
+		k.AggregatorConstraints = ccs.GetNbConstraints()
+		if k.Aggregator, err = setup.LoadOrSetupVK(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
+			return "", err
+		}
+		k.drop(k.Aggregator, c.Compile)
+		if k.FinalModelID, err = recursion.FinalModelID(k.Aggregator.VK, k.ModelID); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("BW6-761, %d R1CS constraints", k.AggregatorConstraints), nil
+	})
+}
+
+// aggregatedSegments cuts the model's blocks into segments of size blocks
+// (the last one shorter), then with chunk > 0 the LM head into segments
+// of chunk vocabulary columns, at most the aggregator's arity.
+func aggregatedSegments(m *model.Model, size, chunk int) ([]inference.Segment, error) {
+	var segs []inference.Segment
+	var err error
+	if chunk > 0 {
+		segs, err = inference.ChunkedSegments(m.Config.Layers, size, m.Config.Vocab, chunk)
+	} else {
+		segs, err = inference.Segments(m.Config.Layers, size)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(segs) > recursion.MaxArity {
+		return nil, fmt.Errorf("pipeline: %d segments exceed the aggregator's arity %d (raise the segment size)", len(segs), recursion.MaxArity)
+	}
+	return segs, nil
+}
+
+// setupWrapper runs the wrapper's key stage when opts.Wrap asks for it.
+func (r *runner) setupWrapper(opts *AggregatedOptions, k *AggregatedKeys) (*AggregatedKeys, error) {
+	if !opts.Wrap {
+		return k, nil
+	}
+	if err := r.stage("wrapper keys (setup or cache)", func() (string, error) {
+		c := k.Catalog.Circuits[len(k.Segments)+1]
+		ccs, err := c.Compile()
+		if err != nil {
+			return "", err
+		}
+		k.WrapperConstraints = ccs.GetNbConstraints()
+		if k.Wrapper, err = setup.LoadOrSetupVK(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
+			return "", err
+		}
+		if !r.keepWrapper {
+			k.drop(k.Wrapper, c.Compile)
+		}
+		return fmt.Sprintf("BN254, %d R1CS constraints", k.WrapperConstraints), nil
+	}); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// provingKey returns the proving key of keys, read from the cache (and
+// checked against its manifest) when only the verifying key is held.
+func (r *runner) provingKey(keys *setup.Keys) (groth16.ProvingKey, error) {
+	if keys.PK != nil {
+		return keys.PK, nil
+	}
+	return setup.LoadProvingKey(keys, r.opts.CacheDir, r.keyOptions()...)
+}
+
+// wrapperName names the wrapper of aggregators with n Pedersen
+// commitments in the circuit cache.
+func wrapperName(n int) string {
+	return fmt.Sprintf("wrapper\naggregator commitments %d", n)
 }
