@@ -359,3 +359,12 @@ func TestTargetsCoverCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregatorNeedsSRS: production keys of an aggregator are made
+// over the SRS of a ceremony only, never over a development one.
+func TestAggregatorNeedsSRS(t *testing.T) {
+	_, err := cmd(t, "", "phase1", "new", "--dir", t.TempDir(), "--circuit", "aggregator", "--model", "micro", "--prompt-tokens", "2", "--tokens", "2")
+	if err == nil || !strings.Contains(err.Error(), "--srs") {
+		t.Fatalf("an aggregator's ceremony without --srs: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -79,10 +80,10 @@ func (f *circuitFlags) compileTarget(out io.Writer) (constraint.ConstraintSystem
 
 // compileCatalog returns the compiler of the circuit of a kind in the
 // model's catalog: the direct design's for "direct", the aggregated
-// design's otherwise (--segment picks the segment). The aggregator and
-// the wrapper hold the KZG SRS's G2 points as constants: they need the
-// SRS of --srs, the sealed phase 1 of a "--circuit srs" ceremony (or a
-// development SRS in the cache, for rehearsals).
+// design's otherwise (--segment picks the segment). The aggregator holds
+// the KZG SRS's G2 points as constants: it needs --srs, the SRS sealed by
+// a "--circuit srs" ceremony. The wrapper depends on the aggregator's
+// shape only.
 func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSystem, string, error) {
 	return func(f *circuitFlags) (constraint.ConstraintSystem, string, error) {
 		if err := f.lengths.Check(); err != nil {
@@ -90,6 +91,11 @@ func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSys
 		}
 		if err := f.cut.Check(); err != nil {
 			return nil, "", err
+		}
+		if kind == "aggregator" && *f.cut.SRS == "" {
+			// Production keys of an aggregator over a development SRS
+			// would be keys of an SRS whose τ is known.
+			return nil, "", errors.New("--circuit aggregator needs --srs FILE, the SRS sealed by a \"--circuit srs\" ceremony")
 		}
 		m, err := f.model.Load()
 		if err != nil {
