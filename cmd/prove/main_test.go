@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
+	"github.com/veriformer/veriformer/pipeline"
 )
 
 // writeLlamaDir writes a small Llama-family model with a sentencepiece-
@@ -183,6 +185,24 @@ func TestEarlyChecks(t *testing.T) {
 		*jobsFlag = jobs
 		if _, err := checkFlags(); ok != (err == nil) || !ok && !strings.Contains(err.Error(), "--native-jobs") {
 			t.Errorf("--native-jobs %d: %v", jobs, err)
+		}
+	}
+}
+
+// TestPlanJSON: every field of a plan item is in the JSON, key_kind too
+// when the keys are not cached (an empty string then).
+func TestPlanJSON(t *testing.T) {
+	var buf bytes.Buffer
+	if err := writePlanJSON(&buf, []pipeline.PlanItem{{Kind: "direct", Name: "direct circuit", Curve: "bn254", Constraints: 10, SetupEstimateS: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	var items []map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &items); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"kind", "name", "curve", "constraints", "circuit", "cached", "key_kind", "setup_estimate_s", "prove_estimate_s"} {
+		if _, ok := items[0][key]; !ok {
+			t.Errorf("the plan's JSON has no %s: %s", key, buf.String())
 		}
 	}
 }
