@@ -1,8 +1,12 @@
 // Package statement is the in-circuit twin of package statement: the
 // digest of a token sequence, computed exactly as natively (see
 // statement.TokensDigest), so a circuit can bind the digests of its input
-// and output tokens, and the statement digest (Digest, statement.Digest):
-// SHA-256 of the statement, the one public input of the final circuits.
+// and output tokens — of a fixed number of them (TokensDigest) or of the
+// first count tokens of a buffer, count a circuit variable
+// (TokensDigestPrefix), so that a circuit fixed by a buffer's size serves
+// every length up to it — and the statement digest (Digest,
+// statement.Digest): SHA-256 of the statement, the one public input of
+// the final circuits.
 package statement
 
 import (
