@@ -142,7 +142,7 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 	for i, s := range c.Shapes {
 		name := segmentName(i, c.Segments)
 		c.Circuits = append(c.Circuits, &Circuit{Kind: "segment", Name: name, Curve: ecc.BLS12_377, compile: func() (constraint.ConstraintSystem, error) {
-			ccs, err := r.compileCommittedSegment(opts.CacheDir, m, id, s, name)
+			ccs, err := r.compileSegment(opts.CacheDir, m, id, s, name)
 			if err != nil {
 				return nil, err
 			}

@@ -55,10 +55,10 @@ func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pa
 	return shapes, nil
 }
 
-// compileCommittedSegment compiles the committed segment circuit of a
+// compileSegment compiles the segment circuit (circuits.Committed) of a
 // shape (BLS12-377), or reads it from the circuit cache in dir
 // (setup.CompileCached): a GPT-2-small segment takes minutes to compile.
-func (r *runner) compileCommittedSegment(dir string, m *model.Model, id *big.Int, s *committed.Shape, what string) (constraint.ConstraintSystem, error) {
+func (r *runner) compileSegment(dir string, m *model.Model, id *big.Int, s *committed.Shape, what string) (constraint.ConstraintSystem, error) {
 	// The segment's String tells apart the segments of a cut with
 	// chunks of the LM head from those of the same blocks with it.
 	name := fmt.Sprintf("committed segment\nmodel %x\nsegment %v\nprompt %d, output %d", id, s.Segment, len(s.Pass.Prompt), len(s.Pass.Output))

@@ -65,7 +65,7 @@
 // quotient and three of the generator; in a chunk of the LM head, its
 // chosen logits (one per output token), which the aggregator must find
 // equal in every chunk of a pass. The aggregator
-// (recursion.CommittedAggregator) recomputes the digests from the points
+// (recursion.Aggregator) recomputes the digests from the points
 // and completes the pairing check with these scalars. The opening's
 // quotient is absorbed after the last challenge, so nothing the circuit
 // computes depends on it: it enters the pairing check alone.
