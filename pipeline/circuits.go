@@ -81,10 +81,14 @@ type Catalog struct {
 	// segmentShapes[i] is what the aggregator knows of segment i's
 	// circuit, set when that circuit is compiled.
 	segmentShapes []*recursion.SegmentShape
-	// srs returns the KZG SRS of opts.SRS or of the cache, of a size.
-	srs func(size int) (*pcs.SRS, error)
+	// loadSRS returns the KZG SRS of opts.SRS or of the cache, of a
+	// size (nil when there is none); srs is the one it returned, once
+	// read.
+	loadSRS func(size int) (*pcs.SRS, error)
+	srs     *pcs.SRS
+	srsRead bool
 	// standIn compiles the aggregator on a stand-in SRS key of the same
-	// size when srs has none (a plan).
+	// size when there is no SRS (a plan); usedStandIn says it did.
 	standIn, usedStandIn bool
 	// aggregatorCommitments is recursion.AggregatorCommitments of the
 	// aggregator's circuit, the wrapper's shape (-1 until compiled).
@@ -116,8 +120,8 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		return nil, fmt.Errorf("pipeline: circuits for %d prompt and %d generated tokens: want at least 1 of each", promptLen, outputLen)
 	}
 	m := opts.Model
-	id := m.ID()
-	c := &Catalog{Design: d, srs: memoSRS(srs), aggregatorCommitments: -1}
+	id := r.modelID()
+	c := &Catalog{Design: d, loadSRS: srs, aggregatorCommitments: -1}
 	if d == Direct {
 		var err error
 		if c.Layout, err = circuits.NewLayoutOf(m, id, promptLen, outputLen); err != nil {
@@ -155,19 +159,27 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		}})
 	}
 	aggregator := &Circuit{Kind: "aggregator", Name: fmt.Sprintf("aggregator of %d segments", len(c.Segments)), Curve: ecc.BW6_761}
-	aggregator.compile = func() (constraint.ConstraintSystem, error) {
+	// compileAggregator compiles the aggregator, on a stand-in key when
+	// standIn allows one and there is no SRS.
+	compileAggregator := func(standIn bool) (constraint.ConstraintSystem, bool, error) {
 		shapes, err := c.SegmentShapes()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		key, err := c.aggregatorKey()
+		key, used, err := c.aggregatorKey(standIn)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		ccs, err := r.compileAggregator(opts.CacheDir, shapes, key)
-		if err == nil {
-			c.aggregatorCommitments = recursion.AggregatorCommitments(ccs)
+		if err != nil {
+			return nil, false, err
 		}
+		c.aggregatorCommitments = recursion.AggregatorCommitments(ccs)
+		return ccs, used, nil
+	}
+	aggregator.compile = func() (constraint.ConstraintSystem, error) {
+		ccs, used, err := compileAggregator(c.standIn)
+		c.usedStandIn = used
 		return ccs, err
 	}
 	c.Circuits = append(c.Circuits, aggregator)
@@ -176,11 +188,7 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 			if c.aggregatorCommitments < 0 {
 				// The count does not depend on the SRS's points: a
 				// stand-in serves when there is no SRS yet.
-				standIn, used := c.standIn, c.usedStandIn
-				c.standIn = true
-				_, err := aggregator.Compile()
-				c.standIn, c.usedStandIn = standIn, used
-				if err != nil {
+				if _, _, err := compileAggregator(true); err != nil {
 					return nil, err
 				}
 			}
@@ -209,40 +217,33 @@ func (c *Catalog) SegmentShapes() ([]recursion.SegmentShape, error) {
 	return out, nil
 }
 
-// SRS returns the KZG SRS the segments' openings need.
+// SRS returns the KZG SRS the segments' openings need, read once; nil
+// when there is none yet (a plan, or a catalog of Circuits before a
+// run has made the development SRS).
 func (c *Catalog) SRS() (*pcs.SRS, error) {
-	return c.srs(srsSize(c.Shapes))
-}
-
-// aggregatorKey returns the SRS's key the aggregator holds as constants,
-// or with standIn a stand-in of the same size when there is no SRS.
-func (c *Catalog) aggregatorKey() (gpcs.Key, error) {
-	srs, err := c.SRS()
-	if err != nil {
-		return gpcs.Key{}, err
-	}
-	if srs == nil {
-		if !c.standIn {
-			return gpcs.Key{}, fmt.Errorf("pipeline: the aggregator needs the KZG SRS of %d powers: a ceremony's (--srs) or a development one made by a run", srsSize(c.Shapes))
-		}
-		c.usedStandIn = true
-		return gpcs.GeneratorKey(), nil
-	}
-	return gpcs.KeyOf(srs.VerifyingKey()), nil
-}
-
-// memoSRS returns srs, remembering the SRS it returned for each size.
-func memoSRS(srs func(size int) (*pcs.SRS, error)) func(size int) (*pcs.SRS, error) {
-	seen := map[int]*pcs.SRS{}
-	return func(size int) (*pcs.SRS, error) {
-		if s, ok := seen[size]; ok {
-			return s, nil
-		}
-		s, err := srs(size)
+	if !c.srsRead {
+		srs, err := c.loadSRS(srsSize(c.Shapes))
 		if err != nil {
 			return nil, err
 		}
-		seen[size] = s
-		return s, nil
+		c.srs, c.srsRead = srs, true
 	}
+	return c.srs, nil
+}
+
+// aggregatorKey returns the SRS's key the aggregator holds as constants,
+// or with standIn a stand-in of the same size when there is no SRS, and
+// whether it is the stand-in.
+func (c *Catalog) aggregatorKey(standIn bool) (gpcs.Key, bool, error) {
+	srs, err := c.SRS()
+	if err != nil {
+		return gpcs.Key{}, false, err
+	}
+	if srs == nil {
+		if !standIn {
+			return gpcs.Key{}, false, fmt.Errorf("pipeline: the aggregator needs the KZG SRS of %d powers: a ceremony's (--srs) or a development one made by a run", srsSize(c.Shapes))
+		}
+		return gpcs.GeneratorKey(), true, nil
+	}
+	return gpcs.KeyOf(srs.VerifyingKey()), false, nil
 }

@@ -61,7 +61,7 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			return "", err
 		}
-		id = m.ID()
+		id = r.modelID()
 		st, err = statement.Of[bn254fr.Element](id, opts.Prompt, rep.Output)
 		rep.Statement = st
 		return fmt.Sprintf("%d tokens generated", len(rep.Output)), err

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"math/big"
 	"runtime"
 	"time"
 
@@ -112,6 +113,16 @@ type runner struct {
 	// stage, which a committed run drops: an exporter checks the keys
 	// against it.
 	keepWrapper bool
+	// id is the model's id (model.Model.ID), hashed once per run.
+	id *big.Int
+}
+
+// modelID returns the model's id, hashing every weight the first time.
+func (r *runner) modelID() *big.Int {
+	if r.id == nil {
+		r.id = r.opts.Model.ID()
+	}
+	return r.id
 }
 
 // generated hands the generated tokens to Options.Generated.
