@@ -53,8 +53,11 @@ func TestTokensDigest(t *testing.T) {
 		}
 		changed := append([]int(nil), tokens...)
 		changed[3]++
+		// Over 2²⁰, refused by the range check alone: token 2 plus 2²⁰
+		// and token 3 minus one pack into the honest element.
 		tooBig := append([]int(nil), tokens...)
-		tooBig[0] = 1 << 20
+		tooBig[2] += 1 << 20
+		tooBig[3]--
 		test.NewAssert(t).CheckCircuit(&digestCircuit{Tokens: make([]frontend.Variable, len(tokens))},
 			test.WithValidAssignment(assign(tokens)),
 			test.WithInvalidAssignment(assign(changed)),
