@@ -470,7 +470,7 @@ func checkStatementKey(t *testing.T, chain *simChain, registry common.Address, s
 		t.Fatal(err)
 	}
 	if common.BytesToHash(out) != key {
-		t.Fatalf("statementKey on chain %x, Statement.Key %s", out, key)
+		t.Fatalf("statementKey on chain %x, StatementKey %s", out, key)
 	}
 	digest, err := statement.Digest()
 	if err != nil {
