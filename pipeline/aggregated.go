@@ -278,26 +278,39 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 	if err := r.setupSegments(opts, k); err != nil {
 		return nil, err
 	}
-	if err := r.setupAggregator(opts, k); err != nil {
+	if err := r.setupAggregator(k); err != nil {
 		return nil, err
 	}
 	return r.setupWrapper(opts, k)
 }
 
+// loadKeys compiles the circuit c (or reads it from the circuit cache),
+// loads its verifying key from the key cache or sets its keys up
+// (setup.LoadOrSetupVK), and drops the compiled circuit unless keep; it
+// returns the keys and the circuit's constraint count.
+func (r *runner) loadKeys(k *AggregatedKeys, c *Circuit, keep bool) (*setup.Keys, int, error) {
+	ccs, err := c.Compile()
+	if err != nil {
+		return nil, 0, err
+	}
+	keys, err := setup.LoadOrSetupVK(ccs, r.opts.CacheDir, r.keyOptions()...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	if !keep {
+		k.drop(keys, c.Compile)
+	}
+	return keys, ccs.GetNbConstraints(), nil
+}
+
 // setupAggregator runs the aggregator's key stage and derives the final
 // model id from its key.
-func (r *runner) setupAggregator(opts *AggregatedOptions, k *AggregatedKeys) error {
+func (r *runner) setupAggregator(k *AggregatedKeys) error {
 	return r.stage("aggregator keys (setup or cache)", func() (string, error) {
-		c := k.Catalog.Circuits[len(k.Segments)]
-		ccs, err := c.Compile()
-		if err != nil {
+		var err error
+		if k.Aggregator, k.AggregatorConstraints, err = r.loadKeys(k, k.Catalog.Circuits[len(k.Segments)], false); err != nil {
 			return "", err
 		}
-		k.AggregatorConstraints = ccs.GetNbConstraints()
-		if k.Aggregator, err = setup.LoadOrSetupVK(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
-			return "", err
-		}
-		k.drop(k.Aggregator, c.Compile)
 		if k.FinalModelID, err = recursion.FinalModelID(k.Aggregator.VK, k.ModelID); err != nil {
 			return "", err
 		}
@@ -331,17 +344,9 @@ func (r *runner) setupWrapper(opts *AggregatedOptions, k *AggregatedKeys) (*Aggr
 		return k, nil
 	}
 	if err := r.stage("wrapper keys (setup or cache)", func() (string, error) {
-		c := k.Catalog.Circuits[len(k.Segments)+1]
-		ccs, err := c.Compile()
-		if err != nil {
+		var err error
+		if k.Wrapper, k.WrapperConstraints, err = r.loadKeys(k, k.Catalog.Circuits[len(k.Segments)+1], r.keepWrapper); err != nil {
 			return "", err
-		}
-		k.WrapperConstraints = ccs.GetNbConstraints()
-		if k.Wrapper, err = setup.LoadOrSetupVK(ccs, opts.CacheDir, r.keyOptions()...); err != nil {
-			return "", err
-		}
-		if !r.keepWrapper {
-			k.drop(k.Wrapper, c.Compile)
 		}
 		return fmt.Sprintf("BN254, %d R1CS constraints", k.WrapperConstraints), nil
 	}); err != nil {

@@ -181,18 +181,12 @@ func (r *runner) setupSegments(opts *AggregatedOptions, k *AggregatedKeys) error
 	cat := k.Catalog
 	if err := r.stage("segment circuits and keys (setup or cache)", func() (string, error) {
 		for i := range cat.Segments {
-			c := cat.Circuits[i]
-			ccs, err := c.Compile()
+			keys, n, err := r.loadKeys(k, cat.Circuits[i], false)
 			if err != nil {
 				return "", err
 			}
-			keys, err := setup.LoadOrSetupVK(ccs, opts.CacheDir, r.keyOptions()...)
-			if err != nil {
-				return "", fmt.Errorf("%s: %w", c.Name, err)
-			}
 			k.Segment = append(k.Segment, keys)
-			k.SegmentConstraints += ccs.GetNbConstraints()
-			k.drop(keys, c.Compile)
+			k.SegmentConstraints += n
 		}
 		var err error
 		if k.Shapes, err = cat.SegmentShapes(); err != nil {
