@@ -10,6 +10,13 @@
 //
 // Token digests are Poseidon2 transcripts over the proof's field
 // ([TokensDigest]); the in-circuit twin is gadgets/statement. The model id
-// of the direct design is a SHA-256 digest of the quantized model
-// ([ModelID]), which the circuit holds as a constant.
+// of the direct design is the digest of the quantized model and its
+// tokenizer (model.Model.ID), which the circuit holds as a constant.
+//
+// A [Request] is an inference as a proof sees it: the prompt, the output
+// and the row bucket R whose pass proves them. One circuit serves every
+// request of a bucket: the pass runs over R tokens, the prompt, the
+// output and zeros; the rows between the prompt's last and the pass's
+// last have the output tokens as their argmax, and the statement says
+// nothing of the rest.
 package statement

@@ -24,6 +24,12 @@ import (
 // τ_{12(j−1)} − τ_{12j}. Cost: the permutations of [TokensDigest] over the
 // whole buffer, plus about five constraints per token.
 func TokensDigestPrefix(api frontend.API, tokens []frontend.Variable, count frontend.Variable) (frontend.Variable, error) {
+	return prefixDigest(api, tokens, count, gpoly.Thermometer(api, count, len(tokens)))
+}
+
+// prefixDigest is TokensDigestPrefix given the thermometer τᵢ = [i <
+// count] of the buffer, which asserts 0 ≤ count ≤ len(tokens).
+func prefixDigest(api frontend.API, tokens []frontend.Variable, count frontend.Variable, tau []frontend.Variable) (frontend.Variable, error) {
 	layout, err := native.Layout(0, 1<<tokenBits-1, api.Compiler().FieldBitLen())
 	if err != nil {
 		return nil, err
@@ -32,7 +38,6 @@ func TokensDigestPrefix(api frontend.API, tokens []frontend.Variable, count fron
 	if err != nil {
 		return nil, err
 	}
-	tau := gpoly.Thermometer(api, count, len(tokens))
 	rc := rangecheck.New(api)
 	for i, tok := range tokens {
 		rc.Check(tok, layout.Bits)

@@ -4,7 +4,9 @@
 // and output tokens — of a fixed number of them (TokensDigest) or of the
 // first count tokens of a buffer, count a circuit variable
 // (TokensDigestPrefix), so that a circuit fixed by a buffer's size serves
-// every length up to it — and the statement digest (Digest,
+// every length up to it — a request of a row bucket bound to its
+// digests (Request.Bind: the lengths as variables, the pass's tokens and
+// live rows), and the statement digest (Digest,
 // statement.Digest): SHA-256 of the statement, the one public input of
 // the final circuits.
 package statement

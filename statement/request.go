@@ -1,0 +1,93 @@
+package statement
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Request is one inference as a proof sees it: a prompt of s tokens, the
+// g tokens greedily generated after it, and the number of rows R of the
+// pass that proves them (the row bucket), with n = s + g − 1 ≤ R.
+//
+// The pass runs over the R tokens T = (Prompt ‖ Output ‖ 0, 0, …)[:R]:
+// row i holds token T[i] at position i. Rows s − 1 ≤ i < n are the live
+// rows, whose logits must have T[i + 1] (an output token) as their
+// argmax; the rows past n are pad rows, computed by the same integer
+// rules on token 0 and stated nothing about. A causal pass makes rows
+// i < n depend on T[0..i] only, so the live rows are those of the n-row
+// pass whatever the pad rows hold.
+type Request struct {
+	Prompt, Output []int
+	Rows           int
+}
+
+// Bucket returns the smallest row bucket that holds a pass of n rows
+// under a context of maxPositions: the least power of two ≥ n, or the
+// context itself when that power is beyond it. It returns 0 when n is
+// not in [1, maxPositions].
+func Bucket(n, maxPositions int) int {
+	if n < 1 || n > maxPositions {
+		return 0
+	}
+	r := 1 << bits.Len(uint(n-1))
+	return min(r, maxPositions)
+}
+
+// NewRequest returns the request of a prompt and its output in the
+// smallest bucket (rows 0) or in a bucket of rows, checked by [Check].
+func NewRequest(prompt, output []int, rows, vocab, maxPositions int) (Request, error) {
+	r := Request{Prompt: prompt, Output: output, Rows: rows}
+	if rows == 0 {
+		r.Rows = Bucket(r.Len(), maxPositions)
+	}
+	return r, r.Check(vocab, maxPositions)
+}
+
+// Len returns n = s + g − 1, the rows the request needs.
+func (r Request) Len() int { return len(r.Prompt) + len(r.Output) - 1 }
+
+// Check checks the request against a model of this vocabulary and
+// context: s ≥ 1, g ≥ 1, n ≤ Rows ≤ maxPositions, Rows a power of two or
+// the context itself, every token in the vocabulary.
+func (r Request) Check(vocab, maxPositions int) error {
+	if len(r.Prompt) < 1 || len(r.Output) < 1 {
+		return fmt.Errorf("statement: a request needs a prompt and an output (got %d and %d tokens)", len(r.Prompt), len(r.Output))
+	}
+	n := r.Len()
+	if n > maxPositions {
+		return fmt.Errorf("statement: %d prompt and %d output tokens need %d positions, beyond the context of %d", len(r.Prompt), len(r.Output), n, maxPositions)
+	}
+	if r.Rows < n {
+		return fmt.Errorf("statement: %d prompt and %d output tokens need a bucket of at least %d rows (bucket %d); the bucket has %d",
+			len(r.Prompt), len(r.Output), n, Bucket(n, maxPositions), r.Rows)
+	}
+	if r.Rows > maxPositions {
+		return fmt.Errorf("statement: a bucket of %d rows is beyond the context of %d", r.Rows, maxPositions)
+	}
+	if r.Rows&(r.Rows-1) != 0 && r.Rows != maxPositions {
+		return fmt.Errorf("statement: a bucket of %d rows: want a power of two or the context (%d)", r.Rows, maxPositions)
+	}
+	for i, t := range r.Tokens() {
+		if t < 0 || t >= vocab {
+			return fmt.Errorf("statement: token %d is %d, outside the vocabulary of %d", i, t, vocab)
+		}
+	}
+	if last := r.Output[len(r.Output)-1]; last < 0 || last >= vocab {
+		return fmt.Errorf("statement: the last output token is %d, outside the vocabulary of %d", last, vocab)
+	}
+	return nil
+}
+
+// Tokens returns the pass's R tokens T = (Prompt ‖ Output ‖ 0, …)[:R].
+func (r Request) Tokens() []int {
+	t := make([]int, r.Rows)
+	n := copy(t, r.Prompt)
+	copy(t[n:], r.Output)
+	return t
+}
+
+// Live reports whether row i is live: s − 1 ≤ i < n, its logits' argmax
+// the output token T[i + 1].
+func (r Request) Live(i int) bool {
+	return i >= len(r.Prompt)-1 && i < r.Len()
+}
