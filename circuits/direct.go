@@ -36,8 +36,12 @@ type Direct struct {
 	InputDigest     frontend.Variable
 	OutputDigest    frontend.Variable
 
-	Prompt  []frontend.Variable
-	Output  []frontend.Variable
+	// Request holds the prompt and output in buffers of the bucket's
+	// rows, with their lengths; Targets[i] is the argmax of row i of the
+	// logits: the output token T[i + 1] on a live row (asserted), the
+	// row's own argmax on a pad row.
+	Request gstatement.Request
+	Targets []frontend.Variable
 	Tensors [][]frontend.Variable
 	Layers  []LayerProof
 	LMHead  glinear.Proof
@@ -56,41 +60,42 @@ type LayerProof struct {
 	O, MLP, Down glinear.Proof
 }
 
-// Layout is what a circuit fixes: the model, the prompt and output lengths,
-// and the shape pass whose tensors give shapes, ranges and constants.
+// Layout is what a circuit fixes: the model, the row bucket (the rows of
+// the pass: every request whose pass fits is proven by the same circuit,
+// statement.Request), and the shape pass whose tensors give shapes,
+// ranges and constants.
 type Layout struct {
-	Model                *model.Model
-	PromptLen, OutputLen int
-	modelID              *big.Int
-	shape                *model.Trace
-	index                map[*model.Tensor]int
+	Model   *model.Model
+	Rows    int
+	modelID *big.Int
+	shape   *model.Trace
+	index   map[*model.Tensor]int
 }
 
-// NewLayout prepares the layout of proofs of model m over promptLen prompt
-// tokens and outputLen generated tokens.
-func NewLayout(m *model.Model, promptLen, outputLen int) (*Layout, error) {
-	return NewLayoutOf(m, m.ID(), promptLen, outputLen)
+// NewLayout prepares the layout of proofs of model m in a bucket of rows.
+func NewLayout(m *model.Model, rows int) (*Layout, error) {
+	return NewLayoutOf(m, m.ID(), rows)
 }
 
 // NewLayoutOf is NewLayout for a caller that already holds the model id
 // id = m.ID(), which hashes every weight.
-func NewLayoutOf(m *model.Model, id *big.Int, promptLen, outputLen int) (*Layout, error) {
+func NewLayoutOf(m *model.Model, id *big.Int, rows int) (*Layout, error) {
 	if m.Config.Family != model.GPT2 && m.Config.Family != model.Llama {
 		return nil, fmt.Errorf("circuits: the %s family is not supported", m.Config.Family)
 	}
-	if promptLen < 1 || outputLen < 1 {
-		return nil, fmt.Errorf("circuits: need a prompt and an output (got %d and %d tokens)", promptLen, outputLen)
+	if rows < 1 || rows > m.Config.MaxPositions {
+		return nil, fmt.Errorf("circuits: a bucket of %d rows: want 1 to the context, %d", rows, m.Config.MaxPositions)
 	}
-	shape, err := inference.ShapePass(m, promptLen+outputLen-1)
+	shape, err := inference.ShapePass(m, rows)
 	if err != nil {
 		return nil, err
 	}
-	return &Layout{Model: m, PromptLen: promptLen, OutputLen: outputLen, modelID: new(big.Int).Set(id), shape: shape, index: inference.Index(shape)}, nil
+	return &Layout{Model: m, Rows: rows, modelID: new(big.Int).Set(id), shape: shape, index: inference.Index(shape)}, nil
 }
 
 // Placeholder returns the circuit sized for the layout, to compile.
 func (l *Layout) Placeholder() (*Direct, error) {
-	c := &Direct{layout: l, Prompt: make([]frontend.Variable, l.PromptLen), Output: make([]frontend.Variable, l.OutputLen)}
+	c := &Direct{layout: l, Request: gstatement.PlaceholderRequest(l.Rows), Targets: make([]frontend.Variable, l.Rows)}
 	for _, t := range inference.Tensors(l.shape) {
 		c.Tensors = append(c.Tensors, make([]frontend.Variable, len(t)))
 	}
@@ -125,10 +130,11 @@ func layerAssignment[E field.Scalar](lp *inference.LayerProof[E]) (LayerProof, e
 	}, nil
 }
 
-// Assign returns the witness of a native BN254 proof for the statement.
-func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inference.Proof[bn254fr.Element]) (*Direct, error) {
-	if len(prompt) != l.PromptLen || len(output) != l.OutputLen {
-		return nil, fmt.Errorf("circuits: %d prompt and %d output tokens for a circuit of %d and %d", len(prompt), len(output), l.PromptLen, l.OutputLen)
+// Assign returns the witness of a native BN254 proof of a request of the
+// layout's bucket for the statement.
+func (l *Layout) Assign(st statement.Statement, req statement.Request, proof *inference.Proof[bn254fr.Element]) (*Direct, error) {
+	if req.Rows != l.Rows {
+		return nil, fmt.Errorf("circuits: a request of a bucket of %d rows for a circuit of %d", req.Rows, l.Rows)
 	}
 	if len(proof.Layers) != len(l.shape.Layers) || proof.LMHead == nil {
 		return nil, fmt.Errorf("circuits: proof of %d layers for a model of %d", len(proof.Layers), len(l.shape.Layers))
@@ -137,7 +143,9 @@ func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inf
 	if err != nil {
 		return nil, err
 	}
-	c.Prompt, c.Output = gpoly.Ints(prompt), gpoly.Ints(output)
+	if c.Request, err = gstatement.ValueOfRequest(req); err != nil {
+		return nil, err
+	}
 	want := inference.Tensors(l.shape)
 	if len(proof.Tensors) != len(want) {
 		return nil, fmt.Errorf("circuits: proof opens %d tensors, the layout %d", len(proof.Tensors), len(want))
@@ -156,6 +164,13 @@ func (l *Layout) Assign(st statement.Statement, prompt, output []int, proof *inf
 		c.Layers = append(c.Layers, lp)
 	}
 	c.LMHead = glinear.ValueOfProof(proof.LMHead)
+	// The targets: the argmax of each row of the opened logits (the
+	// output token on a live row of an honest proof).
+	logits := proof.Tensors[l.index[&l.shape.LMHead.Out]]
+	vocab := l.shape.LMHead.Out.Shape[1]
+	for i := range l.Rows {
+		c.Targets = append(c.Targets, model.Argmax(logits[i*vocab:(i+1)*vocab]))
+	}
 	return c, nil
 }
 
@@ -197,15 +212,18 @@ func (c *Direct) Define(api frontend.API) error {
 		return fmt.Errorf("circuits: circuit without a layout (use Layout.Placeholder)")
 	}
 	d := &definer{api: api, l: l, check: nonlinear.New(api), seg: inference.Segment{From: 0, To: len(l.shape.Layers)},
-		index: l.index, tensors: c.Tensors, prompt: c.Prompt, output: c.Output, layers: c.Layers, lmHead: c.LMHead}
+		index: l.index, tensors: c.Tensors, targets: c.Targets, layers: c.Layers, lmHead: c.LMHead}
 	api.AssertIsEqual(c.ModelID, l.modelID)
-	if err := d.digests(c.InputDigest, c.OutputDigest); err != nil {
+	if len(c.Request.Prompt) != l.Rows || len(c.Targets) != l.Rows {
+		return fmt.Errorf("circuits: request buffers of %d tokens and %d targets for a bucket of %d rows", len(c.Request.Prompt), len(c.Targets), l.Rows)
+	}
+	var err error
+	if d.request, err = c.Request.Bind(api, c.InputDigest, c.OutputDigest); err != nil {
 		return err
 	}
 	if err := assertStatementDigest(api, c); err != nil {
 		return err
 	}
-	var err error
 	if d.tr, err = transcript.New(api, inference.Domain, c.ModelID, c.InputDigest, c.OutputDigest); err != nil {
 		return err
 	}
@@ -222,9 +240,12 @@ type definer struct {
 	seg   inference.Segment
 	// index maps the segment's opened tensors (addresses in the shape
 	// pass) to their position in tensors.
-	index          map[*model.Tensor]int
-	tensors        [][]frontend.Variable
-	prompt, output []frontend.Variable
+	index   map[*model.Tensor]int
+	tensors [][]frontend.Variable
+	// request is the request bound to the statement's digests, targets
+	// the argmax of each row of the logits.
+	request gstatement.Bound
+	targets []frontend.Variable
 	// boundary is the residual stream entering a segment that does not
 	// start at the embedding.
 	boundary []frontend.Variable
@@ -245,22 +266,6 @@ func (d *definer) t(x *model.Tensor) []frontend.Variable {
 // ends at the LM head.
 func (d *definer) first() bool { return d.seg.From == 0 }
 func (d *definer) last() bool  { return d.seg.To == len(d.l.shape.Layers) }
-
-// digests asserts the token digests.
-func (d *definer) digests(inputDigest, outputDigest frontend.Variable) error {
-	api := d.api
-	in, err := gstatement.TokensDigest(api, d.prompt)
-	if err != nil {
-		return err
-	}
-	api.AssertIsEqual(in, inputDigest)
-	out, err := gstatement.TokensDigest(api, d.output)
-	if err != nil {
-		return err
-	}
-	api.AssertIsEqual(out, outputDigest)
-	return nil
-}
 
 // segment binds the segment's opened tensors to the transcript (in their
 // exact ranges for the tensors of inference.WalkExact, in their packing
@@ -325,25 +330,30 @@ func (d *definer) elementwise() error {
 	if err := d.norm(&s.FinalNorm, input, s.FinalNorm.Input.Min, s.FinalNorm.Input.Max); err != nil {
 		return err
 	}
+	// Every row's argmax is its target; a live row's target is the
+	// output token T[i + 1]. A pad row's is free: the statement says
+	// nothing of it.
 	logits := d.t(&s.LMHead.Out)
 	vocab := s.LMHead.Out.Shape[1]
-	for k, tok := range d.output {
-		row := d.l.PromptLen - 1 + k
-		d.check.Argmax(logits[row*vocab:(row+1)*vocab], tok, model.LogitBits)
+	api := d.api
+	for i, u := range d.targets {
+		api.AssertIsEqual(api.Mul(d.request.Live[i], api.Sub(u, d.request.Tokens[i+1])), 0)
+		d.check.Argmax(logits[i*vocab:(i+1)*vocab], u, model.LogitBits)
 	}
 	return nil
 }
 
-// embedding asserts x[r] = E[token_r] + P[r] for the pass's tokens with
+// embedding asserts x[r] = E[T_r] + P[r] for the pass's tokens with
 // gembedding.CheckRows: a random linear combination of each row and a
 // lookup in a table of one combination per vocabulary entry. Its challenge
 // comes from a fork of the transcript after every opened tensor (x among
-// them) was absorbed, and the tokens are fixed by the statement's digests;
+// them) was absorbed, and the tokens are fixed by the statement's digests
+// (Request.Bind);
 // the fork leaves the transcript itself untouched, so the native verifier,
 // which compares the rows directly, needs no counterpart.
 func (d *definer) embedding(x []frontend.Variable) error {
 	api, m := d.api, d.l.Model
-	tokens := append(append([]frontend.Variable(nil), d.prompt...), d.output[:len(d.output)-1]...)
+	tokens := d.request.Tokens[:d.l.Rows]
 	fork, err := transcript.Resume(api, d.tr.State())
 	if err != nil {
 		return err

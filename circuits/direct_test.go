@@ -2,6 +2,8 @@ package circuits
 
 import (
 	"errors"
+	"flag"
+	"fmt"
 	"math/big"
 	"math/bits"
 	"slices"
@@ -16,78 +18,94 @@ import (
 	"github.com/consensys/gnark/test"
 
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/internal/snapshot"
+	"github.com/veriformer/veriformer/internal/tier"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/statement"
 )
 
+var update = flag.Bool("update", false, "rewrite the constraint-count snapshots in testdata")
+
 type fixture struct {
-	layout         *Layout
-	st             statement.Statement
-	prompt, output []int
-	proof          *inference.Proof[bn254fr.Element]
+	layout *Layout
+	st     statement.Statement
+	req    statement.Request
+	proof  *inference.Proof[bn254fr.Element]
 }
 
-func newFixture(t testing.TB, prompt []int, n int) *fixture {
+// newFixture proves the default model's generation of n tokens after the
+// prompt in a bucket of rows (0 for the smallest).
+func newFixture(t testing.TB, prompt []int, n, rows int) *fixture {
 	t.Helper()
-	m := model.Default()
-	output, tr, err := inference.Generate(m, prompt, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := statement.Of[bn254fr.Element](m.ID(), prompt, output)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proof, err := inference.Prove[bn254fr.Element](m, st, prompt, output, tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := NewLayout(m, len(prompt), n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &fixture{layout: layout, st: st, prompt: prompt, output: output, proof: proof}
+	return newFixtureOf(t, model.Default(), prompt, n, rows)
 }
 
-func TestDirectSolved(t *testing.T) {
-	f := newFixture(t, []int{'H', 'i'}, 2)
-	assignment, err := f.layout.Assign(f.st, f.prompt, f.output, f.proof)
+func newFixtureOf(t testing.TB, m *model.Model, prompt []int, n, rows int) *fixture {
+	t.Helper()
+	req, tr, err := inference.Generate(m, prompt, n, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
-	placeholder, err := f.layout.Placeholder()
+	st, err := statement.Of[bn254fr.Element](m.ID(), req.Prompt, req.Output)
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	if err := test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField()); err != nil {
-		t.Fatalf("honest assignment: %v", err)
+	proof, err := inference.Prove[bn254fr.Element](m, st, req, tr)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("solved in %v", time.Since(start))
+	layout, err := NewLayout(m, req.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{layout: layout, st: st, req: req, proof: proof}
 }
 
+// TestDirectConstraints snapshots the direct circuit's R1CS count for
+// the default model in a bucket of 4 rows (testdata/direct_constraints.csv),
+// and of 16 in the full tier (testdata/direct_constraints_full.csv).
 func TestDirectConstraints(t *testing.T) {
-	f := newFixture(t, []int{'H', 'i'}, 2)
-	placeholder, err := f.layout.Placeholder()
-	if err != nil {
-		t.Fatal(err)
+	rows := [][]string{{"model", "bucket", "nb_constraints"}}
+	buckets, file := []int{4}, "testdata/direct_constraints.csv"
+	if tier.Full {
+		buckets, file = []int{4, 16}, "testdata/direct_constraints_full.csv"
 	}
-	start := time.Now()
-	cs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, placeholder)
-	if err != nil {
-		t.Fatal(err)
+	for _, bucket := range buckets {
+		layout, err := NewLayout(model.Default(), bucket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		placeholder, err := layout.Placeholder()
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		cs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, placeholder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("bucket %d: %d R1CS constraints, compiled in %v", bucket, cs.GetNbConstraints(), time.Since(start))
+		rows = append(rows, []string{"default", fmt.Sprint(bucket), fmt.Sprint(cs.GetNbConstraints())})
 	}
-	t.Logf("%d R1CS constraints, compiled in %v", cs.GetNbConstraints(), time.Since(start))
+	snapshot.CheckCSV(t, file, rows, *update)
 }
 
-// TestDirectRejects: the circuit rejects what the native verifier rejects —
+// TestDirectRejects: the circuit accepts an honest proof and rejects what
+// the native verifier rejects —
 // a changed opened value, sum-check round value and claimed evaluation,
 // and a statement that is not the proof's.
 func TestDirectRejects(t *testing.T) {
-	f := newFixture(t, []int{'H', 'i'}, 2)
+	f := newFixture(t, []int{'H', 'i'}, 2, 0)
 	placeholder, err := f.layout.Placeholder()
 	if err != nil {
 		t.Fatal(err)
+	}
+	honest, err := f.layout.Assign(f.st, f.req, f.proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := test.IsSolved(placeholder, honest, ecc.BN254.ScalarField()); err != nil {
+		t.Fatalf("honest assignment: %v", err)
 	}
 	var one bn254fr.Element
 	one.SetOne()
@@ -127,21 +145,21 @@ func TestDirectRejects(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			st, restore := tamper(f)
 			defer restore()
-			assignment, err := f.layout.Assign(st, f.prompt, f.output, f.proof)
+			assignment, err := f.layout.Assign(st, f.req, f.proof)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField()); err == nil {
 				t.Fatal("tampered assignment satisfies the circuit")
 			}
-			if err := inference.Verify[bn254fr.Element](f.layout.Model, st, f.prompt, f.output, f.proof); err == nil {
+			if err := inference.Verify[bn254fr.Element](f.layout.Model, st, f.req, f.proof); err == nil {
 				t.Fatal("tampered proof accepted natively")
 			}
 		})
 	}
 	// The one public input: the digest of another statement.
 	t.Run("statement digest", func(t *testing.T) {
-		assignment, err := f.layout.Assign(f.st, f.prompt, f.output, f.proof)
+		assignment, err := f.layout.Assign(f.st, f.req, f.proof)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,19 +188,19 @@ func TestDirectLlama(t *testing.T) {
 		t.Fatal(err)
 	}
 	prompt := []int{5, 9}
-	output, tr, err := inference.Generate(m, prompt, 2)
+	req, tr, err := inference.Generate(m, prompt, 2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := statement.Of[bn254fr.Element](m.ID(), prompt, output)
+	st, err := statement.Of[bn254fr.Element](m.ID(), prompt, req.Output)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proof, err := inference.Prove[bn254fr.Element](m, st, prompt, output, tr)
+	proof, err := inference.Prove[bn254fr.Element](m, st, req, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	layout, err := NewLayout(m, len(prompt), len(output))
+	layout, err := NewLayout(m, req.Rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +208,7 @@ func TestDirectLlama(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assignment, err := layout.Assign(st, prompt, output, proof)
+	assignment, err := layout.Assign(st, req, proof)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +218,7 @@ func TestDirectLlama(t *testing.T) {
 	// A changed RoPE output is caught.
 	v := proof.Tensors[inference.Index(tr)[&tr.Layers[0].RopeQ.Out]]
 	v[0]++
-	bad, err := layout.Assign(st, prompt, output, proof)
+	bad, err := layout.Assign(st, req, proof)
 	v[0]--
 	if err != nil {
 		t.Fatal(err)
@@ -216,9 +234,9 @@ func TestDirectLlama(t *testing.T) {
 // the narrowed range, from which a dishonest prover makes its proofs. The
 // logits still fit the packing window of the narrowed range, so only the
 // exact range check can reject such a proof.
-func narrowedLMHead(t *testing.T, prompt []int, n int) (*model.Model, []int, *model.Trace) {
+func narrowedLMHead(t *testing.T, prompt []int, n int) (*model.Model, statement.Request, *model.Trace) {
 	t.Helper()
-	output, tr, err := inference.Generate(model.Default(), prompt, n)
+	req, tr, err := inference.Generate(model.Default(), prompt, n, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +244,7 @@ func narrowedLMHead(t *testing.T, prompt []int, n int) (*model.Model, []int, *mo
 	m := model.Default()
 	m.Quant.LMHead.OutHi = top - 1
 	var bound *model.BoundError
-	if _, _, err := inference.Generate(m, prompt, n); !errors.As(err, &bound) {
+	if _, _, err := inference.Generate(m, prompt, n, 0); !errors.As(err, &bound) {
 		t.Fatalf("the narrowed model ran the prompt: %v", err)
 	}
 	lo, hi := tr.LMHead.Out.Min, m.Quant.LMHead.OutHi
@@ -234,7 +252,7 @@ func narrowedLMHead(t *testing.T, prompt []int, n int) (*model.Model, []int, *mo
 		t.Fatalf("the largest logit %d leaves the packing window of [%d, %d]", top, lo, hi)
 	}
 	tr.LMHead.Out.Max = hi
-	return m, output, tr
+	return m, req, tr
 }
 
 // rejectedByBoth fails the test unless the native verifier rejected the
@@ -256,21 +274,21 @@ func rejectedByBoth(t *testing.T, nativeErr error, placeholder, assignment front
 // TestExactRange: proofs whose logits exceed the model's LM-head range but
 // not its packing window are rejected by the native verifiers and by the
 // circuit (the honest proofs of the unmodified model are accepted by
-// TestDirectSolved).
+// TestDirectRejects).
 func TestExactRange(t *testing.T) {
 	prompt := []int{'H', 'i'}
-	m, output, tr := narrowedLMHead(t, prompt, 2)
-	layout, err := NewLayout(m, len(prompt), len(output))
+	m, req, tr := narrowedLMHead(t, prompt, 2)
+	layout, err := NewLayout(m, req.Rows)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Run("direct", func(t *testing.T) {
 		type E = bn254fr.Element
-		st, err := statement.Of[E](m.ID(), prompt, output)
+		st, err := statement.Of[E](m.ID(), prompt, req.Output)
 		if err != nil {
 			t.Fatal(err)
 		}
-		proof, err := inference.Prove[E](m, st, prompt, output, tr)
+		proof, err := inference.Prove[E](m, st, req, tr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,10 +296,10 @@ func TestExactRange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		assignment, err := layout.Assign(st, prompt, output, proof)
+		assignment, err := layout.Assign(st, req, proof)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rejectedByBoth(t, inference.Verify[E](m, st, prompt, output, proof), placeholder, assignment, ecc.BN254.ScalarField())
+		rejectedByBoth(t, inference.Verify[E](m, st, req, proof), placeholder, assignment, ecc.BN254.ScalarField())
 	})
 }

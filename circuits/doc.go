@@ -2,13 +2,17 @@
 // proofs.
 //
 // [Direct] is the circuit of the direct design: one BN254 circuit per
-// (model, prompt length, output length) that replays inference.Verify with
-// the gadgets — the statement (model id as a constant, token digests),
+// (model, row bucket R) that replays inference.Verify with the gadgets for
+// every request whose pass fits R — the statement (model id as a
+// constant, token digests of the prompt and output held in buffers of R
+// tokens with their lengths as witnesses, gadgets/statement.Request),
 // the opened tensors as private witnesses bound to the Poseidon2
 // transcript, every element-wise check (gadgets/nonlinear), every
 // contraction's sum-check (gadgets/linear, gadgets/attention) and the
 // claims they leave, on opened tensors (direct MLE evaluation) and on the
-// weights (constants). Its one public input is StatementDigest, the
+// weights (constants), and the argmax of every row of the logits: the
+// output token on a live row, the row's own argmax (a free target) on a
+// pad row. Its one public input is StatementDigest, the
 // SHA-256 digest of the statement (statement.Digest of ModelID,
 // InputDigest, OutputDigest; gadgets/statement), the layout the Solidity
 // verifier and the registry take; the statement's three values are
@@ -26,9 +30,9 @@
 //
 // # Usage
 //
-//	layout, _ := circuits.NewLayout(m, len(prompt), len(output))
+//	layout, _ := circuits.NewLayout(m, req.Rows)
 //	placeholder, _ := layout.Placeholder()          // compile this
-//	assignment, _ := layout.Assign(st, prompt, output, nativeProof)
+//	assignment, _ := layout.Assign(st, req, nativeProof)
 //
 // # Size
 //

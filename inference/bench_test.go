@@ -52,7 +52,7 @@ func benchProve(b *testing.B, m *model.Model, rows int) {
 		}
 		infer += time.Since(start)
 		start = time.Now()
-		if _, err := Prove[bn254fr.Element](m, st, prompt, output, tr); err != nil {
+		if _, err := Prove[bn254fr.Element](m, st, statement.Request{Prompt: prompt, Output: output, Rows: rows}, tr); err != nil {
 			b.Fatal(err)
 		}
 		prove += time.Since(start)

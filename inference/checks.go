@@ -5,18 +5,20 @@ import (
 
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/protocol/nonlinear"
+	"github.com/veriformer/veriformer/statement"
 )
 
-// checkOutput checks that the rows promptLen−1, … of the logits have the
-// output tokens as their argmax (ties to the smallest index).
-func checkOutput(tr *model.Trace, promptLen int, output []int) error {
+// checkOutput checks that the live rows s − 1 ≤ i < n of the logits have
+// the request's output tokens T[i + 1] as their argmax (ties to the
+// smallest index); the pad rows are stated nothing about.
+func checkOutput(tr *model.Trace, req statement.Request) error {
 	logits := tr.Logits()
 	rows, vocab := logits.Shape[0], logits.Shape[1]
-	if promptLen+len(output)-1 != rows {
-		return fmt.Errorf("a pass of %d rows for %d prompt and %d output tokens", rows, promptLen, len(output))
+	if rows != req.Rows {
+		return fmt.Errorf("a pass of %d rows for a request of a bucket of %d", rows, req.Rows)
 	}
-	for k, tok := range output {
-		row := promptLen - 1 + k
+	for k, tok := range req.Output {
+		row := len(req.Prompt) - 1 + k
 		if err := nonlinear.CheckArgmax(logits.Data[row*vocab:(row+1)*vocab], tok); err != nil {
 			return fmt.Errorf("output token %d: %w", k, err)
 		}

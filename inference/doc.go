@@ -1,10 +1,12 @@
 // Package inference proves and verifies a whole inference natively: greedy
-// generation of output tokens after a prompt by a GPT-2 or Llama family
-// model, as
-// one integer pass over prompt ‖ output[:−1] (causal attention makes each
-// row's computation the same as incremental decoding with a KV cache; the
-// tests check it) whose logits rows from the last prompt token on have the
-// output tokens as argmax.
+// generation of g output tokens after a prompt of s tokens by a GPT-2 or
+// Llama family model, as one integer pass over the R tokens of a
+// statement.Request — prompt ‖ output ‖ 0, …, cut to the row bucket R ≥
+// s + g − 1 — whose live logits rows s − 1 … s + g − 2 have the output
+// tokens as argmax (causal attention makes each row's computation the
+// same as incremental decoding with a KV cache, whatever the rows after
+// it hold; the tests check it). The rows past the live ones are pad rows:
+// they satisfy every relation, and the statement says nothing of them.
 //
 // # Proof
 //
@@ -58,8 +60,8 @@
 // [Verify] recomputes the statement from the model and tokens, binds the
 // opened tensors to a shape pass of the model (sizes and ranges come from
 // the model, not from the proof), checks every element-wise relation
-// (protocol/nonlinear, the embedding rows, the argmax of each output
-// token), replays the transcript, verifies every sum-check and checks the
+// (protocol/nonlinear, the embedding rows of the request's R tokens, the
+// argmax of each live row), replays the transcript, verifies every sum-check and checks the
 // claims it leaves: on opened tensors by direct evaluation, on weights and
 // biases by evaluating the model's own.
 package inference

@@ -14,7 +14,7 @@ import (
 
 func TestEncodingRoundTrip(t *testing.T) {
 	prompt := []int{'a', 'b'}
-	m, st, output, proof := proveDefault[bn254fr.Element](t, prompt, 2)
+	m, st, req, proof := proveDefault[bn254fr.Element](t, prompt, 2, 0)
 	data, err := proof.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Verify[bn254fr.Element](m, st, prompt, output, back); err != nil {
+	if err := Verify[bn254fr.Element](m, st, req, back); err != nil {
 		t.Fatalf("decoded proof rejected: %v", err)
 	}
 	again, err := back.MarshalBinary()
@@ -44,7 +44,7 @@ func TestEncodingRoundTrip(t *testing.T) {
 }
 
 func FuzzUnmarshalProof(f *testing.F) {
-	_, _, _, proof := proveDefault[bn254fr.Element](f, []int{'x'}, 1)
+	_, _, _, proof := proveDefault[bn254fr.Element](f, []int{'x'}, 1, 0)
 	data, err := proof.MarshalBinary()
 	if err != nil {
 		f.Fatal(err)
@@ -125,7 +125,7 @@ func TestUnmarshalBoundedMemory(t *testing.T) {
 	}
 	// An honest proof decodes within the bound, with few allocations
 	// per field element.
-	_, _, _, proof := proveDefault[bn254fr.Element](t, []int{'a', 'b'}, 2)
+	_, _, _, proof := proveDefault[bn254fr.Element](t, []int{'a', 'b'}, 2, 0)
 	data, err := proof.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)

@@ -19,9 +19,10 @@ import (
 // the transcript.
 const Domain = "veriformer/inference/v1"
 
-// Proof proves one inference: greedy generation of len(output) tokens after
-// a prompt, as one pass over prompt ‖ output[:len(output)−1] whose last
-// len(output) rows of logits have the output tokens as their argmax.
+// Proof proves one inference: greedy generation of g tokens after a prompt
+// of s tokens, as one pass over the R tokens of a statement.Request
+// (prompt, output, zeros) whose live rows s − 1 … s + g − 2 of logits
+// have the output tokens as their argmax.
 type Proof[E field.Scalar] struct {
 	// Tensors are the opened tensors of the pass, in canonical order.
 	Tensors [][]int64
@@ -50,37 +51,41 @@ type LayerProof[E field.Scalar] struct {
 // ErrRejected wraps every reason a proof is rejected.
 var ErrRejected = errors.New("inference: proof rejected")
 
-// Sequence returns the tokens of the proven pass: the prompt followed by
-// all generated tokens but the last.
-func Sequence(prompt, output []int) []int {
-	return append(append([]int(nil), prompt...), output[:len(output)-1]...)
-}
-
-// Generate runs greedy decoding of n tokens and returns them with the
-// trace of the single pass that the proof covers.
-func Generate(m *model.Model, prompt []int, n int) (output []int, tr *model.Trace, err error) {
-	if len(prompt) == 0 || n < 1 {
-		return nil, nil, fmt.Errorf("inference: need a prompt and at least one new token (got %d and %d)", len(prompt), n)
+// Generate runs greedy decoding of g tokens after the prompt and returns
+// the request of a bucket of rows (0 for the smallest that holds the
+// pass, statement.Bucket) with the trace of the single pass that the
+// proof covers: the pass over the request's R tokens (prompt, output,
+// zeros), whose live rows have the output tokens as their argmax.
+func Generate(m *model.Model, prompt []int, g, rows int) (statement.Request, *model.Trace, error) {
+	if len(prompt) == 0 || g < 1 {
+		return statement.Request{}, nil, fmt.Errorf("inference: need a prompt and at least one new token (got %d and %d)", len(prompt), g)
 	}
-	g, err := m.Generate(prompt, n)
+	dec, err := m.Generate(prompt, g)
 	if err != nil {
-		return nil, nil, err
+		return statement.Request{}, nil, err
 	}
-	tr, err = m.Forward(m.NewCache(), Sequence(prompt, g.Tokens))
+	req, err := statement.NewRequest(prompt, dec.Tokens, rows, m.Config.Vocab, m.Config.MaxPositions)
 	if err != nil {
-		return nil, nil, err
+		return statement.Request{}, nil, fmt.Errorf("inference: %w", err)
 	}
-	if err := checkOutput(tr, len(prompt), g.Tokens); err != nil {
-		return nil, nil, fmt.Errorf("inference: the pass over the sequence disagrees with decoding: %w", err)
+	tr, err := m.Forward(m.NewCache(), req.Tokens())
+	if err != nil {
+		return statement.Request{}, nil, err
 	}
-	return g.Tokens, tr, nil
+	if err := checkOutput(tr, req); err != nil {
+		return statement.Request{}, nil, fmt.Errorf("inference: the pass over the sequence disagrees with decoding: %w", err)
+	}
+	return req, tr, nil
 }
 
 // Prove proves the inference whose pass is tr (from [Generate]) for the
-// statement: the model, prompt and output it states must be those of tr.
-func Prove[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statement, prompt, output []int, tr *model.Trace) (*Proof[E], error) {
+// statement: the model and request it states must be those of tr.
+func Prove[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statement, req statement.Request, tr *model.Trace) (*Proof[E], error) {
 	if err := supported(m); err != nil {
 		return nil, err
+	}
+	if rows := tr.Embedding.Shape[0]; rows != req.Rows {
+		return nil, fmt.Errorf("inference: a pass of %d rows for a request of a bucket of %d", rows, req.Rows)
 	}
 	proof := &Proof[E]{Tensors: Tensors(tr)}
 	s := newRun[E, P](m, st, tr, proof, true)
@@ -90,38 +95,39 @@ func Prove[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statemen
 	return proof, nil
 }
 
-// Verify checks a proof that model m, on the prompt, greedily generated
-// output, with statement st (whose digests must be those of the tokens).
-func Verify[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statement, prompt, output []int, proof *Proof[E]) error {
+// Verify checks a proof that model m, on the request's prompt, greedily
+// generated its output, in a pass of the request's rows, with statement
+// st (whose digests must be those of the tokens).
+func Verify[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statement, req statement.Request, proof *Proof[E]) error {
 	if err := supported(m); err != nil {
 		return err
 	}
-	if len(prompt) == 0 || len(output) == 0 {
-		return fmt.Errorf("%w: empty prompt or output", ErrRejected)
+	if err := req.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	// The shapes, ranges and constants of the pass come from the model:
 	// a pass over placeholder tokens of the same length, whose opened
 	// tensors are then replaced by the proof's.
-	view, err := ShapePass(m, len(prompt)+len(output)-1)
+	view, err := ShapePass(m, req.Rows)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	return VerifyPass[E, P](m, m.ID(), view, st, prompt, output, proof)
+	return VerifyPass[E, P](m, m.ID(), view, st, req, proof)
 }
 
 // VerifyPass is Verify for a caller that already holds the model id
-// (m.ID()) and a pass of m over len(prompt)+len(output)−1
-// rows: [ShapePass], or the prover's own trace of the same length, whose
-// shapes, ranges and constants are the same. It takes view over: the
-// proof's opened tensors replace view's.
-func VerifyPass[E field.Scalar, P field.Ptr[E]](m *model.Model, id *big.Int, view *model.Trace, st statement.Statement, prompt, output []int, proof *Proof[E]) error {
+// (m.ID()) and a pass of m over req.Rows rows: [ShapePass], or the
+// prover's own trace of the same length, whose shapes, ranges and
+// constants are the same. It takes view over: the proof's opened tensors
+// replace view's.
+func VerifyPass[E field.Scalar, P field.Ptr[E]](m *model.Model, id *big.Int, view *model.Trace, st statement.Statement, req statement.Request, proof *Proof[E]) error {
 	if err := supported(m); err != nil {
 		return err
 	}
-	if len(prompt) == 0 || len(output) == 0 {
-		return fmt.Errorf("%w: empty prompt or output", ErrRejected)
+	if err := req.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	want, err := statement.Of[E, P](id, prompt, output)
+	want, err := statement.Of[E, P](id, req.Prompt, req.Output)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -129,16 +135,16 @@ func VerifyPass[E field.Scalar, P field.Ptr[E]](m *model.Model, id *big.Int, vie
 		want.ModelID.Cmp(st.ModelID) != 0 || want.InputDigest.Cmp(st.InputDigest) != 0 || want.OutputDigest.Cmp(st.OutputDigest) != 0 {
 		return fmt.Errorf("%w: the statement is not that of this model and these tokens", ErrRejected)
 	}
-	if rows := len(prompt) + len(output) - 1; view == nil || len(view.Embedding.Data) != rows*m.Config.Hidden {
-		return fmt.Errorf("%w: the pass given is not one of %d rows", ErrRejected, rows)
+	if view == nil || len(view.Embedding.Data) != req.Rows*m.Config.Hidden {
+		return fmt.Errorf("%w: the pass given is not one of %d rows", ErrRejected, req.Rows)
 	}
 	if err := bind(view, Segment{From: 0, To: len(view.Layers)}, proof.Tensors); err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	if err := checkPass(m, view, Sequence(prompt, output)); err != nil {
+	if err := checkPass(m, view, req.Tokens()); err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	if err := checkOutput(view, len(prompt), output); err != nil {
+	if err := checkOutput(view, req); err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	s := newRun[E, P](m, st, view, proof, false)

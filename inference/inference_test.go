@@ -13,37 +13,45 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-func proveDefault[E field.Scalar, P field.Ptr[E]](t testing.TB, prompt []int, n int) (*model.Model, statement.Statement, []int, *Proof[E]) {
+// proveDefault proves the default model's greedy generation of n tokens
+// after the prompt in a bucket of rows (0 for the smallest).
+func proveDefault[E field.Scalar, P field.Ptr[E]](t testing.TB, prompt []int, n, rows int) (*model.Model, statement.Statement, statement.Request, *Proof[E]) {
 	t.Helper()
 	m := model.Default()
-	output, tr, err := Generate(m, prompt, n)
+	req, tr, err := Generate(m, prompt, n, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := statement.Of[E, P](m.ID(), prompt, output)
+	st, err := statement.Of[E, P](m.ID(), req.Prompt, req.Output)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proof, err := Prove[E, P](m, st, prompt, output, tr)
+	proof, err := Prove[E, P](m, st, req, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, st, output, proof
+	return m, st, req, proof
 }
 
 func testHonest[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	prompt := []int{'H', 'e', 'l', 'l', 'o'}
-	m, st, output, proof := proveDefault[E, P](t, prompt, 3)
-	if err := Verify[E, P](m, st, prompt, output, proof); err != nil {
+	m, st, req, proof := proveDefault[E, P](t, prompt, 3, 0)
+	if req.Rows != 8 {
+		t.Fatalf("a pass of 7 rows in a bucket of %d, want 8", req.Rows)
+	}
+	if err := Verify[E, P](m, st, req, proof); err != nil {
 		t.Fatalf("honest proof rejected: %v", err)
 	}
 	// Another output, another prompt, another statement: rejected.
-	other := append([]int(nil), output...)
-	other[0] = (other[0] + 1) % 256
-	if err := Verify[E, P](m, st, prompt, other, proof); !errors.Is(err, ErrRejected) {
+	other := req
+	other.Output = append([]int(nil), req.Output...)
+	other.Output[0] = (other.Output[0] + 1) % 256
+	if err := Verify[E, P](m, st, other, proof); !errors.Is(err, ErrRejected) {
 		t.Fatalf("other output: %v", err)
 	}
-	if err := Verify[E, P](m, st, []int{'J', 'e', 'l', 'l', 'o'}, output, proof); !errors.Is(err, ErrRejected) {
+	other = req
+	other.Prompt = []int{'J', 'e', 'l', 'l', 'o'}
+	if err := Verify[E, P](m, st, other, proof); !errors.Is(err, ErrRejected) {
 		t.Fatalf("other prompt: %v", err)
 	}
 }
@@ -57,12 +65,12 @@ func TestHonest(t *testing.T) {
 // either an element-wise check or a sum-check claim must reject it.
 func TestTamperedTensors(t *testing.T) {
 	prompt := []int{'a', 'b', 'c'}
-	m, st, output, proof := proveDefault[bn254fr.Element](t, prompt, 2)
+	m, st, req, proof := proveDefault[bn254fr.Element](t, prompt, 2, 8)
 	for i, values := range proof.Tensors {
 		for _, k := range []int{0, len(values) - 1} {
 			saved := values[k]
 			values[k]++
-			if err := Verify[bn254fr.Element](m, st, prompt, output, proof); !errors.Is(err, ErrRejected) {
+			if err := Verify[bn254fr.Element](m, st, req, proof); !errors.Is(err, ErrRejected) {
 				t.Errorf("tensor %d value %d changed: %v", i, k, err)
 			}
 			values[k] = saved
@@ -72,7 +80,7 @@ func TestTamperedTensors(t *testing.T) {
 
 func TestOtherModel(t *testing.T) {
 	prompt := []int{'x', 'y'}
-	_, st, output, proof := proveDefault[bn254fr.Element](t, prompt, 2)
+	_, st, req, proof := proveDefault[bn254fr.Element](t, prompt, 2, 0)
 	c := model.DefaultConfig()
 	w, err := model.RandomWeights(c, model.DefaultSeed+1, model.DefaultEmbedScale, model.DefaultGain)
 	if err != nil {
@@ -82,7 +90,7 @@ func TestOtherModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Verify[bn254fr.Element](other, st, prompt, output, proof); !errors.Is(err, ErrRejected) {
+	if err := Verify[bn254fr.Element](other, st, req, proof); !errors.Is(err, ErrRejected) {
 		t.Fatalf("proof accepted for another model: %v", err)
 	}
 }
@@ -116,7 +124,7 @@ func visitElements[E field.Scalar](v reflect.Value, f func(*E)) {
 // every claimed evaluation of every contraction proof: all are rejected.
 func TestTamperedProof(t *testing.T) {
 	prompt := []int{'o', 'k'}
-	m, st, output, proof := proveDefault[bn254fr.Element](t, prompt, 2)
+	m, st, req, proof := proveDefault[bn254fr.Element](t, prompt, 2, 0)
 	var elems []*bn254fr.Element
 	visitElements[bn254fr.Element](reflect.ValueOf(proof.Layers), func(e *bn254fr.Element) { elems = append(elems, e) })
 	visitElements[bn254fr.Element](reflect.ValueOf(proof.LMHead), func(e *bn254fr.Element) { elems = append(elems, e) })
@@ -130,7 +138,7 @@ func TestTamperedProof(t *testing.T) {
 		var one bn254fr.Element
 		one.SetOne()
 		e.Add(e, &one)
-		if err := Verify[bn254fr.Element](m, st, prompt, output, proof); !errors.Is(err, ErrRejected) {
+		if err := Verify[bn254fr.Element](m, st, req, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("proof element %d of %d changed: %v", i, len(elems), err)
 		}
 		*e = saved
@@ -151,26 +159,65 @@ func TestLlama(t *testing.T) {
 		t.Fatal(err)
 	}
 	prompt := []int{5, 9, 2}
-	output, tr, err := Generate(m, prompt, 3)
+	req, tr, err := Generate(m, prompt, 3, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := statement.Of[bn254fr.Element](m.ID(), prompt, output)
+	st, err := statement.Of[bn254fr.Element](m.ID(), prompt, req.Output)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proof, err := Prove[bn254fr.Element](m, st, prompt, output, tr)
+	proof, err := Prove[bn254fr.Element](m, st, req, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Verify[bn254fr.Element](m, st, prompt, output, proof); err != nil {
+	if err := Verify[bn254fr.Element](m, st, req, proof); err != nil {
 		t.Fatalf("honest Llama proof rejected: %v", err)
 	}
 	for i, values := range proof.Tensors {
 		values[0]++
-		if err := Verify[bn254fr.Element](m, st, prompt, output, proof); !errors.Is(err, ErrRejected) {
+		if err := Verify[bn254fr.Element](m, st, req, proof); !errors.Is(err, ErrRejected) {
 			t.Errorf("tensor %d changed: %v", i, err)
 		}
 		values[0]--
+	}
+}
+
+// TestBucket: one bucket serves requests of several lengths; a proof is
+// refused as one of another bucket, with a token moved from the output
+// to the prompt (the same pass tokens, another statement) and with a
+// live row's argmax changed under a statement made for it.
+func TestBucket(t *testing.T) {
+	m := model.Default()
+	for _, c := range []struct{ prompt, tokens int }{{1, 8}, {5, 3}, {8, 1}} {
+		prompt := []int{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}[:c.prompt]
+		_, st, req, proof := proveDefault[bn254fr.Element](t, prompt, c.tokens, 8)
+		if err := Verify[bn254fr.Element](m, st, req, proof); err != nil {
+			t.Fatalf("%d + %d tokens in bucket 8: %v", c.prompt, c.tokens, err)
+		}
+	}
+	_, st, req, proof := proveDefault[bn254fr.Element](t, []int{'o', 'k'}, 3, 8)
+	other := req
+	other.Rows = 16
+	if err := Verify[bn254fr.Element](m, st, other, proof); !errors.Is(err, ErrRejected) {
+		t.Errorf("verified as a proof of bucket 16: %v", err)
+	}
+	moved := statement.Request{Prompt: append(append([]int(nil), req.Prompt...), req.Output[0]), Output: req.Output[1:], Rows: 8}
+	movedSt, err := statement.Of[bn254fr.Element](m.ID(), moved.Prompt, moved.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify[bn254fr.Element](m, movedSt, moved, proof); !errors.Is(err, ErrRejected) {
+		t.Errorf("a token moved from the output to the prompt: %v", err)
+	}
+	wrong := req
+	wrong.Output = append([]int(nil), req.Output...)
+	wrong.Output[1] = (wrong.Output[1] + 1) % 256
+	wrongSt, err := statement.Of[bn254fr.Element](m.ID(), wrong.Prompt, wrong.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify[bn254fr.Element](m, wrongSt, wrong, proof); !errors.Is(err, ErrRejected) {
+		t.Errorf("a live row's argmax changed: %v", err)
 	}
 }

@@ -14,34 +14,34 @@ import (
 // are rejected.
 func TestVerifyPass(t *testing.T) {
 	prompt := []int{'a', 'b', 'c'}
-	m, st, output, proof := proveDefault[bn254fr.Element](t, prompt, 2)
+	m, st, req, proof := proveDefault[bn254fr.Element](t, prompt, 2, 0)
 	id := m.ID()
-	_, tr, err := Generate(m, prompt, 2)
+	_, tr, err := Generate(m, prompt, 2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifyPass[bn254fr.Element](m, id, tr, st, prompt, output, proof); err != nil {
+	if err := VerifyPass[bn254fr.Element](m, id, tr, st, req, proof); err != nil {
 		t.Fatalf("prover's pass: %v", err)
 	}
-	rows := len(prompt) + len(output) - 1
+	rows := req.Rows
 	view, err := ShapePass(m, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifyPass[bn254fr.Element](m, id, view, st, prompt, output, proof); err != nil {
+	if err := VerifyPass[bn254fr.Element](m, id, view, st, req, proof); err != nil {
 		t.Fatalf("shape pass: %v", err)
 	}
 	rejected := map[string]func() error{
 		"shorter pass": func() error {
 			v, _ := ShapePass(m, rows-1)
-			return VerifyPass[bn254fr.Element](m, id, v, st, prompt, output, proof)
+			return VerifyPass[bn254fr.Element](m, id, v, st, req, proof)
 		},
 		"no pass": func() error {
-			return VerifyPass[bn254fr.Element](m, id, nil, st, prompt, output, proof)
+			return VerifyPass[bn254fr.Element](m, id, nil, st, req, proof)
 		},
 		"another id": func() error {
 			v, _ := ShapePass(m, rows)
-			return VerifyPass[bn254fr.Element](m, new(big.Int).Add(id, big.NewInt(1)), v, st, prompt, output, proof)
+			return VerifyPass[bn254fr.Element](m, new(big.Int).Add(id, big.NewInt(1)), v, st, req, proof)
 		},
 		"tampered tensor": func() error {
 			v, _ := ShapePass(m, rows)
@@ -50,7 +50,7 @@ func TestVerifyPass(t *testing.T) {
 			tensors[3][0]++
 			bad := *proof
 			bad.Tensors = tensors
-			return VerifyPass[bn254fr.Element](m, id, v, st, prompt, output, &bad)
+			return VerifyPass[bn254fr.Element](m, id, v, st, req, &bad)
 		},
 	}
 	for name, f := range rejected {

@@ -71,6 +71,9 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	if err := opts.checkRun(); err != nil {
 		return nil, err
 	}
+	if opts.Bucket != 0 {
+		return nil, fmt.Errorf("pipeline: the aggregated design proves a pass of the request's own rows; --bucket applies to the direct design")
+	}
 	if opts.Chain && opts.Wrap {
 		if err := checkSolc(); err != nil {
 			return nil, err
@@ -85,10 +88,12 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	var tr *model.Trace
 	if err := r.stage("inference", func() (string, error) {
 		var err error
-		rep.Output, tr, err = inference.Generate(m, opts.Prompt, opts.Tokens)
+		var req statement.Request
+		req, tr, err = inference.Generate(m, opts.Prompt, opts.Tokens, len(opts.Prompt)+opts.Tokens-1)
 		if err != nil {
 			return "", err
 		}
+		rep.Output, rep.Rows = req.Output, req.Rows
 		return fmt.Sprintf("%d tokens generated", len(rep.Output)), nil
 	}); err != nil {
 		return nil, err

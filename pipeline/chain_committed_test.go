@@ -44,7 +44,8 @@ func TestCommittedChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt}}
-	output, tr, err := inference.Generate(m, opts.Prompt, opts.Tokens)
+	req, tr, err := inference.Generate(m, opts.Prompt, opts.Tokens, len(opts.Prompt)+opts.Tokens-1)
+	output := req.Output
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,21 +113,23 @@ func Circuits(d Design, opts AggregatedOptions, promptLen int) (*Catalog, error)
 	})
 }
 
-// catalog builds the catalog of design d for a pass of promptLen and
-// outputLen tokens; srs returns the SRS of a size.
+// catalog builds the catalog of design d for a prompt of promptLen and
+// outputLen generated tokens (the direct circuit: for the bucket of
+// opts.Bucket, or the smallest that holds them); srs returns the SRS of
+// a size.
 func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen int, srs func(size int) (*pcs.SRS, error)) (*Catalog, error) {
-	if promptLen < 1 || outputLen < 1 {
-		return nil, fmt.Errorf("pipeline: circuits for %d prompt and %d generated tokens: want at least 1 of each", promptLen, outputLen)
+	rows, err := Rows(opts.Model, promptLen, outputLen, opts.Bucket)
+	if err != nil {
+		return nil, err
 	}
 	m := opts.Model
 	id := r.modelID()
 	c := &Catalog{Design: d, loadSRS: srs, aggregatorCommitments: -1}
 	if d == Direct {
-		var err error
-		if c.Layout, err = circuits.NewLayoutOf(m, id, promptLen, outputLen); err != nil {
+		if c.Layout, err = circuits.NewLayoutOf(m, id, rows); err != nil {
 			return nil, err
 		}
-		c.Circuits = []*Circuit{{Kind: "direct", Name: "direct circuit", Curve: ecc.BN254, compile: func() (constraint.ConstraintSystem, error) {
+		c.Circuits = []*Circuit{{Kind: "direct", Name: fmt.Sprintf("direct circuit (bucket %d)", rows), Curve: ecc.BN254, compile: func() (constraint.ConstraintSystem, error) {
 			return compileDirect(c.Layout)
 		}}}
 		return c, nil
@@ -135,7 +137,9 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 	if d != Aggregated {
 		return nil, fmt.Errorf("pipeline: design %q", d)
 	}
-	var err error
+	if opts.Bucket != 0 {
+		return nil, fmt.Errorf("pipeline: the aggregated design proves a pass of the request's own rows; --bucket applies to the direct design")
+	}
 	if c.Segments, err = aggregatedSegments(m, opts.SegmentSize, opts.VocabChunk); err != nil {
 		return nil, err
 	}

@@ -39,8 +39,13 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 	}
 	r := &runner{opts: &opts, report: &Report{Prompt: opts.Prompt, Verifier: opts.Verifier}}
 	m := opts.Model
+	rows, err := Rows(m, len(opts.Prompt), opts.Tokens, opts.Bucket)
+	if err != nil {
+		return nil, err
+	}
 	var (
 		id     *big.Int
+		req    statement.Request
 		tr     *model.Trace
 		st     statement.Statement
 		proof  *inference.Proof[bn254fr.Element]
@@ -57,21 +62,22 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 	// prover's pass over instead of running a shape pass of its own.
 	if err := r.stage("inference", func() (string, error) {
 		var err error
-		rep.Output, tr, err = inference.Generate(m, opts.Prompt, opts.Tokens)
+		req, tr, err = inference.Generate(m, opts.Prompt, opts.Tokens, rows)
 		if err != nil {
 			return "", err
 		}
+		rep.Output, rep.Rows = req.Output, req.Rows
 		id = r.modelID()
 		st, err = statement.Of[bn254fr.Element](id, opts.Prompt, rep.Output)
 		rep.Statement = st
-		return fmt.Sprintf("%d tokens generated", len(rep.Output)), err
+		return fmt.Sprintf("%d tokens generated, a pass of %d rows in the bucket of %d", len(rep.Output), req.Len(), req.Rows), err
 	}); err != nil {
 		return nil, err
 	}
 	r.generated(rep.Output)
 	if err := r.stage("native proof", func() (string, error) {
 		var err error
-		proof, err = inference.Prove[bn254fr.Element](m, st, opts.Prompt, rep.Output, tr)
+		proof, err = inference.Prove[bn254fr.Element](m, st, req, tr)
 		if err != nil {
 			return "", err
 		}
@@ -86,7 +92,7 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		// The verifier takes its shapes, ranges and constants from the
 		// prover's pass, which has those of a shape pass; the proof's
 		// opened tensors replace the pass's.
-		err := inference.VerifyPass[bn254fr.Element](m, id, tr, st, opts.Prompt, rep.Output, proof)
+		err := inference.VerifyPass[bn254fr.Element](m, id, tr, st, req, proof)
 		tr = nil
 		return "", err
 	}); err != nil {
@@ -117,7 +123,7 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	if err := r.stage("groth16 proof", func() (string, error) {
-		assignment, err := layout.Assign(st, opts.Prompt, rep.Output, proof)
+		assignment, err := layout.Assign(st, req, proof)
 		if err != nil {
 			return "", err
 		}

@@ -14,19 +14,24 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// VerifyingKeyDirect compiles the direct circuit of m for the given prompt
-// and output lengths and returns its keys without the proving key: the
+// VerifyingKeyDirect compiles the direct circuit of m for a bucket of rows
+// (one key set serves every request whose pass fits it) and returns its keys without the proving key: the
 // verifying key read from the cache and checked against the digests of its
 // manifest (the proving key file is hashed, not decoded), or set up
 // (development only) and stored with the proving key. opts go to
 // setup.LoadOrSetupVK (the log, the kind of keys accepted).
-func VerifyingKeyDirect(m *model.Model, promptLen, outputLen int, cacheDir string, opts ...setup.Option) (*setup.Keys, error) {
+func VerifyingKeyDirect(m *model.Model, rows int, cacheDir string, opts ...setup.Option) (*setup.Keys, error) {
 	cacheDir, err := keyCacheDir(cacheDir)
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{opts: &Options{Model: m, CacheDir: cacheDir}, report: &Report{}}
-	cat, err := r.catalog(Direct, &AggregatedOptions{Options: *r.opts}, promptLen, outputLen, nil)
+	if rows < 1 {
+		return nil, fmt.Errorf("pipeline: a bucket of %d rows", rows)
+	}
+	r := &runner{opts: &Options{Model: m, CacheDir: cacheDir, Bucket: rows}, report: &Report{}}
+	// The catalog of a one-token prompt and one generated token in that
+	// bucket: the circuit depends on the bucket alone.
+	cat, err := r.catalog(Direct, &AggregatedOptions{Options: *r.opts}, 1, 1, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,11 @@ type Options struct {
 	// Prompt is the input tokens; Tokens the number of tokens to generate.
 	Prompt []int
 	Tokens int
+	// Bucket is the row bucket of the direct design's circuit: the rows
+	// of the pass that proves the request (0 for the smallest that holds
+	// it, statement.Bucket). One circuit, one key set, serves every
+	// request whose pass fits its bucket.
+	Bucket int
 	// CacheDir holds proving and verifying keys by circuit hash ("" for
 	// the default, see setup.DefaultCacheDir).
 	CacheDir string
@@ -50,6 +55,32 @@ func (opts *Options) defaults() error {
 	return err
 }
 
+// Rows returns the rows of the pass that proves a prompt of promptLen
+// tokens and outputLen generated ones of m: bucket when it is set (a
+// power of two or the context, at least the pass's rows), else the
+// smallest bucket that holds the pass (statement.Bucket).
+func Rows(m *model.Model, promptLen, outputLen, bucket int) (int, error) {
+	if promptLen < 1 || outputLen < 1 {
+		return 0, fmt.Errorf("pipeline: circuits for %d prompt and %d generated tokens: want at least 1 of each", promptLen, outputLen)
+	}
+	n, context := promptLen+outputLen-1, m.Config.MaxPositions
+	if n > context {
+		return 0, fmt.Errorf("pipeline: %d prompt and %d generated tokens need %d positions, beyond the model's context of %d", promptLen, outputLen, n, context)
+	}
+	need := statement.Bucket(n, context)
+	switch {
+	case bucket == 0:
+		return need, nil
+	case bucket < n:
+		return 0, fmt.Errorf("pipeline: %d prompt and %d generated tokens need a bucket of at least %d rows (bucket %d); asked for %d", promptLen, outputLen, n, need, bucket)
+	case bucket > context:
+		return 0, fmt.Errorf("pipeline: a bucket of %d rows is beyond the model's context of %d", bucket, context)
+	case bucket&(bucket-1) != 0 && bucket != context:
+		return 0, fmt.Errorf("pipeline: a bucket of %d rows: want a power of two or the context (%d)", bucket, context)
+	}
+	return bucket, nil
+}
+
 // checkRun checks the inputs of a run.
 func (opts *Options) checkRun() error {
 	if len(opts.Prompt) == 0 || opts.Tokens < 1 {
@@ -68,10 +99,12 @@ type Stage struct {
 // Report is the outcome of a run: what was proven and what it cost.
 type Report struct {
 	Prompt, Output []int
-	Statement      statement.Statement
-	Constraints    int
-	ProofBytes     int
-	Stages         []Stage
+	// Rows is the row bucket of the pass that proved them.
+	Rows        int
+	Statement   statement.Statement
+	Constraints int
+	ProofBytes  int
+	Stages      []Stage
 	// Gas used by a transaction calling the verifier alone and by the
 	// registry submission (0 when the chain was not used); VerifyGasLimit
 	// is the gas limit the verifier call needs (eth_estimateGas).

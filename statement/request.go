@@ -47,8 +47,9 @@ func NewRequest(prompt, output []int, rows, vocab, maxPositions int) (Request, e
 func (r Request) Len() int { return len(r.Prompt) + len(r.Output) - 1 }
 
 // Check checks the request against a model of this vocabulary and
-// context: s ≥ 1, g ≥ 1, n ≤ Rows ≤ maxPositions, Rows a power of two or
-// the context itself, every token in the vocabulary.
+// context: s ≥ 1, g ≥ 1, n ≤ Rows ≤ maxPositions, every token in the
+// vocabulary. (Buckets are powers of two by the provers' choice,
+// [Bucket]; a proof holds for any Rows.)
 func (r Request) Check(vocab, maxPositions int) error {
 	if len(r.Prompt) < 1 || len(r.Output) < 1 {
 		return fmt.Errorf("statement: a request needs a prompt and an output (got %d and %d tokens)", len(r.Prompt), len(r.Output))
@@ -63,9 +64,6 @@ func (r Request) Check(vocab, maxPositions int) error {
 	}
 	if r.Rows > maxPositions {
 		return fmt.Errorf("statement: a bucket of %d rows is beyond the context of %d", r.Rows, maxPositions)
-	}
-	if r.Rows&(r.Rows-1) != 0 && r.Rows != maxPositions {
-		return fmt.Errorf("statement: a bucket of %d rows: want a power of two or the context (%d)", r.Rows, maxPositions)
 	}
 	for i, t := range r.Tokens() {
 		if t < 0 || t >= vocab {

@@ -49,7 +49,6 @@ func TestRequest(t *testing.T) {
 		{"beyond the context", make([]int, 30), make([]int, 4), 0, "beyond the context"},
 		{"bucket too small", []int{1, 2, 3}, []int{1, 2, 3}, 4, "bucket of at least 5 rows (bucket 8)"},
 		{"bucket beyond the context", []int{1}, []int{1}, 64, "beyond the context"},
-		{"bucket not a power of two", []int{1}, []int{1}, 6, "power of two"},
 		{"token outside", []int{1, 10}, []int{1}, 0, "outside the vocabulary"},
 		{"last token outside", []int{1}, []int{1, 10}, 2, "last output token"},
 	} {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,7 +81,9 @@ func runDirect(t *testing.T, m *model.Model) {
 		checkOnChain(ctx, t, contracts, rep.Proof, st)
 	}
 
-	// A solcjs that fails: the run proves (keys cached), then its on-chain
+	// Another request of the same bucket — a prompt of one token and
+	// three generated — with a solcjs that fails: the run proves with the
+	// first run's keys (the same circuit, no setup), then its on-chain
 	// stage fails, and the report of the verified proof comes back with
 	// the error, so that the proof is not lost.
 	failing := filepath.Join(t.TempDir(), "solcjs")
@@ -88,19 +91,35 @@ func runDirect(t *testing.T, m *model.Model) {
 		t.Fatal(err)
 	}
 	t.Setenv(solidity.SolcjsEnv, failing)
-	kept, err := pipeline.RunDirect(ctx, opts)
+	other := opts
+	other.Prompt, other.Tokens = []int{'H'}, 3
+	kept, err := pipeline.RunDirect(ctx, other)
 	if err == nil {
 		t.Fatal("a run with a failing solcjs succeeded")
 	}
 	if kept == nil || kept.Proof == nil {
 		t.Fatalf("the failed on-chain stage lost the proof: %v", err)
 	}
-	if !slices.Equal(kept.Output, rep.Output) || kept.Statement.ModelID.Cmp(rep.Statement.ModelID) != 0 {
-		t.Errorf("the kept report states %v / %#x, the first run %v / %#x", kept.Output, kept.Statement.ModelID, rep.Output, rep.Statement.ModelID)
+	if kept.Rows != rep.Rows || kept.Statement.ModelID.Cmp(rep.Statement.ModelID) != 0 {
+		t.Errorf("the kept report has bucket %d and id %#x, the first run %d and %#x", kept.Rows, kept.Statement.ModelID, rep.Rows, rep.Statement.ModelID)
+	}
+	if a, b := stageNote(rep, "keys"), stageNote(kept, "keys"); a == "" || a != b {
+		t.Errorf("the two requests' keys: %q and %q, want the same circuit", a, b)
 	}
 	if err := pipeline.WriteArtifacts(t.TempDir(), kept); err != nil {
 		t.Errorf("the kept proof cannot be written: %v", err)
 	}
+}
+
+// stageNote returns the note of the report's first stage whose name
+// starts with prefix.
+func stageNote(rep *pipeline.Report, prefix string) string {
+	for _, st := range rep.Stages {
+		if strings.HasPrefix(st.Name, prefix) {
+			return st.Note
+		}
+	}
+	return ""
 }
 
 // maxVerifyGas bounds the gas used by a verifyProof transaction of a

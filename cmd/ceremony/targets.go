@@ -86,7 +86,11 @@ func (f *circuitFlags) compileTarget(out io.Writer) (constraint.ConstraintSystem
 // shape only.
 func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSystem, string, error) {
 	return func(f *circuitFlags) (constraint.ConstraintSystem, string, error) {
-		if err := f.lengths.Check(); err != nil {
+		design := pipeline.Aggregated
+		if kind == "direct" {
+			design = pipeline.Direct
+		}
+		if err := f.lengths.Check(design); err != nil {
 			return nil, "", err
 		}
 		if err := f.cut.Check(); err != nil {
@@ -101,11 +105,7 @@ func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSys
 		if err != nil {
 			return nil, "", err
 		}
-		design := pipeline.Aggregated
-		if kind == "direct" {
-			design = pipeline.Direct
-		}
-		opts := pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Tokens: *f.lengths.Tokens}, Wrap: kind == "wrapper"}
+		opts := pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Tokens: *f.lengths.Tokens, Bucket: *f.lengths.Bucket}, Wrap: kind == "wrapper"}
 		f.cut.Options(&opts)
 		cat, err := pipeline.Circuits(design, opts, *f.lengths.PromptTokens)
 		if err != nil {

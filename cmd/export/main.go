@@ -61,11 +61,11 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	if err := lengths.Check(); err != nil {
-		return err
-	}
 	design, err := designFlags.Parse()
 	if err != nil {
+		return err
+	}
+	if err := lengths.Check(design); err != nil {
 		return err
 	}
 	m, err := modelFlags.Load()
@@ -79,12 +79,16 @@ func run(ctx context.Context) error {
 	promptLen, outputLen := *lengths.PromptTokens, *lengths.Tokens
 	switch design {
 	case pipeline.Direct:
-		fmt.Printf("setting up or loading the keys of the direct circuit for %d prompt and %d generated tokens …\n", promptLen, outputLen)
+		rows, err := pipeline.Rows(m, promptLen, outputLen, *lengths.Bucket)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("setting up or loading the keys of the direct circuit for a bucket of %d rows (every prompt and generated tokens whose pass fits) …\n", rows)
 		opts := []setup.Option{setup.WithLog(os.Stdout)}
 		if kind := keyFlags.Kind(); kind != "" {
 			opts = append(opts, setup.WithKind(kind))
 		}
-		if keys, err = pipeline.VerifyingKeyDirect(m, promptLen, outputLen, *keyFlags.Cache, opts...); err != nil {
+		if keys, err = pipeline.VerifyingKeyDirect(m, rows, *keyFlags.Cache, opts...); err != nil {
 			return err
 		}
 		id = m.ID()

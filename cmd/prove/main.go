@@ -33,6 +33,7 @@ var (
 	modelFlags  = flags.AddModel(flag.CommandLine)
 	designFlags = flags.AddDesign(flag.CommandLine)
 	keyFlags    = flags.AddKeys(flag.CommandLine)
+	bucketFlag  = flags.AddBucket(flag.CommandLine)
 
 	promptFlag   = flag.String("prompt", "Hello", "prompt text")
 	tokensFlag   = flag.Int("tokens", 3, "number of tokens to generate")
@@ -113,7 +114,7 @@ func run(ctx context.Context) error {
 	}
 	fmt.Fprintf(info, "model: %s (%s), %d layers, d=%d, %d heads, vocabulary %d\n", src, m.Config.Family, m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.Vocab)
 	fmt.Fprintf(info, "prompt: %q (%d tokens%s), generating %d tokens\n", *promptFlag, len(prompt), bosNote(tok), *tokensFlag)
-	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: info,
+	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: info,
 		Generated: func(output []int) {
 			// The text is known long before the proof: show it now.
 			fmt.Printf("  output: %s\n", describe(tok, output))
@@ -200,6 +201,9 @@ func checkFlags() (pipeline.Design, error) {
 	}
 	if *jobsFlag < 0 {
 		return "", errors.New("--native-jobs must be at least 0")
+	}
+	if err := flags.CheckBucket(*bucketFlag, design); err != nil {
+		return "", err
 	}
 	return design, nil
 }

@@ -187,6 +187,19 @@ func TestEarlyChecks(t *testing.T) {
 			t.Errorf("--native-jobs %d: %v", jobs, err)
 		}
 	}
+	savedBucket := *bucketFlag
+	defer func() { *bucketFlag = savedBucket }()
+	for _, c := range []struct {
+		design string
+		bucket int
+		err    string
+	}{{"direct", 16, ""}, {"direct", -1, "--bucket"}, {"aggregated", 16, "--bucket goes with --design direct"}, {"aggregated", 0, ""}} {
+		*designFlags.Name, *bucketFlag = c.design, c.bucket
+		_, err := checkFlags()
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("--design %s --bucket %d: %v, want an error naming %q", c.design, c.bucket, err, c.err)
+		}
+	}
 }
 
 // TestPlanJSON: every field of a plan item is in the JSON, key_kind too
