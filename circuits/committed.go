@@ -4,7 +4,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 
 	gcommitted "github.com/veriformer/veriformer/gadgets/committed"
-	gpoly "github.com/veriformer/veriformer/gadgets/poly"
+	gstatement "github.com/veriformer/veriformer/gadgets/statement"
 	native "github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
@@ -14,16 +14,16 @@ import (
 // Committed is the aggregated design's segment circuit, over BLS12-377: it
 // verifies one segment's committed proof of model m, the field part of
 // its verifier entirely (gadgets/committed.VerifySegment), with the
-// model's weights as constants. The pass's tokens are private inputs
-// bound to the statement's digests; the public inputs are
+// model's weights as constants. The request — its prompt and output in
+// buffers of the pass's rows, their lengths — is a private input bound
+// to the statement's digests; the public inputs are
 // gadgets/committed.Publics, which the aggregator (package recursion)
 // verifies the circuit's proofs on. The circuit is fixed by the model,
-// the segment and the pass's prompt and output lengths (its shape,
-// native NewShape).
+// the segment and the pass's rows (its shape, native NewShape): one
+// circuit serves every request whose pass fits them.
 type Committed struct {
 	Publics gcommitted.Publics `gnark:",public"`
-	Prompt  []frontend.Variable
-	Output  []frontend.Variable
+	Request gstatement.Request
 	Proof   gcommitted.Proof
 
 	// Not circuit variables: tagged so that gnark's schema walk (at
@@ -47,27 +47,30 @@ func NewCommitted(m *model.Model, s *native.Shape) (*Committed, error) {
 	}
 	return &Committed{
 		Publics: pub,
-		Prompt:  make([]frontend.Variable, len(s.Pass.Prompt)),
-		Output:  make([]frontend.Variable, len(s.Pass.Output)),
+		Request: gstatement.PlaceholderRequest(s.Pass.Rows),
 		Proof:   p,
 		shape:   s, model: m,
 	}, nil
 }
 
 // AssignCommitted returns the assignment of the segment circuit of shape
-// s for a native proof of the statement st and the scalars of its
-// opening's check (native Shape.VerifyField).
-func AssignCommitted(m *model.Model, s *native.Shape, st statement.Statement, proof *native.Proof, check *pcs.GroupCheck) *Committed {
+// s for a native proof of the statement st about the request of s (its
+// Pass) and the scalars of its opening's check (native
+// Shape.VerifyField).
+func AssignCommitted(m *model.Model, s *native.Shape, st statement.Statement, proof *native.Proof, check *pcs.GroupCheck) (*Committed, error) {
+	req, err := gstatement.ValueOfRequest(s.Pass)
+	if err != nil {
+		return nil, err
+	}
 	return &Committed{
 		Publics: gcommitted.ValueOfPublics(s, st, proof, check),
-		Prompt:  gpoly.Ints(s.Pass.Prompt),
-		Output:  gpoly.Ints(s.Pass.Output),
+		Request: req,
 		Proof:   gcommitted.ValueOfProof(proof),
 		shape:   s, model: m,
-	}
+	}, nil
 }
 
 // Define implements frontend.Circuit.
 func (c *Committed) Define(api frontend.API) error {
-	return gcommitted.VerifySegment(api, c.model, c.shape, c.Publics, c.Prompt, c.Output, c.Proof)
+	return gcommitted.VerifySegment(api, c.model, c.shape, c.Publics, c.Request, c.Proof)
 }

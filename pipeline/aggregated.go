@@ -71,9 +71,6 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	if err := opts.checkRun(); err != nil {
 		return nil, err
 	}
-	if opts.Bucket != 0 {
-		return nil, fmt.Errorf("pipeline: the aggregated design proves a pass of the request's own rows; --bucket applies to the direct design")
-	}
 	if opts.Chain && opts.Wrap {
 		if err := checkSolc(); err != nil {
 			return nil, err
@@ -85,16 +82,22 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt, Verifier: opts.Verifier}}
 	rep := r.report
 	m := opts.Model
-	var tr *model.Trace
+	rows, err := Rows(m, len(opts.Prompt), opts.Tokens, opts.Bucket)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		tr  *model.Trace
+		req statement.Request
+	)
 	if err := r.stage("inference", func() (string, error) {
 		var err error
-		var req statement.Request
-		req, tr, err = inference.Generate(m, opts.Prompt, opts.Tokens, len(opts.Prompt)+opts.Tokens-1)
+		req, tr, err = inference.Generate(m, opts.Prompt, opts.Tokens, rows)
 		if err != nil {
 			return "", err
 		}
 		rep.Output, rep.Rows = req.Output, req.Rows
-		return fmt.Sprintf("%d tokens generated", len(rep.Output)), nil
+		return fmt.Sprintf("%d tokens generated, a pass of %d rows in the bucket of %d", len(rep.Output), req.Len(), req.Rows), nil
 	}); err != nil {
 		return nil, err
 	}
@@ -107,7 +110,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 		return nil, err
 	}
 	rep.Constraints = keys.SegmentConstraints
-	st, aggProof, err := r.proveAggregated(&opts, keys, opts.Prompt, rep.Output, tr)
+	st, aggProof, err := r.proveAggregated(&opts, keys, req, tr)
 	if err != nil {
 		return nil, err
 	}

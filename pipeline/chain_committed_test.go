@@ -44,7 +44,11 @@ func TestCommittedChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt}}
-	req, tr, err := inference.Generate(m, opts.Prompt, opts.Tokens, len(opts.Prompt)+opts.Tokens-1)
+	rows, err := Rows(m, len(opts.Prompt), opts.Tokens, opts.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, tr, err := inference.Generate(m, opts.Prompt, opts.Tokens, rows)
 	output := req.Output
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +70,7 @@ func TestCommittedChain(t *testing.T) {
 	if err := r.setupSegments(opts, k); err != nil {
 		t.Fatal(err)
 	}
-	st, segments, err := r.proveSegments(opts, k, opts.Prompt, output, tr)
+	st, segments, err := r.proveSegments(opts, k, req, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,9 +114,8 @@ func Circuits(d Design, opts AggregatedOptions, promptLen int) (*Catalog, error)
 }
 
 // catalog builds the catalog of design d for a prompt of promptLen and
-// outputLen generated tokens (the direct circuit: for the bucket of
-// opts.Bucket, or the smallest that holds them); srs returns the SRS of
-// a size.
+// outputLen generated tokens: the circuits of the bucket of opts.Bucket,
+// or of the smallest that holds them; srs returns the SRS of a size.
 func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen int, srs func(size int) (*pcs.SRS, error)) (*Catalog, error) {
 	rows, err := Rows(opts.Model, promptLen, outputLen, opts.Bucket)
 	if err != nil {
@@ -137,13 +136,10 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 	if d != Aggregated {
 		return nil, fmt.Errorf("pipeline: design %q", d)
 	}
-	if opts.Bucket != 0 {
-		return nil, fmt.Errorf("pipeline: the aggregated design proves a pass of the request's own rows; --bucket applies to the direct design")
-	}
 	if c.Segments, err = aggregatedSegments(m, opts.SegmentSize, opts.VocabChunk); err != nil {
 		return nil, err
 	}
-	if c.Shapes, err = committedShapes(m, c.Segments, committedPass(promptLen, outputLen)); err != nil {
+	if c.Shapes, err = committedShapes(m, c.Segments, committedPass(rows)); err != nil {
 		return nil, err
 	}
 	c.segmentShapes = make([]*recursion.SegmentShape, len(c.Segments))

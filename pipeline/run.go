@@ -22,9 +22,9 @@ type Options struct {
 	// Prompt is the input tokens; Tokens the number of tokens to generate.
 	Prompt []int
 	Tokens int
-	// Bucket is the row bucket of the direct design's circuit: the rows
-	// of the pass that proves the request (0 for the smallest that holds
-	// it, statement.Bucket). One circuit, one key set, serves every
+	// Bucket is the row bucket of the circuits: the rows of the pass
+	// that proves the request (0 for the smallest that holds it,
+	// statement.Bucket). One set of circuits and keys serves every
 	// request whose pass fits its bucket.
 	Bucket int
 	// CacheDir holds proving and verifying keys by circuit hash ("" for

@@ -33,16 +33,16 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// committedPass is a pass of promptLen prompt tokens and outputLen
-// generated ones with every token 0: the shapes of the segment circuits
-// depend on the lengths only (the tokens are circuit variables).
-func committedPass(promptLen, outputLen int) committed.Pass {
-	return committed.Pass{Prompt: make([]int, promptLen), Output: make([]int, outputLen)}
+// committedPass is a request of a bucket of rows with one prompt and
+// one output token, both 0: the shapes of the segment circuits depend on
+// the rows only (the request is a circuit variable).
+func committedPass(rows int) committed.Pass {
+	return committed.Pass{Prompt: []int{0}, Output: []int{0}, Rows: rows}
 }
 
 // committedShapes returns the native shapes of the segments for a pass.
 func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pass) ([]*committed.Shape, error) {
-	view, err := inference.ShapePass(m, len(pass.Tokens()))
+	view, err := inference.ShapePass(m, pass.Rows)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pa
 func (r *runner) compileSegment(dir string, m *model.Model, id *big.Int, s *committed.Shape, what string) (constraint.ConstraintSystem, error) {
 	// The segment's String tells apart the segments of a cut with
 	// chunks of the LM head from those of the same blocks with it.
-	name := fmt.Sprintf("committed segment\nmodel %x\nsegment %v\nprompt %d, output %d", id, s.Segment, len(s.Pass.Prompt), len(s.Pass.Output))
+	name := fmt.Sprintf("committed segment\nmodel %x\nsegment %v\nbucket %d", id, s.Segment, s.Pass.Rows)
 	return r.compileCached(dir, name, ecc.BLS12_377, what, func() (constraint.ConstraintSystem, error) {
 		placeholder, err := circuits.NewCommitted(m, s)
 		if err != nil {
@@ -147,7 +147,7 @@ func committedShapeOf(ccs constraint.ConstraintSystem, s *committed.Shape) (recu
 	multiplicities, boundary, incoming := s.PartIndices()
 	nbChosen := 0
 	if s.Segment.Chunk() {
-		nbChosen = len(s.Pass.Output)
+		nbChosen = s.Pass.Rows
 	}
 	return recursion.SegmentShapeOf(ccs, s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen)
 }
@@ -222,8 +222,8 @@ func (r *runner) setupSegments(opts *AggregatedOptions, k *AggregatedKeys) error
 // per segment circuit, and the committed aggregator's proof, verified on
 // the statement. Each proving key is read from the cache when it is
 // needed and dropped after.
-func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, prompt, output []int, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
-	st, segments, err := r.proveSegments(opts, keys, prompt, output, tr)
+func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, req statement.Request, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
+	st, segments, err := r.proveSegments(opts, keys, req, tr)
 	if err != nil {
 		return st, nil, err
 	}
@@ -234,10 +234,9 @@ func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, 
 // proveSegments runs the proving stages of proveAggregated up to
 // the aggregation: the statement, the native segment proofs and the
 // segments' Groth16 proofs, returned as the aggregator's witnesses.
-func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, prompt, output []int, tr *model.Trace) (statement.Statement, []recursion.SegmentProof, error) {
+func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace) (statement.Statement, []recursion.SegmentProof, error) {
 	m := opts.Model
 	segs := keys.Segments
-	pass := committed.Pass{Prompt: prompt, Output: output}
 	var (
 		st       statement.Statement
 		shapes   []*committed.Shape
@@ -247,7 +246,7 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pr
 	)
 	if err := r.stage("native segment proofs", func() (string, error) {
 		var err error
-		if st, err = statement.Of[bls12377fr.Element](keys.ModelID, prompt, output); err != nil {
+		if st, err = statement.Of[bls12377fr.Element](keys.ModelID, pass.Prompt, pass.Output); err != nil {
 			return "", err
 		}
 		if shapes, err = committedShapes(m, segs, pass); err != nil {
@@ -286,7 +285,10 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pr
 	if err := r.stage("segment groth16 proofs", func() (string, error) {
 		for k := range segs {
 			start := time.Now()
-			assignment := circuits.AssignCommitted(m, shapes[k], st, natives[k], checks[k])
+			assignment, err := circuits.AssignCommitted(m, shapes[k], st, natives[k], checks[k])
+			if err != nil {
+				return "", err
+			}
 			w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
 			if err != nil {
 				return "", err

@@ -63,7 +63,7 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass := committed.Pass{Prompt: prompt, Output: gen.Tokens}
+	pass := committed.Pass{Prompt: prompt, Output: gen.Tokens, Rows: 5}
 	tr, err := m.Forward(m.NewCache(), pass.Tokens())
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 		multiplicities, boundary, incoming := s.PartIndices()
 		nbChosen := 0
 		if seg.Chunk() {
-			nbChosen = len(pass.Output)
+			nbChosen = pass.Rows
 		}
 		sh, err := SegmentShapeOf(ccss[i], s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen)
 		if err != nil {
@@ -136,7 +136,10 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 			if err != nil {
 				t.Fatal(err)
 			}
-			assignment := circuits.AssignCommitted(m, shapes[i], st, proof, check)
+			assignment, err := circuits.AssignCommitted(m, shapes[i], st, proof, check)
+			if err != nil {
+				t.Fatal(err)
+			}
 			w, err := frontend.NewWitness(assignment, ecc.BLS12_377.ScalarField())
 			if err != nil {
 				t.Fatal(err)

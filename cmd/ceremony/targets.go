@@ -90,7 +90,7 @@ func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSys
 		if kind == "direct" {
 			design = pipeline.Direct
 		}
-		if err := f.lengths.Check(design); err != nil {
+		if err := f.lengths.Check(); err != nil {
 			return nil, "", err
 		}
 		if err := f.cut.Check(); err != nil {

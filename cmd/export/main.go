@@ -65,7 +65,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := lengths.Check(design); err != nil {
+	if err := lengths.Check(); err != nil {
 		return err
 	}
 	m, err := modelFlags.Load()
@@ -94,9 +94,13 @@ func run(ctx context.Context) error {
 		id = m.ID()
 		fmt.Printf("circuit of %d R1CS constraints\n", keys.CCS.GetNbConstraints())
 	case pipeline.Aggregated:
-		fmt.Printf("setting up or loading the keys of the aggregated design for %d prompt and %d generated tokens …\n", promptLen, outputLen)
+		rows, err := pipeline.Rows(m, promptLen, outputLen, *lengths.Bucket)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("setting up or loading the keys of the aggregated design for a bucket of %d rows (every prompt and generated tokens whose pass fits) …\n", rows)
 		opts := pipeline.AggregatedOptions{
-			Options: pipeline.Options{Model: m, CacheDir: *keyFlags.Cache, Log: os.Stdout, KeyKind: keyFlags.Kind()},
+			Options: pipeline.Options{Model: m, CacheDir: *keyFlags.Cache, Log: os.Stdout, KeyKind: keyFlags.Kind(), Bucket: *lengths.Bucket},
 			Wrap:    true,
 		}
 		designFlags.Options(&opts)

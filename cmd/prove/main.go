@@ -202,7 +202,7 @@ func checkFlags() (pipeline.Design, error) {
 	if *jobsFlag < 0 {
 		return "", errors.New("--native-jobs must be at least 0")
 	}
-	if err := flags.CheckBucket(*bucketFlag, design); err != nil {
+	if err := flags.CheckBucket(*bucketFlag); err != nil {
 		return "", err
 	}
 	return design, nil

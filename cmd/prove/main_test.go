@@ -193,7 +193,7 @@ func TestEarlyChecks(t *testing.T) {
 		design string
 		bucket int
 		err    string
-	}{{"direct", 16, ""}, {"direct", -1, "--bucket"}, {"aggregated", 16, "--bucket goes with --design direct"}, {"aggregated", 0, ""}} {
+	}{{"direct", 16, ""}, {"direct", -1, "--bucket"}, {"aggregated", 16, ""}, {"aggregated", 0, ""}} {
 		*designFlags.Name, *bucketFlag = c.design, c.bucket
 		_, err := checkFlags()
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {

@@ -9,16 +9,19 @@ import (
 	"github.com/veriformer/veriformer/field"
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	gpoly "github.com/veriformer/veriformer/gadgets/poly"
+	gstatement "github.com/veriformer/veriformer/gadgets/statement"
 	gsumcheck "github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
 	native "github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/statement"
 )
 
-// ArgmaxProof is native.ArgmaxProof in circuit: the chosen logits
-// L[P−1+k][t_k], in a chunk the Local logits, the margins' MLE at
-// (ρ_k, ρ_j), the sum-check over the logits' row coordinates and the
-// logits' MLE at its end (r′, ρ_j).
+// ArgmaxProof is native.ArgmaxProof in circuit: each row's target U_i,
+// the chosen logits L[i][U_i], in a chunk the Local logits, the margins'
+// MLE at (ρ_k, ρ_j), the sum-check over the logits' row coordinates and
+// the logits' MLE at its end (r′, ρ_j).
 type ArgmaxProof struct {
+	Targets     []frontend.Variable
 	Chosen      []frontend.Variable
 	Local       []frontend.Variable
 	MarginsEval frontend.Variable
@@ -27,18 +30,18 @@ type ArgmaxProof struct {
 }
 
 // PlaceholderArgmax sizes the argmax proof of a segment with the LM head
-// (one chosen logit per output token, in a chunk one Local logit too, a
-// degree-2 sum-check over the logits' row coordinates); nil in the other
-// segments.
+// (one target and one chosen logit per row, in a chunk one Local logit
+// too, a degree-2 sum-check over the logits' row coordinates); nil in the
+// other segments.
 func PlaceholderArgmax(s *native.Shape) *ArgmaxProof {
 	a := s.Argmax
 	if a == nil {
 		return nil
 	}
 	rowVars, _ := a.Vars()
-	p := &ArgmaxProof{Chosen: make([]frontend.Variable, len(a.Rows())), SumCheck: gsumcheck.PlaceholderProof(rowVars, 2)}
+	p := &ArgmaxProof{Targets: make([]frontend.Variable, a.Rows()), Chosen: make([]frontend.Variable, a.Rows()), SumCheck: gsumcheck.PlaceholderProof(rowVars, 2)}
 	if a.Chunk() {
-		p.Local = make([]frontend.Variable, len(a.Rows()))
+		p.Local = make([]frontend.Variable, a.Rows())
 	}
 	return p
 }
@@ -50,6 +53,7 @@ func ValueOfArgmax(p *native.ArgmaxProof) *ArgmaxProof {
 		return nil
 	}
 	return &ArgmaxProof{
+		Targets:     gpoly.Ints(p.Targets),
 		Chosen:      gpoly.ValuesOf(p.Chosen),
 		Local:       gpoly.ValuesOf(p.Local),
 		MarginsEval: field.BigInt(&p.MarginsEval),
@@ -58,24 +62,26 @@ func ValueOfArgmax(p *native.ArgmaxProof) *ArgmaxProof {
 	}
 }
 
-// verifyArgmax is native Shape.VerifyArgmax in circuit, for the output
-// tokens given as circuit variables (one per output token, in order):
-// it asserts each token below the vocabulary size (as the native pass
-// check), then replays the step in the native transcript order (label
-// "committed/argmax", the chosen logits, ρ = (ρ_k, ρ_j) over the
-// margins' coordinates, the margins' value, the row sum-check of claim
-// Σ_k eq(ρ_k, k)·(L[P−1+k][t_k]·Sel_V(ρ_j) − Prefix_{t_k}(ρ_j)) −
-// D(ρ), its final value w(r′)·L(r′, ρ_j), the logits' value). Prefix_t
-// is evaluated from t's bits. It returns the point (r′, ρ_k, ρ_j); nil
-// outside the segments with the LM head, where a proof is an error.
+// verifyArgmax is native Shape.VerifyArgmax in circuit, for the request
+// bound to the statement (its pass's tokens T and live rows): it asserts
+// each row's target U_i equal to T[i + 1] on a live row and below the
+// vocabulary size (as the native check), then replays the step in the
+// native transcript order (label "committed/argmax", the targets packed
+// as tokens, the chosen logits, ρ = (ρ_k, ρ_j) over the margins'
+// coordinates, the margins' value, the row sum-check of claim
+// Σ_i eq(ρ_k, i)·(L[i][U_i]·Sel_V(ρ_j) − Prefix_{U_i}(ρ_j)) − D(ρ), its
+// final value w(r′)·L(r′, ρ_j) with w(r′) = Σ_{i<R} eq(ρ_k, i)·eq(r′, i),
+// the logits' value). Prefix_U is evaluated from U's bits. It returns the
+// point (r′, ρ_k, ρ_j); nil outside the segments with the LM head, where
+// a proof is an error.
 //
-// In a chunk of columns [a, b) each token is asserted below the
+// In a chunk of columns [a, b) each target is asserted below the
 // vocabulary size over the bits of the vocabulary, its column is
-// c_k = [a ≤ t_k < b]·(t_k − a), the prefix Prefix_{c_k}(ρ_j) +
-// [t_k ≥ b]·Sel_V(ρ_j) (V the chunk's width), the Local logits are
-// absorbed after the chosen ones, and Local[k] = Chosen[k] is asserted
-// where a ≤ t_k < b.
-func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, tokens []frontend.Variable, p *ArgmaxProof) ([]frontend.Variable, error) {
+// c_i = [a ≤ U_i < b]·(U_i − a), the prefix Prefix_{c_i}(ρ_j) +
+// [U_i ≥ b]·Sel_V(ρ_j) (V the chunk's width), the Local logits are
+// absorbed after the chosen ones, and Local[i] = Chosen[i] is asserted
+// where a ≤ U_i < b.
+func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, req *gstatement.Bound, p *ArgmaxProof) ([]frontend.Variable, error) {
 	a := s.Argmax
 	if a == nil {
 		if p != nil {
@@ -87,23 +93,30 @@ func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, t
 	rowVars, colVars := a.Vars()
 	nbLocal := 0
 	if a.Chunk() {
-		nbLocal = len(rows)
+		nbLocal = rows
 	}
-	if p == nil || len(p.Chosen) != len(rows) || len(p.Local) != nbLocal || len(tokens) != len(rows) || len(p.SumCheck.Rounds) != rowVars {
-		return nil, fmt.Errorf("committed: argmax: a proof or tokens shaped for another pass")
+	if p == nil || len(p.Targets) != rows || len(p.Chosen) != rows || len(p.Local) != nbLocal || len(p.SumCheck.Rounds) != rowVars {
+		return nil, fmt.Errorf("committed: argmax: a proof shaped for another pass")
 	}
-	bits := make([][]frontend.Variable, len(tokens))
-	above := make([]frontend.Variable, len(tokens))
-	for k, tok := range tokens {
+	if req == nil || len(req.Live) != rows || len(req.Tokens) != rows+1 {
+		return nil, fmt.Errorf("committed: argmax: a request of another bucket")
+	}
+	bits := make([][]frontend.Variable, rows)
+	above := make([]frontend.Variable, rows)
+	for i, tok := range p.Targets {
+		api.AssertIsEqual(api.Mul(req.Live[i], api.Sub(tok, req.Tokens[i+1])), 0)
 		if !a.Chunk() {
-			bits[k] = tokenBits(api, tok, colVars)
-			assertBitsBelow(api, bits[k], a.Vocab())
+			bits[i] = tokenBits(api, tok, colVars)
+			assertBitsBelow(api, bits[i], a.Vocab())
 			continue
 		}
-		bits[k], above[k] = chunkToken(api, a, tok, p.Local[k], p.Chosen[k])
+		bits[i], above[i] = chunkToken(api, a, tok, p.Local[i], p.Chosen[i])
 	}
 
 	t.Label("committed/argmax")
+	if err := t.AbsorbPacked(p.Targets, 0, 1<<tokenBitsOf-1); err != nil {
+		return nil, err
+	}
 	t.Absorb(p.Chosen...)
 	t.Absorb(p.Local...)
 	rho := t.Challenges(s.Layout.Blocks[a.MarginsBlock()].NbVars)
@@ -113,13 +126,13 @@ func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, t
 	eqK := gpoly.EqTable(api, rhoK)
 	sel := gpoly.ShapeSelector(api, []int{a.Vocab()}, rhoJ)
 	var sum frontend.Variable = 0
-	for k := range tokens {
-		prefix := bitsPrefix(api, rhoJ, bits[k])
+	for i := range rows {
+		prefix := bitsPrefix(api, rhoJ, bits[i])
 		if a.Chunk() {
-			prefix = api.Add(prefix, api.Mul(above[k], sel))
+			prefix = api.Add(prefix, api.Mul(above[i], sel))
 		}
-		v := api.Sub(api.Mul(p.Chosen[k], sel), prefix)
-		sum = api.Add(sum, api.Mul(eqK[k], v))
+		v := api.Sub(api.Mul(p.Chosen[i], sel), prefix)
+		sum = api.Add(sum, api.Mul(eqK[i], v))
 	}
 	sum = api.Sub(sum, p.MarginsEval)
 
@@ -133,8 +146,8 @@ func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, t
 			return nil, fmt.Errorf("committed: argmax: %w", err)
 		}
 		var w frontend.Variable = 0
-		for k, i := range rows {
-			w = api.Add(w, api.Mul(eqK[k], gpoly.EqIndex(api, end, i)))
+		for i := range rows {
+			w = api.Add(w, api.Mul(eqK[i], gpoly.EqIndex(api, end, i)))
 		}
 		api.AssertIsEqual(api.Mul(w, p.LogitsEval), expected)
 	}
@@ -143,30 +156,30 @@ func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, t
 }
 
 // argmaxClaims is native Shape.ArgmaxClaims in circuit, in the same
-// order: each chosen logit at the boolean point of row P−1+k (constant)
-// and token t_k (its bits, variables) — in a chunk each Local logit at
-// column c_k —, the margins at (ρ_k, ρ_j) and the logits at (r′, ρ_j),
+// order: each chosen logit at the boolean point of row i (constant) and
+// target U_i (its bits, variables) — in a chunk each Local logit at
+// column c_i —, the margins at (ρ_k, ρ_j) and the logits at (r′, ρ_j),
 // from the point verifyArgmax returned; none outside the segments with
 // the LM head.
-func argmaxClaims(api frontend.API, s *native.Shape, tokens []frontend.Variable, point []frontend.Variable, p *ArgmaxProof) []gpcs.Claim {
+func argmaxClaims(api frontend.API, s *native.Shape, point []frontend.Variable, p *ArgmaxProof) []gpcs.Claim {
 	a := s.Argmax
 	if a == nil {
 		return nil
 	}
 	rowVars, colVars := a.Vars()
 	var out []gpcs.Claim
-	for k, i := range a.Rows() {
+	for i := range a.Rows() {
 		local := make([]frontend.Variable, 0, rowVars+colVars)
 		for b := rowVars - 1; b >= 0; b-- {
 			local = append(local, i>>b&1)
 		}
 		if !a.Chunk() {
-			local = append(local, tokenBits(api, tokens[k], colVars)...)
-			out = append(out, blockClaim(s.Layout, a.LogitsBlock(), local, p.Chosen[k]))
+			local = append(local, tokenBits(api, p.Targets[i], colVars)...)
+			out = append(out, blockClaim(s.Layout, a.LogitsBlock(), local, p.Chosen[i]))
 			continue
 		}
-		col, _, _ := chunkColumn(api, a, tokens[k])
-		out = append(out, blockClaim(s.Layout, a.LogitsBlock(), append(local, col...), p.Local[k]))
+		col, _, _ := chunkColumn(api, a, p.Targets[i])
+		out = append(out, blockClaim(s.Layout, a.LogitsBlock(), append(local, col...), p.Local[i]))
 	}
 	end, rho := point[:rowVars], point[rowVars:]
 	lPoint := append(append([]frontend.Variable(nil), end...), rho[len(rho)-colVars:]...)
@@ -174,6 +187,9 @@ func argmaxClaims(api frontend.API, s *native.Shape, tokens []frontend.Variable,
 		blockClaim(s.Layout, a.MarginsBlock(), rho, p.MarginsEval),
 		blockClaim(s.Layout, a.LogitsBlock(), lPoint, p.LogitsEval))
 }
+
+// tokenBitsOf bounds tokens and targets, as statement.TokenBits.
+const tokenBitsOf = statement.TokenBits
 
 // chunkToken is chunkColumn asserting local = chosen where the chunk
 // holds tok; it returns the bits of tok's column and [tok ≥ b].

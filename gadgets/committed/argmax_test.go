@@ -13,6 +13,7 @@ import (
 
 	"github.com/veriformer/veriformer/field"
 	gpoly "github.com/veriformer/veriformer/gadgets/poly"
+	gstatement "github.com/veriformer/veriformer/gadgets/statement"
 	"github.com/veriformer/veriformer/inference"
 	native "github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
@@ -20,12 +21,13 @@ import (
 	npoly "github.com/veriformer/veriformer/poly"
 )
 
-// argmaxCircuit checks the argmax step for the output tokens Tokens
-// (a witness) and, when want is set, that its claims are the native
-// ones.
+// argmaxCircuit checks the argmax step for a request whose pass's tokens
+// and live rows are Tokens and Live (witnesses, as Request.Bind returns
+// them) and, when want is set, that its claims are the native ones.
 type argmaxCircuit struct {
 	stepBase
 	Tokens []frontend.Variable
+	Live   []frontend.Variable
 	Proof  *ArgmaxProof
 	s      *native.Shape `gnark:"-"`
 	want   []pcs.Claim   `gnark:"-"`
@@ -36,12 +38,12 @@ func (c *argmaxCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	point, err := verifyArgmax(api, t, c.s, c.Tokens, c.Proof)
+	point, err := verifyArgmax(api, t, c.s, &gstatement.Bound{Tokens: c.Tokens, Live: c.Live}, c.Proof)
 	if err != nil {
 		return err
 	}
 	if c.want != nil {
-		if err := assertNativeClaims(api, argmaxClaims(api, c.s, c.Tokens, point, c.Proof), c.want); err != nil {
+		if err := assertNativeClaims(api, argmaxClaims(api, c.s, point, c.Proof), c.want); err != nil {
 			return err
 		}
 	}
@@ -50,19 +52,26 @@ func (c *argmaxCircuit) Define(api frontend.API) error {
 }
 
 // argmaxCircuits returns the argmax step's placeholder and the
-// assignment of the run's proof as it is now for the output tokens
-// tokens, with the native claims want (nil: not checked).
-func (r *segmentRun) argmaxCircuits(tokens []int, want []pcs.Claim) (frontend.Circuit, frontend.Circuit, error) {
+// assignment of the run's proof as it is now for the request req (its
+// pass's tokens T[0..R] and live rows), with the native claims want
+// (nil: not checked).
+func (r *segmentRun) argmaxCircuits(req native.Pass, want []pcs.Claim) (frontend.Circuit, frontend.Circuit, error) {
 	ph, as, err := r.stepBases(stepArgmax)
 	if err != nil {
 		return nil, nil, err
 	}
-	vars := make([]frontend.Variable, len(tokens))
-	for k, tok := range tokens {
-		vars[k] = tok
+	tokens := append(req.Tokens(), 0)
+	if n := req.Len(); n == req.Rows {
+		tokens[n] = req.Output[len(req.Output)-1]
 	}
-	return &argmaxCircuit{stepBase: ph, Tokens: make([]frontend.Variable, len(tokens)), Proof: PlaceholderArgmax(r.shape), s: r.shape, want: want},
-		&argmaxCircuit{stepBase: as, Tokens: vars, Proof: ValueOfArgmax(r.proof.Argmax), s: r.shape, want: want}, nil
+	live := make([]int, req.Rows)
+	for i := range live {
+		if req.Live(i) {
+			live[i] = 1
+		}
+	}
+	return &argmaxCircuit{stepBase: ph, Tokens: make([]frontend.Variable, req.Rows+1), Live: make([]frontend.Variable, req.Rows), Proof: PlaceholderArgmax(r.shape), s: r.shape, want: want},
+		&argmaxCircuit{stepBase: as, Tokens: gpoly.Ints(tokens), Live: gpoly.Ints(live), Proof: ValueOfArgmax(r.proof.Argmax), s: r.shape, want: want}, nil
 }
 
 // argmaxElements lists every value of an argmax proof.
@@ -83,12 +92,13 @@ func argmaxElements(p *native.ArgmaxProof) []*fr.Element {
 	return append(out, &p.LogitsEval)
 }
 
-// TestArgmaxRejectedByBoth: the argmax step of the last segment; every
-// value of its proof changed, then an output token changed with the
-// proof of the real one, for the first and the last output token: to
-// another token of the vocabulary (the native verifier of that pass
-// rejects the proof too) and to the vocabulary size (the native shape of
-// that pass is refused).
+// TestArgmaxRejectedByBoth: the argmax step of the last segment, a pass
+// of 5 rows in a bucket of 8; every value of its proof changed (the
+// targets of a prompt row, a live row and a pad row among them), then an
+// output token changed with the proof of the real one, for the first and
+// the last output token: to another token of the vocabulary (the native
+// verifier of that pass rejects the proof too) and to the vocabulary
+// size (the native shape of that pass is refused).
 func TestArgmaxRejectedByBoth(t *testing.T) {
 	checkArgmax(t, sharedSegmentRun(t, true))
 }
@@ -113,7 +123,8 @@ func TestArgmaxChunksRejectedByBoth(t *testing.T) {
 }
 
 // checkArgmax checks the argmax step of run r: every value of its proof
-// changed, then an output token changed with the proof of the real one,
+// changed (the targets of the first row, the first live row and the last
+// row too), then an output token changed with the proof of the real one,
 // for the first and the last output token: to another token of the
 // vocabulary (the native verifier of that pass rejects the proof too)
 // and to the vocabulary size (the native shape of that pass is refused).
@@ -125,13 +136,13 @@ func checkArgmax(t *testing.T, r *segmentRun) {
 	for i, x := range argmaxElements(r.proof.Argmax) {
 		tampers = append(tampers, tamper{fmt.Sprintf("Argmax value %d", i), x})
 	}
-	circuits := func(tokens []int) func() (frontend.Circuit, frontend.Circuit, error) {
-		return func() (frontend.Circuit, frontend.Circuit, error) { return r.argmaxCircuits(tokens, nil) }
+	circuits := func(req native.Pass) func() (frontend.Circuit, frontend.Circuit, error) {
+		return func() (frontend.Circuit, frontend.Circuit, error) { return r.argmaxCircuits(req, nil) }
 	}
-	n := checkStep(t, r, stepArgmax, circuits(r.pass.Output), tampers)
-	t.Logf("argmax step, %d output tokens: %d R1CS", len(r.pass.Output), n)
+	n := checkStep(t, r, stepArgmax, circuits(r.pass), tampers)
+	t.Logf("argmax step, %d rows: %d R1CS", r.pass.Rows, n)
 
-	ph, _, err := circuits(r.pass.Output)()
+	ph, _, err := circuits(r.pass)()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,18 +163,41 @@ func checkArgmax(t *testing.T, r *segmentRun) {
 		}
 		return lo + w/2
 	}
+	// A row's target changed (the first row's, a prompt row's; the
+	// first live row's; the last row's, a pad row's when the pass leaves
+	// one): each rejected by both.
+	targets := r.proof.Argmax.Targets
+	for _, i := range []int{0, len(r.pass.Prompt) - 1, len(targets) - 1} {
+		saved := targets[i]
+		targets[i] = other(saved)
+		_, as, err := circuits(r.pass)()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := solveCompiled(cs, as); err == nil {
+			t.Errorf("row %d's target %d instead of %d: accepted by the circuit", i, targets[i], saved)
+		}
+		before, err := r.replay(stepArgmax)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.shape.VerifyArgmax(before.t, r.proof.Argmax); err == nil {
+			t.Errorf("row %d's target %d instead of %d: accepted by the native verifier", i, targets[i], saved)
+		}
+		targets[i] = saved
+	}
 	for _, k := range ends(len(r.pass.Output)) {
 		for _, tok := range []int{other(r.pass.Output[k]), vocab} {
 			tokens := slices.Clone(r.pass.Output)
 			tokens[k] = tok
-			_, as, err := circuits(tokens)()
+			pass := native.Pass{Prompt: r.pass.Prompt, Output: tokens, Rows: r.pass.Rows}
+			_, as, err := circuits(pass)()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := solveCompiled(cs, as); err == nil {
 				t.Errorf("output token %d = %d instead of %d: accepted by the circuit", k, tok, r.pass.Output[k])
 			}
-			pass := native.Pass{Prompt: r.pass.Prompt, Output: tokens}
 			s, err := native.NewShape(r.shape.Trace, r.seg, pass)
 			if err != nil {
 				if tok < vocab {
@@ -203,11 +237,11 @@ func checkArgmaxClaims(t *testing.T, r *segmentRun) {
 		t.Fatal(err)
 	}
 	want := r.shape.ArgmaxClaims(point, r.proof.Argmax)
-	if len(want) != len(r.pass.Output)+2 {
-		t.Fatalf("%d native claims for %d output tokens", len(want), len(r.pass.Output))
+	if len(want) != r.pass.Rows+2 {
+		t.Fatalf("%d native claims for %d rows", len(want), r.pass.Rows)
 	}
 	checkClaims(t, want, func(want []pcs.Claim) (frontend.Circuit, frontend.Circuit, error) {
-		return r.argmaxCircuits(r.pass.Output, want)
+		return r.argmaxCircuits(r.pass, want)
 	})
 }
 

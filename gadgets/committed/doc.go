@@ -29,28 +29,32 @@
 //  7. the softmax zero-check and its one-hot sum-check;
 //  8. the residual adds at one point;
 //  9. the embedding, in the first segment: its claim is the model's
-//     embedding of the pass's tokens, evaluated with the tokens as
-//     variables (each row of the embedding table folded with the column
-//     point, looked up at each token);
-//  10. the argmax, in a segment with the LM head, with the output tokens
-//     as variables (their bits give the one-hot points and the prefix
-//     selectors; each is checked below the vocabulary size). In a chunk
-//     of the LM head over columns [a, b) (native "Chunks of the LM
-//     head"), each token's bits over the vocabulary give [a ≤ t < b] and
-//     [t ≥ b] (each a prefix selector at the boolean point of a constant),
-//     its column c = [a ≤ t < b]·(t − a) the one-hot point of its Local
-//     logit, the prefix Prefix_c + [t ≥ b]·Sel, and Local = Chosen is
-//     asserted where a ≤ t < b;
+//     embedding of the pass's R tokens T (the request's prompt, output
+//     and zeros), evaluated with the tokens as variables (each row of the
+//     embedding table folded with the column point, looked up at each
+//     token);
+//  10. the argmax, in a segment with the LM head, with every row's target
+//     U_i as a variable, asserted equal to T[i + 1] on the live rows
+//     (their bits give the one-hot points and the prefix selectors; each
+//     is checked below the vocabulary size; they are absorbed packed
+//     before the chosen logits). In a chunk of the LM head over columns
+//     [a, b) (native "Chunks of the LM head"), each target's bits over the
+//     vocabulary give [a ≤ t < b] and [t ≥ b] (each a prefix selector at
+//     the boolean point of a constant), its column c = [a ≤ t < b]·(t − a)
+//     the one-hot point of its Local logit, the prefix Prefix_c +
+//     [t ≥ b]·Sel, and Local = Chosen is asserted where a ≤ t < b;
 //  11. the boundary's point, in every segment that hands its stream on;
 //  12. the batch opening's field part (gadgets/pcs.VerifyBatchFieldParts,
 //     the commitments in parts of the shape's PartVars) over every
 //     claim, in the native order, keeping the scalars of the parts the
 //     proof commits (native.SelectParts).
 //
-// The pass's tokens are private inputs, bound to the statement's input
-// and output digests (gadgets/statement.TokensDigest); the circuit is
-// fixed by the model (its weights are constants), the segment and the
-// prompt and output lengths. The model id is not checked in the segment:
+// The request is a private input — its prompt and output in buffers of
+// the bucket's R rows, their lengths — bound to the statement's input and
+// output digests (gadgets/statement.Request.Bind), which gives the pass's
+// tokens T and its live rows; the circuit is fixed by the model (its
+// weights are constants), the segment and R, and serves every request
+// whose pass fits R. The model id is not checked in the segment:
 // it seeds the transcript, and the aggregator derives it from the
 // segments' verifying keys (package recursion).
 //
@@ -63,7 +67,7 @@
 // proof's, native Shape.NbParts, then the parts of the model's fixed
 // table commitments, Shape.NbTableParts), one per fold, two of the
 // quotient and three of the generator; in a chunk of the LM head, its
-// chosen logits (one per output token), which the aggregator must find
+// chosen logits (one per row), which the aggregator must find
 // equal in every chunk of a pass. The aggregator
 // (recursion.Aggregator) recomputes the digests from the points
 // and completes the pairing check with these scalars. The opening's

@@ -17,7 +17,7 @@ import (
 
 var (
 	gpt2Small = flag.Bool("committed.gpt2small", false, "compile the segment circuits of GPT-2 small's shape (random weights) and report their sizes")
-	gpt2Rows  = flag.Int("committed.rows", 16, "tokens of the GPT-2-small pass (half prompt, half generated; the forward pass has one row less)")
+	gpt2Rows  = flag.Int("committed.rows", 16, "rows of the GPT-2-small pass's bucket (the request: half of them prompt tokens, half generated, its pass one row less)")
 	gpt2Block = flag.Bool("committed.blockonly", false, "with -committed.gpt2small: compile a middle block's segment only")
 	gpt2Cut   = flag.Int("committed.blocks", 1, "with -committed.gpt2small: blocks per segment; above 1, compile a middle segment of that many blocks and the LM head in a segment of its own (prove's --segment-size N --vocab-chunk 50257)")
 )
@@ -40,7 +40,7 @@ func TestGPT2SmallSegments(t *testing.T) {
 		t.Fatal(err)
 	}
 	half := *gpt2Rows / 2
-	pass := native.Pass{}
+	pass := native.Pass{Rows: *gpt2Rows}
 	for i := range half {
 		pass.Prompt = append(pass.Prompt, 100+i)
 		pass.Output = append(pass.Output, 200+i)

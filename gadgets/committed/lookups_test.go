@@ -135,7 +135,7 @@ func newLookupsRun(opts ...native.Option) (*lookupsRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	pass := native.Pass{Prompt: prompt, Output: gen.Tokens}
+	pass := native.Pass{Prompt: prompt, Output: gen.Tokens, Rows: 4}
 	tr, err := m.Forward(m.NewCache(), pass.Tokens())
 	if err != nil {
 		return nil, err

@@ -144,7 +144,7 @@ func PlaceholderPublics(s *native.Shape) (Publics, error) {
 	n := len(p.Opening.Evaluations)
 	var chosen []frontend.Variable
 	if s.Segment.Chunk() {
-		chosen = make([]frontend.Variable, len(s.Pass.Output))
+		chosen = make([]frontend.Variable, s.Pass.Rows)
 	}
 	return Publics{
 		Commitments: make([]frontend.Variable, s.NbParts()+s.NbTableParts()),
@@ -179,25 +179,23 @@ func ValueOfPublics(s *native.Shape, st statement.Statement, proof *native.Proof
 }
 
 // VerifySegment is the whole segment circuit's check, for a segment of
-// shape s of model m: the tokens against the statement's digests
-// (gadgets/statement.TokensDigest), then [Verify], then its pairing-check
+// shape s of model m: the request (its prompt and output in buffers of
+// the bucket's rows, its lengths) against the statement's digests
+// (gadgets/statement.Request.Bind), then [Verify], then its pairing-check
 // scalars equal to the public ones (and a chunk's chosen logits to its
 // public ones). The model id is not checked here: it seeds the
 // transcript, and the aggregator derives it from the segments' verifying
 // keys (package recursion), which fix the model since its weights are
 // constants of the circuits.
-func VerifySegment(api frontend.API, m *model.Model, s *native.Shape, pub Publics, prompt, output []frontend.Variable, p Proof) error {
-	in, err := gstatement.TokensDigest(api, prompt)
+func VerifySegment(api frontend.API, m *model.Model, s *native.Shape, pub Publics, req gstatement.Request, p Proof) error {
+	if len(req.Prompt) != s.Pass.Rows {
+		return fmt.Errorf("committed: request buffers of %d tokens for a bucket of %d rows", len(req.Prompt), s.Pass.Rows)
+	}
+	bound, err := req.Bind(api, pub.Statement[1], pub.Statement[2])
 	if err != nil {
 		return err
 	}
-	api.AssertIsEqual(pub.Statement[1], in)
-	out, err := gstatement.TokensDigest(api, output)
-	if err != nil {
-		return err
-	}
-	api.AssertIsEqual(pub.Statement[2], out)
-	check, err := Verify(api, m, s, pub.Statement[:], prompt, output, pub.Digest, pub.MDigest, pub.FoldDigest, p)
+	check, err := Verify(api, m, s, pub.Statement[:], &bound, pub.Digest, pub.MDigest, pub.FoldDigest, p)
 	if err != nil {
 		return err
 	}
@@ -233,15 +231,15 @@ func VerifySegment(api frontend.API, m *model.Model, s *native.Shape, pub Public
 // Verify is native Shape.VerifyField in circuit: the segment's verifier
 // from its transcript's seed (the statement, the segment, the
 // commitments' digest) to the field part of the batch opening, every
-// step the twin of the native one. prompt and output are the pass's
-// tokens (bound to the statement by the caller), digest and mDigest the
+// step the twin of the native one. req is the request bound to the
+// statement by the caller (the pass's tokens and live rows), digest and mDigest the
 // digests of the proof's commitments and of its multiplicities', and
 // foldDigest that of the opening's folds. It returns the scalars of the
 // opening's pairing check.
-func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, output []frontend.Variable, digest, mDigest, foldDigest frontend.Variable, p Proof) (*gpcs.GroupCheck, error) {
+func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.Variable, req *gstatement.Bound, digest, mDigest, foldDigest frontend.Variable, p Proof) (*gpcs.GroupCheck, error) {
 	l := s.Layout
-	if len(prompt) != len(s.Pass.Prompt) || len(output) != len(s.Pass.Output) {
-		return nil, fmt.Errorf("committed: %d+%d tokens for a pass of %d+%d", len(prompt), len(output), len(s.Pass.Prompt), len(s.Pass.Output))
+	if req == nil || len(req.Tokens) != s.Pass.Rows+1 {
+		return nil, fmt.Errorf("committed: a request of another bucket than the pass's %d rows", s.Pass.Rows)
 	}
 	if err := s.CheckProjected(); err != nil {
 		return nil, err
@@ -299,7 +297,7 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, out
 	ePoint := embeddingPoint(t, s)
 	var eValue frontend.Variable
 	if ePoint != nil {
-		tokens := append(append([]frontend.Variable(nil), prompt...), output[:len(output)-1]...)
+		tokens := req.Tokens[:s.Pass.Rows]
 		if eValue, err = embeddingValue(api, m, tokens, ePoint); err != nil {
 			return nil, err
 		}
@@ -311,7 +309,7 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, out
 	if len(p.Argmax) == 1 {
 		am = &p.Argmax[0]
 	}
-	amPoint, err := verifyArgmax(api, t, s, output, am)
+	amPoint, err := verifyArgmax(api, t, s, req, am)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +324,7 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt, prompt, out
 	claims = append(claims, productClaims(s, pEnds, p.Products)...)
 	claims = append(claims, rotationClaims(api, s, rtEnds, p.Rotations)...)
 	claims = append(claims, contractionClaims(s, points, atEnds, p.Attention, keyEnds, p.Keys)...)
-	claims = append(claims, argmaxClaims(api, s, output, amPoint, am)...)
+	claims = append(claims, argmaxClaims(api, s, amPoint, am)...)
 	claims = append(claims, normClaims(s, nEnds, p.Norms, s.IncomingCommitment())...)
 	claims = append(claims, softmaxClaims(s, smEnds, p.Softmax)...)
 	first, parts := s.NbCommitments(), s.Parts()

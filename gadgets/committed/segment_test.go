@@ -11,7 +11,7 @@ import (
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/test"
 
-	"github.com/veriformer/veriformer/gadgets/poly"
+	gstatement "github.com/veriformer/veriformer/gadgets/statement"
 	"github.com/veriformer/veriformer/inference"
 	native "github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/internal/snapshot"
@@ -26,8 +26,7 @@ import (
 // assertions reject.
 type segmentCircuit struct {
 	Publics Publics `gnark:",public"`
-	Prompt  []frontend.Variable
-	Output  []frontend.Variable
+	Request gstatement.Request
 	Proof   Proof
 
 	shape *native.Shape `gnark:"-"`
@@ -37,10 +36,14 @@ type segmentCircuit struct {
 
 func (c *segmentCircuit) Define(api frontend.API) error {
 	if c.open {
-		_, err := Verify(api, c.model, c.shape, c.Publics.Statement[:], c.Prompt, c.Output, c.Publics.Digest, c.Publics.MDigest, c.Publics.FoldDigest, c.Proof)
+		bound, err := c.Request.Bind(api, c.Publics.Statement[1], c.Publics.Statement[2])
+		if err != nil {
+			return err
+		}
+		_, err = Verify(api, c.model, c.shape, c.Publics.Statement[:], &bound, c.Publics.Digest, c.Publics.MDigest, c.Publics.FoldDigest, c.Proof)
 		return err
 	}
-	return VerifySegment(api, c.model, c.shape, c.Publics, c.Prompt, c.Output, c.Proof)
+	return VerifySegment(api, c.model, c.shape, c.Publics, c.Request, c.Proof)
 }
 
 // newSegmentCircuit returns the placeholder of the segment circuit of
@@ -54,7 +57,7 @@ func newSegmentCircuit(m *model.Model, s *native.Shape) (*segmentCircuit, error)
 	if err != nil {
 		return nil, err
 	}
-	return &segmentCircuit{Publics: pub, Prompt: make([]frontend.Variable, len(s.Pass.Prompt)), Output: make([]frontend.Variable, len(s.Pass.Output)), Proof: p, shape: s, model: m}, nil
+	return &segmentCircuit{Publics: pub, Request: gstatement.PlaceholderRequest(s.Pass.Rows), Proof: p, shape: s, model: m}, nil
 }
 
 // segmentCircuits returns the placeholder and the assignment of the
@@ -71,7 +74,11 @@ func (r *segmentRun) segmentCircuits(check *pcs.GroupCheck) (*segmentCircuit, *s
 	if err != nil {
 		return nil, nil, err
 	}
-	as := &segmentCircuit{Publics: ValueOfPublics(r.shape, r.st, r.proof, check), Prompt: poly.Ints(r.pass.Prompt), Output: poly.Ints(r.pass.Output), Proof: ValueOfProof(r.proof), shape: r.shape, model: r.m}
+	req, err := gstatement.ValueOfRequest(r.pass)
+	if err != nil {
+		return nil, nil, err
+	}
+	as := &segmentCircuit{Publics: ValueOfPublics(r.shape, r.st, r.proof, check), Request: req, Proof: ValueOfProof(r.proof), shape: r.shape, model: r.m}
 	return ph, as, nil
 }
 
@@ -321,7 +328,8 @@ type variableTamper struct {
 
 // publicTampers lists every public input of a segment assignment but
 // the scalars' middle entries (the first and last of each list), and
-// the first prompt and output tokens, which the statement binds.
+// the first prompt and output tokens and the lengths, which the
+// statement binds.
 func publicTampers(a *segmentCircuit) []variableTamper {
 	p := &a.Publics
 	out := []variableTamper{
@@ -329,7 +337,8 @@ func publicTampers(a *segmentCircuit) []variableTamper {
 		{"Digest", &p.Digest}, {"MDigest", &p.MDigest}, {"FoldDigest", &p.FoldDigest},
 		{"Quotient[0]", &p.Quotient[0]}, {"Quotient[1]", &p.Quotient[1]},
 		{"Generator[0]", &p.Generator[0]}, {"Generator[1]", &p.Generator[1]}, {"Generator[2]", &p.Generator[2]},
-		{"Prompt[0]", &a.Prompt[0]}, {"Output[0]", &a.Output[0]},
+		{"Request.Prompt[0]", &a.Request.Prompt[0]}, {"Request.Output[0]", &a.Request.Output[0]},
+		{"Request.PromptLen", &a.Request.PromptLen}, {"Request.OutputLen", &a.Request.OutputLen},
 	}
 	for _, k := range ends(len(p.Commitments)) {
 		out = append(out, variableTamper{fmt.Sprintf("Commitments[%d]", k), &p.Commitments[k]})

@@ -109,7 +109,7 @@ func newSegmentRun(name string, seg inference.Segment, opts ...native.Option) (*
 	if err != nil {
 		return nil, err
 	}
-	r := &segmentRun{m: m, pass: native.Pass{Prompt: prompt, Output: gen.Tokens}, seg: seg}
+	r := &segmentRun{m: m, pass: native.Pass{Prompt: prompt, Output: gen.Tokens, Rows: 8}, seg: seg}
 	tr, err := m.Forward(m.NewCache(), r.pass.Tokens())
 	if err != nil {
 		return nil, err

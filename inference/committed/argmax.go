@@ -13,73 +13,98 @@ import (
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/poly"
+	"github.com/veriformer/veriformer/statement"
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
-// Pass is the public generation a segment proof is about: the prompt and
-// the greedily generated output tokens. The forward pass runs over
-// Prompt ‖ Output[:len(Output)−1]; its logits row P − 1 + k (P the prompt
-// length) has Output[k] as argmax, ties broken by the smallest index.
-type Pass struct {
-	Prompt, Output []int
-}
+// Pass is the public generation a segment proof is about: the prompt,
+// the greedily generated output tokens and the row bucket R of the pass
+// (statement.Request). The forward pass runs over the R tokens
+// Prompt ‖ Output ‖ 0, …; its live logits rows s − 1 ≤ i < n (s the
+// prompt length, n = s + g − 1) have the next token T[i + 1] as argmax,
+// ties broken by the smallest index.
+type Pass = statement.Request
 
-// Tokens returns the tokens of the forward pass.
-func (p Pass) Tokens() []int {
-	return append(slices.Clone(p.Prompt), p.Output[:len(p.Output)-1]...)
-}
-
-// check refuses an empty prompt or output and tokens outside the
-// vocabulary.
-func (p Pass) check(vocab int) error {
-	if len(p.Prompt) == 0 || len(p.Output) == 0 {
-		return fmt.Errorf("committed: a pass needs a prompt and an output token (%d, %d)", len(p.Prompt), len(p.Output))
-	}
-	for _, t := range append(slices.Clone(p.Prompt), p.Output...) {
-		if t < 0 || t >= vocab {
-			return fmt.Errorf("committed: token %d outside the vocabulary of %d", t, vocab)
-		}
+// checkPass refuses an empty prompt or output, a pass beyond its rows and
+// tokens outside the vocabulary.
+func checkPass(p Pass, vocab int) error {
+	if err := p.Check(vocab, p.Rows); err != nil {
+		return fmt.Errorf("committed: %w", err)
 	}
 	return nil
 }
 
-// marginsTensor returns the argmax margins of the output tokens over the
-// vocabulary columns [lo, hi), [g, hi − lo] for g output tokens:
+// rowTargets returns the targets U of the argmax step: the pass's next
+// token T[i + 1] on a live row i (its argmax in an honest pass), the
+// row's argmax, the smallest index on ties, on a pad row.
+func rowTargets(tr *model.Trace, pass Pass) []int {
+	logits := tr.Logits()
+	rows, vocab := logits.Shape[0], logits.Shape[1]
+	next := nextTokens(pass, rows)
+	out := make([]int, rows)
+	for i := range out {
+		out[i] = next[i]
+		if out[i] < 0 {
+			out[i] = model.Argmax(logits.Data[i*vocab : (i+1)*vocab])
+		}
+	}
+	return out
+}
+
+// nextTokens returns, for each of the rows, T[i + 1] on a live row i and
+// −1 on a pad row.
+func nextTokens(pass Pass, rows int) []int {
+	tokens := append(pass.Tokens(), 0)
+	if n := pass.Len(); n < len(tokens) {
+		tokens[n] = pass.Output[len(pass.Output)-1]
+	}
+	next := make([]int, rows)
+	for i := range next {
+		next[i] = -1
+		if pass.Live(i) && i+1 < len(tokens) {
+			next[i] = tokens[i+1]
+		}
+	}
+	return next
+}
+
+// marginsTensor returns the argmax margins of the rows' targets over the
+// vocabulary columns [lo, hi), [R, hi − lo] for R rows:
 //
-//	D[k][j] = L[P−1+k][t_k] − L[P−1+k][lo+j] − [lo+j < t_k]
+//	D[i][j] = L[i][U_i] − L[i][lo+j] − [lo+j < U_i]
 //
-// with L the logits and t_k = Output[k]. Every margin of every column is
-// in [0, Max − Min] of the logits exactly when each t_k is the argmax of
-// its row with ties broken by the smallest index: a segment with the
-// whole LM head has [lo, hi) = [0, V), the chunks of a pass cover it
-// between them, each against the same chosen logits L[P−1+k][t_k]. Its
-// data is that of the pass's logits (meaningless on a shape pass, which
-// only needs its shape and range).
-func marginsTensor(tr *model.Trace, pass Pass, lo, hi int) *model.Tensor {
+// with L the logits and U_i the target of row i. Every margin of every
+// column is in [0, Max − Min] of the logits exactly when each U_i is the
+// argmax of its row with ties broken by the smallest index: a segment
+// with the whole LM head has [lo, hi) = [0, V), the chunks of a pass
+// cover it between them, each against the same chosen logits L[i][U_i].
+// Its data is that of the pass's logits (meaningless on a shape pass,
+// which only needs its shape and range).
+func marginsTensor(tr *model.Trace, targets []int, lo, hi int) *model.Tensor {
 	logits := tr.Logits()
 	vocab := logits.Shape[1]
-	g, w := len(pass.Output), hi-lo
-	data := make([]int64, g*w)
-	for k, t := range pass.Output {
-		row := logits.Data[(len(pass.Prompt)-1+k)*vocab:][:vocab]
+	rows, w := len(targets), hi-lo
+	data := make([]int64, rows*w)
+	for i, t := range targets {
+		row := logits.Data[i*vocab:][:vocab]
 		for j, v := range row[lo:hi] {
 			d := row[t] - v
 			if lo+j < t {
 				d--
 			}
-			data[k*w+j] = d
+			data[i*w+j] = d
 		}
 	}
-	return &model.Tensor{Name: "argmax.margins", Shape: []int{g, w}, Data: data, Min: 0, Max: logits.Max - logits.Min}
+	return &model.Tensor{Name: "argmax.margins", Shape: []int{rows, w}, Data: data, Min: 0, Max: logits.Max - logits.Min}
 }
 
-// chosenLogits returns the output tokens' logits L[P−1+k][t_k].
-func chosenLogits(tr *model.Trace, pass Pass) []int64 {
+// chosenLogits returns each row's logit at its target, L[i][U_i].
+func chosenLogits(tr *model.Trace, targets []int) []int64 {
 	logits := tr.Logits()
 	vocab := logits.Shape[1]
-	out := make([]int64, len(pass.Output))
-	for k, t := range pass.Output {
-		out[k] = logits.Data[(len(pass.Prompt)-1+k)*vocab+t]
+	out := make([]int64, len(targets))
+	for i, t := range targets {
+		out[i] = logits.Data[i*vocab+t]
 	}
 	return out
 }
@@ -93,27 +118,20 @@ func vocabRange(seg inference.Segment, tr *model.Trace) (lo, hi int) {
 	return 0, tr.Logits().Shape[1]
 }
 
-// argmaxRows returns the logits rows of the output tokens, P − 1 + k.
-func argmaxRows(pass Pass) []int {
-	out := make([]int, len(pass.Output))
-	for k := range out {
-		out[k] = len(pass.Prompt) - 1 + k
-	}
-	return out
-}
-
 // ArgmaxProof links the margins to the logits (a segment with the LM
-// head): the chosen logits C_k = L[P−1+k][t_k], the margins' MLE at a
-// random point (ρ_k, ρ_j), and a sum-check over the logits' row
-// coordinates of Σᵢ w(i)·L(i, ρ_j), w(i) = Σ_k eq(ρ_k, k)·[i = P−1+k],
-// ending at the logits' MLE at (r′, ρ_j). In a chunk, L is the chunk's
-// columns of the logits; Chosen is the same in every chunk of a pass
-// (VerifyPass compares them), and Local holds per output token the
-// chunk's logit L[P−1+k][c_k] at c_k = t_k − VocabFrom if the chunk
-// holds t_k, 0 otherwise: it is claimed on the logits, and must be
-// Chosen[k] where the chunk holds t_k. Local is nil outside chunks,
-// where Chosen is claimed on the logits itself.
+// head): the targets U_i, one per row (T[i + 1] on a live row, the row's
+// argmax on a pad row), the chosen logits C_i = L[i][U_i], the margins'
+// MLE at a random point (ρ_k, ρ_j), and a sum-check over the logits' row
+// coordinates of Σᵢ w(i)·L(i, ρ_j), w(i) = eq(ρ_k, i)·[i < R], ending at
+// the logits' MLE at (r′, ρ_j). In a chunk, L is the chunk's columns of
+// the logits; Targets and Chosen are the same in every chunk of a pass
+// (VerifyPass compares them), and Local holds per row the chunk's logit
+// L[i][c_i] at c_i = U_i − VocabFrom if the chunk holds U_i, 0
+// otherwise: it is claimed on the logits, and must be Chosen[i] where
+// the chunk holds U_i. Local is nil outside chunks, where Chosen is
+// claimed on the logits itself.
 type ArgmaxProof struct {
+	Targets     []int
 	Chosen      []fr.Element
 	Local       []fr.Element
 	MarginsEval fr.Element
@@ -127,35 +145,34 @@ type ArgmaxStep struct {
 	logits, margins int // blocks
 	rowVars         int // of the logits
 	colVars         int
-	rows            []int // the logits rows of the output tokens
-	tokens          []int
-	vocab           int  // the logits' columns
-	total           int  // the vocabulary size
-	offset          int  // the vocabulary index of the first column
-	chunk           bool // the segment is a chunk: Local is claimed
+	rows            int // R, the logits' rows
+	// next[i] is T[i + 1] on a live row i, −1 on a pad row.
+	next   []int
+	vocab  int  // the logits' columns
+	total  int  // the vocabulary size
+	offset int  // the vocabulary index of the first column
+	chunk  bool // the segment is a chunk: Local is claimed
 }
 
-// LogitsBlock returns the block of the logits, [T, V] for T positions
-// and a vocabulary of V.
+// LogitsBlock returns the block of the logits, [R, V] for R rows and a
+// vocabulary of V.
 func (a *ArgmaxStep) LogitsBlock() int { return a.logits }
 
-// MarginsBlock returns the block of the margins, [g, V] for g output
-// tokens (marginsTensor).
+// MarginsBlock returns the block of the margins, [R, V] (marginsTensor).
 func (a *ArgmaxStep) MarginsBlock() int { return a.margins }
 
 // Vars returns the numbers of the logits' row and column coordinates
 // (the margins have the same column coordinates).
 func (a *ArgmaxStep) Vars() (rows, cols int) { return a.rowVars, a.colVars }
 
-// Rows returns the logits rows of the output tokens, P − 1 + k for
-// output token k and a prompt of P tokens.
-func (a *ArgmaxStep) Rows() []int { return slices.Clone(a.rows) }
+// Rows returns R, the number of logits rows, each with a target.
+func (a *ArgmaxStep) Rows() int { return a.rows }
 
 // Vocab returns the number V of the logits' columns: the vocabulary
 // size, or a chunk's width.
 func (a *ArgmaxStep) Vocab() int { return a.vocab }
 
-// Total returns the vocabulary size: every output token is below it.
+// Total returns the vocabulary size: every target is below it.
 func (a *ArgmaxStep) Total() int { return a.total }
 
 // Offset returns the vocabulary index of the logits' first column (0, or
@@ -165,7 +182,7 @@ func (a *ArgmaxStep) Offset() int { return a.offset }
 // Chunk reports whether the step is a chunk's: its proof has Local.
 func (a *ArgmaxStep) Chunk() bool { return a.chunk }
 
-// local returns the column c_k of token tok in the logits (0 if they do
+// local returns the column c of token tok in the logits (0 if they do
 // not hold it), and whether they hold it.
 func (a *ArgmaxStep) local(tok int) (int, bool) {
 	j := tok - a.offset
@@ -190,10 +207,12 @@ func newArgmaxStep(tr *model.Trace, l *Layout, pass Pass, seg inference.Segment)
 	if err != nil {
 		return nil, err
 	}
+	rows := lg.Shape[0]
+	next := nextTokens(pass, rows)
 	return &ArgmaxStep{
 		logits: l.Index[lg], margins: l.Index[l.Margins],
 		rowVars: dims[0], colVars: dims[1],
-		rows: argmaxRows(pass), tokens: pass.Output, vocab: lg.Shape[1], total: l.Vocab, offset: seg.VocabFrom, chunk: seg.Chunk(),
+		rows: rows, next: next, vocab: lg.Shape[1], total: l.Vocab, offset: seg.VocabFrom, chunk: seg.Chunk(),
 	}, nil
 }
 
@@ -209,34 +228,44 @@ func bitsPoint(i, n int) []fr.Element {
 	return out
 }
 
-// rowWeight is w at point: Σ_k eq(ρ_k, k)·eq(point, P−1+k).
+// rowWeight is w at point: Σ_{i<R} eq(ρ_k, i)·eq(point, i), which is
+// eq(ρ_k, point) when R is a power of two.
 func (a *ArgmaxStep) rowWeight(rhoK, point []fr.Element) fr.Element {
 	eqK := poly.EqTable[fr.Element](rhoK)
 	var res fr.Element
-	for k, i := range a.rows {
+	for i := range a.rows {
 		e := poly.EqIndex[fr.Element](point, i)
-		e.Mul(&e, &eqK[k])
+		e.Mul(&e, &eqK[i])
 		res.Add(&res, &e)
 	}
 	return res
 }
 
-// expected returns Σ_k eq(ρ_k, k)·(C_k·Sel_V(ρ_j) − Prefix_{p_k}(ρ_j)) −
-// D(ρ), the value the row sum-check must have, with p_k the logits'
-// columns before t_k (t_k itself in a segment with the whole LM head).
-func (a *ArgmaxStep) expected(rhoK, rhoJ []fr.Element, chosen []fr.Element, margins fr.Element) fr.Element {
+// expected returns Σ_i eq(ρ_k, i)·(C_i·Sel_V(ρ_j) − Prefix_{p_i}(ρ_j)) −
+// D(ρ), the value the row sum-check must have, with p_i the logits'
+// columns before U_i (U_i itself in a segment with the whole LM head).
+func (a *ArgmaxStep) expected(rhoK, rhoJ []fr.Element, targets []int, chosen []fr.Element, margins fr.Element) fr.Element {
 	eqK := poly.EqTable[fr.Element](rhoK)
 	sel := lookup.Selector[fr.Element]([]int{a.vocab}, rhoJ)
 	var res, t fr.Element
-	for k, tok := range a.tokens {
-		t.Mul(&chosen[k], &sel)
+	for i, tok := range targets {
+		t.Mul(&chosen[i], &sel)
 		p := poly.Prefix[fr.Element](rhoJ, a.prefix(tok))
 		t.Sub(&t, &p)
-		t.Mul(&t, &eqK[k])
+		t.Mul(&t, &eqK[i])
 		res.Add(&res, &t)
 	}
 	res.Sub(&res, &margins)
 	return res
+}
+
+// absorbTargets absorbs the targets packed, each below 2²⁰ (as tokens).
+func absorbTargets(t *pcs.Transcript, targets []int) error {
+	values := make([]int64, len(targets))
+	for i, v := range targets {
+		values[i] = int64(v)
+	}
+	return t.AbsorbPacked(values, 0, 1<<statement.TokenBits-1)
 }
 
 // proveArgmax runs the argmax step of a segment with the LM head (nil
@@ -245,17 +274,23 @@ func proveArgmax(t *pcs.Transcript, l *Layout, a *ArgmaxStep, stacked []fr.Eleme
 	if a == nil {
 		return nil, nil, nil
 	}
+	if len(l.Targets) != a.rows || len(l.Chosen) != a.rows {
+		return nil, nil, fmt.Errorf("committed: argmax: %d targets for %d rows", len(l.Targets), a.rows)
+	}
 	t.Label("committed/argmax")
 	logits := blockOf(l, stacked, a.logits)
-	p := &ArgmaxProof{Chosen: make([]fr.Element, len(a.tokens))}
-	for k, tok := range a.tokens {
+	p := &ArgmaxProof{Targets: slices.Clone(l.Targets), Chosen: make([]fr.Element, a.rows)}
+	for i, tok := range p.Targets {
 		j, _ := a.local(tok)
 		if !a.chunk {
-			p.Chosen[k] = logits[a.rows[k]<<a.colVars+j]
+			p.Chosen[i] = logits[i<<a.colVars+j]
 			continue
 		}
-		p.Chosen[k].SetInt64(l.Chosen[k])
-		p.Local = append(p.Local, logits[a.rows[k]<<a.colVars+j])
+		p.Chosen[i].SetInt64(l.Chosen[i])
+		p.Local = append(p.Local, logits[i<<a.colVars+j])
+	}
+	if err := absorbTargets(t, p.Targets); err != nil {
+		return nil, nil, err
 	}
 	t.Absorb(p.Chosen...)
 	t.Absorb(p.Local...)
@@ -268,10 +303,8 @@ func proveArgmax(t *pcs.Transcript, l *Layout, a *ArgmaxStep, stacked []fr.Eleme
 	col := poly.FoldColumns[fr.Element](lg.Data, lg.Shape[0], lg.Shape[1], poly.EqTable[fr.Element](rhoJ))
 	eqK := poly.EqTable[fr.Element](rhoK)
 	w := hugepage.Make[fr.Element](1 << a.rowVars)
-	for k, i := range a.rows {
-		w[i] = eqK[k]
-	}
-	sum := a.expected(rhoK, rhoJ, p.Chosen, p.MarginsEval)
+	copy(w, eqK[:a.rows])
+	sum := a.expected(rhoK, rhoJ, p.Targets, p.Chosen, p.MarginsEval)
 	end := []fr.Element{}
 	if a.rowVars == 0 {
 		p.LogitsEval = col[0]
@@ -297,23 +330,32 @@ func verifyArgmax(t *pcs.Transcript, l *Layout, a *ArgmaxStep, p *ArgmaxProof) (
 	}
 	nbLocal := 0
 	if a.chunk {
-		nbLocal = len(a.tokens)
+		nbLocal = a.rows
 	}
-	if p == nil || len(p.Chosen) != len(a.tokens) || len(p.Local) != nbLocal {
+	if p == nil || len(p.Targets) != a.rows || len(p.Chosen) != a.rows || len(p.Local) != nbLocal {
 		return nil, fmt.Errorf("argmax: missing or of the wrong length")
 	}
-	for k, tok := range a.tokens {
-		if _, ok := a.local(tok); ok && a.chunk && !p.Local[k].Equal(&p.Chosen[k]) {
-			return nil, fmt.Errorf("argmax: output token %d's logit is not the chosen one", k)
+	for i, tok := range p.Targets {
+		if tok < 0 || tok >= a.total {
+			return nil, fmt.Errorf("argmax: row %d's target %d is outside the vocabulary of %d", i, tok, a.total)
+		}
+		if a.next[i] >= 0 && tok != a.next[i] {
+			return nil, fmt.Errorf("argmax: row %d's target is %d, not the output token %d", i, tok, a.next[i])
+		}
+		if _, ok := a.local(tok); ok && a.chunk && !p.Local[i].Equal(&p.Chosen[i]) {
+			return nil, fmt.Errorf("argmax: row %d's target logit is not the chosen one", i)
 		}
 	}
 	t.Label("committed/argmax")
+	if err := absorbTargets(t, p.Targets); err != nil {
+		return nil, err
+	}
 	t.Absorb(p.Chosen...)
 	t.Absorb(p.Local...)
 	rho := t.Challenges(l.Blocks[a.margins].NbVars)
 	rhoK, rhoJ := rho[:len(rho)-a.colVars], rho[len(rho)-a.colVars:]
 	t.Absorb(p.MarginsEval)
-	sum := a.expected(rhoK, rhoJ, p.Chosen, p.MarginsEval)
+	sum := a.expected(rhoK, rhoJ, p.Targets, p.Chosen, p.MarginsEval)
 	end := []fr.Element{}
 	if a.rowVars == 0 {
 		if !sum.Equal(&p.LogitsEval) || len(p.SumCheck.Rounds) != 0 {
@@ -336,19 +378,19 @@ func verifyArgmax(t *pcs.Transcript, l *Layout, a *ArgmaxStep, p *ArgmaxProof) (
 }
 
 // argmaxClaims are the claims on the stacked MLE: each chosen logit at
-// its boolean point (in a chunk, each Local value at (P−1+k, c_k)), the
-// margins at ρ, the logits at (r′, ρ_j).
+// its boolean point (i, U_i) (in a chunk, each Local value at (i, c_i)),
+// the margins at ρ, the logits at (r′, ρ_j).
 func argmaxClaims(l *Layout, a *ArgmaxStep, point []fr.Element, p *ArgmaxProof) []pcs.Claim {
 	if a == nil {
 		return nil
 	}
 	var out []pcs.Claim
-	for k, tok := range a.tokens {
+	for i, tok := range p.Targets {
 		j, _ := a.local(tok)
-		local := append(bitsPoint(a.rows[k], a.rowVars), bitsPoint(j, a.colVars)...)
-		v := p.Chosen[k]
+		local := append(bitsPoint(i, a.rowVars), bitsPoint(j, a.colVars)...)
+		v := p.Chosen[i]
 		if a.chunk {
-			v = p.Local[k]
+			v = p.Local[i]
 		}
 		out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(a.logits, local), Value: v})
 	}
@@ -361,9 +403,9 @@ func argmaxClaims(l *Layout, a *ArgmaxStep, point []fr.Element, p *ArgmaxProof) 
 
 // ArgmaxClaims returns the claims the argmax step leaves on the stacked
 // MLE (commitment [TensorsCommitment]), from the point (r′, ρ_k, ρ_j)
-// [Shape.VerifyArgmax] returned for p: each chosen logit
-// L[P−1+k][t_k] at its boolean point (in a chunk, each Local value at
-// (P−1+k, c_k)), the margins at (ρ_k, ρ_j) and the
+// [Shape.VerifyArgmax] returned for p: each chosen logit L[i][U_i] at
+// its boolean point (in a chunk, each Local value at (i, c_i)), the
+// margins at (ρ_k, ρ_j) and the
 // logits at (r′, ρ_j); none in a segment without the LM head.
 func (s *Shape) ArgmaxClaims(point []fr.Element, p *ArgmaxProof) []pcs.Claim {
 	return argmaxClaims(s.Layout, s.Argmax, point, p)

@@ -16,7 +16,8 @@ import (
 // chunkedPass proves the built-in model's pass of 4 rows in segments of
 // one block, the last without the LM head, and the LM head in chunks
 // [0, 40), [40, 100), [100, 256): the output tokens (all 48 on this pass)
-// are above the first, in the second, below the third.
+// are in the second, the first prompt row's target in the first, and the
+// third holds no row's target.
 func chunkedPass(t *testing.T) (*fixture, []inference.Segment, []*Proof) {
 	t.Helper()
 	f := newFixture(t, model.Default(), 4)
@@ -40,11 +41,11 @@ func chunkedPass(t *testing.T) (*fixture, []inference.Segment, []*Proof) {
 	return f, segs, proofs
 }
 
-// holds returns the output tokens a chunk holds.
-func holds(seg inference.Segment, pass Pass) (out []int) {
-	for k, tok := range pass.Output {
+// holds returns the rows whose target a chunk holds.
+func holds(seg inference.Segment, targets []int) (out []int) {
+	for i, tok := range targets {
 		if tok >= seg.VocabFrom && tok < seg.VocabTo {
-			out = append(out, k)
+			out = append(out, i)
 		}
 	}
 	return out
@@ -69,6 +70,10 @@ func TestChunks(t *testing.T) {
 			t.Fatalf("output tokens %v: the chunks no longer hold them as the test means", f.pass.Output)
 		}
 	}
+	targets := proofs[len(proofs)-1].Argmax.Targets
+	if len(holds(chunks[2], targets)) != 0 {
+		t.Fatalf("targets %v: the last chunk holds one, the test means it to hold none", targets)
+	}
 
 	// The encoding keeps Local.
 	c := len(f.tr.Layers)
@@ -81,7 +86,7 @@ func TestChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	again, err := back.MarshalBinary()
-	if err != nil || !bytes.Equal(data, again) || len(back.Argmax.Local) != len(f.pass.Output) {
+	if err != nil || !bytes.Equal(data, again) || len(back.Argmax.Local) != f.pass.Rows {
 		t.Fatalf("a chunk's proof does not round-trip: %v", err)
 	}
 
@@ -115,9 +120,9 @@ func TestChunks(t *testing.T) {
 	}
 
 	// A prover states chosen logits one above the true ones in a chunk:
-	// where the chunk holds no output token, its margins (committed
+	// where the chunk holds no row's target, its margins (committed
 	// against them) are in range and it verifies alone; the pass refuses
-	// it. Where it holds one, the token's logit is not the chosen one.
+	// it. Where it holds one, the target's logit is not the chosen one.
 	for i, seg := range chunks {
 		raise := func(l *Layout) ([]uint16, error) {
 			for k := range l.Chosen {
@@ -133,9 +138,9 @@ func TestChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = Verify(vk, f.m, f.st, f.pass, seg, forged)
-		if len(holds(seg, f.pass)) > 0 {
+		if len(holds(seg, targets)) > 0 {
 			if !errors.Is(err, ErrRejected) {
-				t.Errorf("chunk %v, holding output tokens %v, with chosen logits raised: %v", seg, holds(seg, f.pass), err)
+				t.Errorf("chunk %v, holding the targets of rows %v, with chosen logits raised: %v", seg, holds(seg, targets), err)
 			}
 			continue
 		}
@@ -217,7 +222,7 @@ func TestChunkMargins(t *testing.T) {
 	for tok, ok := range []bool{false, true, false, false, false, false} {
 		inRange := true
 		for lo := 0; lo < 6; lo += 2 {
-			d := marginsTensor(tr, Pass{Prompt: []int{0}, Output: []int{tok}}, lo, lo+2)
+			d := marginsTensor(tr, []int{tok}, lo, lo+2)
 			if !slices.Equal(d.Shape, []int{1, 2}) {
 				t.Fatalf("margins of shape %v", d.Shape)
 			}

@@ -955,10 +955,10 @@ func passView(vk *VerifyingKey, m *model.Model, pass Pass) (*model.Trace, error)
 	if vk == nil || vk.PCS == nil {
 		return nil, fmt.Errorf("%w: no verifying key", ErrRejected)
 	}
-	if err := pass.check(m.Config.Vocab); err != nil {
+	if err := pass.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	view, err := inference.ShapePass(m, len(pass.Tokens()))
+	view, err := inference.ShapePass(m, pass.Rows)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}

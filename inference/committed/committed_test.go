@@ -95,7 +95,7 @@ func newFixture(t testing.TB, m *model.Model, rows int) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass := Pass{Prompt: prompt, Output: gen.Tokens}
+	pass := Pass{Prompt: prompt, Output: gen.Tokens, Rows: rows}
 	tr, err := m.Forward(m.NewCache(), pass.Tokens())
 	if err != nil {
 		t.Fatal(err)

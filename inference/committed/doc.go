@@ -4,8 +4,8 @@
 // ranges, their requantization identities, every contraction (Q, K, V,
 // O, MLP, LM head, attention scores and context, RoPE, the gated
 // product), the table applications (1/√, GELU, SiLU), the norms'
-// arithmetic, the residual adds, the embedding and the argmax of the
-// output tokens: every requantization's accumulator is proven, and the
+// arithmetic, the residual adds, the embedding and the argmax of every
+// row: every requantization's accumulator is proven, and the
 // verifier's work is polylogarithmic in the number of activations, apart
 // from O(width) per requantization for per-column multipliers (and the
 // weights' evaluation, as in the opened proof). With the softmax
@@ -222,24 +222,32 @@
 // Rem = 2^(k−1) give. The pass must start at position 0 (the keys are its
 // own rows).
 //
-// Argmax (argmax.go, last segment only): with P prompt tokens, output
-// tokens t_k (k < g) and logits L, the last segment commits one more
-// block, the margins D[k][j] = L[P−1+k][t_k] − L[P−1+k][j] − [j < t_k]
-// ([g, V], range [0, Max − Min] of the logits, range-checked as every
-// block). All margins are in range exactly when each t_k is its row's
-// argmax with ties broken by the smallest index. Their link to the
-// logits: the prover sends the chosen logits c_k = L[P−1+k][t_k]
-// (claims on s at boolean points, absorbed before the point), the
-// verifier draws (ρ_k, ρ_j) over D's variables, the prover sends D(ρ),
-// and one degree-2 sum-check over the logits' row coordinates proves
+// Argmax (argmax.go, last segment only): the pass is a request's
+// (statement.Request): R rows over the tokens T = prompt ‖ output ‖ 0, …,
+// whose live rows s − 1 ≤ i < n = s + g − 1 must have T[i + 1] as argmax.
+// Every row i has a target U_i, sent by the prover: T[i + 1] on a live
+// row, which the verifier requires, and the row's argmax on the others.
+// With the logits L, the last segment commits one more block, the margins
+// D[i][j] = L[i][U_i] − L[i][j] − [j < U_i] ([R, V], range [0, Max − Min]
+// of the logits, range-checked as every block). All margins are in range
+// exactly when each U_i is its row's argmax with ties broken by the
+// smallest index. Their link to the logits: the prover sends the targets
+// (absorbed packed as tokens, each below 2²⁰ and below V) and the chosen
+// logits c_i = L[i][U_i] (claims on s at boolean points), both absorbed
+// before the point; the verifier draws (ρ_k, ρ_j) over D's variables, the
+// prover sends D(ρ), and one degree-2 sum-check over the logits' row
+// coordinates proves
 //
-//	Σᵢ w(i)·L(i, ρ_j) = Σ_k eq(ρ_k, k)·(c_k·Sel_V(ρ_j) − Prefix_{t_k}(ρ_j)) − D(ρ),
-//	w(i) = Σ_k eq(ρ_k, k)·[i = P − 1 + k],
+//	Σᵢ w(i)·L(i, ρ_j) = Σ_i eq(ρ_k, i)·(c_i·Sel_V(ρ_j) − Prefix_{U_i}(ρ_j)) − D(ρ),
+//	w(i) = eq(ρ_k, i)·[i < R],
 //
 // (Sel_V the indicator of j < V, Prefix_t of j < t, both O(log V)), ending
 // with a claim L(r′, ρ_j) on s; the verifier evaluates w(r′) in
-// O(g·log n). A pass of one row has no row coordinate: the value is the
-// claim itself.
+// O(R·log R). A pass of one row has no row coordinate: the value is the
+// claim itself. The rows past n (pad rows) are computed by the same
+// integer rules on token 0: causal attention keeps rows i < n those of the
+// n-row pass, so the statement's rows are proven whatever the pad rows
+// hold, and one segment shape serves every request of the bucket.
 //
 // Chunks of the LM head (chunk.go; inference.ChunkedSegments): the LM
 // head of a large vocabulary can be proven in segments of its own, one
@@ -249,19 +257,20 @@
 // From = To = the number of blocks: it reads that stream as its incoming
 // commitment, proves the final norm over it, and proves the columns
 // [a, b) of the LM head (the weight's rows a…b−1, a trace restricted to
-// them: accumulator, logits and remainders [n, b − a]) and the margins
-// over them, D[k][j] = c_k − L[P−1+k][a+j] − [a+j < t_k], against the
-// chosen logits c_k of the whole row. Its argmax step is the one above
-// over the chunk's logits, with Prefix_{p_k}, p_k = min(max(t_k − a, 0),
-// b − a) the chunk's columns before t_k, and one more list absorbed after
-// the chosen logits: Local, per output token the chunk's logit at column
-// c_k = t_k − a if the chunk holds t_k, 0 otherwise, claimed on the
-// logits in place of c_k; where the chunk holds t_k the verifier requires
-// Local[k] = c_k. [VerifyPass] requires the chunks to cover [0, V) in
+// them: accumulator, logits and remainders [R, b − a]) and the margins
+// over them, D[i][j] = c_i − L[i][a+j] − [a+j < U_i], against the chosen
+// logits c_i of the whole row. Its argmax step is the one above over the
+// chunk's logits, with Prefix_{p_i}, p_i = min(max(U_i − a, 0), b − a)
+// the chunk's columns before U_i, and one more list absorbed after the
+// chosen logits: Local, per row the chunk's logit at column
+// c = U_i − a if the chunk holds U_i, 0 otherwise, claimed on the logits
+// in place of c_i; where the chunk holds U_i the verifier requires
+// Local[i] = c_i. [VerifyPass] requires the chunks to cover [0, V) in
 // order, to read the same incoming stream as the segment of blocks hands
 // on ([CheckChain]), and to state the same chosen logits: then every
-// margin of every column is in range and each c_k is L[P−1+k][t_k], which
-// is the argmax condition of the whole row. A chunk's lookup cube is that
+// margin of every column is in range and each c_i is L[i][U_i], which is
+// the argmax condition of the whole row. (A pad row's target may differ
+// between chunks; a live row's is T[i + 1] in each.) A chunk's lookup cube is that
 // of the LM head over b − a columns, so the LM head of GPT-2 small at 256
 // rows (a cube of 2²⁸ entries in one segment) becomes four chunks of
 // 2¹⁴ columns (cubes of 2²⁶). The segment circuit (gadgets/committed)
@@ -392,7 +401,7 @@
 //	  sum-check (degree 2), 3 values
 //	label "committed/residual"; r; the residual values                (when the segment has a residual add)
 //	label "committed/embedding"; its point                           (first segment only)
-//	label "committed/argmax"; c_k; Local (chunks); (ρ_k, ρ_j); D(ρ); sum-check (degree 2); L(r′, ρ_j)   (with the LM head)
+//	label "committed/argmax"; U packed; c_i; Local (chunks); (ρ_k, ρ_j); D(ρ); sum-check (degree 2); L(r′, ρ_j)   (with the LM head)
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
 //	pcs.OpenBatchParts: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
@@ -430,8 +439,9 @@
 // proof: 9 row values, rounds, 5 values, rounds, 4 values), the softmax
 // proofs (count; per proof: zero-check rounds and evaluations, 3 row
 // values, rounds, 3 values), a presence
-// byte (1, or 2 for a chunk's) and the argmax proof (Chosen, Local for
-// a chunk's, MarginsEval, rounds, LogitsEval),
+// byte (1, or 2 for a chunk's) and the argmax proof (Targets: a count
+// and 4 bytes each; Chosen, Local for a chunk's, MarginsEval, rounds,
+// LogitsEval),
 // ResidualEvals, and the batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
 // bytes), scalars canonical (32 bytes), counts as 4-byte big-endian

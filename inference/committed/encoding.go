@@ -12,11 +12,12 @@ import (
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/protocol/linear"
+	"github.com/veriformer/veriformer/statement"
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 12
+const FormatVersion = 13
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -131,13 +132,19 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 		}
 	}
 	if a := p.Argmax; a != nil {
-		// 1: Chosen; 2: Chosen and Local (a chunk's).
+		// 1: Chosen; 2: Chosen and Local (a chunk's); the targets first,
+		// a count and one 4-byte value each.
 		if a.Local == nil {
 			w.buf.WriteByte(1)
-			w.scalars(a.Chosen)
 		} else {
 			w.buf.WriteByte(2)
-			w.scalars(a.Chosen)
+		}
+		w.count(len(a.Targets))
+		for _, t := range a.Targets {
+			w.count(t)
+		}
+		w.scalars(a.Chosen)
+		if a.Local != nil {
 			w.scalars(a.Local)
 		}
 		w.scalar(&a.MarginsEval)
@@ -282,6 +289,12 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	case r.err != nil:
 	case b == 1 || b == 2:
 		a := &ArgmaxProof{}
+		if n := r.count(maxAccumulators, 4); r.err == nil {
+			a.Targets = make([]int, n)
+			for i := range a.Targets {
+				a.Targets[i] = r.count(1<<statement.TokenBits-1, 0)
+			}
+		}
 		a.Chosen = r.scalars(maxAccumulators)
 		if b == 2 {
 			a.Local = r.scalars(maxAccumulators)

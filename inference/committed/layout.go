@@ -73,10 +73,11 @@ type Layout struct {
 	// Vocab is the vocabulary size (the pass's logits' columns).
 	Vocab int
 	// Margins is the argmax margins tensor of a segment with the LM head
-	// (nil in the others), see marginsTensor; Chosen holds the output
-	// tokens' logits L[P−1+k][t_k] over the whole vocabulary (of the
-	// pass's logits: meaningless on a shape pass).
+	// (nil in the others), see marginsTensor; Targets holds each row's
+	// argmax U_i over the whole vocabulary and Chosen its logit L[i][U_i]
+	// (of the pass's logits: meaningless on a shape pass).
 	Margins *model.Tensor
+	Targets []int
 	Chosen  []int64
 	// Norms are the segment's norms with their auxiliary tensors
 	// (walkNorms order).
@@ -106,7 +107,7 @@ type Slot struct {
 
 // NewLayout stacks the opened tensors of segment seg of the pass tr
 // (inference.WalkSegment order), then in a segment with the LM head the
-// argmax margins of the pass's output tokens, into blocks aligned to
+// argmax margins of every row's target, into blocks aligned to
 // their sizes, largest first (ties in that order).
 //
 // A chunk segment (inference.Segment.Chunk) stacks the tensors of its view
@@ -150,17 +151,19 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass, opts ...Option
 		exact[a.in] = true
 	}
 	var margins *model.Tensor
+	var targets []int
 	var chosen []int64
 	if seg.HasHead(len(tr.Layers)) {
-		if err := pass.check(full.Logits().Shape[1]); err != nil {
+		if err := checkPass(pass, full.Logits().Shape[1]); err != nil {
 			return nil, err
 		}
-		if n := len(pass.Prompt) + len(pass.Output) - 1; n != tr.Logits().Shape[0] {
-			return nil, fmt.Errorf("committed: a pass of %d rows for %d prompt and %d output tokens", tr.Logits().Shape[0], len(pass.Prompt), len(pass.Output))
+		if rows := tr.Logits().Shape[0]; rows != pass.Rows {
+			return nil, fmt.Errorf("committed: a pass of %d rows for a request of a bucket of %d", rows, pass.Rows)
 		}
 		lo, hi := vocabRange(seg, full)
-		chosen = chosenLogits(full, pass)
-		margins = marginsTensor(full, pass, lo, hi)
+		targets = rowTargets(full, pass)
+		chosen = chosenLogits(full, targets)
+		margins = marginsTensor(full, targets, lo, hi)
 		tensors = append(tensors, margins)
 	}
 	var blocks []Block
@@ -192,7 +195,7 @@ func NewLayout(tr *model.Trace, seg inference.Segment, pass Pass, opts ...Option
 		return nil, fmt.Errorf("committed: segment [%d, %d) has no opened tensor", seg.From, seg.To)
 	}
 	sort.SliceStable(blocks, func(a, b int) bool { return blocks[a].NbVars > blocks[b].NbVars })
-	l := &Layout{View: tr, Vocab: full.Logits().Shape[1], Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1, Margins: margins, Chosen: chosen, Norms: norms, Softmax: softmax}
+	l := &Layout{View: tr, Vocab: full.Logits().Shape[1], Blocks: blocks, Index: map[*model.Tensor]int{}, Boundary: -1, Margins: margins, Targets: targets, Chosen: chosen, Norms: norms, Softmax: softmax}
 	off := 0
 	for i := range l.Blocks {
 		l.Blocks[i].Offset = off

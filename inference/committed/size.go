@@ -6,10 +6,16 @@ import (
 	"github.com/veriformer/veriformer/lookup"
 )
 
-// Size returns the bytes of the proof's field elements (32 bytes each)
-// and compressed G1 points (48 bytes each): the size of a compact
-// encoding, length prefixes aside.
-func (p *Proof) Size() int { return 32*p.scalars() + 48*p.points() }
+// Size returns the bytes of the proof's field elements (32 bytes each),
+// compressed G1 points (48 bytes each) and argmax targets (4 bytes
+// each): the size of a compact encoding, length prefixes aside.
+func (p *Proof) Size() int {
+	n := 32*p.scalars() + 48*p.points()
+	if p.Argmax != nil {
+		n += 4 * len(p.Argmax.Targets)
+	}
+	return n
+}
 
 // scalars is the number of field elements of the proof.
 func (p *Proof) scalars() int {

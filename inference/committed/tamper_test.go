@@ -242,7 +242,7 @@ func TestTamperedProof(t *testing.T) {
 	if _, err := Verify(nil, f.m, f.st, f.pass, seg, proof); !errors.Is(err, ErrRejected) {
 		t.Errorf("no key: %v", err)
 	}
-	if _, err := Verify(vk, f.m, f.st, Pass{Prompt: f.pass.Prompt, Output: append(slices.Clone(f.pass.Output), 0)}, seg, proof); !errors.Is(err, ErrRejected) {
+	if _, err := Verify(vk, f.m, f.st, Pass{Prompt: f.pass.Prompt, Output: append(slices.Clone(f.pass.Output), 0), Rows: f.pass.Rows + 1}, seg, proof); !errors.Is(err, ErrRejected) {
 		t.Errorf("other pass length: %v", err)
 	}
 	if _, err := Verify(vk, f.m, f.st, f.pass, seg, proof); err != nil {
@@ -438,7 +438,7 @@ func TestChain(t *testing.T) {
 			return VerifyPass(vk, f.m, f.st, f.pass, segs, proofs)
 		},
 		"another output": func() error {
-			other := Pass{Prompt: f.pass.Prompt, Output: slices.Clone(f.pass.Output)}
+			other := Pass{Prompt: f.pass.Prompt, Output: slices.Clone(f.pass.Output), Rows: f.pass.Rows}
 			other.Output[0] = (other.Output[0] + 1) % f.m.Config.Vocab
 			return VerifyPass(vk, f.m, f.st, other, segs, proofs)
 		},
@@ -483,7 +483,7 @@ func TestEmbedding(t *testing.T) {
 	if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, honest); err != nil {
 		t.Fatal(err)
 	}
-	other := Pass{Prompt: slices.Clone(f.pass.Prompt), Output: f.pass.Output}
+	other := Pass{Prompt: slices.Clone(f.pass.Prompt), Output: f.pass.Output, Rows: f.pass.Rows}
 	other.Prompt[1] = (other.Prompt[1] + 1) % f.m.Config.Vocab
 	if _, err := Verify(testKey(t, s, f.m), f.m, f.st, other, seg, honest); !errors.Is(err, ErrRejected) {
 		t.Errorf("other tokens: %v", err)
@@ -755,7 +755,7 @@ func TestFunctionLookups(t *testing.T) {
 func TestMarginsTieRule(t *testing.T) {
 	tr := &model.Trace{LMHead: model.MatMul{Requant: model.Requant{Out: model.Tensor{Shape: []int{1, 4}, Data: []int64{3, 5, 5, 1}, Min: -8, Max: 8}}}}
 	for tok, ok := range []bool{false, true, false, false} {
-		d := marginsTensor(tr, Pass{Prompt: []int{0}, Output: []int{tok}}, 0, 4)
+		d := marginsTensor(tr, []int{tok}, 0, 4)
 		if d.Max != 16 || !slices.Equal(d.Shape, []int{1, 4}) {
 			t.Fatalf("margins of shape %v, maximum %d", d.Shape, d.Max)
 		}
@@ -786,7 +786,7 @@ func TestArgmax(t *testing.T) {
 		rejectsEach(t, s, f, last, proof, func(p *Proof) []tamper { return argmaxTampers(rows > 1) })
 		// Another last token: asked of the verifier, and proven by a
 		// prover whose limbs hide the negative margins.
-		other := Pass{Prompt: f.pass.Prompt, Output: slices.Clone(f.pass.Output)}
+		other := Pass{Prompt: f.pass.Prompt, Output: slices.Clone(f.pass.Output), Rows: f.pass.Rows}
 		k := len(other.Output) - 1
 		other.Output[k] = (other.Output[k] + 1) % f.m.Config.Vocab
 		if _, err := Verify(testKey(t, s, f.m), f.m, f.st, other, last, proof); !errors.Is(err, ErrRejected) {

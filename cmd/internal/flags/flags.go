@@ -145,25 +145,21 @@ func (k *Keys) Kind() setup.Kind {
 	return ""
 }
 
-// AddBucket defines --bucket on fs: the row bucket of the direct
-// design's circuit.
+// AddBucket defines --bucket on fs: the row bucket of the circuits.
 func AddBucket(fs *flag.FlagSet) *int {
-	return fs.Int("bucket", 0, "direct design: the rows of the circuit's pass, a power of two or the model's context; one circuit and one key set serve every request whose prompt and generated tokens fit (0: the smallest bucket that holds them)")
+	return fs.Int("bucket", 0, "the rows of the circuits' pass, a power of two or the model's context; one set of circuits and keys serves every request whose prompt and generated tokens fit (0: the smallest bucket that holds them)")
 }
 
-// CheckBucket checks --bucket against the design.
-func CheckBucket(bucket int, design pipeline.Design) error {
+// CheckBucket checks --bucket.
+func CheckBucket(bucket int) error {
 	if bucket < 0 {
 		return errors.New("--bucket must be at least 0")
-	}
-	if bucket != 0 && design != pipeline.Direct {
-		return errors.New("--bucket goes with --design direct: the aggregated design's circuits take the request's own rows")
 	}
 	return nil
 }
 
 // Lengths are the numbers of prompt and generated tokens a circuit takes,
-// and the bucket of the direct circuit.
+// and the bucket of the circuits.
 type Lengths struct {
 	PromptTokens, Tokens, Bucket *int
 }
@@ -171,16 +167,16 @@ type Lengths struct {
 // AddLengths defines --prompt-tokens, --tokens and --bucket on fs.
 func AddLengths(fs *flag.FlagSet) *Lengths {
 	return &Lengths{
-		PromptTokens: fs.Int("prompt-tokens", 5, "number of prompt tokens the circuits take (direct design: with --tokens, picks the smallest bucket that holds them unless --bucket is given)"),
+		PromptTokens: fs.Int("prompt-tokens", 5, "number of prompt tokens the circuits take: with --tokens, picks the smallest bucket that holds them unless --bucket is given"),
 		Tokens:       fs.Int("tokens", 3, "number of generated tokens the circuits take"),
 		Bucket:       AddBucket(fs),
 	}
 }
 
 // Check checks that both lengths are at least 1, and the bucket.
-func (l *Lengths) Check(design pipeline.Design) error {
+func (l *Lengths) Check() error {
 	if *l.PromptTokens < 1 || *l.Tokens < 1 {
 		return errors.New("--prompt-tokens and --tokens must be at least 1")
 	}
-	return CheckBucket(*l.Bucket, design)
+	return CheckBucket(*l.Bucket)
 }
