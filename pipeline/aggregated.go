@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/constraint"
@@ -43,6 +44,12 @@ type AggregatedOptions struct {
 	// proof, verified, and the final statement computed natively
 	// (Report.Aggregated).
 	Wrap bool
+	// Buckets are the row buckets the model is deployed with: the final
+	// model id (recursion.Deployment) covers the aggregator of each, so
+	// that a proof in any of them states the same id. Their keys are set
+	// up or loaded with the run's. Empty: the run's bucket alone; else it
+	// must list the run's bucket.
+	Buckets []int
 }
 
 // AggregatedProof is the aggregator's BW6-761 proof of a run, verified
@@ -52,6 +59,10 @@ type AggregatedProof struct {
 	Proof     groth16.Proof
 	Key       groth16.VerifyingKey
 	Statement statement.Statement
+	// Deployment and Slot place the aggregator in the model's bucket
+	// tree: the final id the wrapper states.
+	Deployment *recursion.Deployment
+	Slot       int
 	// Commitments is the aggregator circuit's number of Pedersen
 	// commitments, the shape of the wrapper that verifies it
 	// (recursion.NewWrapper).
@@ -82,7 +93,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt, Verifier: opts.Verifier}}
 	rep := r.report
 	m := opts.Model
-	rows, err := Rows(m, len(opts.Prompt), opts.Tokens, opts.Bucket)
+	rows, err := opts.rows(len(opts.Prompt), opts.Tokens)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +125,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
-	rep.Aggregated = &AggregatedProof{Proof: aggProof, Key: keys.Aggregator.VK, Statement: st, Commitments: keys.Catalog.aggregatorCommitments}
+	rep.Aggregated = &AggregatedProof{Proof: aggProof, Key: keys.Aggregator.VK, Statement: st, Deployment: keys.Deployment, Slot: keys.Slot, Commitments: keys.Catalog.aggregatorCommitments}
 	if !opts.Wrap {
 		final := st
 		final.ModelID = keys.FinalModelID
@@ -132,7 +143,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 		if wrapper.CCS, err = keys.circuit(keys.Wrapper); err != nil {
 			return "", err
 		}
-		rep.Proof, rep.Statement, err = recursion.Wrap(aggProof, keys.Aggregator.VK, st, &wrapper)
+		rep.Proof, rep.Statement, err = recursion.Wrap(aggProof, keys.Aggregator.VK, st, keys.Deployment, keys.Slot, &wrapper)
 		if err != nil {
 			return "", err
 		}
@@ -155,7 +166,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 }
 
 // AggregatedKeys are the keys of the aggregated design for one model, one
-// pair of prompt and output lengths and one cut into segments.
+// row bucket and one cut into segments.
 type AggregatedKeys struct {
 	// Catalog lists the circuits the keys are of; Segments is its cut.
 	Catalog  *Catalog
@@ -174,8 +185,13 @@ type AggregatedKeys struct {
 
 	// ModelID is the aggregator's model id (recursion.ModelID of the
 	// segment keys and Tables); FinalModelID the one the wrapper exposes
-	// on-chain (recursion.FinalModelID), the id a registry requires.
+	// on-chain (recursion.Deployment.FinalModelID), the id a registry
+	// requires, the same for every bucket of Deployment.
 	ModelID, FinalModelID *big.Int
+	// Rows is the keys' bucket, Slot its slot in Deployment's bucket
+	// tree (recursion.BucketSlot).
+	Rows, Slot int
+	Deployment *recursion.Deployment
 	// Aggregator holds the BW6-761 keys; Wrapper the BN254 keys (nil
 	// unless they were asked for).
 	Aggregator, Wrapper *setup.Keys
@@ -282,11 +298,14 @@ func (r *runner) setupAggregated(opts *AggregatedOptions, promptLen, outputLen i
 	if err != nil {
 		return nil, err
 	}
-	k := &AggregatedKeys{Catalog: cat, Segments: cat.Segments}
+	k := &AggregatedKeys{Catalog: cat, Segments: cat.Segments, Rows: cat.Rows}
 	if err := r.setupSegments(opts, k); err != nil {
 		return nil, err
 	}
 	if err := r.setupAggregator(k); err != nil {
+		return nil, err
+	}
+	if err := r.deploy(opts, k); err != nil {
 		return nil, err
 	}
 	return r.setupWrapper(opts, k)
@@ -319,11 +338,78 @@ func (r *runner) setupAggregator(k *AggregatedKeys) error {
 		if k.Aggregator, k.AggregatorConstraints, err = r.loadKeys(k, k.Catalog.Circuits[len(k.Segments)], false); err != nil {
 			return "", err
 		}
-		if k.FinalModelID, err = recursion.FinalModelID(k.Aggregator.VK, k.ModelID); err != nil {
-			return "", err
-		}
 		return fmt.Sprintf("BW6-761, %d R1CS constraints", k.AggregatorConstraints), nil
 	})
+}
+
+// rows returns the bucket of a prompt of promptLen tokens and outputLen
+// generated ones: opts.Bucket when set, else the smallest of opts.Buckets
+// that holds them, else the smallest bucket that holds them ([Rows]).
+func (opts *AggregatedOptions) rows(promptLen, outputLen int) (int, error) {
+	if opts.Bucket != 0 || len(opts.Buckets) == 0 {
+		return Rows(opts.Model, promptLen, outputLen, opts.Bucket)
+	}
+	n := promptLen + outputLen - 1
+	best := 0
+	for _, b := range opts.Buckets {
+		if b >= n && (best == 0 || b < best) {
+			best = b
+		}
+	}
+	if best == 0 {
+		need, err := Rows(opts.Model, promptLen, outputLen, 0)
+		if err != nil {
+			return 0, err
+		}
+		return 0, fmt.Errorf("pipeline: %d prompt and %d generated tokens need a bucket of at least %d rows (bucket %d); the deployment has %v", promptLen, outputLen, n, need, opts.Buckets)
+	}
+	return Rows(opts.Model, promptLen, outputLen, best)
+}
+
+// deploy fills in the deployment of the model's buckets (opts.Buckets,
+// or the keys' bucket alone) and the final model id: the leaf of the
+// keys' bucket from its aggregator, the others' from their keys, set up
+// or loaded (verifying keys only).
+func (r *runner) deploy(opts *AggregatedOptions, k *AggregatedKeys) error {
+	m := opts.Model
+	var err error
+	if k.Slot, err = recursion.BucketSlot(k.Rows); err != nil {
+		return err
+	}
+	buckets := opts.Buckets
+	if len(buckets) == 0 {
+		buckets = []int{k.Rows}
+	}
+	if !slices.Contains(buckets, k.Rows) {
+		return fmt.Errorf("pipeline: the run's bucket of %d rows is not one of the deployment's %v", k.Rows, buckets)
+	}
+	k.Deployment = &recursion.Deployment{ModelDigest: r.modelID()}
+	for _, b := range buckets {
+		if _, err := Rows(m, 1, 1, b); err != nil {
+			return err
+		}
+		slot, err := recursion.BucketSlot(b)
+		if err != nil {
+			return err
+		}
+		if k.Deployment.Leaves[slot] != nil {
+			return fmt.Errorf("pipeline: the deployment lists the bucket of slot %d twice (%v)", slot, buckets)
+		}
+		keys := k
+		if b != k.Rows {
+			r.logf("keys of the deployment's bucket of %d rows (its leaf of the model id) …", b)
+			sub := *opts
+			sub.Bucket, sub.Buckets, sub.Wrap = b, nil, false
+			if keys, err = r.setupAggregated(&sub, 1, 1); err != nil {
+				return fmt.Errorf("pipeline: the bucket of %d rows: %w", b, err)
+			}
+		}
+		if k.Deployment.Leaves[slot], err = recursion.BucketLeaf(slot, keys.Aggregator.VK, keys.ModelID); err != nil {
+			return err
+		}
+	}
+	k.FinalModelID, err = k.Deployment.FinalModelID()
+	return err
 }
 
 // aggregatedSegments cuts the model's blocks into segments of size blocks

@@ -44,7 +44,7 @@ func TestCommittedChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt}}
-	rows, err := Rows(m, len(opts.Prompt), opts.Tokens, opts.Bucket)
+	rows, err := opts.rows(len(opts.Prompt), opts.Tokens)
 	if err != nil {
 		t.Fatal(err)
 	}

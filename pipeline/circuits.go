@@ -61,14 +61,16 @@ func (c *Circuit) Compile() (constraint.ConstraintSystem, error) {
 	return ccs, nil
 }
 
-// Catalog lists every circuit of one design of a model for one pair of
-// prompt and output lengths, in the order their keys are made: the
+// Catalog lists every circuit of one design of a model for one row
+// bucket, in the order their keys are made: the
 // direct circuit; or each segment's, the aggregator's and (when asked
 // for) the wrapper's. prove, its --plan, export and cmd/ceremony all take
 // their circuits from it.
 type Catalog struct {
 	Design   Design
 	Circuits []*Circuit
+	// Rows is the circuits' row bucket.
+	Rows int
 
 	// Direct design: the circuit's layout.
 	Layout *circuits.Layout
@@ -117,13 +119,13 @@ func Circuits(d Design, opts AggregatedOptions, promptLen int) (*Catalog, error)
 // outputLen generated tokens: the circuits of the bucket of opts.Bucket,
 // or of the smallest that holds them; srs returns the SRS of a size.
 func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen int, srs func(size int) (*pcs.SRS, error)) (*Catalog, error) {
-	rows, err := Rows(opts.Model, promptLen, outputLen, opts.Bucket)
+	rows, err := opts.rows(promptLen, outputLen)
 	if err != nil {
 		return nil, err
 	}
 	m := opts.Model
 	id := r.modelID()
-	c := &Catalog{Design: d, loadSRS: srs, aggregatorCommitments: -1}
+	c := &Catalog{Design: d, Rows: rows, loadSRS: srs, aggregatorCommitments: -1}
 	if d == Direct {
 		if c.Layout, err = circuits.NewLayoutOf(m, id, rows); err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/consensys/gnark/constraint"
 
@@ -16,6 +17,9 @@ type PlanItem struct {
 	// which one ("segment 2/13 (blocks 1–1)").
 	Kind string `json:"kind"`
 	Name string `json:"name"`
+	// Bucket is the circuit's row bucket (0 for the wrapper, which
+	// serves every bucket).
+	Bucket int `json:"bucket"`
 	// Curve is gnark's name of the circuit's curve ("bn254", "bls12_377",
 	// "bw6_761").
 	Curve string `json:"curve"`
@@ -64,14 +68,37 @@ var Rates = map[string]Rate{
 // them. It runs no inference, setup or proof. With no SRS yet (neither
 // opts.SRS nor a development one in the cache), the aggregator is
 // compiled on a stand-in key of the same size and reported as not
-// cached.
+// cached. With the aggregated design and opts.Buckets, it lists the
+// circuits of every bucket of the deployment, each bucket's segments and
+// aggregator, then the one wrapper.
 func Plan(d Design, opts AggregatedOptions, promptLen int) ([]PlanItem, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
 	r := &runner{opts: &opts.Options, report: &Report{}}
-	cat, err := r.catalog(d, &opts, promptLen, opts.Tokens, func(size int) (*pcs.SRS, error) {
-		return r.cachedSRS(&opts, size)
+	if d != Aggregated || len(opts.Buckets) == 0 {
+		return r.plan(d, &opts, promptLen, opts.Tokens)
+	}
+	buckets := slices.Clone(opts.Buckets)
+	slices.Sort(buckets)
+	var items []PlanItem
+	for i, b := range buckets {
+		sub := opts
+		sub.Bucket, sub.Buckets = b, nil
+		sub.Wrap = opts.Wrap && i == len(buckets)-1
+		more, err := r.plan(d, &sub, 1, 1)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, more...)
+	}
+	return items, nil
+}
+
+// plan is Plan of one catalog.
+func (r *runner) plan(d Design, opts *AggregatedOptions, promptLen, outputLen int) ([]PlanItem, error) {
+	cat, err := r.catalog(d, opts, promptLen, outputLen, func(size int) (*pcs.SRS, error) {
+		return r.cachedSRS(opts, size)
 	})
 	if err != nil {
 		return nil, err
@@ -87,6 +114,9 @@ func Plan(d Design, opts AggregatedOptions, promptLen int) ([]PlanItem, error) {
 		item, err := planItem(c.Kind, c.Name, ccs, opts.CacheDir)
 		if err != nil {
 			return nil, err
+		}
+		if c.Kind != "wrapper" {
+			item.Bucket = cat.Rows
 		}
 		if c.Kind == "aggregator" && cat.usedStandIn {
 			item.Cached, item.KeyKind = false, ""

@@ -33,3 +33,22 @@ func TestRows(t *testing.T) {
 		}
 	}
 }
+
+// TestDeploymentRows: with a deployment's buckets and no bucket asked
+// for, a request takes the smallest of them that holds it, and one
+// beyond them all is refused naming the bucket it needs.
+func TestDeploymentRows(t *testing.T) {
+	opts := &AggregatedOptions{Options: Options{Model: model.Default()}, Buckets: []int{16, 4}}
+	for _, c := range []struct{ prompt, tokens, want int }{{2, 2, 4}, {3, 2, 4}, {4, 2, 16}, {12, 5, 16}} {
+		if got, err := opts.rows(c.prompt, c.tokens); err != nil || got != c.want {
+			t.Errorf("%d + %d tokens: bucket %d, %v; want %d", c.prompt, c.tokens, got, err, c.want)
+		}
+	}
+	if _, err := opts.rows(12, 6); err == nil || !strings.Contains(err.Error(), "at least 17 rows (bucket 32); the deployment has [16 4]") {
+		t.Errorf("a request beyond the deployment: %v", err)
+	}
+	opts.Bucket = 32
+	if got, err := opts.rows(2, 2); err != nil || got != 32 {
+		t.Errorf("--bucket 32 with a deployment: %d, %v", got, err)
+	}
+}

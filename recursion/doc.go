@@ -69,12 +69,20 @@
 // transcript with: the hash above over the keys in the form the circuit
 // verifies with (e(α, β), the K points, −γ, −δ, commitment keys, each
 // coordinate a BLS12-377 Fp element, i.e. a BW6-761 Fr element), truncated
-// to [ModelIDBits] = 250 bits. [FinalModelID] is the id the wrapper exposes:
+// to [ModelIDBits] = 250 bits. A model is deployed with a list of row
+// buckets, each with its own segments' and aggregator's keys; the
+// aggregator of the bucket of R rows is the leaf of slot k = ⌈log₂ R⌉
+// ([BucketSlot]) of a tree of [BucketSlots] slots ([Deployment]):
 //
-//	FinalModelID = low₂₅₀ Poseidon2_{BN254}(K("recursion/final-model-id"), n_c, limbs(vk_agg), ModelID)
+//	leaf_k  = Poseidon2_{BN254}(K("recursion/bucket-leaf"), k, n_c, limbs(vk_agg), ModelID)   ([BucketLeaf])
+//	node    = Poseidon2_{BN254}(left, right),  an empty slot 0
+//	FinalID = low₂₅₀ Poseidon2_{BN254}(K("recursion/final-model-id/v2"), model digest, root)
 //
 // with limbs listing every BW6-761 Fp coordinate of the aggregator key as 12
-// little-endian 64-bit words. Both are recomputed natively from the keys;
+// little-endian 64-bit words and the model digest model.Model.ID (weights,
+// tokenizer, BOS rule). The final id is the one the wrapper exposes, the
+// same for every bucket of the deployment. All are recomputed natively
+// from the keys;
 // K(t) = SHA-256("veriformer/"+t) mod r as in package transcript, and the
 // hashes are gnark-crypto's Poseidon2 Merkle–Damgård hashers (zero IV,
 // width-2 compression), matching gnark's std/hash/poseidon2 in-circuit.
@@ -83,8 +91,11 @@
 //
 // [Wrapper] has one public input, StatementDigest — the on-chain layout —
 // and witnesses the final statement (ModelID, InputDigest, OutputDigest),
-// the inner model id, the aggregator proof and the aggregator key. It
-// asserts ModelID = FinalModelID(vk_agg, inner id), verifies the BW6-761
+// the inner model id, the model digest, the bucket's slot and its leaf's
+// path in the bucket tree, the aggregator proof and the aggregator key. It
+// asserts the slot below [BucketSlots] and ModelID the final id of the
+// root its leaf and path give (its leaf from vk_agg and the inner id),
+// verifies the BW6-761
 // proof by field emulation (std/recursion/groth16 over sw_bw6761) on public
 // inputs (inner id, InputDigest, OutputDigest), with subgroup checks, and
 // asserts StatementDigest = statement.Digest(ModelID, InputDigest,

@@ -125,9 +125,11 @@ func VerifyAggregated(proof groth16.Proof, key groth16.VerifyingKey, st statemen
 }
 
 // WrapperAssignment returns the full wrapper assignment for an aggregator
-// proof of the given statement, and the final statement it proves (the
-// model id replaced by [FinalModelID]).
-func WrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement) (*Wrapper, statement.Statement, error) {
+// proof of the given statement, by the aggregator of the bucket in slot
+// slot of the deployment dep, and the final statement it proves (the
+// model id replaced by [Deployment.FinalModelID]). The slot's leaf must
+// be the aggregator's ([BucketLeaf]).
+func WrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement, dep *Deployment, slot int) (*Wrapper, statement.Statement, error) {
 	if err := checkStatement(st); err != nil {
 		return nil, statement.Statement{}, err
 	}
@@ -135,7 +137,21 @@ func WrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, st stateme
 	if err != nil {
 		return nil, statement.Statement{}, err
 	}
-	final, err := FinalModelID(key, st.ModelID)
+	if dep == nil {
+		return nil, statement.Statement{}, fmt.Errorf("recursion: wrapper: no deployment")
+	}
+	leaf, err := BucketLeaf(slot, key, st.ModelID)
+	if err != nil {
+		return nil, statement.Statement{}, err
+	}
+	if dep.Leaves[slot] == nil || dep.Leaves[slot].Cmp(leaf) != 0 {
+		return nil, statement.Statement{}, fmt.Errorf("recursion: wrapper: the deployment's slot %d does not hold this aggregator's leaf", slot)
+	}
+	path, err := dep.Path(slot)
+	if err != nil {
+		return nil, statement.Statement{}, err
+	}
+	final, err := dep.FinalModelID()
 	if err != nil {
 		return nil, statement.Statement{}, err
 	}
@@ -150,19 +166,23 @@ func WrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, st stateme
 		InputDigest:     st.InputDigest,
 		OutputDigest:    st.OutputDigest,
 		InnerModelID:    st.ModelID,
+		ModelDigest:     new(big.Int).Set(dep.ModelDigest),
+		Slot:            slot,
+		Path:            [BucketDepth]frontend.Variable(bigs(path[:])),
 		Proof:           p,
 		Key:             vk,
 	}, out, nil
 }
 
 // Wrap proves, with the wrapper keys, that the aggregator proof verifies
-// under the aggregator key; it returns the BN254 proof (made for gnark's
-// Solidity verifier) and the final statement, the on-chain public inputs.
-func Wrap(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement, wrapper *Keys) (groth16.Proof, statement.Statement, error) {
+// under the aggregator key, that of the bucket in slot slot of the
+// deployment dep; it returns the BN254 proof (made for gnark's Solidity
+// verifier) and the final statement, the on-chain public inputs.
+func Wrap(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement, dep *Deployment, slot int, wrapper *Keys) (groth16.Proof, statement.Statement, error) {
 	if err := VerifyAggregated(proof, key, st); err != nil {
 		return nil, statement.Statement{}, err
 	}
-	assignment, final, err := WrapperAssignment(proof, key, st)
+	assignment, final, err := WrapperAssignment(proof, key, st, dep, slot)
 	if err != nil {
 		return nil, statement.Statement{}, err
 	}
@@ -199,4 +219,13 @@ func prove(keys *Keys, assignment frontend.Circuit, field *big.Int, opt backend.
 		return nil, fmt.Errorf("prove: %w", err)
 	}
 	return proof, nil
+}
+
+// bigs returns the values as circuit assignments.
+func bigs(xs []*big.Int) []frontend.Variable {
+	out := make([]frontend.Variable, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
 }

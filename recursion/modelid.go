@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
@@ -30,7 +31,8 @@ const ModelIDBits = statement.ModelIDBits
 // are transcript.ConstantBig(label, r), i.e. SHA-256("veriformer/"+label) mod r.
 const (
 	modelIDLabel      = "recursion/model-id"
-	finalModelIDLabel = "recursion/final-model-id"
+	bucketLeafLabel   = "recursion/bucket-leaf"
+	finalModelIDLabel = "recursion/final-model-id/v2"
 )
 
 // limbBits and baseLimbs describe how an aggregator key coordinate (a
@@ -130,13 +132,13 @@ func keyCommitments(key groth16.VerifyingKey) (int, error) {
 	return len(vk.CommitmentKeys), nil
 }
 
-// FinalModelID is the model id the wrapper exposes on-chain: the Poseidon2
-// hash over BN254 Fr (gnark-crypto's Merkle–Damgård hasher, zero IV, width-2
-// compression) of
+// BucketLeaf is the leaf of a model's bucket tree ([Deployment]) for the
+// aggregator of the bucket in slot slot: the Poseidon2 hash over BN254 Fr
+// (gnark-crypto's Merkle–Damgård hasher, zero IV, width-2 compression) of
 //
-//	K("recursion/final-model-id"), c, keyLimbs(vk), id
+//	K("recursion/bucket-leaf"), slot, c, keyLimbs(vk), id
 //
-// truncated to its low [ModelIDBits] bits, where vk is the aggregator's
+// (the whole field element, not truncated), where vk is the aggregator's
 // BW6-761 verifying key, c its number of commitments, id the aggregator's
 // model id ([ModelID]), and keyLimbs lists every coordinate of the key — in
 // the form the wrapper verifies with — as 12 little-endian 64-bit words:
@@ -147,46 +149,153 @@ func keyCommitments(key groth16.VerifyingKey) (int, error) {
 //	per commitment key: G, −σ·G ∈ G2: X, Y each (4)
 //
 // The aggregator key digest is thereby part of the id: a proof from another
-// aggregator (another arity, another setup) yields another final id.
-func FinalModelID(aggregatorVK groth16.VerifyingKey, modelID *big.Int) (*big.Int, error) {
+// aggregator (another arity, another setup, another bucket) yields another
+// leaf.
+func BucketLeaf(slot int, aggregatorVK groth16.VerifyingKey, modelID *big.Int) (*big.Int, error) {
+	if slot < 0 || slot >= BucketSlots {
+		return nil, fmt.Errorf("recursion: bucket leaf: slot %d outside [0, %d)", slot, BucketSlots)
+	}
 	if modelID == nil || modelID.Sign() < 0 || modelID.BitLen() > ModelIDBits {
-		return nil, fmt.Errorf("recursion: final model id: inner model id is not a %d-bit integer", ModelIDBits)
+		return nil, fmt.Errorf("recursion: bucket leaf: inner model id is not a %d-bit integer", ModelIDBits)
 	}
 	vk, ok := aggregatorVK.(*groth16bw6761.VerifyingKey)
 	if !ok {
-		return nil, fmt.Errorf("recursion: final model id: aggregator key is %T, not a BW6-761 key", aggregatorVK)
+		return nil, fmt.Errorf("recursion: bucket leaf: aggregator key is %T, not a BW6-761 key", aggregatorVK)
 	}
 	if err := checkAggregatorKey(vk); err != nil {
-		return nil, fmt.Errorf("recursion: final model id: %w", err)
+		return nil, fmt.Errorf("recursion: bucket leaf: %w", err)
 	}
 	coordinates, err := aggregatorKeyCoordinates(vk)
 	if err != nil {
-		return nil, fmt.Errorf("recursion: final model id: %w", err)
+		return nil, fmt.Errorf("recursion: bucket leaf: %w", err)
 	}
-	var tag bn254fr.Element
-	tag.SetBigInt(transcript.ConstantBig(finalModelIDLabel, ecc.BN254.ScalarField()))
-	elements := []bn254fr.Element{tag, bn254FromUint64(uint64(len(vk.CommitmentKeys)))}
+	var keyLimbs []uint64
 	for _, c := range coordinates {
-		for _, limb := range limbs(c) {
-			elements = append(elements, bn254FromUint64(limb))
-		}
+		l := limbs(c)
+		keyLimbs = append(keyLimbs, l[:]...)
+	}
+	return bucketLeaf(slot, len(vk.CommitmentKeys), keyLimbs, modelID), nil
+}
+
+// bucketLeaf is BucketLeaf of a key given by its number of commitments
+// and its limbs.
+func bucketLeaf(slot, nbCommitments int, keyLimbs []uint64, modelID *big.Int) *big.Int {
+	elements := []bn254fr.Element{constantBN254(bucketLeafLabel), bn254FromUint64(uint64(slot)), bn254FromUint64(uint64(nbCommitments))}
+	for _, limb := range keyLimbs {
+		elements = append(elements, bn254FromUint64(limb))
 	}
 	var id bn254fr.Element
 	id.SetBigInt(modelID)
 	elements = append(elements, id)
+	leaf := hashBN254(elements...)
+	return leaf.BigInt(new(big.Int))
+}
 
+// BucketDepth is the depth of a model's bucket tree: BucketSlots =
+// 2^BucketDepth leaves, slot k for the bucket of up to 2ᵏ rows.
+const (
+	BucketDepth = 5
+	BucketSlots = 1 << BucketDepth
+)
+
+// BucketSlot returns the slot of the bucket of rows in a bucket tree:
+// ⌈log₂ rows⌉ (a bucket is a power of two, or the context, which has no
+// power-of-two bucket at or above it).
+func BucketSlot(rows int) (int, error) {
+	if rows < 1 {
+		return 0, fmt.Errorf("recursion: a bucket of %d rows", rows)
+	}
+	k := bits.Len(uint(rows - 1))
+	if k >= BucketSlots {
+		return 0, fmt.Errorf("recursion: a bucket of %d rows is beyond the bucket tree's %d slots", rows, BucketSlots)
+	}
+	return k, nil
+}
+
+// Deployment is what the on-chain id of a model in the aggregated design
+// covers: the model's own digest (model.Model.ID: weights, tokenizer and
+// its BOS rule) and the leaves ([BucketLeaf]) of the buckets it is
+// deployed with, by slot; a slot without a bucket holds 0.
+type Deployment struct {
+	ModelDigest *big.Int
+	Leaves      [BucketSlots]*big.Int
+}
+
+// nodes returns the tree's levels, leaves first: level i+1 node j is
+// Poseidon2(level i node 2j, node 2j+1) (the BN254 Merkle–Damgård hasher
+// over the two elements).
+func (d *Deployment) nodes() [][]bn254fr.Element {
+	level := make([]bn254fr.Element, BucketSlots)
+	for i, l := range d.Leaves {
+		if l != nil {
+			level[i].SetBigInt(l)
+		}
+	}
+	out := [][]bn254fr.Element{level}
+	for len(level) > 1 {
+		next := make([]bn254fr.Element, len(level)/2)
+		for j := range next {
+			next[j] = hashBN254(level[2*j], level[2*j+1])
+		}
+		out = append(out, next)
+		level = next
+	}
+	return out
+}
+
+// Root returns the root of the bucket tree.
+func (d *Deployment) Root() *big.Int {
+	levels := d.nodes()
+	return levels[len(levels)-1][0].BigInt(new(big.Int))
+}
+
+// Path returns the siblings of slot's leaf, from the leaves up.
+func (d *Deployment) Path(slot int) ([BucketDepth]*big.Int, error) {
+	var out [BucketDepth]*big.Int
+	if slot < 0 || slot >= BucketSlots {
+		return out, fmt.Errorf("recursion: slot %d outside [0, %d)", slot, BucketSlots)
+	}
+	for i, level := range d.nodes()[:BucketDepth] {
+		out[i] = level[slot^1].BigInt(new(big.Int))
+		slot >>= 1
+	}
+	return out, nil
+}
+
+// FinalModelID is the model id the wrapper exposes on-chain, the same for
+// every bucket of the deployment: the Poseidon2 hash over BN254 Fr of
+//
+//	K("recursion/final-model-id/v2"), modelDigest, root
+//
+// truncated to its low [ModelIDBits] bits, with root the bucket tree's.
+func (d *Deployment) FinalModelID() (*big.Int, error) {
+	if d.ModelDigest == nil || d.ModelDigest.Sign() < 0 || d.ModelDigest.BitLen() > ModelIDBits {
+		return nil, fmt.Errorf("recursion: final model id: the model digest is not a %d-bit integer", ModelIDBits)
+	}
+	var md, root bn254fr.Element
+	md.SetBigInt(d.ModelDigest)
+	root.SetBigInt(d.Root())
+	id := hashBN254(constantBN254(finalModelIDLabel), md, root)
+	return truncate(id.BigInt(new(big.Int))), nil
+}
+
+// hashBN254 is the Poseidon2 Merkle–Damgård hash over BN254 Fr of the
+// elements.
+func hashBN254(elements ...bn254fr.Element) bn254fr.Element {
 	h := bn254poseidon2.NewMerkleDamgardHasher()
 	for i := range elements {
 		b := elements[i].Bytes()
-		if _, err := h.Write(b[:]); err != nil {
-			return nil, fmt.Errorf("recursion: final model id: hash element %d: %w", i, err)
-		}
+		h.Write(b[:]) // a canonical element is always accepted
 	}
-	var digest bn254fr.Element
-	if err := digest.SetBytesCanonical(h.Sum(nil)); err != nil {
-		return nil, fmt.Errorf("recursion: final model id: digest: %w", err)
-	}
-	return truncate(digest.BigInt(new(big.Int))), nil
+	var out bn254fr.Element
+	out.SetBytes(h.Sum(nil))
+	return out
+}
+
+func constantBN254(label string) bn254fr.Element {
+	var out bn254fr.Element
+	out.SetBigInt(transcript.ConstantBig(label, ecc.BN254.ScalarField()))
+	return out
 }
 
 // segmentKeyElements lists a BLS12-377 verifying key as BW6-761 Fr elements,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	bn254fr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/consensys/gnark/backend/groth16"
 
 	"github.com/veriformer/veriformer/pcs"
@@ -53,21 +54,89 @@ func TestModelID(t *testing.T) {
 		t.Error("model id of a BW6-761 key")
 	}
 
-	final, err := FinalModelID(f.aggregator.VK, id)
+	leaf, err := BucketLeaf(3, f.aggregator.VK, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.BitLen() > ModelIDBits || final.Cmp(id) == 0 {
-		t.Fatalf("final model id %v", final)
+	for name, other := range map[string]func() (*big.Int, error){
+		"slot":     func() (*big.Int, error) { return BucketLeaf(4, f.aggregator.VK, id) },
+		"inner id": func() (*big.Int, error) { return BucketLeaf(3, f.aggregator.VK, big.NewInt(1)) },
+	} {
+		v, err := other()
+		if err != nil || v.Cmp(leaf) == 0 {
+			t.Errorf("the bucket leaf does not depend on the %s (%v)", name, err)
+		}
 	}
-	other, err := FinalModelID(f.aggregator.VK, big.NewInt(1))
-	if err != nil || other.Cmp(final) == 0 {
-		t.Fatalf("final model id does not depend on the inner id (%v)", err)
+	if _, err := BucketLeaf(3, f.layer0, id); err == nil {
+		t.Error("bucket leaf of a BLS12-377 key")
 	}
-	if _, err := FinalModelID(f.layer0, id); err == nil {
-		t.Error("final model id of a BLS12-377 key")
+	if _, err := BucketLeaf(3, f.aggregator.VK, new(big.Int).Lsh(big.NewInt(1), ModelIDBits)); err == nil {
+		t.Error("bucket leaf of a 251-bit inner id")
 	}
-	if _, err := FinalModelID(f.aggregator.VK, new(big.Int).Lsh(big.NewInt(1), ModelIDBits)); err == nil {
-		t.Error("final model id of a 251-bit inner id")
+	if _, err := BucketLeaf(BucketSlots, f.aggregator.VK, id); err == nil {
+		t.Error("bucket leaf of a slot past the tree")
 	}
+}
+
+// TestDeployment: the final id depends on the model digest and on every
+// leaf of the bucket tree; each leaf's path leads to the root.
+func TestDeployment(t *testing.T) {
+	dep := &Deployment{ModelDigest: big.NewInt(12345)}
+	dep.Leaves[3] = big.NewInt(7)
+	dep.Leaves[5] = big.NewInt(9)
+	id, err := dep.FinalModelID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.BitLen() > ModelIDBits {
+		t.Fatalf("final id of %d bits", id.BitLen())
+	}
+	for slot := range BucketSlots {
+		path, err := dep.Path(slot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var node bn254fr.Element
+		if dep.Leaves[slot] != nil {
+			node.SetBigInt(dep.Leaves[slot])
+		}
+		for i, sib := range path {
+			var s bn254fr.Element
+			s.SetBigInt(sib)
+			if slot>>i&1 == 1 {
+				node = hashBN254(s, node)
+			} else {
+				node = hashBN254(node, s)
+			}
+		}
+		if node.BigInt(new(big.Int)).Cmp(dep.Root()) != 0 {
+			t.Fatalf("slot %d: the path does not lead to the root", slot)
+		}
+	}
+	for name, change := range map[string]func(d *Deployment){
+		"model digest":  func(d *Deployment) { d.ModelDigest = big.NewInt(12346) },
+		"a leaf":        func(d *Deployment) { d.Leaves[5] = big.NewInt(10) },
+		"another leaf":  func(d *Deployment) { d.Leaves[6] = big.NewInt(9) },
+		"a leaf moved":  func(d *Deployment) { d.Leaves[4], d.Leaves[5] = d.Leaves[5], nil },
+		"a leaf absent": func(d *Deployment) { d.Leaves[3] = nil },
+	} {
+		other := *dep
+		change(&other)
+		v, err := other.FinalModelID()
+		if err != nil || v.Cmp(id) == 0 {
+			t.Errorf("the final id does not depend on %s (%v)", name, err)
+		}
+	}
+	if _, err := (&Deployment{}).FinalModelID(); err == nil {
+		t.Error("final id without a model digest")
+	}
+	for _, c := range []struct{ rows, slot int }{{1, 0}, {2, 1}, {3, 2}, {16, 4}, {17, 5}, {24, 5}, {1024, 10}} {
+		if got, err := BucketSlot(c.rows); err != nil || got != c.slot {
+			t.Errorf("BucketSlot(%d) = %d, %v; want %d", c.rows, got, err, c.slot)
+		}
+	}
+	if _, err := BucketSlot(0); err == nil {
+		t.Error("slot of a bucket of 0 rows")
+	}
+
 }

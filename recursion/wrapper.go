@@ -31,8 +31,9 @@ const scalarBitsBN254 = 254
 //
 // Its one public input is StatementDigest, the statement digest
 // (statement.Digest, SHA-256 in circuit) of the final statement: ModelID
-// (the final id, [FinalModelID]), InputDigest and OutputDigest, which are
-// private. The contract recomputes the digest from the three values.
+// (the final id, [Deployment.FinalModelID]), InputDigest and
+// OutputDigest, which are private. The contract recomputes the digest
+// from the three values.
 type Wrapper struct {
 	StatementDigest frontend.Variable `gnark:",public"`
 	ModelID         frontend.Variable
@@ -41,8 +42,14 @@ type Wrapper struct {
 
 	// InnerModelID is the aggregator's public model id ([ModelID]).
 	InnerModelID frontend.Variable
-	Proof        stdgroth16.Proof[sw_bw6761.G1Affine, sw_bw6761.G2Affine]
-	Key          stdgroth16.VerifyingKey[sw_bw6761.G1Affine, sw_bw6761.G2Affine, sw_bw6761.GTEl]
+	// ModelDigest is the model's own digest, Slot the aggregator's
+	// bucket's slot in the deployment's bucket tree and Path the
+	// siblings of its leaf, from the leaves up ([Deployment]).
+	ModelDigest frontend.Variable
+	Slot        frontend.Variable
+	Path        [BucketDepth]frontend.Variable
+	Proof       stdgroth16.Proof[sw_bw6761.G1Affine, sw_bw6761.G2Affine]
+	Key         stdgroth16.VerifyingKey[sw_bw6761.G1Affine, sw_bw6761.G2Affine, sw_bw6761.GTEl]
 }
 
 // NewWrapper returns the placeholder of the wrapper for aggregators whose
@@ -85,20 +92,17 @@ func (c *Wrapper) Define(api frontend.API) error {
 		return fmt.Errorf("recursion: aggregator verifier: %w", err)
 	}
 
-	// The final id binds the aggregator key and the inner id.
-	hasher, err := poseidon2.New(api)
-	if err != nil {
-		return fmt.Errorf("recursion: poseidon2: %w", err)
-	}
+	// The final id binds the model's digest and the root of its bucket
+	// tree, a leaf of which binds the aggregator key and the inner id.
 	keyLimbs, err := aggregatorKeyVariables(&c.Key)
 	if err != nil {
 		return err
 	}
-	hasher.Write(transcript.ConstantBig(finalModelIDLabel, ecc.BN254.ScalarField()), nbCommitments)
-	hasher.Write(keyLimbs...)
-	hasher.Write(c.InnerModelID)
-	idBits := bits.ToBinary(api, hasher.Sum())[:ModelIDBits]
-	api.AssertIsEqual(c.ModelID, bits.FromBinary(api, idBits))
+	id, err := deploymentID(api, c.Slot, c.Path, c.ModelDigest, nbCommitments, keyLimbs, c.InnerModelID)
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(c.ModelID, id)
 
 	// The aggregator's public inputs, as BW6-761 scalars (same integers).
 	// The aggregator itself checks the digests are canonical BLS12-377
@@ -123,8 +127,44 @@ func (c *Wrapper) Define(api frontend.API) error {
 	return nil
 }
 
+// deploymentID is [Deployment.FinalModelID] in circuit for the
+// aggregator whose key has nbCommitments commitments and the given limbs
+// and whose inner id is inner, in slot slot of the bucket tree with the
+// leaf's siblings path: the leaf ([BucketLeaf]), up the path (the slot's
+// bits, least significant first, say on which side the node is), then
+// the id of the model digest and the root, its low [ModelIDBits] bits.
+// The slot is asserted below [BucketSlots].
+func deploymentID(api frontend.API, slot frontend.Variable, path [BucketDepth]frontend.Variable, modelDigest frontend.Variable, nbCommitments int, keyLimbs []frontend.Variable, inner frontend.Variable) (frontend.Variable, error) {
+	hash := func(elements ...frontend.Variable) (frontend.Variable, error) {
+		h, err := poseidon2.New(api)
+		if err != nil {
+			return nil, fmt.Errorf("recursion: poseidon2: %w", err)
+		}
+		h.Write(elements...)
+		return h.Sum(), nil
+	}
+	slotBits := bits.ToBinary(api, slot, bits.WithNbDigits(BucketDepth))
+	leaf := append([]frontend.Variable{transcript.ConstantBig(bucketLeafLabel, ecc.BN254.ScalarField()), slot, nbCommitments}, keyLimbs...)
+	node, err := hash(append(leaf, inner)...)
+	if err != nil {
+		return nil, err
+	}
+	for i, sibling := range path {
+		left := api.Select(slotBits[i], sibling, node)
+		right := api.Select(slotBits[i], node, sibling)
+		if node, err = hash(left, right); err != nil {
+			return nil, err
+		}
+	}
+	id, err := hash(transcript.ConstantBig(finalModelIDLabel, ecc.BN254.ScalarField()), modelDigest, node)
+	if err != nil {
+		return nil, err
+	}
+	return bits.FromBinary(api, bits.ToBinary(api, id)[:ModelIDBits]), nil
+}
+
 // aggregatorKeyVariables lists the 64-bit limbs of the aggregator key's
-// coordinates in the order of [FinalModelID].
+// coordinates in the order of [BucketLeaf].
 func aggregatorKeyVariables(vk *stdgroth16.VerifyingKey[sw_bw6761.G1Affine, sw_bw6761.G2Affine, sw_bw6761.GTEl]) ([]frontend.Variable, error) {
 	coordinates := []*emulated.Element[sw_bw6761.BaseField]{
 		&vk.E.A0, &vk.E.A1, &vk.E.A2, &vk.E.A3, &vk.E.A4, &vk.E.A5,

@@ -55,7 +55,7 @@ func TestWrapperCircuit(t *testing.T) {
 	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator.CCS))
 	checkCount(t, "wrapper", ccs.GetNbConstraints())
 
-	assignment, _, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement)
+	assignment, _, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestWrapperProve(t *testing.T) {
 	f := getFixture(t)
 	a := getAggregated(t)
 	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator.CCS))
-	_, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement)
+	_, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestWrapperProve(t *testing.T) {
 	}
 	t.Logf("wrapper keys (setup or cache) in %v", time.Since(start))
 	start = time.Now()
-	proof, got, err := Wrap(a.proof, f.aggregator.VK, a.statement, keys)
+	proof, got, err := Wrap(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot, keys)
 	if err != nil {
 		t.Fatal(err)
 	}

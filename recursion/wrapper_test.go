@@ -12,26 +12,36 @@ import (
 	stmt "github.com/veriformer/veriformer/statement"
 )
 
-// aggregated is the fixture's honest toy aggregator proof.
+// aggregated is the fixture's honest toy aggregator proof, with a
+// deployment whose slot 2 holds the fixture's aggregator and slot 6
+// another bucket.
 type aggregated struct {
-	proof     groth16.Proof
-	statement stmt.Statement
+	proof      groth16.Proof
+	statement  stmt.Statement
+	deployment *Deployment
+	slot       int
 }
 
 func getAggregated(t *testing.T) aggregated {
 	t.Helper()
 	f := getFixture(t)
-	return aggregated{proof: f.proof, statement: f.statement}
+	dep := &Deployment{ModelDigest: big.NewInt(31337)}
+	leaf, err := BucketLeaf(2, f.aggregator.VK, f.statement.ModelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep.Leaves[2], dep.Leaves[6] = leaf, big.NewInt(5)
+	return aggregated{proof: f.proof, statement: f.statement, deployment: dep, slot: 2}
 }
 
 func TestWrapperAssignment(t *testing.T) {
 	f := getFixture(t)
 	a := getAggregated(t)
-	w, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement)
+	w, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := FinalModelID(f.aggregator.VK, a.statement.ModelID)
+	want, err := a.deployment.FinalModelID()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,16 +51,19 @@ func TestWrapperAssignment(t *testing.T) {
 	if w.InnerModelID.(*big.Int).Cmp(a.statement.ModelID) != 0 {
 		t.Fatal("wrapper assignment carries another inner model id")
 	}
-	if _, _, err := WrapperAssignment(a.proof, f.layer0, a.statement); err == nil {
+	if _, _, err := WrapperAssignment(a.proof, f.layer0, a.statement, a.deployment, a.slot); err == nil {
 		t.Fatal("wrapper assignment with a BLS12-377 key")
 	}
 	other := a.statement
 	other.OutputDigest = big.NewInt(1)
-	if _, _, err := Wrap(a.proof, f.aggregator.VK, other, &Keys{}); err == nil {
+	if _, _, err := Wrap(a.proof, f.aggregator.VK, other, a.deployment, a.slot, &Keys{}); err == nil {
 		t.Fatal("Wrap accepted an aggregator proof for another statement")
 	}
-	if _, _, err := WrapperAssignment(a.proof, f.aggregator.VK, stmt.Statement{}); err == nil {
+	if _, _, err := WrapperAssignment(a.proof, f.aggregator.VK, stmt.Statement{}, a.deployment, a.slot); err == nil {
 		t.Fatal("wrapper assignment of an empty statement")
+	}
+	if _, _, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, 6); err == nil {
+		t.Fatal("wrapper assignment for a slot holding another bucket's leaf")
 	}
 }
 
@@ -66,7 +79,7 @@ func TestWrapperTestEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement)
+	w, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot)
 	if err != nil {
 		t.Fatal(err)
 	}

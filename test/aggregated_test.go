@@ -16,20 +16,45 @@ import (
 )
 
 // TestRunAggregated proves the built-in micro model in the aggregated
-// design: its one-block committed segment proof, the segment circuit on
-// BLS12-377 with real Groth16 keys and proof, the aggregator on BW6-761
-// with real keys and proof, and the BN254 wrapper solved on that proof
-// with gnark's test engine (its Groth16 setup is the full tier's, see
-// recursion). The plan of the same run
-// then finds every circuit's keys in the cache. It needs more than a
-// minute: the segment's and the aggregator's setups (real keys) and the
-// wrapper's solve take most of three minutes on 2 cores.
+// design, deployed with the buckets of 4 and 8 rows: its one-block
+// committed segment proof, the segment circuit on BLS12-377 with real
+// Groth16 keys and proof, the aggregator on BW6-761 with real keys and
+// proof, and the BN254 wrapper solved on that proof with gnark's test
+// engine (its Groth16 setup is the full tier's, see recursion). The plan
+// of the same run then finds every circuit's keys in the cache. A second
+// request, of the other bucket, states the same final model id. It needs
+// minutes: the two buckets' segment and aggregator setups (real keys) and
+// the wrapper's solve take most of four minutes on 2 cores.
 func TestRunAggregated(t *testing.T) {
 	m, err := model.Builtin(model.Micro)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runAggregated(t, aggregatedOptions(t, m), 1)
+	opts := aggregatedOptions(t, m)
+	opts.Buckets = []int{4, 8}
+	first := runAggregated(t, opts, 1)
+	other := opts
+	other.Prompt = []int{'H', 'e', 'l', 'l', 'o'}
+	rep, err := pipeline.RunAggregated(context.Background(), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Rows != 4 || rep.Rows != 8 {
+		t.Fatalf("buckets %d and %d, want 4 and 8", first.Rows, rep.Rows)
+	}
+	if rep.Statement.ModelID.Cmp(first.Statement.ModelID) != 0 {
+		t.Fatalf("the bucket of 8 rows states model id %#x, that of 4 %#x", rep.Statement.ModelID, first.Statement.ModelID)
+	}
+	// A deployment of the bucket of 4 alone is another model id.
+	alone := opts
+	alone.Buckets = nil
+	single, err := pipeline.VerifyingKeysAggregated(alone, len(opts.Prompt), opts.Tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if single.FinalModelID.Cmp(first.Statement.ModelID) == 0 {
+		t.Fatal("the deployments of buckets {4, 8} and {4} state the same model id")
+	}
 }
 
 // aggregatedOptions proves "Hi" and two generated tokens of m, one block
@@ -39,8 +64,8 @@ func aggregatedOptions(t *testing.T, m *model.Model) pipeline.AggregatedOptions 
 }
 
 // runAggregated runs opts, whose cut has nbSegments segments, and checks
-// the plan of the same run.
-func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int) {
+// the plan of the same run; it returns the run's report.
+func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int) *pipeline.Report {
 	// go test's -timeout bounds the run; the context only ends a run
 	// that hangs.
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Minute)
@@ -65,9 +90,20 @@ func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int
 	if !slices.Equal(rep.Output, gen.Tokens) {
 		t.Fatalf("proven output %v, the greedy generation's %v", rep.Output, gen.Tokens)
 	}
-	plan, err := pipeline.Plan(pipeline.Aggregated, opts, len(opts.Prompt))
+	all, err := pipeline.Plan(pipeline.Aggregated, opts, len(opts.Prompt))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The run's bucket's circuits (a deployment of several buckets lists
+	// each one's).
+	var plan []pipeline.PlanItem
+	for _, it := range all {
+		if it.Bucket == rep.Rows {
+			plan = append(plan, it)
+		}
+	}
+	if len(opts.Buckets) > 0 && len(all) != len(opts.Buckets)*(nbSegments+1) {
+		t.Errorf("plan of %d circuits for %d buckets of %d each", len(all), len(opts.Buckets), nbSegments+1)
 	}
 	if len(plan) != nbSegments+1 {
 		t.Fatalf("plan of %d circuits: %+v", len(plan), plan)
@@ -87,6 +123,7 @@ func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int
 	if plan[0].Curve != "bls12_377" || plan[nbSegments].Curve != "bw6_761" || segments != rep.Constraints {
 		t.Errorf("plan: %+v, the run's segments %d constraints", plan, rep.Constraints)
 	}
+	return rep
 }
 
 // solveWrapper solves the BN254 wrapper on the run's aggregator proof
@@ -101,7 +138,7 @@ func solveWrapper(t *testing.T, rep *pipeline.Report) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assignment, final, err := recursion.WrapperAssignment(a.Proof, a.Key, a.Statement)
+	assignment, final, err := recursion.WrapperAssignment(a.Proof, a.Key, a.Statement, a.Deployment, a.Slot)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ var (
 	jobsFlag     = flag.Int("native-jobs", 0, "aggregated design: segments whose native proofs run at once (0: 1 or 2, chosen from their estimated memory and the memory limit)")
 	wrapFlag     = flag.Bool("wrap", false, "aggregated design: prove the BN254 wrapper (its first setup takes about 12 minutes and 14 GB) and, with --chain, verify it on-chain; without it the run ends with the aggregator's proof")
 	planFlag     = flag.Bool("plan", false, "set up and prove nothing: compile each circuit the run needs and print its kind, curve, R1CS count, whether its keys are cached, and estimated setup and proving times")
-	jsonFlag     = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
+	jsonFlag     = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, bucket, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
 	gnarkLogFlag = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
 )
 
@@ -260,7 +260,7 @@ func describe(tok *tokenizer.Codec, output []int) string {
 // writePlan prints the plan as a table with the totals.
 func writePlan(w io.Writer, items []pipeline.PlanItem) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kind\tcircuit\tcurve\tR1CS\tkeys\tsetup (est.)\tproof (est.)\t")
+	fmt.Fprintln(tw, "kind\tcircuit\tbucket\tcurve\tR1CS\tkeys\tsetup (est.)\tproof (est.)\t")
 	var constraints int
 	var setupS, proveS float64
 	for _, it := range items {
@@ -268,12 +268,16 @@ func writePlan(w io.Writer, items []pipeline.PlanItem) error {
 		if it.Cached {
 			keys = "cached (" + it.KeyKind + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", it.Kind, it.Name, it.Curve, it.Constraints, keys, seconds(it.SetupEstimateS), seconds(it.ProveEstimateS))
+		bucket := "all"
+		if it.Bucket > 0 {
+			bucket = fmt.Sprint(it.Bucket)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", it.Kind, it.Name, bucket, it.Curve, it.Constraints, keys, seconds(it.SetupEstimateS), seconds(it.ProveEstimateS))
 		constraints += it.Constraints
 		setupS += it.SetupEstimateS
 		proveS += it.ProveEstimateS
 	}
-	fmt.Fprintf(tw, "total\t%d circuits\t\t%d\t\t%s\t%s\t\n", len(items), constraints, seconds(setupS), seconds(proveS))
+	fmt.Fprintf(tw, "total\t%d circuits\t\t\t%d\t\t%s\t%s\t\n", len(items), constraints, seconds(setupS), seconds(proveS))
 	if err := tw.Flush(); err != nil {
 		return err
 	}

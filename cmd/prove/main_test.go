@@ -213,7 +213,7 @@ func TestPlanJSON(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &items); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"kind", "name", "curve", "constraints", "circuit", "cached", "key_kind", "setup_estimate_s", "prove_estimate_s"} {
+	for _, key := range []string{"kind", "name", "bucket", "curve", "constraints", "circuit", "cached", "key_kind", "setup_estimate_s", "prove_estimate_s"} {
 		if _, ok := items[0][key]; !ok {
 			t.Errorf("the plan's JSON has no %s: %s", key, buf.String())
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/veriformer/veriformer/model"
@@ -94,6 +95,9 @@ func (c *Cut) Options(opts *pipeline.AggregatedOptions) {
 type Design struct {
 	Name *string
 	*Cut
+	// Buckets is --buckets, the aggregated design's deployment.
+	Buckets *string
+	buckets []int
 }
 
 // AddDesign defines --design (and its older name --shape) and the cut's
@@ -104,7 +108,14 @@ func AddDesign(fs *flag.FlagSet) *Design {
 	fs.StringVar(d.Name, "design", string(pipeline.Direct), usage)
 	fs.StringVar(d.Name, "shape", string(pipeline.Direct), "the older name of --design")
 	d.Cut = AddCut(fs)
+	d.Buckets = fs.String("buckets", "", "aggregated design: the row buckets the model is deployed with, comma-separated (16,64): the final model id covers each one's keys, so that a proof in any of them states the same id; their keys are set up or loaded with the run's (default: the run's bucket alone)")
 	return d
+}
+
+// Options sets the cut and the deployment's buckets of opts.
+func (d *Design) Options(opts *pipeline.AggregatedOptions) {
+	d.Cut.Options(opts)
+	opts.Buckets = d.buckets
 }
 
 // Parse checks the flags and returns the design.
@@ -116,8 +127,18 @@ func (d *Design) Parse() (pipeline.Design, error) {
 	if err := d.Check(); err != nil {
 		return "", err
 	}
-	if design == pipeline.Direct && (*d.SRS != "" || *d.VocabChunk != 0) {
-		return "", errors.New("--srs and --vocab-chunk go with --design aggregated")
+	if design == pipeline.Direct && (*d.SRS != "" || *d.VocabChunk != 0 || *d.Buckets != "") {
+		return "", errors.New("--srs, --vocab-chunk and --buckets go with --design aggregated")
+	}
+	d.buckets = nil
+	if *d.Buckets != "" {
+		for _, f := range strings.Split(*d.Buckets, ",") {
+			b, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || b < 1 {
+				return "", fmt.Errorf("--buckets %q: want row counts separated by commas, such as 16,64", *d.Buckets)
+			}
+			d.buckets = append(d.buckets, b)
+		}
 	}
 	return design, nil
 }
