@@ -97,6 +97,12 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
+	if len(opts.Buckets) > 0 {
+		// Checked before anything is proven; deploy checks again.
+		if err := checkDeployment(m, opts.Buckets, rows); err != nil {
+			return nil, err
+		}
+	}
 	var (
 		tr  *model.Trace
 		req statement.Request
@@ -342,6 +348,30 @@ func (r *runner) setupAggregator(k *AggregatedKeys) error {
 	})
 }
 
+// checkDeployment checks a deployment's buckets: each a bucket of m
+// ([Rows]), no two in one slot of the bucket tree, the run's bucket rows
+// among them.
+func checkDeployment(m *model.Model, buckets []int, rows int) error {
+	var seen [recursion.BucketSlots]bool
+	for _, b := range buckets {
+		if _, err := Rows(m, 1, 1, b); err != nil {
+			return fmt.Errorf("pipeline: the deployment's bucket of %d rows: %w", b, err)
+		}
+		slot, err := recursion.BucketSlot(b)
+		if err != nil {
+			return err
+		}
+		if seen[slot] {
+			return fmt.Errorf("pipeline: the deployment %v lists two buckets of slot %d", buckets, slot)
+		}
+		seen[slot] = true
+	}
+	if !slices.Contains(buckets, rows) {
+		return fmt.Errorf("pipeline: the run's bucket of %d rows is not one of the deployment's %v", rows, buckets)
+	}
+	return nil
+}
+
 // rows returns the bucket of a prompt of promptLen tokens and outputLen
 // generated ones: opts.Bucket when set, else the smallest of opts.Buckets
 // that holds them, else the smallest bucket that holds them ([Rows]).
@@ -380,20 +410,14 @@ func (r *runner) deploy(opts *AggregatedOptions, k *AggregatedKeys) error {
 	if len(buckets) == 0 {
 		buckets = []int{k.Rows}
 	}
-	if !slices.Contains(buckets, k.Rows) {
-		return fmt.Errorf("pipeline: the run's bucket of %d rows is not one of the deployment's %v", k.Rows, buckets)
+	if err := checkDeployment(m, buckets, k.Rows); err != nil {
+		return err
 	}
 	k.Deployment = &recursion.Deployment{ModelDigest: r.modelID()}
 	for _, b := range buckets {
-		if _, err := Rows(m, 1, 1, b); err != nil {
-			return err
-		}
 		slot, err := recursion.BucketSlot(b)
 		if err != nil {
 			return err
-		}
-		if k.Deployment.Leaves[slot] != nil {
-			return fmt.Errorf("pipeline: the deployment lists the bucket of slot %d twice (%v)", slot, buckets)
 		}
 		keys := k
 		if b != k.Rows {

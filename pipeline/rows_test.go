@@ -52,3 +52,26 @@ func TestDeploymentRows(t *testing.T) {
 		t.Errorf("--bucket 32 with a deployment: %d, %v", got, err)
 	}
 }
+
+// TestCheckDeployment: a deployment's buckets must be buckets of the
+// model, one per slot, and hold the run's.
+func TestCheckDeployment(t *testing.T) {
+	m := model.Default() // context 32
+	for _, c := range []struct {
+		buckets []int
+		rows    int
+		err     string
+	}{
+		{[]int{4, 16}, 16, ""},
+		{[]int{4, 16}, 8, "not one of the deployment's"},
+		{[]int{4, 64}, 4, "beyond the model's context"},
+		{[]int{4, 6}, 4, "power of two"},
+		{[]int{4, 4}, 4, "two buckets of slot 2"},
+		{[]int{32}, 32, ""},
+	} {
+		err := checkDeployment(m, c.buckets, c.rows)
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("deployment %v, bucket %d: %v, want %q", c.buckets, c.rows, err, c.err)
+		}
+	}
+}

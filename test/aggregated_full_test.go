@@ -130,3 +130,42 @@ func runAggregatedFull(t *testing.T, opts pipeline.AggregatedOptions) {
 		t.Fatalf("honest submission after the rejections: %v", err)
 	}
 }
+
+// TestRunAggregatedBuckets is TestRunAggregated with the micro model
+// deployed with the buckets of 4 and 8 rows: the first request ("Hi" and
+// two tokens, bucket 4) proven, the wrapper solved with the deployment,
+// the plan listing both buckets' circuits; a second request ("Hello" and
+// two tokens) proven in bucket 8 states the same final model id, and a
+// deployment of bucket 4 alone another. About four minutes on 2 cores
+// (the second bucket's setups and proof).
+func TestRunAggregatedBuckets(t *testing.T) {
+	m, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := aggregatedOptions(t, m)
+	opts.Buckets = []int{4, 8}
+	first := runAggregated(t, opts, 1)
+	other := opts
+	other.Prompt = []int{'H', 'e', 'l', 'l', 'o'}
+	rep, err := pipeline.RunAggregated(context.Background(), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Rows != 4 || rep.Rows != 8 {
+		t.Fatalf("buckets %d and %d, want 4 and 8", first.Rows, rep.Rows)
+	}
+	if rep.Statement.ModelID.Cmp(first.Statement.ModelID) != 0 {
+		t.Fatalf("the bucket of 8 rows states model id %#x, that of 4 %#x", rep.Statement.ModelID, first.Statement.ModelID)
+	}
+	// A deployment of the bucket of 4 alone is another model id.
+	alone := opts
+	alone.Buckets = nil
+	single, err := pipeline.VerifyingKeysAggregated(alone, len(opts.Prompt), opts.Tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if single.FinalModelID.Cmp(first.Statement.ModelID) == 0 {
+		t.Fatal("the deployments of buckets {4, 8} and {4} state the same model id")
+	}
+}
