@@ -104,7 +104,7 @@ func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int
 
 // solveWrapper solves the BN254 wrapper on the run's aggregator proof
 // with gnark's test engine and checks that it states the report's final
-// statement; and that it rejects the inner model id as the final one.
+// statement.
 func solveWrapper(t *testing.T, rep *pipeline.Report) {
 	a := rep.Aggregated
 	if a == nil {
@@ -126,9 +126,7 @@ func solveWrapper(t *testing.T, rep *pipeline.Report) {
 		t.Fatal(err)
 	}
 	t.Logf("wrapper solved by the test engine in %v", time.Since(start).Round(time.Millisecond))
-	bad := *assignment
-	bad.ModelID = assignment.InnerModelID
-	if err := test.IsSolved(placeholder, &bad, ecc.BN254.ScalarField()); err == nil {
-		t.Fatal("the wrapper accepts the inner model id as the final one")
-	}
+	// Its rejections (a wrong final id, another statement's digest) are
+	// recursion's TestWrapperTestEngine, on the same circuit: a solve
+	// here takes 40 s.
 }
