@@ -12,9 +12,9 @@ import (
 	"github.com/veriformer/veriformer/model"
 )
 
-// TestDirectBucket: one circuit, the default model's in a bucket of 8
-// rows (16 in the full tier), is satisfied by requests of 1, 3 and 6
-// prompt tokens (1, 5 and 12) with 3 generated; and, each
+// TestDirectBucket: one circuit, the default model's in a bucket of 4
+// rows (16 in the full tier), is satisfied by requests of 1, 2 and 3
+// prompt tokens with 2 generated (1, 5 and 12 with 3); and, each
 // rejected by the circuit and (where the proof changes) the native
 // verifier: lengths moved under the same digests and tokens, a live
 // row's target that is not its output token, a pad row's target that is
@@ -22,14 +22,14 @@ import (
 func TestDirectBucket(t *testing.T) {
 	field := ecc.BN254.ScalarField()
 	prompt := []int{'T', 'h', 'e', ' ', 'q', 'u', 'i', 'c', 'k', ' ', 'f', 'o'}
-	bucket, prompts := 8, []int{1, 3, 6}
+	bucket, prompts, generated := 4, []int{1, 2, 3}, 2
 	if tier.Full {
-		bucket, prompts = 16, []int{1, 5, 12}
+		bucket, prompts, generated = 16, []int{1, 5, 12}, 3
 	}
 	var placeholder *Direct
 	var fixtures []*fixture
 	for _, s := range prompts {
-		f := newFixture(t, prompt[:s], 3, bucket)
+		f := newFixture(t, prompt[:s], generated, bucket)
 		if placeholder == nil {
 			var err error
 			if placeholder, err = f.layout.Placeholder(); err != nil {
@@ -45,7 +45,7 @@ func TestDirectBucket(t *testing.T) {
 		}
 		fixtures = append(fixtures, f)
 	}
-	f := fixtures[1] // live rows s − 1, s, s + 1; pad rows from s + 2
+	f := fixtures[1] // live rows s − 1 … s + g − 2, then pad rows
 	sLen := len(f.req.Prompt)
 	honest := func() *Direct {
 		a, err := f.layout.Assign(f.st, f.req, f.proof)
@@ -61,7 +61,7 @@ func TestDirectBucket(t *testing.T) {
 		}
 	}
 	a := honest()
-	a.Request.PromptLen, a.Request.OutputLen = sLen+1, 2
+	a.Request.PromptLen, a.Request.OutputLen = sLen+1, generated-1
 	refused("lengths s + 1 and g − 1 under the digests of s and g", a)
 	a = honest()
 	a.Targets[sLen] = (f.req.Output[1] + 1) % 256
@@ -71,11 +71,12 @@ func TestDirectBucket(t *testing.T) {
 	a.Targets[last] = (a.Targets[last].(int) + 1) % 256
 	refused("a pad row's target not its argmax", a)
 
-	// A pass whose pad rows hold token 7 instead of 0: every relation of
-	// the pass holds, but its tokens are not the request's.
+	// A pass whose pad rows hold token 7 instead of the request's (the
+	// last output token, then zeros): every relation of the pass holds,
+	// but its tokens are not the request's.
 	m := model.Default()
 	tokens := f.req.Tokens()
-	for i := f.req.Len() + 1; i < len(tokens); i++ {
+	for i := f.req.Len(); i < len(tokens); i++ {
 		tokens[i] = 7
 	}
 	tr, err := m.Forward(m.NewCache(), tokens)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/backend"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/test"
@@ -46,7 +47,9 @@ func TestDigest(t *testing.T) {
 		}
 		return &statementDigestCircuit{ModelID: m, InputDigest: i, OutputDigest: o, Digest: d}
 	}
-	assert := test.NewAssert(t)
+	// One compile for every case: each holds valid and invalid
+	// assignments of the same circuit.
+	opts := []test.TestingOption{test.WithCurves(ecc.BN254), test.WithBackends(backend.GROTH16), test.NoFuzzing(), test.NoSerializationChecks(), test.NoProverChecks()}
 	for _, tc := range []struct {
 		name    string
 		m, i, o *big.Int
@@ -63,15 +66,10 @@ func TestDigest(t *testing.T) {
 		// The digest of the honest values with the bits truncation drops.
 		untruncated := *honest
 		untruncated.Digest = new(big.Int).Add(honest.Digest.(*big.Int), new(big.Int).Lsh(big.NewInt(1), native.DigestBits))
-		assert.Run(func(assert *test.Assert) {
-			assert.CheckCircuit(&statementDigestCircuit{},
-				test.WithValidAssignment(honest),
-				test.WithInvalidAssignment(&wrongDigest),
-				test.WithInvalidAssignment(&changedInput),
-				test.WithInvalidAssignment(&untruncated),
-				test.WithCurves(ecc.BN254), test.NoFuzzing(), test.NoSerializationChecks(), test.NoProverChecks())
-		}, tc.name)
+		opts = append(opts, test.WithValidAssignment(honest),
+			test.WithInvalidAssignment(&wrongDigest), test.WithInvalidAssignment(&changedInput), test.WithInvalidAssignment(&untruncated))
 	}
+	test.NewAssert(t).CheckCircuit(&statementDigestCircuit{}, opts...)
 }
 
 var update = flag.Bool("update", false, "rewrite testdata/constraints.csv")
