@@ -187,6 +187,7 @@ func TestEarlyChecks(t *testing.T) {
 			t.Errorf("--native-jobs %d: %v", jobs, err)
 		}
 	}
+	*jobsFlag = 0 // the map above leaves any of its values
 	savedBucket := *bucketFlag
 	defer func() { *bucketFlag = savedBucket }()
 	for _, c := range []struct {
