@@ -348,9 +348,9 @@ func (d *definer) elementwise() error {
 // lookup in a table of one combination per vocabulary entry. Its challenge
 // comes from a fork of the transcript after every opened tensor (x among
 // them) was absorbed, and the tokens are fixed by the statement's digests
-// (Request.Bind);
-// the fork leaves the transcript itself untouched, so the native verifier,
-// which compares the rows directly, needs no counterpart.
+// (Request.Bind); the fork leaves the transcript itself untouched, so the
+// native verifier, which compares the rows directly, needs no
+// counterpart.
 func (d *definer) embedding(x []frontend.Variable) error {
 	api, m := d.api, d.l.Model
 	tokens := d.request.Tokens[:d.l.Rows]

@@ -419,18 +419,22 @@ func (r *runner) deploy(opts *AggregatedOptions, k *AggregatedKeys) error {
 		if err != nil {
 			return err
 		}
-		keys := k
-		if b != k.Rows {
-			r.logf("keys of the deployment's bucket of %d rows (its leaf of the model id) …", b)
-			sub := *opts
-			sub.Bucket, sub.Buckets, sub.Wrap = b, nil, false
-			if keys, err = r.setupAggregated(&sub, 1, 1); err != nil {
-				return fmt.Errorf("pipeline: the bucket of %d rows: %w", b, err)
+		if b == k.Rows {
+			if k.Deployment.Leaves[slot], err = recursion.BucketLeaf(slot, k.Aggregator.VK, k.ModelID); err != nil {
+				return err
 			}
+			continue
 		}
-		if k.Deployment.Leaves[slot], err = recursion.BucketLeaf(slot, keys.Aggregator.VK, keys.ModelID); err != nil {
-			return err
+		// The other bucket's keys, as a deployment of its own: its one
+		// leaf is the one it has in this deployment.
+		r.logf("keys of the deployment's bucket of %d rows (its leaf of the model id) …", b)
+		sub := *opts
+		sub.Bucket, sub.Buckets, sub.Wrap = b, nil, false
+		keys, err := r.setupAggregated(&sub, 1, 1)
+		if err != nil {
+			return fmt.Errorf("pipeline: the bucket of %d rows: %w", b, err)
 		}
+		k.Deployment.Leaves[slot] = keys.Deployment.Leaves[slot]
 	}
 	k.FinalModelID, err = k.Deployment.FinalModelID()
 	return err

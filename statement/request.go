@@ -65,13 +65,10 @@ func (r Request) Check(vocab, maxPositions int) error {
 	if r.Rows > maxPositions {
 		return fmt.Errorf("statement: a bucket of %d rows is beyond the context of %d", r.Rows, maxPositions)
 	}
-	for i, t := range r.Tokens() {
+	for i, t := range append(append([]int(nil), r.Prompt...), r.Output...) {
 		if t < 0 || t >= vocab {
 			return fmt.Errorf("statement: token %d is %d, outside the vocabulary of %d", i, t, vocab)
 		}
-	}
-	if last := r.Output[len(r.Output)-1]; last < 0 || last >= vocab {
-		return fmt.Errorf("statement: the last output token is %d, outside the vocabulary of %d", last, vocab)
 	}
 	return nil
 }
@@ -88,4 +85,13 @@ func (r Request) Tokens() []int {
 // the output token T[i + 1].
 func (r Request) Live(i int) bool {
 	return i >= len(r.Prompt)-1 && i < r.Len()
+}
+
+// Next returns T[i + 1], the output token a live row i must have as its
+// argmax, and whether row i is live.
+func (r Request) Next(i int) (int, bool) {
+	if !r.Live(i) {
+		return 0, false
+	}
+	return r.Output[i+1-len(r.Prompt)], true
 }

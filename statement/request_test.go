@@ -38,6 +38,14 @@ func TestRequest(t *testing.T) {
 	if want := []int{2, 3}; !slices.Equal(live, want) {
 		t.Errorf("live rows %v, want %v", live, want)
 	}
+	for i, want := range map[int]int{2: 8, 3: 9} {
+		if got, ok := r.Next(i); !ok || got != want {
+			t.Errorf("Next(%d) = %d, %v; want %d", i, got, ok, want)
+		}
+	}
+	if _, ok := r.Next(4); ok {
+		t.Error("Next(4): a pad row live")
+	}
 	for _, c := range []struct {
 		name           string
 		prompt, output []int
@@ -50,7 +58,7 @@ func TestRequest(t *testing.T) {
 		{"bucket too small", []int{1, 2, 3}, []int{1, 2, 3}, 4, "bucket of at least 5 rows (bucket 8)"},
 		{"bucket beyond the context", []int{1}, []int{1}, 64, "beyond the context"},
 		{"token outside", []int{1, 10}, []int{1}, 0, "outside the vocabulary"},
-		{"last token outside", []int{1}, []int{1, 10}, 2, "last output token"},
+		{"last token outside", []int{1}, []int{1, 10}, 2, "token 2 is 10"},
 	} {
 		_, err := NewRequest(c.prompt, c.output, c.rows, 10, 32)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

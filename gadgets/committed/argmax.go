@@ -114,7 +114,7 @@ func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, r
 	}
 
 	t.Label("committed/argmax")
-	if err := t.AbsorbPacked(p.Targets, 0, 1<<tokenBitsOf-1); err != nil {
+	if err := t.AbsorbPacked(p.Targets, 0, 1<<statement.TokenBits-1); err != nil {
 		return nil, err
 	}
 	t.Absorb(p.Chosen...)
@@ -187,9 +187,6 @@ func argmaxClaims(api frontend.API, s *native.Shape, point []frontend.Variable, 
 		blockClaim(s.Layout, a.MarginsBlock(), rho, p.MarginsEval),
 		blockClaim(s.Layout, a.LogitsBlock(), lPoint, p.LogitsEval))
 }
-
-// tokenBitsOf bounds tokens and targets, as statement.TokenBits.
-const tokenBitsOf = statement.TokenBits
 
 // chunkToken is chunkColumn asserting local = chosen where the chunk
 // holds tok; it returns the bits of tok's column and [tok ≥ b].

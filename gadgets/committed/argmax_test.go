@@ -61,8 +61,8 @@ func (r *segmentRun) argmaxCircuits(req native.Pass, want []pcs.Claim) (frontend
 		return nil, nil, err
 	}
 	tokens := append(req.Tokens(), 0)
-	if n := req.Len(); n == req.Rows {
-		tokens[n] = req.Output[len(req.Output)-1]
+	if tok, ok := req.Next(req.Rows - 1); ok {
+		tokens[req.Rows] = tok
 	}
 	live := make([]int, req.Rows)
 	for i := range live {

@@ -50,8 +50,8 @@ func requestAssignment(t *testing.T, curve ecc.ID, r native.Request) *requestCir
 	}
 	c := &requestCircuit{Request: v, Input: nativeDigest(t, curve, r.Prompt), Output: nativeDigest(t, curve, r.Output)}
 	tokens := append(r.Tokens(), 0)
-	if r.Len() == r.Rows {
-		tokens[r.Rows] = r.Output[len(r.Output)-1]
+	if tok, ok := r.Next(r.Rows - 1); ok {
+		tokens[r.Rows] = tok
 	}
 	for i, tok := range tokens {
 		c.Tokens = append(c.Tokens, tok)

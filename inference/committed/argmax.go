@@ -52,17 +52,13 @@ func rowTargets(tr *model.Trace, pass Pass) []int {
 }
 
 // nextTokens returns, for each of the rows, T[i + 1] on a live row i and
-// −1 on a pad row.
+// −1 on the others (statement.Request.Next).
 func nextTokens(pass Pass, rows int) []int {
-	tokens := append(pass.Tokens(), 0)
-	if n := pass.Len(); n < len(tokens) {
-		tokens[n] = pass.Output[len(pass.Output)-1]
-	}
 	next := make([]int, rows)
 	for i := range next {
 		next[i] = -1
-		if pass.Live(i) && i+1 < len(tokens) {
-			next[i] = tokens[i+1]
+		if tok, ok := pass.Next(i); ok {
+			next[i] = tok
 		}
 	}
 	return next
