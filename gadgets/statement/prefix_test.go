@@ -129,22 +129,33 @@ func TestTokensDigestPrefix(t *testing.T) {
 // BN254 for buffers of 16 and 64 tokens against the fixed-length
 // TokensDigest of as many tokens (testdata/prefix_constraints.csv).
 func TestTokensDigestPrefixConstraints(t *testing.T) {
-	rows := [][]string{{"gadget", "tokens", "nb_constraints"}}
-	for _, size := range []int{16, 64} {
-		for _, c := range []struct {
-			name    string
-			circuit frontend.Circuit
-		}{
+	checkCounts(t, "testdata/prefix_constraints.csv", "tokens", func(size int) []namedCircuit {
+		return []namedCircuit{
 			{"TokensDigest", &digestCircuit{Tokens: make([]frontend.Variable, size)}},
 			{"TokensDigestPrefix", &prefixCircuit{Tokens: make([]frontend.Variable, size)}},
-		} {
+		}
+	})
+}
+
+type namedCircuit struct {
+	name    string
+	circuit frontend.Circuit
+}
+
+// checkCounts snapshots in file the BN254 R1CS counts of the circuits
+// of each size, 16 and 64 (a column named by sizeName).
+func checkCounts(t *testing.T, file, sizeName string, circuits func(size int) []namedCircuit) {
+	t.Helper()
+	rows := [][]string{{"gadget", sizeName, "nb_constraints"}}
+	for _, size := range []int{16, 64} {
+		for _, c := range circuits(size) {
 			ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c.circuit)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s of %d tokens: %d R1CS", c.name, size, ccs.GetNbConstraints())
+			t.Logf("%s, %s %d: %d R1CS", c.name, sizeName, size, ccs.GetNbConstraints())
 			rows = append(rows, []string{c.name, fmt.Sprint(size), fmt.Sprint(ccs.GetNbConstraints())})
 		}
 	}
-	snapshot.CheckCSV(t, "testdata/prefix_constraints.csv", rows, *update)
+	snapshot.CheckCSV(t, file, rows, *update)
 }

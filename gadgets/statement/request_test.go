@@ -6,10 +6,8 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/frontend"
-	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/test"
 
-	"github.com/veriformer/veriformer/internal/snapshot"
 	native "github.com/veriformer/veriformer/statement"
 )
 
@@ -147,24 +145,12 @@ func TestRequestBind(t *testing.T) {
 // and an output of R/2 tokens each (testdata/prefix_constraints.csv
 // holds those of one buffer).
 func TestRequestConstraints(t *testing.T) {
-	rows := [][]string{{"gadget", "rows", "nb_constraints"}}
-	for _, size := range []int{16, 64} {
-		for _, c := range []struct {
-			name    string
-			circuit frontend.Circuit
-		}{
+	checkCounts(t, "testdata/request_constraints.csv", "rows", func(size int) []namedCircuit {
+		return []namedCircuit{
 			{"two TokensDigest of R/2", &twoDigests{A: make([]frontend.Variable, size/2), B: make([]frontend.Variable, size/2)}},
 			{"Request.Bind", &requestCircuit{Request: PlaceholderRequest(size)}},
-		} {
-			ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c.circuit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s, R = %d: %d R1CS", c.name, size, ccs.GetNbConstraints())
-			rows = append(rows, []string{c.name, fmt.Sprint(size), fmt.Sprint(ccs.GetNbConstraints())})
 		}
-	}
-	snapshot.CheckCSV(t, "testdata/request_constraints.csv", rows, *update)
+	})
 }
 
 type twoDigests struct {
