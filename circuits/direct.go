@@ -199,10 +199,10 @@ func (l *Layout) qkvShape(i int) linear.Config {
 }
 
 func (l *Layout) attentionConfig(i int) attention.Config {
-	c := &l.Model.Config
+	hl := l.Model.Config.HeadLayout()
 	a := &l.shape.Layers[i].Attention
 	n := a.Query.Shape[0]
-	return attention.Config{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim(), QueryRows: n, KeyRows: a.Start + n, Start: a.Start}
+	return attention.Config{Heads: hl.Heads, KVHeads: hl.KVHeads, HeadDim: hl.HeadDim, QueryRows: n, KeyRows: a.Start + n, Start: a.Start}
 }
 
 // Define verifies the inference.
@@ -369,7 +369,7 @@ func (d *definer) embedding(x []frontend.Variable) error {
 // layerChecks asserts the element-wise steps of one block whose input is
 // the opened tensor input.
 func (d *definer) layerChecks(ly *model.Layer, input []frontend.Variable) error {
-	c := &d.l.Model.Config
+	hl := d.l.Model.Config.HeadLayout()
 	if err := d.norm(&ly.AttnNorm, input, ly.Input.Min, ly.Input.Max); err != nil {
 		return err
 	}
@@ -378,8 +378,8 @@ func (d *definer) layerChecks(ly *model.Layer, input []frontend.Variable) error 
 			rope  *model.Rope
 			in    *model.Tensor
 			heads int
-		}{{ly.RopeQ, &ly.Q.Out, c.Heads}, {ly.RopeK, &ly.K.Out, c.KVHeads}} {
-			spec := nonlinear.RopeSpec{Rows: r.in.Shape[0], Start: d.l.shape.Start, Heads: r.heads, HeadDim: c.HeadDim(),
+		}{{ly.RopeQ, &ly.Q.Out, hl.Heads}, {ly.RopeK, &ly.K.Out, hl.KVHeads}} {
+			spec := nonlinear.RopeSpec{Rows: r.in.Shape[0], Start: d.l.shape.Start, Heads: r.heads, HeadDim: hl.HeadDim,
 				Cos: r.rope.Cos.Table, Sin: r.rope.Sin.Table, Multiplier: r.rope.Multiplier[0], Shift: r.rope.Shift,
 				OutLo: r.rope.Out.Min, OutHi: r.rope.Out.Max}
 			if err := d.check.Rope(spec, d.t(r.in), d.t(&r.rope.Out), d.t(&r.rope.Rem)); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/consensys/gnark/test"
 
 	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/internal/headshapes"
 	"github.com/veriformer/veriformer/internal/snapshot"
 	"github.com/veriformer/veriformer/internal/tier"
 	"github.com/veriformer/veriformer/model"
@@ -175,7 +176,8 @@ func TestDirectRejects(t *testing.T) {
 }
 
 // TestDirectLlama solves the circuit of a small Llama model (RMSNorm, RoPE,
-// grouped-query attention, gated MLP, untied LM head).
+// grouped-query attention, gated MLP, untied LM head, its head dimension
+// 12 padded to 16); a changed RoPE output is caught.
 func TestDirectLlama(t *testing.T) {
 	c := &model.Config{Family: model.Llama, Vocab: 64, Hidden: 48, Layers: 1, Heads: 4, KVHeads: 2,
 		Intermediate: 96, MaxPositions: 16, NormEps: 1e-5, RopeTheta: 10000}
@@ -187,6 +189,64 @@ func TestDirectLlama(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	solveDirect(t, m, func(tr *model.Trace) []tensorTamper {
+		return []tensorTamper{{"RoPE output", &tr.Layers[0].RopeQ.Out, 0}}
+	})
+}
+
+// TestDirectPaddedHeads solves the circuit of each padded head layout
+// (every dimension padded at once in the default tier; also Qwen2.5's
+// group of 7, Qwen2's 6, Phi-3's head dimension 96 and a group of 3 with
+// head dimension 10 in the full tier); a query or rotated query changed
+// in a padding column, and a padding head's context, are caught.
+func TestDirectPaddedHeads(t *testing.T) {
+	shapes := headshapes.All()
+	if !tier.Full {
+		shapes = shapes[:1]
+	}
+	for _, s := range shapes {
+		t.Run(s.Name, func(t *testing.T) {
+			m, err := s.Model()
+			if err != nil {
+				t.Fatal(err)
+			}
+			hl := m.Config.HeadLayout()
+			col := -1
+			real := make([]bool, hl.QueryDim())
+			for c := range m.Config.Heads * m.Config.HeadDim() {
+				real[hl.QueryColumn(c)] = true
+			}
+			for c, r := range real {
+				if !r {
+					col = c
+					break
+				}
+			}
+			solveDirect(t, m, func(tr *model.Trace) []tensorTamper {
+				ly := &tr.Layers[0]
+				out := []tensorTamper{{"query in a padding column", &ly.Q.Out, col}, {"rotated query in a padding column", &ly.RopeQ.Out, col}}
+				if hl.Group > m.Config.Heads/m.Config.KVHeads {
+					out = append(out, tensorTamper{"padding head's context", &ly.Attention.Context.Out, (hl.Group - 1) * hl.HeadDim})
+				}
+				return out
+			})
+		})
+	}
+}
+
+// tensorTamper is one value of a proof's tensors changed: the element at
+// index of the tensor.
+type tensorTamper struct {
+	name  string
+	t     *model.Tensor
+	index int
+}
+
+// solveDirect proves a request of 2 + 2 tokens of m, solves the direct
+// circuit on the honest proof and checks that each tamper of tampers
+// leaves it unsolved.
+func solveDirect(t *testing.T, m *model.Model, tampers func(*model.Trace) []tensorTamper) {
+	t.Helper()
 	prompt := []int{5, 9}
 	req, tr, err := inference.Generate(m, prompt, 2, 0)
 	if err != nil {
@@ -213,18 +273,20 @@ func TestDirectLlama(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField()); err != nil {
-		t.Fatalf("honest Llama assignment: %v", err)
+		t.Fatalf("honest assignment: %v", err)
 	}
-	// A changed RoPE output is caught.
-	v := proof.Tensors[inference.Index(tr)[&tr.Layers[0].RopeQ.Out]]
-	v[0]++
-	bad, err := layout.Assign(st, req, proof)
-	v[0]--
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := test.IsSolved(placeholder, bad, ecc.BN254.ScalarField()); err == nil {
-		t.Fatal("changed RoPE output satisfies the circuit")
+	index := inference.Index(tr)
+	for _, c := range tampers(tr) {
+		v := proof.Tensors[index[c.t]]
+		v[c.index]++
+		bad, err := layout.Assign(st, req, proof)
+		v[c.index]--
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := test.IsSolved(placeholder, bad, ecc.BN254.ScalarField()); err == nil {
+			t.Errorf("%s changed: the circuit is solved", c.name)
+		}
 	}
 }
 

@@ -59,10 +59,10 @@ func checkLayer(m *model.Model, tr *model.Trace, l *model.Layer, withMean bool) 
 		return err
 	}
 	if l.RopeQ != nil {
-		if err := nonlinear.CheckRope(l.RopeQ, tr.Start, m.Config.Heads); err != nil {
+		if err := nonlinear.CheckRope(l.RopeQ, tr.Start, m.Config.HeadLayout().Heads); err != nil {
 			return err
 		}
-		if err := nonlinear.CheckRope(l.RopeK, tr.Start, m.Config.KVHeads); err != nil {
+		if err := nonlinear.CheckRope(l.RopeK, tr.Start, m.Config.HeadLayout().KVHeads); err != nil {
 			return err
 		}
 	}

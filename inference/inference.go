@@ -332,9 +332,9 @@ func checkTensorClaim[E field.Scalar, P field.Ptr[E]](t *model.Tensor, c poly.Cl
 // accumulator (zero where masked) from the queries and keys.
 func (s *protocolRun[E, P]) attention(p *LayerProof[E], l *model.Layer) error {
 	a := &l.Attention
-	c := &s.m.Config
+	hl := s.m.Config.HeadLayout()
 	n := a.Query.Shape[0]
-	cfg := attention.Config{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim(), QueryRows: n, KeyRows: a.Start + n, Start: a.Start}
+	cfg := attention.Config{Heads: hl.Heads, KVHeads: hl.KVHeads, HeadDim: hl.HeadDim, QueryRows: n, KeyRows: a.Start + n, Start: a.Start}
 	scoreVars, err := cfg.ScoreVars()
 	if err != nil {
 		return err

@@ -18,6 +18,14 @@ import (
 func proveDefault[E field.Scalar, P field.Ptr[E]](t testing.TB, prompt []int, n, rows int) (*model.Model, statement.Statement, statement.Request, *Proof[E]) {
 	t.Helper()
 	m := model.Default()
+	st, req, _, proof := proveModel[E, P](t, m, prompt, n, rows)
+	return m, st, req, proof
+}
+
+// proveModel generates n tokens of m after prompt in a bucket of rows
+// (0: the smallest) and proves them.
+func proveModel[E field.Scalar, P field.Ptr[E]](t testing.TB, m *model.Model, prompt []int, n, rows int) (statement.Statement, statement.Request, *model.Trace, *Proof[E]) {
+	t.Helper()
 	req, tr, err := Generate(m, prompt, n, rows)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +38,7 @@ func proveDefault[E field.Scalar, P field.Ptr[E]](t testing.TB, prompt []int, n,
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, st, req, proof
+	return st, req, tr, proof
 }
 
 func testHonest[E field.Scalar, P field.Ptr[E]](t *testing.T) {
@@ -158,19 +166,7 @@ func TestLlama(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prompt := []int{5, 9, 2}
-	req, tr, err := Generate(m, prompt, 3, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := statement.Of[bn254fr.Element](m.ID(), prompt, req.Output)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proof, err := Prove[bn254fr.Element](m, st, req, tr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, req, _, proof := proveModel[bn254fr.Element](t, m, []int{5, 9, 2}, 3, 8)
 	if err := Verify[bn254fr.Element](m, st, req, proof); err != nil {
 		t.Fatalf("honest Llama proof rejected: %v", err)
 	}

@@ -65,6 +65,88 @@ func (c *Config) HeadDim() int { return c.Hidden / c.Heads }
 // KVDim returns the width of the key and value projections.
 func (c *Config) KVDim() int { return c.KVHeads * c.HeadDim() }
 
+// HeadLayout is the shape the integer pass computes attention in: the
+// model's own heads when the query heads per key/value head and the head
+// dimension are powers of two (and, for Llama, whose RoPE rotates the
+// whole query and key rows, the key/value heads too), and otherwise each
+// of them padded to the next power of two (see doc.go, "Padded heads").
+// Query head a·Group + b (a < KVHeads, b < Group) reads key/value head a.
+type HeadLayout struct {
+	// Heads, KVHeads, Group and HeadDim are the computed shape:
+	// Heads = KVHeads·Group.
+	Heads, KVHeads, Group, HeadDim int
+	// kvHeads, group, headDim are the model's own; split tells whether a
+	// head's columns are two RoPE halves (Llama).
+	kvHeads, group, headDim int
+	split                   bool
+}
+
+// HeadLayout returns the shape the integer pass computes attention in.
+// A config that does not validate gets its heads unpadded (and at least
+// one of each).
+func (c *Config) HeadLayout() HeadLayout {
+	heads, kv := max(c.Heads, 1), max(c.KVHeads, 1)
+	group, hd := max(heads/kv, 1), max(c.Hidden/heads, 1)
+	l := HeadLayout{Heads: heads, KVHeads: kv, Group: group, HeadDim: hd,
+		kvHeads: kv, group: group, headDim: hd, split: c.Family == Llama}
+	if c.Validate() != nil || pow2(group) && pow2(hd) && (pow2(kv) || !l.split) {
+		return l
+	}
+	l.Group, l.HeadDim = nextPow2(group), nextPow2(hd)
+	if l.split {
+		l.KVHeads = nextPow2(kv)
+	}
+	l.Heads = l.KVHeads * l.Group
+	return l
+}
+
+// Padded reports whether the layout differs from the model's heads.
+func (l HeadLayout) Padded() bool {
+	return l.KVHeads != l.kvHeads || l.Group != l.group || l.HeadDim != l.headDim
+}
+
+// QueryDim returns the width of the queries and of the attention's
+// context: Heads·HeadDim.
+func (l HeadLayout) QueryDim() int { return l.Heads * l.HeadDim }
+
+// KVDim returns the width of the keys and values: KVHeads·HeadDim.
+func (l HeadLayout) KVDim() int { return l.KVHeads * l.HeadDim }
+
+// Offset returns the column inside a computed head of the model's head
+// column t < hd: t itself, or for Llama's RoPE halves t for t < hd/2 and
+// t − hd/2 + HeadDim/2 for the second half, so that the rotation pairs
+// t with t + HeadDim/2 as the model pairs t with t + hd/2.
+func (l HeadLayout) Offset(t int) int {
+	if l.split && t >= l.headDim/2 {
+		return t - l.headDim/2 + l.HeadDim/2
+	}
+	return t
+}
+
+// QueryColumn returns the computed column of the model's query column
+// c = h·hd + t: head h = a·g + b becomes head a·Group + b.
+func (l HeadLayout) QueryColumn(c int) int {
+	h, t := c/l.headDim, c%l.headDim
+	a, b := h/l.group, h%l.group
+	return (a*l.Group+b)*l.HeadDim + l.Offset(t)
+}
+
+// KVColumn returns the computed column of the model's key or value
+// column c = a·hd + t.
+func (l HeadLayout) KVColumn(c int) int {
+	return c/l.headDim*l.HeadDim + l.Offset(c%l.headDim)
+}
+
+func pow2(n int) bool { return n > 0 && n&(n-1) == 0 }
+
+func nextPow2(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
 // Validate checks that the shapes are consistent and inside the limits
 // that keep the integer pass exact.
 func (c *Config) Validate() error {

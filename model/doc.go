@@ -30,7 +30,9 @@
 // query and 4 key/value heads for TinyLlama), MLP Down(SiLU(Gate(x)) ⊙ Up(x)),
 // no biases, final RMSNorm, an LM head that is tied or not.
 //
-// Shapes need not be powers of two; the prover pads.
+// Shapes need not be powers of two: the prover pads, and the integer pass
+// computes attention in padded heads where the proofs need them ("Padded
+// heads").
 //
 // # Fixed-point formats
 //
@@ -127,6 +129,40 @@
 // F_ctx with M/2^k = 2^(F_ctx − P − F_v). Query head h reads key/value
 // head g = ⌊h/(Heads/KVHeads)⌋.
 //
+// In these formulas and in the trace, Heads, KVHeads and hd are those of
+// the head layout ([Config.HeadLayout]), which pads them when they are
+// not powers of two (below); the score scale 1/√hd is the model's own hd.
+//
+// # Padded heads
+//
+// The proofs split a query column into the bits of its key/value head, its
+// member in the group and its dimension, so the integer pass computes
+// attention in heads whose group size g and head dimension hd are powers
+// of two, and, for Llama, whose RoPE rotates whole rows of queries and
+// keys, whose number of key/value heads h_kv is one too. When the model's
+// are not, each is padded to the next power of two: ĥ_kv (Llama) or
+// h_kv, ĝ, ĥd, with ĥ_kv·ĝ query heads (Qwen2.5's 14 query heads per 2
+// key/value heads become 16 in groups of 8; Phi-3's head dimension 96
+// becomes 128). The padding is in the quantized weights, fixed by the
+// model and hashed into its id with them:
+//
+//   - the rows of Wq, Wk and Wv (their output columns) move: query column
+//     (a·g + b)·hd + t of key/value head a, member b, dimension t becomes
+//     (a·ĝ + b)·ĥd + t′, key and value column a·hd + t becomes a·ĥd + t′,
+//     where t′ = t, except for Llama's second RoPE half, t′ = t − hd/2 +
+//     ĥd/2, so that the rotation pairs t′ with t′ + ĥd/2 as the model pairs
+//     t with t + hd/2. Every other row is zero, with zero bias;
+//   - the columns of Wo (its input) move the same way; the others are zero;
+//   - the RoPE tables have ĥd/2 pairs per position: the model's θⱼ for
+//     j < hd/2 and the identity (C = 2¹⁴, S = 0) for the padding pairs.
+//
+// The computed queries, keys and values are then zero in every padding
+// column, so the scores of a real head are the model's; a padding head
+// (a member b ≥ g, or a head of a padding key/value head) has zero
+// scores, uniform probabilities and a context that Wo's zero columns
+// drop. The logits are those of the model's own heads, exactly: the
+// padding changes no integer of them.
+//
 // # RoPE
 //
 // For position p and pair j < hd/2 the tables give C = round(cos(p·θⱼ)·2¹⁴)
@@ -134,7 +170,8 @@
 // x'ⱼ = requant(xⱼ·C − x_{j+hd/2}·S, 1, 14) and
 // x'_{j+hd/2} = requant(x_{j+hd/2}·C + xⱼ·S, 1, 14). The tables cover
 // min(MaxPositions, 2¹⁶/(hd/2)) positions so that each has at most 2¹⁶
-// entries (2048 positions for head dimension 64, TinyLlama's context).
+// entries (2048 positions for head dimension 64, TinyLlama's context; hd
+// is the layout's, so padded heads cover fewer: 1024 for Phi-3's 96).
 //
 // # MLP
 //

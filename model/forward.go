@@ -6,7 +6,7 @@ import (
 
 // Cache is the KV cache of the integer pass: per layer, the keys (after
 // RoPE) and values of the Len positions processed so far, row-major
-// [Len, KVDim].
+// [Len, KVDim] of the head layout (Config.HeadLayout).
 type Cache struct {
 	Len    int
 	Keys   [][]int64
@@ -153,9 +153,10 @@ func (m *Model) norm(name string, q *QNorm, in Tensor, rows int) (Norm, error) {
 	return out, nil
 }
 
-// rope rotates in ([rows, heads·hd]) at positions start…start+rows−1.
+// rope rotates in ([rows, heads·hd], hd the head layout's) at positions
+// start…start+rows−1.
 func (m *Model) rope(name string, in Tensor, rows, heads, start int) (*Rope, error) {
-	hd := m.Config.HeadDim()
+	hd := m.Config.HeadLayout().HeadDim
 	half := hd / 2
 	tc, ts := m.Quant.Tables.RopeCos, m.Quant.Tables.RopeSin
 	idx := make([]int64, rows*half)
@@ -202,11 +203,11 @@ func (m *Model) rope(name string, in Tensor, rows, heads, start int) (*Rope, err
 }
 
 // attention runs causal attention of q ([n, Heads·hd]) against keys and
-// values ([T, KVDim]).
+// values ([T, KVHeads·hd]), in the head layout.
 func (m *Model) attention(name string, q, keys, values Tensor, n, start int) (Attention, error) {
-	c := &m.Config
-	heads, hd, kvd, d := c.Heads, c.HeadDim(), c.KVDim(), c.Hidden
-	group := c.Heads / c.KVHeads
+	hl := m.Config.HeadLayout()
+	heads, hd, kvd, d := hl.Heads, hl.HeadDim, hl.KVDim(), hl.QueryDim()
+	group := hl.Group
 	total := start + n
 	size := heads * n * total
 	scoreAcc := make([]int64, size)
@@ -347,7 +348,8 @@ func (m *Model) Forward(cache *Cache, tokens []int) (*Trace, error) {
 	if cache == nil || len(cache.Keys) != c.Layers || len(cache.Values) != c.Layers {
 		return nil, fmt.Errorf("model: forward needs a cache from NewCache")
 	}
-	start, n, d, kvd := cache.Len, len(tokens), c.Hidden, c.KVDim()
+	hl := c.HeadLayout()
+	start, n, d, kvd := cache.Len, len(tokens), c.Hidden, hl.KVDim()
 	for l := range c.Layers {
 		if start < 0 || len(cache.Keys[l]) != start*kvd || len(cache.Values[l]) != start*kvd {
 			return nil, fmt.Errorf("model: forward: cache layer %d does not hold %d positions of width %d", l, start, kvd)
@@ -397,10 +399,10 @@ func (m *Model) Forward(cache *Cache, tokens []int) (*Trace, error) {
 		}
 		query, key := l.Q.Out, l.K.Out
 		if c.Family == Llama {
-			if l.RopeQ, err = m.rope(p+"rope_q", query, n, c.Heads, start); err != nil {
+			if l.RopeQ, err = m.rope(p+"rope_q", query, n, hl.Heads, start); err != nil {
 				return nil, err
 			}
-			if l.RopeK, err = m.rope(p+"rope_k", key, n, c.KVHeads, start); err != nil {
+			if l.RopeK, err = m.rope(p+"rope_k", key, n, hl.KVHeads, start); err != nil {
 				return nil, err
 			}
 			query, key = l.RopeQ.Out, l.RopeK.Out

@@ -63,7 +63,7 @@ func TestTraceRelations(t *testing.T) {
 			for li := range g.Traces[1].Layers {
 				prev := g.Traces[0].Layers[li].Attention
 				cur := g.Traces[1].Layers[li].Attention
-				kvd := tc.m.Config.KVDim()
+				kvd := tc.m.Config.HeadLayout().KVDim()
 				if !slices.Equal(cur.Keys.Data[:prev.Keys.Shape[0]*kvd], prev.Keys.Data) || !slices.Equal(cur.Values.Data[:prev.Values.Shape[0]*kvd], prev.Values.Data) {
 					t.Fatalf("layer %d: cached keys/values differ from the previous pass", li)
 				}

@@ -281,6 +281,9 @@ func quantize(c *Config, w *Weights, opts *QuantOptions) (*Quantized, error) {
 				return nil, err
 			}
 		}
+		if hl := c.HeadLayout(); hl.Padded() {
+			padHeads(hl, ql)
+		}
 		if ql.AttnNorm, err = quantizeNorm(c, p+"attn_norm", &l.AttnNorm, f.Residual, f.Normed); err != nil {
 			return nil, err
 		}
@@ -319,9 +322,49 @@ func quantize(c *Config, w *Weights, opts *QuantOptions) (*Quantized, error) {
 	} else {
 		q.Tables.Activation = activationTable("silu", SiLU, f.Gate)
 		q.RopePositions = ropePositions(c)
-		q.Tables.RopeCos, q.Tables.RopeSin = ropeTables(c.HeadDim(), q.RopePositions, c.RopeTheta)
+		q.Tables.RopeCos, q.Tables.RopeSin = ropeTables(c.HeadDim(), c.HeadLayout().HeadDim/2, q.RopePositions, c.RopeTheta)
 	}
 	return q, nil
+}
+
+// padHeads lays the attention projections of ql out in the padded heads
+// of hl: the rows of Q, K and V (their output columns) and the columns of
+// O (its input) move to their computed columns; the padding rows and
+// columns are zero, with zero bias, scale 1 and row 0's multiplier.
+func padHeads(hl HeadLayout, ql *QLayer) {
+	padRows := func(q *QLinear, rows int, column func(int) int) {
+		in := q.Weight.Shape[1]
+		data := make([]int8, rows*in)
+		scales := make([]float64, rows)
+		mult := make([]int64, rows)
+		for j := range rows {
+			scales[j], mult[j] = 1, q.Multiplier[0]
+		}
+		var bias []int64
+		if q.Bias != nil {
+			bias = make([]int64, rows)
+		}
+		for j := range q.Weight.Shape[0] {
+			k := column(j)
+			copy(data[k*in:(k+1)*in], q.Weight.Data[j*in:(j+1)*in])
+			scales[k], mult[k] = q.Scales[j], q.Multiplier[j]
+			if bias != nil {
+				bias[k] = q.Bias[j]
+			}
+		}
+		q.Weight.Shape, q.Weight.Data, q.Scales, q.Multiplier, q.Bias = []int{rows, in}, data, scales, mult, bias
+	}
+	padRows(&ql.Q, hl.QueryDim(), hl.QueryColumn)
+	padRows(&ql.K, hl.KVDim(), hl.KVColumn)
+	padRows(&ql.V, hl.KVDim(), hl.KVColumn)
+	out, in, cols := ql.O.Weight.Shape[0], ql.O.Weight.Shape[1], hl.QueryDim()
+	data := make([]int8, out*cols)
+	for j := range out {
+		for i := range in {
+			data[j*cols+hl.QueryColumn(i)] = ql.O.Weight.Data[j*in+i]
+		}
+	}
+	ql.O.Weight.Shape, ql.O.Weight.Data = []int{out, cols}, data
 }
 
 // quantizeWeights returns symmetric int8 values and their scales: one

@@ -70,10 +70,11 @@ func (m *Model) RopeRows(name string, in Tensor, heads, start int) (*Rope, error
 }
 
 // AttendRows runs causal attention of the query rows q ([n, Heads·hd]) at
-// positions start…start+n−1 against keys and values ([start+n, KVDim]).
+// positions start…start+n−1 against keys and values ([start+n,
+// KVHeads·hd]), in the head layout (Config.HeadLayout).
 func (m *Model) AttendRows(name string, q, keys, values Tensor, start int) (Attention, error) {
 	n := q.Shape[0]
-	kvd := m.Config.KVDim()
+	kvd := m.Config.HeadLayout().KVDim()
 	if len(keys.Data) != (start+n)*kvd || len(values.Data) != (start+n)*kvd {
 		return Attention{}, fmt.Errorf("model: %s: keys and values must hold %d rows of width %d", name, start+n, kvd)
 	}

@@ -139,23 +139,36 @@ func rsqrtTable() *Table {
 	})
 }
 
-// ropeTables return the cos and sin tables indexed by i = p·(hd/2) + j for
-// positions p < positions and pairs j < hd/2:
-// round(cos(p·θⱼ)·2^RopeFrac) and round(sin(p·θⱼ)·2^RopeFrac), θⱼ = base^(−2j/hd).
-func ropeTables(headDim, positions int, base float64) (cos, sin *Table) {
-	half := headDim / 2
-	angle := func(i int64) float64 {
+// ropeTables return the cos and sin tables indexed by i = p·half + j for
+// positions p < positions and pairs j < half (hd/2, or more in padded
+// heads): round(cos(p·θⱼ)·2^RopeFrac) and round(sin(p·θⱼ)·2^RopeFrac),
+// θⱼ = base^(−2j/hd), for j < hd/2, and the identity (cos 1, sin 0) for
+// the padding pairs j ≥ hd/2, which rotate zeros.
+func ropeTables(headDim, half, positions int, base float64) (cos, sin *Table) {
+	angle := func(i int64) (float64, bool) {
 		p, j := i/int64(half), i%int64(half)
-		return float64(p) * math.Pow(base, -2*float64(j)/float64(headDim))
+		return float64(p) * math.Pow(base, -2*float64(j)/float64(headDim)), 2*j < int64(headDim)
 	}
 	n := int64(positions * half)
-	cos = newTable("rope_cos", 0, n-1, func(i int64) int64 { return int64(math.Round(math.Cos(angle(i)) * (1 << RopeFrac))) })
-	sin = newTable("rope_sin", 0, n-1, func(i int64) int64 { return int64(math.Round(math.Sin(angle(i)) * (1 << RopeFrac))) })
+	cos = newTable("rope_cos", 0, n-1, func(i int64) int64 {
+		a, real := angle(i)
+		if !real {
+			return 1 << RopeFrac
+		}
+		return int64(math.Round(math.Cos(a) * (1 << RopeFrac)))
+	})
+	sin = newTable("rope_sin", 0, n-1, func(i int64) int64 {
+		a, real := angle(i)
+		if !real {
+			return 0
+		}
+		return int64(math.Round(math.Sin(a) * (1 << RopeFrac)))
+	})
 	return cos, sin
 }
 
 // ropePositions returns how many positions the RoPE tables cover: the
 // context length, capped so that a table has at most 2^16 entries.
 func ropePositions(c *Config) int {
-	return min(c.MaxPositions, (1<<tableBits)/(c.HeadDim()/2))
+	return min(c.MaxPositions, (1<<tableBits)/(c.HeadLayout().HeadDim/2))
 }

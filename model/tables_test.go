@@ -117,7 +117,7 @@ func TestRSqrtTable(t *testing.T) {
 
 func TestRopeTables(t *testing.T) {
 	const hd, positions = 10, 7
-	cos, sin := ropeTables(hd, positions, 10000)
+	cos, sin := ropeTables(hd, hd/2, positions, 10000)
 	checkDomain(t, cos, 0, positions*hd/2-1)
 	checkDomain(t, sin, 0, positions*hd/2-1)
 	for j := range int64(hd / 2) {

@@ -198,7 +198,7 @@ func (c *traceChecker) norm(nm *Norm, input *Tensor, rows int) {
 }
 
 func (c *traceChecker) rope(rp *Rope, input *Tensor, rows, heads, start int) {
-	hd := c.m.Config.HeadDim()
+	hd := c.m.Config.HeadLayout().HeadDim
 	half := hd / 2
 	c.equal("rope input", rp.Input.Data, input.Data)
 	c.lookup(&rp.Cos, rows, half)
@@ -227,9 +227,9 @@ func (c *traceChecker) rope(rp *Rope, input *Tensor, rows, heads, start int) {
 }
 
 func (c *traceChecker) attention(a *Attention, query, key, value *Tensor, n int) {
-	cfg := &c.m.Config
-	heads, hd, kvd, d := cfg.Heads, cfg.HeadDim(), cfg.KVDim(), cfg.Hidden
-	group := cfg.Heads / cfg.KVHeads
+	hl := c.m.Config.HeadLayout()
+	heads, hd, kvd, d := hl.Heads, hl.HeadDim, hl.KVDim(), hl.QueryDim()
+	group := hl.Group
 	total := a.Start + n
 	c.equal("attention query", a.Query.Data, query.Data)
 	c.tensor(&a.Keys, total, kvd)
@@ -355,8 +355,8 @@ func (c *traceChecker) check(tr *Trace) {
 		c.matmul(&l.V, &l.AttnNorm.Out, n)
 		query, key := &l.Q.Out, &l.K.Out
 		if cfg.Family == Llama {
-			c.rope(l.RopeQ, query, n, cfg.Heads, tr.Start)
-			c.rope(l.RopeK, key, n, cfg.KVHeads, tr.Start)
+			c.rope(l.RopeQ, query, n, cfg.HeadLayout().Heads, tr.Start)
+			c.rope(l.RopeK, key, n, cfg.HeadLayout().KVHeads, tr.Start)
 			query, key = &l.RopeQ.Out, &l.RopeK.Out
 		}
 		c.attention(&l.Attention, query, key, &l.V.Out, n)

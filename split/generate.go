@@ -74,7 +74,8 @@ func (c *Client) forward(ctx context.Context, cache *model.Cache, tokens []int) 
 	m := c.cfg.Model
 	cfg := &m.Config
 	q := m.Quant
-	start, rows, kvd := cache.Len, len(tokens), cfg.KVDim()
+	hl := cfg.HeadLayout()
+	start, rows, kvd := cache.Len, len(tokens), hl.KVDim()
 	h, err := m.Embed(tokens, start)
 	if err != nil {
 		return nil, err
@@ -100,11 +101,11 @@ func (c *Client) forward(ctx context.Context, cache *model.Cache, tokens []int) 
 		}
 		query, key, value := qkv[0].Out, qkv[1].Out, qkv[2].Out
 		if cfg.Family == model.Llama {
-			rq, err := m.RopeRows(p+"rope_q", query, cfg.Heads, start)
+			rq, err := m.RopeRows(p+"rope_q", query, hl.Heads, start)
 			if err != nil {
 				return nil, err
 			}
-			rk, err := m.RopeRows(p+"rope_k", key, cfg.KVHeads, start)
+			rk, err := m.RopeRows(p+"rope_k", key, hl.KVHeads, start)
 			if err != nil {
 				return nil, err
 			}

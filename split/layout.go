@@ -59,7 +59,7 @@ func NewLayout(c *model.Config) (*Layout, error) {
 	if err != nil {
 		return nil, fmt.Errorf("split: CKKS parameters: %w", err)
 	}
-	widest := max(c.Hidden, c.Intermediate, c.KVDim(), 2)
+	widest := max(c.Hidden, c.Intermediate, c.HeadLayout().QueryDim(), 2)
 	logSlots := min(bits.Len(uint(2*widest-1)), params.LogMaxSlots())
 	slots := 1 << logSlots
 	chunk := slots / 2

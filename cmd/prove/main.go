@@ -112,7 +112,7 @@ func run(ctx context.Context) error {
 	if *planFlag && *jsonFlag {
 		info = os.Stderr
 	}
-	fmt.Fprintf(info, "model: %s (%s), %d layers, d=%d, %d heads, vocabulary %d\n", src, m.Config.Family, m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.Vocab)
+	fmt.Fprintf(info, "model: %s (%s), %d layers, d=%d, %s, vocabulary %d\n", src, m.Config.Family, m.Config.Layers, m.Config.Hidden, describeHeads(&m.Config), m.Config.Vocab)
 	fmt.Fprintf(info, "prompt: %q (%d tokens%s), generating %d tokens\n", *promptFlag, len(prompt), bosNote(tok), *tokensFlag)
 	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: info,
 		Generated: func(output []int) {
@@ -301,4 +301,18 @@ func seconds(s float64) string {
 		return "—"
 	}
 	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
+
+// describeHeads names the model's heads and, when the integer pass pads
+// them, the layout it computes in.
+func describeHeads(c *model.Config) string {
+	hl := c.HeadLayout()
+	s := fmt.Sprintf("%d heads", c.Heads)
+	if c.KVHeads != c.Heads {
+		s += fmt.Sprintf(" (%d key/value)", c.KVHeads)
+	}
+	if hl.Padded() {
+		s += fmt.Sprintf(" of %d, padded to %d heads (%d key/value) of %d", c.HeadDim(), hl.Heads, hl.KVHeads, hl.HeadDim)
+	}
+	return s
 }

@@ -220,3 +220,18 @@ func TestPlanJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestDescribeHeads(t *testing.T) {
+	for _, c := range []struct {
+		c    *model.Config
+		want string
+	}{
+		{model.DefaultConfig(), "4 heads"},
+		{&model.Config{Family: model.Llama, Vocab: 64, Hidden: 896, Layers: 1, Heads: 14, KVHeads: 2, Intermediate: 32, MaxPositions: 16, NormEps: 1e-5, RopeTheta: 10000},
+			"14 heads (2 key/value) of 64, padded to 16 heads (2 key/value) of 64"},
+	} {
+		if got := describeHeads(c.c); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}

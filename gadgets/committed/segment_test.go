@@ -14,6 +14,7 @@ import (
 	gstatement "github.com/veriformer/veriformer/gadgets/statement"
 	"github.com/veriformer/veriformer/inference"
 	native "github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/internal/headshapes"
 	"github.com/veriformer/veriformer/internal/snapshot"
 	"github.com/veriformer/veriformer/internal/tier"
 	"github.com/veriformer/veriformer/model"
@@ -168,7 +169,9 @@ func proofTampers(p *native.Proof) []tamper {
 
 // TestSegment: the segment circuit of the built-in model's two segments
 // (the last one also with its committed MLEs in parts of 13 variables,
-// and without the LM head), of a Llama segment, and of chunks of both
+// and without the LM head), of a Llama segment, of a one-block Llama
+// whose key/value heads, group and head dimension are all padded
+// (headshapes.Every), and of chunks of both
 // models' LM heads (one holding the built-in model's output tokens, one
 // holding three of the Llama model's four) accepts the honest proof with the native
 // verifier's scalars, and rejects, like the native verifier, each
@@ -177,7 +180,7 @@ func proofTampers(p *native.Proof) []tamper {
 // the native field part still passes, the circuit computes its scalars
 // and the pairing check rejects them. Every public input changed alone
 // is rejected too. The constraint counts are snapshotted. It needs more
-// than a minute: seven circuits of 0.3-0.6M R1CS, each compiled twice
+// than a minute: eight circuits of 0.3-0.6M R1CS, each compiled twice
 // (with and without its final assertions) and solved for every sampled
 // change (the package documentation of internal/tier: every value in the
 // full tier).
@@ -195,6 +198,7 @@ func TestSegment(t *testing.T) {
 		{model.Tiny, inference.Segment{From: 1, To: 2, NoHead: true}, native.PartVars},
 		{model.Tiny, inference.Segment{From: 2, To: 2, VocabFrom: 40, VocabTo: 100}, native.PartVars},
 		{model.LlamaTiny, inference.Segment{From: 3, To: 3, VocabFrom: 100, VocabTo: 160}, native.PartVars},
+		{headshapes.Every.Name, inference.Segment{From: 0, To: 1}, native.PartVars},
 	} {
 		t.Run(fmt.Sprintf("%s/%v/parts=%d", c.name, c.seg, c.parts), func(t *testing.T) {
 			r := sharedPartsRunOf(t, c.name, c.seg, c.parts)
@@ -203,7 +207,7 @@ func TestSegment(t *testing.T) {
 				t.Fatal(err)
 			}
 			// gnark's test engine interprets the whole circuit (a minute
-			// of the default tier for the seven cases); the compiled
+			// of the default tier for the eight cases); the compiled
 			// circuit is solved on the same assignment below.
 			if tier.Full {
 				if err := test.IsSolved(ph, as, ecc.BLS12_377.ScalarField()); err != nil {
@@ -269,8 +273,8 @@ func TestSegment(t *testing.T) {
 				check, _, ferr := r.shape.VerifyField(r.m, r.st, r.proof)
 				// The default tier solves the circuit on every value
 				// the native field part lets through and on one in
-				// seven of the others, offset by the case, so that the
-				// seven cases together change every position of the list;
+				// seven of the others, offset by the case, so that seven
+				// consecutive cases together change every position of a list;
 				// the full tier on every value.
 				if ferr != nil && !tier.Sampled(i, 7, ci) {
 					undo()
@@ -315,7 +319,7 @@ func TestSegment(t *testing.T) {
 			t.Logf("%d public inputs changed, each rejected", publics)
 		})
 	}
-	if len(records) == 7 {
+	if len(records) == 8 {
 		checkConstraints(t, "segment", records)
 	}
 }

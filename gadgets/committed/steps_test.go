@@ -19,6 +19,7 @@ import (
 
 	"github.com/veriformer/veriformer/inference"
 	native "github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/internal/headshapes"
 	"github.com/veriformer/veriformer/internal/tier"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
@@ -99,8 +100,17 @@ func sharedPartsRunOf(t *testing.T, name string, seg inference.Segment, partVars
 	return o.run
 }
 
+// testModel returns the built-in model name or the padded head layout
+// name of package headshapes.
+func testModel(name string) (*model.Model, error) {
+	if s, ok := headshapes.ByName(name); ok {
+		return s.Model()
+	}
+	return model.Builtin(name)
+}
+
 func newSegmentRun(name string, seg inference.Segment, opts ...native.Option) (*segmentRun, error) {
-	m, err := model.Builtin(name)
+	m, err := testModel(name)
 	if err != nil {
 		return nil, err
 	}
@@ -440,14 +450,16 @@ func (c *factorsCircuit) Define(api frontend.API) error {
 }
 
 // TestFactorsRejectedByBoth: the gated products, rotations and attention
-// contractions of a Llama segment and the contractions of the built-in
-// model's segments, on the same proofs; every value of the first and
-// last proof of each kind changed.
+// contractions of a Llama segment and of a Llama whose heads are padded
+// (headshapes.Every), and the contractions of the built-in model's
+// segments, on the same proofs; every value of the first and last proof
+// of each kind changed.
 func TestFactorsRejectedByBoth(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		seg  inference.Segment
-	}{{model.Tiny, inference.Segment{From: 0, To: 1}}, {model.Tiny, inference.Segment{From: 1, To: 2}}, {model.LlamaTiny, inference.Segment{From: 0, To: 1}}} {
+	}{{model.Tiny, inference.Segment{From: 0, To: 1}}, {model.Tiny, inference.Segment{From: 1, To: 2}}, {model.LlamaTiny, inference.Segment{From: 0, To: 1}},
+		{headshapes.Every.Name, inference.Segment{From: 0, To: 1}}} {
 		t.Run(fmt.Sprintf("%s/%d-%d", c.name, c.seg.From, c.seg.To), func(t *testing.T) {
 			r := sharedRunOf(t, c.name, c.seg)
 			var tampers []tamper
@@ -480,7 +492,7 @@ func TestFactorsRejectedByBoth(t *testing.T) {
 			if len(r.proof.Keys) == 0 {
 				t.Fatal("a segment without key proofs")
 			}
-			if c.name == model.LlamaTiny && (len(r.proof.Products) == 0 || len(r.proof.Rotations) == 0) {
+			if c.name != model.Tiny && (len(r.proof.Products) == 0 || len(r.proof.Rotations) == 0) {
 				t.Fatal("a Llama segment without gated products or rotations")
 			}
 			checkSteps(t, r, stepProducts, stepContractions, func() (frontend.Circuit, frontend.Circuit, error) {

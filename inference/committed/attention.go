@@ -67,7 +67,8 @@ type KeyProof struct {
 // segment's blocks. The queries and keys are the Q and K projections'
 // outputs (after RoPE for Llama), the values V's; the pass starts at
 // position 0 (the keys are the pass's own rows). The head dimension and
-// the query heads per key/value head must be powers of two.
+// the query heads per key/value head must be powers of two, as the
+// model's head layout (model.Config.HeadLayout) makes them.
 func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]Contraction, error) {
 	var out []Contraction
 	for i := seg.From; i < seg.To; i++ {

@@ -28,7 +28,8 @@ type Rotation struct {
 // queries then keys of each block. Their inputs are the Q and K
 // projections' outputs; the rotation pairs column h·hd + j with
 // h·hd + j + hd/2, which is one flipped bit of the column index when hd
-// and the width are powers of two (refused otherwise).
+// and the width are powers of two, as the model's head layout
+// (model.Config.HeadLayout) makes them (refused otherwise).
 func rotationsOf(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]Rotation, error) {
 	var out []Rotation
 	for i := seg.From; i < seg.To; i++ {

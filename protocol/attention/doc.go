@@ -147,7 +147,8 @@
 //     P̃_Q(r_c, r_a, r_b, r_t) = β(r_c^lo, r_t)·P̃_{h_kv,g}(r_c^hi, r_a, r_b)
 //     (the low log₂ m bits of a column of Q are t, the high ones (a·g + b),
 //     a padding of h_kv "heads" of g members); shapes where neither g nor m
-//     is a power of two are rejected by [Config.Validate];
+//     is a power of two are rejected by [Config.Validate] (a model's
+//     integer pass never makes one: model.Config.HeadLayout pads both);
 //   - U(ρ, r_d) = P_Q(r_d, ρ);
 //   - the zero-extension factor Π_{k<e}(1 − ρ″_k) of K', V', P'_kv.
 //
