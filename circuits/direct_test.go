@@ -175,30 +175,13 @@ func TestDirectRejects(t *testing.T) {
 	})
 }
 
-// TestDirectLlama solves the circuit of a small Llama model (RMSNorm, RoPE,
-// grouped-query attention, gated MLP, untied LM head, its head dimension
-// 12 padded to 16); a changed RoPE output is caught.
-func TestDirectLlama(t *testing.T) {
-	c := &model.Config{Family: model.Llama, Vocab: 64, Hidden: 48, Layers: 1, Heads: 4, KVHeads: 2,
-		Intermediate: 96, MaxPositions: 16, NormEps: 1e-5, RopeTheta: 10000}
-	w, err := model.RandomWeights(c, 3, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(c, w, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	solveDirect(t, m, func(tr *model.Trace) []tensorTamper {
-		return []tensorTamper{{"RoPE output", &tr.Layers[0].RopeQ.Out, 0}}
-	})
-}
-
-// TestDirectPaddedHeads solves the circuit of each padded head layout
-// (every dimension padded at once in the default tier; also Qwen2.5's
-// group of 7, Qwen2's 6, Phi-3's head dimension 96 and a group of 3 with
-// head dimension 10 in the full tier); a query or rotated query changed
-// in a padding column, and a padding head's context, are caught.
+// TestDirectPaddedHeads solves the circuit of a small Llama (RMSNorm,
+// RoPE, grouped-query attention, gated MLP, untied LM head) in each
+// padded head layout (every dimension padded at once in the default
+// tier; also Qwen2.5's group of 7, Qwen2's 6, Phi-3's head dimension 96
+// and a group of 3 with head dimension 10 in the full tier); a changed
+// RoPE output, a query or rotated query changed in a padding column, and
+// a padding head's context, are caught.
 func TestDirectPaddedHeads(t *testing.T) {
 	shapes := headshapes.All()
 	if !tier.Full {
@@ -224,7 +207,7 @@ func TestDirectPaddedHeads(t *testing.T) {
 			}
 			solveDirect(t, m, func(tr *model.Trace) []tensorTamper {
 				ly := &tr.Layers[0]
-				out := []tensorTamper{{"query in a padding column", &ly.Q.Out, col}, {"rotated query in a padding column", &ly.RopeQ.Out, col}}
+				out := []tensorTamper{{"RoPE output", &ly.RopeQ.Out, 0}, {"query in a padding column", &ly.Q.Out, col}, {"rotated query in a padding column", &ly.RopeQ.Out, col}}
 				if hl.Group > m.Config.Heads/m.Config.KVHeads {
 					out = append(out, tensorTamper{"padding head's context", &ly.Attention.Context.Out, (hl.Group - 1) * hl.HeadDim})
 				}
