@@ -1,7 +1,8 @@
 // Package kvcache is the in-circuit verifier of the KV-cache steps of
 // package protocol/kvcache (whose documentation gives the equations): the
-// append of a decoding pass ([Verify]) and the prompt pass's cache
-// ([VerifyPrompt]), in the native verifiers' transcript order.
+// append of a pass's rows ([Verify]: a decoding pass's one, or a turn's
+// first n of its bucket, n a circuit variable) and the prompt pass's
+// cache ([VerifyPrompt]), in the native verifiers' transcript order.
 //
 // # Usage
 //
@@ -11,19 +12,19 @@
 // from the native proofs. The claim on the previous
 // cache that [Verify] returns goes to the verification of the previous pass
 // (as one of its claims on the new cache, or as a cache claim of
-// [VerifyPrompt]); the row claim goes to the layers that made the row.
+// [VerifyPrompt]); the claim on the new rows goes to the layers that made
+// them.
 //
 // # Size
 //
 // With N transcript permutations, about 186·N R1CS constraints on BN254:
 //
-//	append: N = 1 (label) + 2 + [Claims > 1]·(Claims + 1 + 3·(⌈log₂ l⌉ + ⌈log₂ w⌉) + 1)
+//	append: N = 1 (label) + 3 + 3·⌈log₂ R⌉ + [Claims > 1]·(Claims + 1 + 3·(⌈log₂ l⌉ + ⌈log₂ w⌉) + 1)
 //	prompt: N = 1 + [l̂ > ŝ]·CacheClaims + [claims > 1]·(claims + 1 + 3·(⌈log₂ s⌉ + ⌈log₂ w⌉) + 1)
 //
-// plus ⌈log₂ l⌉ for β(p_row, bits(t)), 2 per same-poly round and
+// plus, for an append of R rows, about 3(R + 1) for the thermometer of n
+// and R·(⌈log₂ l⌉ + ⌈log₂ R⌉ + 3) for W(ρ), 2 per same-poly round and
 // 2·(vars) per same-poly claim. testdata/constraints.csv snapshots the
-// counts for GPT-2 small (width 768): 10,149 for an append with two claims
-// at context 64, 12,409 at context 1024; 8,831 / 8,835 for the prompt step
-// of a 16-token prompt. Nothing is left to the caller: the cache steps have
-// no weights.
+// counts for GPT-2 small's width 768. Nothing is left to the caller: the
+// cache steps have no weights.
 package kvcache

@@ -177,17 +177,17 @@ func prove[E field.Scalar, P field.Ptr[E]](s *generation) (*generationProof[E], 
 			if err := extend(&attn, s); err != nil {
 				return nil, err
 			}
-			ak, ck, err := kvcache.Prove(tr, s.appendConfig(p, 1+len(carryK)), kvcache.Witness{Prev: s.prevKeys[p], Row: s.newKeys[p]}, append([]npoly.Claim[E]{attn[1]}, carryK...))
+			ak, ck, err := kvcache.Prove(tr, s.appendConfig(p, 1+len(carryK)), kvcache.Witness{Prev: s.prevKeys[p], New: s.newKeys[p], Live: 1}, append([]npoly.Claim[E]{attn[1]}, carryK...))
 			if err != nil {
 				return nil, fmt.Errorf("pass %d: append K: %w", p, err)
 			}
-			av, cv, err := kvcache.Prove(tr, s.appendConfig(p, 1+len(carryV)), kvcache.Witness{Prev: s.prevValues[p], Row: s.newValues[p]}, append([]npoly.Claim[E]{attn[2]}, carryV...))
+			av, cv, err := kvcache.Prove(tr, s.appendConfig(p, 1+len(carryV)), kvcache.Witness{Prev: s.prevValues[p], New: s.newValues[p], Live: 1}, append([]npoly.Claim[E]{attn[2]}, carryV...))
 			if err != nil {
 				return nil, fmt.Errorf("pass %d: append V: %w", p, err)
 			}
 			proof.appendK, proof.appendV = append(proof.appendK, ak), append(proof.appendV, av)
 			carryK, carryV = []npoly.Claim[E]{ck.Prev}, []npoly.Claim[E]{cv.Prev}
-			kClaim, vClaim = ck.Row, cv.Row
+			kClaim, vClaim = ck.New, cv.New
 		} else {
 			pk, ck, err := kvcache.ProvePrompt(tr, s.promptConfig(), s.keys[0], carryK, []npoly.Claim[E]{attn[1]})
 			if err != nil {
@@ -248,16 +248,16 @@ func verify[E field.Scalar, P field.Ptr[E]](s *generation, proof *generationProo
 			if err := extend(&attn, s); err != nil {
 				return err
 			}
-			ck, err := kvcache.Verify(tr, s.appendConfig(p, 1+len(carryK)), proof.appendK[i], append([]npoly.Claim[E]{attn[1]}, carryK...))
+			ck, err := kvcache.Verify(tr, s.appendConfig(p, 1+len(carryK)), 1, proof.appendK[i], append([]npoly.Claim[E]{attn[1]}, carryK...))
 			if err != nil {
 				return fmt.Errorf("pass %d: append K: %w", p, err)
 			}
-			cv, err := kvcache.Verify(tr, s.appendConfig(p, 1+len(carryV)), proof.appendV[i], append([]npoly.Claim[E]{attn[2]}, carryV...))
+			cv, err := kvcache.Verify(tr, s.appendConfig(p, 1+len(carryV)), 1, proof.appendV[i], append([]npoly.Claim[E]{attn[2]}, carryV...))
 			if err != nil {
 				return fmt.Errorf("pass %d: append V: %w", p, err)
 			}
 			carryK, carryV = []npoly.Claim[E]{ck.Prev}, []npoly.Claim[E]{cv.Prev}
-			kClaim, vClaim = ck.Row, cv.Row
+			kClaim, vClaim = ck.New, cv.New
 		} else {
 			ck, err := kvcache.VerifyPrompt(tr, s.promptConfig(), proof.promptK, carryK, []npoly.Claim[E]{attn[1]})
 			if err != nil {
@@ -342,16 +342,16 @@ func (c *generationCircuit) Define(api frontend.API) error {
 					return err
 				}
 			}
-			ck, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryK)), c.AppendK[i], append([]poly.Claim{attn[1]}, carryK...))
+			ck, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryK)), 1, c.AppendK[i], append([]poly.Claim{attn[1]}, carryK...))
 			if err != nil {
 				return err
 			}
-			cv, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryV)), c.AppendV[i], append([]poly.Claim{attn[2]}, carryV...))
+			cv, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryV)), 1, c.AppendV[i], append([]poly.Claim{attn[2]}, carryV...))
 			if err != nil {
 				return err
 			}
 			carryK, carryV = []poly.Claim{ck.Prev}, []poly.Claim{cv.Prev}
-			kClaim, vClaim = ck.Row, cv.Row
+			kClaim, vClaim = ck.New, cv.New
 		} else {
 			if kClaim, err = gkvcache.VerifyPrompt(api, tr, s.promptConfig(), c.PromptK, carryK, []poly.Claim{attn[1]}); err != nil {
 				return err

@@ -15,13 +15,15 @@ import (
 // Proof is the in-circuit append proof.
 type Proof struct {
 	// Merge holds the same-poly proof when Claims > 1 (one entry).
-	Merge     []sumcheck.SamePolyProof
-	Prev, Row frontend.Variable
+	Merge []sumcheck.SamePolyProof
+	Prev  frontend.Variable
+	Shift sumcheck.Proof
+	New   frontend.Variable
 }
 
 // PlaceholderProof sizes a proof for the append cfg.
 func PlaceholderProof(cfg kvcache.Config) Proof {
-	var p Proof
+	p := Proof{Shift: sumcheck.PlaceholderProof(cfg.NewVars(), 2)}
 	if cfg.Claims > 1 {
 		p.Merge = []sumcheck.SamePolyProof{sumcheck.PlaceholderSamePolyProof(cfg.RowVars() + cfg.ColVars())}
 	}
@@ -30,32 +32,38 @@ func PlaceholderProof(cfg kvcache.Config) Proof {
 
 // ValueOfProof returns the assignment of a native append proof.
 func ValueOfProof[E field.Scalar](p *kvcache.Proof[E]) Proof {
-	return Proof{Merge: sumcheck.ValueOfSamePolyProofs(p.Merge), Prev: field.BigInt(&p.Prev), Row: field.BigInt(&p.Row)}
+	return Proof{Merge: sumcheck.ValueOfSamePolyProofs(p.Merge), Prev: field.BigInt(&p.Prev), Shift: sumcheck.ValueOfProof(&p.Shift), New: field.BigInt(&p.New)}
 }
 
 // Claims are the claims an append leaves: on the previous cache and on
-// the new row.
+// the pass's new rows.
 type Claims struct {
-	Prev, Row poly.Claim
+	Prev, New poly.Claim
 }
 
-// Verify checks an append proof against the claims on the new cache,
-// K̃_new(p) = K̃_prev(p) + β(p_row, bits(Position))·k̃(p_col) at the
-// accumulated point p, and returns the claims on the previous cache and on
-// the new row.
-func Verify(api frontend.API, tr *transcript.Transcript, shape kvcache.Config, proof Proof, out []poly.Claim) (Claims, error) {
+// Verify checks an append proof of live written rows (a circuit
+// variable, 0 ≤ live ≤ NewRows, asserted, and no row written past the
+// context) against the claims on the new cache,
+//
+//	K̃_new(p) = K̃_prev(p) + Σ_{a < live} β(p_row, bits(Position + a))·X̃(a, p_col)
+//
+// at the accumulated point p, the sum by the shift sum-check (see the
+// native Verify), and returns the claims on the previous cache and on the
+// new rows.
+func Verify(api frontend.API, tr *transcript.Transcript, shape kvcache.Config, live frontend.Variable, proof Proof, out []poly.Claim) (Claims, error) {
 	if err := shape.Validate(); err != nil {
 		return Claims{}, err
 	}
 	rv, vars := shape.RowVars(), shape.RowVars()+shape.ColVars()
-	if len(out) != shape.Claims || len(proof.Merge) != len(PlaceholderProof(shape).Merge) {
-		return Claims{}, fmt.Errorf("kvcache: %d claims and %d same-poly proofs for shape %+v", len(out), len(proof.Merge), shape)
+	if len(out) != shape.Claims || len(proof.Merge) != len(PlaceholderProof(shape).Merge) || len(proof.Shift.Rounds) != shape.NewVars() {
+		return Claims{}, fmt.Errorf("kvcache: %d claims, %d same-poly proofs and %d shift rounds for shape %+v", len(out), len(proof.Merge), len(proof.Shift.Rounds), shape)
 	}
 	for i, c := range out {
 		if len(c.Point) != vars {
 			return Claims{}, fmt.Errorf("kvcache: claim %d has %d coordinates, want %d", i, len(c.Point), vars)
 		}
 	}
+	kept := poly.Thermometer(api, live, shape.NewRows())
 	tr.Label("kvcache")
 	claim := out[0]
 	if shape.Claims > 1 {
@@ -65,12 +73,27 @@ func Verify(api frontend.API, tr *transcript.Transcript, shape kvcache.Config, p
 		}
 		claim = c
 	}
-	tr.Absorb(proof.Prev, proof.Row)
-	pad := poly.EqIndex(api, claim.Point[:rv], shape.Position)
-	api.AssertIsEqual(claim.Value, api.Add(proof.Prev, api.Mul(pad, proof.Row)))
+	tr.Absorb(proof.Prev)
+	rho, value, err := sumcheck.Verify(api, tr, api.Sub(claim.Value, proof.Prev), 2, proof.Shift)
+	if err != nil {
+		return Claims{}, fmt.Errorf("kvcache: shift: %w", err)
+	}
+	tr.Absorb(proof.New)
+	weight := frontend.Variable(0)
+	for a, k := range kept {
+		if shape.Position+a >= shape.Context {
+			// A row past the context is never written.
+			api.AssertIsEqual(k, 0)
+			continue
+		}
+		w := api.Mul(poly.EqIndex(api, claim.Point[:rv], shape.Position+a), poly.EqIndex(api, rho, a))
+		weight = api.Add(weight, api.Mul(k, w))
+	}
+	api.AssertIsEqual(value, api.Mul(weight, proof.New))
+	point := append(append([]frontend.Variable(nil), rho...), claim.Point[rv:]...)
 	return Claims{
 		Prev: poly.Claim{Point: claim.Point, Value: proof.Prev},
-		Row:  poly.Claim{Point: claim.Point[rv:], Value: proof.Row},
+		New:  poly.Claim{Point: point, Value: proof.New},
 	}, nil
 }
 

@@ -33,12 +33,14 @@ const constraintsFile = "testdata/constraints.csv"
 type appendCircuit struct {
 	Proof gkvcache.Proof
 	Out   []poly.Claim
+	Live  frontend.Variable
 	fixed *appendFixed `gnark:"-"`
 }
 
 type appendFixed struct {
-	cfg       kvcache.Config
-	prev, row []int64
+	cfg        kvcache.Config
+	prev, rows []int64
+	live       int
 }
 
 func (c *appendCircuit) Define(api frontend.API) error {
@@ -46,7 +48,7 @@ func (c *appendCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	claims, err := gkvcache.Verify(api, tr, c.fixed.cfg, c.Proof, c.Out)
+	claims, err := gkvcache.Verify(api, tr, c.fixed.cfg, c.Live, c.Proof, c.Out)
 	if err != nil || c.fixed.prev == nil {
 		return err
 	}
@@ -54,7 +56,7 @@ func (c *appendCircuit) Define(api frontend.API) error {
 	cache := make([]int64, cfg.Context*cfg.Width)
 	copy(cache, c.fixed.prev)
 	api.AssertIsEqual(poly.EvaluateDense(api, constantTable(cache, cfg.Context, cfg.Width), claims.Prev.Point), claims.Prev.Value)
-	api.AssertIsEqual(poly.EvaluateDense(api, constantTable(c.fixed.row, 1, cfg.Width), claims.Row.Point), claims.Row.Value)
+	api.AssertIsEqual(poly.EvaluateDense(api, constantTable(c.fixed.rows, cfg.NewRows(), cfg.Width), claims.New.Point), claims.New.Value)
 	return nil
 }
 
@@ -80,24 +82,35 @@ func claimsAssignment[E field.Scalar, P field.Ptr[E]](claims []npoly.Claim[E]) [
 
 // nativeAppendAccepts runs the native verifier and the tensor checks.
 func nativeAppendAccepts[E field.Scalar, P field.Ptr[E]](f *appendFixed, proof *kvcache.Proof[E], out []npoly.Claim[E]) bool {
-	claims, err := kvcache.Verify(ntranscript.New[E, P]("kvcache-test"), f.cfg, proof, out)
+	claims, err := kvcache.Verify(ntranscript.New[E, P]("kvcache-test"), f.cfg, f.live, proof, out)
 	if err != nil {
 		return false
 	}
 	cache := make([]int64, f.cfg.Context*f.cfg.Width)
 	copy(cache, f.prev)
 	prev, errPrev := npoly.EvaluateTensor[E, P](cache, []int{f.cfg.Context, f.cfg.Width}, claims.Prev.Point)
-	row, errRow := npoly.EvaluateTensor[E, P](f.row, []int{1, f.cfg.Width}, claims.Row.Point)
-	return errPrev == nil && errRow == nil && P(&prev).Equal(&claims.Prev.Value) && P(&row).Equal(&claims.Row.Value)
+	rows, errRows := npoly.EvaluateTensor[E, P](f.rows, []int{f.cfg.NewRows(), f.cfg.Width}, claims.New.Point)
+	return errPrev == nil && errRows == nil && P(&prev).Equal(&claims.Prev.Value) && P(&rows).Equal(&claims.New.Value)
 }
 
 func testAppendBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	one := field.One[E, P]()
-	for _, cfg := range []kvcache.Config{{Context: 6, Width: 3, Position: 4, Claims: 2}, {Context: 8, Width: 5, Position: 0, Claims: 1}} {
-		f := &appendFixed{cfg: cfg, prev: randomInts(rng, cfg.Position*cfg.Width, 1<<15), row: randomInts(rng, cfg.Width, 1<<15)}
+	for _, c := range []struct {
+		cfg  kvcache.Config
+		live int
+	}{
+		{kvcache.Config{Context: 6, Width: 3, Position: 4, Claims: 2}, 1},
+		{kvcache.Config{Context: 8, Width: 5, Position: 0, Claims: 1}, 1},
+		// A turn of a bucket of 4 rows, 3 kept, and one whose pad rows
+		// fall past the context.
+		{kvcache.Config{Context: 12, Width: 3, Position: 5, Rows: 4, Claims: 2}, 3},
+		{kvcache.Config{Context: 8, Width: 3, Position: 6, Rows: 4, Claims: 1}, 2},
+	} {
+		cfg := c.cfg
+		f := &appendFixed{cfg: cfg, prev: randomInts(rng, cfg.Position*cfg.Width, 1<<15), rows: randomInts(rng, cfg.NewRows()*cfg.Width, 1<<15), live: c.live}
 		next := make([]int64, cfg.Context*cfg.Width)
-		copy(next, append(append([]int64(nil), f.prev...), f.row...))
+		copy(next, append(append([]int64(nil), f.prev...), f.rows[:c.live*cfg.Width]...))
 		out := make([]npoly.Claim[E], cfg.Claims)
 		for i := range out {
 			point := field.RandomVector[E, P](rng, cfg.RowVars()+cfg.ColVars())
@@ -107,18 +120,23 @@ func testAppendBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc
 			}
 			out[i] = npoly.Claim[E]{Point: point, Value: v}
 		}
-		proof, _, err := kvcache.Prove(ntranscript.New[E, P]("kvcache-test"), cfg, kvcache.Witness{Prev: f.prev, Row: f.row}, out)
+		proof, _, err := kvcache.Prove(ntranscript.New[E, P]("kvcache-test"), cfg, kvcache.Witness{Prev: f.prev, New: f.rows, Live: c.live}, out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		circuit := placeholderAppend(f)
 		solved := func() bool {
-			return test.IsSolved(circuit, &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), fixed: f}, curve.ScalarField()) == nil
+			return test.IsSolved(circuit, &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), Live: f.live, fixed: f}, curve.ScalarField()) == nil
 		}
 		if !nativeAppendAccepts[E, P](f, proof, out) || !solved() {
 			t.Fatalf("%+v: honest proof rejected", cfg)
 		}
-		elements := []*E{&proof.Prev, &proof.Row}
+		elements := []*E{&proof.Prev, &proof.New}
+		for _, r := range proof.Shift.Rounds {
+			for i := range r {
+				elements = append(elements, &r[i])
+			}
+		}
 		if proof.Merge != nil {
 			for _, r := range proof.Merge.SumCheck.Rounds {
 				for i := range r {
@@ -144,12 +162,26 @@ func testAppendBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc
 			for c := range cfg.Width {
 				swapped[c], swapped[cfg.Width+c] = swapped[cfg.Width+c], swapped[c]
 			}
-			g := &appendFixed{cfg: cfg, prev: swapped, row: f.row}
+			g := &appendFixed{cfg: cfg, prev: swapped, rows: f.rows, live: f.live}
 			if nativeAppendAccepts[E, P](g, proof, out) {
 				t.Errorf("%+v: swapped previous cache: native accepts", cfg)
 			}
-			if test.IsSolved(placeholderAppend(g), &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), fixed: g}, curve.ScalarField()) == nil {
+			if test.IsSolved(placeholderAppend(g), &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), Live: g.live, fixed: g}, curve.ScalarField()) == nil {
 				t.Errorf("%+v: swapped previous cache: circuit accepts", cfg)
+			}
+		}
+		// Another count of rows written: one more (a pad row kept) or
+		// one fewer (a new row dropped).
+		for _, other := range []int{c.live - 1, c.live + 1} {
+			if other < 0 || other > cfg.NewRows() {
+				continue
+			}
+			g := &appendFixed{cfg: cfg, prev: f.prev, rows: f.rows, live: other}
+			if nativeAppendAccepts[E, P](g, proof, out) {
+				t.Errorf("%+v: %d rows written claimed as %d: native accepts", cfg, c.live, other)
+			}
+			if test.IsSolved(placeholderAppend(g), &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), Live: other, fixed: g}, curve.ScalarField()) == nil {
+				t.Errorf("%+v: %d rows written claimed as %d: circuit accepts", cfg, c.live, other)
 			}
 		}
 	}
@@ -269,9 +301,11 @@ func TestConstraintCounts(t *testing.T) {
 		{Context: 64, Width: 768, Position: 16, Claims: 1},
 		{Context: 64, Width: 768, Position: 16, Claims: 2},
 		{Context: 1024, Width: 768, Position: 16, Claims: 2},
+		// A turn of a bucket of 16 rows.
+		{Context: 1024, Width: 768, Position: 16, Rows: 16, Claims: 2},
 	} {
 		n := compile(placeholderAppend(&appendFixed{cfg: cfg}))
-		rows = append(rows, []string{"append", strconv.Itoa(cfg.Context), "1", strconv.Itoa(cfg.Width), strconv.Itoa(cfg.Position), strconv.Itoa(cfg.Claims), strconv.Itoa(n)})
+		rows = append(rows, []string{"append", strconv.Itoa(cfg.Context), strconv.Itoa(cfg.NewRows()), strconv.Itoa(cfg.Width), strconv.Itoa(cfg.Position), strconv.Itoa(cfg.Claims), strconv.Itoa(n)})
 	}
 	for _, cfg := range []kvcache.PromptConfig{
 		{Context: 64, Rows: 16, Width: 768, CacheClaims: 1, PromptClaims: 1},

@@ -17,14 +17,14 @@ import (
 // model's forward pass does); ratio = prover time / plain time.
 func benchAppend[E field.Scalar, P field.Ptr[E]](b *testing.B, cfg Config) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	w, out := appendCase[E, P](rng, cfg)
+	w, out := appendCase[E, P](rng, cfg, cfg.NewRows())
 	var sink []int64
 	var plainTotal, proveTotal time.Duration
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
 		start := time.Now()
-		sink = append(append(sink[:0], w.Prev...), w.Row...)
+		sink = append(append(sink[:0], w.Prev...), w.New...)
 		plainTotal += time.Since(start)
 		b.StartTimer()
 		start = time.Now()
@@ -39,9 +39,13 @@ func benchAppend[E field.Scalar, P field.Ptr[E]](b *testing.B, cfg Config) {
 }
 
 // BenchmarkAppend: GPT-2 small's key/value width 768, a decoding pass at
-// position 16 of a context of 64.
+// position 16 of a context of 64, and a turn of 16 rows at position 16.
 func BenchmarkAppend(b *testing.B) {
-	cfg := Config{Context: 64, Width: 768, Position: 16, Claims: 2}
-	b.Run("bn254", func(b *testing.B) { benchAppend[bn254fr.Element](b, cfg) })
-	b.Run("bls12-377", func(b *testing.B) { benchAppend[bls12377fr.Element](b, cfg) })
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{{"row", Config{Context: 64, Width: 768, Position: 16, Claims: 2}}, {"turn16", Config{Context: 64, Width: 768, Position: 16, Rows: 16, Claims: 2}}} {
+		b.Run(c.name+"/bn254", func(b *testing.B) { benchAppend[bn254fr.Element](b, c.cfg) })
+		b.Run(c.name+"/bls12-377", func(b *testing.B) { benchAppend[bls12377fr.Element](b, c.cfg) })
+	}
 }

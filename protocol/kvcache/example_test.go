@@ -17,8 +17,8 @@ import (
 func Example() {
 	type E = bn254fr.Element
 	cfg := kvcache.Config{Context: 4, Width: 3, Position: 2, Claims: 1}
-	w := kvcache.Witness{Prev: []int64{1, 2, 3, 4, 5, 6}, Row: []int64{7, 8, 9}}
-	next := append(append([]int64(nil), w.Prev...), w.Row...)
+	w := kvcache.Witness{Prev: []int64{1, 2, 3, 4, 5, 6}, New: []int64{7, 8, 9}, Live: 1}
+	next := append(append([]int64(nil), w.Prev...), w.New...)
 	point := transcript.New[E]("example").Challenges(cfg.RowVars() + cfg.ColVars())
 	value, err := poly.EvaluateTensor[E](append(next, 0, 0, 0), []int{4, 3}, point)
 	if err != nil {
@@ -29,7 +29,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	claims, err := kvcache.Verify(transcript.New[E]("pass"), cfg, proof, out)
+	claims, err := kvcache.Verify(transcript.New[E]("pass"), cfg, w.Live, proof, out)
 	if err != nil {
 		panic(err)
 	}
@@ -37,10 +37,10 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	row, err := poly.EvaluateTensor[E](w.Row, []int{1, 3}, claims.Row.Point)
+	row, err := poly.EvaluateTensor[E](w.New, []int{1, 3}, claims.New.Point)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(prev.Equal(&claims.Prev.Value), row.Equal(&claims.Row.Value))
+	fmt.Println(prev.Equal(&claims.Prev.Value), row.Equal(&claims.New.Value))
 	// Output: true true
 }

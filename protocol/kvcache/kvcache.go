@@ -13,11 +13,15 @@ import (
 // fits an int.
 const maxSide = 1 << 24
 
-// Config is the shape of one decoding-pass append: the cache has Context
-// rows (the model's context length l) of Width columns, rows 0…Position−1
-// hold the previous tokens and the new row goes to row Position.
+// Config is the shape of one append: the cache has Context rows (the
+// model's context length l) of Width columns, rows 0…Position−1 hold the
+// previous tokens, and a pass that computed Rows new rows (a decoding
+// pass's one, or a turn's bucket) writes its first live ones, a count
+// the verifier is given, at rows Position, Position + 1, ….
 type Config struct {
 	Context, Width, Position int
+	// Rows is the number of rows the pass computed (0 means 1).
+	Rows int
 	// Claims is the number of claims on the new cache (at least 1: the
 	// attention's, plus the next pass's claim on its previous cache).
 	Claims int
@@ -29,6 +33,12 @@ func (c Config) RowVars() int { return poly.Log2Ceil(c.Context) }
 // ColVars returns ⌈log₂ Width⌉.
 func (c Config) ColVars() int { return poly.Log2Ceil(c.Width) }
 
+// NewRows returns the number of rows the pass computed, at least 1.
+func (c Config) NewRows() int { return max(c.Rows, 1) }
+
+// NewVars returns ⌈log₂ NewRows⌉, the rounds of the shift sum-check.
+func (c Config) NewVars() int { return poly.Log2Ceil(c.NewRows()) }
+
 // Validate checks the shape.
 func (c Config) Validate() error {
 	if c.Context < 1 || c.Context > maxSide || c.Width < 1 || c.Width > maxSide {
@@ -37,25 +47,42 @@ func (c Config) Validate() error {
 	if c.Position < 0 || c.Position >= c.Context {
 		return fmt.Errorf("kvcache: position %d outside the context [0, %d)", c.Position, c.Context)
 	}
+	if c.Rows < 0 || c.Rows > maxSide {
+		return fmt.Errorf("kvcache: %d new rows", c.Rows)
+	}
 	if c.Claims < 1 || c.Claims > maxSide {
 		return fmt.Errorf("kvcache: %d claims on the cache", c.Claims)
 	}
 	return nil
 }
 
+// checkLive checks the number of new rows written to the cache.
+func (c Config) checkLive(live int) error {
+	if live < 0 || live > c.NewRows() || c.Position+live > c.Context {
+		return fmt.Errorf("kvcache: %d of %d new rows written from position %d of a context of %d", live, c.NewRows(), c.Position, c.Context)
+	}
+	return nil
+}
+
 // Witness holds the cache before the pass, Position × Width row-major (the
-// model's [Len, KVDim] cache), and the new row, Width entries.
+// model's [Len, KVDim] cache), the pass's new rows, NewRows × Width, and
+// how many of them the cache keeps.
 type Witness struct {
 	Prev []int64
-	Row  []int64
+	New  []int64
+	Live int
 }
 
 // Proof is the prover's message for one append.
 type Proof[E field.Scalar] struct {
 	// Merge accumulates the claims on the new cache (nil for one claim).
 	Merge *sumcheck.SamePolyProof[E]
-	// Prev = K̃_prev(p) and Row = k̃(p_col) at the accumulated point p.
-	Prev, Row E
+	// Prev = K̃_prev(p) at the accumulated point p = (p_row ‖ p_col).
+	Prev E
+	// Shift proves the written rows' part of K̃_new(p) (NewVars rounds of
+	// degree 2), and New = X̃(ρ, p_col) at its point ρ.
+	Shift sumcheck.Proof[E]
+	New   E
 }
 
 // Claims are the claims an append leaves.
@@ -63,9 +90,9 @@ type Claims[E field.Scalar] struct {
 	// Prev is on the previous cache, Context × Width padded: it binds to
 	// the output of the previous pass.
 	Prev poly.Claim[E]
-	// Row is on the new row, Width padded: it goes to the layer that made
-	// it (QKV, through rescaling and RoPE).
-	Row poly.Claim[E]
+	// New is on the pass's new rows, NewRows × Width padded: it goes to
+	// the layer that made them (QKV, through rescaling and RoPE).
+	New poly.Claim[E]
 }
 
 func checkOut[E field.Scalar](n, vars int, out []poly.Claim[E], what string) error {
@@ -92,29 +119,45 @@ func padCache[E field.Scalar, P field.Ptr[E]](values []int64, rows, context, wid
 	return out
 }
 
+// shiftWeights returns w(a) = β(p_row, bits(Position + a))·[a < live] for
+// a < 2^NewVars: the written rows' weights in K̃_new(p_row ‖ ·).
+func shiftWeights[E field.Scalar, P field.Ptr[E]](cfg Config, live int, pRow []E) []E {
+	w := make([]E, 1<<cfg.NewVars())
+	for a := range live {
+		w[a] = poly.EqIndex[E, P](pRow, cfg.Position+a)
+	}
+	return w
+}
+
 // Prove proves that the new cache (the claims out, each on the Context ×
-// Width padded matrix) is the previous cache with the new row written at
-// row Position.
+// Width padded matrix) is the previous cache with the first w.Live new
+// rows written from row Position.
 func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, w Witness, out []poly.Claim[E]) (*Proof[E], Claims[E], error) {
 	var claims Claims[E]
 	if err := cfg.Validate(); err != nil {
 		return nil, claims, err
 	}
-	if len(w.Prev) != cfg.Position*cfg.Width || len(w.Row) != cfg.Width {
-		return nil, claims, fmt.Errorf("kvcache: witness of %d cached and %d new entries, want %d and %d", len(w.Prev), len(w.Row), cfg.Position*cfg.Width, cfg.Width)
+	if err := cfg.checkLive(w.Live); err != nil {
+		return nil, claims, err
+	}
+	if len(w.Prev) != cfg.Position*cfg.Width || len(w.New) != cfg.NewRows()*cfg.Width {
+		return nil, claims, fmt.Errorf("kvcache: witness of %d cached and %d new entries, want %d and %d", len(w.Prev), len(w.New), cfg.Position*cfg.Width, cfg.NewRows()*cfg.Width)
 	}
 	if err := checkOut(cfg.Claims, cfg.RowVars()+cfg.ColVars(), out, "new cache"); err != nil {
 		return nil, claims, err
 	}
 	tr.Label("kvcache")
 	prev := padCache[E, P](w.Prev, cfg.Position, cfg.Context, cfg.Width)
-	row := padCache[E, P](w.Row, 1, 1, cfg.Width)
+	rows := padCache[E, P](w.New, cfg.NewRows(), cfg.NewRows(), cfg.Width)
+	pc := poly.NextPowerOfTwo(cfg.Width)
 	proof := &Proof[E]{}
 	claim := out[0]
 	if len(out) > 1 {
 		next := append([]E(nil), prev...)
-		pc := len(row)
-		field.Add(next[cfg.Position*pc:(cfg.Position+1)*pc], next[cfg.Position*pc:(cfg.Position+1)*pc], row)
+		for a := range w.Live {
+			r := (cfg.Position + a) * pc
+			field.Add(next[r:r+pc], next[r:r+pc], rows[a*pc:(a+1)*pc])
+		}
 		merge, c, err := sumcheck.ProveSamePoly(tr, next, out)
 		if err != nil {
 			return nil, claims, fmt.Errorf("kvcache: same-poly: %w", err)
@@ -123,26 +166,47 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg 
 	}
 	rv := cfg.RowVars()
 	proof.Prev = poly.Evaluate[E, P](prev, claim.Point)
-	proof.Row = poly.Evaluate[E, P](row, claim.Point[rv:])
-	tr.Absorb(proof.Prev, proof.Row)
-	return proof, leftClaims(rv, claim.Point, proof), nil
+	tr.Absorb(proof.Prev)
+	// x(a) = X̃(a, p_col): the new rows folded at p_col.
+	x := make([]E, 1<<cfg.NewVars())
+	eqCol := poly.EqTable[E, P](claim.Point[rv:])
+	for a := range cfg.NewRows() {
+		x[a] = field.InnerProduct(rows[a*pc:(a+1)*pc], eqCol)
+	}
+	var written E
+	P(&written).Sub(&claim.Value, &proof.Prev)
+	shift, opening, err := sumcheck.Prove(tr, [][]E{shiftWeights[E, P](cfg, w.Live, claim.Point[:rv]), x},
+		[]sumcheck.Term[E]{{Coefficient: field.One[E, P](), Factors: []int{0, 1}}}, written)
+	if err != nil {
+		return nil, claims, fmt.Errorf("kvcache: shift: %w", err)
+	}
+	proof.Shift, proof.New = shift, opening.Evaluations[1]
+	tr.Absorb(proof.New)
+	return proof, leftClaims(rv, claim.Point, opening.Point, proof), nil
 }
 
-func leftClaims[E field.Scalar](rowVars int, point []E, proof *Proof[E]) Claims[E] {
+func leftClaims[E field.Scalar](rowVars int, point, rho []E, proof *Proof[E]) Claims[E] {
 	return Claims[E]{
 		Prev: poly.Claim[E]{Point: point, Value: proof.Prev},
-		Row:  poly.Claim[E]{Point: point[rowVars:], Value: proof.Row},
+		New:  poly.Claim[E]{Point: append(append([]E(nil), rho...), point[rowVars:]...), Value: proof.New},
 	}
 }
 
-// Verify checks an append proof against the claims on the new cache and
-// returns the claims on the previous cache and on the new row: at the
-// accumulated point p = (p_row ‖ p_col),
+// Verify checks an append proof of live written rows against the claims
+// on the new cache and returns the claims on the previous cache and on the
+// new rows: at the accumulated point p = (p_row ‖ p_col),
 //
-//	K̃_new(p) = K̃_prev(p) + β(p_row, bits(Position))·k̃(p_col).
-func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, proof *Proof[E], out []poly.Claim[E]) (Claims[E], error) {
+//	K̃_new(p) = K̃_prev(p) + Σ_{a < live} β(p_row, bits(Position + a))·X̃(a, p_col),
+//
+// the sum by a sum-check over a that ends at ρ, where the verifier checks
+// its value against W(ρ)·X̃(ρ, p_col), W(ρ) = Σ_{a<live} β(ρ, a)·β(p_row,
+// bits(Position + a)).
+func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, live int, proof *Proof[E], out []poly.Claim[E]) (Claims[E], error) {
 	var claims Claims[E]
 	if err := cfg.Validate(); err != nil {
+		return claims, err
+	}
+	if err := cfg.checkLive(live); err != nil {
 		return claims, err
 	}
 	if err := checkOut(cfg.Claims, cfg.RowVars()+cfg.ColVars(), out, "new cache"); err != nil {
@@ -160,16 +224,27 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 		}
 		claim = c
 	}
-	tr.Absorb(proof.Prev, proof.Row)
-	rv := cfg.RowVars()
-	pad := poly.EqIndex[E, P](claim.Point[:rv], cfg.Position)
-	var want E
-	P(&want).Mul(&pad, &proof.Row)
-	P(&want).Add(&want, &proof.Prev)
-	if !P(&want).Equal(&claim.Value) {
-		return claims, fmt.Errorf("%w: kvcache: previous cache and new row do not add up to the new cache", sumcheck.ErrRejected)
+	tr.Absorb(proof.Prev)
+	var written E
+	P(&written).Sub(&claim.Value, &proof.Prev)
+	rho, value, err := sumcheck.Verify(tr, written, 2, cfg.NewVars(), proof.Shift)
+	if err != nil {
+		return claims, fmt.Errorf("kvcache: shift: %w", err)
 	}
-	return leftClaims(rv, claim.Point, proof), nil
+	tr.Absorb(proof.New)
+	rv := cfg.RowVars()
+	var weight, t E
+	for a := range live {
+		eqRow := poly.EqIndex[E, P](claim.Point[:rv], cfg.Position+a)
+		eqNew := poly.EqIndex[E, P](rho, a)
+		P(&t).Mul(&eqRow, &eqNew)
+		P(&weight).Add(&weight, &t)
+	}
+	P(&t).Mul(&weight, &proof.New)
+	if !P(&t).Equal(&value) {
+		return claims, fmt.Errorf("%w: kvcache: previous cache and new rows do not add up to the new cache", sumcheck.ErrRejected)
+	}
+	return leftClaims(rv, claim.Point, rho, proof), nil
 }
 
 // ExtendRows turns a claim on the first 2^k rows of the cache (a matrix of

@@ -29,39 +29,52 @@ func evaluateCache[E field.Scalar, P field.Ptr[E]](values []int64, rows, context
 	return poly.Evaluate[E, P](padCache[E, P](values, rows, context, width), point)
 }
 
-// appendCase is one honest append: the new cache's claims at random points.
-func appendCase[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, cfg Config) (Witness, []poly.Claim[E]) {
-	w := Witness{Prev: randomInts(rng, cfg.Position*cfg.Width), Row: randomInts(rng, cfg.Width)}
-	next := append(append([]int64(nil), w.Prev...), w.Row...)
+// appendCase is one honest append of live of the new rows: the new
+// cache's claims at random points.
+func appendCase[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, cfg Config, live int) (Witness, []poly.Claim[E]) {
+	w := Witness{Prev: randomInts(rng, cfg.Position*cfg.Width), New: randomInts(rng, cfg.NewRows()*cfg.Width), Live: live}
+	next := append(append([]int64(nil), w.Prev...), w.New[:live*cfg.Width]...)
 	out := make([]poly.Claim[E], cfg.Claims)
 	for i := range out {
 		point := field.RandomVector[E, P](rng, cfg.RowVars()+cfg.ColVars())
-		out[i] = poly.Claim[E]{Point: point, Value: evaluateCache[E, P](next, cfg.Position+1, cfg.Context, cfg.Width, point)}
+		out[i] = poly.Claim[E]{Point: point, Value: evaluateCache[E, P](next, cfg.Position+live, cfg.Context, cfg.Width, point)}
 	}
 	return w, out
 }
 
 // checkAppend verifies and checks the left claims against the tensors.
 func checkAppend[E field.Scalar, P field.Ptr[E]](cfg Config, w Witness, proof *Proof[E], out []poly.Claim[E]) bool {
-	claims, err := Verify(newTranscript[E, P](), cfg, proof, out)
+	claims, err := Verify(newTranscript[E, P](), cfg, w.Live, proof, out)
 	if err != nil {
 		return false
 	}
 	prev := evaluateCache[E, P](w.Prev, cfg.Position, cfg.Context, cfg.Width, claims.Prev.Point)
-	row := evaluateCache[E, P](w.Row, 1, 1, cfg.Width, claims.Row.Point)
-	return P(&prev).Equal(&claims.Prev.Value) && P(&row).Equal(&claims.Row.Value)
+	rows := evaluateCache[E, P](w.New, cfg.NewRows(), cfg.NewRows(), cfg.Width, claims.New.Point)
+	return P(&prev).Equal(&claims.Prev.Value) && P(&rows).Equal(&claims.New.Value)
 }
 
 func testAppend[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	one := field.One[E, P]()
-	for _, cfg := range []Config{
-		{Context: 6, Width: 3, Position: 0, Claims: 1},
-		{Context: 6, Width: 3, Position: 5, Claims: 2},
-		{Context: 64, Width: 10, Position: 17, Claims: 2},
-		{Context: 1, Width: 1, Position: 0, Claims: 3},
+	for _, c := range []struct {
+		cfg  Config
+		live int
+	}{
+		{Config{Context: 6, Width: 3, Position: 0, Claims: 1}, 1},
+		{Config{Context: 6, Width: 3, Position: 5, Claims: 2}, 1},
+		{Config{Context: 64, Width: 10, Position: 17, Claims: 2}, 1},
+		{Config{Context: 1, Width: 1, Position: 0, Claims: 3}, 1},
+		// A turn: a bucket of 8 rows, 5 of them kept, from position 17.
+		{Config{Context: 64, Width: 10, Position: 17, Rows: 8, Claims: 2}, 5},
+		// A first turn (an empty cache), every row kept, and one that
+		// fills the context to its last row.
+		{Config{Context: 20, Width: 6, Position: 0, Rows: 4, Claims: 1}, 4},
+		{Config{Context: 20, Width: 6, Position: 13, Rows: 8, Claims: 1}, 7},
+		// Pad rows beyond the context, not kept.
+		{Config{Context: 20, Width: 6, Position: 17, Rows: 8, Claims: 2}, 2},
 	} {
-		w, out := appendCase[E, P](rng, cfg)
+		cfg, live := c.cfg, c.live
+		w, out := appendCase[E, P](rng, cfg, live)
 		proof, _, err := Prove(newTranscript[E, P](), cfg, w, out)
 		if err != nil {
 			t.Fatalf("%+v: %v", cfg, err)
@@ -78,7 +91,12 @@ func testAppend[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) {
 			}
 			elements = append(elements, &proof.Merge.Evaluation)
 		}
-		elements = append(elements, &proof.Prev, &proof.Row)
+		for _, r := range proof.Shift.Rounds {
+			for i := range r {
+				elements = append(elements, &r[i])
+			}
+		}
+		elements = append(elements, &proof.Prev, &proof.New)
 		for i, x := range elements {
 			saved := *x
 			P(x).Add(x, &one)
@@ -87,12 +105,20 @@ func testAppend[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) {
 			}
 			*x = saved
 		}
-		// The new row claimed at another position.
-		if cfg.Context > 1 {
+		// The new rows claimed at another position, or another count.
+		if cfg.Context > 1 && cfg.Position+live < cfg.Context {
 			wrong := cfg
-			wrong.Position = (cfg.Position + 1) % cfg.Context
-			if _, err := Verify(newTranscript[E, P](), wrong, proof, out); err == nil {
+			wrong.Position++
+			if _, err := Verify(newTranscript[E, P](), wrong, live, proof, out); err == nil {
 				t.Errorf("%+v: accepted at position %d", cfg, wrong.Position)
+			}
+		}
+		for _, other := range []int{live - 1, live + 1} {
+			if other < 0 || cfg.checkLive(other) != nil {
+				continue
+			}
+			if _, err := Verify(newTranscript[E, P](), cfg, other, proof, out); err == nil {
+				t.Errorf("%+v: %d rows written, accepted as %d", cfg, live, other)
 			}
 		}
 	}
@@ -194,9 +220,12 @@ func TestInvalid(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	cfg := Config{Context: 8, Width: 4, Position: 2, Claims: 2}
-	w, out := appendCase[E](rng, cfg)
-	if _, _, err := Prove(newTranscript[E](), cfg, Witness{Prev: w.Prev, Row: w.Row[1:]}, out); err == nil {
+	w, out := appendCase[E](rng, cfg, 1)
+	if _, _, err := Prove(newTranscript[E](), cfg, Witness{Prev: w.Prev, New: w.New[1:], Live: 1}, out); err == nil {
 		t.Error("short row accepted")
+	}
+	if _, _, err := Prove(newTranscript[E](), cfg, Witness{Prev: w.Prev, New: w.New, Live: 2}, out); err == nil {
+		t.Error("two rows written of one accepted")
 	}
 	if _, _, err := Prove(newTranscript[E](), cfg, w, out[:1]); err == nil {
 		t.Error("wrong claim count accepted")
@@ -206,7 +235,7 @@ func TestInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 	proof.Merge = nil
-	if _, err := Verify(newTranscript[E](), cfg, proof, out); err == nil {
+	if _, err := Verify(newTranscript[E](), cfg, 1, proof, out); err == nil {
 		t.Error("proof without same-poly accepted")
 	}
 	if _, err := ExtendRows(out[0], 4, 3); err == nil {
