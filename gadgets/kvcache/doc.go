@@ -1,8 +1,10 @@
 // Package kvcache is the in-circuit verifier of the KV-cache steps of
 // package protocol/kvcache (whose documentation gives the equations): the
 // append of a pass's rows ([Verify]: a decoding pass's one, or a turn's
-// first n of its bucket, n a circuit variable) and the prompt pass's
-// cache ([VerifyPrompt]), in the native verifiers' transcript order.
+// first n of its bucket, written from row t; n and t are circuit
+// variables, so one circuit serves every turn of a conversation) and the
+// prompt pass's cache ([VerifyPrompt]), in the native verifiers'
+// transcript order.
 //
 // # Usage
 //
@@ -22,8 +24,10 @@
 //	append: N = 1 (label) + 3 + 3·⌈log₂ R⌉ + [Claims > 1]·(Claims + 1 + 3·(⌈log₂ l⌉ + ⌈log₂ w⌉) + 1)
 //	prompt: N = 1 + [l̂ > ŝ]·CacheClaims + [claims > 1]·(claims + 1 + 3·(⌈log₂ s⌉ + ⌈log₂ w⌉) + 1)
 //
-// plus, for an append of R rows, about 3(R + 1) for the thermometer of n
-// and R·(⌈log₂ l⌉ + ⌈log₂ R⌉ + 3) for W(ρ), 2 per same-poly round and
+// plus, for an append of R rows, about 3(R + 1) for the thermometer of n,
+// 2⌈log₂ l⌉ for the range of t and of t + n, and R·(3⌈log₂ l⌉ + ⌈log₂ R⌉
+// + 3) for W(ρ) (the bits of each written row's index), 2 per same-poly
+// round and
 // 2·(vars) per same-poly claim. testdata/constraints.csv snapshots the
 // counts for GPT-2 small's width 768. Nothing is left to the caller: the
 // cache steps have no weights.

@@ -342,11 +342,11 @@ func (c *generationCircuit) Define(api frontend.API) error {
 					return err
 				}
 			}
-			ck, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryK)), 1, c.AppendK[i], append([]poly.Claim{attn[1]}, carryK...))
+			ck, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryK)), s.prompt+p-1, 1, c.AppendK[i], append([]poly.Claim{attn[1]}, carryK...))
 			if err != nil {
 				return err
 			}
-			cv, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryV)), 1, c.AppendV[i], append([]poly.Claim{attn[2]}, carryV...))
+			cv, err := gkvcache.Verify(api, tr, s.appendConfig(p, 1+len(carryV)), s.prompt+p-1, 1, c.AppendV[i], append([]poly.Claim{attn[2]}, carryV...))
 			if err != nil {
 				return err
 			}

@@ -41,16 +41,16 @@ type Claims struct {
 	Prev, New poly.Claim
 }
 
-// Verify checks an append proof of live written rows (a circuit
-// variable, 0 ≤ live ≤ NewRows, asserted, and no row written past the
-// context) against the claims on the new cache,
+// Verify checks an append proof of live rows written from row position
+// (both circuit variables, so that one circuit serves every position and
+// count; shape.Position is not read) against the claims on the new cache,
 //
-//	K̃_new(p) = K̃_prev(p) + Σ_{a < live} β(p_row, bits(Position + a))·X̃(a, p_col)
+//	K̃_new(p) = K̃_prev(p) + Σ_{a < live} β(p_row, bits(position + a))·X̃(a, p_col)
 //
 // at the accumulated point p, the sum by the shift sum-check (see the
 // native Verify), and returns the claims on the previous cache and on the
-// new rows.
-func Verify(api frontend.API, tr *transcript.Transcript, shape kvcache.Config, live frontend.Variable, proof Proof, out []poly.Claim) (Claims, error) {
+// new rows. It asserts 0 ≤ live ≤ NewRows and position + live ≤ Context.
+func Verify(api frontend.API, tr *transcript.Transcript, shape kvcache.Config, position, live frontend.Variable, proof Proof, out []poly.Claim) (Claims, error) {
 	if err := shape.Validate(); err != nil {
 		return Claims{}, err
 	}
@@ -64,6 +64,12 @@ func Verify(api frontend.API, tr *transcript.Transcript, shape kvcache.Config, l
 		}
 	}
 	kept := poly.Thermometer(api, live, shape.NewRows())
+	// 0 ≤ position < 2^RowVars, so that position + live does not wrap,
+	// and position + live ≤ Context: Context − position − live, of
+	// magnitude below 2^(RowVars+1), has RowVars + 1 bits only when it is
+	// not negative.
+	api.ToBinary(position, max(rv, 1))
+	api.ToBinary(api.Sub(shape.Context, position, live), rv+1)
 	tr.Label("kvcache")
 	claim := out[0]
 	if shape.Claims > 1 {
@@ -81,13 +87,10 @@ func Verify(api frontend.API, tr *transcript.Transcript, shape kvcache.Config, l
 	tr.Absorb(proof.New)
 	weight := frontend.Variable(0)
 	for a, k := range kept {
-		if shape.Position+a >= shape.Context {
-			// A row past the context is never written.
-			api.AssertIsEqual(k, 0)
-			continue
-		}
-		w := api.Mul(poly.EqIndex(api, claim.Point[:rv], shape.Position+a), poly.EqIndex(api, rho, a))
-		weight = api.Add(weight, api.Mul(k, w))
+		// A kept row's index position + a is below the context; a pad
+		// row's weight is zero, its index taken as 0.
+		row := poly.EqAt(api, claim.Point[:rv], api.Mul(k, api.Add(position, a)))
+		weight = api.Add(weight, api.Mul(k, api.Mul(row, poly.EqIndex(api, rho, a))))
 	}
 	api.AssertIsEqual(value, api.Mul(weight, proof.New))
 	point := append(append([]frontend.Variable(nil), rho...), claim.Point[rv:]...)

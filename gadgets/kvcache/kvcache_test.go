@@ -31,10 +31,11 @@ const constraintsFile = "testdata/constraints.csv"
 // appendCircuit verifies one append; with tensors set it also checks the
 // left claims against them.
 type appendCircuit struct {
-	Proof gkvcache.Proof
-	Out   []poly.Claim
-	Live  frontend.Variable
-	fixed *appendFixed `gnark:"-"`
+	Proof    gkvcache.Proof
+	Out      []poly.Claim
+	Position frontend.Variable
+	Live     frontend.Variable
+	fixed    *appendFixed `gnark:"-"`
 }
 
 type appendFixed struct {
@@ -48,7 +49,7 @@ func (c *appendCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	claims, err := gkvcache.Verify(api, tr, c.fixed.cfg, c.Live, c.Proof, c.Out)
+	claims, err := gkvcache.Verify(api, tr, c.fixed.cfg, c.Position, c.Live, c.Proof, c.Out)
 	if err != nil || c.fixed.prev == nil {
 		return err
 	}
@@ -126,7 +127,7 @@ func testAppendBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc
 		}
 		circuit := placeholderAppend(f)
 		solved := func() bool {
-			return test.IsSolved(circuit, &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), Live: f.live, fixed: f}, curve.ScalarField()) == nil
+			return test.IsSolved(circuit, &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), Position: cfg.Position, Live: f.live, fixed: f}, curve.ScalarField()) == nil
 		}
 		if !nativeAppendAccepts[E, P](f, proof, out) || !solved() {
 			t.Fatalf("%+v: honest proof rejected", cfg)
@@ -166,8 +167,15 @@ func testAppendBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc
 			if nativeAppendAccepts[E, P](g, proof, out) {
 				t.Errorf("%+v: swapped previous cache: native accepts", cfg)
 			}
-			if test.IsSolved(placeholderAppend(g), &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), Live: g.live, fixed: g}, curve.ScalarField()) == nil {
+			if test.IsSolved(placeholderAppend(g), &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), Position: cfg.Position, Live: g.live, fixed: g}, curve.ScalarField()) == nil {
 				t.Errorf("%+v: swapped previous cache: circuit accepts", cfg)
+			}
+		}
+		// The rows written at another position: one circuit for every
+		// position.
+		if cfg.Position+c.live < cfg.Context {
+			if test.IsSolved(circuit, &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), Position: cfg.Position + 1, Live: f.live, fixed: f}, curve.ScalarField()) == nil {
+				t.Errorf("%+v: rows written at position %d: circuit accepts", cfg, cfg.Position+1)
 			}
 		}
 		// Another count of rows written: one more (a pad row kept) or
@@ -180,7 +188,7 @@ func testAppendBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc
 			if nativeAppendAccepts[E, P](g, proof, out) {
 				t.Errorf("%+v: %d rows written claimed as %d: native accepts", cfg, c.live, other)
 			}
-			if test.IsSolved(placeholderAppend(g), &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), Live: other, fixed: g}, curve.ScalarField()) == nil {
+			if test.IsSolved(placeholderAppend(g), &appendCircuit{Proof: gkvcache.ValueOfProof(proof), Out: claimsAssignment[E, P](out), Position: cfg.Position, Live: other, fixed: g}, curve.ScalarField()) == nil {
 				t.Errorf("%+v: %d rows written claimed as %d: circuit accepts", cfg, c.live, other)
 			}
 		}

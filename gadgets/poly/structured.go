@@ -42,6 +42,31 @@ func EqIndex(api frontend.API, point []frontend.Variable, idx int) frontend.Vari
 	return res
 }
 
+// EqAt returns β(point, bits(x)) for a circuit variable x, the MLE of the
+// one-hot vector of length 2ⁿ with its 1 at x, and asserts 0 ≤ x < 2ⁿ
+// (its n-bit decomposition). About 3n constraints: n for the bits, one
+// product b·r per bit and n − 1 for the product of the factors.
+func EqAt(api frontend.API, point []frontend.Variable, x frontend.Variable) frontend.Variable {
+	n := len(point)
+	if n == 0 {
+		api.AssertIsEqual(x, 0)
+		return 1
+	}
+	bits := api.ToBinary(x, n)
+	var res frontend.Variable = 1
+	for k := range point {
+		b := bits[n-1-k]
+		// β(r, b) = b·r + (1 − b)(1 − r) = 1 − r − b + 2·b·r.
+		f := api.Add(api.Sub(1, point[k], b), api.Mul(2, api.Mul(b, point[k])))
+		if k == 0 {
+			res = f
+			continue
+		}
+		res = api.Mul(res, f)
+	}
+	return res
+}
+
 // ShapeSelector returns the MLE at point of the valid entries of a tensor
 // of the given shape in its per-dimension zero-padded layout (each
 // dimension d over ⌈log₂ d⌉ of the point's coordinates, the first
