@@ -67,6 +67,111 @@ func EqAt(api frontend.API, point []frontend.Variable, x frontend.Variable) fron
 	return res
 }
 
+// ShiftedCausal returns the MLE at (ρ, γ) of z[j, k] = [j < rows ∧ k ≤ j
+// + start] (the native poly.ShiftedCausal, same automaton and state
+// order) for a circuit variable start of startBits bits, asserted by its
+// decomposition: its bits are read beside those of j and k, each path
+// weighed by β(start's bit, the path's bit) as well, so the value is the
+// automaton's for that start. One constraint per bit for the pair weights
+// and, per live (state, bit pair) transition whose state value is not a
+// constant, one, and one more to split it by start's bit while bits of
+// start remain: at most 65 per bit.
+func ShiftedCausal(api frontend.API, rho, gamma []frontend.Variable, rows int, start frontend.Variable, startBits int) frontend.Variable {
+	nr, nk := len(rho), len(gamma)
+	n := max(nr, nk, startBits) + 1
+	var sb []frontend.Variable
+	if startBits > 0 {
+		sb = api.ToBinary(start, startBits)
+	} else {
+		api.AssertIsEqual(start, 0)
+	}
+	const states = 8 // carry·4 + greater·2 + less
+	var v [states]frontend.Variable
+	v[0] = 1
+	for p := range n {
+		var wj, wk [2]frontend.Variable
+		nj, nkb := 1, 1
+		wj[0], wk[0] = 1, 1
+		if p < nr {
+			nj = 2
+			wj[1] = rho[nr-1-p]
+			wj[0] = api.Sub(1, wj[1])
+		}
+		if p < nk {
+			nkb = 2
+			wk[1] = gamma[nk-1-p]
+			wk[0] = api.Sub(1, wk[1])
+		}
+		var w [2][2]frontend.Variable
+		if nj == 2 && nkb == 2 {
+			// one product: the other three are linear in it
+			w[1][1] = api.Mul(wj[1], wk[1])
+			w[1][0] = api.Sub(wj[1], w[1][1])
+			w[0][1] = api.Sub(wk[1], w[1][1])
+			w[0][0] = api.Sub(wj[0], w[0][1])
+		} else {
+			for jb := range nj {
+				for kb := range nkb {
+					w[jb][kb] = api.Mul(wj[jb], wk[kb])
+				}
+			}
+		}
+		// A path reading start's bit ob weighs β(start's bit p, ob); start
+		// has no bit p: ob = 0.
+		nob := 1
+		if p < startBits {
+			nob = 2
+		}
+		rb := (rows >> p) & 1
+		var next [states]frontend.Variable
+		add := func(to int, t frontend.Variable) {
+			if next[to] == nil {
+				next[to] = t
+			} else {
+				next[to] = api.Add(next[to], t)
+			}
+		}
+		for st := range states {
+			if v[st] == nil {
+				continue
+			}
+			carry, greater, less := st>>2, (st>>1)&1, st&1
+			for jb := range nj {
+				for kb := range nkb {
+					t := api.Mul(v[st], w[jb][kb])
+					var one frontend.Variable
+					if nob == 2 {
+						one = api.Mul(t, sb[p])
+					}
+					for ob := range nob {
+						part := t
+						switch {
+						case nob == 2 && ob == 1:
+							part = one
+						case nob == 2:
+							part = api.Sub(t, one)
+						}
+						sum := jb + ob + carry
+						g, l := greater, less
+						if kb != sum&1 {
+							g = kb
+						}
+						if jb != rb {
+							l = rb
+						}
+						add((sum>>1)<<2|g<<1|l, part)
+					}
+				}
+			}
+		}
+		v = next
+	}
+	if v[1] == nil {
+		return 0
+	}
+	return v[1]
+}
+
 // ShapeSelector returns the MLE at point of the valid entries of a tensor
 // of the given shape in its per-dimension zero-padded layout (each
 // dimension d over ⌈log₂ d⌉ of the point's coordinates, the first

@@ -366,6 +366,7 @@ func TestStructuredConstraintCounts(t *testing.T) {
 		}
 		rows = append(rows, []string{tc.gadget, tc.params, strconv.Itoa(ccs.GetNbConstraints())})
 	}
+	rows = append(rows, shiftedCounts(t)...)
 	snapshot.CheckCSV(t, constraintsStructuredFile, rows, *update)
 }
 

@@ -36,7 +36,7 @@ func TestZeroifierClosedForm(t *testing.T) {
 					t.Fatalf("rows %d keys %d start %d: closed form differs from the table", rows, keys, start)
 				}
 				// the automaton alone covers the special shapes too
-				got = shiftedCausal[E](point[:d.RowVars], point[d.RowVars:], rows, start)
+				got = poly.ShiftedCausal[E](point[:d.RowVars], point[d.RowVars:], rows, start)
 				if !got.Equal(&want) {
 					t.Fatalf("rows %d keys %d start %d: automaton differs from the table", rows, keys, start)
 				}

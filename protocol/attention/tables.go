@@ -2,7 +2,6 @@ package attention
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/poly"
@@ -249,7 +248,7 @@ func Zeroifier[E field.Scalar, P field.Ptr[E]](cfg Config, point []E) (E, error)
 // zeroifier returns z̃(r_row, r_key) for z[j, k] = [j < s_q ∧ k ≤ Start + j]
 // over ŝ_q × l̂: the causal zeroifier of seed 002 for a prefill pass, the
 // selector of the first Start + 1 keys for one query row, the shifted
-// causal automaton ([shiftedCausal]) otherwise.
+// causal automaton (poly.ShiftedCausal) otherwise.
 func zeroifier[E field.Scalar, P field.Ptr[E]](d *Dims, rRow, rKey []E) (E, error) {
 	switch {
 	case d.QueryRows == 1:
@@ -261,83 +260,8 @@ func zeroifier[E field.Scalar, P field.Ptr[E]](d *Dims, rRow, rKey []E) (E, erro
 		}
 		return z, nil
 	default:
-		return shiftedCausal[E, P](rRow, rKey, d.QueryRows, d.Start), nil
+		return poly.ShiftedCausal[E, P](rRow, rKey, d.QueryRows, d.Start), nil
 	}
-}
-
-// shiftedCausal returns the MLE at (ρ, γ) of z[j, k] = [j < rows ∧ k ≤ j +
-// start] over j ∈ {0,1}^len(ρ), k ∈ {0,1}^len(γ). It is the sum over the
-// accepting paths of an automaton that reads the bits of j and k from the
-// least significant end, n = max(len ρ, len γ, bits(start)) + 1 of them (a
-// missing coordinate is a 0 bit), in the state
-//
-//	(carry of j + start, [k > j + start on the bits read], [j < rows on the bits read])
-//
-// starting from (0, 0, 0) and accepting in (0, 0, 1); a bit pair (jb, kb)
-// weighs β(ρ, jb)·β(γ, kb). Bit p of a sum s = j + start decides the
-// comparison with k when it differs from kb, and so for j against rows.
-// Every path is a product of one multilinear factor per coordinate, so the
-// sum is the MLE. Cost: about 36 multiplications per bit.
-func shiftedCausal[E field.Scalar, P field.Ptr[E]](rho, gamma []E, rows, start int) E {
-	nr, nk := len(rho), len(gamma)
-	n := max(nr, nk, bits.Len(uint(start))) + 1
-	const states = 8 // carry·4 + greater·2 + less
-	var v [states]E
-	var live [states]bool
-	P(&v[0]).SetOne()
-	live[0] = true
-	one := field.One[E, P]()
-	for p := range n {
-		// w[jb][kb] = β(ρ, jb)·β(γ, kb) for bit p; a missing coordinate has
-		// only the 0 bit, of weight 1.
-		var wj, wk [2]E
-		nj, nkb := 1, 1
-		wj[0], wk[0] = one, one
-		if p < nr {
-			nj = 2
-			wj[1] = rho[nr-1-p]
-			P(&wj[0]).Sub(&one, &wj[1])
-		}
-		if p < nk {
-			nkb = 2
-			wk[1] = gamma[nk-1-p]
-			P(&wk[0]).Sub(&one, &wk[1])
-		}
-		var w [2][2]E
-		for jb := range nj {
-			for kb := range nkb {
-				P(&w[jb][kb]).Mul(&wj[jb], &wk[kb])
-			}
-		}
-		ob, rb := (start>>p)&1, (rows>>p)&1
-		var next [states]E
-		var nextLive [states]bool
-		for st := range states {
-			if !live[st] {
-				continue
-			}
-			carry, greater, less := st>>2, (st>>1)&1, st&1
-			for jb := range nj {
-				for kb := range nkb {
-					sum := jb + ob + carry
-					g, l := greater, less
-					if kb != sum&1 {
-						g = kb
-					}
-					if jb != rb {
-						l = rb
-					}
-					to := (sum>>1)<<2 | g<<1 | l
-					var t E
-					P(&t).Mul(&v[st], &w[jb][kb])
-					P(&next[to]).Add(&next[to], &t)
-					nextLive[to] = true
-				}
-			}
-		}
-		v, live = next, nextLive
-	}
-	return v[1]
 }
 
 // prefixZero returns Πₖ (1 − rₖ): the factor that extends a table of 2ⁿ
