@@ -79,6 +79,15 @@
 // submitter as data. isVerified answers whether a statement was recorded.
 // A proof is not bound to its submitter.
 //
+// submitTurn(proof, modelId, stateIn, inputDigest, outputDigest, stateOut)
+// records one turn of a conversation ([Turn]) the same way under the key
+// sha256(abi.encode(modelId, stateIn, inputDigest, outputDigest,
+// stateOut)), whose low 253 bits are the turn digest, provided stateIn is
+// 0 (the empty state) or a state a recorded turn of modelId left
+// (UnknownState otherwise) and stateOut is not 0 (EmptyStateOut); it then
+// records stateOut as a state of modelId and emits TurnVerified (model id
+// and both states indexed). isTurnVerified and isState answer.
+//
 // # Compiler
 //
 // [Compile] runs solcjs (npm package solc, version [SolcVersion]) in

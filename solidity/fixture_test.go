@@ -18,6 +18,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/backend/groth16/bn254/mpcsetup"
+	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/constraint"
 	cs "github.com/consensys/gnark/constraint/bn254"
 	"github.com/consensys/gnark/frontend"
@@ -190,21 +191,9 @@ func (v *variant) setUp() error {
 	if err != nil {
 		return err
 	}
-	a, b := big.NewInt(0x1234_5678_9abc), big.NewInt(0x7ead_beef)
-	var x, av, bv fr.Element
-	x.SetBigInt(digest)
-	av.SetBigInt(a)
-	bv.SetBigInt(b)
-	av.Mul(&av, &bv)
-	x.Sub(&x, &av)
-
-	full, err := frontend.NewWitness(&statementCircuit{Digest: digest, X: x.BigInt(new(big.Int)), A: a, B: b}, ecc.BN254.ScalarField())
-	if err != nil {
-		return fmt.Errorf("witness: %w", err)
-	}
-	v.proof, err = groth16.Prove(v.ccs, v.pk, full, ProverOptions()...)
-	if err != nil {
-		return fmt.Errorf("prove: %w", err)
+	var full witness.Witness
+	if v.proof, full, err = v.proveDigest(digest); err != nil {
+		return err
 	}
 	public, err := full.Public()
 	if err != nil {
@@ -214,6 +203,27 @@ func (v *variant) setUp() error {
 		return fmt.Errorf("the keys in testdata do not match the circuit (run go test -run TestExportGolden -update-keys -update): %w", err)
 	}
 	return CheckWitness(public, v.statement)
+}
+
+// proveDigest proves the variant's circuit for the public input digest,
+// with fixed A and B and X = digest − A·B.
+func (v *variant) proveDigest(digest *big.Int) (groth16.Proof, witness.Witness, error) {
+	a, b := big.NewInt(0x1234_5678_9abc), big.NewInt(0x7ead_beef)
+	var x, av, bv fr.Element
+	x.SetBigInt(digest)
+	av.SetBigInt(a)
+	bv.SetBigInt(b)
+	av.Mul(&av, &bv)
+	x.Sub(&x, &av)
+	full, err := frontend.NewWitness(&statementCircuit{Digest: digest, X: x.BigInt(new(big.Int)), A: a, B: b}, ecc.BN254.ScalarField())
+	if err != nil {
+		return nil, nil, fmt.Errorf("witness: %w", err)
+	}
+	proof, err := groth16.Prove(v.ccs, v.pk, full, ProverOptions()...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("prove: %w", err)
+	}
+	return proof, full, nil
 }
 
 // ceremonyKeys runs gnark's MPC ceremony for ccs with one contribution to

@@ -21,6 +21,22 @@ const digestBits = 253
 // canonical bit decompositions, 96 byte range checks and two SHA-256
 // compressions (gnark's std/hash/sha2).
 func Digest(api frontend.API, modelID, inputDigest, outputDigest frontend.Variable) (frontend.Variable, error) {
+	return digestWords(api, modelID, inputDigest, outputDigest)
+}
+
+// TurnDigest returns the digest of a turn (modelID, stateIn, inputDigest,
+// outputDigest, stateOut), computed exactly as natively
+// (statement.Turn.Digest): SHA-256 of the five values as 32-byte
+// big-endian words, decomposed canonically, its three most significant
+// bits cleared. Cost: five decompositions, 160 byte range checks and
+// three SHA-256 compressions.
+func TurnDigest(api frontend.API, modelID, stateIn, inputDigest, outputDigest, stateOut frontend.Variable) (frontend.Variable, error) {
+	return digestWords(api, modelID, stateIn, inputDigest, outputDigest, stateOut)
+}
+
+// digestWords is SHA-256 of the values as canonical 32-byte big-endian
+// words, its three most significant bits cleared.
+func digestWords(api frontend.API, values ...frontend.Variable) (frontend.Variable, error) {
 	fieldBits := api.Compiler().FieldBitLen()
 	if fieldBits > 256 {
 		return nil, fmt.Errorf("statement: digest over a %d-bit field, want at most 256", fieldBits)
@@ -33,7 +49,7 @@ func Digest(api frontend.API, modelID, inputDigest, outputDigest frontend.Variab
 	if err != nil {
 		return nil, fmt.Errorf("statement: digest: %w", err)
 	}
-	for _, v := range []frontend.Variable{modelID, inputDigest, outputDigest} {
+	for _, v := range values {
 		// Full-width decomposition: gnark checks it is below the modulus.
 		b := bits.ToBinary(api, v)
 		word := make([]uints.U8, 32)

@@ -113,3 +113,59 @@ func TestDigestConstraints(t *testing.T) {
 		t.Fatalf("statement digest: %d constraints, snapshot says %d (run with -update if intended)", got, want)
 	}
 }
+
+type turnDigestCircuit struct {
+	ModelID, StateIn, InputDigest, OutputDigest, StateOut frontend.Variable
+	Digest                                                frontend.Variable `gnark:",public"`
+}
+
+func (c *turnDigestCircuit) Define(api frontend.API) error {
+	d, err := TurnDigest(api, c.ModelID, c.StateIn, c.InputDigest, c.OutputDigest, c.StateOut)
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(d, c.Digest)
+	return nil
+}
+
+// TestTurnDigest checks the gadget against statement.Turn.Digest on BN254
+// (the golden turn 1…5 of the native test, values up to r − 1, the empty
+// state in), and that a changed state in, state out or digest, and the
+// states swapped, are rejected.
+func TestTurnDigest(t *testing.T) {
+	r := ecc.BN254.ScalarField()
+	rMinus1 := new(big.Int).Sub(r, big.NewInt(1))
+	assign := func(v [5]*big.Int) *turnDigestCircuit {
+		turn := native.Turn{ModelID: v[0], StateIn: v[1], InputDigest: v[2], OutputDigest: v[3], StateOut: v[4]}
+		d, err := turn.Digest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &turnDigestCircuit{ModelID: v[0], StateIn: v[1], InputDigest: v[2], OutputDigest: v[3], StateOut: v[4], Digest: d}
+	}
+	golden, _ := new(big.Int).SetString("1f88c1044a05e5340ed20466276500f6d45ca5603913b9091e957161734e1635", 16)
+	// The test engine, not a compile: the gadget's size is
+	// TestDigestConstraints' (the same words, two more).
+	for i, v := range [][5]*big.Int{
+		{big.NewInt(1), big.NewInt(2), big.NewInt(3), big.NewInt(4), big.NewInt(5)},
+		{big.NewInt(7), native.EmptyState, big.NewInt(8), big.NewInt(9), rMinus1},
+	} {
+		honest := assign(v)
+		if i == 0 && honest.Digest.(*big.Int).Cmp(golden) != 0 {
+			t.Fatalf("turn 1…5: digest %#x, golden %#x", honest.Digest, golden)
+		}
+		otherIn, otherOut, swapped, wrong := *honest, *honest, *honest, *honest
+		otherIn.StateIn = new(big.Int).Add(v[1], big.NewInt(1))
+		otherOut.StateOut = new(big.Int).Sub(v[4], big.NewInt(1))
+		swapped.StateIn, swapped.StateOut = v[4], v[1]
+		wrong.Digest = new(big.Int).Add(honest.Digest.(*big.Int), big.NewInt(1))
+		if err := test.IsSolved(&turnDigestCircuit{}, honest, r); err != nil {
+			t.Fatalf("turn %d: %v", i, err)
+		}
+		for name, bad := range map[string]*turnDigestCircuit{"another state in": &otherIn, "another state out": &otherOut, "the states swapped": &swapped, "another digest": &wrong} {
+			if test.IsSolved(&turnDigestCircuit{}, bad, r) == nil {
+				t.Errorf("turn %d: %s accepted", i, name)
+			}
+		}
+	}
+}
