@@ -209,7 +209,10 @@ func TestRope(t *testing.T) {
 	tr := llamaPasses(t)[1]
 	rp := tr.Layers[0].RopeQ
 	valid := func() *ropeCircuit {
-		return &ropeCircuit{spec: nonlinear.RopeSpec{Rows: rp.Input.Shape[0], Start: tr.Start, Heads: 4, HeadDim: 12,
+		// The model's head dimension 12 is computed padded to 16
+		// (model.Config.HeadLayout): the tables' pairs per row say so.
+		hd := 2 * rp.Cos.Out.Shape[1]
+		return &ropeCircuit{spec: nonlinear.RopeSpec{Rows: rp.Input.Shape[0], Start: tr.Start, Heads: rp.Input.Shape[1] / hd, HeadDim: hd,
 			Cos: rp.Cos.Table, Sin: rp.Sin.Table, Multiplier: rp.Multiplier[0], Shift: rp.Shift, OutLo: rp.Out.Min, OutHi: rp.Out.Max},
 			In: vars(rp.Input.Data), Out: vars(rp.Out.Data), Rem: vars(rp.Rem.Data)}
 	}
