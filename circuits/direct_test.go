@@ -194,16 +194,9 @@ func TestDirectPaddedHeads(t *testing.T) {
 				t.Fatal(err)
 			}
 			hl := m.Config.HeadLayout()
-			col := -1
-			real := make([]bool, hl.QueryDim())
-			for c := range m.Config.Heads * m.Config.HeadDim() {
-				real[hl.QueryColumn(c)] = true
-			}
-			for c, r := range real {
-				if !r {
-					col = c
-					break
-				}
+			col, err := headshapes.PaddingColumn(&m.Config)
+			if err != nil {
+				t.Fatal(err)
 			}
 			solveDirect(t, m, func(tr *model.Trace) []tensorTamper {
 				ly := &tr.Layers[0]

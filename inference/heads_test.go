@@ -10,24 +10,6 @@ import (
 	"github.com/veriformer/veriformer/model"
 )
 
-// paddingColumn returns a column of the computed queries that is no
-// model query column: one the padding holds at zero.
-func paddingColumn(t *testing.T, c *model.Config) int {
-	t.Helper()
-	hl := c.HeadLayout()
-	real := make([]bool, hl.QueryDim())
-	for col := range c.Heads * c.HeadDim() {
-		real[hl.QueryColumn(col)] = true
-	}
-	for col, r := range real {
-		if !r {
-			return col
-		}
-	}
-	t.Fatal("no padding column")
-	return 0
-}
-
 // TestPaddedHeads proves and verifies a request of each padded head
 // layout (Qwen2.5's group of 7, Qwen2's 6, Phi-3's head dimension 96, a
 // group of 3 with head dimension 10, and every dimension padded at once);
@@ -45,7 +27,10 @@ func TestPaddedHeads(t *testing.T) {
 				t.Fatalf("honest proof rejected: %v", err)
 			}
 			ly := &tr.Layers[0]
-			col := paddingColumn(t, &m.Config)
+			col, err := headshapes.PaddingColumn(&m.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
 			hl := m.Config.HeadLayout()
 			padHead := -1
 			if hl.Group > m.Config.Heads/m.Config.KVHeads {

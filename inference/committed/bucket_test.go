@@ -12,8 +12,8 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// bucketRequest returns the default model's request of a prompt of s
-// tokens and g generated in a bucket of rows, its pass and statement.
+// bucketRequest returns m's request of a prompt of s tokens and g
+// generated in a bucket of rows, its pass and statement.
 func bucketRequest(t *testing.T, m *model.Model, s, g, rows int) (Pass, *model.Trace, statement.Statement) {
 	t.Helper()
 	prompt := make([]int, s)

@@ -35,17 +35,9 @@ func TestPaddedHeads(t *testing.T) {
 			}
 			// A trace whose rotated queries are not zero in a padding
 			// column: proven, rejected.
-			hl := m.Config.HeadLayout()
-			real := make([]bool, hl.QueryDim())
-			for c := range m.Config.Heads * m.Config.HeadDim() {
-				real[hl.QueryColumn(c)] = true
-			}
-			col := -1
-			for c, r := range real {
-				if !r {
-					col = c
-					break
-				}
+			col, err := headshapes.PaddingColumn(&m.Config)
+			if err != nil {
+				t.Fatal(err)
 			}
 			out := tr.Layers[0].RopeQ.Out.Data
 			out[col]++

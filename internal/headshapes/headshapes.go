@@ -66,3 +66,20 @@ func (s Shape) Model() (*model.Model, error) {
 	}
 	return m, nil
 }
+
+// PaddingColumn returns the first column of c's computed queries that is
+// no model query column (a column the padding holds at zero), or an
+// error when its heads are not padded or every column is the model's.
+func PaddingColumn(c *model.Config) (int, error) {
+	hl := c.HeadLayout()
+	real := make([]bool, hl.QueryDim())
+	for col := range c.Heads * c.HeadDim() {
+		real[hl.QueryColumn(col)] = true
+	}
+	for col, r := range real {
+		if !r {
+			return col, nil
+		}
+	}
+	return 0, fmt.Errorf("headshapes: no padding column in %d heads of %d", hl.Heads, hl.HeadDim)
+}
