@@ -209,23 +209,7 @@ func IsVerified(ctx context.Context, backend bind.ContractCaller, registry commo
 	if err := ValidateStatement(statement); err != nil {
 		return false, err
 	}
-	data, err := registryABI.Pack("isVerified", statement.ModelID, statement.InputDigest, statement.OutputDigest)
-	if err != nil {
-		return false, fmt.Errorf("solidity: pack isVerified: %w", err)
-	}
-	out, err := backend.CallContract(ctx, ethereum.CallMsg{To: &registry, Data: data}, nil)
-	if err != nil {
-		return false, fmt.Errorf("solidity: isVerified: %w", describeRevert(err))
-	}
-	values, err := registryABI.Unpack("isVerified", out)
-	if err != nil {
-		return false, fmt.Errorf("solidity: unpack isVerified: %w", err)
-	}
-	verified, ok := values[0].(bool)
-	if !ok {
-		return false, fmt.Errorf("solidity: isVerified returned %T", values[0])
-	}
-	return verified, nil
+	return callBool(ctx, backend, registry, "isVerified", statement.ModelID, statement.InputDigest, statement.OutputDigest)
 }
 
 // EstimateVerifyGas estimates the gas of a transaction calling the

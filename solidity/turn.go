@@ -42,19 +42,6 @@ func ValidateTurn(t Turn) error {
 	return nil
 }
 
-// TurnPublicInputs returns the public input of a turn's final proof: the
-// turn digest.
-func TurnPublicInputs(t Turn) ([NbPublicInputs]*big.Int, error) {
-	if err := ValidateTurn(t); err != nil {
-		return [NbPublicInputs]*big.Int{}, err
-	}
-	d, err := t.Digest()
-	if err != nil {
-		return [NbPublicInputs]*big.Int{}, err
-	}
-	return [NbPublicInputs]*big.Int{d}, nil
-}
-
 // PackSubmitTurn returns the calldata of InferenceRegistry.submitTurn for a
 // proof of the turn.
 func PackSubmitTurn(proof groth16.Proof, t Turn) ([]byte, error) {
