@@ -257,7 +257,7 @@
 //	                         (Acc, Out, Rem [Heads, n, T]), RowMax [Heads, n],
 //	                         Shifted, ExpLow, ExpHigh, Exp, Probs, ProbRem
 //	                         [Heads, n, T], RowSum [Heads, n], Context (Acc,
-//	                         Out, Rem [n, d])
+//	                         Out, Rem [n, Heads·hd]: O's input)
 //	Mid                      [n, d]          Input + O.Out
 //	Activation               lookup [n, f]   GELU(Up.Out) or SiLU(Gate.Out)
 //	Product (Llama)          Acc = Activation.Out ⊙ Up.Out, Out, Rem [n, f]
@@ -271,7 +271,7 @@
 // # KV cache and decoding
 //
 // A [Cache] holds, per layer, the keys (after RoPE) and values of all
-// positions so far, [Len, KVDim]. A pass appends its n new rows; causal
+// positions so far, [Len, KVHeads·hd] in the head layout. A pass appends its n new rows; causal
 // masking means row i attends to positions 0…Start+i. [Model.Generate]
 // runs the prompt as one pass, then one pass per generated token, and
 // produces exactly the logits of one pass over the whole sequence (tested).

@@ -137,7 +137,7 @@
 //   - β/eq factors: β(ρ'_a, ρ_a), β((ρ_j,ρ_k), (r_j,r_k)), β(ρ'_a, r_a);
 //   - the mask and zeroifier ([Zeroifier]), m̃ = c·(1 − z̃):
 //     poly.CausalZeroifier for a prefill pass, poly.Prefix (z(k) = [k ≤ o])
-//     for one query row, and otherwise an automaton of this package that
+//     for one query row, and otherwise poly.ShiftedCausal, an automaton that
 //     reads the bits of j and k from the least significant end in the state
 //     (carry of j + o, [k > j + o], [j < s_q] on the bits read), about 36
 //     multiplications per bit;
