@@ -231,7 +231,10 @@
 // # Trace
 //
 // [Model.Forward] returns a [Trace] for one pass over n new tokens at
-// positions Start…Start+n−1 (T = Start + n). Every [Tensor] has a name, a
+// positions Start…Start+n−1 (T = Start + n, or the cache's Capacity
+// when that is larger: the keys and values then end with zero rows,
+// masked for every query row, so that the turns of a conversation over
+// one cache have the same shapes). Every [Tensor] has a name, a
 // row-major shape, int64 data, its fractional bits and its checked range.
 // Per pass:
 //

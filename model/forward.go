@@ -7,15 +7,51 @@ import (
 // Cache is the KV cache of the integer pass: per layer, the keys (after
 // RoPE) and values of the Len positions processed so far, row-major
 // [Len, KVDim] of the head layout (Config.HeadLayout).
+//
+// Capacity, when above the positions a pass reaches, fixes the number
+// of key rows its attention runs over: the tensors Keys and Values of
+// [Attention] get zero rows up to Capacity, which every query row
+// masks, and the cube of scores is [Heads, n, Capacity], so that every
+// pass of n rows over a cache of that capacity has the same shapes
+// whatever Len is (a conversation's turns). Zero keeps the pass's own
+// T = Len + n.
 type Cache struct {
-	Len    int
-	Keys   [][]int64
-	Values [][]int64
+	Len      int
+	Keys     [][]int64
+	Values   [][]int64
+	Capacity int
 }
 
 // NewCache returns an empty cache for m.
 func (m *Model) NewCache() *Cache {
 	return &Cache{Keys: make([][]int64, m.Config.Layers), Values: make([][]int64, m.Config.Layers)}
+}
+
+// Clone returns a copy of the cache that shares no memory with c.
+func (c *Cache) Clone() *Cache {
+	out := &Cache{Len: c.Len, Capacity: c.Capacity, Keys: make([][]int64, len(c.Keys)), Values: make([][]int64, len(c.Values))}
+	for l := range c.Keys {
+		out.Keys[l] = append([]int64(nil), c.Keys[l]...)
+	}
+	for l := range c.Values {
+		out.Values[l] = append([]int64(nil), c.Values[l]...)
+	}
+	return out
+}
+
+// Truncate keeps the first n positions of the cache (a turn's pass
+// computes rows past the ones its conversation keeps).
+func (c *Cache) Truncate(n int) error {
+	if n < 0 || n > c.Len {
+		return fmt.Errorf("model: cannot keep %d of the cache's %d positions", n, c.Len)
+	}
+	for l := range c.Keys {
+		w := len(c.Keys[l]) / max(c.Len, 1)
+		c.Keys[l] = c.Keys[l][: n*w : n*w]
+		c.Values[l] = c.Values[l][: n*w : n*w]
+	}
+	c.Len = n
+	return nil
 }
 
 func tensor(name string, shape []int, data []int64, frac int, lo, hi int64) Tensor {
@@ -208,7 +244,7 @@ func (m *Model) attention(name string, q, keys, values Tensor, n, start int) (At
 	hl := m.Config.HeadLayout()
 	heads, hd, kvd, d := hl.Heads, hl.HeadDim, hl.KVDim(), hl.QueryDim()
 	group := hl.Group
-	total := start + n
+	total := keys.Shape[0]
 	size := heads * n * total
 	scoreAcc := make([]int64, size)
 	for h := range heads {
@@ -361,6 +397,10 @@ func (m *Model) Forward(cache *Cache, tokens []int) (*Trace, error) {
 	if c.Family == Llama && start+n > q.RopePositions {
 		return nil, fmt.Errorf("model: %d positions exceed the %d positions of the RoPE tables", start+n, q.RopePositions)
 	}
+	total := max(start+n, cache.Capacity)
+	if total > c.MaxPositions {
+		return nil, fmt.Errorf("model: a cache of capacity %d exceeds the context length %d", cache.Capacity, c.MaxPositions)
+	}
 	lo, hi := rangeOf(ResidualBits)
 	emb := make([]int64, n*d)
 	for r, tok := range tokens {
@@ -410,9 +450,10 @@ func (m *Model) Forward(cache *Cache, tokens []int) (*Trace, error) {
 		keys := append(cache.Keys[li][:start*kvd:start*kvd], key.Data...)
 		values := append(cache.Values[li][:start*kvd:start*kvd], l.V.Out.Data...)
 		newKeys[li], newValues[li] = keys, values
-		kvShape := []int{start + n, kvd}
-		keysT := tensor(p+"keys", kvShape, keys, key.Frac, key.Min, key.Max)
-		valuesT := tensor(p+"values", kvShape, values, l.V.Out.Frac, l.V.Out.Min, l.V.Out.Max)
+		kvShape := []int{total, kvd}
+		pad := make([]int64, (total-start-n)*kvd)
+		keysT := tensor(p+"keys", kvShape, append(keys[:len(keys):len(keys)], pad...), key.Frac, key.Min, key.Max)
+		valuesT := tensor(p+"values", kvShape, append(values[:len(values):len(values)], pad...), l.V.Out.Frac, l.V.Out.Min, l.V.Out.Max)
 		if l.Attention, err = m.attention(p+"attn", query, keysT, valuesT, n, start); err != nil {
 			return nil, err
 		}

@@ -259,3 +259,56 @@ func TestRopePositionLimit(t *testing.T) {
 		t.Fatalf("position 2047: %v", err)
 	}
 }
+
+// TestCacheCapacity checks that a pass over a cache of fixed capacity
+// computes what the pass over its own positions does (the logits, the
+// cache), with the attention's key axis at the capacity: zero rows past
+// the pass, masked; and that Truncate keeps a prefix of the cache.
+func TestCacheCapacity(t *testing.T) {
+	for _, m := range []*Model{Default(), newModel(t, smallGPT2Config(), 4), newModel(t, smallLlamaConfig(), 5)} {
+		plain, fixed := m.NewCache(), m.NewCache()
+		fixed.Capacity = 16
+		for turn, tokens := range [][]int{{5, 3, 9}, {2, 7}, {1}} {
+			a, err := m.Forward(plain, tokens)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := m.Forward(fixed, tokens)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(a.Logits().Data, b.Logits().Data) {
+				t.Fatalf("%s turn %d: the logits depend on the capacity", m.Config.Family, turn)
+			}
+			kvd := m.Config.HeadLayout().KVDim()
+			for li := range b.Layers {
+				at := &b.Layers[li].Attention
+				if at.Keys.Shape[0] != 16 || at.Scores.Out.Shape[2] != 16 || at.Probs.Shape[2] != 16 {
+					t.Fatalf("%s turn %d: keys %v, scores %v, want 16 key rows", m.Config.Family, turn, at.Keys.Shape, at.Scores.Out.Shape)
+				}
+				if tail := at.Keys.Data[fixed.Len*kvd:]; slices.ContainsFunc(tail, func(v int64) bool { return v != 0 }) {
+					t.Fatalf("%s turn %d: key rows past the cache are not zero", m.Config.Family, turn)
+				}
+				if !slices.Equal(plain.Keys[li], fixed.Keys[li]) || !slices.Equal(plain.Values[li], fixed.Values[li]) {
+					t.Fatalf("%s turn %d: the caches differ", m.Config.Family, turn)
+				}
+			}
+		}
+		keep := fixed.Clone()
+		if err := keep.Truncate(4); err != nil {
+			t.Fatal(err)
+		}
+		kvd := m.Config.HeadLayout().KVDim()
+		if keep.Len != 4 || !slices.Equal(keep.Keys[0], fixed.Keys[0][:4*kvd]) || fixed.Len != 6 {
+			t.Fatalf("%s: truncated cache of %d positions, the original %d", m.Config.Family, keep.Len, fixed.Len)
+		}
+		if keep.Truncate(5) == nil || keep.Truncate(-1) == nil {
+			t.Fatalf("%s: truncation past the cache accepted", m.Config.Family)
+		}
+		over := m.NewCache()
+		over.Capacity = m.Config.MaxPositions + 1
+		if _, err := m.Forward(over, []int{1}); err == nil {
+			t.Fatalf("%s: a capacity beyond the context accepted", m.Config.Family)
+		}
+	}
+}

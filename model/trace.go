@@ -89,12 +89,14 @@ type Rope struct {
 }
 
 // Attention is causal grouped-query attention of the n new rows against
-// the T = Start + n positions so far. Query head h reads key/value head
+// the T = Start + n positions so far (T is the cache's Capacity when that
+// is larger, the rows past Start + n zero and masked). Query head h reads key/value head
 // g = h / (Heads/KVHeads). Entry (h, i, j) is masked when j > Start + i.
 type Attention struct {
 	Start int
 	// Query is [n, Heads·hd] (after RoPE for Llama); Keys and Values are
-	// [T, KVHeads·hd]: the cache rows 0…Start−1 followed by the new rows.
+	// [T, KVHeads·hd]: the cache rows 0…Start−1 followed by the new rows
+	// (and zero rows up to the capacity).
 	Query, Keys, Values Tensor
 	// Scores: Acc[h][i][j] = Σ_c Query[i][h·hd+c]·Keys[j][g·hd+c] ([Heads,
 	// n, T], 0 where masked), Out at ScoreFrac.
