@@ -66,6 +66,13 @@
 // over the new rows only, and the claim on them at (ρ ‖ p_col), which the
 // QKV layer takes as its output claim.
 //
+// Writes ([ProveWrites], [VerifyWrites]). A conversation's turn commits
+// the written rows alone, W = Σ_{a<n} e_{t+a} ⊗ X_a (l̂ × ŵ, zero outside
+// rows t…t+n−1), so that the commitment to the next cache is the previous
+// one's plus W's (the commitment is linear). A claim W̃(p) = y is the
+// append's identity without K_prev: the same shift sum-check proves
+// y = Σ_a w̃(a)·X̃(a, p_col) and leaves the claim X̃(ρ, p_col).
+//
 // Prompt. With ŝ = 2^⌈log₂ s⌉ the cache is the prompt matrix followed by
 // zero rows, so for a cache claim at (p_hi ‖ p_lo ‖ p_col), p_hi the
 // ⌈log₂ l⌉ − ⌈log₂ s⌉ leading row coordinates, the prover sends
@@ -93,6 +100,8 @@
 //	append: label "kvcache"; [same-poly: values, α, rounds, evaluation];
 //	        y_prev; the shift sum-check (y − y_prev, then per round the
 //	        sent values and the challenge); y_X.
+//	writes: label "kvcache/writes"; the shift sum-check (y, then per
+//	        round the sent values and the challenge); y_X.
 //	prompt: label "kvcache/prompt"; y' per cache claim (when l̂ > ŝ);
 //	        [same-poly].
 //

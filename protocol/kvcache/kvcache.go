@@ -164,25 +164,61 @@ func Prove[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg 
 		}
 		proof.Merge, claim = &merge, c
 	}
-	rv := cfg.RowVars()
 	proof.Prev = poly.Evaluate[E, P](prev, claim.Point)
 	tr.Absorb(proof.Prev)
+	var written E
+	P(&written).Sub(&claim.Value, &proof.Prev)
+	rho, err := proveShift(tr, cfg, rows, w.Live, claim.Point, written, &proof.Shift, &proof.New)
+	if err != nil {
+		return nil, claims, err
+	}
+	return proof, leftClaims(cfg.RowVars(), claim.Point, rho, proof), nil
+}
+
+// proveShift proves Σ_{a<live} β(p_row, bits(Position + a))·X̃(a, p_col)
+// = value at point = (p_row ‖ p_col) by the shift sum-check over a,
+// with rows the new rows padded (NewRows × ŵ), and absorbs X̃(ρ, p_col).
+// It returns ρ.
+func proveShift[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, rows []E, live int, point []E, value E, shift *sumcheck.Proof[E], yX *E) ([]E, error) {
+	rv := cfg.RowVars()
+	pc := poly.NextPowerOfTwo(cfg.Width)
 	// x(a) = X̃(a, p_col): the new rows folded at p_col.
 	x := make([]E, 1<<cfg.NewVars())
-	eqCol := poly.EqTable[E, P](claim.Point[rv:])
+	eqCol := poly.EqTable[E, P](point[rv:])
 	for a := range cfg.NewRows() {
 		x[a] = field.InnerProduct(rows[a*pc:(a+1)*pc], eqCol)
 	}
-	var written E
-	P(&written).Sub(&claim.Value, &proof.Prev)
-	shift, opening, err := sumcheck.Prove(tr, [][]E{shiftWeights[E, P](cfg, w.Live, claim.Point[:rv]), x},
-		[]sumcheck.Term[E]{{Coefficient: field.One[E, P](), Factors: []int{0, 1}}}, written)
+	sc, opening, err := sumcheck.Prove(tr, [][]E{shiftWeights[E, P](cfg, live, point[:rv]), x},
+		[]sumcheck.Term[E]{{Coefficient: field.One[E, P](), Factors: []int{0, 1}}}, value)
 	if err != nil {
-		return nil, claims, fmt.Errorf("kvcache: shift: %w", err)
+		return nil, fmt.Errorf("kvcache: shift: %w", err)
 	}
-	proof.Shift, proof.New = shift, opening.Evaluations[1]
-	tr.Absorb(proof.New)
-	return proof, leftClaims(rv, claim.Point, opening.Point, proof), nil
+	*shift, *yX = sc, opening.Evaluations[1]
+	tr.Absorb(*yX)
+	return opening.Point, nil
+}
+
+// verifyShift replays the shift sum-check of value at point, absorbs
+// y_X and checks the final value W(ρ)·y_X. It returns ρ.
+func verifyShift[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, live int, point []E, value E, shift sumcheck.Proof[E], yX E) ([]E, error) {
+	rho, final, err := sumcheck.Verify(tr, value, 2, cfg.NewVars(), shift)
+	if err != nil {
+		return nil, fmt.Errorf("kvcache: shift: %w", err)
+	}
+	tr.Absorb(yX)
+	rv := cfg.RowVars()
+	var weight, t E
+	for a := range live {
+		eqRow := poly.EqIndex[E, P](point[:rv], cfg.Position+a)
+		eqNew := poly.EqIndex[E, P](rho, a)
+		P(&t).Mul(&eqRow, &eqNew)
+		P(&weight).Add(&weight, &t)
+	}
+	P(&t).Mul(&weight, &yX)
+	if !P(&t).Equal(&final) {
+		return nil, fmt.Errorf("%w: kvcache: the written rows do not give the claimed value", sumcheck.ErrRejected)
+	}
+	return rho, nil
 }
 
 func leftClaims[E field.Scalar](rowVars int, point, rho []E, proof *Proof[E]) Claims[E] {
@@ -227,24 +263,11 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 	tr.Absorb(proof.Prev)
 	var written E
 	P(&written).Sub(&claim.Value, &proof.Prev)
-	rho, value, err := sumcheck.Verify(tr, written, 2, cfg.NewVars(), proof.Shift)
+	rho, err := verifyShift(tr, cfg, live, claim.Point, written, proof.Shift, proof.New)
 	if err != nil {
-		return claims, fmt.Errorf("kvcache: shift: %w", err)
+		return claims, err
 	}
-	tr.Absorb(proof.New)
-	rv := cfg.RowVars()
-	var weight, t E
-	for a := range live {
-		eqRow := poly.EqIndex[E, P](claim.Point[:rv], cfg.Position+a)
-		eqNew := poly.EqIndex[E, P](rho, a)
-		P(&t).Mul(&eqRow, &eqNew)
-		P(&weight).Add(&weight, &t)
-	}
-	P(&t).Mul(&weight, &proof.New)
-	if !P(&t).Equal(&value) {
-		return claims, fmt.Errorf("%w: kvcache: previous cache and new rows do not add up to the new cache", sumcheck.ErrRejected)
-	}
-	return leftClaims(rv, claim.Point, rho, proof), nil
+	return leftClaims(cfg.RowVars(), claim.Point, rho, proof), nil
 }
 
 // ExtendRows turns a claim on the first 2^k rows of the cache (a matrix of
@@ -258,4 +281,96 @@ func ExtendRows[E field.Scalar](c poly.Claim[E], k, contextVars int) (poly.Claim
 	}
 	point := make([]E, contextVars-k, contextVars-k+len(c.Point))
 	return poly.Claim[E]{Point: append(point, c.Point...), Value: c.Value}, nil
+}
+
+// WritesProof proves a claim on the written rows alone, the Context ×
+// Width matrix W = Σ_{a<n} e_{Position+a} ⊗ X_a (zero outside the rows
+// Position…Position+n−1): a conversation's turn commits W, so that the
+// next state's commitment to the cache is the previous one plus W's.
+type WritesProof[E field.Scalar] struct {
+	// Shift proves W̃(p) from the new rows, New = X̃(ρ, p_col) at its
+	// end point ρ.
+	Shift sumcheck.Proof[E]
+	New   E
+}
+
+// Writes returns W for the first live of the new rows (NewRows × Width,
+// row-major), padded to the context's and the width's powers of two.
+func Writes[E field.Scalar, P field.Ptr[E]](cfg Config, rows []int64, live int) ([]E, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkLive(live); err != nil {
+		return nil, err
+	}
+	if len(rows) != cfg.NewRows()*cfg.Width {
+		return nil, fmt.Errorf("kvcache: %d new entries, want %d", len(rows), cfg.NewRows()*cfg.Width)
+	}
+	pc := poly.NextPowerOfTwo(cfg.Width)
+	out := make([]E, poly.NextPowerOfTwo(cfg.Context)*pc)
+	for a := range live {
+		for j, v := range rows[a*cfg.Width : (a+1)*cfg.Width] {
+			P(&out[(cfg.Position+a)*pc+j]).SetInt64(v)
+		}
+	}
+	return out, nil
+}
+
+// ProveWrites proves the claim on W (the written rows of [Writes], at a
+// point of RowVars + ColVars coordinates) from the new rows, under label
+// "kvcache/writes", and returns the claim left on the new rows
+// (NewRows × Width padded) at (ρ ‖ p_col).
+func ProveWrites[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, rows []int64, live int, claim poly.Claim[E]) (*WritesProof[E], poly.Claim[E], error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, poly.Claim[E]{}, err
+	}
+	if err := cfg.checkLive(live); err != nil {
+		return nil, poly.Claim[E]{}, err
+	}
+	if len(rows) != cfg.NewRows()*cfg.Width {
+		return nil, poly.Claim[E]{}, fmt.Errorf("kvcache: %d new entries, want %d", len(rows), cfg.NewRows()*cfg.Width)
+	}
+	if err := checkOut(1, cfg.RowVars()+cfg.ColVars(), []poly.Claim[E]{claim}, "written rows"); err != nil {
+		return nil, poly.Claim[E]{}, err
+	}
+	tr.Label("kvcache/writes")
+	proof := &WritesProof[E]{}
+	padded := padCache[E, P](rows, cfg.NewRows(), cfg.NewRows(), cfg.Width)
+	rho, err := proveShift(tr, cfg, padded, live, claim.Point, claim.Value, &proof.Shift, &proof.New)
+	if err != nil {
+		return nil, poly.Claim[E]{}, err
+	}
+	return proof, writtenClaim(cfg, claim.Point, rho, proof.New), nil
+}
+
+// VerifyWrites checks a [WritesProof] of live written rows against the
+// claim on W,
+//
+//	W̃(p) = Σ_{a < live} β(p_row, bits(Position + a))·X̃(a, p_col),
+//
+// by the shift sum-check of [Verify], and returns the claim on the new
+// rows at (ρ ‖ p_col).
+func VerifyWrites[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg Config, live int, proof *WritesProof[E], claim poly.Claim[E]) (poly.Claim[E], error) {
+	if err := cfg.Validate(); err != nil {
+		return poly.Claim[E]{}, err
+	}
+	if err := cfg.checkLive(live); err != nil {
+		return poly.Claim[E]{}, err
+	}
+	if err := checkOut(1, cfg.RowVars()+cfg.ColVars(), []poly.Claim[E]{claim}, "written rows"); err != nil {
+		return poly.Claim[E]{}, err
+	}
+	if proof == nil {
+		return poly.Claim[E]{}, fmt.Errorf("%w: kvcache: no proof of the written rows", sumcheck.ErrRejected)
+	}
+	tr.Label("kvcache/writes")
+	rho, err := verifyShift(tr, cfg, live, claim.Point, claim.Value, proof.Shift, proof.New)
+	if err != nil {
+		return poly.Claim[E]{}, err
+	}
+	return writtenClaim(cfg, claim.Point, rho, proof.New), nil
+}
+
+func writtenClaim[E field.Scalar](cfg Config, point, rho []E, v E) poly.Claim[E] {
+	return poly.Claim[E]{Point: append(append([]E(nil), rho...), point[cfg.RowVars():]...), Value: v}
 }

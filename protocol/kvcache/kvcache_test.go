@@ -253,3 +253,89 @@ func TestInvalid(t *testing.T) {
 		t.Error("empty prompt proof accepted")
 	}
 }
+
+// testWrites proves claims on the written rows W against W itself, and
+// checks that a wrong value, round or y_X, a row outside the kept ones,
+// another position and another count are rejected.
+func testWrites[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	for _, c := range []struct {
+		cfg  Config
+		live int
+	}{
+		{Config{Context: 6, Width: 3, Position: 2, Claims: 1}, 1},
+		{Config{Context: 64, Width: 10, Position: 17, Rows: 8, Claims: 1}, 5},
+		{Config{Context: 16, Width: 4, Position: 0, Rows: 16, Claims: 1}, 16},
+		{Config{Context: 20, Width: 6, Position: 13, Rows: 8, Claims: 1}, 0},
+	} {
+		cfg, live := c.cfg, c.live
+		rows := randomInts(rng, cfg.NewRows()*cfg.Width)
+		w, err := Writes[E, P](cfg, rows, live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		point := field.RandomVector[E, P](rng, cfg.RowVars()+cfg.ColVars())
+		claim := poly.Claim[E]{Point: point, Value: poly.Evaluate[E, P](w, point)}
+		proof, left, err := ProveWrites(newTranscript[E, P](), cfg, rows, live, claim)
+		if err != nil {
+			t.Fatalf("%+v: %v", cfg, err)
+		}
+		got, err := VerifyWrites(newTranscript[E, P](), cfg, live, proof, claim)
+		if err != nil {
+			t.Fatalf("%+v live %d: honest writes rejected: %v", cfg, live, err)
+		}
+		want := evaluateCache[E, P](rows, cfg.NewRows(), cfg.NewRows(), cfg.Width, got.Point)
+		if !P(&want).Equal(&got.Value) || !P(&left.Value).Equal(&got.Value) {
+			t.Fatalf("%+v: the claim on the new rows is not their MLE", cfg)
+		}
+		one := field.One[E, P]()
+		reject := func(what string, cfg Config, live int, p *WritesProof[E], claim poly.Claim[E]) {
+			t.Helper()
+			if c, err := VerifyWrites(newTranscript[E, P](), cfg, live, p, claim); err == nil {
+				// A tampered y_X passes the shift only if the new rows'
+				// claim then fails.
+				v := evaluateCache[E, P](rows, cfg.NewRows(), cfg.NewRows(), cfg.Width, c.Point)
+				if P(&v).Equal(&c.Value) {
+					t.Errorf("%+v: %s accepted", cfg, what)
+				}
+			}
+		}
+		bad := claim
+		P(&bad.Value).Add(&bad.Value, &one)
+		reject("a wrong value", cfg, live, proof, bad)
+		for r := range proof.Shift.Rounds {
+			for k := range proof.Shift.Rounds[r] {
+				p := *proof
+				p.Shift.Rounds = append([][]E(nil), proof.Shift.Rounds...)
+				p.Shift.Rounds[r] = append([]E(nil), proof.Shift.Rounds[r]...)
+				P(&p.Shift.Rounds[r][k]).Add(&p.Shift.Rounds[r][k], &one)
+				reject("a round value changed", cfg, live, &p, claim)
+			}
+		}
+		p := *proof
+		P(&p.New).Add(&p.New, &one)
+		reject("y_X changed", cfg, live, &p, claim)
+		if live < cfg.NewRows() && cfg.Position+live < cfg.Context {
+			reject("one more row counted", cfg, live+1, proof, claim)
+		}
+		if live > 0 {
+			reject("a row dropped", cfg, live-1, proof, claim)
+			moved := cfg
+			moved.Position = (cfg.Position + 1) % max(cfg.Context-live+1, 1)
+			if moved.Position != cfg.Position {
+				reject("another position", moved, live, proof, claim)
+			}
+		}
+	}
+	if _, err := Writes[E, P](Config{Context: 8, Width: 2, Position: 6, Rows: 4, Claims: 1}, make([]int64, 8), 3); err == nil {
+		t.Error("rows written past the context accepted")
+	}
+	if _, err := VerifyWrites(newTranscript[E, P](), Config{Context: 8, Width: 2, Position: 1, Claims: 1}, 1, nil, poly.Claim[E]{Point: make([]E, 4)}); err == nil {
+		t.Error("no proof accepted")
+	}
+}
+
+func TestWrites(t *testing.T) {
+	testWrites[bn254fr.Element](t, 1)
+	testWrites[bls12377fr.Element](t, 2)
+}
