@@ -28,9 +28,17 @@ const DigestBits = 250
 // aggregator computes it from the points in-circuit; the BLS12-377 segment
 // circuit receives it as a public input.
 func Digest(points []bls12377.G1Affine) fr.Element {
+	return DigestWith("pcs/points", nil, points)
+}
+
+// DigestWith is [Digest] under the label label (in place of
+// "pcs/points") with the values absorbed, in order, before the number of
+// points: s ← K(label); s ← C(s, v) for each value v; then as Digest.
+// Package committed digests a conversation's state with it.
+func DigestWith(label string, values []uint64, points []bls12377.G1Affine) fr.Element {
 	perm := bw6poseidon2.NewDefaultPermutation()
 	var s bw6fr.Element
-	s.SetBigInt(transcript.ConstantBig("pcs/points", bw6fr.Modulus()))
+	s.SetBigInt(transcript.ConstantBig(label, bw6fr.Modulus()))
 	absorb := func(x *bw6fr.Element) {
 		state := [2]bw6fr.Element{s, *x}
 		if err := perm.Permutation(state[:]); err != nil {
@@ -39,6 +47,10 @@ func Digest(points []bls12377.G1Affine) fr.Element {
 		s.Add(&state[1], x)
 	}
 	var x bw6fr.Element
+	for _, v := range values {
+		x.SetUint64(v)
+		absorb(&x)
+	}
 	x.SetUint64(uint64(len(points)))
 	absorb(&x)
 	for i := range points {

@@ -53,6 +53,15 @@ type Contraction struct {
 	n, total       int
 	Start          int
 	Name           string
+	// Cached: in a turn the keys and values are the cache's, T =
+	// Capacity rows: the state in's Start rows, the pass's n new rows
+	// from row Start, zero rows after them. B is then the new rows'
+	// block (K's or V's output), whose claim the cache step proves
+	// (turn.go); cache holds the prover's T × ŵ table. Layer is the
+	// contraction's block.
+	Cached bool
+	Layer  int
+	cache  []fr.Element
 }
 
 // KeyProof proves the value K̃(z) a scores contraction's sum-check ends
@@ -69,7 +78,7 @@ type KeyProof struct {
 // position 0 (the keys are the pass's own rows). The head dimension and
 // the query heads per key/value head must be powers of two, as the
 // model's head layout (model.Config.HeadLayout) makes them.
-func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int) ([]Contraction, error) {
+func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, index map[*model.Requant]int, turn bool) ([]Contraction, error) {
 	var out []Contraction
 	for i := seg.From; i < seg.To; i++ {
 		ly := &tr.Layers[i]
@@ -78,11 +87,12 @@ func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, in
 		if ly.RopeQ != nil {
 			query, keys = &ly.RopeQ.Out, &ly.RopeK.Out
 		}
-		if a.Start != 0 || len(a.Scores.Out.Shape) != 3 {
+		if (a.Start != 0 && !turn) || len(a.Scores.Out.Shape) != 3 {
 			return nil, fmt.Errorf("committed: attention of block %d: a pass from position 0 is needed (start %d)", i, a.Start)
 		}
 		heads, n, total := a.Scores.Out.Shape[0], a.Scores.Out.Shape[1], a.Scores.Out.Shape[2]
-		if n != total || len(query.Shape) != 2 || query.Shape[0] != n || query.Shape[1]%heads != 0 || len(keys.Shape) != 2 || keys.Shape[0] != total {
+		if (n != total && !turn) || len(query.Shape) != 2 || query.Shape[0] != n || query.Shape[1]%heads != 0 || len(keys.Shape) != 2 || keys.Shape[0] != n ||
+			len(a.Keys.Shape) != 2 || a.Keys.Shape[0] != total || a.Keys.Shape[1] != keys.Shape[1] {
 			return nil, fmt.Errorf("committed: attention of block %d: shapes %v, %v, %v", i, a.Scores.Out.Shape, query.Shape, keys.Shape)
 		}
 		hd := query.Shape[1] / heads
@@ -91,7 +101,7 @@ func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, in
 			return nil, fmt.Errorf("committed: attention of block %d: head dimension %d and %d query heads per key head must be powers of two", i, hd, heads/max(kvHeads, 1))
 		}
 		base := Contraction{BH: poly.Log2Ceil(heads), BI: poly.Log2Ceil(n), BJ: poly.Log2Ceil(total), BC: poly.Log2Ceil(hd),
-			S: poly.Log2Ceil(heads / kvHeads), heads: heads, hd: hd, n: n, total: total, Start: a.Start}
+			S: poly.Log2Ceil(heads / kvHeads), heads: heads, hd: hd, n: n, total: total, Start: a.Start, Cached: turn, Layer: i}
 		for _, c := range []struct {
 			scores bool
 			rq     *model.Requant
@@ -142,9 +152,13 @@ func (k *Contraction) maskSum(x, y []fr.Element) fr.Element {
 	return sum
 }
 
-// factorBlocks are the factors' tables, sliced from the stacked MLE.
+// factorBlocks are the factors' tables, sliced from the stacked MLE (B
+// is the cache's table when Cached).
 func (k *Contraction) factorBlocks(l *Layout, stacked []fr.Element) (A, B []fr.Element) {
 	blockA, blockB := &l.Blocks[k.A], &l.Blocks[k.B]
+	if k.Cached {
+		return stacked[blockA.Offset : blockA.Offset+1<<blockA.NbVars], k.cache
+	}
 	return stacked[blockA.Offset : blockA.Offset+1<<blockA.NbVars], stacked[blockB.Offset : blockB.Offset+1<<blockB.NbVars]
 }
 
@@ -409,7 +423,8 @@ func verifyKeys(t *pcs.Transcript, ks []Contraction, points [][]fr.Element, proo
 // contractionClaims are the claims of the factors' values on their
 // blocks: the queries' and the probabilities' at the contractions' end
 // points, the values' there with V bound at r_c, and the keys' at the
-// key sum-checks' end points.
+// key sum-checks' end points (in a turn the cache step proves these two:
+// [cacheReads]).
 func contractionClaims(l *Layout, ks []Contraction, points [][]fr.Element, ends [][]fr.Element, proofs []FactorProof, keyEnds [][]fr.Element, keys []KeyProof) []pcs.Claim {
 	var out []pcs.Claim
 	m := 0
@@ -417,12 +432,43 @@ func contractionClaims(l *Layout, ks []Contraction, points [][]fr.Element, ends 
 		k := &ks[n]
 		pa, pb := k.factorPoints(points[k.Q], ends[n])
 		out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(k.A, pa), Value: proofs[n].A})
+		if k.Cached {
+			// The cache step proves the keys' and values' claims.
+			if k.Scores {
+				m++
+			}
+			continue
+		}
 		if k.Scores {
 			out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(k.B, k.keyPoint(ends[n], keyEnds[m])), Value: keys[m].K})
 			m++
 			continue
 		}
 		out = append(out, pcs.Claim{Commitment: TensorsCommitment, Point: l.Point(k.B, pb), Value: proofs[n].B})
+	}
+	return out
+}
+
+// cacheReads returns, per block of a turn's segment (in order), the
+// claims the attention leaves on the cache it reads, T × ŵ: the keys' at
+// the key sum-check's end point and the values' at the context's end
+// point with V bound at r_c.
+func cacheReads(ks []Contraction, points, ends [][]fr.Element, proofs []FactorProof, keyEnds [][]fr.Element, keys []KeyProof) [][2]poly.Claim[fr.Element] {
+	var out [][2]poly.Claim[fr.Element]
+	m := 0
+	for n := range ks {
+		k := &ks[n]
+		if k.Scores {
+			if k.Cached {
+				out = append(out, [2]poly.Claim[fr.Element]{{Point: k.keyPoint(ends[n], keyEnds[m]), Value: keys[m].K}})
+			}
+			m++
+			continue
+		}
+		if k.Cached {
+			_, pb := k.factorPoints(points[k.Q], ends[n])
+			out[len(out)-1][1] = poly.Claim[fr.Element]{Point: pb, Value: proofs[n].B}
+		}
 	}
 	return out
 }

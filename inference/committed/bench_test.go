@@ -10,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/internal/memlimit"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/statement"
 )
 
 var (
@@ -222,4 +225,127 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 		}
 		last = line
 	}
+}
+
+var benchCapacity = flag.Int("committed.capacity", 0, "BenchmarkTurn: the cache's capacity (0: the model's context, at most 128)")
+
+// BenchmarkTurn measures the prover of a conversation's turns against
+// a pass from position 0 of the same rows in the same run, each over
+// the segments of BenchmarkProve (the built-in model's two blocks; with
+// -committed.gpt2small one block of GPT-2 small's shape): turn 1 is a
+// prompt of rows/2 tokens and rows/2 generated from the empty state,
+// turn 2 the same over turn 1's history; token is a turn of one row
+// (one generated token) over the capacity's last row but one.
+// turn2/turn1 and turn2/pass are the prover-time ratios.
+func BenchmarkTurn(b *testing.B) {
+	rows := *benchRows
+	run := func(name string, m *model.Model, segs []inference.Segment) {
+		capacity := *benchCapacity
+		if capacity == 0 {
+			capacity = min(m.Config.MaxPositions, 128)
+		}
+		b.Run(fmt.Sprintf("%s/s=%d/capacity=%d", name, rows, capacity), func(b *testing.B) { benchTurn(b, m, segs, rows, capacity) })
+	}
+	run("default", model.Default(), []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}})
+	if *gpt2Small {
+		memlimit.Default()
+		m := gpt2SmallModel(b, 128)
+		run(fmt.Sprintf("gpt2-small/block%d", *benchBlock), m, []inference.Segment{{From: *benchBlock, To: *benchBlock + 1}})
+	}
+}
+
+func benchTurn(b *testing.B, m *model.Model, segs []inference.Segment, rows, capacity int) {
+	prompt := make([]int, max(rows/2, 1))
+	for i := range prompt {
+		prompt[i] = (i*37 + 11) % m.Config.Vocab
+	}
+	// Greedy continuation over a cache, as turnRequest does.
+	request := func(cache *model.Cache, prompt []int, g, rows int) Pass {
+		c := cache.Clone()
+		c.Capacity = 0
+		input, out := prompt, []int(nil)
+		for range g {
+			tr, err := m.Forward(c, input)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out = append(out, model.Argmax(tr.Logits().Data[(len(input)-1)*m.Config.Vocab:]))
+			input = out[len(out)-1:]
+		}
+		return Pass{Prompt: prompt, Output: out, Rows: rows}
+	}
+	pass1 := request(m.NewCache(), prompt, rows-len(prompt), rows)
+	tr1, cache1, err := TurnTrace(m, m.NewCache(), pass1, capacity)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pass2 := request(cache1, prompt, rows-len(prompt), rows)
+	tr2, _, err := TurnTrace(m, cache1, pass2, capacity)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The token: one row over capacity − 2 cached rows (a cache filled
+	// with the prompt repeated).
+	filled := m.NewCache()
+	if _, err := m.Forward(filled, slices.Repeat(prompt, capacity)[:capacity-2]); err != nil {
+		b.Fatal(err)
+	}
+	pass3 := request(filled, prompt[:1], 1, 1)
+	tr3, _, err := TurnTrace(m, filled, pass3, capacity)
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain, err := m.Forward(m.NewCache(), pass2.Tokens())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := benchSRS(b, 1<<*benchParts)
+	st, err := statementOf(m, pass1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prove := func(pass Pass, tr *model.Trace, turn *Turn) (time.Duration, int) {
+		opts := []Option{WithPartVars(*benchParts)}
+		if turn != nil {
+			opts = append(opts, WithTurn(*turn))
+		}
+		start := time.Now()
+		results, err := ProveSegments(s, m, st, pass, tr, segs, *benchJobs, nil, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size := 0
+		for _, r := range results {
+			size += r.Proof.Size()
+		}
+		return time.Since(start), size
+	}
+	var passT, turn1T, turn2T, tokenT time.Duration
+	var size2, sizeToken int
+	b.ResetTimer()
+	for b.Loop() {
+		d, _ := prove(pass2, plain, nil)
+		passT += d
+		d, _ = prove(pass1, tr1, &Turn{Start: 0, Capacity: capacity})
+		turn1T += d
+		d, size2 = prove(pass2, tr2, &Turn{Start: cache1.Len, Capacity: capacity})
+		turn2T += d
+		d, sizeToken = prove(pass3, tr3, &Turn{Start: filled.Len, Capacity: capacity})
+		tokenT += d
+	}
+	n := float64(b.N)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / n }
+	b.ReportMetric(ms(passT), "pass-ms")
+	b.ReportMetric(ms(turn1T), "turn1-ms")
+	b.ReportMetric(ms(turn2T), "turn2-ms")
+	b.ReportMetric(ms(tokenT), "token-ms")
+	b.ReportMetric(float64(turn2T)/float64(turn1T), "turn2/turn1")
+	b.ReportMetric(float64(turn2T)/float64(passT), "turn2/pass")
+	b.ReportMetric(float64(size2), "turn-bytes")
+	b.ReportMetric(float64(sizeToken), "token-bytes")
+}
+
+// statementOf is the statement of a request of m.
+func statementOf(m *model.Model, p Pass) (statement.Statement, error) {
+	return statement.Of[fr.Element](m.ID(), p.Prompt, p.Output)
 }

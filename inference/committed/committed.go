@@ -102,6 +102,9 @@ type Proof struct {
 	// Argmax links the argmax margins of the output tokens to the
 	// logits (segments with the LM head only).
 	Argmax *ArgmaxProof
+	// Cache is, in a turn of a conversation, each block's reads of the
+	// cache and writes to it (nil in a pass from position 0).
+	Cache []CacheProof
 	// ResidualEvals are the residual tensors' MLEs at the residual point
 	// (one per distinct tensor of the segment's residual adds, in order
 	// of first appearance; see residual.go).
@@ -230,6 +233,12 @@ func (l *Layout) DecompositionTables() [][]*big.Int {
 // VocabFrom + 2 and VocabTo if it is a chunk (the segments of blocks
 // with the LM head absorb nothing more).
 func NewTranscript(st statement.Statement, seg inference.Segment) *pcs.Transcript {
+	return newTranscript(st, seg, nil)
+}
+
+// newTranscript is [NewTranscript], followed in a turn by the label
+// "committed/turn", Start and Capacity.
+func newTranscript(st statement.Statement, seg inference.Segment, turn *Turn) *pcs.Transcript {
 	t := transcript.New[fr.Element](Domain, statement.Elements[fr.Element](st)...)
 	t.Absorb(field.FromInt64[fr.Element](int64(seg.From)), field.FromInt64[fr.Element](int64(seg.To)))
 	switch {
@@ -238,13 +247,19 @@ func NewTranscript(st statement.Statement, seg inference.Segment) *pcs.Transcrip
 	case seg.NoHead:
 		t.Absorb(field.One[fr.Element]())
 	}
+	if turn != nil {
+		t.Label("committed/turn")
+		t.Absorb(field.FromInt64[fr.Element](int64(turn.Start)), field.FromInt64[fr.Element](int64(turn.Capacity)))
+	}
 	return t
 }
 
 // Commitments lists a proof's commitments in batch order, every part:
 // the tensors' parts, the multiplicities, each limb row's parts, the
-// boundary and the incoming stream. The first absorption of its
-// transcript is their pcs.Digest.
+// boundary, the incoming stream, and in a turn each block's cache
+// commitments (KeysIn, ValuesIn, Keys, Values). The first absorption of
+// its transcript after the statement and the segment is their
+// pcs.Digest.
 func (p *Proof) Commitments() []pcs.Commitment {
 	out := append(append([]pcs.Commitment(nil), p.Tensors...), p.Multiplicities...)
 	for j := range p.Limbs {
@@ -256,7 +271,20 @@ func (p *Proof) Commitments() []pcs.Commitment {
 	if p.Incoming != nil {
 		out = append(out, *p.Incoming)
 	}
-	return out
+	return append(out, cacheCommitmentsOf(p.Cache)...)
+}
+
+// cacheCommitment is the index of the first cache commitment in the
+// batch opening.
+func (p *Proof) cacheCommitment() int {
+	n := boundaryCommitment
+	if p.Boundary != nil {
+		n++
+	}
+	if p.Incoming != nil {
+		n++
+	}
+	return n
 }
 
 // incomingCommitment is the index of Incoming in the batch opening.
@@ -387,6 +415,13 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		return nil, nil, err
 	}
 	tr = l.View
+	if cfg.turn == nil && tr.Start != 0 {
+		return nil, nil, fmt.Errorf("committed: a pass from row %d is a turn (WithTurn)", tr.Start)
+	}
+	steps, err := cacheSteps(tr, seg, l, cfg.turn, pass)
+	if err != nil {
+		return nil, nil, err
+	}
 	set, ids, err := TableSet(l)
 	if err != nil {
 		return nil, nil, err
@@ -435,7 +470,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if seg.From > 0 {
 		incomingVars = streamVars(&tr.Layers[seg.From-1].Output)
 	}
-	partVars := segmentPartVars(l, incomingVars, cfg.partVars)
+	partVars := segmentPartVars(l, max(incomingVars, cacheVars(steps)), cfg.partVars)
 	parts := layoutParts(l, partVars)
 	if proof.Tensors, err = commitLayoutParts(srs, stacked, partVars, parts[0]); err != nil {
 		return nil, nil, err
@@ -473,9 +508,28 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		proof.Incoming = &c
 		tables = append(tables, incoming)
 	}
+	cache := make([]*cacheData, len(steps))
+	proof.Cache = make([]CacheProof, len(steps))
+	if len(steps) == 0 {
+		proof.Cache = nil
+	}
+	for b := range steps {
+		if cache[b], err = newCacheData(tr, l, &steps[b], cfg.forgeWrites); err != nil {
+			return nil, nil, err
+		}
+		var cs [cacheCommitments]pcs.Commitment
+		for j, tab := range cache[b].tables {
+			if cs[j], err = pcs.Commit(srs, tab); err != nil {
+				return nil, nil, err
+			}
+			tables = append(tables, tab)
+		}
+		p := &proof.Cache[b]
+		p.KeysIn, p.ValuesIn, p.Keys, p.Values = cs[0], cs[1], cs[2], cs[3]
+	}
 	times.Commit = time.Since(start)
 
-	t := NewTranscript(st, seg)
+	t := newTranscript(st, seg, cfg.turn)
 	t.Absorb(pcs.Digest(proof.Commitments()))
 
 	start = time.Now()
@@ -580,9 +634,17 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if proof.Rotations, rtEnds, err = proveFactors(t, "committed/rope", rotationSteps(l, rts, stacked, points, proof.Accumulators)); err != nil {
 		return nil, nil, err
 	}
-	ats, err := attentionContractions(tr, seg, l, index)
+	ats, err := attentionContractions(tr, seg, l, index, cfg.turn != nil)
 	if err != nil {
 		return nil, nil, err
+	}
+	for n := range ats {
+		if k := &ats[n]; k.Cached {
+			d := cache[k.Layer-seg.From]
+			if k.cache = d.readValues; k.Scores {
+				k.cache = d.readKeys
+			}
+		}
 	}
 	var atEnds [][]fr.Element
 	if proof.Attention, atEnds, err = proveFactors(t, "committed/attention", contractionSteps(l, ats, stacked, points, proof.Accumulators)); err != nil {
@@ -590,6 +652,10 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	}
 	var keyEnds [][]fr.Element
 	if proof.Keys, keyEnds, err = proveKeys(t, l, ats, stacked, points, proof.Attention, atEnds); err != nil {
+		return nil, nil, err
+	}
+	cacheClaims, err := proveCache(t, l, steps, cache, cacheReads(ats, points, atEnds, proof.Attention, keyEnds, proof.Keys), proof.Cache, proof.cacheCommitment())
+	if err != nil {
 		return nil, nil, err
 	}
 	nss, err := normSteps(tr, seg, l, index)
@@ -644,6 +710,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
 	claims = append(claims, contractionClaims(l, ats, points, atEnds, proof.Attention, keyEnds, proof.Keys)...)
+	claims = append(claims, cacheClaims...)
 	claims = append(claims, argmaxClaims(l, am, amPoint, proof.Argmax)...)
 	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
 	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
@@ -946,7 +1013,7 @@ func Verify(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass,
 	if err != nil {
 		return nil, err
 	}
-	_, claims, err := verify(vk, m, view, st, pass, seg, proof)
+	_, claims, err := verify(vk, m, view, st, pass, seg, proof, nil)
 	return claims, err
 }
 
@@ -991,7 +1058,7 @@ func VerifyPassChecks(vk *VerifyingKey, m *model.Model, st statement.Statement, 
 	}
 	checks := make([]*pcs.GroupCheck, len(segs))
 	for k, seg := range segs {
-		check, claims, err := verify(vk, m, view, st, pass, seg, proofs[k])
+		check, claims, err := verify(vk, m, view, st, pass, seg, proofs[k], nil)
 		if err != nil {
 			return nil, fmt.Errorf("segment %d %v: %w", k, seg, err)
 		}
@@ -1072,11 +1139,15 @@ func checkChosen(segs []inference.Segment, proofs []*Proof) error {
 // verify is [Verify] on the pass's shapes view: the field part, then
 // the group part (one pairing check) on the proof's commitments and the
 // model's fixed table commitments.
-func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof) (*pcs.GroupCheck, *Claims, error) {
+func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.Statement, pass Pass, seg inference.Segment, proof *Proof, turn *Turn) (*pcs.GroupCheck, *Claims, error) {
 	if vk == nil {
 		return nil, nil, fmt.Errorf("%w: no verifying key", ErrRejected)
 	}
-	s, err := NewShape(view, seg, pass, WithPartVars(vk.PartVars), WithLimbBits(vk.LimbBits))
+	opts := []Option{WithPartVars(vk.PartVars), WithLimbBits(vk.LimbBits)}
+	if turn != nil {
+		opts = append(opts, WithTurn(*turn))
+	}
+	s, err := NewShape(view, seg, pass, opts...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -1119,6 +1190,9 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	if (proof.Incoming != nil) != (seg.From > 0) {
 		return nil, nil, fmt.Errorf("%w: an incoming commitment is present exactly when the segment is not the first", ErrRejected)
 	}
+	if len(proof.Cache) != len(s.Cache) {
+		return nil, nil, fmt.Errorf("%w: the cache proofs of %d blocks, the turn's segment has %d", ErrRejected, len(proof.Cache), len(s.Cache))
+	}
 	rqs := s.Requants
 	if len(proof.Accumulators) != len(rqs) {
 		return nil, nil, fmt.Errorf("%w: %d accumulator values for %d requantizations", ErrRejected, len(proof.Accumulators), len(rqs))
@@ -1139,7 +1213,7 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 
-	t := NewTranscript(st, seg)
+	t := newTranscript(st, seg, s.config.turn)
 	t.Absorb(pcs.Digest(proof.Commitments()))
 
 	lp, err := VerifyLookups(t, l, s.Set, s.IDs, proof)
@@ -1167,6 +1241,10 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	if err != nil {
 		return rejected(err)
 	}
+	cacheClaims, err := verifyCache(t, l, s.Cache, cacheReads(s.Contractions, points, atEnds, proof.Attention, keyEnds, proof.Keys), proof.Cache, proof.cacheCommitment())
+	if err != nil {
+		return rejected(err)
+	}
 	nEnds, err := s.VerifyNorms(t, points, proof.Accumulators, proof.Norms)
 	if err != nil {
 		return rejected(err)
@@ -1182,7 +1260,7 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	ePoint := s.EmbeddingPoint(t)
 	var eValue fr.Element
 	if ePoint != nil {
-		if eValue, err = embeddingValue(m, s.Pass.Tokens(), ePoint); err != nil {
+		if eValue, err = embeddingValue(m, s.Pass.Tokens(), view.Start, ePoint); err != nil {
 			return rejected(err)
 		}
 	}
@@ -1199,6 +1277,7 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	claims = append(claims, productClaims(l, gps, pEnds, proof.Products)...)
 	claims = append(claims, rotationClaims(l, rts, rtEnds, proof.Rotations)...)
 	claims = append(claims, contractionClaims(l, ats, points, atEnds, proof.Attention, keyEnds, proof.Keys)...)
+	claims = append(claims, cacheClaims...)
 	claims = append(claims, argmaxClaims(l, s.Argmax, amPoint, proof.Argmax)...)
 	claims = append(claims, normClaims(l, nss, nEnds, proof.Norms, proof.incomingCommitment())...)
 	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)

@@ -219,8 +219,8 @@
 // degree 2). The prover's tables have heads·n·hd and n·heads·T entries
 // instead of heads·n·T·hd each: 2¹⁶ instead of 2²² at 64 rows. Masked
 // scores have accumulator 0, which the requantization's Out = 0,
-// Rem = 2^(k−1) give. The pass must start at position 0 (the keys are its
-// own rows).
+// Rem = 2^(k−1) give. A pass from position 0 reads its own rows as keys
+// and values; a turn of a conversation reads the cache (below, "Turns").
 //
 // Argmax (argmax.go, last segment only): the pass is a request's
 // (statement.Request): R rows over the tokens T = prompt ‖ output ‖ 0, …,
@@ -333,12 +333,14 @@
 // 2^bj·mark(ρ′, ½) = Sel(ρ′) (one mark per valid row); and one degree-2
 // sum-check proves Σ mark·(lo + 2¹⁶·hi + 1 − mask) = 0 — non-negative
 // terms far below |Fr|, so each mark sits on an unmasked entry whose score
-// is the maximum. The mask's MLE is poly.CausalZeroifier's (the pass
-// starts at position 0, T = n) times the heads' selector: O(log n).
+// is the maximum. The mask's MLE is poly.CausalZeroifier's (a pass from
+// position 0, T = n), or in a turn poly.ShiftedCausal's,
+// [i < n ∧ j ≤ Start + i] over T = Capacity key rows, times the heads'
+// selector: O(log T).
 //
 // Embedding (embedding.go, first segment only): the embedding block is
 // the model's embedding of the public tokens, E[token] (plus P[position]
-// for GPT-2). At a point r of its variables the verifier computes that
+// for GPT-2, positions from Start in a turn). At a point r of its variables the verifier computes that
 // tensor's MLE itself from the model and the tokens (O(rows·d)) and makes
 // it the value of a claim on the block of s: the prover sends nothing.
 //
@@ -352,12 +354,65 @@
 // variables) variables. The key's commitments are not absorbed: they are
 // a function of the model, which the statement's model id binds.
 //
+// # Turns
+//
+// A conversation is proven turn by turn (turn.go, [ProveTurn],
+// [VerifyTurn]); its [State] after a turn is the number of rows cached
+// and, per block, commitments to the keys' and the values' cache, each
+// the MLE of a Capacity × ŵ matrix (ŵ the key/value width padded),
+// zero from the cached rows on. The first turn reads [EmptyState]
+// (every commitment the identity). A turn ([Turn]: Start cached rows, a
+// cache of Capacity rows) is a request's pass of n rows (its bucket) at
+// positions Start…Start+n−1, Start + n ≤ Capacity; it keeps the rows of
+// the request's s + g tokens, prompt then output, as many as the pass
+// has ([TurnKeep]: min(s + g, n); with s + g ≤ n the pass computes the
+// row of the last output token too, otherwise, as in a token-by-token
+// generation's turns of one row, the next turn starts with it). Its shapes depend on n and
+// Capacity only (model.Cache.Capacity: the attention runs over Capacity
+// key rows), so one set of segment shapes serves every turn; RoPE's
+// tables, GPT-2's position rows and the mask take Start.
+//
+// Per block of the segment, the proof carries four commitments (after
+// the incoming stream's, absorbed with the others): KeysIn and ValuesIn,
+// the state in's, and Keys and Values, the written rows W =
+// Σ_{a<keep} e_{Start+a} ⊗ X_a of the new keys (after RoPE) and values X
+// (protocol/kvcache, "Writes"). The commitment is linear, so the state
+// out's commitments are the state in's plus W's ([NextState]): a turn
+// commits its own rows only. The attention reads the cache
+// K_all = K_in + Σ_{a<n} e_{Start+a} ⊗ X_a (every new row: the pad rows
+// attend to their own keys, as in a pass), so its scores and context
+// are the contractions above with T = Capacity and B the cache; the
+// key sum-check's claim on K_all and the context's on V_all are proven
+// by the cache step. Under label "committed/cache", per block:
+//
+//   - the reads: protocol/kvcache's append of the n new rows at Start
+//     proves the claim on K_all from a claim on K_in (on KeysIn) and one
+//     on the new keys' block of s; the same for V_all;
+//   - the writes: at a point p drawn after every commitment, the prover
+//     sends W_K(p) and W_V(p) (claims on Keys and Values), and
+//     kvcache.ProveWrites proves each from the new rows, leaving a claim
+//     on their block of s.
+//
+// Soundness across turns: the state in's rows from Start on are zero
+// (the empty state is, and each turn adds W, zero outside its rows), so
+// K_all holds the state in's rows and then the new ones; W is bound to
+// the new rows at a random point drawn after its commitment, so it is
+// the kept rows shifted to Start (up to (log Capacity + log ŵ)/|Fr|).
+// [VerifyTurn] requires every segment to read the state in's
+// commitments; a cache changed between turns (a row changed, rows
+// swapped or dropped) is another commitment or another Start, and is
+// rejected. The state's digest ([State.Digest]) is pcs.DigestWith over
+// the row count, the capacity and the commitments (0 for the empty
+// state): a turn's statement (statement.Turn) carries the digests of the
+// state in and out.
+//
 // # Parts
 //
 // Each of those MLEs is committed in parts of M variables
 // (pcs.CommitParts; M = [PartVars] = 18 unless [WithPartVars] says
-// otherwise, raised to the boundary's and the incoming stream's
-// variables, which are committed whole: [Shape.PartVars]), and the
+// otherwise, raised to the boundary's, the incoming stream's and a
+// turn's cache's variables, which are committed whole:
+// [Shape.PartVars]), and the
 // opening runs over min(max(N, set variables), M) variables
 // ([Shape.OpeningVars]): its multi-scalar multiplications cover 2^M
 // points whatever the segment's size (pcs, "Commitments in parts").
@@ -379,11 +434,12 @@
 //
 // Domain "veriformer/inference/committed/v1", seeded with the statement
 // (model id, input digest, output digest), then From and To (then 1 for
-// a segment that sets NoHead, VocabFrom + 2 and VocabTo for a chunk). The
+// a segment that sets NoHead, VocabFrom + 2 and VocabTo for a chunk; then
+// in a turn the label "committed/turn", Start and Capacity). The
 // statement is only bound here: the caller checks it against the model
 // and tokens (as inference.VerifySegment does). Then:
 //
-//	pcs.Digest(s, m, l₀, …, l₇[, boundary][, incoming])      (all commitments, every committed part, before any challenge)
+//	pcs.Digest(s, m, l₀, …, l₇[, boundary][, incoming][, per block KeysIn, ValuesIn, Keys, Values])   (all commitments, every committed part, before any challenge)
 //	lookup.ProveCommitted: label "lookup/committed/committed/tables", pcs.Digest(m), β, α,
 //	  witness tree, table tree, m(ρₜ), column evaluations, the function tables' outputs
 //	each limb slot's value (slot order); per function, its input and output values
@@ -395,6 +451,8 @@
 //	label "committed/rope"; per rotation: sum-check (degree 3), In(r′), In(r′ with the half-head bit flipped)   (Llama)
 //	label "committed/attention"; per block: scores then context, each a sum-check (degree 3), A(r′), B(r′)
 //	label "committed/keys"; per scores contraction: sum-check over the key rows (degree 2), K at its end
+//	label "committed/cache"; per block: the keys' read (protocol/kvcache append), the values' read; p;
+//	  W_K(p), W_V(p); the keys' writes, the values' writes (kvcache.ProveWrites)   (turns only)
 //	label "committed/norm"; per norm: ρ₁; the 9 row values; ρ₂; sum-check (degree 4; 3 RMSNorm), 5 values;
 //	  sum-check (degree 6; 5 RMSNorm) of Acc(r_q), 4 values
 //	label "committed/softmax"; per attention: γ; zero-check (14 tables); ρ′; 3 row values;
@@ -411,7 +469,11 @@
 // input and output, s of the requantization sum-check, the projections' inputs, the boundary and its
 // block of s, the residual values, the embedding, each gated product's
 // Act and Up, each rotation's two input values, each attention
-// contraction's two factors (the keys' at the key sum-check's end), the chosen logits, the margins, the logits
+// contraction's two factors (the keys' at the key sum-check's end; in a
+// turn the queries' and probabilities' only), per block of a turn its
+// cache claims (K_in and the new keys from the keys' read, V_in and the
+// new values from the values' read, W_K(p), W_V(p), the new keys and
+// values from the writes), the chosen logits, the margins, the logits
 // at the sum-check's end, then per norm its row values (the row sums
 // first, LayerNorm), the variance sum-check's and the scaling sum-check's
 // end values, then per attention its zero-check's committed tables (m
@@ -442,7 +504,9 @@
 // byte (1, or 2 for a chunk's) and the argmax proof (Targets: a count
 // and 4 bytes each; Chosen, Local for a chunk's, MarginsEval, rounds,
 // LogitsEval),
-// ResidualEvals, and the batch
+// ResidualEvals, the cache proofs (count; per block the four
+// commitments as a count and points, per read y_prev, rounds and y_X,
+// W_K(p), W_V(p), per write rounds and y_X), and the batch
 // opening in pcs's encoding behind its length: G1 points compressed (48
 // bytes), scalars canonical (32 bytes), counts as 4-byte big-endian
 // integers. [UnmarshalProof]

@@ -22,11 +22,11 @@ func embeddingPoint(t *pcs.Transcript, tr *model.Trace, l *Layout, first bool) [
 }
 
 // embeddingValue is the MLE of the model's embedding of tokens (at
-// positions 0, 1, …: E[token] plus P[position] for GPT-2, exactly as the
-// forward pass computes it) over its padded shape, at point: O(rows·d),
-// from the public tokens and the model alone.
-func embeddingValue(m *model.Model, tokens []int, point []fr.Element) (fr.Element, error) {
-	emb, err := m.Embed(tokens, 0)
+// positions start, start + 1, …: E[token] plus P[position] for GPT-2,
+// exactly as the forward pass computes it) over its padded shape, at
+// point: O(rows·d), from the public tokens and the model alone.
+func embeddingValue(m *model.Model, tokens []int, start int, point []fr.Element) (fr.Element, error) {
+	emb, err := m.Embed(tokens, start)
 	if err != nil {
 		return fr.Element{}, err
 	}

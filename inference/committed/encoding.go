@@ -11,13 +11,14 @@ import (
 
 	"github.com/veriformer/veriformer/lookup"
 	"github.com/veriformer/veriformer/pcs"
+	"github.com/veriformer/veriformer/protocol/kvcache"
 	"github.com/veriformer/veriformer/protocol/linear"
 	"github.com/veriformer/veriformer/statement"
 	"github.com/veriformer/veriformer/sumcheck"
 )
 
 // FormatVersion is the version of the binary encoding.
-const FormatVersion = 13
+const FormatVersion = 14
 
 // Bounds of the decoder: sum-check rounds, values per round, GKR layers,
 // accumulators, column evaluations and opening bytes.
@@ -30,6 +31,7 @@ const (
 	maxOpeningBytes = 1 << 20
 	maxProjections  = 1 << 12
 	maxResiduals    = 1 << 12
+	maxCacheBlocks  = 1 << 10
 	maxParts        = 1 << (pcs.MaxNbVars - PartVars)
 )
 
@@ -154,6 +156,22 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 		w.buf.WriteByte(0)
 	}
 	w.scalars(p.ResidualEvals)
+	w.count(len(p.Cache))
+	for k := range p.Cache {
+		c := &p.Cache[k]
+		w.points([]pcs.Commitment{c.KeysIn, c.ValuesIn, c.Keys, c.Values})
+		for _, rd := range []*kvcache.Proof[fr.Element]{c.ReadKeys, c.ReadValues} {
+			w.scalar(&rd.Prev)
+			w.rounds(rd.Shift.Rounds)
+			w.scalar(&rd.New)
+		}
+		w.scalar(&c.KeysEval)
+		w.scalar(&c.ValuesEval)
+		for _, wr := range []*kvcache.WritesProof[fr.Element]{c.WriteKeys, c.WriteValues} {
+			w.rounds(wr.Shift.Rounds)
+			w.scalar(&wr.New)
+		}
+	}
 	opening, err := p.Opening.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -307,6 +325,32 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 		r.fail(fmt.Errorf("argmax flag %d", b))
 	}
 	p.ResidualEvals = r.scalars(maxResiduals)
+	if nc := r.count(maxCacheBlocks, 4*48+8*32); r.err == nil && nc > 0 {
+		p.Cache = make([]CacheProof, nc)
+		for k := range p.Cache {
+			c := &p.Cache[k]
+			if pts := r.points(); r.err == nil {
+				if len(pts) != cacheCommitments {
+					r.fail(fmt.Errorf("%d cache commitments of a block, want %d", len(pts), cacheCommitments))
+					break
+				}
+				c.KeysIn, c.ValuesIn, c.Keys, c.Values = pts[0], pts[1], pts[2], pts[3]
+			}
+			c.ReadKeys, c.ReadValues = &kvcache.Proof[fr.Element]{}, &kvcache.Proof[fr.Element]{}
+			for _, rd := range []*kvcache.Proof[fr.Element]{c.ReadKeys, c.ReadValues} {
+				r.scalar(&rd.Prev)
+				rd.Shift.Rounds = r.rounds()
+				r.scalar(&rd.New)
+			}
+			r.scalar(&c.KeysEval)
+			r.scalar(&c.ValuesEval)
+			c.WriteKeys, c.WriteValues = &kvcache.WritesProof[fr.Element]{}, &kvcache.WritesProof[fr.Element]{}
+			for _, wr := range []*kvcache.WritesProof[fr.Element]{c.WriteKeys, c.WriteValues} {
+				wr.Shift.Rounds = r.rounds()
+				r.scalar(&wr.New)
+			}
+		}
+	}
 	n := r.count(maxOpeningBytes, 1)
 	if r.err == nil {
 		if err := p.Opening.UnmarshalBinary(r.take(n)); err != nil {

@@ -91,16 +91,31 @@ func TestWriteCorpus(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	seeds := map[string][]byte{}
 	for k, data := range encodedProofs(t) {
+		seeds[fmt.Sprintf("segment%d", k)] = data
+	}
+	// A turn's proof of the first segment (its cache commitments and
+	// proofs).
+	m := model.Default()
+	pass, st := turnRequest(t, m, m.NewCache(), []int{5, 17, 42}, 3, 8)
+	turn := proveTurn(t, testSRS(t, 1<<18), m, m.NewCache(), pass, st, 16, []inference.Segment{{From: 0, To: 1}})
+	data, err := turn.proofs[0].MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds["turn0"] = data
+	for name, data := range seeds {
 		seed := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(data)))
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("segment%d", k)), []byte(seed), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(seed), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
 // FuzzUnmarshalProof decodes arbitrary bytes; its seeds (testdata) are
-// honest proofs of the two segments of the built-in model.
+// honest proofs of the two segments of the built-in model and of a
+// turn's first segment.
 func FuzzUnmarshalProof(f *testing.F) {
 	f.Add(append([]byte(nil), magic...))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -28,6 +28,16 @@ type Option func(*config)
 type config struct {
 	partVars int
 	limbBits int
+	turn     *Turn
+	// forgeWrites (tests only) changes the rows a turn writes.
+	forgeWrites func(layer int, keys, values []int64)
+}
+
+// WithTurn makes the proofs those of a turn of a conversation (package
+// documentation, "Turns"): the pass reads t.Start cached rows of a cache
+// of t.Capacity rows and commits the rows it keeps.
+func WithTurn(t Turn) Option {
+	return func(c *config) { c.turn = &t }
 }
 
 // WithPartVars commits the stacked MLE, the limb rows, the
@@ -58,6 +68,9 @@ func newConfig(opts []Option) (config, error) {
 	if c.limbBits != 0 && !slices.Contains(limbWidths, c.limbBits) {
 		return c, fmt.Errorf("committed: limbs of %d bits, want one of %v", c.limbBits, limbWidths)
 	}
+	if t := c.turn; t != nil && (t.Start < 0 || t.Capacity < 1 || t.Start >= t.Capacity) {
+		return c, fmt.Errorf("committed: a turn from row %d of a cache of %d rows", t.Start, t.Capacity)
+	}
 	return c, nil
 }
 
@@ -66,6 +79,8 @@ func newConfig(opts []Option) (config, error) {
 // variables (0 without one), for parts of base variables: the boundary
 // and the incoming stream are committed whole.
 func segmentPartVars(l *Layout, incomingVars, base int) int {
+	// incomingVars is also the cache's variables in a turn: both are
+	// committed whole.
 	m := max(base, incomingVars)
 	if l.Boundary >= 0 {
 		m = max(m, boundaryVars(l))
@@ -168,7 +183,7 @@ func commitLimbRows(srs *pcs.SRS, limbs []uint16, rows [][]fr.Element, size, m i
 // multiplicities over a table set of setVars variables, limb rows,
 // boundary, incoming), the parts a proof commits: every part of the
 // multiplicities.
-func ownParts(l *Layout, m, setVars int, boundary, incoming bool) [][]int {
+func ownParts(l *Layout, m, setVars int, boundary, incoming bool, cached int) [][]int {
 	lp := layoutParts(l, m)
 	mult := make([]int, pcs.Parts(setVars, m))
 	for i := range mult {
@@ -180,6 +195,9 @@ func ownParts(l *Layout, m, setVars int, boundary, incoming bool) [][]int {
 		out = append(out, []int{0})
 	}
 	if incoming {
+		out = append(out, []int{0})
+	}
+	for range cached * cacheCommitments {
 		out = append(out, []int{0})
 	}
 	return out

@@ -46,6 +46,8 @@ type Shape struct {
 	// Argmax is the argmax step of a segment with the LM head (nil in
 	// the others).
 	Argmax *ArgmaxStep
+	// Cache has, in a turn, the cache step of each block of the segment.
+	Cache []CacheStep
 
 	config config
 	// parts is [Shape.Parts], computed once.
@@ -68,7 +70,10 @@ func NewShape(view *model.Trace, seg inference.Segment, pass Pass, opts ...Optio
 	if s.Set, s.IDs, err = TableSet(l); err != nil {
 		return nil, err
 	}
-	s.parts = ownParts(l, s.PartVars(), s.Set.NbVars, l.Boundary >= 0, seg.From > 0)
+	if s.Cache, err = cacheSteps(view, seg, l, cfg.turn, pass); err != nil {
+		return nil, err
+	}
+	s.parts = ownParts(l, s.PartVars(), s.Set.NbVars, l.Boundary >= 0, seg.From > 0, len(s.Cache))
 	Requants(view, seg, func(r *model.Requant) { s.Requants = append(s.Requants, r) })
 	s.Index = requantIndex(s.Requants)
 	s.Groups = projectionGroups(view, seg)
@@ -79,7 +84,7 @@ func NewShape(view *model.Trace, seg inference.Segment, pass Pass, opts ...Optio
 	if s.Rotations, err = rotationsOf(view, seg, l, s.Index); err != nil {
 		return nil, err
 	}
-	if s.Contractions, err = attentionContractions(view, seg, l, s.Index); err != nil {
+	if s.Contractions, err = attentionContractions(view, seg, l, s.Index, cfg.turn != nil); err != nil {
 		return nil, err
 	}
 	if s.Norms, err = normSteps(view, seg, l, s.Index); err != nil {
@@ -187,7 +192,7 @@ func (s *Shape) NbCommitments() int {
 	if s.Segment.From > 0 {
 		n++
 	}
-	return n
+	return n + cacheCommitments*len(s.Cache)
 }
 
 // PartVars is the number of variables of the parts of the segment's
@@ -199,7 +204,7 @@ func (s *Shape) PartVars() int {
 	if s.Segment.From > 0 {
 		incoming = streamVars(&s.Trace.Layers[s.Segment.From-1].Output)
 	}
-	return segmentPartVars(s.Layout, incoming, s.config.partVars)
+	return segmentPartVars(s.Layout, max(incoming, cacheVars(s.Cache)), s.config.partVars)
 }
 
 // Parts lists, per own commitment of the batch opening (tensors,

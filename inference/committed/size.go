@@ -45,6 +45,11 @@ func (p *Proof) scalars() int {
 	if a := p.Argmax; a != nil {
 		scalars += len(a.Chosen) + 2 + rounds(a.SumCheck.Rounds)
 	}
+	for _, c := range p.Cache {
+		// Per read: y_prev and y_X; per write: y_X; the two W values.
+		scalars += 2 + 2 + 2 + 2 + rounds(c.ReadKeys.Shift.Rounds) + rounds(c.ReadValues.Shift.Rounds) +
+			rounds(c.WriteKeys.Shift.Rounds) + rounds(c.WriteValues.Shift.Rounds)
+	}
 	for _, lp := range p.Projections {
 		scalars += len(lp.Biases) + rounds(lp.SumCheck.Rounds) + len(lp.Inputs) + len(lp.Weights)
 	}

@@ -271,16 +271,17 @@ func (s *SoftmaxStep) publicTables() (mask, valid []fr.Element) {
 
 // publicEvals evaluates the mask and the valid entries at point:
 // Sel_H(h)·z(i, j), z the causal zeroifier of poly.CausalZeroifier over
-// the square of n rows (the pass starts at position 0, so T = n and i
-// and j have as many coordinates), in O(log n), and the product of the
-// three prefixes.
+// the square of n rows when the pass starts at position 0 over its own
+// T = n positions (i and j have as many coordinates), in O(log n), and
+// otherwise (a turn: from position Start over a cache of T rows) the
+// shifted mask [i < n ∧ j ≤ Start + i] of poly.ShiftedCausal,
+// O(log T); and the product of the three prefixes.
 func (s *SoftmaxStep) publicEvals(point []fr.Element) (mask, valid fr.Element, err error) {
 	h, i, j := point[:s.bh], point[s.bh:s.bh+s.bi], point[s.bh+s.bi:]
 	sh := poly.Prefix[fr.Element](h, s.heads)
 	if s.start != 0 || s.total != s.rows {
-		return mask, valid, fmt.Errorf("softmax: a pass from position %d over %d of %d positions", s.start, s.rows, s.total)
-	}
-	if mask, err = poly.CausalZeroifier[fr.Element](point[s.bh:], s.rows); err != nil {
+		mask = poly.ShiftedCausal[fr.Element](i, j, s.rows, s.start)
+	} else if mask, err = poly.CausalZeroifier[fr.Element](point[s.bh:], s.rows); err != nil {
 		return mask, valid, err
 	}
 	mask.Mul(&mask, &sh)
