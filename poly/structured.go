@@ -146,7 +146,29 @@ func EqIndex[E field.Scalar, P field.Ptr[E]](point []E, idx int) E {
 // Every path is a product of one multilinear factor per coordinate, so the
 // sum is the MLE. Cost: about 36 multiplications per bit.
 func ShiftedCausal[E field.Scalar, P field.Ptr[E]](rho, gamma []E, rows, start int) E {
-	nr, nk := len(rho), len(gamma)
+	return ShiftedCausalWeights[E, P](betaPairs[E, P](rho), betaPairs[E, P](gamma), rows, start)
+}
+
+// betaPairs returns (1 − x, x) for each coordinate x of point.
+func betaPairs[E field.Scalar, P field.Ptr[E]](point []E) [][2]E {
+	one := field.One[E, P]()
+	out := make([][2]E, len(point))
+	for i := range point {
+		out[i][1] = point[i]
+		P(&out[i][0]).Sub(&one, &point[i])
+	}
+	return out
+}
+
+// ShiftedCausalWeights is [ShiftedCausal] for tables that factor by bit:
+// Σ_{j,k} x(j)·y(k)·[j < rows ∧ k ≤ j + start] with x(j) = Π_c wj[c][bit c
+// of j] and y(k) = Π_c wk[c][bit c of k] (coordinates most significant
+// first, as a point's), which for wj[c] = (1 − ρ_c, ρ_c) is ShiftedCausal.
+// Products of eq tables, such as eq(e, ·)·eq(r, ·) with the pairs
+// ((1 − e_c)(1 − r_c), e_c·r_c), are such tables. Same automaton, same
+// cost.
+func ShiftedCausalWeights[E field.Scalar, P field.Ptr[E]](wj, wk [][2]E, rows, start int) E {
+	nr, nk := len(wj), len(wk)
 	n := max(nr, nk, bits.Len(uint(start))) + 1
 	const states = 8 // carry·4 + greater·2 + less
 	var v [states]E
@@ -155,25 +177,23 @@ func ShiftedCausal[E field.Scalar, P field.Ptr[E]](rho, gamma []E, rows, start i
 	live[0] = true
 	one := field.One[E, P]()
 	for p := range n {
-		// w[jb][kb] = β(ρ, jb)·β(γ, kb) for bit p; a missing coordinate has
-		// only the 0 bit, of weight 1.
-		var wj, wk [2]E
+		// w[jb][kb] = x's and y's factors for bit p; a missing coordinate
+		// has only the 0 bit, of weight 1.
+		var pj, pk [2]E
 		nj, nkb := 1, 1
-		wj[0], wk[0] = one, one
+		pj[0], pk[0] = one, one
 		if p < nr {
 			nj = 2
-			wj[1] = rho[nr-1-p]
-			P(&wj[0]).Sub(&one, &wj[1])
+			pj = wj[nr-1-p]
 		}
 		if p < nk {
 			nkb = 2
-			wk[1] = gamma[nk-1-p]
-			P(&wk[0]).Sub(&one, &wk[1])
+			pk = wk[nk-1-p]
 		}
 		var w [2][2]E
 		for jb := range nj {
 			for kb := range nkb {
-				P(&w[jb][kb]).Mul(&wj[jb], &wk[kb])
+				P(&w[jb][kb]).Mul(&pj[jb], &pk[kb])
 			}
 		}
 		ob, rb := (start>>p)&1, (rows>>p)&1

@@ -101,3 +101,89 @@ func (c *shiftedConstCircuit) Define(api frontend.API) error {
 	api.AssertIsEqual(ShiftedCausal(api, c.Rho, c.Gamma, c.rows, c.start, c.bits), c.Z)
 	return nil
 }
+
+// weightsCircuit evaluates ShiftedCausalWeights of x = eq(e, ·)·eq(r, ·)
+// and y = eq(γ, ·) with start a witness.
+type weightsCircuit struct {
+	E, R, Gamma []frontend.Variable
+	Start, Z    frontend.Variable
+	rows, bits  int
+}
+
+func (c *weightsCircuit) Define(api frontend.API) error {
+	wj := make([][2]frontend.Variable, len(c.E))
+	for i := range c.E {
+		wj[i] = [2]frontend.Variable{api.Mul(api.Sub(1, c.E[i]), api.Sub(1, c.R[i])), api.Mul(c.E[i], c.R[i])}
+	}
+	wk := make([][2]frontend.Variable, len(c.Gamma))
+	for i, g := range c.Gamma {
+		wk[i] = [2]frontend.Variable{api.Sub(1, g), g}
+	}
+	api.AssertIsEqual(ShiftedCausalWeights(api, wj, wk, c.rows, c.Start, c.bits), c.Z)
+	return nil
+}
+
+// TestShiftedCausalWeights: the shifted causal sum of a product of two eq
+// tables against eq(γ, ·), in circuit with a variable start, is the
+// native ShiftedCausalWeights's, which is the sum over the tables; the
+// value of another start is refused.
+func TestShiftedCausalWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	scalar := ecc.BLS12_377.ScalarField()
+	const nr, nk, rows, bits = 3, 4, 8, 4
+	e := field.RandomVector[bls12377fr.Element](rng, nr)
+	r := field.RandomVector[bls12377fr.Element](rng, nr)
+	gamma := field.RandomVector[bls12377fr.Element](rng, nk)
+	ee, er, eg := native.EqTable[bls12377fr.Element](e), native.EqTable[bls12377fr.Element](r), native.EqTable[bls12377fr.Element](gamma)
+	var one bls12377fr.Element
+	one.SetOne()
+	wj := make([][2]bls12377fr.Element, nr)
+	for i := range wj {
+		var a, b bls12377fr.Element
+		a.Sub(&one, &e[i])
+		b.Sub(&one, &r[i])
+		wj[i][0].Mul(&a, &b)
+		wj[i][1].Mul(&e[i], &r[i])
+	}
+	wk := make([][2]bls12377fr.Element, nk)
+	for i := range wk {
+		wk[i][1] = gamma[i]
+		wk[i][0].Sub(&one, &gamma[i])
+	}
+	values := func(c *weightsCircuit) {
+		c.E, c.R, c.Gamma = make([]frontend.Variable, nr), make([]frontend.Variable, nr), make([]frontend.Variable, nk)
+		for i := range nr {
+			c.E[i], c.R[i] = field.BigInt(&e[i]), field.BigInt(&r[i])
+		}
+		for i := range nk {
+			c.Gamma[i] = field.BigInt(&gamma[i])
+		}
+	}
+	placeholder := &weightsCircuit{E: make([]frontend.Variable, nr), R: make([]frontend.Variable, nr), Gamma: make([]frontend.Variable, nk), rows: rows, bits: bits}
+	for _, start := range []int{0, 3, 9, 15} {
+		var sum, tmp bls12377fr.Element
+		for a := range 1 << nr {
+			for b := range 1 << nk {
+				if a < rows && b <= start+a {
+					tmp.Mul(&ee[a], &er[a])
+					tmp.Mul(&tmp, &eg[b])
+					sum.Add(&sum, &tmp)
+				}
+			}
+		}
+		want := native.ShiftedCausalWeights[bls12377fr.Element](wj, wk, rows, start)
+		if !want.Equal(&sum) {
+			t.Fatalf("start %d: the native automaton is not the sum", start)
+		}
+		a := &weightsCircuit{rows: rows, bits: bits, Start: start, Z: field.BigInt(&want)}
+		values(a)
+		if err := test.IsSolved(placeholder, a, scalar); err != nil {
+			t.Fatalf("start %d: %v", start, err)
+		}
+		other := native.ShiftedCausalWeights[bls12377fr.Element](wj, wk, rows, start+1)
+		a.Z = field.BigInt(&other)
+		if !other.Equal(&want) && test.IsSolved(placeholder, a, scalar) == nil {
+			t.Errorf("start %d: the value of start %d accepted", start, start+1)
+		}
+	}
+}

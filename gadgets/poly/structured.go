@@ -77,7 +77,28 @@ func EqAt(api frontend.API, point []frontend.Variable, x frontend.Variable) fron
 // constant, one, and one more to split it by start's bit while bits of
 // start remain: at most 65 per bit.
 func ShiftedCausal(api frontend.API, rho, gamma []frontend.Variable, rows int, start frontend.Variable, startBits int) frontend.Variable {
-	nr, nk := len(rho), len(gamma)
+	pairs := func(point []frontend.Variable) [][2]frontend.Variable {
+		out := make([][2]frontend.Variable, len(point))
+		for i, x := range point {
+			out[i] = [2]frontend.Variable{api.Sub(1, x), x}
+		}
+		return out
+	}
+	return shiftedCausal(api, pairs(rho), pairs(gamma), rows, start, startBits, true)
+}
+
+// ShiftedCausalWeights is native poly.ShiftedCausalWeights in circuit,
+// with a variable start of startBits bits (as [ShiftedCausal]): the
+// shifted causal sum of two tables that factor by bit, wj[c] and wk[c]
+// the factors of coordinate c's bits 0 and 1.
+func ShiftedCausalWeights(api frontend.API, wj, wk [][2]frontend.Variable, rows int, start frontend.Variable, startBits int) frontend.Variable {
+	return shiftedCausal(api, wj, wk, rows, start, startBits, false)
+}
+
+// shiftedCausal runs the automaton; beta says that each pair sums to 1
+// (β's), so that one product gives a bit's four weights.
+func shiftedCausal(api frontend.API, wj, wk [][2]frontend.Variable, rows int, start frontend.Variable, startBits int, beta bool) frontend.Variable {
+	nr, nk := len(wj), len(wk)
 	n := max(nr, nk, startBits) + 1
 	var sb []frontend.Variable
 	if startBits > 0 {
@@ -89,30 +110,28 @@ func ShiftedCausal(api frontend.API, rho, gamma []frontend.Variable, rows int, s
 	var v [states]frontend.Variable
 	v[0] = 1
 	for p := range n {
-		var wj, wk [2]frontend.Variable
+		var pj, pk [2]frontend.Variable
 		nj, nkb := 1, 1
-		wj[0], wk[0] = 1, 1
+		pj[0], pk[0] = 1, 1
 		if p < nr {
 			nj = 2
-			wj[1] = rho[nr-1-p]
-			wj[0] = api.Sub(1, wj[1])
+			pj = wj[nr-1-p]
 		}
 		if p < nk {
 			nkb = 2
-			wk[1] = gamma[nk-1-p]
-			wk[0] = api.Sub(1, wk[1])
+			pk = wk[nk-1-p]
 		}
 		var w [2][2]frontend.Variable
-		if nj == 2 && nkb == 2 {
+		if beta && nj == 2 && nkb == 2 {
 			// one product: the other three are linear in it
-			w[1][1] = api.Mul(wj[1], wk[1])
-			w[1][0] = api.Sub(wj[1], w[1][1])
-			w[0][1] = api.Sub(wk[1], w[1][1])
-			w[0][0] = api.Sub(wj[0], w[0][1])
+			w[1][1] = api.Mul(pj[1], pk[1])
+			w[1][0] = api.Sub(pj[1], w[1][1])
+			w[0][1] = api.Sub(pk[1], w[1][1])
+			w[0][0] = api.Sub(pj[0], w[0][1])
 		} else {
 			for jb := range nj {
 				for kb := range nkb {
-					w[jb][kb] = api.Mul(wj[jb], wk[kb])
+					w[jb][kb] = api.Mul(pj[jb], pk[kb])
 				}
 			}
 		}
