@@ -2,9 +2,10 @@
 // package protocol/kvcache (whose documentation gives the equations): the
 // append of a pass's rows ([Verify]: a decoding pass's one, or a turn's
 // first n of its bucket, written from row t; n and t are circuit
-// variables, so one circuit serves every turn of a conversation) and the
-// prompt pass's cache ([VerifyPrompt]), in the native verifiers'
-// transcript order.
+// variables, so one circuit serves every turn of a conversation), the
+// claim on a turn's written rows alone ([VerifyWrites], the same shift
+// sum-check without the previous cache) and the prompt pass's cache
+// ([VerifyPrompt]), in the native verifiers' transcript order.
 //
 // # Usage
 //
@@ -22,6 +23,7 @@
 // With N transcript permutations, about 186·N R1CS constraints on BN254:
 //
 //	append: N = 1 (label) + 3 + 3·⌈log₂ R⌉ + [Claims > 1]·(Claims + 1 + 3·(⌈log₂ l⌉ + ⌈log₂ w⌉) + 1)
+//	writes: N = 1 (label) + 2 + 3·⌈log₂ R⌉
 //	prompt: N = 1 + [l̂ > ŝ]·CacheClaims + [claims > 1]·(claims + 1 + 3·(⌈log₂ s⌉ + ⌈log₂ w⌉) + 1)
 //
 // plus, for an append of R rows, about 3(R + 1) for the thermometer of n,
