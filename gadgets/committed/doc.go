@@ -58,6 +58,28 @@
 // it seeds the transcript, and the aggregator derives it from the
 // segments' verifying keys (package recursion).
 //
+// # Turns
+//
+// A turn's segment (native "Turns": the shape made WithTurn) has one
+// circuit for every turn of its bucket and capacity: the turn's Start and
+// Keep are public inputs, Keep asserted to be native TurnKeep,
+// min(s + g, R), of the request's lengths, so nothing in the circuit
+// depends on the start. The transcript absorbs "committed/turn", Start and the
+// capacity after the segment; the contractions' masked weights over the
+// cache's Capacity keys are the shifted causal sums of
+// gadgets/poly.ShiftedCausalWeights at the variable Start (the context's
+// eq(e_i, ·)·eq(r_i, ·) against eq(e_j, ·), the keys' eq(z_i, ·) against
+// eq(e_j, ·)·eq(r_j, ·)); the softmax mask is gadgets/poly.ShiftedCausal
+// at Start; the cache step verifies each block's reads
+// (gadgets/kvcache.Verify of the R new rows from Start) and writes
+// (gadgets/kvcache.VerifyWrites of Keep rows from Start), in the native
+// order; and GPT-2's position rows in the embedding are the folded rows
+// of P's first Capacity positions, looked up at Start + i. The cache
+// commitments enter with the others through the commitments' digest;
+// the aggregator takes Start from the state in and checks the state out.
+// A turn of a model with RoPE has no segment circuit yet (its tables at
+// a variable start are not built): [Verify] refuses it.
+//
 // # Public inputs
 //
 // [Publics], in order: the statement (model id, input digest, output
@@ -68,7 +90,7 @@
 // table commitments, Shape.NbTableParts), one per fold, two of the
 // quotient and three of the generator; in a chunk of the LM head, its
 // chosen logits (one per row), which the aggregator must find
-// equal in every chunk of a pass. The aggregator
+// equal in every chunk of a pass; in a turn, its Start and Keep. The aggregator
 // (recursion.Aggregator) recomputes the digests from the points
 // and completes the pairing check with these scalars. The opening's
 // quotient is absorbed after the last challenge, so nothing the circuit

@@ -214,11 +214,15 @@ func maskSum(api frontend.API, k *native.Contraction, x, y []frontend.Variable) 
 }
 
 // finalWeight is the public weight's MLE at a contraction's end point
-// (native finalWeight).
-func finalWeight(api frontend.API, k *native.Contraction, r, end []frontend.Variable) frontend.Variable {
+// (native finalWeight), in a turn with the mask at the variable Start.
+func finalWeight(api frontend.API, s *native.Shape, turn *Turn, k *native.Contraction, r, end []frontend.Variable) frontend.Variable {
 	h, i, j, _ := native.SplitEnd(k, end)
 	if k.Scores {
 		return api.Mul(gpoly.Eq(api, r[:k.BH], h), gpoly.Eq(api, r[k.BH:k.BH+k.BI], i))
+	}
+	if k.Cached {
+		sum := turnMaskSum(api, s, turn, productPairs(api, i, r[:k.BI]), betaPairs(api, j))
+		return api.Mul(gpoly.Eq(api, r[k.BI:k.BI+k.BH], h), sum)
 	}
 	ei, wi := gpoly.EqTable(api, i), gpoly.EqTable(api, r[:k.BI])
 	for a := range ei {
@@ -229,8 +233,11 @@ func finalWeight(api frontend.API, k *native.Contraction, r, end []frontend.Vari
 
 // keyWeight is w's MLE at a key sum-check's end point (native
 // keyWeight).
-func keyWeight(api frontend.API, k *native.Contraction, r, end, endJ []frontend.Variable) frontend.Variable {
+func keyWeight(api frontend.API, s *native.Shape, turn *Turn, k *native.Contraction, r, end, endJ []frontend.Variable) frontend.Variable {
 	_, i, _, _ := native.SplitEnd(k, end)
+	if k.Cached {
+		return turnMaskSum(api, s, turn, betaPairs(api, i), productPairs(api, endJ, r[k.BH+k.BI:]))
+	}
 	ej, wj := gpoly.EqTable(api, endJ), gpoly.EqTable(api, r[k.BH+k.BI:])
 	for b := range ej {
 		ej[b] = api.Mul(ej[b], wj[b])
@@ -238,14 +245,14 @@ func keyWeight(api frontend.API, k *native.Contraction, r, end, endJ []frontend.
 	return maskSum(api, k, gpoly.EqTable(api, i), ej)
 }
 
-func contractionSteps(api frontend.API, s *native.Shape, points [][]frontend.Variable, acc []frontend.Variable) []factorStep {
+func contractionSteps(api frontend.API, s *native.Shape, turn *Turn, points [][]frontend.Variable, acc []frontend.Variable) []factorStep {
 	steps := make([]factorStep, len(s.Contractions))
 	for n := range s.Contractions {
 		k := &s.Contractions[n]
 		r := points[k.Q]
 		steps[n] = factorStep{name: k.Name, sum: acc[k.Q], vars: k.Vars(),
 			final: func(end []frontend.Variable, a, b frontend.Variable) frontend.Variable {
-				return api.Mul(finalWeight(api, k, r, end), a, b)
+				return api.Mul(finalWeight(api, s, turn, k, r, end), a, b)
 			}}
 	}
 	return steps
@@ -255,8 +262,11 @@ func contractionSteps(api frontend.API, s *native.Shape, points [][]frontend.Var
 // contractions' sum-checks, then under "committed/keys" each scores
 // contraction's key sum-check, its final value asserted from the public
 // w, K absorbed. It returns the end points of both.
-func verifyContractions(api frontend.API, t *transcript.Transcript, s *native.Shape, points [][]frontend.Variable, acc []frontend.Variable, proofs []FactorProof, keys []KeyProof) (ends, keyEnds [][]frontend.Variable, err error) {
-	if ends, err = verifyFactors(api, t, "committed/attention", contractionSteps(api, s, points, acc), proofs); err != nil {
+func verifyContractions(api frontend.API, t *transcript.Transcript, s *native.Shape, turn *Turn, points [][]frontend.Variable, acc []frontend.Variable, proofs []FactorProof, keys []KeyProof) (ends, keyEnds [][]frontend.Variable, err error) {
+	if (turn != nil) != (s.Turn() != nil) {
+		return nil, nil, fmt.Errorf("committed: a turn's variables exactly for a turn's shape")
+	}
+	if ends, err = verifyFactors(api, t, "committed/attention", contractionSteps(api, s, turn, points, acc), proofs); err != nil {
 		return nil, nil, err
 	}
 	for n := range s.Contractions {
@@ -278,7 +288,7 @@ func verifyContractions(api frontend.API, t *transcript.Transcript, s *native.Sh
 		if err != nil {
 			return nil, nil, fmt.Errorf("committed: the keys of %s: %w", k.Name, err)
 		}
-		api.AssertIsEqual(api.Mul(keyWeight(api, k, points[k.Q], ends[n], end), keys[m].K), expected)
+		api.AssertIsEqual(api.Mul(keyWeight(api, s, turn, k, points[k.Q], ends[n], end), keys[m].K), expected)
 		t.Absorb(keys[m].K)
 		keyEnds = append(keyEnds, end)
 	}
@@ -299,6 +309,16 @@ func contractionClaims(s *native.Shape, points [][]frontend.Variable, ends [][]f
 		k := &s.Contractions[n]
 		h, i, j, c := native.SplitEnd(k, ends[n])
 		g := h[:k.BH-k.S]
+		if k.Cached {
+			// The cache step proves the keys' and values' claims.
+			if k.Scores {
+				out = append(out, blockClaim(s.Layout, k.A, slices.Concat(i, h, c), proofs[n].A))
+				m++
+				continue
+			}
+			out = append(out, blockClaim(s.Layout, k.A, slices.Concat(h, i, j), proofs[n].A))
+			continue
+		}
 		if k.Scores {
 			out = append(out, blockClaim(s.Layout, k.A, slices.Concat(i, h, c), proofs[n].A),
 				blockClaim(s.Layout, k.B, slices.Concat(keyEnds[m], g, c), keys[m].K))

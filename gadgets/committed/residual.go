@@ -72,8 +72,11 @@ func embeddingPoint(t *transcript.Transcript, s *native.Shape) []frontend.Variab
 // row v of the vocabulary, looked up at each token (gnark's
 // log-derivative lookup: a token outside the vocabulary has no entry):
 // about V + 2^⌈log₂ d⌉ + rows·(3 + ⌈log₂ rows⌉) constraints, and V·d
-// constant coefficients.
-func embeddingValue(api frontend.API, m *model.Model, tokens []frontend.Variable, point []frontend.Variable) (frontend.Variable, error) {
+// constant coefficients. In a turn (turn not nil) the position rows are
+// those from the variable Start: the folded rows of P's first Capacity
+// positions, looked up at Start + i (Start + rows ≤ Capacity is the cache
+// step's assertion), Capacity + rows constraints more.
+func embeddingValue(api frontend.API, m *model.Model, s *native.Shape, turn *Turn, tokens []frontend.Variable, point []frontend.Variable) (frontend.Variable, error) {
 	c := &m.Config
 	d, rows := c.Hidden, len(tokens)
 	rv, cv := npoly.Log2Ceil(rows), npoly.Log2Ceil(d)
@@ -99,10 +102,29 @@ func embeddingValue(api frontend.API, m *model.Model, tokens []frontend.Variable
 		table.Insert(fold(q.TokenEmbedding[v*d : (v+1)*d]))
 	}
 	folded := table.Lookup(tokens...)
+	var positions []frontend.Variable
+	if c.Family == model.GPT2 && turn != nil {
+		capacity := s.Turn().Capacity
+		if len(q.PositionEmbedding) < capacity*d {
+			return nil, fmt.Errorf("committed: a cache of %d rows beyond the %d positions", capacity, len(q.PositionEmbedding)/d)
+		}
+		pt := logderivlookup.New(api)
+		for p := range capacity {
+			pt.Insert(fold(q.PositionEmbedding[p*d : (p+1)*d]))
+		}
+		at := make([]frontend.Variable, rows)
+		for i := range at {
+			at[i] = api.Add(turn.Start, i)
+		}
+		positions = pt.Lookup(at...)
+	}
 	var sum frontend.Variable = 0
 	for i := range rows {
 		x := folded[i]
-		if c.Family == model.GPT2 {
+		switch {
+		case positions != nil:
+			x = api.Add(x, positions[i])
+		case c.Family == model.GPT2:
 			x = api.Add(x, fold(q.PositionEmbedding[i*d:(i+1)*d]))
 		}
 		sum = api.Add(sum, api.Mul(eqRow[i], x))

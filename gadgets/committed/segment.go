@@ -42,7 +42,10 @@ type Proof struct {
 	// BoundaryEval holds the boundary's value (empty in the last
 	// segment).
 	BoundaryEval []frontend.Variable
-	Opening      OpeningProof
+	// Cache holds a turn's cache proofs, one per block (empty in a pass
+	// from position 0).
+	Cache   []CacheProof
+	Opening OpeningProof
 }
 
 // OpeningProof is the field part of the batch opening that the proof
@@ -71,6 +74,7 @@ func PlaceholderProof(s *native.Shape) (Proof, error) {
 		Norms:         PlaceholderNorms(s),
 		Softmax:       PlaceholderSoftmax(s),
 		ResidualEvals: make([]frontend.Variable, len(s.Residuals.Blocks)),
+		Cache:         PlaceholderCache(s),
 		Opening:       OpeningProof{SumCheck: gsumcheck.PlaceholderProof(n, 2), Evaluations: make([][3]frontend.Variable, k)},
 	}
 	if a := PlaceholderArgmax(s); a != nil {
@@ -96,6 +100,7 @@ func ValueOfProof(p *native.Proof) Proof {
 		Norms:         ValueOfNorms(p.Norms),
 		Softmax:       ValueOfSoftmax(p.Softmax),
 		ResidualEvals: gpoly.ValuesOf(p.ResidualEvals),
+		Cache:         ValueOfCache(p.Cache),
 		Opening:       OpeningProof{SumCheck: bp.SumCheck, Evaluations: bp.Evaluations},
 	}
 	if a := ValueOfArgmax(p.Argmax); a != nil {
@@ -121,7 +126,9 @@ func ValueOfProof(p *native.Proof) Proof {
 // completes the pairing check with the scalars. A chunk of the LM head
 // also has its chosen logits (native ArgmaxProof.Chosen), which the
 // aggregator requires equal in every chunk of a pass; the other segments
-// have none.
+// have none. A turn's segment also has Turn = (Start, Keep): the state
+// in's row count, which the aggregator takes from the state in, and the
+// rows the turn caches (native TurnKeep), which it adds to it.
 type Publics struct {
 	Statement   [3]frontend.Variable
 	Digest      frontend.Variable
@@ -132,6 +139,7 @@ type Publics struct {
 	Quotient    [2]frontend.Variable
 	Generator   [3]frontend.Variable
 	Chosen      []frontend.Variable
+	Turn        []frontend.Variable
 }
 
 // PlaceholderPublics returns the public inputs of the segment circuit of
@@ -146,10 +154,15 @@ func PlaceholderPublics(s *native.Shape) (Publics, error) {
 	if s.Segment.Chunk() {
 		chosen = make([]frontend.Variable, s.Pass.Rows)
 	}
+	var turn []frontend.Variable
+	if s.Turn() != nil {
+		turn = make([]frontend.Variable, 2)
+	}
 	return Publics{
 		Commitments: make([]frontend.Variable, s.NbParts()+s.NbTableParts()),
 		Folds:       make([]frontend.Variable, max(n-1, 0)),
 		Chosen:      chosen,
+		Turn:        turn,
 	}, nil
 }
 
@@ -171,6 +184,9 @@ func ValueOfPublics(s *native.Shape, st statement.Statement, proof *native.Proof
 	}
 	if s.Segment.Chunk() && proof.Argmax != nil {
 		p.Chosen = gpoly.ValuesOf(proof.Argmax.Chosen)
+	}
+	if t := s.Turn(); t != nil {
+		p.Turn = []frontend.Variable{t.Start, native.TurnKeep(s.Pass)}
 	}
 	for i := range stmt {
 		p.Statement[i] = field.BigInt(&stmt[i])
@@ -195,7 +211,15 @@ func VerifySegment(api frontend.API, m *model.Model, s *native.Shape, pub Public
 	if err != nil {
 		return err
 	}
-	check, err := Verify(api, m, s, pub.Statement[:], &bound, pub.Digest, pub.MDigest, pub.FoldDigest, p)
+	var turn *Turn
+	if s.Turn() != nil {
+		if len(pub.Turn) != 2 {
+			return fmt.Errorf("committed: a turn's segment without its start and its kept rows")
+		}
+		api.AssertIsEqual(pub.Turn[1], turnKeep(api, req.PromptLen, req.OutputLen, s.Pass.Rows))
+		turn = &Turn{Start: pub.Turn[0], Keep: pub.Turn[1]}
+	}
+	check, err := Verify(api, m, s, pub.Statement[:], &bound, pub.Digest, pub.MDigest, pub.FoldDigest, p, turn)
 	if err != nil {
 		return err
 	}
@@ -234,10 +258,18 @@ func VerifySegment(api frontend.API, m *model.Model, s *native.Shape, pub Public
 // step the twin of the native one. req is the request bound to the
 // statement by the caller (the pass's tokens and live rows), digest and mDigest the
 // digests of the proof's commitments and of its multiplicities', and
-// foldDigest that of the opening's folds. It returns the scalars of the
+// foldDigest that of the opening's folds, and turn a turn's variables
+// (nil for a pass from position 0). It returns the scalars of the
 // opening's pairing check.
-func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.Variable, req *gstatement.Bound, digest, mDigest, foldDigest frontend.Variable, p Proof) (*gpcs.GroupCheck, error) {
+func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.Variable, req *gstatement.Bound, digest, mDigest, foldDigest frontend.Variable, p Proof, turn *Turn) (*gpcs.GroupCheck, error) {
 	l := s.Layout
+	if (turn != nil) != (s.Turn() != nil) {
+		return nil, fmt.Errorf("committed: a turn's variables exactly for a turn's shape")
+	}
+	if turn != nil && len(s.Rotations) > 0 {
+		// RoPE's tables at a variable start are not in circuit yet.
+		return nil, fmt.Errorf("committed: a turn of a model with RoPE has no segment circuit")
+	}
 	if req == nil || len(req.Tokens) != s.Pass.Rows+1 {
 		return nil, fmt.Errorf("committed: a request of another bucket than the pass's %d rows", s.Pass.Rows)
 	}
@@ -254,6 +286,10 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.V
 		t.Absorb(s.Segment.VocabFrom+2, s.Segment.VocabTo)
 	case s.Segment.NoHead:
 		t.Absorb(1)
+	}
+	if turn != nil {
+		t.Label("committed/turn")
+		t.Absorb(turn.Start, s.Turn().Capacity)
 	}
 	t.Absorb(digest)
 
@@ -278,15 +314,23 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.V
 	if err != nil {
 		return nil, err
 	}
-	atEnds, keyEnds, err := verifyContractions(api, t, s, points, acc, p.Attention, p.Keys)
+	atEnds, keyEnds, err := verifyContractions(api, t, s, turn, points, acc, p.Attention, p.Keys)
 	if err != nil {
 		return nil, err
+	}
+	var cacheClaims []gpcs.Claim
+	if turn != nil {
+		if cacheClaims, err = verifyCache(api, t, s, turn, cacheReads(s, points, atEnds, p.Attention, keyEnds, p.Keys), p.Cache); err != nil {
+			return nil, err
+		}
+	} else if len(p.Cache) != 0 {
+		return nil, fmt.Errorf("committed: cache proofs outside a turn")
 	}
 	nEnds, err := verifyNorms(api, t, s, points, acc, p.Norms)
 	if err != nil {
 		return nil, err
 	}
-	smEnds, err := verifySoftmax(api, t, s, p.Softmax)
+	smEnds, err := verifySoftmax(api, t, s, p.Softmax, turn)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +342,7 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.V
 	var eValue frontend.Variable
 	if ePoint != nil {
 		tokens := req.Tokens[:s.Pass.Rows]
-		if eValue, err = embeddingValue(api, m, tokens, ePoint); err != nil {
+		if eValue, err = embeddingValue(api, m, s, turn, tokens, ePoint); err != nil {
 			return nil, err
 		}
 	}
@@ -324,6 +368,7 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.V
 	claims = append(claims, productClaims(s, pEnds, p.Products)...)
 	claims = append(claims, rotationClaims(api, s, rtEnds, p.Rotations)...)
 	claims = append(claims, contractionClaims(s, points, atEnds, p.Attention, keyEnds, p.Keys)...)
+	claims = append(claims, cacheClaims...)
 	claims = append(claims, argmaxClaims(api, s, amPoint, am)...)
 	claims = append(claims, normClaims(s, nEnds, p.Norms, s.IncomingCommitment())...)
 	claims = append(claims, softmaxClaims(s, smEnds, p.Softmax)...)

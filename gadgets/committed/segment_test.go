@@ -41,7 +41,7 @@ func (c *segmentCircuit) Define(api frontend.API) error {
 		if err != nil {
 			return err
 		}
-		_, err = Verify(api, c.model, c.shape, c.Publics.Statement[:], &bound, c.Publics.Digest, c.Publics.MDigest, c.Publics.FoldDigest, c.Proof)
+		_, err = Verify(api, c.model, c.shape, c.Publics.Statement[:], &bound, c.Publics.Digest, c.Publics.MDigest, c.Publics.FoldDigest, c.Proof, nil)
 		return err
 	}
 	return VerifySegment(api, c.model, c.shape, c.Publics, c.Request, c.Proof)

@@ -129,11 +129,21 @@ const DigestBits = native.DigestBits
 // coordinates, reduced to its DigestBits low bits. The BLS12-377 circuits
 // take these digests as public inputs in place of the points.
 func PointsDigest(api frontend.API, points []sw_bls12377.G1Affine) (frontend.Variable, error) {
+	return PointsDigestWith(api, "pcs/points", nil, points)
+}
+
+// PointsDigestWith is native.DigestWith in a BW6-761 circuit: the chain of
+// [PointsDigest] under label, the values absorbed before the number of
+// points.
+func PointsDigestWith(api frontend.API, label string, values []frontend.Variable, points []sw_bls12377.G1Affine) (frontend.Variable, error) {
 	perm, err := poseidon2.NewPoseidon2(api)
 	if err != nil {
 		return nil, fmt.Errorf("pcs: poseidon2: %w", err)
 	}
-	var s frontend.Variable = transcript.ConstantBig("pcs/points", bw6fr.Modulus())
+	var s frontend.Variable = transcript.ConstantBig(label, bw6fr.Modulus())
+	for _, v := range values {
+		s = perm.Compress(s, v)
+	}
 	s = perm.Compress(s, len(points))
 	for i := range points {
 		s = perm.Compress(s, points[i].X)

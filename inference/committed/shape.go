@@ -295,6 +295,16 @@ func (s *Shape) IncomingCommitment() int {
 	return boundaryCommitment
 }
 
+// CacheCommitment is the index of a turn's first cache commitment (the
+// first block's KeysIn; [cacheCommitments] per block follow).
+func (s *Shape) CacheCommitment() int {
+	return s.NbCommitments() - cacheCommitments*len(s.Cache)
+}
+
+// Turn returns the turn the shape's proofs prove (nil for a pass from
+// position 0).
+func (s *Shape) Turn() *Turn { return s.config.turn }
+
 // projected reports the requantizations whose accumulator claims the
 // segment's own steps prove (projections, gated products, rotations,
 // attention contractions, norms).
