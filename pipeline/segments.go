@@ -149,7 +149,11 @@ func committedShapeOf(ccs constraint.ConstraintSystem, s *committed.Shape) (recu
 	if s.Segment.Chunk() {
 		nbChosen = s.Pass.Rows
 	}
-	return recursion.SegmentShapeOf(ccs, s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen)
+	var turn *recursion.SegmentTurn
+	if s.Turn() != nil {
+		turn = &recursion.SegmentTurn{From: s.Segment.From, Blocks: len(s.Cache), Cache: s.PartIndex(s.CacheCommitment())}
+	}
+	return recursion.SegmentShapeOf(ccs, s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen, turn)
 }
 
 // chosenOf returns a chunk's chosen logits (nil for other segments), the

@@ -47,6 +47,17 @@ type SegmentShape struct {
 	Boundary         int
 	Incoming         int
 	NbChosen         int
+	// Turn is set for a turn's segment (native committed Turns): its
+	// public inputs end with the turn's Start and Keep.
+	Turn *SegmentTurn
+}
+
+// SegmentTurn is what the aggregator must know of a turn's segment: From,
+// the first of its blocks, Blocks their number (0 for a chunk of the LM
+// head), and Cache, the index among its own commitments of the first
+// block's KeysIn (then ValuesIn, Keys, Values, and the next block's).
+type SegmentTurn struct {
+	From, Blocks, Cache int
 }
 
 // NbPublic is the number of public inputs of the segment circuit: the
@@ -56,7 +67,11 @@ type SegmentShape struct {
 // then tables), one per fold, two of the quotient and three of the
 // generator; then a chunk's chosen logits.
 func (s SegmentShape) NbPublic() int {
-	return 3 + 3 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 5 + s.NbChosen
+	n := 3 + 3 + s.NbCommitments + s.NbTables + (s.NbVars - 1) + 5 + s.NbChosen
+	if s.Turn != nil {
+		n += 2
+	}
+	return n
 }
 
 // chunk reports whether s is a chunk of the LM head's.
@@ -75,8 +90,15 @@ func (s SegmentShape) check() error {
 			return fmt.Errorf("recursion: committed segment shape %+v: boundary or incoming index", s)
 		}
 	}
+	if t := s.Turn; t != nil && (t.From < 0 || t.Blocks < 0 || (t.Blocks > 0 && (t.Cache < s.Multiplicities+s.NbMultiplicities || t.Cache+cacheCommitments*t.Blocks > s.NbCommitments))) {
+		return fmt.Errorf("recursion: committed turn segment shape %+v: cache indices %+v", s, *t)
+	}
 	return nil
 }
+
+// cacheCommitments is the number of a turn's commitments per block (native
+// committed: KeysIn, ValuesIn, Keys, Values).
+const cacheCommitments = 4
 
 // SegmentProof is one committed segment's witnesses in the
 // aggregator: its Groth16 proof and key, the points of its batch
@@ -114,23 +136,62 @@ type SegmentProof struct {
 // is [ModelID] of the segment keys and the table commitments.
 //
 // Public inputs, in order: ModelID, InputDigest, OutputDigest — the
-// aggregator's layout, so the wrapper serves it unchanged.
+// aggregator's layout, so the wrapper serves it unchanged — and for a
+// turn's segments StateIn and StateOut (see [TurnState]).
 type Aggregator struct {
 	ModelID      frontend.Variable `gnark:",public"`
 	InputDigest  frontend.Variable `gnark:",public"`
 	OutputDigest frontend.Variable `gnark:",public"`
+	// States holds a turn's StateIn and StateOut (empty otherwise).
+	States []frontend.Variable `gnark:",public"`
 
 	Segments []SegmentProof
+	// State is a turn's state in and the rows it keeps (one entry;
+	// none otherwise).
+	State []TurnState
 
 	// Not circuit variables: hidden from gnark's schema walk.
-	shapes []SegmentShape `gnark:"-"`
-	key    gpcs.Key       `gnark:"-"`
+	shapes []SegmentShape  `gnark:"-"`
+	key    gpcs.Key        `gnark:"-"`
+	turn   *AggregatorTurn `gnark:"-"`
+}
+
+// AggregatorTurn is a turn aggregator's constant shape: the model's
+// blocks and the cache's capacity.
+type AggregatorTurn struct {
+	Layers, Capacity int
+}
+
+// TurnState is a turn's state in (native committed State: its rows and
+// per block the commitments to the keys' and values' cache) and the
+// number of rows the turn keeps, which every segment's public Keep
+// states. The aggregator checks that every segment reads the state in's
+// commitments and Start = Rows, and derives the state out: per block
+// the state in's commitments plus the segment's written rows' (Keys,
+// Values), Rows + Keep rows. Its digests are native State.Digest's:
+// pcs.DigestWith("committed/state", (rows, capacity), K₀, V₀, …), and 0
+// for the empty state (every commitment the identity, asserted).
+type TurnState struct {
+	Rows         frontend.Variable
+	Keys, Values []sw_bls12377.G1Affine
+	Keep         frontend.Variable
 }
 
 // NewAggregator returns the placeholder of the committed
 // aggregator for segments of the given shapes and the PCS key (the
 // SRS's, circuit constants).
 func NewAggregator(shapes []SegmentShape, key gpcs.Key) (*Aggregator, error) {
+	return newAggregator(shapes, key, nil)
+}
+
+// NewTurnAggregator returns the placeholder of the committed aggregator
+// of a turn's segments (each shape with its Turn) for a model of
+// turn.Layers blocks and a cache of turn.Capacity rows.
+func NewTurnAggregator(shapes []SegmentShape, key gpcs.Key, turn AggregatorTurn) (*Aggregator, error) {
+	return newAggregator(shapes, key, &turn)
+}
+
+func newAggregator(shapes []SegmentShape, key gpcs.Key, turn *AggregatorTurn) (*Aggregator, error) {
 	if len(shapes) < 1 || len(shapes) > MaxArity {
 		return nil, fmt.Errorf("recursion: committed aggregator of %d segments outside [1, %d]", len(shapes), MaxArity)
 	}
@@ -138,7 +199,14 @@ func NewAggregator(shapes []SegmentShape, key gpcs.Key) (*Aggregator, error) {
 	if shapes[0].Incoming >= 0 || shapes[k-1].Boundary >= 0 {
 		return nil, errors.New("recursion: the first committed segment reads an incoming stream or the last hands one on")
 	}
-	c := &Aggregator{Segments: make([]SegmentProof, k), shapes: shapes, key: key}
+	if err := checkTurnShapes(shapes, turn); err != nil {
+		return nil, err
+	}
+	c := &Aggregator{Segments: make([]SegmentProof, k), shapes: shapes, key: key, turn: turn}
+	if turn != nil {
+		c.States = make([]frontend.Variable, 2)
+		c.State = []TurnState{{Keys: make([]sw_bls12377.G1Affine, turn.Layers), Values: make([]sw_bls12377.G1Affine, turn.Layers)}}
+	}
 	for i, s := range shapes {
 		if err := s.check(); err != nil {
 			return nil, fmt.Errorf("segment %d: %w", i, err)
@@ -205,6 +273,19 @@ func (c *Aggregator) Define(api frontend.API) error {
 	modelID := scalarFromBits(scalars, idBits)
 	inputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, c.InputDigest))
 	outputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, c.OutputDigest))
+	var turnPublic []emulated.Element[sw_bls12377.ScalarField]
+	if c.turn != nil {
+		if len(c.State) != 1 || len(c.States) != 2 {
+			return errors.New("recursion: a turn aggregator without its state")
+		}
+		st := &c.State[0]
+		// Start = Rows and Keep as the segments' public inputs (below
+		// 2^32: far below either field).
+		turnPublic = []emulated.Element[sw_bls12377.ScalarField]{
+			scalarFromBits(scalars, bits.ToBinary(api, st.Rows, bits.WithNbDigits(32))),
+			scalarFromBits(scalars, bits.ToBinary(api, st.Keep, bits.WithNbDigits(32))),
+		}
+	}
 
 	digest := func(points []sw_bls12377.G1Affine) (emulated.Element[sw_bls12377.ScalarField], error) {
 		d, err := gpcs.PointsDigest(api, points)
@@ -239,6 +320,9 @@ func (c *Aggregator) Define(api frontend.API) error {
 				public = append(public, scalarFromBits(scalars, canonicalBLS12377Bits(api, v)))
 			}
 		}
+		if sh.Turn != nil {
+			public = append(public, turnPublic...)
+		}
 		if err := verifier.AssertProof(s.Key, s.Proof, stdgroth16.Witness[sw_bls12377.ScalarField]{Public: public}, stdgroth16.WithSubgroupCheck()); err != nil {
 			return fmt.Errorf("recursion: verify committed segment %d: %w", i, err)
 		}
@@ -255,8 +339,97 @@ func (c *Aggregator) Define(api frontend.API) error {
 	if err := linkSegments(api, c.shapes, c.Segments); err != nil {
 		return err
 	}
+	if c.turn != nil {
+		if err := c.checkStates(api); err != nil {
+			return err
+		}
+	}
 	return gpcs.VerifyGroup(api, c.key, openings)
 }
+
+// checkTurnShapes checks that the shapes are a turn's exactly when turn
+// is set, and that the segments' blocks cover the model's once, in order.
+func checkTurnShapes(shapes []SegmentShape, turn *AggregatorTurn) error {
+	next := 0
+	for i, s := range shapes {
+		if (s.Turn != nil) != (turn != nil) {
+			return fmt.Errorf("recursion: committed segment %d is a turn's exactly when the aggregator is", i)
+		}
+		if s.Turn == nil || s.Turn.Blocks == 0 {
+			continue
+		}
+		if s.Turn.From != next {
+			return fmt.Errorf("recursion: turn segment %d caches blocks from %d, want %d", i, s.Turn.From, next)
+		}
+		next += s.Turn.Blocks
+	}
+	if turn != nil && (next != turn.Layers || turn.Capacity < 1) {
+		return fmt.Errorf("recursion: a turn's segments cache %d of %d blocks (capacity %d)", next, turn.Layers, turn.Capacity)
+	}
+	return nil
+}
+
+// checkStates asserts, for a turn, that every segment reads the state
+// in's commitments, and that StateIn and StateOut are the digests of the
+// state in and of the state out it derives (see [TurnState]).
+func (c *Aggregator) checkStates(api frontend.API) error {
+	st := &c.State[0]
+	layers := c.turn.Layers
+	if len(st.Keys) != layers || len(st.Values) != layers {
+		return fmt.Errorf("recursion: a state of %d and %d blocks for %d", len(st.Keys), len(st.Values), layers)
+	}
+	outKeys := make([]sw_bls12377.G1Affine, layers)
+	outValues := make([]sw_bls12377.G1Affine, layers)
+	equal := func(a, b *sw_bls12377.G1Affine) {
+		api.AssertIsEqual(a.X, b.X)
+		api.AssertIsEqual(a.Y, b.Y)
+	}
+	for i := range c.Segments {
+		t := c.shapes[i].Turn
+		for b := range t.Blocks {
+			l, first := t.From+b, t.Cache+cacheCommitments*b
+			cm := c.Segments[i].Commitments
+			equal(&cm[first], &st.Keys[l])
+			equal(&cm[first+1], &st.Values[l])
+			// The identity is (0, 0), which AddUnified handles.
+			outKeys[l] = st.Keys[l]
+			outKeys[l].AddUnified(api, cm[first+2])
+			outValues[l] = st.Values[l]
+			outValues[l].AddUnified(api, cm[first+3])
+		}
+	}
+	interleave := func(keys, values []sw_bls12377.G1Affine) []sw_bls12377.G1Affine {
+		out := make([]sw_bls12377.G1Affine, 0, 2*layers)
+		for l := range layers {
+			out = append(out, keys[l], values[l])
+		}
+		return out
+	}
+	// The empty state: no row, every commitment the identity, digest 0.
+	empty := api.IsZero(st.Rows)
+	for l := range layers {
+		for _, v := range []frontend.Variable{st.Keys[l].X, st.Keys[l].Y, st.Values[l].X, st.Values[l].Y} {
+			api.AssertIsEqual(api.Mul(empty, v), 0)
+		}
+	}
+	in, err := gpcs.PointsDigestWith(api, stateLabel, []frontend.Variable{st.Rows, c.turn.Capacity}, interleave(st.Keys, st.Values))
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(c.States[0], api.Mul(api.Sub(1, empty), in))
+	// Keep ≥ 1 (the request has a prompt), Rows + Keep ≤ Capacity: the
+	// segments' cache steps assert Start + Rows ≤ Capacity.
+	rows := api.Add(st.Rows, st.Keep)
+	out, err := gpcs.PointsDigestWith(api, stateLabel, []frontend.Variable{rows, c.turn.Capacity}, interleave(outKeys, outValues))
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(c.States[1], out)
+	return nil
+}
+
+// stateLabel is native committed State.Digest's label.
+const stateLabel = "committed/state"
 
 // linkSegments asserts the links between consecutive segments: segment
 // i's boundary commitment is segment i + 1's incoming one, or when both
@@ -337,7 +510,7 @@ func CompileAggregator(shapes []SegmentShape, key gpcs.Key) (constraint.Constrai
 // SegmentShapeOf returns the shape of a compiled committed segment
 // circuit given its opening's layout (as SegmentShape holds it), and
 // checks it against the segment contract.
-func SegmentShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, nbVars, multiplicities, nbMultiplicities, boundary, incoming, nbChosen int) (SegmentShape, error) {
+func SegmentShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, nbVars, multiplicities, nbMultiplicities, boundary, incoming, nbChosen int, turn *SegmentTurn) (SegmentShape, error) {
 	if ccs.Field().Cmp(ecc.BLS12_377.ScalarField()) != 0 {
 		return SegmentShape{}, errors.New("recursion: committed segment circuit is not over BLS12-377 Fr")
 	}
@@ -345,7 +518,7 @@ func SegmentShapeOf(ccs constraint.ConstraintSystem, nbCommitments, nbTables, nb
 	if !ok {
 		return SegmentShape{}, errors.New("recursion: committed segment circuit is not a Groth16 (R1CS) constraint system")
 	}
-	s := SegmentShape{NbPedersen: len(commitments), NbCommitments: nbCommitments, NbTables: nbTables, NbVars: nbVars, Multiplicities: multiplicities, NbMultiplicities: nbMultiplicities, Boundary: boundary, Incoming: incoming, NbChosen: nbChosen}
+	s := SegmentShape{NbPedersen: len(commitments), NbCommitments: nbCommitments, NbTables: nbTables, NbVars: nbVars, Multiplicities: multiplicities, NbMultiplicities: nbMultiplicities, Boundary: boundary, Incoming: incoming, NbChosen: nbChosen, Turn: turn}
 	if err := s.check(); err != nil {
 		return SegmentShape{}, err
 	}
@@ -390,6 +563,22 @@ func ValueOfSegmentProof(proof groth16.Proof, key groth16.VerifyingKey, commitme
 		Quotient:    o.Quotient,
 		Scalars:     o.Scalars,
 	}, nil
+}
+
+// TurnAggregatorAssignment returns the assignment of a turn's committed
+// aggregator for the statement st, the digests of the states in and out,
+// the state in and the rows kept, and the segments' witnesses.
+func TurnAggregatorAssignment(shapes []SegmentShape, key gpcs.Key, turn AggregatorTurn, st statement.Statement, stateIn, stateOut *big.Int, rows int, keys, values []pcs.Commitment, keep int, segments []SegmentProof) *Aggregator {
+	a := AggregatorAssignment(shapes, key, st, segments)
+	a.turn = &turn
+	a.States = []frontend.Variable{stateIn, stateOut}
+	ts := TurnState{Rows: rows, Keep: keep}
+	for l := range keys {
+		ts.Keys = append(ts.Keys, sw_bls12377.NewG1Affine(keys[l]))
+		ts.Values = append(ts.Values, sw_bls12377.NewG1Affine(values[l]))
+	}
+	a.State = []TurnState{ts}
+	return a
 }
 
 // AggregatorAssignment returns the assignment of the committed

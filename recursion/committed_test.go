@@ -109,7 +109,7 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 		if seg.Chunk() {
 			nbChosen = pass.Rows
 		}
-		sh, err := SegmentShapeOf(ccss[i], s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen)
+		sh, err := SegmentShapeOf(ccss[i], s.NbParts(), s.NbTableParts(), s.OpeningVars(), multiplicities, len(s.Parts()[committed.MultiplicitiesCommitment]), boundary, incoming, nbChosen, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

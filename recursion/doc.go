@@ -2,7 +2,8 @@
 // one BN254 Groth16 proof of the statement — model id, input digest,
 // output digest — whose one public input, the statement digest
 // (statement.Digest, SHA-256 of the three values), is what an Ethereum
-// contract checks.
+// contract checks; for a conversation's turn, of the turn (model id, state
+// in, input, output, state out).
 //
 // # Curve chain
 //
@@ -62,6 +63,26 @@
 // digest (gadgets/pcs.PointsDigest, pcs.Digest natively) of the model's
 // table commitments the segments' openings read. It has no Pedersen
 // commitment of its own, the layout the wrapper is compiled for.
+//
+// # Turns
+//
+// A conversation's turn (inference/committed, "Turns") is proven by turn
+// segment circuits, whose public inputs end with the turn's Start and
+// Keep ([SegmentShape.Turn]), and aggregated by [NewTurnAggregator],
+// whose public inputs are (ModelID, InputDigest, OutputDigest, StateIn,
+// StateOut). It takes the state in as witnesses ([TurnState]: its rows
+// and per block the commitments to the keys' and values' cache), asserts
+// that every segment reads those commitments from its blocks' KeysIn and
+// ValuesIn and that every segment's Start is the state's rows and its
+// Keep the turn's, adds each block's written rows' commitments to the
+// state in's (BLS12-377 points, native here: AddUnified, the identity
+// being (0, 0)), and asserts StateIn and StateOut, the digests of native
+// committed State.Digest (pcs.DigestWith in circuit, 0 for the empty
+// state, whose commitments it asserts to be the identity; the state out
+// has Rows + Keep rows). [NewTurnWrapper] verifies such a proof and has
+// the turn's digest (statement.Turn.Digest of the final model id, the
+// states and the digests) as its one public input
+// ([TurnWrapperAssignment]).
 //
 // # Model ids
 //

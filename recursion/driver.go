@@ -15,6 +15,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
+	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/statement"
 )
@@ -172,6 +173,30 @@ func WrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, st stateme
 		Proof:           p,
 		Key:             vk,
 	}, out, nil
+}
+
+// TurnWrapperAssignment is [WrapperAssignment] for a turn's aggregator
+// proof ([NewTurnAggregator]) of the statement st and the states in and
+// out: the wrapper's public input is the final turn's digest, which it
+// returns (the model id replaced by the deployment's final id).
+func TurnWrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement, stateIn, stateOut *big.Int, dep *Deployment, slot int) (*Wrapper, statement.Turn, error) {
+	for _, s := range []*big.Int{stateIn, stateOut} {
+		if s == nil || s.Sign() < 0 || s.BitLen() > pcs.DigestBits {
+			return nil, statement.Turn{}, fmt.Errorf("recursion: a state digest is not a %d-bit integer", pcs.DigestBits)
+		}
+	}
+	w, final, err := WrapperAssignment(proof, key, st, dep, slot)
+	if err != nil {
+		return nil, statement.Turn{}, err
+	}
+	turn := statement.Turn{ModelID: final.ModelID, StateIn: new(big.Int).Set(stateIn), InputDigest: final.InputDigest, OutputDigest: final.OutputDigest, StateOut: new(big.Int).Set(stateOut)}
+	digest, err := turn.Digest()
+	if err != nil {
+		return nil, statement.Turn{}, fmt.Errorf("recursion: %w", err)
+	}
+	w.StatementDigest = digest
+	w.States = []frontend.Variable{stateIn, stateOut}
+	return w, turn, nil
 }
 
 // Wrap proves, with the wrapper keys, that the aggregator proof verifies

@@ -23,6 +23,10 @@ import (
 // (and of the wrapper): ModelID, InputDigest, OutputDigest.
 const AggregatorPublicInputs = 3
 
+// TurnAggregatorPublicInputs is the number of public inputs of a turn's
+// aggregator: ModelID, InputDigest, OutputDigest, StateIn, StateOut.
+const TurnAggregatorPublicInputs = 5
+
 // scalarBitsBN254 is the bit length of r(BN254).
 const scalarBitsBN254 = 254
 
@@ -33,12 +37,17 @@ const scalarBitsBN254 = 254
 // (statement.Digest, SHA-256 in circuit) of the final statement: ModelID
 // (the final id, [Deployment.FinalModelID]), InputDigest and
 // OutputDigest, which are private. The contract recomputes the digest
-// from the three values.
+// from the three values. The wrapper of a turn's aggregator
+// ([NewTurnWrapper]) has the states in and out too (States), and its
+// public input is the turn's digest (statement.Turn.Digest) of the five
+// values.
 type Wrapper struct {
 	StatementDigest frontend.Variable `gnark:",public"`
 	ModelID         frontend.Variable
 	InputDigest     frontend.Variable
 	OutputDigest    frontend.Variable
+	// States holds a turn's StateIn and StateOut (empty otherwise).
+	States []frontend.Variable
 
 	// InnerModelID is the aggregator's public model id ([ModelID]).
 	InnerModelID frontend.Variable
@@ -58,6 +67,17 @@ type Wrapper struct {
 // compiles has 3 public inputs and no commitment, so one wrapper serves every
 // arity.
 func NewWrapper(nbCommitments int) (*Wrapper, error) {
+	return newWrapper(nbCommitments, false)
+}
+
+// NewTurnWrapper is [NewWrapper] for the aggregators of a conversation's
+// turns ([NewTurnAggregator]), whose public inputs end with the states
+// in and out.
+func NewTurnWrapper(nbCommitments int) (*Wrapper, error) {
+	return newWrapper(nbCommitments, true)
+}
+
+func newWrapper(nbCommitments int, turn bool) (*Wrapper, error) {
 	if nbCommitments < 0 || nbCommitments > 1 {
 		return nil, fmt.Errorf("recursion: wrapper for %d aggregator commitments, want 0 or 1", nbCommitments)
 	}
@@ -65,12 +85,18 @@ func NewWrapper(nbCommitments int) (*Wrapper, error) {
 	for i := range committed {
 		committed[i] = []int{}
 	}
+	publics := AggregatorPublicInputs
+	var states []frontend.Variable
+	if turn {
+		publics, states = TurnAggregatorPublicInputs, make([]frontend.Variable, 2)
+	}
 	return &Wrapper{
+		States: states,
 		Proof: stdgroth16.Proof[sw_bw6761.G1Affine, sw_bw6761.G2Affine]{
 			Commitments: make([]pedersen.Commitment[sw_bw6761.G1Affine], nbCommitments),
 		},
 		Key: stdgroth16.VerifyingKey[sw_bw6761.G1Affine, sw_bw6761.G2Affine, sw_bw6761.GTEl]{
-			G1:                           struct{ K []sw_bw6761.G1Affine }{K: make([]sw_bw6761.G1Affine, 1+AggregatorPublicInputs+nbCommitments)},
+			G1:                           struct{ K []sw_bw6761.G1Affine }{K: make([]sw_bw6761.G1Affine, 1+publics+nbCommitments)},
 			CommitmentKeys:               make([]pedersen.VerifyingKey[sw_bw6761.G2Affine], nbCommitments),
 			PublicAndCommitmentCommitted: committed,
 		},
@@ -80,8 +106,11 @@ func NewWrapper(nbCommitments int) (*Wrapper, error) {
 // Define implements frontend.Circuit.
 func (c *Wrapper) Define(api frontend.API) error {
 	nbCommitments := len(c.Key.CommitmentKeys)
-	if len(c.Key.G1.K) != 1+AggregatorPublicInputs+nbCommitments {
-		return fmt.Errorf("recursion: aggregator key has %d K points, want %d", len(c.Key.G1.K), 1+AggregatorPublicInputs+nbCommitments)
+	if len(c.States) != 0 && len(c.States) != 2 {
+		return fmt.Errorf("recursion: a wrapper of %d states", len(c.States))
+	}
+	if want := 1 + AggregatorPublicInputs + len(c.States) + nbCommitments; len(c.Key.G1.K) != want {
+		return fmt.Errorf("recursion: aggregator key has %d K points, want %d", len(c.Key.G1.K), want)
 	}
 	scalars, err := emulated.NewField[sw_bw6761.ScalarField](api)
 	if err != nil {
@@ -114,12 +143,23 @@ func (c *Wrapper) Define(api frontend.API) error {
 			bw6ScalarFromBits(scalars, bits.ToBinary(api, c.OutputDigest, bits.WithNbDigits(scalarBitsBN254))),
 		},
 	}
+	// A turn's states are digests below 2^250 (the aggregator computes
+	// them so).
+	for _, s := range c.States {
+		public.Public = append(public.Public, bw6ScalarFromBits(scalars, bits.ToBinary(api, s, bits.WithNbDigits(scalarBitsBN254))))
+	}
 	if err := verifier.AssertProof(c.Key, c.Proof, public, stdgroth16.WithSubgroupCheck()); err != nil {
 		return fmt.Errorf("recursion: verify aggregator proof: %w", err)
 	}
 
-	// The one public input: the digest of the final statement.
-	digest, err := gstatement.Digest(api, c.ModelID, c.InputDigest, c.OutputDigest)
+	// The one public input: the digest of the final statement (of the
+	// turn).
+	var digest frontend.Variable
+	if len(c.States) == 2 {
+		digest, err = gstatement.TurnDigest(api, c.ModelID, c.States[0], c.InputDigest, c.OutputDigest, c.States[1])
+	} else {
+		digest, err = gstatement.Digest(api, c.ModelID, c.InputDigest, c.OutputDigest)
+	}
 	if err != nil {
 		return fmt.Errorf("recursion: %w", err)
 	}
@@ -220,8 +260,8 @@ func checkAggregatorKey(vk *groth16bw6761.VerifyingKey) error {
 			return fmt.Errorf("aggregator commitment %d commits to public inputs", i)
 		}
 	}
-	if want := 1 + AggregatorPublicInputs + nbCommitments; len(vk.G1.K) != want {
-		return fmt.Errorf("aggregator key has %d K points, want %d", len(vk.G1.K), want)
+	if n := len(vk.G1.K) - 1 - nbCommitments; n != AggregatorPublicInputs && n != TurnAggregatorPublicInputs {
+		return fmt.Errorf("aggregator key has %d K points, want %d or %d", len(vk.G1.K), 1+AggregatorPublicInputs+nbCommitments, 1+TurnAggregatorPublicInputs+nbCommitments)
 	}
 	return nil
 }

@@ -216,8 +216,16 @@ func VerifySegment(api frontend.API, m *model.Model, s *native.Shape, pub Public
 		if len(pub.Turn) != 2 {
 			return fmt.Errorf("committed: a turn's segment without its start and its kept rows")
 		}
-		api.AssertIsEqual(pub.Turn[1], turnKeep(api, req.PromptLen, req.OutputLen, s.Pass.Rows))
-		turn = &Turn{Start: pub.Turn[0], Keep: pub.Turn[1]}
+		start, err := privateCopy(api, pub.Turn[0])
+		if err != nil {
+			return err
+		}
+		keep, err := privateCopy(api, pub.Turn[1])
+		if err != nil {
+			return err
+		}
+		api.AssertIsEqual(keep, turnKeep(api, req.PromptLen, req.OutputLen, s.Pass.Rows))
+		turn = &Turn{Start: start, Keep: keep}
 	}
 	check, err := Verify(api, m, s, pub.Statement[:], &bound, pub.Digest, pub.MDigest, pub.FoldDigest, p, turn)
 	if err != nil {

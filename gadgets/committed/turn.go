@@ -2,8 +2,10 @@ package committed
 
 import (
 	"fmt"
+	"math/big"
 	"slices"
 
+	"github.com/consensys/gnark/constraint/solver"
 	"github.com/consensys/gnark/frontend"
 
 	"github.com/veriformer/veriformer/field"
@@ -22,6 +24,33 @@ import (
 // constant.
 type Turn struct {
 	Start, Keep frontend.Variable
+}
+
+func init() {
+	solver.RegisterHint(copyHint)
+}
+
+// copyHint returns its input.
+func copyHint(_ *big.Int, in, out []*big.Int) error {
+	if len(in) != 1 || len(out) != 1 {
+		return fmt.Errorf("committed: copy hint of %d inputs and %d outputs", len(in), len(out))
+	}
+	out[0].Set(in[0])
+	return nil
+}
+
+// privateCopy returns a new internal variable asserted equal to v: the
+// turn's public Start and Keep enter lookups (the position rows), whose
+// Pedersen commitment must not read a public input (the aggregator's
+// contract, recursion.SegmentShapeOf), so the circuit reads them through
+// copies.
+func privateCopy(api frontend.API, v frontend.Variable) (frontend.Variable, error) {
+	out, err := api.Compiler().NewHint(copyHint, 1, v)
+	if err != nil {
+		return nil, fmt.Errorf("committed: copy: %w", err)
+	}
+	api.AssertIsEqual(out[0], v)
+	return out[0], nil
 }
 
 // turnKeep is native TurnKeep in circuit: s + g, less one when s + g =

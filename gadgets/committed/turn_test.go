@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	"github.com/consensys/gnark/constraint"
 
 	gstatement "github.com/veriformer/veriformer/gadgets/statement"
 	"github.com/veriformer/veriformer/inference"
@@ -83,8 +84,9 @@ func turnShape(t *testing.T, m *model.Model, pass native.Pass, seg inference.Seg
 }
 
 // TestTurnSegment: the segment circuits of a turn of the built-in model
-// (bucket 8, a cache of 16 rows), compiled from the first turn's shape,
-// accept the second turn's proofs (another start, another request): one
+// (bucket 8, a cache of 16 rows), compiled from the first turn's shape
+// (their commitments reading no public input), accept the second turn's
+// proofs (another start, another request): one
 // circuit serves every turn of the bucket. Rejected by the native
 // verifier and by the circuit: the second turn's start changed, each of
 // its cache values (a read's y_prev and y_X, W's values, a write's y_X,
@@ -115,6 +117,15 @@ func TestTurnSegment(t *testing.T) {
 				t.Fatal(err)
 			}
 			cs := compileCircuit(t, ph)
+			// The aggregator verifies segment proofs whose commitments read
+			// no public input (recursion.SegmentShapeOf).
+			if commitments, ok := cs.GetCommitments().(constraint.Groth16Commitments); ok {
+				for i, c := range commitments.GetPublicAndCommitmentCommitted(commitments.CommitmentIndexes(), cs.GetNbPublicVariables()) {
+					if len(c) != 0 {
+						t.Errorf("commitment %d commits to public inputs %v", i, c)
+					}
+				}
+			}
 			n := cs.GetNbConstraints()
 			t.Logf("%d R1CS", n)
 			records = append(records, []string{"turn segment", fmt.Sprintf("default/segment%d-%d/rows=%d/capacity=%d", seg.From, seg.To, rows, capacity), fmt.Sprint(n)})

@@ -8,9 +8,12 @@
 // the last pass back to the prompt. The in-circuit verifier is
 // gadgets/kvcache.
 //
-// Status: tested natively and in circuit, not on the proving path today
-// (package inference proves one pass over the whole sequence); kept for
-// the committed-tensor and conversation work, where passes share a cache.
+// A conversation's turns (inference/committed, "Turns") use it: each
+// turn's attention reads the state in's cache and its new rows through
+// [Prove], and its writes are proven by [ProveWrites]. The decoding
+// passes of one transcript ([Prove] with several claims, [ProvePrompt])
+// are tested natively and in circuit; the turns prove a generation token
+// by token with one proof per turn instead.
 //
 // # Description
 //
