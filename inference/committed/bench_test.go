@@ -227,7 +227,7 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 	}
 }
 
-var benchCapacity = flag.Int("committed.capacity", 0, "BenchmarkTurn: the cache's capacity (0: the model's context, at most 128)")
+var benchCapacity = flag.Int("committed.capacity", 0, "BenchmarkTurn: the cache's capacity (0, or beyond a model's context: its context, at most 128)")
 
 // BenchmarkTurn measures the prover of a conversation's turns against
 // a pass from position 0 of the same rows in the same run, each over
@@ -241,7 +241,7 @@ func BenchmarkTurn(b *testing.B) {
 	rows := *benchRows
 	run := func(name string, m *model.Model, segs []inference.Segment) {
 		capacity := *benchCapacity
-		if capacity == 0 {
+		if capacity == 0 || capacity > m.Config.MaxPositions {
 			capacity = min(m.Config.MaxPositions, 128)
 		}
 		b.Run(fmt.Sprintf("%s/s=%d/capacity=%d", name, rows, capacity), func(b *testing.B) { benchTurn(b, m, segs, rows, capacity) })
