@@ -404,7 +404,11 @@
 // rejected. The state's digest ([State.Digest]) is pcs.DigestWith over
 // the row count, the capacity and the commitments (0 for the empty
 // state): a turn's statement (statement.Turn) carries the digests of the
-// state in and out.
+// state in and out. [State.MarshalBinary] writes a state for a verifier
+// ("veriformer/state", Rows, Capacity and the number of blocks as 4-byte
+// big-endian integers, then per block its keys' and values' commitments,
+// compressed); [UnmarshalState] checks it as [State.Check] does and
+// never panics (fuzzed).
 //
 // # Parts
 //
