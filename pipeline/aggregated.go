@@ -50,6 +50,10 @@ type AggregatedOptions struct {
 	// up or loaded with the run's. Empty: the run's bucket alone; else it
 	// must list the run's bucket.
 	Buckets []int
+	// Capacity, when positive, makes the circuits those of a
+	// conversation's turns over a cache of Capacity rows ([RunTurn]):
+	// turn segment circuits, the turn aggregator and the turn wrapper.
+	Capacity int
 }
 
 // AggregatedProof is the aggregator's BW6-761 proof of a run, verified

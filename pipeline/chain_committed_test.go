@@ -79,7 +79,7 @@ func TestCommittedChain(t *testing.T) {
 	}
 
 	key := gpcs.KeyOf(k.Committed.PCS)
-	ccs, err := r.compileAggregator(opts.CacheDir, k.Shapes, key)
+	ccs, err := r.compileAggregator(opts.CacheDir, k.Shapes, key, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,7 +141,16 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 	if c.Segments, err = aggregatedSegments(m, opts.SegmentSize, opts.VocabChunk); err != nil {
 		return nil, err
 	}
-	if c.Shapes, err = committedShapes(m, c.Segments, committedPass(rows)); err != nil {
+	var turn *committed.Turn
+	var aggTurn *recursion.AggregatorTurn
+	if opts.Capacity > 0 {
+		if rows > opts.Capacity {
+			return nil, fmt.Errorf("pipeline: a bucket of %d rows in a cache of %d", rows, opts.Capacity)
+		}
+		turn = &committed.Turn{Start: 0, Capacity: opts.Capacity}
+		aggTurn = &recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: opts.Capacity}
+	}
+	if c.Shapes, err = committedShapes(m, c.Segments, committedPass(rows), turn); err != nil {
 		return nil, err
 	}
 	c.segmentShapes = make([]*recursion.SegmentShape, len(c.Segments))
@@ -172,7 +181,7 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		if err != nil {
 			return nil, false, err
 		}
-		ccs, err := r.compileAggregator(opts.CacheDir, shapes, key)
+		ccs, err := r.compileAggregator(opts.CacheDir, shapes, key, aggTurn)
 		if err != nil {
 			return nil, false, err
 		}
@@ -195,6 +204,11 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 				}
 			}
 			n := c.aggregatorCommitments
+			if aggTurn != nil {
+				return r.compileCached(opts.CacheDir, wrapperName(n)+"\nturn", ecc.BN254, "BN254 turn wrapper", func() (constraint.ConstraintSystem, error) {
+					return recursion.CompileTurnWrapper(n)
+				})
+			}
 			return r.compileCached(opts.CacheDir, wrapperName(n), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
 				return recursion.CompileWrapper(n)
 			})

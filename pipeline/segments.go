@@ -40,15 +40,24 @@ func committedPass(rows int) committed.Pass {
 	return committed.Pass{Prompt: []int{0}, Output: []int{0}, Rows: rows}
 }
 
-// committedShapes returns the native shapes of the segments for a pass.
-func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pass) ([]*committed.Shape, error) {
-	view, err := inference.ShapePass(m, pass.Rows)
+// committedShapes returns the native shapes of the segments for a pass,
+// of a turn when turn is not nil.
+func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pass, turn *committed.Turn) ([]*committed.Shape, error) {
+	var view *model.Trace
+	var err error
+	var opts []committed.Option
+	if turn != nil {
+		view, err = committed.TurnView(m, pass.Rows, *turn)
+		opts = append(opts, committed.WithTurn(*turn))
+	} else {
+		view, err = inference.ShapePass(m, pass.Rows)
+	}
 	if err != nil {
 		return nil, err
 	}
 	shapes := make([]*committed.Shape, len(segs))
 	for i, seg := range segs {
-		if shapes[i], err = committed.NewShape(view, seg, pass); err != nil {
+		if shapes[i], err = committed.NewShape(view, seg, pass, opts...); err != nil {
 			return nil, fmt.Errorf("segment %d: %w", i, err)
 		}
 	}
@@ -62,6 +71,9 @@ func (r *runner) compileSegment(dir string, m *model.Model, id *big.Int, s *comm
 	// The segment's String tells apart the segments of a cut with
 	// chunks of the LM head from those of the same blocks with it.
 	name := fmt.Sprintf("committed segment\nmodel %x\nsegment %v\nbucket %d", id, s.Segment, s.Pass.Rows)
+	if t := s.Turn(); t != nil {
+		name += fmt.Sprintf("\nturn capacity %d", t.Capacity)
+	}
 	return r.compileCached(dir, name, ecc.BLS12_377, what, func() (constraint.ConstraintSystem, error) {
 		placeholder, err := circuits.NewCommitted(m, s)
 		if err != nil {
@@ -73,7 +85,7 @@ func (r *runner) compileSegment(dir string, m *model.Model, id *big.Int, s *comm
 
 // compileAggregator compiles the aggregator of the segment shapes for
 // an SRS's key, or reads it from the circuit cache.
-func (r *runner) compileAggregator(dir string, shapes []recursion.SegmentShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
+func (r *runner) compileAggregator(dir string, shapes []recursion.SegmentShape, key gpcs.Key, turn *recursion.AggregatorTurn) (constraint.ConstraintSystem, error) {
 	var points []byte
 	for i := range key.G1 {
 		b := key.G1[i].Bytes()
@@ -84,6 +96,16 @@ func (r *runner) compileAggregator(dir string, shapes []recursion.SegmentShape, 
 		points = append(points, b[:]...)
 	}
 	name := fmt.Sprintf("committed aggregator\nshapes %+v\nkey %x", shapes, points)
+	if turn != nil {
+		// The shapes print their turns' pointers: name them by value.
+		for _, s := range shapes {
+			name += fmt.Sprintf("\nturn segment %+v", *s.Turn)
+		}
+		name += fmt.Sprintf("\nturn %+v", *turn)
+		return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("turn aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
+			return recursion.CompileTurnAggregator(shapes, key, *turn)
+		})
+	}
 	return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
 		return recursion.CompileAggregator(shapes, key)
 	})
@@ -253,7 +275,7 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 		if st, err = statement.Of[bls12377fr.Element](keys.ModelID, pass.Prompt, pass.Output); err != nil {
 			return "", err
 		}
-		if shapes, err = committedShapes(m, segs, pass); err != nil {
+		if shapes, err = committedShapes(m, segs, pass, nil); err != nil {
 			return "", err
 		}
 		jobs := opts.NativeJobs
@@ -286,7 +308,20 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 	}); err != nil {
 		return st, nil, err
 	}
-	if err := r.stage("segment groth16 proofs", func() (string, error) {
+	if err := r.segmentProofs(keys, shapes, natives, checks, st, segments); err != nil {
+		return st, nil, err
+	}
+	return st, segments, nil
+}
+
+// segmentProofs runs the stage of the segments' Groth16 proofs of the
+// native proofs natives (of statement st, their shapes and pairing-check
+// scalars), each verified, and fills segments with the aggregator's
+// witnesses.
+func (r *runner) segmentProofs(keys *AggregatedKeys, shapes []*committed.Shape, natives []*committed.Proof, checks []*pcs.GroupCheck, st statement.Statement, segments []recursion.SegmentProof) error {
+	m := r.opts.Model
+	segs := keys.Segments
+	return r.stage("segment groth16 proofs", func() (string, error) {
 		for k := range segs {
 			start := time.Now()
 			assignment, err := circuits.AssignCommitted(m, shapes[k], st, natives[k], checks[k])
@@ -326,10 +361,7 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 				time.Since(start).Round(time.Millisecond), read.Round(time.Millisecond), proved.Round(time.Millisecond))
 		}
 		return fmt.Sprintf("%d proofs", len(segs)), nil
-	}); err != nil {
-		return st, nil, err
-	}
-	return st, segments, nil
+	})
 }
 
 // aggregate proves the aggregator on the segments'

@@ -15,6 +15,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
+	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/statement"
@@ -33,6 +34,107 @@ func StatementWitness(field *big.Int, s statement.Statement) (witness.Witness, e
 		values[i].SetBigInt(v)
 	}
 	return publicWitness(field, values[:]...)
+}
+
+// TurnStatementWitness returns the public witness of a turn
+// aggregator's proof (field: BW6-761's scalar field): the statement's
+// three values, then the states in and out.
+func TurnStatementWitness(field *big.Int, s statement.Statement, stateIn, stateOut *big.Int) (witness.Witness, error) {
+	if err := checkStatement(s); err != nil {
+		return nil, err
+	}
+	var values [TurnAggregatorPublicInputs]bls12377fr.Element
+	for i, v := range []*big.Int{s.ModelID, s.InputDigest, s.OutputDigest, stateIn, stateOut} {
+		if v == nil || v.Sign() < 0 || v.BitLen() > 253 {
+			return nil, fmt.Errorf("recursion: turn statement value %d out of range", i)
+		}
+		values[i].SetBigInt(v)
+	}
+	return publicWitness(field, values[:]...)
+}
+
+// VerifyTurnAggregated verifies a turn aggregator's proof natively.
+func VerifyTurnAggregated(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement, stateIn, stateOut *big.Int) error {
+	w, err := TurnStatementWitness(ecc.BW6_761.ScalarField(), st, stateIn, stateOut)
+	if err != nil {
+		return err
+	}
+	if err := groth16.Verify(proof, key, w, AggregatorVerifierOption()); err != nil {
+		return fmt.Errorf("recursion: turn aggregator proof: %w", err)
+	}
+	return nil
+}
+
+// CompileTurnAggregator compiles the committed aggregator of a turn's
+// segments ([NewTurnAggregator]).
+func CompileTurnAggregator(shapes []SegmentShape, key gpcs.Key, turn AggregatorTurn) (constraint.ConstraintSystem, error) {
+	c, err := NewTurnAggregator(shapes, key, turn)
+	if err != nil {
+		return nil, err
+	}
+	ccs, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, c)
+	if err != nil {
+		return nil, fmt.Errorf("recursion: compile turn aggregator: %w", err)
+	}
+	return ccs, nil
+}
+
+// CompileTurnWrapper compiles the wrapper of turn aggregators with
+// nbCommitments commitments ([NewTurnWrapper]).
+func CompileTurnWrapper(nbCommitments int) (constraint.ConstraintSystem, error) {
+	c, err := NewTurnWrapper(nbCommitments)
+	if err != nil {
+		return nil, err
+	}
+	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c)
+	if err != nil {
+		return nil, fmt.Errorf("recursion: compile turn wrapper: %w", err)
+	}
+	return ccs, nil
+}
+
+// TurnWrapperWitness returns the public witness of a turn wrapper's
+// proof: the turn's digest (statement.Turn.Digest).
+func TurnWrapperWitness(final statement.Turn) (witness.Witness, error) {
+	digest, err := final.Digest()
+	if err != nil {
+		return nil, fmt.Errorf("recursion: %w", err)
+	}
+	w, err := witness.New(ecc.BN254.ScalarField())
+	if err != nil {
+		return nil, fmt.Errorf("recursion: public witness: %w", err)
+	}
+	ch := make(chan any, 1)
+	ch <- digest
+	close(ch)
+	if err := w.Fill(1, 0, ch); err != nil {
+		return nil, fmt.Errorf("recursion: public witness: %w", err)
+	}
+	return w, nil
+}
+
+// WrapTurn is [Wrap] for a turn aggregator's proof of st and the states
+// in and out: it returns the BN254 proof and the final turn.
+func WrapTurn(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement, stateIn, stateOut *big.Int, dep *Deployment, slot int, wrapper *Keys) (groth16.Proof, statement.Turn, error) {
+	if err := VerifyTurnAggregated(proof, key, st, stateIn, stateOut); err != nil {
+		return nil, statement.Turn{}, err
+	}
+	assignment, final, err := TurnWrapperAssignment(proof, key, st, stateIn, stateOut, dep, slot)
+	if err != nil {
+		return nil, statement.Turn{}, err
+	}
+	wrapped, err := prove(wrapper, assignment, ecc.BN254.ScalarField(), solidity.WithProverTargetSolidityVerifier(backend.GROTH16))
+	if err != nil {
+		return nil, statement.Turn{}, fmt.Errorf("recursion: wrap turn: %w", err)
+	}
+	w, err := TurnWrapperWitness(final)
+	if err != nil {
+		return nil, statement.Turn{}, err
+	}
+	if err := groth16.Verify(wrapped, wrapper.VK, w, solidity.WithVerifierTargetSolidityVerifier(backend.GROTH16)); err != nil {
+		return nil, statement.Turn{}, fmt.Errorf("recursion: wrap turn: fresh proof: %w", err)
+	}
+	return wrapped, final, nil
 }
 
 // WrapperWitness returns the public witness of a wrapper proof of the

@@ -12,8 +12,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"os/signal"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -52,6 +54,8 @@ var (
 	planFlag     = flag.Bool("plan", false, "set up and prove nothing: compile each circuit the run needs and print its kind, curve, R1CS count, whether its keys are cached, and estimated setup and proving times")
 	jsonFlag     = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, bucket, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
 	gnarkLogFlag = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
+	capacityFlag = flag.Int("capacity", 0, "aggregated design: prove the first turn of a conversation whose turns attend over a cache of this many rows (at most the model's context); with --out, the artifacts the next turn reads (--continue)")
+	continueFlag = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left); the new artifacts go to --out, or to this directory")
 )
 
 func main() {
@@ -131,6 +135,9 @@ func run(ctx context.Context) error {
 		}
 		return writePlan(os.Stdout, items)
 	}
+	if *capacityFlag > 0 || *continueFlag != "" {
+		return runTurn(ctx, aggOpts, tok)
+	}
 	var rep *pipeline.Report
 	if design == pipeline.Direct {
 		rep, err = pipeline.RunDirect(ctx, opts)
@@ -205,7 +212,86 @@ func checkFlags() (pipeline.Design, error) {
 	if err := flags.CheckBucket(*bucketFlag); err != nil {
 		return "", err
 	}
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := checkTurnFlags(design, set); err != nil {
+		return "", err
+	}
 	return design, nil
+}
+
+// checkTurnFlags checks the flags of a conversation's turn: the
+// aggregated design, a capacity or a conversation to continue (not both),
+// and none of the stages a turn's run does not have yet (set: the flags
+// given on the command line).
+func checkTurnFlags(design pipeline.Design, set map[string]bool) error {
+	if *capacityFlag == 0 && *continueFlag == "" {
+		return nil
+	}
+	if *capacityFlag < 0 {
+		return errors.New("--capacity must be positive")
+	}
+	if *capacityFlag > 0 && *continueFlag != "" {
+		return errors.New("--continue reads the capacity from the conversation: drop --capacity")
+	}
+	if design != pipeline.Aggregated {
+		return errors.New("a conversation's turns (--capacity, --continue) are proven in the aggregated design: add --design aggregated")
+	}
+	for _, name := range []string{"chain", "submit", "plan"} {
+		if set[name] {
+			return fmt.Errorf("--%s is not available for a conversation's turn yet (a turn's run ends with its aggregator's proof, or with --wrap the wrapper's)", name)
+		}
+	}
+	return nil
+}
+
+// runTurn proves a conversation's turn (--capacity, --continue) and
+// writes its artifacts.
+func runTurn(ctx context.Context, aggOpts pipeline.AggregatedOptions, tok *tokenizer.Codec) error {
+	opts := pipeline.TurnOptions{AggregatedOptions: aggOpts}
+	opts.Chain = false
+	out := *outFlag
+	var conv *pipeline.Conversation
+	if dir := *continueFlag; dir != "" {
+		var err error
+		if conv, err = pipeline.ReadConversation(dir); err != nil {
+			return err
+		}
+		opts.Capacity, opts.History = conv.Capacity, conv.History
+		state, ok := new(big.Int).SetString(strings.TrimPrefix(conv.State, "0x"), 16)
+		if !ok {
+			return fmt.Errorf("%s: the conversation's state %q", dir, conv.State)
+		}
+		opts.StateIn = state
+		if out == "" {
+			out = dir
+		}
+		fmt.Printf("conversation: %d cached tokens of %d, state %s\n", len(conv.History), conv.Capacity, conv.State)
+	} else {
+		opts.Capacity = *capacityFlag
+	}
+	rep, err := pipeline.RunTurn(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if conv != nil && fmt.Sprintf("%#x", rep.Turn.ModelID) != conv.ModelID {
+		return fmt.Errorf("the conversation was proven with model id %s, this turn's is %#x", conv.ModelID, rep.Turn.ModelID)
+	}
+	fmt.Printf("\noutput: %s\n", describe(tok, rep.Output))
+	fmt.Printf("turn: %s\n", rep.Turn)
+	if *statsFlag {
+		fmt.Println()
+		if err := rep.WriteStats(os.Stdout); err != nil {
+			return err
+		}
+	}
+	if out != "" {
+		if err := pipeline.WriteTurnArtifacts(out, rep); err != nil {
+			return err
+		}
+		fmt.Printf("artifacts written to %s (continue the conversation with --continue %s)\n", out, out)
+	}
+	return nil
 }
 
 // encodePrompt reads only the model's config and tokenizer: it encodes

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -233,5 +234,47 @@ func TestDescribeHeads(t *testing.T) {
 		if got := describeHeads(c.c); got != c.want {
 			t.Errorf("got %q, want %q", got, c.want)
 		}
+	}
+}
+
+// TestTurnFlags: a conversation's turn is refused outside the aggregated
+// design, with a negative capacity, with both --capacity and --continue,
+// and with --chain, --submit or --plan set; a turn from a directory
+// without its conversation file fails before anything is proven.
+func TestTurnFlags(t *testing.T) {
+	savedDesign, savedCapacity, savedContinue := *designFlags.Name, *capacityFlag, *continueFlag
+	defer func() { *designFlags.Name, *capacityFlag, *continueFlag = savedDesign, savedCapacity, savedContinue }()
+	for _, c := range []struct {
+		design   string
+		capacity int
+		cont     string
+		err      string
+	}{
+		{"aggregated", 16, "", ""},
+		{"aggregated", 0, "dir", ""},
+		{"direct", 16, "", "--design aggregated"},
+		{"aggregated", -1, "", "--capacity"},
+		{"aggregated", 16, "dir", "--continue"},
+	} {
+		*designFlags.Name, *capacityFlag, *continueFlag = c.design, c.capacity, c.cont
+		_, err := checkFlags()
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("--design %s --capacity %d --continue %q: %v, want an error naming %q", c.design, c.capacity, c.cont, err, c.err)
+		}
+	}
+	*designFlags.Name, *capacityFlag, *continueFlag = "aggregated", 16, ""
+	for _, name := range []string{"chain", "submit", "plan"} {
+		if err := checkTurnFlags(pipeline.Aggregated, map[string]bool{name: true}); err == nil || !strings.Contains(err.Error(), "--"+name) {
+			t.Errorf("a turn with --%s: %v", name, err)
+		}
+	}
+	*capacityFlag, *continueFlag = 0, t.TempDir()
+	m, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = runTurn(context.Background(), pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Prompt: []int{1}, Tokens: 1}}, m.Tokenizer)
+	if err == nil || !strings.Contains(err.Error(), "conversation.json") {
+		t.Fatalf("a conversation without its file: %v", err)
 	}
 }

@@ -343,10 +343,11 @@ func (s *Shape) CheckProjected() error {
 }
 
 // BatchVars is the number of variables of the segment's batch
-// sum-check: its largest commitment's, the stacked MLE's or the table
-// set's (the multiplicities and the function tables).
+// sum-check: its largest commitment's, the stacked MLE's, the table
+// set's (the multiplicities and the function tables) or, in a turn, the
+// cache's.
 func (s *Shape) BatchVars() int {
-	return max(s.Layout.NbVars, s.Set.NbVars)
+	return max(s.Layout.NbVars, s.Set.NbVars, cacheVars(s.Cache))
 }
 
 // OpeningVars is the number of variables of the segment's HyperKZG

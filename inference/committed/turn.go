@@ -409,48 +409,83 @@ func ProveTurn(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pass, 
 // request, and the turn's statement against in.Digest() and the
 // returned state's.
 func VerifyTurn(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass, in *State, segs []inference.Segment, proofs []*Proof) (*State, error) {
+	out, _, err := VerifyTurnChecks(vk, m, st, pass, in, segs, proofs)
+	return out, err
+}
+
+// VerifyTurnChecks is [VerifyTurn] returning each segment's
+// pairing-check scalars too ([Shape.VerifyField]), which its segment
+// circuit takes as public inputs.
+func VerifyTurnChecks(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass, in *State, segs []inference.Segment, proofs []*Proof) (*State, []*pcs.GroupCheck, error) {
 	if err := in.Check(m.Config.Layers); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if len(segs) == 0 || len(segs) != len(proofs) {
-		return nil, fmt.Errorf("%w: %d proofs for %d segments", ErrRejected, len(proofs), len(segs))
+		return nil, nil, fmt.Errorf("%w: %d proofs for %d segments", ErrRejected, len(proofs), len(segs))
 	}
 	if vk == nil || vk.PCS == nil {
-		return nil, fmt.Errorf("%w: no verifying key", ErrRejected)
+		return nil, nil, fmt.Errorf("%w: no verifying key", ErrRejected)
 	}
 	if err := pass.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	turn := Turn{Start: in.Rows, Capacity: in.Capacity}
 	view, err := TurnView(m, pass.Rows, turn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if err := checkCut(segs, len(view.Layers), m.Config.Vocab); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	checks := make([]*pcs.GroupCheck, len(segs))
 	for k, seg := range segs {
-		_, claims, err := verify(vk, m, view, st, pass, seg, proofs[k], &turn)
+		check, claims, err := verify(vk, m, view, st, pass, seg, proofs[k], &turn)
 		if err != nil {
-			return nil, fmt.Errorf("segment %d %v: %w", k, seg, err)
+			return nil, nil, fmt.Errorf("segment %d %v: %w", k, seg, err)
 		}
 		if len(claims.Accumulators) > 0 {
-			return nil, fmt.Errorf("%w: segment %d leaves %d accumulator claims unproven", ErrRejected, k, len(claims.Accumulators))
+			return nil, nil, fmt.Errorf("%w: segment %d leaves %d accumulator claims unproven", ErrRejected, k, len(claims.Accumulators))
 		}
 		for b, p := range proofs[k].Cache {
 			i := seg.From + b
 			if !p.KeysIn.Equal(&in.Keys[i]) || !p.ValuesIn.Equal(&in.Values[i]) {
-				return nil, fmt.Errorf("%w: segment %d reads another cache of block %d than the state in's", ErrRejected, k, i)
+				return nil, nil, fmt.Errorf("%w: segment %d reads another cache of block %d than the state in's", ErrRejected, k, i)
 			}
 		}
+		checks[k] = check
 	}
 	if err := CheckChain(segs, proofs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkChosen(segs, proofs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return NextState(in, segs, proofs, TurnKeep(pass))
+	out, err := NextState(in, segs, proofs, TurnKeep(pass))
+	return out, checks, err
+}
+
+// StateOf commits to a model cache as a conversation's state over a
+// cache of capacity rows (what the turns that filled it leave).
+func StateOf(srs *pcs.SRS, m *model.Model, c *model.Cache, capacity int) (*State, error) {
+	s := EmptyState(m.Config.Layers, capacity)
+	s.Rows = c.Len
+	cfg := kvcache.Config{Context: capacity, Width: m.Config.HeadLayout().KVDim(), Claims: 1}
+	if c.Len > capacity || len(c.Keys) != m.Config.Layers || len(c.Values) != m.Config.Layers {
+		return nil, fmt.Errorf("committed: a cache of %d rows and %d blocks for a state of %d rows and %d blocks", c.Len, len(c.Keys), capacity, m.Config.Layers)
+	}
+	for l := range c.Keys {
+		if len(c.Keys[l]) != c.Len*cfg.Width || len(c.Values[l]) != c.Len*cfg.Width {
+			return nil, fmt.Errorf("committed: cache block %d does not hold %d rows of width %d", l, c.Len, cfg.Width)
+		}
+		var err error
+		if s.Keys[l], err = pcs.Commit(srs, cacheTable(c.Keys[l], cfg)); err != nil {
+			return nil, err
+		}
+		if s.Values[l], err = pcs.Commit(srs, cacheTable(c.Values[l], cfg)); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // stateMagic starts an encoded [State].

@@ -10,7 +10,6 @@ import (
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
-	"github.com/veriformer/veriformer/protocol/kvcache"
 	"github.com/veriformer/veriformer/statement"
 )
 
@@ -74,17 +73,9 @@ func proveTurn(t *testing.T, srs *pcs.SRS, m *model.Model, cache *model.Cache, p
 // cacheState commits to a model cache as a state of the given capacity.
 func cacheState(t *testing.T, srs *pcs.SRS, m *model.Model, c *model.Cache, capacity int) *State {
 	t.Helper()
-	s := EmptyState(m.Config.Layers, capacity)
-	s.Rows = c.Len
-	cfg := turnConfig(m, capacity)
-	for l := range c.Keys {
-		var err error
-		if s.Keys[l], err = pcs.Commit(srs, cacheTable(c.Keys[l], cfg)); err != nil {
-			t.Fatal(err)
-		}
-		if s.Values[l], err = pcs.Commit(srs, cacheTable(c.Values[l], cfg)); err != nil {
-			t.Fatal(err)
-		}
+	s, err := StateOf(srs, m, c, capacity)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return s
 }
@@ -258,11 +249,6 @@ func TestTurns(t *testing.T) {
 	if _, err := VerifyTurn(vk, m, st2, pass2, state1, segs, []*Proof{back, turn2.proofs[1]}); err != nil {
 		t.Fatalf("decoded turn proof: %v", err)
 	}
-}
-
-// turnConfig is the cache shape of m's turns over capacity rows.
-func turnConfig(m *model.Model, capacity int) kvcache.Config {
-	return kvcache.Config{Context: capacity, Width: m.Config.HeadLayout().KVDim(), Claims: 1}
 }
 
 func sameState(a, b *State) bool {
