@@ -568,3 +568,25 @@ func (m *Model) Generate(prompt []int, n int) (*Generation, error) {
 	}
 	return g, nil
 }
+
+// Continue greedily decodes n tokens after prompt over a copy of cache
+// (a conversation's history; cache itself is unchanged), as Generate does
+// from an empty cache.
+func (m *Model) Continue(cache *Cache, prompt []int, n int) ([]int, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("model: continue: want at least one new token, got %d", n)
+	}
+	c := cache.Clone()
+	c.Capacity = 0
+	input := prompt
+	var out []int
+	for i := range n {
+		tr, err := m.Forward(c, input)
+		if err != nil {
+			return nil, fmt.Errorf("model: continue, token %d: %w", i, err)
+		}
+		out = append(out, tr.Next)
+		input = []int{tr.Next}
+	}
+	return out, nil
+}

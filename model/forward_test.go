@@ -312,3 +312,28 @@ func TestCacheCapacity(t *testing.T) {
 		}
 	}
 }
+
+// TestContinue: decoding after a history is decoding the history and
+// the prompt from scratch; the history's cache is unchanged.
+func TestContinue(t *testing.T) {
+	m := Default()
+	history := []int{5, 3, 9, 2}
+	cache := m.NewCache()
+	if _, err := m.Forward(cache, history); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Continue(cache, []int{7, 1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Generate([]int{5, 3, 9, 2, 7, 1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out, g.Tokens) || cache.Len != 4 {
+		t.Fatalf("continued %v, generated %v; the cache holds %d rows", out, g.Tokens, cache.Len)
+	}
+	if _, err := m.Continue(cache, []int{1}, 0); err == nil {
+		t.Fatal("no token to generate accepted")
+	}
+}

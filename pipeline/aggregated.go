@@ -143,17 +143,11 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 		return rep, nil
 	}
 	if err := r.stage("wrapper proof", func() (string, error) {
-		var err error
-		pk, err := r.provingKey(keys.Wrapper)
+		wrapper, err := r.wrapperKeys(keys)
 		if err != nil {
 			return "", err
 		}
-		wrapper := *keys.Wrapper
-		wrapper.PK = pk
-		if wrapper.CCS, err = keys.circuit(keys.Wrapper); err != nil {
-			return "", err
-		}
-		rep.Proof, rep.Statement, err = recursion.Wrap(aggProof, keys.Aggregator.VK, st, keys.Deployment, keys.Slot, &wrapper)
+		rep.Proof, rep.Statement, err = recursion.Wrap(aggProof, keys.Aggregator.VK, st, keys.Deployment, keys.Slot, wrapper)
 		if err != nil {
 			return "", err
 		}
@@ -479,6 +473,21 @@ func (r *runner) setupWrapper(opts *AggregatedOptions, k *AggregatedKeys) (*Aggr
 		return nil, err
 	}
 	return k, nil
+}
+
+// wrapperKeys returns the wrapper's keys with its proving key and its
+// circuit read (from the caches when they were dropped).
+func (r *runner) wrapperKeys(keys *AggregatedKeys) (*setup.Keys, error) {
+	pk, err := r.provingKey(keys.Wrapper)
+	if err != nil {
+		return nil, err
+	}
+	wrapper := *keys.Wrapper
+	wrapper.PK = pk
+	if wrapper.CCS, err = keys.circuit(keys.Wrapper); err != nil {
+		return nil, err
+	}
+	return &wrapper, nil
 }
 
 // provingKey returns the proving key of keys, read from the cache (and

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+
+	"github.com/consensys/gnark/backend/groth16"
 )
 
 // WriteArtifacts writes a run's outputs to dir: proof.bin (the final
@@ -15,12 +17,8 @@ import (
 // InferenceRegistry.bin.
 func WriteArtifacts(dir string, r *Report) error {
 	files := map[string][]byte{}
-	if r.Proof != nil {
-		var proof bytes.Buffer
-		if _, err := r.Proof.WriteTo(&proof); err != nil {
-			return err
-		}
-		files["proof.bin"] = proof.Bytes()
+	if err := addProof(files, r.Proof); err != nil {
+		return err
 	}
 	if r.NativeProof != nil {
 		files["native-proof.bin"] = r.NativeProof
@@ -49,4 +47,18 @@ func WriteArtifacts(dir string, r *Report) error {
 		files["InferenceRegistry.bin"] = []byte(hex.EncodeToString(c.Registry.Bytecode) + "\n")
 	}
 	return writeFiles(dir, files)
+}
+
+// addProof adds proof.bin, gnark's binary encoding of a final proof, to
+// files (nothing without a proof).
+func addProof(files map[string][]byte, p groth16.Proof) error {
+	if p == nil {
+		return nil
+	}
+	var proof bytes.Buffer
+	if _, err := p.WriteTo(&proof); err != nil {
+		return err
+	}
+	files["proof.bin"] = proof.Bytes()
+	return nil
 }

@@ -367,9 +367,17 @@ func (r *runner) segmentProofs(keys *AggregatedKeys, shapes []*committed.Shape, 
 // aggregate proves the aggregator on the segments'
 // witnesses and verifies its proof on the statement st.
 func (r *runner) aggregate(keys *AggregatedKeys, st statement.Statement, segments []recursion.SegmentProof) (groth16.Proof, error) {
+	a := recursion.AggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), st, segments)
+	return r.proveAggregator(keys, a, func(p groth16.Proof) error {
+		return recursion.VerifyAggregated(p, keys.Aggregator.VK, st)
+	})
+}
+
+// proveAggregator runs the aggregation stage: the aggregator's proof of
+// the assignment a, checked by verify.
+func (r *runner) proveAggregator(keys *AggregatedKeys, a *recursion.Aggregator, verify func(groth16.Proof) error) (groth16.Proof, error) {
 	var aggProof groth16.Proof
 	if err := r.stage("aggregation", func() (string, error) {
-		a := recursion.AggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), st, segments)
 		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
 		if err != nil {
 			return "", err
@@ -385,7 +393,7 @@ func (r *runner) aggregate(keys *AggregatedKeys, st statement.Statement, segment
 		if aggProof, err = groth16.Prove(ccs, pk, w, recursion.AggregatorProverOption()); err != nil {
 			return "", err
 		}
-		if err := recursion.VerifyAggregated(aggProof, keys.Aggregator.VK, st); err != nil {
+		if err := verify(aggProof); err != nil {
 			return "", err
 		}
 		return "verified", nil

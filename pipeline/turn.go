@@ -11,10 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc"
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/backend/groth16"
-	"github.com/consensys/gnark/frontend"
 
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/inference/committed"
@@ -98,7 +96,7 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 				return "", fmt.Errorf("pipeline: the history: %w", err)
 			}
 		}
-		output, err := generateOver(m, cache, opts.Prompt, opts.Tokens)
+		output, err := m.Continue(cache, opts.Prompt, opts.Tokens)
 		if err != nil {
 			return "", err
 		}
@@ -139,30 +137,12 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 	}
 	in, out := rep.StateIn.Digest(), rep.StateOut.Digest()
 	aggTurn := recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: opts.Capacity}
-	var aggProof groth16.Proof
-	if err := r.stage("aggregation", func() (string, error) {
-		a := recursion.TurnAggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), aggTurn, st, in, out,
-			rep.StateIn.Rows, rep.StateIn.Keys, rep.StateIn.Values, committed.TurnKeep(pass), segments)
-		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
-		if err != nil {
-			return "", err
-		}
-		ccs, err := keys.circuit(keys.Aggregator)
-		if err != nil {
-			return "", err
-		}
-		pk, err := r.provingKey(keys.Aggregator)
-		if err != nil {
-			return "", err
-		}
-		if aggProof, err = groth16.Prove(ccs, pk, w, recursion.AggregatorProverOption()); err != nil {
-			return "", err
-		}
-		if err := recursion.VerifyTurnAggregated(aggProof, keys.Aggregator.VK, st, in, out); err != nil {
-			return "", err
-		}
-		return "verified", nil
-	}); err != nil {
+	a := recursion.TurnAggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), aggTurn, st, in, out,
+		rep.StateIn.Rows, rep.StateIn.Keys, rep.StateIn.Values, committed.TurnKeep(pass), segments)
+	aggProof, err := r.proveAggregator(keys, a, func(p groth16.Proof) error {
+		return recursion.VerifyTurnAggregated(p, keys.Aggregator.VK, st, in, out)
+	})
+	if err != nil {
 		return nil, err
 	}
 	rep.Aggregated = &AggregatedProof{Proof: aggProof, Key: keys.Aggregator.VK, Statement: st, Deployment: keys.Deployment, Slot: keys.Slot, Commitments: keys.Catalog.aggregatorCommitments}
@@ -178,17 +158,12 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 		return rep, nil
 	}
 	if err := r.stage("turn wrapper proof", func() (string, error) {
-		pk, err := r.provingKey(keys.Wrapper)
+		wrapper, err := r.wrapperKeys(keys)
 		if err != nil {
 			return "", err
 		}
-		wrapper := *keys.Wrapper
-		wrapper.PK = pk
-		if wrapper.CCS, err = keys.circuit(keys.Wrapper); err != nil {
-			return "", err
-		}
 		var turn statement.Turn
-		rep.Proof, turn, err = recursion.WrapTurn(aggProof, keys.Aggregator.VK, st, in, out, keys.Deployment, keys.Slot, &wrapper)
+		rep.Proof, turn, err = recursion.WrapTurn(aggProof, keys.Aggregator.VK, st, in, out, keys.Deployment, keys.Slot, wrapper)
 		if err != nil {
 			return "", err
 		}
@@ -252,24 +227,6 @@ func (r *runner) proveTurnSegments(opts *AggregatedOptions, keys *AggregatedKeys
 		return st, nil, err
 	}
 	return st, segments, nil
-}
-
-// generateOver decodes n tokens greedily after prompt over the cache
-// (unchanged), as a conversation's turn does.
-func generateOver(m *model.Model, cache *model.Cache, prompt []int, n int) ([]int, error) {
-	c := cache.Clone()
-	c.Capacity = 0
-	input := prompt
-	var out []int
-	for range n {
-		tr, err := m.Forward(c, input)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, model.Argmax(tr.Logits().Data[(len(input)-1)*m.Config.Vocab:]))
-		input = out[len(out)-1:]
-	}
-	return out, nil
 }
 
 // Conversation is what a prover keeps of a conversation between its
@@ -337,12 +294,8 @@ func ReadConversation(dir string) (*Conversation, error) {
 // proof, when there is one).
 func WriteTurnArtifacts(dir string, r *TurnReport) error {
 	files := map[string][]byte{}
-	if r.Proof != nil {
-		var proof bytes.Buffer
-		if _, err := r.Proof.WriteTo(&proof); err != nil {
-			return err
-		}
-		files["proof.bin"] = proof.Bytes()
+	if err := addProof(files, r.Proof); err != nil {
+		return err
 	}
 	digest, err := r.Turn.Digest()
 	if err != nil {

@@ -100,6 +100,12 @@ func TurnWrapperWitness(final statement.Turn) (witness.Witness, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recursion: %w", err)
 	}
+	return digestWitness(digest)
+}
+
+// digestWitness is the public witness of a wrapper proof whose one public
+// input is digest.
+func digestWitness(digest *big.Int) (witness.Witness, error) {
 	w, err := witness.New(ecc.BN254.ScalarField())
 	if err != nil {
 		return nil, fmt.Errorf("recursion: public witness: %w", err)
@@ -127,14 +133,23 @@ func WrapTurn(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statem
 	if err != nil {
 		return nil, statement.Turn{}, fmt.Errorf("recursion: wrap turn: %w", err)
 	}
-	w, err := TurnWrapperWitness(final)
-	if err != nil {
-		return nil, statement.Turn{}, err
-	}
-	if err := groth16.Verify(wrapped, wrapper.VK, w, solidity.WithVerifierTargetSolidityVerifier(backend.GROTH16)); err != nil {
+	if err := VerifyTurnWrapped(wrapped, wrapper.VK, final); err != nil {
 		return nil, statement.Turn{}, fmt.Errorf("recursion: wrap turn: fresh proof: %w", err)
 	}
 	return wrapped, final, nil
+}
+
+// VerifyTurnWrapped verifies a turn wrapper's proof natively, as the
+// Solidity verifier does.
+func VerifyTurnWrapped(proof groth16.Proof, key groth16.VerifyingKey, final statement.Turn) error {
+	w, err := TurnWrapperWitness(final)
+	if err != nil {
+		return err
+	}
+	if err := groth16.Verify(proof, key, w, solidity.WithVerifierTargetSolidityVerifier(backend.GROTH16)); err != nil {
+		return fmt.Errorf("recursion: turn wrapper proof: %w", err)
+	}
+	return nil
 }
 
 // WrapperWitness returns the public witness of a wrapper proof of the
@@ -147,17 +162,7 @@ func WrapperWitness(final statement.Statement) (witness.Witness, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recursion: %w", err)
 	}
-	w, err := witness.New(ecc.BN254.ScalarField())
-	if err != nil {
-		return nil, fmt.Errorf("recursion: public witness: %w", err)
-	}
-	ch := make(chan any, 1)
-	ch <- digest
-	close(ch)
-	if err := w.Fill(1, 0, ch); err != nil {
-		return nil, fmt.Errorf("recursion: public witness: %w", err)
-	}
-	return w, nil
+	return digestWitness(digest)
 }
 
 func checkStatement(s statement.Statement) error {

@@ -134,16 +134,9 @@ func TestTurnAggregator(t *testing.T) {
 	// proveTurn decodes g tokens after prompt over cache and proves the
 	// turn from the state in: natively, then each segment's Groth16 proof.
 	proveTurn := func(cache *model.Cache, in *committed.State, prompt []int, g int) *turnProof {
-		c := cache.Clone()
-		c.Capacity = 0
-		input, out := prompt, []int(nil)
-		for range g {
-			tr, err := m.Forward(c, input)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, model.Argmax(tr.Logits().Data[(len(input)-1)*m.Config.Vocab:]))
-			input = out[len(out)-1:]
+		out, err := m.Continue(cache, prompt, g)
+		if err != nil {
+			t.Fatal(err)
 		}
 		pass := committed.Pass{Prompt: prompt, Output: out, Rows: rows}
 		st, err := statement.Of[fr.Element](id, prompt, out)

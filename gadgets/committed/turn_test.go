@@ -33,19 +33,11 @@ type turnRun struct {
 // proves the turn's segments from the state in.
 func proveTurnRun(t *testing.T, m *model.Model, cache *model.Cache, in *native.State, prompt []int, g, rows int, segs []inference.Segment) *turnRun {
 	t.Helper()
-	c := cache.Clone()
-	c.Capacity = 0
-	input, out := prompt, []int(nil)
-	for range g {
-		tr, err := m.Forward(c, input)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, model.Argmax(tr.Logits().Data[(len(input)-1)*m.Config.Vocab:]))
-		input = out[len(out)-1:]
+	out, err := m.Continue(cache, prompt, g)
+	if err != nil {
+		t.Fatal(err)
 	}
 	r := &turnRun{pass: native.Pass{Prompt: prompt, Output: out, Rows: rows}, in: in}
-	var err error
 	if r.st, err = statement.Of[fr.Element](m.ID(), prompt, out); err != nil {
 		t.Fatal(err)
 	}

@@ -259,18 +259,10 @@ func benchTurn(b *testing.B, m *model.Model, segs []inference.Segment, rows, cap
 	for i := range prompt {
 		prompt[i] = (i*37 + 11) % m.Config.Vocab
 	}
-	// Greedy continuation over a cache, as turnRequest does.
 	request := func(cache *model.Cache, prompt []int, g, rows int) Pass {
-		c := cache.Clone()
-		c.Capacity = 0
-		input, out := prompt, []int(nil)
-		for range g {
-			tr, err := m.Forward(c, input)
-			if err != nil {
-				b.Fatal(err)
-			}
-			out = append(out, model.Argmax(tr.Logits().Data[(len(input)-1)*m.Config.Vocab:]))
-			input = out[len(out)-1:]
+		out, err := m.Continue(cache, prompt, g)
+		if err != nil {
+			b.Fatal(err)
 		}
 		return Pass{Prompt: prompt, Output: out, Rows: rows}
 	}

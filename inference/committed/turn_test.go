@@ -24,17 +24,9 @@ func withForgedWrites(forge func(layer int, keys, values []int64)) Option {
 // statement.
 func turnRequest(t *testing.T, m *model.Model, cache *model.Cache, prompt []int, g, rows int) (Pass, statement.Statement) {
 	t.Helper()
-	c := cache.Clone()
-	c.Capacity = 0
-	input := prompt
-	var out []int
-	for range g {
-		tr, err := m.Forward(c, input)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, model.Argmax(tr.Logits().Data[(len(input)-1)*m.Config.Vocab:]))
-		input = out[len(out)-1:]
+	out, err := m.Continue(cache, prompt, g)
+	if err != nil {
+		t.Fatal(err)
 	}
 	st, err := statement.Of[fr.Element](m.ID(), prompt, out)
 	if err != nil {
