@@ -70,7 +70,7 @@ func TestCommittedChain(t *testing.T) {
 	if err := r.setupSegments(opts, k); err != nil {
 		t.Fatal(err)
 	}
-	st, segments, err := r.proveSegments(opts, k, req, tr)
+	st, segments, err := r.proveSegments(opts, k, req, tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -249,7 +249,7 @@ func (r *runner) setupSegments(opts *AggregatedOptions, k *AggregatedKeys) error
 // the statement. Each proving key is read from the cache when it is
 // needed and dropped after.
 func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, req statement.Request, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
-	st, segments, err := r.proveSegments(opts, keys, req, tr)
+	st, segments, err := r.proveSegments(opts, keys, req, tr, nil)
 	if err != nil {
 		return st, nil, err
 	}
@@ -257,10 +257,20 @@ func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, 
 	return st, aggProof, err
 }
 
+// turnProving is a conversation's turn for proveSegments: the turn, its
+// state in, and the state out its native proofs give (set by
+// proveSegments).
+type turnProving struct {
+	turn    committed.Turn
+	in, out *committed.State
+}
+
 // proveSegments runs the proving stages of proveAggregated up to
 // the aggregation: the statement, the native segment proofs and the
-// segments' Groth16 proofs, returned as the aggregator's witnesses.
-func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace) (statement.Statement, []recursion.SegmentProof, error) {
+// segments' Groth16 proofs, returned as the aggregator's witnesses. With
+// conv, they are a turn's, verified from its state in (which gives
+// conv.out).
+func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace, conv *turnProving) (statement.Statement, []recursion.SegmentProof, error) {
 	m := opts.Model
 	segs := keys.Segments
 	var (
@@ -275,7 +285,13 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 		if st, err = statement.Of[bls12377fr.Element](keys.ModelID, pass.Prompt, pass.Output); err != nil {
 			return "", err
 		}
-		if shapes, err = committedShapes(m, segs, pass, nil); err != nil {
+		var turn *committed.Turn
+		var proveOpts []committed.Option
+		if conv != nil {
+			turn = &conv.turn
+			proveOpts = append(proveOpts, committed.WithTurn(conv.turn))
+		}
+		if shapes, err = committedShapes(m, segs, pass, turn); err != nil {
 			return "", err
 		}
 		jobs := opts.NativeJobs
@@ -291,7 +307,7 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 			r.logf("  %s: proven in %v (commit %v, GKR %v, sum-checks %v, opening %v), %d bytes", segmentName(k, segs),
 				res.Wall.Round(time.Millisecond), t.Commit.Round(time.Millisecond), t.GKR.Round(time.Millisecond),
 				t.SumCheck.Round(time.Millisecond), t.Open.Round(time.Millisecond), res.Proof.Size())
-		})
+		}, proveOpts...)
 		if err != nil {
 			return "", err
 		}
@@ -300,7 +316,12 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 			size += res.Proof.Size()
 		}
 		start := time.Now()
-		if checks, err = committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, natives); err != nil {
+		if conv != nil {
+			if conv.out, checks, err = committed.VerifyTurnChecks(keys.Committed, m, st, pass, conv.in, segs, natives); err != nil {
+				return "", err
+			}
+			r.logf("  verified from the state in of %d rows; the state out has %d", conv.in.Rows, conv.out.Rows)
+		} else if checks, err = committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, natives); err != nil {
 			return "", err
 		}
 		r.logf("  all segments and their chain verified natively in %v", time.Since(start).Round(time.Millisecond))

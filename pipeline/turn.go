@@ -9,15 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/backend/groth16"
 
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
-	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/statement"
 )
@@ -132,9 +129,11 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if st, segments, err = r.proveTurnSegments(&opts.AggregatedOptions, keys, pass, tr, turn, rep); err != nil {
+	conv := &turnProving{turn: turn, in: rep.StateIn}
+	if st, segments, err = r.proveSegments(&opts.AggregatedOptions, keys, pass, tr, conv); err != nil {
 		return nil, err
 	}
+	rep.StateOut = conv.out
 	in, out := rep.StateIn.Digest(), rep.StateOut.Digest()
 	aggTurn := recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: opts.Capacity}
 	a := recursion.TurnAggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), aggTurn, st, in, out,
@@ -178,55 +177,6 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 		return nil, err
 	}
 	return rep, nil
-}
-
-// proveTurnSegments proves a turn's segments natively (verified from the
-// state in, which gives the state out) and by their Groth16 circuits, and
-// returns the statement and the aggregator's segment witnesses.
-func (r *runner) proveTurnSegments(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace, turn committed.Turn, rep *TurnReport) (statement.Statement, []recursion.SegmentProof, error) {
-	m := opts.Model
-	segs := keys.Segments
-	var (
-		st      statement.Statement
-		shapes  []*committed.Shape
-		natives = make([]*committed.Proof, len(segs))
-		checks  []*pcs.GroupCheck
-	)
-	if err := r.stage("native segment proofs", func() (string, error) {
-		var err error
-		if st, err = statement.Of[bls12377fr.Element](keys.ModelID, pass.Prompt, pass.Output); err != nil {
-			return "", err
-		}
-		if shapes, err = committedShapes(m, segs, pass, &turn); err != nil {
-			return "", err
-		}
-		jobs := opts.NativeJobs
-		if jobs == 0 {
-			jobs = autoNativeJobs(shapes)
-		}
-		size := 0
-		results, err := committed.ProveSegments(keys.SRS, m, st, pass, tr, segs, jobs, func(k int, res committed.SegmentResult) {
-			r.logf("  %s: proven in %v, %d bytes", segmentName(k, segs), res.Wall.Round(time.Millisecond), res.Proof.Size())
-		}, committed.WithTurn(turn))
-		if err != nil {
-			return "", err
-		}
-		for k, res := range results {
-			natives[k] = res.Proof
-			size += res.Proof.Size()
-		}
-		if rep.StateOut, checks, err = committed.VerifyTurnChecks(keys.Committed, m, st, pass, rep.StateIn, segs, natives); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("%d segments, %d bytes, verified natively from the state in; state out %d rows", len(segs), size, rep.StateOut.Rows), nil
-	}); err != nil {
-		return st, nil, err
-	}
-	segments := make([]recursion.SegmentProof, len(segs))
-	if err := r.segmentProofs(keys, shapes, natives, checks, st, segments); err != nil {
-		return st, nil, err
-	}
-	return st, segments, nil
 }
 
 // Conversation is what a prover keeps of a conversation between its

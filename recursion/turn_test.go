@@ -42,8 +42,9 @@ type turnProof struct {
 // TestTurnAggregator: two turns of the built-in model (bucket 8, a
 // cache of 16 rows), each proven by the turn segment circuits compiled
 // once (development keys), satisfy the turn aggregator from the state the
-// previous left; the aggregator refuses a wrong state out, another
-// state in (the second turn from the empty state), a state in of
+// previous left; the aggregator refuses a wrong state out, a wrong
+// state in digest, another state in (the second turn from the empty
+// state), a state in of
 // another row count, another number of kept rows, and the first turn's
 // segments in place of the second's. The turn wrapper then checks, in
 // gnark's test engine, a toy turn aggregator's proof against the turn's
@@ -207,6 +208,10 @@ func TestTurnAggregator(t *testing.T) {
 	check("turn 2", turn2, turn2.segments, state1, turn2.out.Digest(), state1.Rows, turn2.keep, true)
 	check("a wrong state out", turn2, turn2.segments, state1, new(big.Int).Add(turn2.out.Digest(), big.NewInt(1)), state1.Rows, turn2.keep, false)
 	check("turn 2 from the empty state", turn2, turn2.segments, empty, turn2.out.Digest(), 0, turn2.keep, false)
+	// The state in's points right, its public digest wrong.
+	if err := turn2.aggregate(turn2.segments, turn2.st, new(big.Int).Add(state1.Digest(), big.NewInt(1)), turn2.out.Digest(), state1.Rows, state1.Keys, state1.Values, turn2.keep); err == nil {
+		t.Error("a wrong state in digest: solved")
+	}
 	check("a state in of another row count", turn2, turn2.segments, state1, turn2.out.Digest(), state1.Rows-1, turn2.keep, false)
 	check("another number of kept rows", turn2, turn2.segments, state1, turn2.out.Digest(), state1.Rows, turn2.keep+1, false)
 	check("turn 1's segments as turn 2's", turn2, turn1.segments, state1, turn2.out.Digest(), state1.Rows, turn2.keep, false)

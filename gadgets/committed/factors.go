@@ -221,7 +221,7 @@ func finalWeight(api frontend.API, s *native.Shape, turn *Turn, k *native.Contra
 		return api.Mul(gpoly.Eq(api, r[:k.BH], h), gpoly.Eq(api, r[k.BH:k.BH+k.BI], i))
 	}
 	if k.Cached {
-		sum := turnMaskSum(api, s, turn, productPairs(api, i, r[:k.BI]), betaPairs(api, j))
+		sum := turnMaskSum(api, s, turn, productPairs(api, i, r[:k.BI]), gpoly.BetaPairs(api, j))
 		return api.Mul(gpoly.Eq(api, r[k.BI:k.BI+k.BH], h), sum)
 	}
 	ei, wi := gpoly.EqTable(api, i), gpoly.EqTable(api, r[:k.BI])
@@ -236,7 +236,7 @@ func finalWeight(api frontend.API, s *native.Shape, turn *Turn, k *native.Contra
 func keyWeight(api frontend.API, s *native.Shape, turn *Turn, k *native.Contraction, r, end, endJ []frontend.Variable) frontend.Variable {
 	_, i, _, _ := native.SplitEnd(k, end)
 	if k.Cached {
-		return turnMaskSum(api, s, turn, betaPairs(api, i), productPairs(api, endJ, r[k.BH+k.BI:]))
+		return turnMaskSum(api, s, turn, gpoly.BetaPairs(api, i), productPairs(api, endJ, r[k.BH+k.BI:]))
 	}
 	ej, wj := gpoly.EqTable(api, endJ), gpoly.EqTable(api, r[k.BH+k.BI:])
 	for b := range ej {

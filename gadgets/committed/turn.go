@@ -188,15 +188,6 @@ func turnMaskSum(api frontend.API, s *native.Shape, turn *Turn, wx, wy [][2]fron
 	return gpoly.ShiftedCausalWeights(api, wx, wy, 1<<len(wx), turn.Start, startBits(s))
 }
 
-// betaPairs are the factors (1 − x, x) of eq(x, ·)'s bits.
-func betaPairs(api frontend.API, x []frontend.Variable) [][2]frontend.Variable {
-	out := make([][2]frontend.Variable, len(x))
-	for i := range x {
-		out[i] = [2]frontend.Variable{api.Sub(1, x[i]), x[i]}
-	}
-	return out
-}
-
 // productPairs are the factors of eq(x, ·)·eq(y, ·)'s bits: ((1 − x)(1 −
 // y), x·y).
 func productPairs(api frontend.API, x, y []frontend.Variable) [][2]frontend.Variable {

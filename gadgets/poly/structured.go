@@ -77,14 +77,17 @@ func EqAt(api frontend.API, point []frontend.Variable, x frontend.Variable) fron
 // constant, one, and one more to split it by start's bit while bits of
 // start remain: at most 65 per bit.
 func ShiftedCausal(api frontend.API, rho, gamma []frontend.Variable, rows int, start frontend.Variable, startBits int) frontend.Variable {
-	pairs := func(point []frontend.Variable) [][2]frontend.Variable {
-		out := make([][2]frontend.Variable, len(point))
-		for i, x := range point {
-			out[i] = [2]frontend.Variable{api.Sub(1, x), x}
-		}
-		return out
+	return shiftedCausal(api, BetaPairs(api, rho), BetaPairs(api, gamma), rows, start, startBits, true)
+}
+
+// BetaPairs returns the factors (1 − x, x) of eq(point, ·)'s bits, one
+// pair per coordinate: the tables [ShiftedCausalWeights] reads.
+func BetaPairs(api frontend.API, point []frontend.Variable) [][2]frontend.Variable {
+	out := make([][2]frontend.Variable, len(point))
+	for i, x := range point {
+		out[i] = [2]frontend.Variable{api.Sub(1, x), x}
 	}
-	return shiftedCausal(api, pairs(rho), pairs(gamma), rows, start, startBits, true)
+	return out
 }
 
 // ShiftedCausalWeights is native poly.ShiftedCausalWeights in circuit,

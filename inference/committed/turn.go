@@ -146,10 +146,10 @@ func newCacheData(tr *model.Trace, l *Layout, st *CacheStep, forge func(layer in
 		d.writtenKeys, d.writtenValues = slices.Clone(d.newKeys), slices.Clone(d.newValues)
 		forge(st.Layer, d.writtenKeys, d.writtenValues)
 	}
-	d.readKeys = cacheTable(a.Keys.Data, cfg)
-	d.readValues = cacheTable(a.Values.Data, cfg)
-	d.tables[0] = cacheTable(d.keysIn, cfg)
-	d.tables[1] = cacheTable(d.valuesIn, cfg)
+	d.readKeys = kvcache.Table[fr.Element](cfg, a.Keys.Data)
+	d.readValues = kvcache.Table[fr.Element](cfg, a.Values.Data)
+	d.tables[0] = kvcache.Table[fr.Element](cfg, d.keysIn)
+	d.tables[1] = kvcache.Table[fr.Element](cfg, d.valuesIn)
 	var err error
 	if d.tables[2], err = kvcache.Writes[fr.Element](cfg, d.writtenKeys, st.Keep); err != nil {
 		return nil, err
@@ -158,19 +158,6 @@ func newCacheData(tr *model.Trace, l *Layout, st *CacheStep, forge func(layer in
 		return nil, err
 	}
 	return d, nil
-}
-
-// cacheTable is the MLE table of a cache's rows (row-major, of cfg's
-// width), zero-padded to the capacity's and the width's powers of two.
-func cacheTable(rows []int64, cfg kvcache.Config) []fr.Element {
-	pc := poly.NextPowerOfTwo(cfg.Width)
-	out := make([]fr.Element, poly.NextPowerOfTwo(cfg.Context)*pc)
-	for i := range len(rows) / cfg.Width {
-		for j, v := range rows[i*cfg.Width : (i+1)*cfg.Width] {
-			out[i*pc+j].SetInt64(v)
-		}
-	}
-	return out
 }
 
 // proveCache proves, under label "committed/cache", each block's reads
@@ -478,10 +465,10 @@ func StateOf(srs *pcs.SRS, m *model.Model, c *model.Cache, capacity int) (*State
 			return nil, fmt.Errorf("committed: cache block %d does not hold %d rows of width %d", l, c.Len, cfg.Width)
 		}
 		var err error
-		if s.Keys[l], err = pcs.Commit(srs, cacheTable(c.Keys[l], cfg)); err != nil {
+		if s.Keys[l], err = pcs.Commit(srs, kvcache.Table[fr.Element](cfg, c.Keys[l])); err != nil {
 			return nil, err
 		}
-		if s.Values[l], err = pcs.Commit(srs, cacheTable(c.Values[l], cfg)); err != nil {
+		if s.Values[l], err = pcs.Commit(srs, kvcache.Table[fr.Element](cfg, c.Values[l])); err != nil {
 			return nil, err
 		}
 	}

@@ -119,6 +119,14 @@ func padCache[E field.Scalar, P field.Ptr[E]](values []int64, rows, context, wid
 	return out
 }
 
+// Table returns the MLE table of a cache's rows (row-major, cfg.Width
+// wide; at most cfg.Context of them), zero-padded to the context's and
+// the width's powers of two: the matrix whose claims [Prove] and
+// [ProveWrites] take, as its commitment commits to it.
+func Table[E field.Scalar, P field.Ptr[E]](cfg Config, rows []int64) []E {
+	return padCache[E, P](rows, len(rows)/cfg.Width, cfg.Context, cfg.Width)
+}
+
 // shiftWeights returns w(a) = β(p_row, bits(Position + a))·[a < live] for
 // a < 2^NewVars: the written rows' weights in K̃_new(p_row ‖ ·).
 func shiftWeights[E field.Scalar, P field.Ptr[E]](cfg Config, live int, pRow []E) []E {
