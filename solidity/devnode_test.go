@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consensys/gnark/backend/groth16"
+
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -217,6 +219,35 @@ func TestDevnodeRPC(t *testing.T) {
 			}
 		}
 		t.Logf("%s over JSON-RPC: block %d, submit gas %d", v.name, receipt.BlockNumber, receipt.GasUsed)
+	}
+
+	// A conversation's two turns over JSON-RPC: the second is refused
+	// until the first is recorded.
+	v := f.commitment
+	deployment, err := DeployRPC(ctx, url, loaded, devChainID, v.contracts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := Turn{ModelID: v.statement.ModelID, StateIn: big.NewInt(0), InputDigest: big.NewInt(11), OutputDigest: big.NewInt(12), StateOut: big.NewInt(1001)}
+	second := Turn{ModelID: v.statement.ModelID, StateIn: first.StateOut, InputDigest: big.NewInt(21), OutputDigest: big.NewInt(22), StateOut: big.NewInt(1002)}
+	firstProof, secondProof := turnProof(t, v, first), turnProof(t, v, second)
+	_, err = SubmitTurnRPC(ctx, url, loaded, devChainID, deployment.Registry, secondProof, second)
+	var revert *RevertError
+	if !errors.As(err, &revert) || !strings.HasPrefix(revert.Reason, "UnknownState(") {
+		t.Fatalf("the second turn first: %v, want an UnknownState revert", err)
+	}
+	for i, c := range []struct {
+		turn  Turn
+		proof groth16.Proof
+	}{{first, firstProof}, {second, secondProof}} {
+		receipt, err := SubmitTurnRPC(ctx, url, loaded, devChainID, deployment.Registry, c.proof, c.turn)
+		if err != nil {
+			t.Fatalf("turn %d: %v", i+1, err)
+		}
+		events, err := TurnEvents(receipt, deployment.Registry)
+		if err != nil || len(events) != 1 || events[0].Turn.StateOut.Cmp(c.turn.StateOut) != 0 || events[0].Submitter != address {
+			t.Fatalf("turn %d: events %+v (%v)", i+1, events, err)
+		}
 	}
 }
 

@@ -143,3 +143,15 @@ func IsVerifiedRPC(ctx context.Context, rpcURL string, registry common.Address, 
 	defer client.Close()
 	return IsVerified(ctx, client, registry, statement)
 }
+
+// SubmitTurnRPC submits a proof of a conversation's turn to the registry
+// through a JSON-RPC endpoint and returns the receipt (see
+// [Chain.SubmitTurn]), signing for chainID (see [DialChain]).
+func SubmitTurnRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, chainID *big.Int, registry common.Address, proof groth16.Proof, t Turn) (*types.Receipt, error) {
+	chain, client, err := DialChain(ctx, rpcURL, key, chainID)
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
+	return chain.SubmitTurn(ctx, registry, proof, t)
+}

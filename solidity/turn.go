@@ -49,11 +49,20 @@ func PackSubmitTurn(proof groth16.Proof, t Turn) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return PackSubmitTurnBytes(encoded, t)
+}
+
+// PackSubmitTurnBytes is [PackSubmitTurn] for a proof already encoded
+// ([ProofBytes]): 256 or 384 bytes.
+func PackSubmitTurnBytes(proof []byte, t Turn) ([]byte, error) {
+	if len(proof) != 256 && len(proof) != 384 {
+		return nil, fmt.Errorf("solidity: an encoded proof of %d bytes, want 256 or 384", len(proof))
+	}
 	if err := ValidateTurn(t); err != nil {
 		return nil, err
 	}
 	w := turnWords(t)
-	data, err := registryABI.Pack("submitTurn", encoded, w[0], w[1], w[2], w[3], w[4])
+	data, err := registryABI.Pack("submitTurn", proof, w[0], w[1], w[2], w[3], w[4])
 	if err != nil {
 		return nil, fmt.Errorf("solidity: pack submitTurn: %w", err)
 	}
