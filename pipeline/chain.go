@@ -54,43 +54,70 @@ func checkSolc() error {
 	return nil
 }
 
-// onChain compiles the verifier and registry, deploys them on the simulated
-// chain, measures the verifier's gas beside the other template's on the
-// same proof, and submits the proof.
-func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof groth16.Proof, st statement.Statement) error {
+// deployed is a simulated chain with the verifier and the registry
+// deployed on it (Report.Deployment) and, when measured, the other
+// template's (other). Close sim when done.
+type deployed struct {
+	chain *solidity.Chain
+	sim   *simulated.Backend
+	other *solidity.Deployment
+}
+
+// deployContracts compiles the verifier of vk and the registry (with other, those
+// of the other template too) and deploys them, the registry accepting
+// modelID, on a new simulated chain.
+func (r *runner) deployContracts(ctx context.Context, vk groth16.VerifyingKey, modelID *big.Int, other bool) (*deployed, error) {
 	rep := r.report
-	var chain *solidity.Chain
-	var sim *simulated.Backend
-	var otherDeployment *solidity.Deployment
 	if err := r.stage("solidity export and compilation", func() (string, error) {
 		var err error
 		if rep.Contracts, err = solidity.CompileContractsTemplate(ctx, vk, rep.Verifier); err != nil {
 			return "", err
 		}
-		if rep.OtherContracts, err = solidity.CompileContractsTemplate(ctx, vk, rep.Verifier.Other()); err != nil {
-			return "", err
+		if other {
+			if rep.OtherContracts, err = solidity.CompileContractsTemplate(ctx, vk, rep.Verifier.Other()); err != nil {
+				return "", err
+			}
 		}
 		return fmt.Sprintf("%s verifier %d bytes, registry %d bytes deployed code", rep.Verifier, len(rep.Contracts.Verifier.DeployedBytecode), len(rep.Contracts.Registry.DeployedBytecode)), nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
+	d := &deployed{}
 	if err := r.stage("deployment (simulated chain)", func() (string, error) {
 		var err error
-		chain, sim, err = SimulatedChain()
+		d.chain, d.sim, err = SimulatedChain()
 		if err != nil {
 			return "", err
 		}
-		if rep.Deployment, err = chain.DeployVerifierAndRegistry(ctx, rep.Contracts, st.ModelID); err != nil {
+		if rep.Deployment, err = d.chain.DeployVerifierAndRegistry(ctx, rep.Contracts, modelID); err != nil {
 			return "", err
 		}
-		if otherDeployment, err = chain.DeployVerifierAndRegistry(ctx, rep.OtherContracts, st.ModelID); err != nil {
-			return "", err
+		if other {
+			if d.other, err = d.chain.DeployVerifierAndRegistry(ctx, rep.OtherContracts, modelID); err != nil {
+				return "", err
+			}
 		}
 		return fmt.Sprintf("verifier %s, registry %s", rep.Deployment.Verifier, rep.Deployment.Registry), nil
 	}); err != nil {
+		if d.sim != nil {
+			d.sim.Close()
+		}
+		return nil, err
+	}
+	return d, nil
+}
+
+// onChain compiles the verifier and registry, deploys them on the simulated
+// chain, measures the verifier's gas beside the other template's on the
+// same proof, and submits the proof.
+func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof groth16.Proof, st statement.Statement) error {
+	rep := r.report
+	d, err := r.deployContracts(ctx, vk, st.ModelID, true)
+	if err != nil {
 		return err
 	}
-	defer sim.Close()
+	defer d.sim.Close()
+	chain := d.chain
 	return r.stage("on-chain verification", func() (string, error) {
 		var err error
 		if rep.VerifyGasLimit, err = solidity.EstimateVerifyGas(ctx, chain.Backend(), rep.Deployment.Verifier, proof, st); err != nil {
@@ -99,7 +126,7 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 		if rep.VerifyGas, err = chain.VerifyProofGasUsed(ctx, rep.Deployment.Verifier, proof, st); err != nil {
 			return "", err
 		}
-		if rep.OtherVerifyGas, err = chain.VerifyProofGasUsed(ctx, otherDeployment.Verifier, proof, st); err != nil {
+		if rep.OtherVerifyGas, err = chain.VerifyProofGasUsed(ctx, d.other.Verifier, proof, st); err != nil {
 			return "", fmt.Errorf("%s verifier: %w", rep.Verifier.Other(), err)
 		}
 		receipt, err := chain.Submit(ctx, rep.Deployment.Registry, proof, st)

@@ -3,11 +3,13 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/consensys/gnark/backend/groth16"
@@ -16,6 +18,7 @@ import (
 	"github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/solidity"
 	"github.com/veriformer/veriformer/statement"
 )
 
@@ -31,6 +34,47 @@ type TurnOptions struct {
 	// StateIn, when not nil, is the digest the history's state must
 	// have: the state out of the previous turn (Conversation.State).
 	StateIn *big.Int
+	// Earlier are the conversation's earlier turns, in order, with their
+	// wrapper proofs (Conversation.Recorded). With Wrap and Chain, the
+	// run records each of them on a new simulated chain before this
+	// turn: the registry records a turn only once the turn that left its
+	// state in is recorded, and a simulated chain starts empty.
+	Earlier []RecordedTurn
+}
+
+// RecordedTurn is a proven turn as its prover keeps it: the final turn
+// statement and the turn wrapper's proof in the Solidity verifier's
+// encoding (solidity.ProofBytes; nil when the turn was not wrapped).
+type RecordedTurn struct {
+	Turn  statement.Turn
+	Proof []byte
+}
+
+// checkRecords checks a conversation's turns: each states the model id
+// and has a proof of 256 or 384 bytes or none; the first starts from the
+// empty state and each other from the state the one before it left; the
+// last leaves state (unless there is none).
+func checkRecords(turns []RecordedTurn, modelID, state *big.Int) error {
+	prev := statement.EmptyState
+	for i, t := range turns {
+		if err := solidity.ValidateTurn(t.Turn); err != nil {
+			return fmt.Errorf("turn %d: %w", i+1, err)
+		}
+		if t.Turn.ModelID.Cmp(modelID) != 0 {
+			return fmt.Errorf("turn %d states model id %#x, the conversation's is %#x", i+1, t.Turn.ModelID, modelID)
+		}
+		if t.Turn.StateIn.Cmp(prev) != 0 {
+			return fmt.Errorf("turn %d starts from state %#x, the turn before it left %#x", i+1, t.Turn.StateIn, prev)
+		}
+		if n := len(t.Proof); n != 0 && n != 256 && n != 384 {
+			return fmt.Errorf("turn %d: a proof of %d bytes, want 256 or 384", i+1, n)
+		}
+		prev = t.Turn.StateOut
+	}
+	if len(turns) > 0 && prev.Cmp(state) != 0 {
+		return fmt.Errorf("the last turn left state %#x, the conversation is in %#x", prev, state)
+	}
+	return nil
 }
 
 // TurnReport is the outcome of a turn: the run's Report (its output, its
@@ -43,6 +87,12 @@ type TurnReport struct {
 	StateIn, StateOut *committed.State
 	Turn              statement.Turn
 	History           []int
+	// Turns are the conversation's turns so far, this one last, with
+	// their wrapper proofs (this one's nil without Wrap).
+	Turns []RecordedTurn
+	// TurnGas is the gas each submitTurn used on the simulated chain,
+	// the earlier turns' first (nil without Chain).
+	TurnGas []uint64
 }
 
 // RunTurn proves one turn of a conversation in the aggregated design:
@@ -52,18 +102,41 @@ type TurnReport struct {
 // cache (the empty state for a first turn); the turn's segments are
 // proven natively and verified from it (committed.VerifyTurn), then by
 // the turn segment circuits, the turn aggregator and, with Wrap, the turn
-// wrapper, whose one public input is the turn's digest. The on-chain
-// check of a turn (the registry's submitTurn) is not part of a run yet:
-// Chain is refused.
+// wrapper, whose one public input is the turn's digest. With Wrap and
+// Chain, the turn wrapper's verifier and the registry are deployed on a
+// new simulated chain, which records opts.Earlier and then this turn
+// (the registry's submitTurn); solcjs must be found before anything is
+// proven, and if the on-chain stage fails the report of the verified
+// proof is returned with the error.
 func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 	if err := opts.checkRun(); err != nil {
 		return nil, err
 	}
-	if opts.Chain {
-		return nil, fmt.Errorf("pipeline: a turn's on-chain check is not part of a run yet")
-	}
 	if opts.Capacity < 1 {
 		return nil, fmt.Errorf("pipeline: a turn needs the cache's capacity (rows)")
+	}
+	if len(opts.Earlier) > 0 {
+		last := opts.Earlier[len(opts.Earlier)-1].Turn
+		if opts.StateIn != nil && last.StateOut.Cmp(opts.StateIn) != 0 {
+			return nil, fmt.Errorf("pipeline: the conversation's last turn left state %#x, the turn starts from %#x", last.StateOut, opts.StateIn)
+		}
+		if err := checkRecords(opts.Earlier, last.ModelID, last.StateOut); err != nil {
+			return nil, fmt.Errorf("pipeline: the conversation's turns: %w", err)
+		}
+	}
+	onChain := opts.Chain && opts.Wrap
+	if onChain {
+		if len(opts.History) > 0 && len(opts.Earlier) == 0 {
+			return nil, fmt.Errorf("pipeline: recording a turn on a new simulated chain needs the conversation's earlier turns and their proofs (or run without the chain)")
+		}
+		for i, t := range opts.Earlier {
+			if len(t.Proof) == 0 {
+				return nil, fmt.Errorf("pipeline: turn %d of the conversation has no wrapper proof: it cannot be recorded on chain (run without the chain)", i+1)
+			}
+		}
+		if err := checkSolc(); err != nil {
+			return nil, err
+		}
 	}
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -153,6 +226,13 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 	final.ModelID = keys.FinalModelID
 	rep.Statement = final
 	rep.Turn = statement.Turn{ModelID: final.ModelID, StateIn: in, InputDigest: final.InputDigest, OutputDigest: final.OutputDigest, StateOut: out}
+	if len(opts.Earlier) > 0 {
+		last := opts.Earlier[len(opts.Earlier)-1].Turn
+		if last.ModelID.Cmp(final.ModelID) != 0 || last.StateOut.Cmp(in) != 0 {
+			return nil, fmt.Errorf("pipeline: the conversation's last turn states model id %#x and state out %#x, this turn %#x and state in %#x", last.ModelID, last.StateOut, final.ModelID, in)
+		}
+	}
+	rep.Turns = append(slices.Clone(opts.Earlier), RecordedTurn{Turn: rep.Turn})
 	if !opts.Wrap {
 		return rep, nil
 	}
@@ -172,21 +252,150 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 		if rep.ProofBytes, err = proofSize(rep.Proof); err != nil {
 			return "", err
 		}
+		if rep.Turns[len(rep.Turns)-1].Proof, err = solidity.ProofBytes(rep.Proof); err != nil {
+			return "", err
+		}
 		return fmt.Sprintf("%d bytes, verified", rep.ProofBytes), nil
 	}); err != nil {
 		return nil, err
 	}
+	if onChain {
+		if err := r.recordTurns(ctx, keys.Wrapper.VK, rep); err != nil {
+			return rep, err
+		}
+	}
 	return rep, nil
+}
+
+// recordTurns deploys the turn wrapper's verifier and the registry on a
+// new simulated chain and records the conversation's turns in order: each
+// submitTurn must verify and emit the turn's event, and the registry must
+// then hold the last turn and the state it left.
+func (r *runner) recordTurns(ctx context.Context, vk groth16.VerifyingKey, rep *TurnReport) error {
+	d, err := r.deployContracts(ctx, vk, rep.Turn.ModelID, false)
+	if err != nil {
+		return err
+	}
+	defer d.sim.Close()
+	registry := rep.Deployment.Registry
+	return r.stage("on-chain record", func() (string, error) {
+		for i, t := range rep.Turns {
+			data, err := solidity.PackSubmitTurnBytes(t.Proof, t.Turn)
+			if err != nil {
+				return "", fmt.Errorf("turn %d: %w", i+1, err)
+			}
+			receipt, err := d.chain.SubmitCalldata(ctx, registry, data)
+			if err != nil {
+				return "", fmt.Errorf("turn %d: %w", i+1, err)
+			}
+			events, err := solidity.TurnEvents(receipt, registry)
+			if err != nil {
+				return "", err
+			}
+			if len(events) != 1 || events[0].Turn.String() != t.Turn.String() {
+				return "", fmt.Errorf("turn %d: the registry emitted %d turn events, want the turn's one", i+1, len(events))
+			}
+			rep.TurnGas = append(rep.TurnGas, receipt.GasUsed)
+		}
+		for _, check := range []func() (bool, error){
+			func() (bool, error) { return solidity.IsTurnVerified(ctx, d.chain.Backend(), registry, rep.Turn) },
+			func() (bool, error) {
+				return solidity.IsState(ctx, d.chain.Backend(), registry, rep.Turn.ModelID, rep.Turn.StateOut)
+			},
+		} {
+			ok, err := check()
+			if err != nil {
+				return "", err
+			}
+			if !ok {
+				return "", fmt.Errorf("the registry did not record the turn")
+			}
+		}
+		rep.SubmitGas = rep.TurnGas[len(rep.TurnGas)-1]
+		return fmt.Sprintf("%d turns recorded in order, submitTurn %v gas", len(rep.Turns), rep.TurnGas), nil
+	})
 }
 
 // Conversation is what a prover keeps of a conversation between its
 // turns (conversation.json): the model's id, the cache's capacity, the
-// tokens cached so far, and the digest of the state the last turn left.
+// tokens cached so far, the digest of the state the last turn left, and
+// the turns so far with their proofs, which a new simulated chain records
+// before the next turn.
 type Conversation struct {
-	ModelID  string `json:"modelId"`
-	Capacity int    `json:"capacity"`
-	History  []int  `json:"history"`
-	State    string `json:"state"`
+	ModelID  string             `json:"modelId"`
+	Capacity int                `json:"capacity"`
+	History  []int              `json:"history"`
+	State    string             `json:"state"`
+	Turns    []ConversationTurn `json:"turns,omitempty"`
+}
+
+// ConversationTurn is a turn of a conversation file: its final turn
+// statement's five values and the turn wrapper's proof in the Solidity
+// verifier's encoding (none when the turn was not wrapped), each a
+// 0x-prefixed hexadecimal string.
+type ConversationTurn struct {
+	ModelID      string `json:"modelId"`
+	StateIn      string `json:"stateIn"`
+	InputDigest  string `json:"inputDigest"`
+	OutputDigest string `json:"outputDigest"`
+	StateOut     string `json:"stateOut"`
+	Proof        string `json:"proof,omitempty"`
+}
+
+// Recorded decodes the conversation's turns ([RecordedTurn]).
+func (c *Conversation) Recorded() ([]RecordedTurn, error) {
+	out := make([]RecordedTurn, len(c.Turns))
+	for i, t := range c.Turns {
+		words := make([]*big.Int, 5)
+		for j, v := range []string{t.ModelID, t.StateIn, t.InputDigest, t.OutputDigest, t.StateOut} {
+			var err error
+			if words[j], err = parseHex(v); err != nil {
+				return nil, fmt.Errorf("pipeline: conversation: turn %d: %w", i+1, err)
+			}
+		}
+		out[i].Turn = statement.Turn{ModelID: words[0], StateIn: words[1], InputDigest: words[2], OutputDigest: words[3], StateOut: words[4]}
+		if t.Proof != "" {
+			p, ok := strings.CutPrefix(t.Proof, "0x")
+			if !ok || len(p) > 2*384 {
+				return nil, fmt.Errorf("pipeline: conversation: turn %d: the proof is not 0x and at most 384 bytes in hexadecimal", i+1)
+			}
+			var err error
+			if out[i].Proof, err = hex.DecodeString(p); err != nil {
+				return nil, fmt.Errorf("pipeline: conversation: turn %d: the proof: %w", i+1, err)
+			}
+		}
+	}
+	return out, nil
+}
+
+// parseHex decodes a 0x-prefixed hexadecimal integer of at most 64
+// digits.
+func parseHex(v string) (*big.Int, error) {
+	digits, ok := strings.CutPrefix(v, "0x")
+	if ok && len(digits) > 0 && len(digits) <= 64 {
+		if n, ok := new(big.Int).SetString(digits, 16); ok {
+			return n, nil
+		}
+	}
+	return nil, fmt.Errorf("%q is not a 0x-prefixed hexadecimal integer of at most 64 digits", v)
+}
+
+// conversationTurns encodes turns for a conversation file.
+func conversationTurns(turns []RecordedTurn) []ConversationTurn {
+	out := make([]ConversationTurn, len(turns))
+	for i, t := range turns {
+		out[i] = ConversationTurn{
+			ModelID:      fmt.Sprintf("%#x", t.Turn.ModelID),
+			StateIn:      fmt.Sprintf("%#x", t.Turn.StateIn),
+			InputDigest:  fmt.Sprintf("%#x", t.Turn.InputDigest),
+			OutputDigest: fmt.Sprintf("%#x", t.Turn.OutputDigest),
+			StateOut:     fmt.Sprintf("%#x", t.Turn.StateOut),
+		}
+		if len(t.Proof) > 0 {
+			out[i].Proof = "0x" + hex.EncodeToString(t.Proof)
+		}
+	}
+	return out
 }
 
 // maxConversation bounds a conversation file (the history of the largest
@@ -196,8 +405,11 @@ const maxConversation = 1 << 24
 // ParseConversation decodes and checks a conversation file: a JSON
 // object of the fields of [Conversation] and no other, a positive
 // capacity, a history of at most capacity tokens, each non-negative and
-// below 2²⁰, and the ids as 0x-prefixed hexadecimal integers. It never
-// panics (fuzzed).
+// below 2²⁰, the ids and digests as 0x-prefixed hexadecimal integers of
+// at most 64 digits, and turns that chain: each of the model, with a
+// proof of 256 or 384 bytes or none, the first from the empty state,
+// each next from the state the one before left, the last leaving the
+// conversation's state. It never panics (fuzzed).
 func ParseConversation(data []byte) (*Conversation, error) {
 	if len(data) > maxConversation {
 		return nil, fmt.Errorf("pipeline: a conversation file of %d bytes", len(data))
@@ -219,10 +431,20 @@ func ParseConversation(data []byte) (*Conversation, error) {
 			return nil, fmt.Errorf("pipeline: conversation: token %d is %d", i, t)
 		}
 	}
-	for _, v := range []string{c.ModelID, c.State} {
-		if _, ok := new(big.Int).SetString(strings.TrimPrefix(v, "0x"), 16); !ok || !strings.HasPrefix(v, "0x") {
-			return nil, fmt.Errorf("pipeline: conversation: %q is not a 0x-prefixed hexadecimal integer", v)
-		}
+	id, err := parseHex(c.ModelID)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: conversation: the model id: %w", err)
+	}
+	state, err := parseHex(c.State)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: conversation: the state: %w", err)
+	}
+	turns, err := c.Recorded()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRecords(turns, id, state); err != nil {
+		return nil, fmt.Errorf("pipeline: conversation: %w", err)
 	}
 	return &c, nil
 }
@@ -270,7 +492,7 @@ func WriteTurnArtifacts(dir string, r *TurnReport) error {
 			return err
 		}
 	}
-	c, err := json.MarshalIndent(Conversation{ModelID: fmt.Sprintf("%#x", r.Turn.ModelID), Capacity: r.StateOut.Capacity, History: r.History, State: fmt.Sprintf("%#x", r.Turn.StateOut)}, "", "  ")
+	c, err := json.MarshalIndent(Conversation{ModelID: fmt.Sprintf("%#x", r.Turn.ModelID), Capacity: r.StateOut.Capacity, History: r.History, State: fmt.Sprintf("%#x", r.Turn.StateOut), Turns: conversationTurns(r.Turns)}, "", "  ")
 	if err != nil {
 		return err
 	}

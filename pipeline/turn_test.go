@@ -1,15 +1,26 @@
 package pipeline
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/statement"
 )
 
-// TestParseConversation: a conversation file round-trips; an unknown
-// field, trailing data, a history longer than the capacity, a negative
-// or too large token, a capacity of 0 and an id without 0x are refused.
+// TestParseConversation: a conversation file round-trips, with its turns
+// and their proofs; turns that do not chain from the empty state to the
+// conversation's state, a turn of another model, a proof of a wrong
+// length or encoding, a value beyond the field, an unknown field,
+// trailing data, a history longer than the capacity, a negative or too
+// large token, a capacity of 0 and an id without 0x are refused.
 func TestParseConversation(t *testing.T) {
 	good := Conversation{ModelID: "0x1234", Capacity: 8, History: []int{72, 105, 33}, State: "0xabc"}
 	data, err := json.Marshal(good)
@@ -26,6 +37,49 @@ func TestParseConversation(t *testing.T) {
 	}
 	if c.Capacity != 8 || len(c.History) != 3 || c.State != "0xabc" || c.ModelID != "0x1234" {
 		t.Fatalf("read %+v", c)
+	}
+	// A file with its turns: they round-trip, proofs included.
+	turns := []RecordedTurn{
+		{Turn: statement.Turn{ModelID: big.NewInt(0x1234), StateIn: big.NewInt(0), InputDigest: big.NewInt(5), OutputDigest: big.NewInt(6), StateOut: big.NewInt(0xabc)}, Proof: bytes.Repeat([]byte{7}, 384)},
+		{Turn: statement.Turn{ModelID: big.NewInt(0x1234), StateIn: big.NewInt(0xabc), InputDigest: big.NewInt(8), OutputDigest: big.NewInt(9), StateOut: big.NewInt(0xdef)}},
+	}
+	good.State, good.Turns = "0xdef", conversationTurns(turns)
+	if data, err = json.Marshal(good); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = ParseConversation(data); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Recorded()
+	if err != nil || len(got) != 2 || got[0].Turn.String() != turns[0].Turn.String() || got[1].Turn.String() != turns[1].Turn.String() ||
+		!bytes.Equal(got[0].Proof, turns[0].Proof) || got[1].Proof != nil {
+		t.Fatalf("turns read back as %+v (%v)", got, err)
+	}
+	for name, change := range map[string]func(c *Conversation){
+		"a first turn from a state":        func(c *Conversation) { c.Turns[0].StateIn = "0x1" },
+		"a broken link":                    func(c *Conversation) { c.Turns[1].StateIn = "0xabd" },
+		"a last state out not the state":   func(c *Conversation) { c.State = "0xabc" },
+		"a turn of another model":          func(c *Conversation) { c.Turns[1].ModelID = "0x1235" },
+		"a turn leaving the empty state":   func(c *Conversation) { c.Turns[1].StateOut, c.State = "0x0", "0x0" },
+		"a proof of 100 bytes":             func(c *Conversation) { c.Turns[1].Proof = "0x" + strings.Repeat("00", 100) },
+		"a proof of 385 bytes":             func(c *Conversation) { c.Turns[1].Proof = "0x" + strings.Repeat("00", 385) },
+		"a proof that is not hexadecimal":  func(c *Conversation) { c.Turns[1].Proof = "0x" + strings.Repeat("zz", 256) },
+		"a proof without 0x":               func(c *Conversation) { c.Turns[1].Proof = strings.Repeat("00", 256) },
+		"a digest beyond the field":        func(c *Conversation) { c.Turns[1].InputDigest = "0x" + strings.Repeat("f", 64) },
+		"a digest of 65 digits":            func(c *Conversation) { c.Turns[1].InputDigest = "0x1" + strings.Repeat("0", 64) },
+		"a turn digest without 0x":         func(c *Conversation) { c.Turns[1].OutputDigest = "9" },
+		"the conversation's id not a word": func(c *Conversation) { c.ModelID = "0x" + strings.Repeat("1", 65) },
+	} {
+		bad := good
+		bad.Turns = slices.Clone(good.Turns)
+		change(&bad)
+		data, err := json.Marshal(bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParseConversation(data); err == nil {
+			t.Errorf("%s accepted", name)
+		}
 	}
 	for name, bad := range map[string]string{
 		"an unknown field":        `{"modelId":"0x1","capacity":8,"history":[],"state":"0x0","extra":1}`,
@@ -45,10 +99,12 @@ func TestParseConversation(t *testing.T) {
 }
 
 // FuzzParseConversation decodes arbitrary bytes: never a panic, and an
-// accepted file holds a history within its capacity.
+// accepted file holds a history within its capacity and turns that decode
+// and chain.
 func FuzzParseConversation(f *testing.F) {
 	f.Add([]byte(`{"modelId":"0x1234","capacity":8,"history":[72,105],"state":"0xabc"}`))
 	f.Add([]byte(`{"modelId":"0x1","capacity":1,"history":[],"state":"0x0"}`))
+	f.Add([]byte(`{"modelId":"0x1","capacity":4,"history":[1],"state":"0x3","turns":[{"modelId":"0x1","stateIn":"0x0","inputDigest":"0x5","outputDigest":"0x6","stateOut":"0x3","proof":"0x` + strings.Repeat("07", 256) + `"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ParseConversation(data)
 		if err != nil {
@@ -57,5 +113,49 @@ func FuzzParseConversation(f *testing.F) {
 		if c.Capacity < 1 || len(c.History) > c.Capacity {
 			t.Fatalf("accepted %+v", c)
 		}
+		turns, err := c.Recorded()
+		if err != nil {
+			t.Fatalf("accepted turns that do not decode: %v", err)
+		}
+		id, _ := parseHex(c.ModelID)
+		state, _ := parseHex(c.State)
+		if err := checkRecords(turns, id, state); err != nil {
+			t.Fatalf("accepted turns that do not chain: %v", err)
+		}
 	})
+}
+
+// TestRunTurnRecords: before anything is proven, a turn recorded on chain
+// is refused without the conversation's earlier turns, with an earlier
+// turn that has no proof, and with earlier turns that do not chain to the
+// turn's state in.
+func TestRunTurnRecords(t *testing.T) {
+	m, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := RecordedTurn{Turn: statement.Turn{ModelID: big.NewInt(1), StateIn: big.NewInt(0), InputDigest: big.NewInt(2), OutputDigest: big.NewInt(3), StateOut: big.NewInt(4)}, Proof: make([]byte, 256)}
+	unproven := first
+	unproven.Proof = nil
+	stray := first
+	stray.Turn.StateIn = big.NewInt(9)
+	for _, c := range []struct {
+		name    string
+		earlier []RecordedTurn
+		want    string
+	}{
+		{"no earlier turns", nil, "earlier turns"},
+		{"an earlier turn without its proof", []RecordedTurn{unproven}, "no wrapper proof"},
+		{"earlier turns from a state", []RecordedTurn{stray}, "starts from state"},
+	} {
+		opts := TurnOptions{
+			AggregatedOptions: AggregatedOptions{Options: Options{Model: m, Prompt: []int{'!'}, Tokens: 1, Chain: true}, Wrap: true, Capacity: 8},
+			History:           []int{'H', 'i'},
+			StateIn:           big.NewInt(4),
+			Earlier:           c.earlier,
+		}
+		if _, err := RunTurn(context.Background(), opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %q", c.name, err, c.want)
+		}
+	}
 }

@@ -4,17 +4,16 @@ package test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc"
-	"github.com/consensys/gnark/test"
-
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pipeline"
-	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/solidity"
 	"github.com/veriformer/veriformer/statement"
 )
 
@@ -24,9 +23,11 @@ import (
 // turn's history. Both turns share one set of turn circuits and keys;
 // the second turn's state in is the first's state out, recomputed by the
 // prover from the history and derived by the first turn's aggregator;
-// its output is the greedy continuation of the whole conversation; the
-// turn wrapper (gnark's test engine) states the second turn's digest.
-// Run it with
+// its output is the greedy continuation of the whole conversation. Each
+// turn ends with the turn wrapper's proof of its digest, recorded by the
+// registry on a simulated chain: the second run records the first turn
+// again and then the second, linked to it; on a registry that never
+// recorded the first, the second turn is refused. Run it with
 //
 //	go test -tags full ./test -run TestRunTurns -timeout 60m -v
 func TestRunTurns(t *testing.T) {
@@ -38,8 +39,9 @@ func TestRunTurns(t *testing.T) {
 	defer cancel()
 	opts := pipeline.TurnOptions{AggregatedOptions: pipeline.AggregatedOptions{
 		Options:     pipeline.Options{Model: m, Prompt: []int{'H', 'i'}, Tokens: 2, Bucket: 4, Log: testWriter{t}},
-		SegmentSize: 1, Capacity: 8,
+		SegmentSize: 1, Capacity: 8, Wrap: true,
 	}}
+	opts.Chain = true
 	first, err := pipeline.RunTurn(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +52,10 @@ func TestRunTurns(t *testing.T) {
 	if first.StateIn.Digest().Cmp(statement.EmptyState) != 0 || first.StateOut.Rows != 4 || len(first.History) != 4 {
 		t.Fatalf("turn 1: state in %#x, state out of %d rows, a history of %d tokens", first.StateIn.Digest(), first.StateOut.Rows, len(first.History))
 	}
-	opts.History, opts.Prompt = first.History, []int{'!'}
+	if len(first.Turns) != 1 || len(first.TurnGas) != 1 || len(first.Turns[0].Proof) == 0 {
+		t.Fatalf("turn 1 recorded %d turns (%d gas figures)", len(first.Turns), len(first.TurnGas))
+	}
+	opts.History, opts.Prompt, opts.StateIn, opts.Earlier = first.History, []int{'!'}, first.Turn.StateOut, first.Turns
 	second, err := pipeline.RunTurn(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -74,19 +79,24 @@ func TestRunTurns(t *testing.T) {
 	if second.StateOut.Rows != 7 || len(second.History) != 7 {
 		t.Fatalf("turn 2 leaves %d rows, a history of %d", second.StateOut.Rows, len(second.History))
 	}
-	a := second.Aggregated
-	placeholder, err := recursion.NewTurnWrapper(a.Commitments)
+	if len(second.Turns) != 2 || len(second.TurnGas) != 2 || second.Turns[0].Turn.String() != first.Turn.String() {
+		t.Fatalf("turn 2 recorded %d turns (%d gas figures), want turn 1 and turn 2", len(second.Turns), len(second.TurnGas))
+	}
+	t.Logf("submitTurn gas: turn 1 %d, turn 2 %d", second.TurnGas[0], second.TurnGas[1])
+
+	// A registry that never recorded turn 1 refuses turn 2.
+	chain, sim, err := pipeline.SimulatedChain()
 	if err != nil {
 		t.Fatal(err)
 	}
-	assignment, final, err := recursion.TurnWrapperAssignment(a.Proof, a.Key, a.Statement, second.Turn.StateIn, second.Turn.StateOut, a.Deployment, a.Slot)
+	defer sim.Close()
+	dep, err := chain.DeployVerifierAndRegistry(ctx, second.Contracts, second.Turn.ModelID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.String() != second.Turn.String() {
-		t.Fatalf("the wrapper states %v, the run %v", final, second.Turn)
-	}
-	if err := test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField()); err != nil {
-		t.Fatal(err)
+	_, err = chain.SubmitTurn(ctx, dep.Registry, second.Proof, second.Turn)
+	var revert *solidity.RevertError
+	if !errors.As(err, &revert) || !strings.HasPrefix(revert.Reason, "UnknownState(") {
+		t.Fatalf("turn 2 on a registry without turn 1: %v, want an UnknownState revert", err)
 	}
 }

@@ -55,7 +55,7 @@ var (
 	jsonFlag     = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, bucket, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
 	gnarkLogFlag = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
 	capacityFlag = flag.Int("capacity", 0, "aggregated design: prove the first turn of a conversation whose turns attend over a cache of this many rows (at most the model's context); with --out, the artifacts the next turn reads (--continue)")
-	continueFlag = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left); the new artifacts go to --out, or to this directory")
+	continueFlag = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left, the turns so far with their proofs); the new artifacts go to --out, or to this directory")
 )
 
 func main() {
@@ -222,8 +222,7 @@ func checkFlags() (pipeline.Design, error) {
 
 // checkTurnFlags checks the flags of a conversation's turn: the
 // aggregated design, a capacity or a conversation to continue (not both),
-// and none of the stages a turn's run does not have yet (set: the flags
-// given on the command line).
+// and no --plan (set: the flags given on the command line).
 func checkTurnFlags(design pipeline.Design, set map[string]bool) error {
 	if *capacityFlag == 0 && *continueFlag == "" {
 		return nil
@@ -237,10 +236,8 @@ func checkTurnFlags(design pipeline.Design, set map[string]bool) error {
 	if design != pipeline.Aggregated {
 		return errors.New("a conversation's turns (--capacity, --continue) are proven in the aggregated design: add --design aggregated")
 	}
-	for _, name := range []string{"chain", "submit", "plan"} {
-		if set[name] {
-			return fmt.Errorf("--%s is not available for a conversation's turn yet (a turn's run ends with its aggregator's proof, or with --wrap the wrapper's)", name)
-		}
+	if set["plan"] {
+		return errors.New("--plan is not available for a conversation's turn yet")
 	}
 	return nil
 }
@@ -249,7 +246,6 @@ func checkTurnFlags(design pipeline.Design, set map[string]bool) error {
 // writes its artifacts.
 func runTurn(ctx context.Context, aggOpts pipeline.AggregatedOptions, tok *tokenizer.Codec) error {
 	opts := pipeline.TurnOptions{AggregatedOptions: aggOpts}
-	opts.Chain = false
 	out := *outFlag
 	var conv *pipeline.Conversation
 	if dir := *continueFlag; dir != "" {
@@ -263,6 +259,9 @@ func runTurn(ctx context.Context, aggOpts pipeline.AggregatedOptions, tok *token
 			return fmt.Errorf("%s: the conversation's state %q", dir, conv.State)
 		}
 		opts.StateIn = state
+		if opts.Earlier, err = conv.Recorded(); err != nil {
+			return err
+		}
 		if out == "" {
 			out = dir
 		}
@@ -272,6 +271,13 @@ func runTurn(ctx context.Context, aggOpts pipeline.AggregatedOptions, tok *token
 	}
 	rep, err := pipeline.RunTurn(ctx, opts)
 	if err != nil {
+		// A proof made before a failed on-chain stage is kept.
+		if rep != nil && rep.Proof != nil && out != "" {
+			if werr := pipeline.WriteTurnArtifacts(out, rep); werr != nil {
+				return fmt.Errorf("%w (and writing the turn to %s: %v)", err, out, werr)
+			}
+			fmt.Fprintf(os.Stderr, "the turn, verified natively, is written to %s\n", out)
+		}
 		return err
 	}
 	if conv != nil && fmt.Sprintf("%#x", rep.Turn.ModelID) != conv.ModelID {
@@ -290,6 +296,20 @@ func runTurn(ctx context.Context, aggOpts pipeline.AggregatedOptions, tok *token
 			return err
 		}
 		fmt.Printf("artifacts written to %s (continue the conversation with --continue %s)\n", out, out)
+	}
+	if *submitFlag {
+		if rep.Proof == nil {
+			return errors.New("--submit needs the turn wrapper's proof: add --wrap")
+		}
+		key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
+		if err != nil {
+			return err
+		}
+		receipt, err := solidity.SubmitTurnRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, rep.Turn)
+		if err != nil {
+			return fmt.Errorf("submit: %w", err)
+		}
+		fmt.Printf("turn submitted in transaction %s (block %d, %d gas)\n", receipt.TxHash, receipt.BlockNumber, receipt.GasUsed)
 	}
 	return nil
 }
