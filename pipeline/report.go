@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -36,4 +37,16 @@ func (r *Report) WriteStats(w io.Writer) error {
 	}
 	_, err := fmt.Fprintln(w, b.String())
 	return err
+}
+
+// Duration returns the time the named stages took, or all the stages
+// with no name given.
+func (r *Report) Duration(names ...string) time.Duration {
+	var d time.Duration
+	for _, s := range r.Stages {
+		if len(names) == 0 || slices.Contains(names, s.Name) {
+			d += s.Duration
+		}
+	}
+	return d
 }

@@ -159,3 +159,38 @@ func TestRunTurnRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanStream: the first turn of a stream fills the smallest bucket
+// that holds its prompt (or the deployment's), the next ones are of one
+// row, and every turn's bucket is in the deployment.
+func TestPlanStream(t *testing.T) {
+	m, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		prompt, tokens, bucket int
+		buckets                []int
+		want                   StreamPlan
+	}{
+		{2, 5, 0, nil, StreamPlan{FirstRows: 2, First: 1, Buckets: []int{2, 1}}},
+		{3, 5, 0, nil, StreamPlan{FirstRows: 4, First: 2, Buckets: []int{4, 1}}},
+		{3, 1, 0, nil, StreamPlan{FirstRows: 4, First: 1, Buckets: []int{4}}},
+		{1, 3, 0, nil, StreamPlan{FirstRows: 1, First: 1, Buckets: []int{1}}},
+		{3, 6, 8, nil, StreamPlan{FirstRows: 8, First: 6, Buckets: []int{8}}},
+		{3, 7, 0, []int{8, 1}, StreamPlan{FirstRows: 8, First: 6, Buckets: []int{8, 1}}},
+	} {
+		got, err := PlanStream(m, c.prompt, c.tokens, c.bucket, c.buckets)
+		if err != nil || got.FirstRows != c.want.FirstRows || got.First != c.want.First || !slices.Equal(got.Buckets, c.want.Buckets) {
+			t.Errorf("%d + %d tokens, bucket %d, deployment %v: %+v (%v), want %+v", c.prompt, c.tokens, c.bucket, c.buckets, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		prompt, tokens int
+		buckets        []int
+	}{{0, 2, nil}, {2, 0, nil}, {3, 5, []int{4}}, {9, 1, nil}} {
+		if got, err := PlanStream(m, c.prompt, c.tokens, 0, c.buckets); err == nil {
+			t.Errorf("%d + %d tokens, deployment %v: %+v", c.prompt, c.tokens, c.buckets, got)
+		}
+	}
+}

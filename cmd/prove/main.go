@@ -55,6 +55,7 @@ var (
 	jsonFlag     = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, bucket, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
 	gnarkLogFlag = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
 	capacityFlag = flag.Int("capacity", 0, "aggregated design: prove the first turn of a conversation whose turns attend over a cache of this many rows (at most the model's context); with --out, the artifacts the next turn reads (--continue)")
+	streamFlag   = flag.Bool("stream", false, "with --capacity or --continue: prove the generation token by token, a turn per token after a first turn that fills the prompt's bucket; the artifacts are written after each turn")
 	continueFlag = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left, the turns so far with their proofs); the new artifacts go to --out, or to this directory")
 )
 
@@ -217,6 +218,9 @@ func checkFlags() (pipeline.Design, error) {
 	if err := checkTurnFlags(design, set); err != nil {
 		return "", err
 	}
+	if err := checkStreamFlags(); err != nil {
+		return "", err
+	}
 	return design, nil
 }
 
@@ -238,6 +242,14 @@ func checkTurnFlags(design pipeline.Design, set map[string]bool) error {
 	}
 	if set["plan"] {
 		return errors.New("--plan is not available for a conversation's turn yet")
+	}
+	return nil
+}
+
+// checkStreamFlags checks that --stream goes with a conversation's turn.
+func checkStreamFlags() error {
+	if *streamFlag && *capacityFlag == 0 && *continueFlag == "" {
+		return errors.New("--stream proves a conversation's turns: add --capacity (a new conversation) or --continue")
 	}
 	return nil
 }
@@ -269,6 +281,9 @@ func runTurn(ctx context.Context, aggOpts pipeline.AggregatedOptions, tok *token
 	} else {
 		opts.Capacity = *capacityFlag
 	}
+	if *streamFlag {
+		return runStream(ctx, opts, out, tok)
+	}
 	rep, err := pipeline.RunTurn(ctx, opts)
 	if err != nil {
 		// A proof made before a failed on-chain stage is kept.
@@ -297,19 +312,75 @@ func runTurn(ctx context.Context, aggOpts pipeline.AggregatedOptions, tok *token
 		}
 		fmt.Printf("artifacts written to %s (continue the conversation with --continue %s)\n", out, out)
 	}
-	if *submitFlag {
-		if rep.Proof == nil {
-			return errors.New("--submit needs the turn wrapper's proof: add --wrap")
+	return submitTurn(ctx, rep)
+}
+
+// submitTurn sends the turn to the registry behind --rpc-url with
+// --submit.
+func submitTurn(ctx context.Context, rep *pipeline.TurnReport) error {
+	if !*submitFlag {
+		return nil
+	}
+	if rep.Proof == nil {
+		return errors.New("--submit needs the turn wrapper's proof: add --wrap")
+	}
+	key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
+	if err != nil {
+		return err
+	}
+	receipt, err := solidity.SubmitTurnRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, rep.Turn)
+	if err != nil {
+		return fmt.Errorf("submit: %w", err)
+	}
+	fmt.Printf("turn submitted in transaction %s (block %d, %d gas)\n", receipt.TxHash, receipt.BlockNumber, receipt.GasUsed)
+	return nil
+}
+
+// runStream proves a generation token by token (--stream): it writes
+// each turn's artifacts as soon as the turn is proven, and prints a line
+// per turn and the cost per token of the one-token turns.
+func runStream(ctx context.Context, opts pipeline.TurnOptions, out string, tok *tokenizer.Codec) error {
+	plan, err := pipeline.PlanStream(opts.Model, len(opts.Prompt), opts.Tokens, opts.Bucket, opts.Buckets)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("stream: a first turn of %d tokens in the bucket of %d rows, then %d turns of one token (buckets %v)\n", plan.First, plan.FirstRows, opts.Tokens-plan.First, plan.Buckets)
+	var output []int
+	var perToken []time.Duration
+	reports, err := pipeline.RunStream(ctx, opts, func(rep *pipeline.TurnReport) error {
+		output = append(output, rep.Output...)
+		if len(rep.Output) == 1 && rep.Rows == 1 {
+			perToken = append(perToken, rep.Duration())
 		}
-		key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
-		if err != nil {
-			return err
+		size := ""
+		if rep.ProofBytes > 0 {
+			size = fmt.Sprintf(", proof %d bytes", rep.ProofBytes)
 		}
-		receipt, err := solidity.SubmitTurnRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, rep.Turn)
-		if err != nil {
-			return fmt.Errorf("submit: %w", err)
+		fmt.Printf("turn: %s, proven in %v (native %v%s), state %#x\n", describe(tok, rep.Output), rep.Duration().Round(time.Millisecond),
+			rep.Duration("native segment proofs").Round(time.Millisecond), size, rep.Turn.StateOut)
+		if out != "" {
+			if err := pipeline.WriteTurnArtifacts(out, rep); err != nil {
+				return err
+			}
 		}
-		fmt.Printf("turn submitted in transaction %s (block %d, %d gas)\n", receipt.TxHash, receipt.BlockNumber, receipt.GasUsed)
+		return submitTurn(ctx, rep)
+	})
+	if err != nil {
+		if len(reports) > 0 && out != "" {
+			fmt.Fprintf(os.Stderr, "the stream's first %d turns are written to %s (continue with --continue %s)\n", len(reports), out, out)
+		}
+		return err
+	}
+	fmt.Printf("\noutput: %s\n", describe(tok, output))
+	if len(perToken) > 0 {
+		var sum time.Duration
+		for _, d := range perToken {
+			sum += d
+		}
+		fmt.Printf("one-token turns: %d, %v each on average\n", len(perToken), (sum / time.Duration(len(perToken))).Round(time.Millisecond))
+	}
+	if out != "" {
+		fmt.Printf("artifacts written to %s (continue the conversation with --continue %s)\n", out, out)
 	}
 	return nil
 }

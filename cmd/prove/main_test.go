@@ -239,9 +239,9 @@ func TestDescribeHeads(t *testing.T) {
 
 // TestTurnFlags: a conversation's turn is refused outside the aggregated
 // design, with a negative capacity, with both --capacity and --continue,
-// and with --plan set, not with --chain, --submit or --wrap; a turn from
-// a directory without its conversation file fails before anything is
-// proven.
+// and with --plan set, not with --chain, --submit or --wrap; --stream
+// needs --capacity or --continue; a turn from a directory without its
+// conversation file fails before anything is proven.
 func TestTurnFlags(t *testing.T) {
 	savedDesign, savedCapacity, savedContinue := *designFlags.Name, *capacityFlag, *continueFlag
 	defer func() { *designFlags.Name, *capacityFlag, *continueFlag = savedDesign, savedCapacity, savedContinue }()
@@ -271,6 +271,13 @@ func TestTurnFlags(t *testing.T) {
 		if err := checkTurnFlags(pipeline.Aggregated, map[string]bool{name: true}); err != nil {
 			t.Errorf("a turn with --%s: %v", name, err)
 		}
+	}
+	// --stream goes with a conversation's turn.
+	*designFlags.Name, *capacityFlag, *continueFlag, *streamFlag = "aggregated", 0, "", true
+	_, err := checkFlags()
+	*streamFlag = false
+	if err == nil || !strings.Contains(err.Error(), "--stream") {
+		t.Errorf("--stream without --capacity or --continue: %v", err)
 	}
 	*capacityFlag, *continueFlag = 0, t.TempDir()
 	m, err := model.Builtin(model.Micro)
