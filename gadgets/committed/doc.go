@@ -74,11 +74,13 @@
 // (gadgets/kvcache.Verify of the R new rows from Start) and writes
 // (gadgets/kvcache.VerifyWrites of Keep rows from Start), in the native
 // order; and GPT-2's position rows in the embedding are the folded rows
-// of P's first Capacity positions, looked up at Start + i. The cache
+// of P's first Capacity positions, looked up at Start + i; so are
+// RoPE's tables C and S′ at a rotation's end point: the model's cos and
+// sin rows of the first Capacity positions, each folded with the
+// columns' β table, looked up at Start + i and summed with the rows' β
+// table (Capacity is at most the RoPE tables' positions). The cache
 // commitments enter with the others through the commitments' digest;
 // the aggregator takes Start from the state in and checks the state out.
-// A turn of a model with RoPE has no segment circuit yet (its tables at
-// a variable start are not built): [Verify] refuses it.
 //
 // # Public inputs
 //

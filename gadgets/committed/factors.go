@@ -6,12 +6,15 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/std/lookup/logderivlookup"
 
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	gpoly "github.com/veriformer/veriformer/gadgets/poly"
 	gsumcheck "github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
 	native "github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/model"
+	npoly "github.com/veriformer/veriformer/poly"
 )
 
 // FactorProof is native.FactorProof in circuit: a degree-3 sum-check
@@ -117,7 +120,8 @@ func productClaims(s *native.Shape, ends [][]frontend.Variable, proofs []FactorP
 }
 
 // RoPE rotations: Σ eq(r, x)·(In(x)·C(x) + In(x ⊕ half)·S′(x)) = Acc(r),
-// C and S′ public tables evaluated from constants.
+// C and S′ public tables evaluated from constants (in a turn, from the
+// model's RoPE tables at the variable start: ropeAt).
 
 // PlaceholderRotations sizes the rotations' proofs of a segment.
 func PlaceholderRotations(s *native.Shape) []FactorProof {
@@ -128,21 +132,85 @@ func PlaceholderRotations(s *native.Shape) []FactorProof {
 	return placeholderFactors(vars)
 }
 
-func rotationSteps(api frontend.API, s *native.Shape, points [][]frontend.Variable, acc []frontend.Variable) []factorStep {
+func rotationSteps(api frontend.API, m *model.Model, s *native.Shape, turn *Turn, points [][]frontend.Variable, acc []frontend.Variable) []factorStep {
 	steps := make([]factorStep, len(s.Rotations))
 	for k := range s.Rotations {
 		rt := &s.Rotations[k]
 		r := points[rt.Q]
 		steps[k] = factorStep{name: "rotation " + rt.Rope.Out.Name, sum: acc[rt.Q], vars: rt.Vars,
 			final: func(end []frontend.Variable, in, paired frontend.Variable) frontend.Variable {
-				c, sn := rt.Tables()
-				cv := gpoly.EvaluateDense(api, gpoly.ValuesOf(c), end)
-				sv := gpoly.EvaluateDense(api, gpoly.ValuesOf(sn), end)
+				var cv, sv frontend.Variable
+				if turn != nil {
+					cv, sv = ropeAt(api, m, rt, s.Turn().Capacity, turn.Start, end)
+				} else {
+					c, sn := rt.Tables()
+					cv = gpoly.EvaluateDense(api, gpoly.ValuesOf(c), end)
+					sv = gpoly.EvaluateDense(api, gpoly.ValuesOf(sn), end)
+				}
 				v := api.Add(api.Mul(in, cv), api.Mul(paired, sv))
 				return api.Mul(v, gpoly.Eq(api, r, end))
 			}}
 	}
 	return steps
+}
+
+// ropeAt returns C and S′ (native Rotation.Tables) at end for the rows
+// from the variable start: the tables' row r is the model's RoPE row at
+// position start + r. Each of the first capacity positions p folds its
+// row with the column coordinates' β table, F_C(p) = Σ_col β(e_col, col)·
+// cos[p][j(col)] (a linear combination: the columns of one pair j share
+// its sum of β), and gnark's log-derivative lookup reads F_C at start + r
+// for every row r of the pass; C(end) = Σ_r β(e_row, r)·F_C(start + r),
+// and the same for S′ with the sign of each half-head. start + rows ≤
+// capacity is the cache step's assertion, and capacity is at most the
+// tables' positions (checked when the shape is made).
+func ropeAt(api frontend.API, m *model.Model, rt *native.Rotation, capacity int, start frontend.Variable, end []frontend.Variable) (frontend.Variable, frontend.Variable) {
+	rows, width := rt.Rope.Input.Shape[0], rt.Rope.Input.Shape[1]
+	half := rt.Rope.Cos.Out.Shape[1]
+	rv := npoly.Log2Ceil(rows)
+	eqRow, eqCol := gpoly.EqTable(api, end[:rv]), gpoly.EqTable(api, end[rv:])
+	// pair[j] sums β over the columns of pair j within a head (j < 2·half:
+	// the first half takes −sin, the second +sin).
+	pair := make([]frontend.Variable, 2*half)
+	for j := range pair {
+		pair[j] = 0
+	}
+	for col := range width {
+		j := col % (2 * half)
+		pair[j] = api.Add(pair[j], eqCol[col])
+	}
+	tc, ts := m.Quant.Tables.RopeCos, m.Quant.Tables.RopeSin
+	cosT, sinT := logderivlookup.New(api), logderivlookup.New(api)
+	for p := range capacity {
+		var fc, fs frontend.Variable = 0, 0
+		for j := range pair {
+			i := int64(p*half + j%half)
+			c, _ := tc.Eval(i)
+			sn, _ := ts.Eval(i)
+			if j < half {
+				sn = -sn
+			}
+			if c != 0 {
+				fc = api.Add(fc, api.Mul(pair[j], c))
+			}
+			if sn != 0 {
+				fs = api.Add(fs, api.Mul(pair[j], sn))
+			}
+		}
+		cosT.Insert(fc)
+		sinT.Insert(fs)
+	}
+	at := make([]frontend.Variable, rows)
+	for r := range at {
+		at[r] = api.Add(start, r)
+	}
+	cs, ss := cosT.Lookup(at...), sinT.Lookup(at...)
+	var cv, sv frontend.Variable = 0, 0
+	for r := range rows {
+		cv = api.Add(cv, api.Mul(eqRow[r], cs[r]))
+		sv = api.Add(sv, api.Mul(eqRow[r], ss[r]))
+	}
+	return cv, sv
 }
 
 func rotationClaims(api frontend.API, s *native.Shape, ends [][]frontend.Variable, proofs []FactorProof) []gpcs.Claim {

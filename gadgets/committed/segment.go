@@ -274,9 +274,8 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.V
 	if (turn != nil) != (s.Turn() != nil) {
 		return nil, fmt.Errorf("committed: a turn's variables exactly for a turn's shape")
 	}
-	if turn != nil && len(s.Rotations) > 0 {
-		// RoPE's tables at a variable start are not in circuit yet.
-		return nil, fmt.Errorf("committed: a turn of a model with RoPE has no segment circuit")
+	if turn != nil && len(s.Rotations) > 0 && (m.Quant.RopePositions < s.Turn().Capacity || m.Quant.Tables.RopeCos == nil) {
+		return nil, fmt.Errorf("committed: a cache of %d rows beyond the RoPE tables' %d positions", s.Turn().Capacity, m.Quant.RopePositions)
 	}
 	if req == nil || len(req.Tokens) != s.Pass.Rows+1 {
 		return nil, fmt.Errorf("committed: a request of another bucket than the pass's %d rows", s.Pass.Rows)
@@ -318,7 +317,7 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.V
 	if err != nil {
 		return nil, err
 	}
-	rtEnds, err := verifyFactors(api, t, "committed/rope", rotationSteps(api, s, points, acc), p.Rotations)
+	rtEnds, err := verifyFactors(api, t, "committed/rope", rotationSteps(api, m, s, turn, points, acc), p.Rotations)
 	if err != nil {
 		return nil, err
 	}

@@ -199,3 +199,63 @@ func testSRSOf(t *testing.T) *pcs.SRS {
 	}
 	return srs
 }
+
+// TestTurnSegmentRope: a model with RoPE (llama-tiny) has turn segment
+// circuits whose rotations read the model's RoPE rows at the variable
+// start. Block 0's circuit, compiled from turn 1's shape (start 0;
+// its constraint count in testdata/turn_rope.csv), accepts turn 2's
+// proof (start 4), verified natively too; the same proof at another
+// start is rejected.
+func TestTurnSegmentRope(t *testing.T) {
+	m, err := model.Builtin(model.LlamaTiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rows, capacity = 4, 8
+	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: m.Config.Layers}}
+	vk, err := native.NewVerifyingKey(testSRSOf(t), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := native.EmptyState(m.Config.Layers, capacity)
+	first := proveTurnRun(t, m, m.NewCache(), empty, []int{5, 17}, 2, rows, segs)
+	state1, err := native.VerifyTurn(vk, m, first.st, first.pass, empty, segs, first.proofs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := proveTurnRun(t, m, first.next, state1, []int{9}, 2, rows, segs)
+	if _, err := native.VerifyTurn(vk, m, second.st, second.pass, state1, segs, second.proofs); err != nil {
+		t.Fatal(err)
+	}
+	seg := segs[0]
+	ph, err := newSegmentCircuit(m, turnShape(t, m, first.pass, seg, native.Turn{Start: 0, Capacity: capacity}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := compileCircuit(t, ph)
+	snapshot.CheckCSV(t, "testdata/turn_rope.csv", [][]string{{"circuit", "parameters", "constraints"},
+		{"turn segment", fmt.Sprintf("llama-tiny/segment0-1/rows=%d/capacity=%d", rows, capacity), fmt.Sprint(cs.GetNbConstraints())}}, *update)
+	shape := turnShape(t, m, second.pass, seg, native.Turn{Start: state1.Rows, Capacity: capacity})
+	proof := second.proofs[0]
+	check, _, err := shape.VerifyField(m, second.st, proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := gstatement.ValueOfRequest(second.pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assignment := func(start int) *segmentCircuit {
+		pub := ValueOfPublics(shape, second.st, proof, check)
+		pub.Turn[0] = start
+		return &segmentCircuit{Publics: pub, Request: req, Proof: ValueOfProof(proof), shape: shape, model: m}
+	}
+	if err := solveCompiled(cs, assignment(state1.Rows)); err != nil {
+		t.Fatalf("turn 2 on turn 1's circuit: %v", err)
+	}
+	for _, start := range []int{state1.Rows - 1, state1.Rows + 1} {
+		if solveCompiled(cs, assignment(start)) == nil {
+			t.Errorf("start %d for %d: circuit accepts", start, state1.Rows)
+		}
+	}
+}
