@@ -42,10 +42,17 @@ if [ -n "$unformatted" ]; then
 fi
 
 # vet and staticcheck read the full tier's files too (the build tag
-# full), so that they compile and stay clean in every run.
+# full), so that they compile and stay clean in every run. With the tag,
+# vet reads every file but those of the default tier alone (//go:build
+# !full), whose packages the second call reads: a second pass over the
+# whole module without the tag would read the same files again (about
+# 80 s on a clean clone).
 echo "== go vet"
-go vet ./...
 go vet -tags full ./...
+untagged=$(grep -rl --include='*.go' --exclude-dir=.cache '^//go:build !full' . | xargs -r -n1 dirname | sort -u)
+if [ -n "$untagged" ]; then
+	go vet $untagged
+fi
 
 echo "== staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags full ./...

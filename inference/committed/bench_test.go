@@ -227,15 +227,21 @@ func benchProve(b *testing.B, m *model.Model, rows int, segs []inference.Segment
 	}
 }
 
-var benchCapacity = flag.Int("committed.capacity", 0, "BenchmarkTurn: the cache's capacity (0, or beyond a model's context: its context, at most 128)")
+var (
+	benchCapacity = flag.Int("committed.capacity", 0, "BenchmarkTurn: the cache's capacity (0, or beyond a model's context: its context, at most 128)")
+	benchHistory  = flag.Int("committed.history", 0, "BenchmarkTurn: the cached rows before the token's one-row turn (0: the capacity − 2)")
+	benchWhole    = flag.Bool("committed.whole", false, "BenchmarkTurn with -committed.gpt2small: every block and the LM head (three blocks a segment, the LM head alone, as prove --segment-size 3 --vocab-chunk 50257) instead of one block")
+)
 
 // BenchmarkTurn measures the prover of a conversation's turns against
 // a pass from position 0 of the same rows in the same run, each over
 // the segments of BenchmarkProve (the built-in model's two blocks; with
-// -committed.gpt2small one block of GPT-2 small's shape): turn 1 is a
-// prompt of rows/2 tokens and rows/2 generated from the empty state,
-// turn 2 the same over turn 1's history; token is a turn of one row
-// (one generated token) over the capacity's last row but one.
+// -committed.gpt2small one block of GPT-2 small's shape, or with
+// -committed.whole all of it): turn 1 is a prompt of rows/2 tokens and
+// rows/2 generated from the empty state, turn 2 the same over turn 1's
+// history; token is a turn of one row (one generated token) over
+// -committed.history cached rows (the capacity's last row but one by
+// default).
 // turn2/turn1 and turn2/pass are the prover-time ratios.
 func BenchmarkTurn(b *testing.B) {
 	rows := *benchRows
@@ -244,17 +250,34 @@ func BenchmarkTurn(b *testing.B) {
 		if capacity == 0 || capacity > m.Config.MaxPositions {
 			capacity = min(m.Config.MaxPositions, 128)
 		}
-		b.Run(fmt.Sprintf("%s/s=%d/capacity=%d", name, rows, capacity), func(b *testing.B) { benchTurn(b, m, segs, rows, capacity) })
+		history := *benchHistory
+		if history == 0 {
+			history = capacity - 2
+		}
+		b.Run(fmt.Sprintf("%s/s=%d/capacity=%d/history=%d", name, rows, capacity, history), func(b *testing.B) {
+			if history < 1 || history >= capacity {
+				b.Fatalf("a token after %d cached rows in a cache of %d", history, capacity)
+			}
+			benchTurn(b, m, segs, rows, capacity, history)
+		})
 	}
 	run("default", model.Default(), []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2}})
 	if *gpt2Small {
 		memlimit.Default()
 		m := gpt2SmallModel(b, 128)
-		run(fmt.Sprintf("gpt2-small/block%d", *benchBlock), m, []inference.Segment{{From: *benchBlock, To: *benchBlock + 1}})
+		if *benchWhole {
+			segs, err := inference.ChunkedSegments(m.Config.Layers, 3, m.Config.Vocab, m.Config.Vocab)
+			if err != nil {
+				b.Fatal(err)
+			}
+			run("gpt2-small/whole", m, segs)
+		} else {
+			run(fmt.Sprintf("gpt2-small/block%d", *benchBlock), m, []inference.Segment{{From: *benchBlock, To: *benchBlock + 1}})
+		}
 	}
 }
 
-func benchTurn(b *testing.B, m *model.Model, segs []inference.Segment, rows, capacity int) {
+func benchTurn(b *testing.B, m *model.Model, segs []inference.Segment, rows, capacity, history int) {
 	prompt := make([]int, max(rows/2, 1))
 	for i := range prompt {
 		prompt[i] = (i*37 + 11) % m.Config.Vocab
@@ -276,10 +299,10 @@ func benchTurn(b *testing.B, m *model.Model, segs []inference.Segment, rows, cap
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The token: one row over capacity − 2 cached rows (a cache filled
-	// with the prompt repeated).
+	// The token: one row over history cached rows (a cache filled with
+	// the prompt repeated).
 	filled := m.NewCache()
-	if _, err := m.Forward(filled, slices.Repeat(prompt, capacity)[:capacity-2]); err != nil {
+	if _, err := m.Forward(filled, slices.Repeat(prompt, capacity)[:history]); err != nil {
 		b.Fatal(err)
 	}
 	pass3 := request(filled, prompt[:1], 1, 1)
