@@ -76,6 +76,9 @@ func RunStream(ctx context.Context, opts TurnOptions, done func(*TurnReport) err
 	t := opts
 	t.Bucket, t.Buckets = 0, plan.Buckets
 	t.Tokens = plan.First
+	// The turns after the first are all in the bucket of one row: their
+	// keys' stages run once.
+	t.keys = map[int]*AggregatedKeys{}
 	var reports []*TurnReport
 	for left := opts.Tokens; left > 0; {
 		rep, err := RunTurn(ctx, t)

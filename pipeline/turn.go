@@ -40,6 +40,10 @@ type TurnOptions struct {
 	// turn: the registry records a turn only once the turn that left its
 	// state in is recorded, and a simulated chain starts empty.
 	Earlier []RecordedTurn
+	// keys, when not nil, holds the verifying keys of each bucket the
+	// turns of one run have set up or loaded, so that the next turn in
+	// the same bucket skips their stages ([RunStream]).
+	keys map[int]*AggregatedKeys
 }
 
 // RecordedTurn is a proven turn as its prover keeps it: the final turn
@@ -180,9 +184,14 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 		return nil, err
 	}
 	r.generated(rep.Output)
-	keys, err := r.setupAggregated(&opts.AggregatedOptions, len(opts.Prompt), len(rep.Output))
-	if err != nil {
-		return nil, err
+	keys := opts.keys[rows]
+	if keys == nil {
+		if keys, err = r.setupAggregated(&opts.AggregatedOptions, len(opts.Prompt), len(rep.Output)); err != nil {
+			return nil, err
+		}
+		if opts.keys != nil {
+			opts.keys[rows] = keys
+		}
 	}
 	rep.Constraints = keys.SegmentConstraints
 	turn := committed.Turn{Start: cache.Len, Capacity: opts.Capacity}
