@@ -17,6 +17,21 @@
 // recursion.ModelID of the segment keys and the model's table
 // commitments. cmd/prove is a thin command over both.
 //
+// # Conversations
+//
+// [RunTurn] proves one turn of a conversation in the aggregated design:
+// a request over the committed cache of the turns before it, in the turn
+// circuits of its bucket and the cache's capacity, from the state in to
+// the state out, ending with the turn aggregator's proof or, with Wrap,
+// the turn wrapper's proof of the turn's digest. With Wrap and Chain, a
+// new simulated chain records the conversation's earlier turns
+// (TurnOptions.Earlier) and then this one with the registry's
+// submitTurn, which records a turn only after the turn that left its
+// state in. [RunStream] proves a generation token by token as turns of
+// one conversation ([PlanStream]: a first turn that fills the prompt's
+// bucket, then turns of one row). A prover keeps a conversation between
+// its turns in conversation.json ([Conversation], [ParseConversation]).
+//
 // # Circuits
 //
 // [Circuits] is the one catalog of the circuits a design of a model needs
