@@ -319,6 +319,8 @@ func RevertReason(data []byte) string {
 	return hexutil.Encode(data)
 }
 
+// formatError prints a Solidity error with its values, a bytes32 in
+// hexadecimal.
 func formatError(name string, values []any) string {
 	var b bytes.Buffer
 	b.WriteString(name)
@@ -326,6 +328,9 @@ func formatError(name string, values []any) string {
 	for i, value := range values {
 		if i > 0 {
 			b.WriteString(", ")
+		}
+		if word, ok := value.([32]byte); ok {
+			value = common.Hash(word) // bytes32 in hexadecimal
 		}
 		fmt.Fprint(&b, value)
 	}

@@ -88,6 +88,25 @@
 // records stateOut as a state of modelId and emits TurnVerified (model id
 // and both states indexed). isTurnVerified and isState answer.
 //
+// submitBatch(proof, modelId, inputDigests, outputDigests) records a batch
+// of statements of one model ([Batch], 1 to statement.MaxBatch): it
+// calls the verifier with the batch digest (statement.Batch.Digest, which
+// batchDigest recomputes from the calldata), stores the root of the
+// statements' Keccak-256 tree ([BatchRoot]: leaf i keccak256(abi.encode(
+// modelId, in_i, out_i)), inner nodes keccak256 of their two children,
+// a node without a right sibling paired with 0) in one slot, and emits
+// InferenceVerified per statement in order, then BatchVerified (root and
+// model id indexed). It refuses a recorded root (BatchRecorded), an empty,
+// uneven or oversized batch (BatchSize). isBatchVerified checks a
+// statement at an index against a recorded root with its path
+// ([BatchPath], [VerifyBatchPath]).
+//
+// publishModel(modelId, name, metadataURI) records that the caller stands
+// behind a model id (once per caller and id, not 0) and emits
+// ModelPublished (publisher and id indexed); isPublished answers. The
+// registry accepts proofs under any id its verifier accepts: consumers
+// compare ids with those of publishers they trust.
+//
 // # Compiler
 //
 // [Compile] runs solcjs (npm package solc, version [SolcVersion]) in

@@ -9,6 +9,9 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/veriformer/veriformer/statement"
 )
 
 // FuzzRevertReason decodes arbitrary revert data: it must not panic, and
@@ -90,6 +93,47 @@ func FuzzParseStandardOutput(f *testing.F) {
 			if artifact.Name != name || len(artifact.Bytecode) == 0 {
 				t.Fatalf("artifact %q: %+v", name, artifact)
 			}
+		}
+	})
+}
+
+// FuzzBatchEvents decodes BatchVerified and ModelPublished logs of any
+// data: either an error or the values the log holds, never a panic.
+func FuzzBatchEvents(f *testing.F) {
+	batch := registryABI.Events["BatchVerified"]
+	data, err := batch.Inputs.NonIndexed().Pack(big.NewInt(32), common.HexToAddress("0x1234"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data, true)
+	published := registryABI.Events["ModelPublished"]
+	data, err = published.Inputs.NonIndexed().Pack("micro", "ipfs://card")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data, false)
+	f.Add([]byte{}, true)
+	f.Add([]byte{}, false)
+	registry := common.HexToAddress("0xabcd")
+	f.Fuzz(func(t *testing.T, data []byte, isBatch bool) {
+		if isBatch {
+			log := &types.Log{Address: registry, Topics: []common.Hash{batch.ID, {1}, {2}}, Data: data}
+			events, err := BatchEvents(&types.Receipt{Logs: []*types.Log{log}}, registry)
+			if err != nil {
+				return
+			}
+			if len(events) != 1 || events[0].Root != (common.Hash{1}) || events[0].ModelID.Cmp(common.Hash{2}.Big()) != 0 || events[0].Count < 0 || events[0].Count > statement.MaxBatch {
+				t.Fatalf("decoded %+v", events)
+			}
+			return
+		}
+		log := &types.Log{Address: registry, Topics: []common.Hash{published.ID, common.BytesToHash(common.HexToAddress("0x99").Bytes()), {3}}, Data: data}
+		events, err := PublicationEvents(&types.Receipt{Logs: []*types.Log{log}}, registry)
+		if err != nil {
+			return
+		}
+		if len(events) != 1 || events[0].Publisher != common.HexToAddress("0x99") || events[0].ModelID.Cmp(common.Hash{3}.Big()) != 0 {
+			t.Fatalf("decoded %+v", events)
 		}
 	})
 }

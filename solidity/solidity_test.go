@@ -243,23 +243,30 @@ func osakaRules(_ *node.Config, eth *ethconfig.Config) {
 	eth.Genesis.Config = &config
 }
 
-// simChain is a simulated chain with one funded account.
+// simChain is a simulated chain with two funded accounts: the chain's
+// and second's.
 type simChain struct {
 	*Chain
-	sim  *simulated.Backend
-	auth *bind.TransactOpts
+	sim    *simulated.Backend
+	auth   *bind.TransactOpts
+	second *Chain
 }
 
 func newSimChain(t testing.TB) *simChain {
 	t.Helper()
-	key, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
+	var auths [2]*bind.TransactOpts
+	alloc := types.GenesisAlloc{}
+	for i := range auths {
+		key, err := crypto.GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		auths[i] = bind.NewKeyedTransactor(key, params.AllDevChainProtocolChanges.ChainID)
+		alloc[auths[i].From] = types.Account{Balance: new(big.Int).Lsh(big.NewInt(1), 100)}
 	}
-	auth := bind.NewKeyedTransactor(key, params.AllDevChainProtocolChanges.ChainID)
-	sim := simulated.NewBackend(types.GenesisAlloc{auth.From: {Balance: new(big.Int).Lsh(big.NewInt(1), 100)}}, osakaRules)
+	sim := simulated.NewBackend(alloc, osakaRules)
 	t.Cleanup(func() { _ = sim.Close() })
-	return &simChain{Chain: NewSimulatedChain(sim, auth), sim: sim, auth: auth}
+	return &simChain{Chain: NewSimulatedChain(sim, auths[0]), sim: sim, auth: auths[0], second: NewSimulatedChain(sim, auths[1])}
 }
 
 func testContext(t testing.TB) context.Context {

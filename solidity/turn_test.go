@@ -9,10 +9,16 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// turnProof returns a turn and a proof of its digest.
+// turnProof returns a proof of the turn's digest.
 func turnProof(t *testing.T, v *variant, turn Turn) groth16.Proof {
 	t.Helper()
-	d, err := turn.Digest()
+	return digestProof(t, v, turn.Digest)
+}
+
+// digestProof returns a proof of the digest the function computes.
+func digestProof(t *testing.T, v *variant, digest func() (*big.Int, error)) groth16.Proof {
+	t.Helper()
+	d, err := digest()
 	if err != nil {
 		t.Fatal(err)
 	}

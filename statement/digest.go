@@ -83,3 +83,91 @@ func (t Turn) String() string {
 func (t Turn) Digest() (*big.Int, error) {
 	return digestWords(t.ModelID, t.StateIn, t.InputDigest, t.OutputDigest, t.StateOut)
 }
+
+// ListBits is the size of a batch's list digest ([Batch.ListDigest]):
+// SHA-256 truncated to its low 250 bits, the same integer in the scalar
+// fields of BN254, BLS12-377 and BW6-761, so that any circuit of the
+// chain may compute it.
+const ListBits = 250
+
+// MaxBatch bounds the number of inferences of one batch; the registry
+// refuses larger ones.
+const MaxBatch = 1 << 12
+
+// Batch is what one proof of many inferences of one model proves: the
+// model ModelID, on the input whose digest is Inputs[i], produced the
+// output whose digest is Outputs[i], for each i. Each value is below
+// 2²⁵³, as in [Statement]; the order is the batch's.
+type Batch struct {
+	ModelID *big.Int
+	Inputs  []*big.Int
+	Outputs []*big.Int
+}
+
+// Len is the number of inferences in the batch.
+func (b Batch) Len() int { return len(b.Inputs) }
+
+// Statement returns the batch's i-th inference as a statement.
+func (b Batch) Statement(i int) Statement {
+	return Statement{ModelID: b.ModelID, InputDigest: b.Inputs[i], OutputDigest: b.Outputs[i]}
+}
+
+// Check checks that the batch has between 1 and [MaxBatch] inferences,
+// as many inputs as outputs, and every value set, non-negative and of
+// at most 256 bits.
+func (b Batch) Check() error {
+	if len(b.Inputs) != len(b.Outputs) {
+		return fmt.Errorf("statement: a batch of %d inputs and %d outputs", len(b.Inputs), len(b.Outputs))
+	}
+	if n := len(b.Inputs); n == 0 || n > MaxBatch {
+		return fmt.Errorf("statement: a batch of %d inferences, want 1 to %d", n, MaxBatch)
+	}
+	if !isWord(b.ModelID) {
+		return fmt.Errorf("statement: batch: model id %v is not a 256-bit word", b.ModelID)
+	}
+	for i := range b.Inputs {
+		if !isWord(b.Inputs[i]) || !isWord(b.Outputs[i]) {
+			return fmt.Errorf("statement: batch: inference %d (%v, %v) is not two 256-bit words", i, b.Inputs[i], b.Outputs[i])
+		}
+	}
+	return nil
+}
+
+// isWord reports whether v is set and in [0, 2²⁵⁶).
+func isWord(v *big.Int) bool { return v != nil && v.Sign() >= 0 && v.BitLen() <= 256 }
+
+// ListDigest is the digest of the batch's inferences: SHA-256 of n ‖ in₁ ‖
+// out₁ ‖ … ‖ inₙ ‖ outₙ, each a 32-byte big-endian word (n the count),
+// its low [ListBits] bits. In Solidity: uint256(sha256(abi.encodePacked(n,
+// pairs))) & (2**250 - 1) for pairs a uint256[2][] in memory. The pairs
+// are interleaved so that a batch of fewer inferences is a prefix: a
+// circuit sized for m inferences hashes the first 32 + 64n bytes of its
+// buffer.
+func (b Batch) ListDigest() (*big.Int, error) {
+	if err := b.Check(); err != nil {
+		return nil, err
+	}
+	n := b.Len()
+	buf := make([]byte, 32+64*n)
+	new(big.Int).SetInt64(int64(n)).FillBytes(buf[:32])
+	for i := range n {
+		b.Inputs[i].FillBytes(buf[32+64*i : 64+64*i])
+		b.Outputs[i].FillBytes(buf[64+64*i : 96+64*i])
+	}
+	sum := sha256.Sum256(buf)
+	sum[0] &= 0xff >> (256 - ListBits)
+	return new(big.Int).SetBytes(sum[:]), nil
+}
+
+// Digest is the single public input of a batch's final proof: SHA-256 of
+// the 64 bytes modelId ‖ listDigest ([Batch.ListDigest]), its three most
+// significant bits cleared: Solidity's uint256(sha256(abi.encode(modelId,
+// listDigest))) & (2**253 - 1). A batch digest hashes two words, a
+// statement digest three and a turn digest five, so none is another's.
+func (b Batch) Digest() (*big.Int, error) {
+	list, err := b.ListDigest()
+	if err != nil {
+		return nil, err
+	}
+	return digestWords(b.ModelID, list)
+}

@@ -13,6 +13,11 @@
 // of the direct design is the digest of the quantized model and its
 // tokenizer (model.Model.ID), which the circuit holds as a constant.
 //
+// A [Batch] is many inferences of one model proven at once; its proof's
+// one public input is [Batch.Digest], SHA-256 of the model id and the
+// list digest ([Batch.ListDigest], SHA-256 of the count and the
+// inferences' digests, truncated to 250 bits).
+//
 // A [Request] is an inference as a proof sees it: the prompt, the output
 // and the row bucket R whose pass proves them. One circuit serves every
 // request of a bucket: the pass runs over R tokens, the prompt, the

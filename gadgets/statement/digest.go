@@ -37,32 +37,16 @@ func TurnDigest(api frontend.API, modelID, stateIn, inputDigest, outputDigest, s
 // digestWords is SHA-256 of the values as canonical 32-byte big-endian
 // words, its three most significant bits cleared.
 func digestWords(api frontend.API, values ...frontend.Variable) (frontend.Variable, error) {
-	fieldBits := api.Compiler().FieldBitLen()
-	if fieldBits > 256 {
-		return nil, fmt.Errorf("statement: digest over a %d-bit field, want at most 256", fieldBits)
-	}
-	bytesAPI, err := uints.NewBytes(api)
+	bytesAPI, err := newBytes(api)
 	if err != nil {
-		return nil, fmt.Errorf("statement: digest: %w", err)
+		return nil, err
 	}
 	hasher, err := sha2.New(api)
 	if err != nil {
 		return nil, fmt.Errorf("statement: digest: %w", err)
 	}
 	for _, v := range values {
-		// Full-width decomposition: gnark checks it is below the modulus.
-		b := bits.ToBinary(api, v)
-		word := make([]uints.U8, 32)
-		for i := range word {
-			lo := 8 * (31 - i) // word[i] holds bits lo … lo+7
-			if lo >= fieldBits {
-				word[i] = uints.NewU8(0)
-				continue
-			}
-			hi := min(lo+8, fieldBits)
-			word[i] = bytesAPI.ValueOf(bits.FromBinary(api, b[lo:hi], bits.WithUnconstrainedInputs()))
-		}
-		hasher.Write(word)
+		hasher.Write(word(api, bytesAPI, v))
 	}
 	sum := hasher.Sum()
 	if len(sum) != 32 {
@@ -75,4 +59,35 @@ func digestWords(api frontend.API, values ...frontend.Variable) (frontend.Variab
 		out = api.Add(api.Mul(out, 256), bytesAPI.Value(b))
 	}
 	return out, nil
+}
+
+// newBytes returns gnark's byte API for a field of at most 256 bits.
+func newBytes(api frontend.API) (*uints.Bytes, error) {
+	if fieldBits := api.Compiler().FieldBitLen(); fieldBits > 256 {
+		return nil, fmt.Errorf("statement: digest over a %d-bit field, want at most 256", fieldBits)
+	}
+	bytesAPI, err := uints.NewBytes(api)
+	if err != nil {
+		return nil, fmt.Errorf("statement: digest: %w", err)
+	}
+	return bytesAPI, nil
+}
+
+// word returns v as the 32 bytes of its canonical big-endian encoding:
+// a full-width decomposition, which gnark checks to be below the
+// modulus, regrouped into range-checked bytes.
+func word(api frontend.API, bytesAPI *uints.Bytes, v frontend.Variable) []uints.U8 {
+	fieldBits := api.Compiler().FieldBitLen()
+	b := bits.ToBinary(api, v)
+	out := make([]uints.U8, 32)
+	for i := range out {
+		lo := 8 * (31 - i) // out[i] holds bits lo … lo+7
+		if lo >= fieldBits {
+			out[i] = uints.NewU8(0)
+			continue
+		}
+		hi := min(lo+8, fieldBits)
+		out[i] = bytesAPI.ValueOf(bits.FromBinary(api, b[lo:hi], bits.WithUnconstrainedInputs()))
+	}
+	return out
 }

@@ -143,11 +143,15 @@ type namedCircuit struct {
 }
 
 // checkCounts snapshots in file the BN254 R1CS counts of the circuits
-// of each size, 16 and 64 (a column named by sizeName).
-func checkCounts(t *testing.T, file, sizeName string, circuits func(size int) []namedCircuit) {
+// of each size, 16 and 64 unless sizes are given (a column named by
+// sizeName).
+func checkCounts(t *testing.T, file, sizeName string, circuits func(size int) []namedCircuit, sizes ...int) {
 	t.Helper()
+	if len(sizes) == 0 {
+		sizes = []int{16, 64}
+	}
 	rows := [][]string{{"gadget", sizeName, "nb_constraints"}}
-	for _, size := range []int{16, 64} {
+	for _, size := range sizes {
 		for _, c := range circuits(size) {
 			ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c.circuit)
 			if err != nil {

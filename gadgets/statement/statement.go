@@ -8,7 +8,9 @@
 // digests (Request.Bind: the lengths as variables, the pass's tokens and
 // live rows), and the statement digest (Digest,
 // statement.Digest): SHA-256 of the statement, the one public input of
-// the final circuits.
+// the final circuits; a turn's (TurnDigest) and a batch's (BatchDigest,
+// statement.Batch.Digest, over the first count statements of buffers
+// of m, count a variable; ListDigest its first step).
 package statement
 
 import (
