@@ -7,14 +7,17 @@
 // chain and its tampered variants refused there by both Solidity
 // templates; in the aggregated design (TestRunAggregated), the segment
 // and aggregator proofs real and the BN254 wrapper solved on the
-// aggregator's proof by gnark's test engine.
+// aggregator's proof by gnark's test engine. Package test/turns proves
+// a conversation of two turns of the same model.
 //
 // The full tier (scripts/test.sh --full, the build tag full) runs the
 // built-in default model: in the direct design (TestRunDirectDefault),
 // in the aggregated design (TestRunAggregatedDefault), all the way to the
 // chain with the wrapper's Groth16 setup (TestRunAggregatedFull), and
 // with the LM head in chunks of the vocabulary
-// (TestRunAggregatedChunks).
+// (TestRunAggregatedChunks); and the micro model's conversations, two
+// turns recorded on a simulated chain (TestRunTurns) and a token-by-token
+// stream (TestRunStream).
 //
 // The development node used by the JSON-RPC tests of package solidity is
 // the command in test/devnode, built by scripts/setup-geth.sh.
