@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 )
 
 // Cache is the KV cache of the integer pass: per layer, the keys (after
@@ -190,15 +191,15 @@ func (m *Model) norm(name string, q *QNorm, in Tensor, rows int) (Norm, error) {
 }
 
 // rope rotates in ([rows, heads·hd], hd the head layout's) at positions
-// start…start+rows−1.
-func (m *Model) rope(name string, in Tensor, rows, heads, start int) (*Rope, error) {
+// start…start+rows−1, or with begins at start + r − begins[r] for row r.
+func (m *Model) rope(name string, in Tensor, rows, heads, start int, begins []int) (*Rope, error) {
 	hd := m.Config.HeadLayout().HeadDim
 	half := hd / 2
 	tc, ts := m.Quant.Tables.RopeCos, m.Quant.Tables.RopeSin
 	idx := make([]int64, rows*half)
 	for r := range rows {
 		for j := range half {
-			idx[r*half+j] = int64((start+r)*half + j)
+			idx[r*half+j] = int64(position(start, r, begins)*half + j)
 		}
 	}
 	cos, err := tc.apply(name+".cos.in", idx)
@@ -238,9 +239,28 @@ func (m *Model) rope(name string, in Tensor, rows, heads, start int) (*Rope, err
 	}, nil
 }
 
+// position is row r's position: start + r, or start + r − begins[r] in
+// a stacked pass.
+func position(start, r int, begins []int) int {
+	if begins == nil {
+		return start + r
+	}
+	return start + r - begins[r]
+}
+
+// first is the first key row query row i attends to: 0, or begins[i] in a
+// stacked pass (the first row of its request).
+func first(i int, begins []int) int {
+	if begins == nil {
+		return 0
+	}
+	return begins[i]
+}
+
 // attention runs causal attention of q ([n, Heads·hd]) against keys and
-// values ([T, KVHeads·hd]), in the head layout.
-func (m *Model) attention(name string, q, keys, values Tensor, n, start int) (Attention, error) {
+// values ([T, KVHeads·hd]), in the head layout: query row i attends to
+// the key rows first(i) … start + i.
+func (m *Model) attention(name string, q, keys, values Tensor, n, start int, begins []int) (Attention, error) {
 	hl := m.Config.HeadLayout()
 	heads, hd, kvd, d := hl.Heads, hl.HeadDim, hl.KVDim(), hl.QueryDim()
 	group := hl.Group
@@ -251,7 +271,7 @@ func (m *Model) attention(name string, q, keys, values Tensor, n, start int) (At
 		g := h / group
 		for i := range n {
 			qi := q.Data[i*d+h*hd : i*d+(h+1)*hd]
-			for j := 0; j <= start+i; j++ {
+			for j := first(i, begins); j <= start+i; j++ {
 				kj := keys.Data[j*kvd+g*hd : j*kvd+(g+1)*hd]
 				var s int64
 				for x, qv := range qi {
@@ -277,12 +297,13 @@ func (m *Model) attention(name string, q, keys, values Tensor, n, start int) (At
 	for h := range heads {
 		for i := range n {
 			row := scores.Out.Data[(h*n+i)*total : (h*n+i+1)*total]
-			best := row[0]
-			for j := 1; j <= start+i; j++ {
+			lo := first(i, begins)
+			best := row[lo]
+			for j := lo + 1; j <= start+i; j++ {
 				best = max(best, row[j])
 			}
 			rowMax[h*n+i] = best
-			for j := 0; j <= start+i; j++ {
+			for j := lo; j <= start+i; j++ {
 				z := best - row[j]
 				k := (h*n+i)*total + j
 				shifted[k], low[k], high[k] = z, z&(1<<tableBits-1), z>>tableBits
@@ -306,7 +327,7 @@ func (m *Model) attention(name string, q, keys, values Tensor, n, start int) (At
 		for i := range n {
 			base := (h*n + i) * total
 			var sum int64
-			for j := 0; j <= start+i; j++ {
+			for j := first(i, begins); j <= start+i; j++ {
 				exp[base+j] = expLow[base+j] * expHigh[base+j]
 				sum += exp[base+j]
 			}
@@ -322,7 +343,7 @@ func (m *Model) attention(name string, q, keys, values Tensor, n, start int) (At
 		g := h / group
 		for i := range n {
 			o := ctxAcc[i*d+h*hd : i*d+(h+1)*hd]
-			for j := 0; j <= start+i; j++ {
+			for j := first(i, begins); j <= start+i; j++ {
 				p := probs[(h*n+i)*total+j]
 				vj := values.Data[j*kvd+g*hd : j*kvd+(g+1)*hd]
 				for x, v := range vj {
@@ -342,6 +363,7 @@ func (m *Model) attention(name string, q, keys, values Tensor, n, start int) (At
 	expLowLo, expLowHi := tables.Exp.OutputRange()
 	return Attention{
 		Start:   start,
+		Begins:  begins,
 		Query:   q,
 		Keys:    keys,
 		Values:  values,
@@ -379,6 +401,46 @@ func add(name string, a, b Tensor) (Tensor, error) {
 // their keys and values to cache and returns the trace. On error the
 // cache is unchanged.
 func (m *Model) Forward(cache *Cache, tokens []int) (*Trace, error) {
+	return m.forward(cache, tokens, nil)
+}
+
+// ForwardStacked runs the integer pass over requests stacked in rows,
+// from position 0 and without a cache: row i holds tokens[i] and belongs
+// to the request whose first row is begins[i]. Each request's rows are
+// computed as its own pass would compute them: a row attends to the rows
+// of its request up to itself (the causal mask is block-diagonal), and a
+// row's position is its row less its request's first (positions restart
+// per request). begins must be non-decreasing, with begins[0] = 0 and
+// begins[i] either begins[i−1] or i.
+func (m *Model) ForwardStacked(tokens, begins []int) (*Trace, error) {
+	if err := CheckBegins(begins, len(tokens)); err != nil {
+		return nil, err
+	}
+	return m.forward(m.NewCache(), tokens, slices.Clone(begins))
+}
+
+// CheckBegins checks the layout of a stacked pass of n rows: begins[i] is
+// the first row of row i's request, so begins[0] = 0 and each begins[i]
+// is begins[i−1] (the same request) or i (a new one).
+func CheckBegins(begins []int, n int) error {
+	if len(begins) != n {
+		return fmt.Errorf("model: %d request starts for %d rows", len(begins), n)
+	}
+	for i, b := range begins {
+		prev := 0
+		if i > 0 {
+			prev = begins[i-1]
+		}
+		if b != prev && b != i {
+			return fmt.Errorf("model: row %d starts its request at row %d: want %d (the row before's) or %d (a new request)", i, b, prev, i)
+		}
+	}
+	return nil
+}
+
+// forward is Forward; with begins, the stacked pass of ForwardStacked
+// (cache empty).
+func (m *Model) forward(cache *Cache, tokens, begins []int) (*Trace, error) {
 	c := &m.Config
 	q := m.Quant
 	if cache == nil || len(cache.Keys) != c.Layers || len(cache.Values) != c.Layers {
@@ -406,7 +468,8 @@ func (m *Model) Forward(cache *Cache, tokens []int) (*Trace, error) {
 	for r, tok := range tokens {
 		copy(emb[r*d:(r+1)*d], q.TokenEmbedding[tok*d:(tok+1)*d])
 		if c.Family == GPT2 {
-			for i, p := range q.PositionEmbedding[(start+r)*d : (start+r+1)*d] {
+			pos := position(start, r, begins)
+			for i, p := range q.PositionEmbedding[pos*d : (pos+1)*d] {
 				emb[r*d+i] += p
 			}
 		}
@@ -414,7 +477,7 @@ func (m *Model) Forward(cache *Cache, tokens []int) (*Trace, error) {
 	if err := checkRange("embedding", emb, lo, hi); err != nil {
 		return nil, err
 	}
-	tr := &Trace{Family: c.Family, Tokens: append([]int(nil), tokens...), Start: start}
+	tr := &Trace{Family: c.Family, Tokens: append([]int(nil), tokens...), Start: start, Begins: begins}
 	tr.Embedding = tensor("embedding", []int{n, d}, emb, q.Formats.Residual, lo, hi)
 	h := tr.Embedding
 	newKeys := make([][]int64, c.Layers)
@@ -439,10 +502,10 @@ func (m *Model) Forward(cache *Cache, tokens []int) (*Trace, error) {
 		}
 		query, key := l.Q.Out, l.K.Out
 		if c.Family == Llama {
-			if l.RopeQ, err = m.rope(p+"rope_q", query, n, hl.Heads, start); err != nil {
+			if l.RopeQ, err = m.rope(p+"rope_q", query, n, hl.Heads, start, begins); err != nil {
 				return nil, err
 			}
-			if l.RopeK, err = m.rope(p+"rope_k", key, n, hl.KVHeads, start); err != nil {
+			if l.RopeK, err = m.rope(p+"rope_k", key, n, hl.KVHeads, start, begins); err != nil {
 				return nil, err
 			}
 			query, key = l.RopeQ.Out, l.RopeK.Out
@@ -454,7 +517,7 @@ func (m *Model) Forward(cache *Cache, tokens []int) (*Trace, error) {
 		pad := make([]int64, (total-start-n)*kvd)
 		keysT := tensor(p+"keys", kvShape, append(keys[:len(keys):len(keys)], pad...), key.Frac, key.Min, key.Max)
 		valuesT := tensor(p+"values", kvShape, append(values[:len(values):len(values)], pad...), l.V.Out.Frac, l.V.Out.Min, l.V.Out.Max)
-		if l.Attention, err = m.attention(p+"attn", query, keysT, valuesT, n, start); err != nil {
+		if l.Attention, err = m.attention(p+"attn", query, keysT, valuesT, n, start, begins); err != nil {
 			return nil, err
 		}
 		if l.O, err = linear(p+"o", &ql.O, l.Attention.Context.Out, n); err != nil {

@@ -66,7 +66,7 @@ func ProjectAcc(name string, q *QLinear, in Tensor, acc []int64) (MatMul, error)
 // RopeRows rotates in ([rows, heads·hd]) at positions start…start+rows−1
 // (Llama).
 func (m *Model) RopeRows(name string, in Tensor, heads, start int) (*Rope, error) {
-	return m.rope(name, in, in.Shape[0], heads, start)
+	return m.rope(name, in, in.Shape[0], heads, start, nil)
 }
 
 // AttendRows runs causal attention of the query rows q ([n, Heads·hd]) at
@@ -78,7 +78,7 @@ func (m *Model) AttendRows(name string, q, keys, values Tensor, start int) (Atte
 	if len(keys.Data) != (start+n)*kvd || len(values.Data) != (start+n)*kvd {
 		return Attention{}, fmt.Errorf("model: %s: keys and values must hold %d rows of width %d", name, start+n, kvd)
 	}
-	return m.attention(name, q, keys, values, n, start)
+	return m.attention(name, q, keys, values, n, start, nil)
 }
 
 // AddResidual returns a + b checked against the residual range.

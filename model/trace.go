@@ -94,6 +94,9 @@ type Rope struct {
 // g = h / (Heads/KVHeads). Entry (h, i, j) is masked when j > Start + i.
 type Attention struct {
 	Start int
+	// Begins, in a stacked pass, holds for each query row the first key
+	// row it attends to (its request's first row); nil: row 0.
+	Begins []int
 	// Query is [n, Heads·hd] (after RoPE for Llama); Keys and Values are
 	// [T, KVHeads·hd]: the cache rows 0…Start−1 followed by the new rows
 	// (and zero rows up to the capacity).
@@ -151,6 +154,9 @@ type Trace struct {
 	Family Family
 	Tokens []int
 	Start  int
+	// Begins, in a stacked pass (Model.ForwardStacked), holds for each row
+	// the first row of its request; nil otherwise.
+	Begins []int
 	// Embedding is [n, Hidden]: token embedding rows plus (GPT-2) the
 	// position embedding rows Start…Start+n−1.
 	Embedding Tensor
