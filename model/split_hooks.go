@@ -12,6 +12,21 @@ import "fmt"
 // Embed returns the embedding rows of tokens at positions start…start+n−1:
 // E[token] (plus P[position] for GPT-2), checked against the residual range.
 func (m *Model) Embed(tokens []int, start int) (Tensor, error) {
+	return m.embed(tokens, start, nil)
+}
+
+// EmbedStacked returns the embedding rows of a stacked pass
+// (ForwardStacked): row r at its position within its request, r −
+// begins[r].
+func (m *Model) EmbedStacked(tokens, begins []int) (Tensor, error) {
+	if err := CheckBegins(begins, len(tokens)); err != nil {
+		return Tensor{}, err
+	}
+	return m.embed(tokens, 0, begins)
+}
+
+// embed is Embed, with begins EmbedStacked.
+func (m *Model) embed(tokens []int, start int, begins []int) (Tensor, error) {
 	c := &m.Config
 	q := m.Quant
 	if err := checkTokens(c, tokens, start); err != nil {
@@ -22,7 +37,8 @@ func (m *Model) Embed(tokens []int, start int) (Tensor, error) {
 	for r, tok := range tokens {
 		copy(emb[r*d:(r+1)*d], q.TokenEmbedding[tok*d:(tok+1)*d])
 		if c.Family == GPT2 {
-			for i, p := range q.PositionEmbedding[(start+r)*d : (start+r+1)*d] {
+			pos := position(start, r, begins)
+			for i, p := range q.PositionEmbedding[pos*d : (pos+1)*d] {
 				emb[r*d+i] += p
 			}
 		}

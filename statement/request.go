@@ -16,9 +16,33 @@ import (
 // rules on token 0 and stated nothing about. A causal pass makes rows
 // i < n depend on T[0..i] only, so the live rows are those of the n-row
 // pass whatever the pad rows hold.
+//
+// A request with Batch set is a batch's pass instead: those requests
+// stacked in the Rows rows ([Stack]), Prompt and Output empty; Len,
+// Check, Tokens, Begins, Live and Next are then the stack's.
 type Request struct {
 	Prompt, Output []int
 	Rows           int
+	Batch          []Request
+}
+
+// Stack returns the batch's stack, and whether the request is a batch's
+// pass.
+func (r Request) Stack() (Stack, bool) {
+	if r.Batch == nil {
+		return Stack{}, false
+	}
+	return Stack{Requests: r.Batch, Rows: r.Rows}, true
+}
+
+// Begins returns, for a batch's pass, each row's request's first row
+// ([Stack.Begins]); nil for a single request (every row attends from row
+// 0).
+func (r Request) Begins() []int {
+	if s, ok := r.Stack(); ok {
+		return s.Begins()
+	}
+	return nil
 }
 
 // Bucket returns the smallest row bucket that holds a pass of n rows
@@ -43,14 +67,26 @@ func NewRequest(prompt, output []int, rows, vocab, maxPositions int) (Request, e
 	return r, r.Check(vocab, maxPositions)
 }
 
-// Len returns n = s + g − 1, the rows the request needs.
-func (r Request) Len() int { return len(r.Prompt) + len(r.Output) - 1 }
+// Len returns n = s + g − 1, the rows the request needs (a batch's: the
+// sum over its requests).
+func (r Request) Len() int {
+	if s, ok := r.Stack(); ok {
+		return s.Len()
+	}
+	return len(r.Prompt) + len(r.Output) - 1
+}
 
 // Check checks the request against a model of this vocabulary and
 // context: s ≥ 1, g ≥ 1, n ≤ Rows ≤ maxPositions, every token in the
 // vocabulary. (Buckets are powers of two by the provers' choice,
 // [Bucket]; a proof holds for any Rows.)
 func (r Request) Check(vocab, maxPositions int) error {
+	if s, ok := r.Stack(); ok {
+		if len(r.Prompt) != 0 || len(r.Output) != 0 {
+			return fmt.Errorf("statement: a batch's pass with a prompt or an output of its own")
+		}
+		return s.Check(vocab, maxPositions)
+	}
 	if len(r.Prompt) < 1 || len(r.Output) < 1 {
 		return fmt.Errorf("statement: a request needs a prompt and an output (got %d and %d tokens)", len(r.Prompt), len(r.Output))
 	}
@@ -75,6 +111,9 @@ func (r Request) Check(vocab, maxPositions int) error {
 
 // Tokens returns the pass's R tokens T = (Prompt ‖ Output ‖ 0, …)[:R].
 func (r Request) Tokens() []int {
+	if s, ok := r.Stack(); ok {
+		return s.Tokens()
+	}
 	t := make([]int, r.Rows)
 	n := copy(t, r.Prompt)
 	copy(t[n:], r.Output)
@@ -84,12 +123,18 @@ func (r Request) Tokens() []int {
 // Live reports whether row i is live: s − 1 ≤ i < n, its logits' argmax
 // the output token T[i + 1].
 func (r Request) Live(i int) bool {
+	if s, ok := r.Stack(); ok {
+		return s.Live(i)
+	}
 	return i >= len(r.Prompt)-1 && i < r.Len()
 }
 
 // Next returns T[i + 1], the output token a live row i must have as its
 // argmax, and whether row i is live.
 func (r Request) Next(i int) (int, bool) {
+	if s, ok := r.Stack(); ok {
+		return s.Next(i)
+	}
 	if !r.Live(i) {
 		return 0, false
 	}

@@ -1,6 +1,11 @@
 package statement
 
-import "fmt"
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/veriformer/veriformer/field"
+)
 
 // Stack is a batch's pass: the requests' passes stacked in the rows of
 // one bucket of Rows rows, in order, request j on the n_j = s_j + g_j − 1
@@ -33,6 +38,9 @@ func (s Stack) Check(vocab, maxPositions int) error {
 		return fmt.Errorf("statement: a batch of %d requests, want 1 to %d", len(s.Requests), MaxBatch)
 	}
 	for j, r := range s.Requests {
+		if r.Batch != nil {
+			return fmt.Errorf("statement: request %d of the batch is a batch", j)
+		}
 		r.Rows = max(r.Len(), 1)
 		if err := r.Check(vocab, maxPositions); err != nil {
 			return fmt.Errorf("statement: request %d of the batch: %w", j, err)
@@ -116,4 +124,27 @@ func (s Stack) Next(i int) (int, bool) {
 	r := s.Requests[j]
 	r.Rows = r.Len()
 	return r.Next(k)
+}
+
+// StackStatement returns the statement a batch's pass states over the
+// field E, and the batch of its requests' statements: the model id, the
+// list digest of the batch ([Batch.ListDigest] of each request's input
+// and output digests, [TokensDigest] over E) and the number of requests.
+// A single request's statement has an output digest where the batch has
+// its count, so the two cannot be taken for one another but by a digest
+// below [MaxBatch].
+func StackStatement[E field.Scalar, P field.Ptr[E]](id *big.Int, s Stack) (Statement, Batch, error) {
+	b := Batch{ModelID: new(big.Int).Set(id)}
+	for j, r := range s.Requests {
+		st, err := Of[E, P](id, r.Prompt, r.Output)
+		if err != nil {
+			return Statement{}, Batch{}, fmt.Errorf("statement: request %d of the batch: %w", j, err)
+		}
+		b.Inputs, b.Outputs = append(b.Inputs, st.InputDigest), append(b.Outputs, st.OutputDigest)
+	}
+	list, err := b.ListDigest()
+	if err != nil {
+		return Statement{}, Batch{}, err
+	}
+	return Statement{ModelID: b.ModelID, InputDigest: list, OutputDigest: big.NewInt(int64(b.Len()))}, b, nil
 }

@@ -51,3 +51,39 @@ func TestStack(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestBatch checks that a request holding a batch is the batch's
+// stack (Len, Tokens, Begins, Next, Check) and that a single request has
+// no layout; a batch's pass with a prompt of its own, a batch inside a
+// batch and a batch beyond its bucket are refused.
+func TestRequestBatch(t *testing.T) {
+	requests := []Request{{Prompt: []int{1, 2}, Output: []int{3}}, {Prompt: []int{4}, Output: []int{5, 6}}}
+	r := Request{Rows: 4, Batch: requests}
+	s, ok := r.Stack()
+	if !ok || r.Len() != 4 || !slices.Equal(r.Tokens(), s.Tokens()) || !slices.Equal(r.Begins(), []int{0, 0, 2, 2}) {
+		t.Fatalf("batch request: %v, Len %d, tokens %v, begins %v", ok, r.Len(), r.Tokens(), r.Begins())
+	}
+	for i := range 4 {
+		a, okA := r.Next(i)
+		b, okB := s.Next(i)
+		if a != b || okA != okB || r.Live(i) != okB {
+			t.Fatalf("row %d: %d, %v against the stack's %d, %v", i, a, okA, b, okB)
+		}
+	}
+	if err := r.Check(10, 16); err != nil {
+		t.Fatal(err)
+	}
+	if single := (Request{Prompt: []int{1}, Output: []int{2}, Rows: 2}); single.Begins() != nil {
+		t.Fatal("a single request has a layout")
+	}
+	for name, bad := range map[string]Request{
+		"a prompt of its own": {Prompt: []int{1}, Rows: 4, Batch: requests},
+		"a batch inside":      {Rows: 8, Batch: []Request{r}},
+		"beyond the bucket":   {Rows: 3, Batch: requests},
+		"an empty batch":      {Rows: 4, Batch: []Request{}},
+	} {
+		if err := bad.Check(10, 16); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

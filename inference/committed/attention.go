@@ -22,7 +22,10 @@ import (
 // BH, BI, BJ, BC bits for the heads, query rows, key rows and the head
 // dimension; S is log₂ of the query heads per key/value head, so that
 // query head h reads key/value head g = h >> S. Key row j is masked for
-// query row i when j > Start + i.
+// query row i when j > Start + i, and in a stacked pass (Begins set, the
+// requests of a batch in one pass from position 0) also when j <
+// Begins[i], the first row of row i's request: the mask is then
+// block-diagonal.
 //
 // Its accumulator claim is proven as a matrix product, the output's
 // coordinates bound first, so that no sum-check runs over the whole cube
@@ -52,7 +55,12 @@ type Contraction struct {
 	heads, hd      int
 	n, total       int
 	Start          int
-	Name           string
+	// Begins, in a stacked pass, holds each query row's first key row
+	// (model.Attention.Begins); nil otherwise. ends[j] is then the last
+	// row of row j's request.
+	Begins []int
+	ends   []int
+	Name   string
 	// Cached: in a turn the keys and values are the cache's, T =
 	// Capacity rows: the state in's Start rows, the pass's n new rows
 	// from row Start, zero rows after them. B is then the new rows'
@@ -87,7 +95,7 @@ func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, in
 		if ly.RopeQ != nil {
 			query, keys = &ly.RopeQ.Out, &ly.RopeK.Out
 		}
-		if (a.Start != 0 && !turn) || len(a.Scores.Out.Shape) != 3 {
+		if (a.Start != 0 && !turn) || (a.Begins != nil && turn) || len(a.Scores.Out.Shape) != 3 {
 			return nil, fmt.Errorf("committed: attention of block %d: a pass from position 0 is needed (start %d)", i, a.Start)
 		}
 		heads, n, total := a.Scores.Out.Shape[0], a.Scores.Out.Shape[1], a.Scores.Out.Shape[2]
@@ -102,6 +110,12 @@ func attentionContractions(tr *model.Trace, seg inference.Segment, l *Layout, in
 		}
 		base := Contraction{BH: poly.Log2Ceil(heads), BI: poly.Log2Ceil(n), BJ: poly.Log2Ceil(total), BC: poly.Log2Ceil(hd),
 			S: poly.Log2Ceil(heads / kvHeads), heads: heads, hd: hd, n: n, total: total, Start: a.Start, Cached: turn, Layer: i}
+		if a.Begins != nil {
+			if err := model.CheckBegins(a.Begins, n); err != nil || 1<<base.BI != n {
+				return nil, fmt.Errorf("committed: attention of block %d: a stacked pass of %d rows: %v", i, n, err)
+			}
+			base.Begins, base.ends = a.Begins, requestEnds(a.Begins)
+		}
 		for _, c := range []struct {
 			scores bool
 			rq     *model.Requant
@@ -130,26 +144,58 @@ func (k *Contraction) Vars() int {
 	return k.BI + k.BH + k.BJ
 }
 
+// requestEnds returns, for each row of a stacked pass, the last row of
+// its request.
+func requestEnds(begins []int) []int {
+	ends := make([]int, len(begins))
+	for j := len(begins) - 1; j >= 0; j-- {
+		ends[j] = j
+		if j+1 < len(begins) && begins[j+1] == begins[j] {
+			ends[j] = ends[j+1]
+		}
+	}
+	return ends
+}
+
+// begin is query row i's first key row: 0, or Begins[i] in a stacked
+// pass.
+func (k *Contraction) begin(i int) int {
+	if k.Begins == nil {
+		return 0
+	}
+	return k.Begins[i]
+}
+
 // masked reports whether key row j is masked for query row i.
-func (k *Contraction) masked(i, j int) bool { return j > k.Start+i }
+func (k *Contraction) masked(i, j int) bool { return j > k.Start+i || j < k.begin(i) }
 
 // maskSum is Σ_{a,b} x[a]·y[b] over the unmasked pairs of query row a and
 // key row b: with y's prefix sums, O(2^BI + 2^BJ).
 func (k *Contraction) maskSum(x, y []fr.Element) fr.Element {
+	prefix := prefixSums(y)
+	var sum, t, row fr.Element
+	for a := range x {
+		if last := min(k.Start+a, len(y)-1); last >= 0 {
+			row = prefix[last]
+			if b := k.begin(a); b > 0 {
+				row.Sub(&row, &prefix[b-1])
+			}
+			t.Mul(&x[a], &row)
+			sum.Add(&sum, &t)
+		}
+	}
+	return sum
+}
+
+// prefixSums returns Σ_{b' ≤ b} y[b'] for each b.
+func prefixSums(y []fr.Element) []fr.Element {
 	prefix := make([]fr.Element, len(y))
 	var run fr.Element
 	for b := range y {
 		run.Add(&run, &y[b])
 		prefix[b] = run
 	}
-	var sum, t fr.Element
-	for a := range x {
-		if last := min(k.Start+a, len(y)-1); last >= 0 {
-			t.Mul(&x[a], &prefix[last])
-			sum.Add(&sum, &t)
-		}
-	}
-	return sum
+	return prefix
 }
 
 // factorBlocks are the factors' tables, sliced from the stacked MLE (B
@@ -194,13 +240,16 @@ func (k *Contraction) tables(l *Layout, stacked, r []fr.Element) (e, a, b []fr.E
 				h, i := hi/I, hi%I
 				g := h >> k.S
 				w.Mul(&eqH[h], &eqI[i])
-				last := min(k.Start+i, J-1)
+				last, first := min(k.Start+i, J-1), k.begin(i)
 				for c := range C {
 					x := hi*C + c
 					e[x] = w
 					a[x] = A[i*H*C+h*C+c] // queries [n, heads·hd]
 					if last >= 0 {
 						b[x] = prefix[last*G*C+g*C+c] // keys [T, kvHeads·hd]
+						if first > 0 {
+							b[x].Sub(&b[x], &prefix[(first-1)*G*C+g*C+c])
+						}
 					}
 				}
 			}
@@ -288,7 +337,8 @@ func (k *Contraction) keyTables(l *Layout, stacked, r, end []fr.Element) (w, kz 
 	J := 1 << k.BJ
 	eqI, eqJ := poly.EqTable[fr.Element](i), poly.EqTable[fr.Element](r[k.BH+k.BI:])
 	gc := poly.EqTable[fr.Element](append(append([]fr.Element(nil), h[:k.BH-k.S]...), c...))
-	// w(j) = eq(r_j, j)·Σ_{i ≥ j − Start} eq(z_i, i): suffix sums.
+	// w(j) = eq(r_j, j)·Σ_{i ≥ j − Start} eq(z_i, i): suffix sums; in a
+	// stacked pass Σ_{j ≤ i ≤ ends[j]}, the rows of j's request from j.
 	w = make([]fr.Element, J)
 	suffix := make([]fr.Element, len(eqI)+1)
 	for a := len(eqI) - 1; a >= 0; a-- {
@@ -297,6 +347,11 @@ func (k *Contraction) keyTables(l *Layout, stacked, r, end []fr.Element) (w, kz 
 	for j := range J {
 		if from := max(j-k.Start, 0); from < len(eqI) {
 			w[j].Mul(&eqJ[j], &suffix[from])
+			if k.ends != nil {
+				var rest fr.Element
+				rest.Mul(&eqJ[j], &suffix[k.ends[j]+1])
+				w[j].Sub(&w[j], &rest)
+			}
 		}
 	}
 	kz = make([]fr.Element, J)

@@ -405,8 +405,11 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(pass.Output) == 0 || !slices.Equal(tr.Tokens, pass.Tokens()) {
+	if pass.Len() < 1 || !slices.Equal(tr.Tokens, pass.Tokens()) {
 		return nil, nil, fmt.Errorf("committed: the trace's tokens are not the pass's")
+	}
+	if !slices.Equal(tr.Begins, pass.Begins()) {
+		return nil, nil, fmt.Errorf("committed: the trace's requests are not the pass's (a batch's pass runs model.ForwardStacked)")
 	}
 	times := &Timings{}
 	start := time.Now()
@@ -1026,6 +1029,9 @@ func passView(vk *VerifyingKey, m *model.Model, pass Pass) (*model.Trace, error)
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	view, err := inference.ShapePass(m, pass.Rows)
+	if begins := pass.Begins(); begins != nil {
+		view, err = m.ForwardStacked(make([]int, pass.Rows), begins)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -1260,7 +1266,7 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	ePoint := s.EmbeddingPoint(t)
 	var eValue fr.Element
 	if ePoint != nil {
-		if eValue, err = embeddingValue(m, s.Pass.Tokens(), view.Start, ePoint); err != nil {
+		if eValue, err = embeddingValue(m, s.Pass.Tokens(), view.Start, view.Begins, ePoint); err != nil {
 			return rejected(err)
 		}
 	}

@@ -410,6 +410,39 @@
 // compressed); [UnmarshalState] checks it as [State.Check] does and
 // never panics (fuzzed).
 //
+// # Batches
+//
+// A batch's requests are proven as more rows of one pass
+// (statement.Stack, a [Pass] with Batch set): request j's pass tokens on
+// the n_j rows from o_j = n_0 + … + n_{j−1}, in order, then pad rows,
+// which form one more request of their own. The trace is
+// model.Model.ForwardStacked's: row i attends to the rows Begins[i] … i
+// of its request (Begins[i] = o_j, its request's first row) and sits at
+// position i − Begins[i] (GPT-2's position rows and Llama's RoPE tables
+// restart per request), so each request's rows are those of its own
+// pass. The verifier takes the layout from the pass, which is public:
+// its view is ForwardStacked over zero tokens with the pass's Begins.
+// What changes, every other step being the single request's:
+//
+//   - the mask is block-diagonal: key row j is masked for query row i
+//     when j < Begins[i] or j > i. The contractions' weights use prefix
+//     sums from Begins[i] (the scores' K̃, the context's weight E,
+//     [Contraction] maskSum), and the key weight w(j) sums eq(z_i, i) over
+//     the rows i of j's request from j on (suffix sums to its last row);
+//     the softmax's public mask is [BlockCausal], O(n) at the end point
+//     where a single pass uses the O(log n) causal zeroifier;
+//   - the embedding's value is that of the model's embedding of the pass's
+//     tokens at their positions in their requests (model.EmbedStacked);
+//   - the argmax's live rows and targets are each request's
+//     (statement.Stack.Next): row o_j + k is live when request j's row k
+//     is, its target request j's next output token;
+//   - the transcript is seeded with the batch's statement
+//     (statement.StackStatement): the model id, the list digest of the
+//     requests' input and output digests (statement.Batch.ListDigest) and
+//     the number of requests.
+//
+// A batch's pass is never a turn.
+//
 // # Parts
 //
 // Each of those MLEs is committed in parts of M variables

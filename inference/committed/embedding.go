@@ -22,11 +22,15 @@ func embeddingPoint(t *pcs.Transcript, tr *model.Trace, l *Layout, first bool) [
 }
 
 // embeddingValue is the MLE of the model's embedding of tokens (at
-// positions start, start + 1, …: E[token] plus P[position] for GPT-2,
+// positions start, start + 1, …, or in a stacked pass row r's position
+// in its request, r − begins[r]: E[token] plus P[position] for GPT-2,
 // exactly as the forward pass computes it) over its padded shape, at
 // point: O(rows·d), from the public tokens and the model alone.
-func embeddingValue(m *model.Model, tokens []int, start int, point []fr.Element) (fr.Element, error) {
+func embeddingValue(m *model.Model, tokens []int, start int, begins []int, point []fr.Element) (fr.Element, error) {
 	emb, err := m.Embed(tokens, start)
+	if begins != nil {
+		emb, err = m.EmbedStacked(tokens, begins)
+	}
 	if err != nil {
 		return fr.Element{}, err
 	}

@@ -47,7 +47,11 @@ func newSoftmaxAux(a *model.Attention) *softmaxAux {
 			gap[base+j] = 2*sum - 1 - a.ProbRem.Data[base+j]
 		}
 		i := hi % n
-		for j := 0; j <= a.Start+i && j < total; j++ {
+		first := 0
+		if a.Begins != nil {
+			first = a.Begins[i]
+		}
+		for j := first; j <= a.Start+i && j < total; j++ {
 			if a.Scores.Out.Data[base+j] == a.RowMax.Data[hi] {
 				oneHot[base+j] = 1
 				break
@@ -180,14 +184,20 @@ type SoftmaxStep struct {
 	blocks                    [nbSoftmaxTables]int // −1 for the public tables
 	oneHot                    int
 	heads, rows, total, start int
-	bh, bi, bj                int
+	// begins, in a stacked pass, holds each row's first unmasked column
+	// (model.Attention.Begins).
+	begins     []int
+	bh, bi, bj int
 }
 
 func softmaxSteps(l *Layout) ([]*SoftmaxStep, error) {
 	var out []*SoftmaxStep
 	for _, s := range l.Softmax {
 		a := s.att
-		st := &SoftmaxStep{aux: s, heads: a.Probs.Shape[0], rows: a.Probs.Shape[1], total: a.Probs.Shape[2], start: a.Start}
+		st := &SoftmaxStep{aux: s, heads: a.Probs.Shape[0], rows: a.Probs.Shape[1], total: a.Probs.Shape[2], start: a.Start, begins: a.Begins}
+		if a.Begins != nil && (a.Start != 0 || st.total != st.rows || model.CheckBegins(a.Begins, st.rows) != nil) {
+			return nil, fmt.Errorf("committed: %s: a stacked pass must start at position 0 over its own rows", a.Probs.Name)
+		}
 		dims, _, err := poly.TensorVars(a.Probs.Shape)
 		if err != nil {
 			return nil, err
@@ -229,6 +239,10 @@ func (s *SoftmaxStep) Cube() (heads, rows, total int) { return s.heads, s.rows, 
 // the first position).
 func (s *SoftmaxStep) Start() int { return s.start }
 
+// Begins returns, in a stacked pass, each row's first unmasked column
+// (its request's first row); nil otherwise.
+func (s *SoftmaxStep) Begins() []int { return s.begins }
+
 // Vars returns the numbers of the padded cube's h, i and j coordinates
 // (most significant first: a point of the cube is (h, i, j)).
 func (s *SoftmaxStep) Vars() (h, i, j int) { return s.bh, s.bi, s.bj }
@@ -258,9 +272,13 @@ func (s *SoftmaxStep) publicTables() (mask, valid []fr.Element) {
 	for h := range s.heads {
 		for i := range s.rows {
 			base := (h<<s.bi + i) << s.bj
+			first := 0
+			if s.begins != nil {
+				first = s.begins[i]
+			}
 			for j := range s.total {
 				valid[base+j].SetOne()
-				if j <= s.start+i {
+				if first <= j && j <= s.start+i {
 					mask[base+j].SetOne()
 				}
 			}
@@ -275,11 +293,14 @@ func (s *SoftmaxStep) publicTables() (mask, valid []fr.Element) {
 // T = n positions (i and j have as many coordinates), in O(log n), and
 // otherwise (a turn: from position Start over a cache of T rows) the
 // shifted mask [i < n ∧ j ≤ Start + i] of poly.ShiftedCausal,
-// O(log T); and the product of the three prefixes.
+// O(log T); in a stacked pass the block-diagonal mask [begins[i] ≤ j ≤ i]
+// ([BlockCausal], O(n)); and the product of the three prefixes.
 func (s *SoftmaxStep) publicEvals(point []fr.Element) (mask, valid fr.Element, err error) {
 	h, i, j := point[:s.bh], point[s.bh:s.bh+s.bi], point[s.bh+s.bi:]
 	sh := poly.Prefix[fr.Element](h, s.heads)
-	if s.start != 0 || s.total != s.rows {
+	if s.begins != nil {
+		mask = BlockCausal(i, j, s.begins)
+	} else if s.start != 0 || s.total != s.rows {
 		mask = poly.ShiftedCausal[fr.Element](i, j, s.rows, s.start)
 	} else if mask, err = poly.CausalZeroifier[fr.Element](point[s.bh:], s.rows); err != nil {
 		return mask, valid, err
@@ -290,6 +311,28 @@ func (s *SoftmaxStep) publicEvals(point []fr.Element) (mask, valid fr.Element, e
 	valid.Mul(&valid, &pj)
 	valid.Mul(&valid, &sh)
 	return mask, valid, nil
+}
+
+// BlockCausal is the MLE at (i, j) of the block-diagonal causal mask of
+// a stacked pass of n = len(begins) rows, [begins[a] ≤ b ≤ a] for rows a,
+// b < n and 0 elsewhere on the cube of i's and j's coordinates:
+// Σ_a eq(i, a)·(S(a) − S(begins[a] − 1)), S the prefix sums of eq(j, ·).
+// O(n + 2^|j|).
+func BlockCausal(i, j []fr.Element, begins []int) fr.Element {
+	ei, prefix := poly.EqTable[fr.Element](i), prefixSums(poly.EqTable[fr.Element](j))
+	var sum, row, t fr.Element
+	for a, b := range begins {
+		if a >= len(ei) || a >= len(prefix) {
+			break
+		}
+		row = prefix[a]
+		if b > 0 {
+			row.Sub(&row, &prefix[b-1])
+		}
+		t.Mul(&ei[a], &row)
+		sum.Add(&sum, &t)
+	}
+	return sum
 }
 
 // oneHotTerms is OneHot·(lo + 2¹⁶·hi + 1 − mask) over tables (OneHot, lo,

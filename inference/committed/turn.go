@@ -76,6 +76,9 @@ func cacheSteps(view *model.Trace, seg inference.Segment, l *Layout, turn *Turn,
 	if turn == nil {
 		return nil, nil
 	}
+	if pass.Batch != nil {
+		return nil, fmt.Errorf("committed: a batch's pass is not a turn")
+	}
 	keep := TurnKeep(pass)
 	if view.Start != turn.Start || turn.Start+pass.Rows > turn.Capacity {
 		return nil, fmt.Errorf("committed: a turn of %d rows keeping %d from row %d of a cache of %d rows (its pass from row %d)", pass.Rows, keep, turn.Start, turn.Capacity, view.Start)
@@ -367,6 +370,9 @@ func TurnView(m *model.Model, rows int, turn Turn) (*model.Trace, error) {
 // returns the trace to prove and the cache the turn leaves, which keeps
 // [TurnKeep] rows more; cache itself is unchanged.
 func TurnTrace(m *model.Model, cache *model.Cache, pass Pass, capacity int) (*model.Trace, *model.Cache, error) {
+	if pass.Batch != nil {
+		return nil, nil, fmt.Errorf("committed: a batch's pass is not a turn")
+	}
 	keep := TurnKeep(pass)
 	if cache.Len+pass.Rows > capacity {
 		return nil, nil, fmt.Errorf("committed: a turn of %d rows from row %d of a cache of %d rows", pass.Rows, cache.Len, capacity)
