@@ -1,6 +1,8 @@
 package circuits
 
 import (
+	"fmt"
+
 	"github.com/consensys/gnark/frontend"
 
 	gcommitted "github.com/veriformer/veriformer/gadgets/committed"
@@ -73,4 +75,57 @@ func AssignCommitted(m *model.Model, s *native.Shape, st statement.Statement, pr
 // Define implements frontend.Circuit.
 func (c *Committed) Define(api frontend.API) error {
 	return gcommitted.VerifySegment(api, c.model, c.shape, c.Publics, c.Request, c.Proof)
+}
+
+// CommittedBatch is the segment circuit of a batch's pass (native
+// "Batches"): [Committed] with the batch's requests — up to slots of
+// them, each in buffers of the pass's rows, and their count — as the
+// private input, bound to the statement (model id, list digest, number
+// of requests) by gadgets/committed.VerifyBatchSegment. The circuit is
+// fixed by the model, the segment, the pass's rows and the number of
+// slots; the layout of the requests in the rows is a witness, so one
+// circuit serves every batch of up to slots requests whose rows fit.
+type CommittedBatch struct {
+	Publics gcommitted.Publics `gnark:",public"`
+	Batch   gstatement.BatchRequest
+	Proof   gcommitted.Proof
+
+	shape *native.Shape `gnark:"-"`
+	model *model.Model  `gnark:"-"`
+}
+
+// NewCommittedBatch returns the placeholder of the segment circuit of the
+// batch's shape s (a stacked pass: its layout does not enter the
+// circuit) with slots request slots, for model m.
+func NewCommittedBatch(m *model.Model, s *native.Shape, slots int) (*CommittedBatch, error) {
+	pub, err := gcommitted.PlaceholderPublics(s)
+	if err != nil {
+		return nil, err
+	}
+	p, err := gcommitted.PlaceholderProof(s)
+	if err != nil {
+		return nil, err
+	}
+	return &CommittedBatch{Publics: pub, Batch: gstatement.PlaceholderBatchRequest(s.Pass.Rows, slots), Proof: p, shape: s, model: m}, nil
+}
+
+// AssignCommittedBatch returns the assignment of the batch's segment
+// circuit of shape s with slots request slots for a native proof of the
+// statement st (statement.StackStatement) about the batch's pass of s
+// and the scalars of its opening's check.
+func AssignCommittedBatch(m *model.Model, s *native.Shape, slots int, st statement.Statement, proof *native.Proof, check *pcs.GroupCheck) (*CommittedBatch, error) {
+	stack, ok := s.Pass.Stack()
+	if !ok {
+		return nil, fmt.Errorf("circuits: the shape's pass is not a batch's")
+	}
+	req, err := gstatement.ValueOfBatchRequest(stack, slots)
+	if err != nil {
+		return nil, err
+	}
+	return &CommittedBatch{Publics: gcommitted.ValueOfPublics(s, st, proof, check), Batch: req, Proof: gcommitted.ValueOfProof(proof), shape: s, model: m}, nil
+}
+
+// Define implements frontend.Circuit.
+func (c *CommittedBatch) Define(api frontend.API) error {
+	return gcommitted.VerifyBatchSegment(api, c.model, c.shape, c.Publics, c.Batch, c.Proof)
 }

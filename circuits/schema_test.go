@@ -10,5 +10,5 @@ import (
 // package's circuits or in its tests', is visited by gnark's schema walk
 // at each compile and witness (package schemacheck).
 func TestHiddenFields(t *testing.T) {
-	schemacheck.Check(t, Direct{}, Committed{})
+	schemacheck.Check(t, Direct{}, Committed{}, CommittedBatch{})
 }

@@ -103,8 +103,15 @@ func verifyArgmax(api frontend.API, t *transcript.Transcript, s *native.Shape, r
 	}
 	bits := make([][]frontend.Variable, rows)
 	above := make([]frontend.Variable, rows)
+	if req.Next != nil && len(req.Next) != rows {
+		return nil, fmt.Errorf("committed: argmax: %d targets for %d rows", len(req.Next), rows)
+	}
 	for i, tok := range p.Targets {
-		api.AssertIsEqual(api.Mul(req.Live[i], api.Sub(tok, req.Tokens[i+1])), 0)
+		next := req.Tokens[i+1]
+		if req.Next != nil {
+			next = req.Next[i]
+		}
+		api.AssertIsEqual(api.Mul(req.Live[i], api.Sub(tok, next)), 0)
 		if !a.Chunk() {
 			bits[i] = tokenBits(api, tok, colVars)
 			assertBitsBelow(api, bits[i], a.Vocab())

@@ -132,7 +132,7 @@ func PlaceholderRotations(s *native.Shape) []FactorProof {
 	return placeholderFactors(vars)
 }
 
-func rotationSteps(api frontend.API, m *model.Model, s *native.Shape, turn *Turn, points [][]frontend.Variable, acc []frontend.Variable) []factorStep {
+func rotationSteps(api frontend.API, m *model.Model, s *native.Shape, turn *Turn, starts []frontend.Variable, points [][]frontend.Variable, acc []frontend.Variable) []factorStep {
 	steps := make([]factorStep, len(s.Rotations))
 	for k := range s.Rotations {
 		rt := &s.Rotations[k]
@@ -140,9 +140,17 @@ func rotationSteps(api frontend.API, m *model.Model, s *native.Shape, turn *Turn
 		steps[k] = factorStep{name: "rotation " + rt.Rope.Out.Name, sum: acc[rt.Q], vars: rt.Vars,
 			final: func(end []frontend.Variable, in, paired frontend.Variable) frontend.Variable {
 				var cv, sv frontend.Variable
-				if turn != nil {
-					cv, sv = ropeAt(api, m, rt, s.Turn().Capacity, turn.Start, end)
-				} else {
+				switch {
+				case turn != nil:
+					rows := rt.Rope.Input.Shape[0]
+					at := make([]frontend.Variable, rows)
+					for r := range at {
+						at[r] = api.Add(turn.Start, r)
+					}
+					cv, sv = ropeAt(api, m, rt, s.Turn().Capacity, at, end)
+				case starts != nil:
+					cv, sv = ropeAt(api, m, rt, len(starts), stackedPositions(api, starts), end)
+				default:
 					c, sn := rt.Tables()
 					cv = gpoly.EvaluateDense(api, gpoly.ValuesOf(c), end)
 					sv = gpoly.EvaluateDense(api, gpoly.ValuesOf(sn), end)
@@ -154,17 +162,20 @@ func rotationSteps(api frontend.API, m *model.Model, s *native.Shape, turn *Turn
 	return steps
 }
 
-// ropeAt returns C and S′ (native Rotation.Tables) at end for the rows
-// from the variable start: the tables' row r is the model's RoPE row at
-// position start + r. Each of the first capacity positions p folds its
+// ropeAt returns C and S′ (native Rotation.Tables) at end for rows at
+// variable positions: the tables' row r is the model's RoPE row at
+// position at[r] (start + r in a turn, r's position in its request in a
+// batch's pass). Each of the first capacity positions p folds its
 // row with the column coordinates' β table, F_C(p) = Σ_col β(e_col, col)·
 // cos[p][j(col)] (a linear combination: the columns of one pair j share
 // its sum of β), and gnark's log-derivative lookup reads F_C at start + r
-// for every row r of the pass; C(end) = Σ_r β(e_row, r)·F_C(start + r),
-// and the same for S′ with the sign of each half-head. start + rows ≤
-// capacity is the cache step's assertion, and capacity is at most the
-// tables' positions (checked when the shape is made).
-func ropeAt(api frontend.API, m *model.Model, rt *native.Rotation, capacity int, start frontend.Variable, end []frontend.Variable) (frontend.Variable, frontend.Variable) {
+// for every row r of the pass; C(end) = Σ_r β(e_row, r)·F_C(at[r]),
+// and the same for S′ with the sign of each half-head. at[r] < capacity
+// is the cache step's assertion in a turn (start + rows ≤ capacity) and
+// holds by construction in a batch's pass (a row's position is at most
+// its row), and capacity is at most the tables' positions (checked when
+// the shape is made).
+func ropeAt(api frontend.API, m *model.Model, rt *native.Rotation, capacity int, at []frontend.Variable, end []frontend.Variable) (frontend.Variable, frontend.Variable) {
 	rows, width := rt.Rope.Input.Shape[0], rt.Rope.Input.Shape[1]
 	half := rt.Rope.Cos.Out.Shape[1]
 	rv := npoly.Log2Ceil(rows)
@@ -199,10 +210,6 @@ func ropeAt(api frontend.API, m *model.Model, rt *native.Rotation, capacity int,
 		}
 		cosT.Insert(fc)
 		sinT.Insert(fs)
-	}
-	at := make([]frontend.Variable, rows)
-	for r := range at {
-		at[r] = api.Add(start, r)
 	}
 	cs, ss := cosT.Lookup(at...), sinT.Lookup(at...)
 	var cv, sv frontend.Variable = 0, 0
@@ -264,8 +271,11 @@ func ValueOfKeys(ps []native.KeyProof) []KeyProof {
 
 // maskSum is Σ_{a,b} x[a]·y[b] over the unmasked pairs of query row a and
 // key row b (native maskSum): y's prefix sums are additions, so it costs
-// one product per query row.
-func maskSum(api frontend.API, k *native.Contraction, x, y []frontend.Variable) frontend.Variable {
+// one product per query row; two in a batch's pass ([blockMaskSum]).
+func maskSum(api frontend.API, k *native.Contraction, starts, x, y []frontend.Variable) frontend.Variable {
+	if k.Begins != nil {
+		return blockMaskSum(api, starts, x, y)
+	}
 	prefix := make([]frontend.Variable, len(y))
 	var run frontend.Variable = 0
 	for b := range y {
@@ -283,7 +293,7 @@ func maskSum(api frontend.API, k *native.Contraction, x, y []frontend.Variable) 
 
 // finalWeight is the public weight's MLE at a contraction's end point
 // (native finalWeight), in a turn with the mask at the variable Start.
-func finalWeight(api frontend.API, s *native.Shape, turn *Turn, k *native.Contraction, r, end []frontend.Variable) frontend.Variable {
+func finalWeight(api frontend.API, s *native.Shape, turn *Turn, starts []frontend.Variable, k *native.Contraction, r, end []frontend.Variable) frontend.Variable {
 	h, i, j, _ := native.SplitEnd(k, end)
 	if k.Scores {
 		return api.Mul(gpoly.Eq(api, r[:k.BH], h), gpoly.Eq(api, r[k.BH:k.BH+k.BI], i))
@@ -296,12 +306,12 @@ func finalWeight(api frontend.API, s *native.Shape, turn *Turn, k *native.Contra
 	for a := range ei {
 		ei[a] = api.Mul(ei[a], wi[a])
 	}
-	return api.Mul(gpoly.Eq(api, r[k.BI:k.BI+k.BH], h), maskSum(api, k, ei, gpoly.EqTable(api, j)))
+	return api.Mul(gpoly.Eq(api, r[k.BI:k.BI+k.BH], h), maskSum(api, k, starts, ei, gpoly.EqTable(api, j)))
 }
 
 // keyWeight is w's MLE at a key sum-check's end point (native
 // keyWeight).
-func keyWeight(api frontend.API, s *native.Shape, turn *Turn, k *native.Contraction, r, end, endJ []frontend.Variable) frontend.Variable {
+func keyWeight(api frontend.API, s *native.Shape, turn *Turn, starts []frontend.Variable, k *native.Contraction, r, end, endJ []frontend.Variable) frontend.Variable {
 	_, i, _, _ := native.SplitEnd(k, end)
 	if k.Cached {
 		return turnMaskSum(api, s, turn, gpoly.BetaPairs(api, i), productPairs(api, endJ, r[k.BH+k.BI:]))
@@ -310,17 +320,17 @@ func keyWeight(api frontend.API, s *native.Shape, turn *Turn, k *native.Contract
 	for b := range ej {
 		ej[b] = api.Mul(ej[b], wj[b])
 	}
-	return maskSum(api, k, gpoly.EqTable(api, i), ej)
+	return maskSum(api, k, starts, gpoly.EqTable(api, i), ej)
 }
 
-func contractionSteps(api frontend.API, s *native.Shape, turn *Turn, points [][]frontend.Variable, acc []frontend.Variable) []factorStep {
+func contractionSteps(api frontend.API, s *native.Shape, turn *Turn, starts []frontend.Variable, points [][]frontend.Variable, acc []frontend.Variable) []factorStep {
 	steps := make([]factorStep, len(s.Contractions))
 	for n := range s.Contractions {
 		k := &s.Contractions[n]
 		r := points[k.Q]
 		steps[n] = factorStep{name: k.Name, sum: acc[k.Q], vars: k.Vars(),
 			final: func(end []frontend.Variable, a, b frontend.Variable) frontend.Variable {
-				return api.Mul(finalWeight(api, s, turn, k, r, end), a, b)
+				return api.Mul(finalWeight(api, s, turn, starts, k, r, end), a, b)
 			}}
 	}
 	return steps
@@ -330,11 +340,11 @@ func contractionSteps(api frontend.API, s *native.Shape, turn *Turn, points [][]
 // contractions' sum-checks, then under "committed/keys" each scores
 // contraction's key sum-check, its final value asserted from the public
 // w, K absorbed. It returns the end points of both.
-func verifyContractions(api frontend.API, t *transcript.Transcript, s *native.Shape, turn *Turn, points [][]frontend.Variable, acc []frontend.Variable, proofs []FactorProof, keys []KeyProof) (ends, keyEnds [][]frontend.Variable, err error) {
+func verifyContractions(api frontend.API, t *transcript.Transcript, s *native.Shape, turn *Turn, starts []frontend.Variable, points [][]frontend.Variable, acc []frontend.Variable, proofs []FactorProof, keys []KeyProof) (ends, keyEnds [][]frontend.Variable, err error) {
 	if (turn != nil) != (s.Turn() != nil) {
 		return nil, nil, fmt.Errorf("committed: a turn's variables exactly for a turn's shape")
 	}
-	if ends, err = verifyFactors(api, t, "committed/attention", contractionSteps(api, s, turn, points, acc), proofs); err != nil {
+	if ends, err = verifyFactors(api, t, "committed/attention", contractionSteps(api, s, turn, starts, points, acc), proofs); err != nil {
 		return nil, nil, err
 	}
 	for n := range s.Contractions {
@@ -356,7 +366,7 @@ func verifyContractions(api frontend.API, t *transcript.Transcript, s *native.Sh
 		if err != nil {
 			return nil, nil, fmt.Errorf("committed: the keys of %s: %w", k.Name, err)
 		}
-		api.AssertIsEqual(api.Mul(keyWeight(api, s, turn, k, points[k.Q], ends[n], end), keys[m].K), expected)
+		api.AssertIsEqual(api.Mul(keyWeight(api, s, turn, starts, k, points[k.Q], ends[n], end), keys[m].K), expected)
 		t.Absorb(keys[m].K)
 		keyEnds = append(keyEnds, end)
 	}

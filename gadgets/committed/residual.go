@@ -76,7 +76,7 @@ func embeddingPoint(t *transcript.Transcript, s *native.Shape) []frontend.Variab
 // those from the variable Start: the folded rows of P's first Capacity
 // positions, looked up at Start + i (Start + rows ≤ Capacity is the cache
 // step's assertion), Capacity + rows constraints more.
-func embeddingValue(api frontend.API, m *model.Model, s *native.Shape, turn *Turn, tokens []frontend.Variable, point []frontend.Variable) (frontend.Variable, error) {
+func embeddingValue(api frontend.API, m *model.Model, s *native.Shape, turn *Turn, starts []frontend.Variable, tokens []frontend.Variable, point []frontend.Variable) (frontend.Variable, error) {
 	c := &m.Config
 	d, rows := c.Hidden, len(tokens)
 	rv, cv := npoly.Log2Ceil(rows), npoly.Log2Ceil(d)
@@ -103,7 +103,15 @@ func embeddingValue(api frontend.API, m *model.Model, s *native.Shape, turn *Tur
 	}
 	folded := table.Lookup(tokens...)
 	var positions []frontend.Variable
-	if c.Family == model.GPT2 && turn != nil {
+	if c.Family == model.GPT2 && starts != nil {
+		// A batch's pass: row i at its position in its request, below
+		// rows.
+		pt := logderivlookup.New(api)
+		for p := range rows {
+			pt.Insert(fold(q.PositionEmbedding[p*d : (p+1)*d]))
+		}
+		positions = pt.Lookup(stackedPositions(api, starts)...)
+	} else if c.Family == model.GPT2 && turn != nil {
 		capacity := s.Turn().Capacity
 		if len(q.PositionEmbedding) < capacity*d {
 			return nil, fmt.Errorf("committed: a cache of %d rows beyond the %d positions", capacity, len(q.PositionEmbedding)/d)

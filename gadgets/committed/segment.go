@@ -227,7 +227,33 @@ func VerifySegment(api frontend.API, m *model.Model, s *native.Shape, pub Public
 		api.AssertIsEqual(keep, turnKeep(api, req.PromptLen, req.OutputLen, s.Pass.Rows))
 		turn = &Turn{Start: start, Keep: keep}
 	}
-	check, err := Verify(api, m, s, pub.Statement[:], &bound, pub.Digest, pub.MDigest, pub.FoldDigest, p, turn)
+	return verifyBound(api, m, s, pub, &bound, p, turn)
+}
+
+// VerifyBatchSegment is [VerifySegment] for a segment of a batch's pass
+// (native "Batches"): the batch's requests (gadgets/statement.BatchRequest)
+// against the statement (model id, list digest, number of requests)
+// with BatchRequest.Bind, then [Verify] with the layout they give, then
+// the scalars as VerifySegment.
+func VerifyBatchSegment(api frontend.API, m *model.Model, s *native.Shape, pub Publics, req gstatement.BatchRequest, p Proof) error {
+	if !stacked(s) || s.Turn() != nil {
+		return fmt.Errorf("committed: a batch's requests for a shape that is not a batch's pass")
+	}
+	if len(req.Requests) == 0 || len(req.Requests[0].Prompt) != s.Pass.Rows {
+		return fmt.Errorf("committed: a batch's requests for another bucket than the pass's %d rows", s.Pass.Rows)
+	}
+	bound, err := req.Bind(api, pub.Statement[1], pub.Statement[2])
+	if err != nil {
+		return err
+	}
+	return verifyBound(api, m, s, pub, &bound, p, nil)
+}
+
+// verifyBound is the segment's check after the request's binding:
+// [Verify], then the pairing-check scalars (and a chunk's chosen logits)
+// equal to the public ones.
+func verifyBound(api frontend.API, m *model.Model, s *native.Shape, pub Publics, bound *gstatement.Bound, p Proof, turn *Turn) error {
+	check, err := Verify(api, m, s, pub.Statement[:], bound, pub.Digest, pub.MDigest, pub.FoldDigest, p, turn)
 	if err != nil {
 		return err
 	}
@@ -280,6 +306,17 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.V
 	if req == nil || len(req.Tokens) != s.Pass.Rows+1 {
 		return nil, fmt.Errorf("committed: a request of another bucket than the pass's %d rows", s.Pass.Rows)
 	}
+	if (req.Starts != nil) != stacked(s) {
+		return nil, fmt.Errorf("committed: a batch's layout exactly for a batch's shape")
+	}
+	if req.Starts != nil {
+		if turn != nil {
+			return nil, fmt.Errorf("committed: a batch's pass is not a turn")
+		}
+		if err := checkStarts(api, req.Starts, s.Pass.Rows); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.CheckProjected(); err != nil {
 		return nil, err
 	}
@@ -317,11 +354,11 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.V
 	if err != nil {
 		return nil, err
 	}
-	rtEnds, err := verifyFactors(api, t, "committed/rope", rotationSteps(api, m, s, turn, points, acc), p.Rotations)
+	rtEnds, err := verifyFactors(api, t, "committed/rope", rotationSteps(api, m, s, turn, req.Starts, points, acc), p.Rotations)
 	if err != nil {
 		return nil, err
 	}
-	atEnds, keyEnds, err := verifyContractions(api, t, s, turn, points, acc, p.Attention, p.Keys)
+	atEnds, keyEnds, err := verifyContractions(api, t, s, turn, req.Starts, points, acc, p.Attention, p.Keys)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +374,7 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.V
 	if err != nil {
 		return nil, err
 	}
-	smEnds, err := verifySoftmax(api, t, s, p.Softmax, turn)
+	smEnds, err := verifySoftmax(api, t, s, p.Softmax, turn, req.Starts)
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +386,7 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.V
 	var eValue frontend.Variable
 	if ePoint != nil {
 		tokens := req.Tokens[:s.Pass.Rows]
-		if eValue, err = embeddingValue(api, m, s, turn, tokens, ePoint); err != nil {
+		if eValue, err = embeddingValue(api, m, s, turn, req.Starts, tokens, ePoint); err != nil {
 			return nil, err
 		}
 	}

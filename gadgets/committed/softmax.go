@@ -80,7 +80,7 @@ type SoftmaxEnds struct {
 // 2^bj·OneHot(ρ′, ½) = Sel(ρ′) (one marked entry per valid row), and the
 // one-hot sum-check's final value OneHot·(lo + 2¹⁶·hi + 1 − mask) with
 // the mask at its end. A designd for another segment is an error.
-func verifySoftmax(api frontend.API, t *transcript.Transcript, s *native.Shape, proofs []SoftmaxProof, turn *Turn) ([]SoftmaxEnds, error) {
+func verifySoftmax(api frontend.API, t *transcript.Transcript, s *native.Shape, proofs []SoftmaxProof, turn *Turn, starts []frontend.Variable) ([]SoftmaxEnds, error) {
 	if len(proofs) != len(s.Softmax) {
 		return nil, fmt.Errorf("committed: %d softmax proofs for %d attentions", len(proofs), len(s.Softmax))
 	}
@@ -103,7 +103,7 @@ func verifySoftmax(api frontend.API, t *transcript.Transcript, s *native.Shape, 
 			return nil, fmt.Errorf("committed: softmax %d: %w", k, err)
 		}
 		end := zc[0].Point
-		mask, err := softmaxMask(api, s, st, end, turn)
+		mask, err := softmaxMask(api, s, st, end, turn, starts)
 		if err != nil {
 			return nil, fmt.Errorf("committed: softmax %d: %w", k, err)
 		}
@@ -123,7 +123,7 @@ func verifySoftmax(api frontend.API, t *transcript.Transcript, s *native.Shape, 
 		if err != nil {
 			return nil, fmt.Errorf("committed: softmax %d: one-hot: %w", k, err)
 		}
-		m, err := softmaxMask(api, s, st, ohEnd, turn)
+		m, err := softmaxMask(api, s, st, ohEnd, turn, starts)
 		if err != nil {
 			return nil, fmt.Errorf("committed: softmax %d: %w", k, err)
 		}
@@ -184,10 +184,16 @@ func softmaxPass(st *native.SoftmaxStep) error {
 // softmaxMask is the causal mask's MLE at point = (h, i, j), as native:
 // Sel_H(h)·z(i, j), z the causal zeroifier over the square of the
 // cube's rows, or in a turn the shifted mask [i < rows ∧ j ≤ Start + i]
-// with Start a circuit variable (gadgets/poly.ShiftedCausal).
-func softmaxMask(api frontend.API, s *native.Shape, st *native.SoftmaxStep, point []frontend.Variable, turn *Turn) (frontend.Variable, error) {
+// with Start a circuit variable (gadgets/poly.ShiftedCausal), or in a
+// batch's pass the block-diagonal mask of the requests whose first rows
+// starts marks (native BlockCausal, [blockMaskSum]).
+func softmaxMask(api frontend.API, s *native.Shape, st *native.SoftmaxStep, point []frontend.Variable, turn *Turn, starts []frontend.Variable) (frontend.Variable, error) {
 	h, i, _ := st.Vars()
 	heads, rows, _ := st.Cube()
+	if st.Begins() != nil {
+		z := blockMaskSum(api, starts, gpoly.EqTable(api, point[h:h+i]), gpoly.EqTable(api, point[h+i:]))
+		return api.Mul(z, gpoly.Prefix(api, point[:h], heads)), nil
+	}
 	if turn != nil {
 		z := gpoly.ShiftedCausal(api, point[h:h+i], point[h+i:], rows, turn.Start, startBits(s))
 		return api.Mul(z, gpoly.Prefix(api, point[:h], heads)), nil

@@ -29,7 +29,7 @@ func (c *softmaxCircuit) Define(api frontend.API) error {
 	if err != nil {
 		return err
 	}
-	ends, err := verifySoftmax(api, t, c.s, c.Proofs, nil)
+	ends, err := verifySoftmax(api, t, c.s, c.Proofs, nil, nil)
 	if err != nil {
 		return err
 	}

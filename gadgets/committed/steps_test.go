@@ -439,10 +439,10 @@ func (c *factorsCircuit) Define(api frontend.API) error {
 	if _, err := verifyFactors(api, t, "committed/product", productSteps(api, c.s, c.Points, c.Acc), c.Products); err != nil {
 		return err
 	}
-	if _, err := verifyFactors(api, t, "committed/rope", rotationSteps(api, nil, c.s, nil, c.Points, c.Acc), c.Rotations); err != nil {
+	if _, err := verifyFactors(api, t, "committed/rope", rotationSteps(api, nil, c.s, nil, nil, c.Points, c.Acc), c.Rotations); err != nil {
 		return err
 	}
-	if _, _, err := verifyContractions(api, t, c.s, nil, c.Points, c.Acc, c.Contractions, c.Keys); err != nil {
+	if _, _, err := verifyContractions(api, t, c.s, nil, nil, c.Points, c.Acc, c.Contractions, c.Keys); err != nil {
 		return err
 	}
 	c.end(api, t)

@@ -56,6 +56,14 @@ type Bound struct {
 	// Live[i] = [s − 1 ≤ i < n] for each row i < R: the rows whose
 	// logits' argmax is T[i + 1].
 	Live []frontend.Variable
+	// Next, in a batch's pass, holds each live row's target, its
+	// request's next output token (a request's last row is followed by
+	// another request's first token, not its output); nil: T[i + 1].
+	Next []frontend.Variable
+	// Starts, in a batch's pass, holds for each row 1 when it is its
+	// request's first row, 0 otherwise (Starts[0] = 1); nil for one
+	// request.
+	Starts []frontend.Variable
 }
 
 // Bind asserts that the request's prompt and output have the digests
@@ -99,19 +107,7 @@ func (r Request) Bind(api frontend.API, input, output frontend.Variable) (Bound,
 			shifted[i] = r.Output[i]
 		}
 	}
-	sBits := api.ToBinary(r.PromptLen, bits.Len(uint(rows)))
-	for b, bit := range sBits {
-		step := 1 << b
-		next := make([]frontend.Variable, len(shifted))
-		for i := range next {
-			var from frontend.Variable = 0
-			if i >= step {
-				from = shifted[i-step]
-			}
-			next[i] = api.Select(bit, from, shifted[i])
-		}
-		shifted = next
-	}
+	shifted = shiftRight(api, shifted, r.PromptLen, bits.Len(uint(rows)))
 	b := Bound{Tokens: make([]frontend.Variable, rows+1), Live: make([]frontend.Variable, rows)}
 	for i := range b.Tokens {
 		b.Tokens[i] = shifted[i]

@@ -10,7 +10,10 @@
 // statement.Digest): SHA-256 of the statement, the one public input of
 // the final circuits; a turn's (TurnDigest) and a batch's (BatchDigest,
 // statement.Batch.Digest, over the first count statements of buffers
-// of m, count a variable; ListDigest its first step).
+// of m, count a variable; ListDigest its first step); and a batch's pass
+// (BatchRequest: up to m requests stacked in a bucket, bound to their
+// list digest and count, BatchRequest.Bind giving the pass's tokens, live
+// rows, targets and layout).
 package statement
 
 import (
