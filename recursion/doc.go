@@ -84,6 +84,18 @@
 // states and the digests) as its one public input
 // ([TurnWrapperAssignment]).
 //
+// # Batches
+//
+// A batch's pass (inference/committed, "Batches") is proven by the
+// segment circuits of circuits.CommittedBatch, whose statement is (model
+// id, list digest, number of requests): the same three public inputs,
+// so the aggregator is the pass's. [NewBatchWrapper] verifies such an
+// aggregator proof as [Wrapper] does and has the batch digest
+// (statement.Batch.Digest: SHA-256 of the final model id and the list
+// digest, gadgets/statement.BatchDigestOfList) as its one public input
+// ([BatchWrapperAssignment]); the registry's submitBatch recomputes it
+// from the batch's statements.
+//
 // # Model ids
 //
 // [ModelID] is the aggregator's id, the one the segments seed their
@@ -150,7 +162,9 @@
 // public inputs. The aggregator on real segment proofs is proven end to
 // end by package test. The build tag full adds
 // TestCommittedAggregator (the default model's two segment circuits
-// proven with Groth16, the aggregator solved on them), TestWrapperCircuit
+// proven with Groth16, the aggregator solved on them),
+// TestBatchWrapperTestEngine (the batch wrapper solved on the toy
+// aggregator's proof), TestWrapperCircuit
 // (the wrapper compiled, its size snapshot checked, solved on honest and
 // dishonest witnesses) and TestWrapperProve (its setup, cached, a proof
 // with [Wrap] and its verification):

@@ -306,6 +306,32 @@ func TurnWrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, st sta
 	return w, turn, nil
 }
 
+// BatchWrapperAssignment is [WrapperAssignment] for a batch's aggregator
+// proof, whose statement st is (inner model id, list digest, number of
+// requests), for the wrapper of [NewBatchWrapper]: its public input is
+// the batch digest of the final id and the list digest. It returns the
+// final id with the list digest and the count (the batch's statement as
+// the segments state it, under the final id).
+func BatchWrapperAssignment(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement, dep *Deployment, slot int) (*Wrapper, statement.Statement, error) {
+	if st.InputDigest == nil || st.InputDigest.Sign() < 0 || st.InputDigest.BitLen() > statement.ListBits {
+		return nil, statement.Statement{}, fmt.Errorf("recursion: a batch's list digest is not a %d-bit integer", statement.ListBits)
+	}
+	if st.OutputDigest == nil || st.OutputDigest.Sign() < 1 || st.OutputDigest.Cmp(big.NewInt(statement.MaxBatch)) > 0 {
+		return nil, statement.Statement{}, fmt.Errorf("recursion: a batch of %v requests, want 1 to %d", st.OutputDigest, statement.MaxBatch)
+	}
+	w, final, err := WrapperAssignment(proof, key, st, dep, slot)
+	if err != nil {
+		return nil, statement.Statement{}, err
+	}
+	digest, err := statement.BatchDigestOfList(final.ModelID, final.InputDigest)
+	if err != nil {
+		return nil, statement.Statement{}, fmt.Errorf("recursion: %w", err)
+	}
+	w.StatementDigest = digest
+	w.batch = true
+	return w, final, nil
+}
+
 // Wrap proves, with the wrapper keys, that the aggregator proof verifies
 // under the aggregator key, that of the bucket in slot slot of the
 // deployment dep; it returns the BN254 proof (made for gnark's Solidity

@@ -48,6 +48,10 @@ type Wrapper struct {
 	OutputDigest    frontend.Variable
 	// States holds a turn's StateIn and StateOut (empty otherwise).
 	States []frontend.Variable
+	// batch: the wrapper of a batch's aggregator ([NewBatchWrapper]),
+	// whose InputDigest is the batch's list digest and OutputDigest its
+	// number of requests.
+	batch bool `gnark:"-"`
 
 	// InnerModelID is the aggregator's public model id ([ModelID]).
 	InnerModelID frontend.Variable
@@ -75,6 +79,20 @@ func NewWrapper(nbCommitments int) (*Wrapper, error) {
 // in and out.
 func NewTurnWrapper(nbCommitments int) (*Wrapper, error) {
 	return newWrapper(nbCommitments, true)
+}
+
+// NewBatchWrapper is [NewWrapper] for the aggregators of a batch's pass
+// (the segments of circuits.CommittedBatch): their statement is (model
+// id, list digest, number of requests), and the wrapper's public input
+// is the batch digest of the final id and the list digest
+// (statement.Batch.Digest, [BatchWrapperAssignment]).
+func NewBatchWrapper(nbCommitments int) (*Wrapper, error) {
+	w, err := newWrapper(nbCommitments, false)
+	if err != nil {
+		return nil, err
+	}
+	w.batch = true
+	return w, nil
 }
 
 func newWrapper(nbCommitments int, turn bool) (*Wrapper, error) {
@@ -155,9 +173,14 @@ func (c *Wrapper) Define(api frontend.API) error {
 	// The one public input: the digest of the final statement (of the
 	// turn).
 	var digest frontend.Variable
-	if len(c.States) == 2 {
+	switch {
+	case c.batch && len(c.States) != 0:
+		return fmt.Errorf("recursion: a batch's wrapper with a turn's states")
+	case c.batch:
+		digest, err = gstatement.BatchDigestOfList(api, c.ModelID, c.InputDigest)
+	case len(c.States) == 2:
 		digest, err = gstatement.TurnDigest(api, c.ModelID, c.States[0], c.InputDigest, c.OutputDigest, c.States[1])
-	} else {
+	default:
 		digest, err = gstatement.Digest(api, c.ModelID, c.InputDigest, c.OutputDigest)
 	}
 	if err != nil {

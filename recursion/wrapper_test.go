@@ -104,3 +104,43 @@ func TestWrapperTestEngine(t *testing.T) {
 		t.Fatal("wrapper accepts the digest of another statement")
 	}
 }
+
+// TestBatchWrapperAssignment reads the fixture's aggregator statement as
+// a batch's, (inner id, list digest 51, 52 requests): the batch wrapper's
+// assignment states the final id, and its public input is the batch
+// digest of the final id and the list digest (statement.Batch.Digest's
+// second step), not the statement digest; a list digest beyond 250 bits
+// and counts of 0 and beyond MaxBatch are refused. Its solve in the test
+// engine is the full tier's TestBatchWrapperTestEngine.
+func TestBatchWrapperAssignment(t *testing.T) {
+	f := getFixture(t)
+	a := getAggregated(t)
+	w, final, err := BatchWrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := a.deployment.FinalModelID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := stmt.BatchDigestOfList(id, a.statement.InputDigest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	single, err := final.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.ModelID.Cmp(id) != 0 || w.StatementDigest.(*big.Int).Cmp(want) != 0 || want.Cmp(single) == 0 || !w.batch {
+		t.Fatalf("batch wrapper: final %v, digest %v, want %v", final, w.StatementDigest, want)
+	}
+	for name, bad := range map[string]stmt.Statement{
+		"a list digest of 251 bits": {ModelID: a.statement.ModelID, InputDigest: new(big.Int).Lsh(big.NewInt(1), 250), OutputDigest: big.NewInt(1)},
+		"no request":                {ModelID: a.statement.ModelID, InputDigest: big.NewInt(1), OutputDigest: big.NewInt(0)},
+		"too many requests":         {ModelID: a.statement.ModelID, InputDigest: big.NewInt(1), OutputDigest: big.NewInt(stmt.MaxBatch + 1)},
+	} {
+		if _, _, err := BatchWrapperAssignment(a.proof, f.aggregator.VK, bad, a.deployment, a.slot); err == nil {
+			t.Errorf("%s: assigned", name)
+		}
+	}
+}

@@ -169,5 +169,12 @@ func (b Batch) Digest() (*big.Int, error) {
 	if err != nil {
 		return nil, err
 	}
-	return digestWords(b.ModelID, list)
+	return BatchDigestOfList(b.ModelID, list)
+}
+
+// BatchDigestOfList is the second step of [Batch.Digest]: SHA-256 of
+// modelId ‖ list, its three most significant bits cleared, for the list
+// digest list of a batch of the model.
+func BatchDigestOfList(modelID, list *big.Int) (*big.Int, error) {
+	return digestWords(modelID, list)
 }

@@ -28,6 +28,15 @@ func BatchDigest(api frontend.API, modelID, count frontend.Variable, inputs, out
 	if err != nil {
 		return nil, err
 	}
+	return BatchDigestOfList(api, modelID, list)
+}
+
+// BatchDigestOfList returns the batch digest of the model modelID and
+// the list digest list (the second step of statement.Batch.Digest):
+// SHA-256 of the two values as canonical 32-byte big-endian words, its
+// three most significant bits cleared. Cost: two canonical
+// decompositions, 64 byte range checks and two SHA-256 compressions.
+func BatchDigestOfList(api frontend.API, modelID, list frontend.Variable) (frontend.Variable, error) {
 	return digestWords(api, modelID, list)
 }
 
