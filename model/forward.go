@@ -248,6 +248,20 @@ func position(start, r int, begins []int) int {
 	return start + r - begins[r]
 }
 
+// positions returns one past the last position of n rows from start (a
+// stacked pass's rows may exceed the context: each request's positions
+// may not).
+func positions(start, n int, begins []int) int {
+	if begins == nil {
+		return start + n
+	}
+	last := 0
+	for r := range n {
+		last = max(last, position(start, r, begins)+1)
+	}
+	return last
+}
+
 // first is the first key row query row i attends to: 0, or begins[i] in a
 // stacked pass (the first row of its request).
 func first(i int, begins []int) int {
@@ -453,14 +467,15 @@ func (m *Model) forward(cache *Cache, tokens, begins []int) (*Trace, error) {
 			return nil, fmt.Errorf("model: forward: cache layer %d does not hold %d positions of width %d", l, start, kvd)
 		}
 	}
-	if err := checkTokens(c, tokens, start); err != nil {
+	last := positions(start, n, begins)
+	if err := checkTokens(c, tokens, last-n); err != nil {
 		return nil, err
 	}
-	if c.Family == Llama && start+n > q.RopePositions {
-		return nil, fmt.Errorf("model: %d positions exceed the %d positions of the RoPE tables", start+n, q.RopePositions)
+	if c.Family == Llama && last > q.RopePositions {
+		return nil, fmt.Errorf("model: %d positions exceed the %d positions of the RoPE tables", last, q.RopePositions)
 	}
 	total := max(start+n, cache.Capacity)
-	if total > c.MaxPositions {
+	if total > c.MaxPositions && begins == nil {
 		return nil, fmt.Errorf("model: a cache of capacity %d exceeds the context length %d", cache.Capacity, c.MaxPositions)
 	}
 	lo, hi := rangeOf(ResidualBits)

@@ -29,7 +29,7 @@ func (m *Model) EmbedStacked(tokens, begins []int) (Tensor, error) {
 func (m *Model) embed(tokens []int, start int, begins []int) (Tensor, error) {
 	c := &m.Config
 	q := m.Quant
-	if err := checkTokens(c, tokens, start); err != nil {
+	if err := checkTokens(c, tokens, positions(start, len(tokens), begins)-len(tokens)); err != nil {
 		return Tensor{}, err
 	}
 	d := c.Hidden

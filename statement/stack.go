@@ -12,8 +12,8 @@ import (
 // rows from o_j = n_0 + … + n_{j−1}, then pad rows up to Rows. A row
 // attends to the rows of its own request up to itself, at its position
 // within the request (model.Model.ForwardStacked), so each request's rows
-// are those of its own pass; the pad rows form one more block of their
-// own, on token 0, and are stated nothing about. The Rows of each
+// are those of its own pass; each pad row is a block of its own, on
+// token 0 at position 0, and is stated nothing about. The Rows of each
 // request are ignored.
 type Stack struct {
 	Requests []Request
@@ -30,9 +30,10 @@ func (s Stack) Len() int {
 }
 
 // Check checks every request against a model of this vocabulary and
-// context ([Request.Check] in a bucket of its own n rows), that there is
-// at least one and at most [MaxBatch], and that their rows fit the
-// bucket: Len() ≤ Rows ≤ maxPositions.
+// context ([Request.Check] in a bucket of its own n rows: each request's
+// positions within the context), that there is at least one and at most
+// [MaxBatch], and that their rows fit the bucket, Len() ≤ Rows. The
+// bucket itself may exceed the context: positions restart per request.
 func (s Stack) Check(vocab, maxPositions int) error {
 	if len(s.Requests) == 0 || len(s.Requests) > MaxBatch {
 		return fmt.Errorf("statement: a batch of %d requests, want 1 to %d", len(s.Requests), MaxBatch)
@@ -46,8 +47,8 @@ func (s Stack) Check(vocab, maxPositions int) error {
 			return fmt.Errorf("statement: request %d of the batch: %w", j, err)
 		}
 	}
-	if n := s.Len(); n > s.Rows || s.Rows > maxPositions {
-		return fmt.Errorf("statement: a batch of %d rows in a bucket of %d rows (the context holds %d)", n, s.Rows, maxPositions)
+	if n := s.Len(); n > s.Rows {
+		return fmt.Errorf("statement: a batch of %d rows in a bucket of %d rows", n, s.Rows)
 	}
 	return nil
 }
@@ -76,7 +77,9 @@ func (s Stack) Tokens() []int {
 }
 
 // Begins returns, for each of the Rows rows, the first row of its
-// request: o_j on request j's rows, Len() on the pad rows.
+// request: o_j on request j's rows, the row itself on a pad row (each a
+// block of its own, at position 0, so that no pad row's position exceeds
+// the context).
 func (s Stack) Begins() []int {
 	b := make([]int, 0, s.Rows)
 	for j, o := range s.Offsets() {
@@ -84,9 +87,8 @@ func (s Stack) Begins() []int {
 			b = append(b, o)
 		}
 	}
-	pad := len(b)
 	for len(b) < s.Rows {
-		b = append(b, pad)
+		b = append(b, len(b))
 	}
 	return b
 }

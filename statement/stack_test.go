@@ -18,6 +18,10 @@ func TestStack(t *testing.T) {
 	if err := s.Check(100, 64); err != nil {
 		t.Fatal(err)
 	}
+	// Rows beyond the context: each request's positions are within it.
+	if err := (Stack{Requests: s.Requests, Rows: 16}).Check(100, 4); err != nil {
+		t.Fatalf("a bucket beyond a context of 4 whose requests fit it: %v", err)
+	}
 	if s.Len() != 8 || !slices.Equal(s.Offsets(), []int{0, 4, 5}) {
 		t.Fatalf("Len %d, offsets %v", s.Len(), s.Offsets())
 	}
@@ -25,7 +29,7 @@ func TestStack(t *testing.T) {
 	if got := s.Tokens(); !slices.Equal(got, wantTokens) {
 		t.Fatalf("tokens %v, want %v", got, wantTokens)
 	}
-	wantBegins := []int{0, 0, 0, 0, 4, 5, 5, 5, 8, 8, 8, 8, 8, 8, 8, 8}
+	wantBegins := []int{0, 0, 0, 0, 4, 5, 5, 5, 8, 9, 10, 11, 12, 13, 14, 15}
 	if got := s.Begins(); !slices.Equal(got, wantBegins) {
 		t.Fatalf("begins %v, want %v", got, wantBegins)
 	}
@@ -39,12 +43,12 @@ func TestStack(t *testing.T) {
 		}
 	}
 	for name, bad := range map[string]Stack{
-		"empty":             {Rows: 16},
-		"beyond the bucket": {Requests: s.Requests, Rows: 7},
-		"beyond context":    {Requests: s.Requests, Rows: 128},
-		"no output":         {Requests: []Request{{Prompt: []int{1}}}, Rows: 4},
-		"a token outside":   {Requests: []Request{{Prompt: []int{1}, Output: []int{100}}}, Rows: 4},
-		"too many":          {Requests: make([]Request, MaxBatch+1), Rows: 64},
+		"empty":                        {Rows: 16},
+		"beyond the bucket":            {Requests: s.Requests, Rows: 7},
+		"a request beyond the context": {Requests: []Request{{Prompt: make([]int, 40), Output: make([]int, 30)}}, Rows: 128},
+		"no output":                    {Requests: []Request{{Prompt: []int{1}}}, Rows: 4},
+		"a token outside":              {Requests: []Request{{Prompt: []int{1}, Output: []int{100}}}, Rows: 4},
+		"too many":                     {Requests: make([]Request, MaxBatch+1), Rows: 64},
 	} {
 		if err := bad.Check(100, 64); err == nil {
 			t.Errorf("%s: accepted", name)

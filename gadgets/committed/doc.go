@@ -86,8 +86,8 @@
 //
 // A batch's segment (native "Batches": the shape of a stacked pass) has
 // one circuit for every layout of its bucket: the layout is the
-// request's, Bound.Starts (1 on each request's first row, the pad rows'
-// block included), with Bound.Next the live rows' targets, both handed
+// request's, Bound.Starts (1 on each request's first row, and on every
+// pad row), with Bound.Next the live rows' targets, both handed
 // over by gadgets/statement.BatchRequest.Bind with the tokens and the
 // live rows. From Starts, row by row, the circuit derives each row's
 // position in its request, pos[a] = (1 − Starts[a])·(pos[a−1] + 1), and
@@ -96,9 +96,10 @@
 // the key rows' weights and c[a] = P[begin(a) − 1] carried by c[a] =
 // c[a−1] + Starts[a]·(P[a−1] − c[a−1]) — two products per row where a
 // single request's mask costs one (O(log R) for the softmax's). GPT-2's
-// position rows in the embedding are the folded rows of P's first R
-// positions looked up at pos[i]; RoPE's tables are read the same way
-// (ropeAt at pos[r]); the argmax compares each live row's target with
+// position rows in the embedding are the folded rows of P's first
+// min(R, context) positions looked up at pos[i] (a position beyond the
+// table has no row to find: the lookup fails); RoPE's tables are read
+// the same way (ropeAt at pos[r]); the argmax compares each live row's target with
 // Next[i]. The circuit asserts Starts[0] = 1 and every Starts[a] a bit.
 // A batch's pass is never a turn.
 //

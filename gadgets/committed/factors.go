@@ -149,7 +149,7 @@ func rotationSteps(api frontend.API, m *model.Model, s *native.Shape, turn *Turn
 					}
 					cv, sv = ropeAt(api, m, rt, s.Turn().Capacity, at, end)
 				case starts != nil:
-					cv, sv = ropeAt(api, m, rt, len(starts), stackedPositions(api, starts), end)
+					cv, sv = ropeAt(api, m, rt, min(len(starts), m.Quant.RopePositions), stackedPositions(api, starts), end)
 				default:
 					c, sn := rt.Tables()
 					cv = gpoly.EvaluateDense(api, gpoly.ValuesOf(c), end)

@@ -84,7 +84,7 @@ func embeddingValue(api frontend.API, m *model.Model, s *native.Shape, turn *Tur
 		return nil, fmt.Errorf("committed: embedding of %d×%d at a point of %d coordinates", rows, d, len(point))
 	}
 	q := m.Quant
-	if len(q.TokenEmbedding) != c.Vocab*d || (c.Family == model.GPT2 && len(q.PositionEmbedding) < rows*d) {
+	if len(q.TokenEmbedding) != c.Vocab*d || (c.Family == model.GPT2 && len(q.PositionEmbedding) < min(rows, c.MaxPositions)*d) {
 		return nil, fmt.Errorf("committed: the model's embeddings do not have its shape")
 	}
 	eqRow, eqCol := gpoly.EqTable(api, point[:rv]), gpoly.EqTable(api, point[rv:])
@@ -105,9 +105,9 @@ func embeddingValue(api frontend.API, m *model.Model, s *native.Shape, turn *Tur
 	var positions []frontend.Variable
 	if c.Family == model.GPT2 && starts != nil {
 		// A batch's pass: row i at its position in its request, below
-		// rows.
+		// rows and the context (a position past the table has no row).
 		pt := logderivlookup.New(api)
-		for p := range rows {
+		for p := range min(rows, c.MaxPositions) {
 			pt.Insert(fold(q.PositionEmbedding[p*d : (p+1)*d]))
 		}
 		positions = pt.Lookup(stackedPositions(api, starts)...)

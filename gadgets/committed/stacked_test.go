@@ -36,10 +36,10 @@ func (c *stackedCircuit) Define(api frontend.API) error {
 	return err
 }
 
-// stackedPass is a batch of three greedy generations of m stacked in 8
-// rows (requests of 3, 1 and 2 rows, then 2 pad rows), or with split
-// set another batch over the same 8 rows (requests of 2, 2 and 2 rows).
-func stackedPass(t *testing.T, m *model.Model, split bool) native.Pass {
+// stackedPass is a batch of three greedy generations of m stacked in
+// rows rows (requests of 3, 1 and 2 rows, then pad rows), or with split
+// set another batch over the same rows (requests of 2, 2 and 2 rows).
+func stackedPass(t *testing.T, m *model.Model, rows int, split bool) native.Pass {
 	t.Helper()
 	cases := []struct{ prompt, tokens int }{{2, 2}, {1, 1}, {1, 2}}
 	if split {
@@ -57,7 +57,7 @@ func stackedPass(t *testing.T, m *model.Model, split bool) native.Pass {
 		}
 		requests = append(requests, statement.Request{Prompt: prompt, Output: gen.Tokens})
 	}
-	return native.Pass{Rows: 8, Batch: requests}
+	return native.Pass{Rows: rows, Batch: requests}
 }
 
 // stackedShape returns the native shape of segment seg of the pass.
@@ -129,26 +129,32 @@ func stackedAssignment(t *testing.T, m *model.Model, pass native.Pass, seg infer
 // the honest batch — the first segment of the GPT-2 and the Llama
 // built-in models (the block-diagonal mask, the positions of GPT-2's
 // embedding and of the RoPE tables; the last segment, with the argmax's
-// targets, is TestBatchSegment's) — and rejects another layout of the
+// targets, is TestBatchSegment's) and the micro model's one segment in
+// 16 rows, beyond its context of 8 — and rejects another layout of the
 // same rows and a token changed.
 func TestStackedSegment(t *testing.T) {
 	llama, err := model.Builtin(model.LlamaTiny)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gpt := model.Default()
+	micro, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		m    *model.Model
-		seg  inference.Segment
+		rows int
 	}{
-		{"gpt2 first", gpt, inference.Segment{From: 0, To: 1}},
-		{"llama first", llama, inference.Segment{From: 0, To: 1}},
+		{"gpt2 first", model.Default(), 8},
+		{"llama first", llama, 8},
+		{"micro beyond the context", micro, 16},
 	} {
+		seg := inference.Segment{From: 0, To: 1}
 		t.Run(c.name, func(t *testing.T) {
-			other := stackedPass(t, c.m, true)
-			ph := &stackedCircuit{shape: stackedShape(t, c.m, other, c.seg), model: c.m,
-				Tokens: make([]frontend.Variable, 9), Live: make([]frontend.Variable, 8), Next: make([]frontend.Variable, 8), Starts: make([]frontend.Variable, 8)}
+			other := stackedPass(t, c.m, c.rows, true)
+			ph := &stackedCircuit{shape: stackedShape(t, c.m, other, seg), model: c.m,
+				Tokens: make([]frontend.Variable, c.rows+1), Live: make([]frontend.Variable, c.rows), Next: make([]frontend.Variable, c.rows), Starts: make([]frontend.Variable, c.rows)}
 			var err error
 			if ph.Publics, err = PlaceholderPublics(ph.shape); err != nil {
 				t.Fatal(err)
@@ -156,7 +162,7 @@ func TestStackedSegment(t *testing.T) {
 			if ph.Proof, err = PlaceholderProof(ph.shape); err != nil {
 				t.Fatal(err)
 			}
-			honest := stackedAssignment(t, c.m, stackedPass(t, c.m, false), c.seg)
+			honest := stackedAssignment(t, c.m, stackedPass(t, c.m, c.rows, false), seg)
 			if err := test.IsSolved(ph, honest, ecc.BLS12_377.ScalarField()); err != nil {
 				t.Fatalf("honest batch: %v", err)
 			}
@@ -209,7 +215,7 @@ func TestBatchSegment(t *testing.T) {
 	m := model.Default()
 	seg := inference.Segment{From: 1, To: m.Config.Layers}
 	const slots = 3
-	other := stackedPass(t, m, true)
+	other := stackedPass(t, m, 8, true)
 	ph := &batchSegmentCircuit{shape: stackedShape(t, m, other, seg), model: m, Batch: gstatement.PlaceholderBatchRequest(8, slots)}
 	var err error
 	if ph.Publics, err = PlaceholderPublics(ph.shape); err != nil {
@@ -218,7 +224,7 @@ func TestBatchSegment(t *testing.T) {
 	if ph.Proof, err = PlaceholderProof(ph.shape); err != nil {
 		t.Fatal(err)
 	}
-	pass := stackedPass(t, m, false)
+	pass := stackedPass(t, m, 8, false)
 	bound := stackedAssignment(t, m, pass, seg)
 	stack, _ := pass.Stack()
 	batch, err := gstatement.ValueOfBatchRequest(stack, slots)

@@ -72,7 +72,7 @@ func ValueOfBatchRequest(s native.Stack, slots int) (BatchRequest, error) {
 //	T[i]      = Σ_j (τ(o_{j+1}) − τ(o_j))[i]·q_j[i − o_j]
 //	Live[i]   = Σ_j (τ(o_{j+1}) − τ(L_j))[i]
 //	Next[i]   = Σ_j (τ(o_{j+1}) − τ(L_j))[i]·q_j[i + 1 − o_j]
-//	Starts[i] = Σ_{j < Count} [i = o_j] + [i = N]        (N = o_Count: the pad rows' block)
+//	Starts[i] = Σ_{j < Count} [i = o_j] + [i ≥ N]        (N = o_Count: each pad row a block of its own)
 //
 // Cost per slot: the two prefix digests, three thermometers of R + 1,
 // two barrel shifts of ⌈log₂(R + 1)⌉·(R + 1) selects and 3R products;
@@ -162,7 +162,7 @@ func (b BatchRequest) Bind(api frontend.API, list, count frontend.Variable) (Bou
 		}
 	}
 	for i := range rows {
-		out.Starts[i] = api.Add(out.Starts[i], at(tau[m], i))
+		out.Starts[i] = api.Add(out.Starts[i], api.Sub(1, tau[m][i])) // a pad row, i ≥ N
 	}
 	return out, nil
 }

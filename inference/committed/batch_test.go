@@ -44,7 +44,8 @@ func stackFixture(t *testing.T, m *model.Model, rows int) (Pass, *model.Trace, s
 
 // TestStackedPass proves a batch's pass natively, the requests stacked
 // in one bucket with a block-diagonal mask and positions restarting per
-// request, on a GPT-2 and a Llama family model, every segment of it; the
+// request, on a GPT-2 and a Llama family model and, in a bucket of 16
+// rows, on the micro model whose context holds 8, every segment of it; the
 // verifier, which takes the layout from the pass, accepts it, and
 // rejects it for the requests in another order, for another split of the
 // same rows into requests, for another statement, and a proof of the
@@ -55,11 +56,23 @@ func TestStackedPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []*model.Model{model.Default(), llama} {
-		t.Run(string(m.Config.Family), func(t *testing.T) {
-			pass, tr, st := stackFixture(t, m, 8)
+	micro, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		m    *model.Model
+		rows int
+	}{{"gpt2", model.Default(), 8}, {"llama", llama, 8}, {"beyond the context", micro, 16}} {
+		m := c.m
+		t.Run(c.name, func(t *testing.T) {
+			pass, tr, st := stackFixture(t, m, c.rows)
 			vk := testKey(t, s, m)
 			segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: m.Config.Layers}}
+			if m.Config.Layers == 1 {
+				segs = segs[:1]
+			}
 			proofs := make([]*Proof, len(segs))
 			for k, seg := range segs {
 				proof, _, err := Prove(s, m, st, pass, tr, seg, WithPartVars(testPartVars))
@@ -88,7 +101,7 @@ func TestStackedPass(t *testing.T) {
 				"requests reordered":           {reordered, st},
 				"two requests as one":          {merged, st},
 				"another statement":            {pass, other},
-				"the rows as a single request": {Pass{Prompt: pass.Tokens()[:1], Output: slices.Concat(pass.Tokens()[1:6], []int{0}), Rows: 8}, st},
+				"the rows as a single request": {Pass{Prompt: pass.Tokens()[:1], Output: slices.Concat(pass.Tokens()[1:6], []int{0}), Rows: c.rows}, st},
 			} {
 				if err := VerifyPass(vk, m, c.st, c.pass, segs, proofs); err == nil {
 					t.Errorf("%s: accepted", name)
@@ -97,6 +110,9 @@ func TestStackedPass(t *testing.T) {
 			// The plain causal pass over the same tokens, its trace labelled
 			// with the batch's layout: the prover's tables follow its
 			// attention, which reads across requests.
+			if c.rows > m.Config.MaxPositions {
+				return // no plain pass beyond the context
+			}
 			plain, err := m.Forward(m.NewCache(), pass.Tokens())
 			if err != nil {
 				t.Fatal(err)

@@ -415,7 +415,8 @@
 // A batch's requests are proven as more rows of one pass
 // (statement.Stack, a [Pass] with Batch set): request j's pass tokens on
 // the n_j rows from o_j = n_0 + … + n_{j−1}, in order, then pad rows,
-// which form one more request of their own. The trace is
+// each a request of one row of its own (position 0). The bucket may
+// exceed the model's context: each request's positions may not. The trace is
 // model.Model.ForwardStacked's: row i attends to the rows Begins[i] … i
 // of its request (Begins[i] = o_j, its request's first row) and sits at
 // position i − Begins[i] (GPT-2's position rows and Llama's RoPE tables
