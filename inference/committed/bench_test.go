@@ -364,3 +364,79 @@ func benchTurn(b *testing.B, m *model.Model, segs []inference.Segment, rows, cap
 func statementOf(m *model.Model, p Pass) (statement.Statement, error) {
 	return statement.Of[fr.Element](m.ID(), p.Prompt, p.Output)
 }
+
+var batchRequests = flag.Int("committed.batch", 32, "requests of BenchmarkBatch's batch (4 to 12 rows each)")
+
+// BenchmarkBatch measures a batch's stacked pass against one request in
+// the same run, on the built-in model, both segments proven one at a
+// time: the batch of -committed.batch requests of 4 to 12 rows each
+// (greedy generations, their rows summing to at most 8 per request) in
+// the smallest bucket of a power of two holding them, and the first of
+// them alone in its own bucket. per-inference-ratio = (batch time / n) /
+// single time; each iteration proves both.
+func BenchmarkBatch(b *testing.B) {
+	m := model.Default()
+	n := *batchRequests
+	var requests []statement.Request
+	for k := range n {
+		rows := 4 + (k*5)%9 // 4 … 12
+		prompt := make([]int, max(rows/2, 1))
+		for i := range prompt {
+			prompt[i] = (i*37 + 11 + 13*k) % m.Config.Vocab
+		}
+		gen, err := m.Generate(prompt, rows-len(prompt)+1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		requests = append(requests, statement.Request{Prompt: prompt, Output: gen.Tokens})
+	}
+	stack := statement.Stack{Requests: requests}
+	total := stack.Len()
+	stack.Rows = 1
+	for stack.Rows < total {
+		stack.Rows *= 2
+	}
+	batch := Pass{Rows: stack.Rows, Batch: requests}
+	single := requests[0]
+	single.Rows = 1
+	for single.Rows < single.Len() {
+		single.Rows *= 2
+	}
+	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: m.Config.Layers}}
+	s := benchSRS(b, 1<<20)
+	prove := func(pass Pass, st statement.Statement, tr *model.Trace) time.Duration {
+		start := time.Now()
+		for _, seg := range segs {
+			if _, _, err := Prove(s, m, st, pass, tr, seg); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(start)
+	}
+	btr, err := m.ForwardStacked(batch.Tokens(), batch.Begins())
+	if err != nil {
+		b.Fatal(err)
+	}
+	bst, _, err := statement.StackStatement[fr.Element](m.ID(), stack)
+	if err != nil {
+		b.Fatal(err)
+	}
+	str, err := m.Forward(m.NewCache(), single.Tokens())
+	if err != nil {
+		b.Fatal(err)
+	}
+	sst, err := statement.Of[fr.Element](m.ID(), single.Prompt, single.Output)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run(fmt.Sprintf("default/n=%d/rows=%d", n, batch.Rows), func(b *testing.B) {
+		var tb, ts time.Duration
+		for range b.N {
+			tb += prove(batch, bst, btr)
+			ts += prove(single, sst, str)
+		}
+		b.ReportMetric(float64(tb.Milliseconds())/float64(b.N), "batch-ms")
+		b.ReportMetric(float64(ts.Milliseconds())/float64(b.N), "single-ms")
+		b.ReportMetric(float64(tb)/float64(n)/float64(ts), "per-inference-ratio")
+	})
+}
