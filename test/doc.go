@@ -6,8 +6,9 @@
 // (TestRunDirect), its final proof verified on go-ethereum's simulated
 // chain and its tampered variants refused there by both Solidity
 // templates; in the aggregated design (TestRunAggregated), the segment
-// and aggregator proofs real and the BN254 wrapper solved on the
-// aggregator's proof by gnark's test engine. Package test/turns proves
+// and aggregator proofs real (the full tier also solves the BN254
+// wrapper on the aggregator's proof with gnark's test engine). Package
+// test/turns proves
 // a conversation of two turns of the same model.
 //
 // The full tier (scripts/test.sh --full, the build tag full) runs the
