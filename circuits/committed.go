@@ -39,11 +39,7 @@ type Committed struct {
 // NewCommitted returns the placeholder of the segment circuit of shape s
 // for model m.
 func NewCommitted(m *model.Model, s *native.Shape) (*Committed, error) {
-	pub, err := gcommitted.PlaceholderPublics(s)
-	if err != nil {
-		return nil, err
-	}
-	p, err := gcommitted.PlaceholderProof(s)
+	pub, p, err := placeholders(s)
 	if err != nil {
 		return nil, err
 	}
@@ -53,6 +49,20 @@ func NewCommitted(m *model.Model, s *native.Shape) (*Committed, error) {
 		Proof:   p,
 		shape:   s, model: m,
 	}, nil
+}
+
+// placeholders returns the public inputs and the proof of a segment
+// circuit of shape s, sized to compile.
+func placeholders(s *native.Shape) (gcommitted.Publics, gcommitted.Proof, error) {
+	pub, err := gcommitted.PlaceholderPublics(s)
+	if err != nil {
+		return gcommitted.Publics{}, gcommitted.Proof{}, err
+	}
+	p, err := gcommitted.PlaceholderProof(s)
+	if err != nil {
+		return gcommitted.Publics{}, gcommitted.Proof{}, err
+	}
+	return pub, p, nil
 }
 
 // AssignCommitted returns the assignment of the segment circuit of shape
@@ -98,11 +108,7 @@ type CommittedBatch struct {
 // batch's shape s (a stacked pass: its layout does not enter the
 // circuit) with slots request slots, for model m.
 func NewCommittedBatch(m *model.Model, s *native.Shape, slots int) (*CommittedBatch, error) {
-	pub, err := gcommitted.PlaceholderPublics(s)
-	if err != nil {
-		return nil, err
-	}
-	p, err := gcommitted.PlaceholderProof(s)
+	pub, p, err := placeholders(s)
 	if err != nil {
 		return nil, err
 	}

@@ -19,14 +19,18 @@
 // private witnesses bound to it ([PublicWitness]).
 //
 // [Committed] is the aggregated design's segment circuit, over BLS12-377:
-// one per (model, segment, prompt length, output length), it verifies
-// the field part of one segment's committed proof (inference/committed)
-// with gadgets/committed.VerifySegment, the model's weights as
-// constants, the tokens private and bound to the statement's digests.
-// Its public inputs are gadgets/committed.Publics: the statement, the
-// digests of the proof's commitments, of its multiplicities' and of its
-// opening's folds, and the scalars of the opening's pairing check, which
-// the aggregator (package recursion) completes.
+// one per (model, segment, row bucket), it verifies the field part of
+// one segment's committed proof (inference/committed) with
+// gadgets/committed.VerifySegment, the model's weights as constants,
+// the tokens private and bound to the statement's digests. Its public
+// inputs are gadgets/committed.Publics: the statement, the digests of
+// the proof's commitments, of its multiplicities' and of its opening's
+// folds, and the scalars of the opening's pairing check, which the
+// aggregator (package recursion) completes. [CommittedBatch] is the same
+// for a batch's stacked pass: one per (model, segment, row bucket,
+// request slots), the requests and their layout private and bound to
+// the statement (model id, list digest, count) by
+// gadgets/committed.VerifyBatchSegment.
 //
 // # Usage
 //

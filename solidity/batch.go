@@ -55,8 +55,8 @@ func PackSubmitBatch(proof groth16.Proof, b Batch) ([]byte, error) {
 // PackSubmitBatchBytes is [PackSubmitBatch] for a proof already encoded
 // ([ProofBytes]): 256 or 384 bytes.
 func PackSubmitBatchBytes(proof []byte, b Batch) ([]byte, error) {
-	if len(proof) != 256 && len(proof) != 384 {
-		return nil, fmt.Errorf("solidity: an encoded proof of %d bytes, want 256 or 384", len(proof))
+	if err := checkEncodedProof(proof); err != nil {
+		return nil, err
 	}
 	if err := ValidateBatch(b); err != nil {
 		return nil, err

@@ -119,6 +119,15 @@ func ProofBytes(proof groth16.Proof) ([]byte, error) {
 	return p.MarshalSolidity(), nil
 }
 
+// checkEncodedProof checks the size of a proof encoded by [ProofBytes]:
+// 256 bytes, or 384 with a commitment.
+func checkEncodedProof(proof []byte) error {
+	if len(proof) != 256 && len(proof) != 384 {
+		return fmt.Errorf("solidity: an encoded proof of %d bytes, want 256 or 384", len(proof))
+	}
+	return nil
+}
+
 // PackSubmit returns the calldata of InferenceRegistry.submit for a proof of
 // the statement.
 func PackSubmit(proof groth16.Proof, statement Statement) ([]byte, error) {

@@ -55,8 +55,8 @@ func PackSubmitTurn(proof groth16.Proof, t Turn) ([]byte, error) {
 // PackSubmitTurnBytes is [PackSubmitTurn] for a proof already encoded
 // ([ProofBytes]): 256 or 384 bytes.
 func PackSubmitTurnBytes(proof []byte, t Turn) ([]byte, error) {
-	if len(proof) != 256 && len(proof) != 384 {
-		return nil, fmt.Errorf("solidity: an encoded proof of %d bytes, want 256 or 384", len(proof))
+	if err := checkEncodedProof(proof); err != nil {
+		return nil, err
 	}
 	if err := ValidateTurn(t); err != nil {
 		return nil, err
