@@ -54,6 +54,12 @@ type AggregatedOptions struct {
 	// conversation's turns over a cache of Capacity rows ([RunTurn]):
 	// turn segment circuits, the turn aggregator and the turn wrapper.
 	Capacity int
+	// Slots, when positive, makes the circuits those of a batch's pass
+	// ([RunBatch]) with Slots request slots: batch segment circuits
+	// (circuits.CommittedBatch), the aggregator of their shapes and the
+	// batch wrapper. The buckets are then batch buckets ([BatchRows]):
+	// powers of two, which may exceed the model's context.
+	Slots int
 }
 
 // AggregatedProof is the aggregator's BW6-761 proof of a run, verified
@@ -103,7 +109,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	}
 	if len(opts.Buckets) > 0 {
 		// Checked before anything is proven; deploy checks again.
-		if err := checkDeployment(m, opts.Buckets, rows); err != nil {
+		if err := checkDeployment(m, opts.Buckets, rows, false); err != nil {
 			return nil, err
 		}
 	}
@@ -287,6 +293,12 @@ func (opts *AggregatedOptions) defaults() error {
 	if opts.VocabChunk < 0 {
 		return fmt.Errorf("pipeline: vocabulary chunks of %d columns", opts.VocabChunk)
 	}
+	if opts.Slots < 0 || opts.Slots > statement.MaxBatch {
+		return fmt.Errorf("pipeline: %d request slots, want 1 to %d", opts.Slots, statement.MaxBatch)
+	}
+	if opts.Slots > 0 && opts.Capacity > 0 {
+		return fmt.Errorf("pipeline: a batch of conversations' turns is not supported: request slots and a cache capacity")
+	}
 	return nil
 }
 
@@ -349,10 +361,14 @@ func (r *runner) setupAggregator(k *AggregatedKeys) error {
 // checkDeployment checks a deployment's buckets: each a bucket of m
 // ([Rows]), no two in one slot of the bucket tree, the run's bucket rows
 // among them.
-func checkDeployment(m *model.Model, buckets []int, rows int) error {
+func checkDeployment(m *model.Model, buckets []int, rows int, batch bool) error {
 	var seen [recursion.BucketSlots]bool
 	for _, b := range buckets {
-		if _, err := Rows(m, 1, 1, b); err != nil {
+		check := func() error { _, err := Rows(m, 1, 1, b); return err }
+		if batch {
+			check = func() error { _, err := BatchRows(1, b); return err }
+		}
+		if err := check(); err != nil {
 			return fmt.Errorf("pipeline: the deployment's bucket of %d rows: %w", b, err)
 		}
 		slot, err := recursion.BucketSlot(b)
@@ -374,6 +390,10 @@ func checkDeployment(m *model.Model, buckets []int, rows int) error {
 // generated ones: opts.Bucket when set, else the smallest of opts.Buckets
 // that holds them, else the smallest bucket that holds them ([Rows]).
 func (opts *AggregatedOptions) rows(promptLen, outputLen int) (int, error) {
+	if opts.Slots > 0 {
+		// A batch's bucket is chosen by RunBatch from the stack's rows.
+		return BatchRows(1, opts.Bucket)
+	}
 	if opts.Bucket != 0 || len(opts.Buckets) == 0 {
 		return Rows(opts.Model, promptLen, outputLen, opts.Bucket)
 	}
@@ -408,7 +428,7 @@ func (r *runner) deploy(opts *AggregatedOptions, k *AggregatedKeys) error {
 	if len(buckets) == 0 {
 		buckets = []int{k.Rows}
 	}
-	if err := checkDeployment(m, buckets, k.Rows); err != nil {
+	if err := checkDeployment(m, buckets, k.Rows, opts.Slots > 0); err != nil {
 		return err
 	}
 	k.Deployment = &recursion.Deployment{ModelDigest: r.modelID()}

@@ -69,8 +69,9 @@ func (c *Circuit) Compile() (constraint.ConstraintSystem, error) {
 type Catalog struct {
 	Design   Design
 	Circuits []*Circuit
-	// Rows is the circuits' row bucket.
-	Rows int
+	// Rows is the circuits' row bucket; Slots, for a batch's circuits,
+	// their number of request slots (0 otherwise).
+	Rows, Slots int
 
 	// Direct design: the circuit's layout.
 	Layout *circuits.Layout
@@ -125,7 +126,7 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 	}
 	m := opts.Model
 	id := r.modelID()
-	c := &Catalog{Design: d, Rows: rows, loadSRS: srs, aggregatorCommitments: -1}
+	c := &Catalog{Design: d, Rows: rows, Slots: opts.Slots, loadSRS: srs, aggregatorCommitments: -1}
 	if d == Direct {
 		if c.Layout, err = circuits.NewLayoutOf(m, id, rows); err != nil {
 			return nil, err
@@ -150,14 +151,18 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		turn = &committed.Turn{Start: 0, Capacity: opts.Capacity}
 		aggTurn = &recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: opts.Capacity}
 	}
-	if c.Shapes, err = committedShapes(m, c.Segments, committedPass(rows), turn); err != nil {
+	pass := committedPass(rows)
+	if opts.Slots > 0 {
+		pass = batchPass(rows)
+	}
+	if c.Shapes, err = committedShapes(m, c.Segments, pass, turn); err != nil {
 		return nil, err
 	}
 	c.segmentShapes = make([]*recursion.SegmentShape, len(c.Segments))
 	for i, s := range c.Shapes {
 		name := segmentName(i, c.Segments)
 		c.Circuits = append(c.Circuits, &Circuit{Kind: "segment", Name: name, Curve: ecc.BLS12_377, compile: func() (constraint.ConstraintSystem, error) {
-			ccs, err := r.compileSegment(opts.CacheDir, m, id, s, name)
+			ccs, err := r.compileSegment(opts.CacheDir, m, id, s, opts.Slots, name)
 			if err != nil {
 				return nil, err
 			}
@@ -204,6 +209,11 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 				}
 			}
 			n := c.aggregatorCommitments
+			if opts.Slots > 0 {
+				return r.compileCached(opts.CacheDir, wrapperName(n)+"\nbatch", ecc.BN254, "BN254 batch wrapper", func() (constraint.ConstraintSystem, error) {
+					return recursion.CompileBatchWrapper(n)
+				})
+			}
 			if aggTurn != nil {
 				return r.compileCached(opts.CacheDir, wrapperName(n)+"\nturn", ecc.BN254, "BN254 turn wrapper", func() (constraint.ConstraintSystem, error) {
 					return recursion.CompileTurnWrapper(n)

@@ -32,6 +32,27 @@
 // bucket, then turns of one row). A prover keeps a conversation between
 // its turns in conversation.json ([Conversation], [ParseConversation]).
 //
+// # Batches
+//
+// [RunBatch] proves many requests of one model in one pass of the
+// aggregated design: each request is generated on its own, then the
+// requests are stacked in the rows of one batch bucket (statement.Stack,
+// [BatchRows]: a power of two that may exceed the model's context), a
+// row attending to its own request's rows only, at its position within
+// its request. The pass is proven by the batch's segment circuits
+// (circuits.CommittedBatch, fixed by the bucket and AggregatedOptions.Slots
+// request slots, the layout of the requests a witness), the aggregator
+// of their shapes, whose statement is (model id, list digest, number of
+// requests), and with Wrap the batch wrapper, whose one public input is
+// the batch digest (statement.Batch.Digest). With Wrap and Chain, the
+// batch is recorded on a new simulated chain (the registry's
+// submitBatch: a root in one slot, an event per statement). A request
+// that cannot be proven is reported in its [BatchResult] and left out;
+// the others go on. A batch file is JSON Lines, a request a line
+// ([ParseBatchFile]). The batch circuits are a deployment of their own,
+// with their own final model id (their buckets in the bucket tree's
+// slots as a single request's are).
+//
 // # Circuits
 //
 // [Circuits] is the one catalog of the circuits a design of a model needs

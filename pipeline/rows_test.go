@@ -69,7 +69,7 @@ func TestCheckDeployment(t *testing.T) {
 		{[]int{4, 4}, 4, "two buckets of slot 2"},
 		{[]int{32}, 32, ""},
 	} {
-		err := checkDeployment(m, c.buckets, c.rows)
+		err := checkDeployment(m, c.buckets, c.rows, false)
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("deployment %v, bucket %d: %v, want %q", c.buckets, c.rows, err, c.err)
 		}

@@ -40,8 +40,16 @@ func committedPass(rows int) committed.Pass {
 	return committed.Pass{Prompt: []int{0}, Output: []int{0}, Rows: rows}
 }
 
-// committedShapes returns the native shapes of the segments for a pass,
-// of a turn when turn is not nil.
+// batchPass is a batch's pass of a bucket of rows with one request of
+// one prompt and one output token, both 0: the shapes of a batch's
+// segment circuits depend on the rows only (the layout of the requests
+// is a circuit variable).
+func batchPass(rows int) committed.Pass {
+	return committed.Pass{Rows: rows, Batch: []statement.Request{{Prompt: []int{0}, Output: []int{0}}}}
+}
+
+// committedShapes returns the native shapes of the segments for a pass
+// (a batch's when pass.Batch is set), of a turn when turn is not nil.
 func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pass, turn *committed.Turn) ([]*committed.Shape, error) {
 	var view *model.Trace
 	var err error
@@ -49,6 +57,8 @@ func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pa
 	if turn != nil {
 		view, err = committed.TurnView(m, pass.Rows, *turn)
 		opts = append(opts, committed.WithTurn(*turn))
+	} else if begins := pass.Begins(); begins != nil {
+		view, err = m.ForwardStacked(make([]int, pass.Rows), begins)
 	} else {
 		view, err = inference.ShapePass(m, pass.Rows)
 	}
@@ -64,15 +74,26 @@ func committedShapes(m *model.Model, segs []inference.Segment, pass committed.Pa
 	return shapes, nil
 }
 
-// compileSegment compiles the segment circuit (circuits.Committed) of a
-// shape (BLS12-377), or reads it from the circuit cache in dir
+// compileSegment compiles the segment circuit (circuits.Committed, or
+// with slots > 0 circuits.CommittedBatch of that many request slots) of
+// a shape (BLS12-377), or reads it from the circuit cache in dir
 // (setup.CompileCached): a GPT-2-small segment takes minutes to compile.
-func (r *runner) compileSegment(dir string, m *model.Model, id *big.Int, s *committed.Shape, what string) (constraint.ConstraintSystem, error) {
+func (r *runner) compileSegment(dir string, m *model.Model, id *big.Int, s *committed.Shape, slots int, what string) (constraint.ConstraintSystem, error) {
 	// The segment's String tells apart the segments of a cut with
 	// chunks of the LM head from those of the same blocks with it.
 	name := fmt.Sprintf("committed segment\nmodel %x\nsegment %v\nbucket %d", id, s.Segment, s.Pass.Rows)
 	if t := s.Turn(); t != nil {
 		name += fmt.Sprintf("\nturn capacity %d", t.Capacity)
+	}
+	if slots > 0 {
+		name += fmt.Sprintf("\nbatch slots %d", slots)
+		return r.compileCached(dir, name, ecc.BLS12_377, what, func() (constraint.ConstraintSystem, error) {
+			placeholder, err := circuits.NewCommittedBatch(m, s, slots)
+			if err != nil {
+				return nil, err
+			}
+			return frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+		})
 	}
 	return r.compileCached(dir, name, ecc.BLS12_377, what, func() (constraint.ConstraintSystem, error) {
 		placeholder, err := circuits.NewCommitted(m, s)
@@ -282,7 +303,12 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 	)
 	if err := r.stage("native segment proofs", func() (string, error) {
 		var err error
-		if st, err = statement.Of[bls12377fr.Element](keys.ModelID, pass.Prompt, pass.Output); err != nil {
+		if stack, ok := pass.Stack(); ok {
+			st, _, err = statement.StackStatement[bls12377fr.Element](keys.ModelID, stack)
+		} else {
+			st, err = statement.Of[bls12377fr.Element](keys.ModelID, pass.Prompt, pass.Output)
+		}
+		if err != nil {
 			return "", err
 		}
 		var turn *committed.Turn
@@ -345,7 +371,13 @@ func (r *runner) segmentProofs(keys *AggregatedKeys, shapes []*committed.Shape, 
 	return r.stage("segment groth16 proofs", func() (string, error) {
 		for k := range segs {
 			start := time.Now()
-			assignment, err := circuits.AssignCommitted(m, shapes[k], st, natives[k], checks[k])
+			var assignment frontend.Circuit
+			var err error
+			if slots := keys.Catalog.Slots; slots > 0 {
+				assignment, err = circuits.AssignCommittedBatch(m, shapes[k], slots, st, natives[k], checks[k])
+			} else {
+				assignment, err = circuits.AssignCommitted(m, shapes[k], st, natives[k], checks[k])
+			}
 			if err != nil {
 				return "", err
 			}

@@ -387,3 +387,66 @@ func bigs(xs []*big.Int) []frontend.Variable {
 	}
 	return out
 }
+
+// CompileBatchWrapper compiles the wrapper of batch aggregators with
+// nbCommitments commitments ([NewBatchWrapper]).
+func CompileBatchWrapper(nbCommitments int) (constraint.ConstraintSystem, error) {
+	c, err := NewBatchWrapper(nbCommitments)
+	if err != nil {
+		return nil, err
+	}
+	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c)
+	if err != nil {
+		return nil, fmt.Errorf("recursion: compile batch wrapper: %w", err)
+	}
+	return ccs, nil
+}
+
+// BatchWrapperWitness returns the public witness of a batch wrapper's
+// proof of the final statement (final model id, list digest, count): its
+// batch digest (statement.BatchDigestOfList).
+func BatchWrapperWitness(final statement.Statement) (witness.Witness, error) {
+	if final.ModelID == nil || final.InputDigest == nil {
+		return nil, fmt.Errorf("recursion: a batch statement without its model id or list digest")
+	}
+	digest, err := statement.BatchDigestOfList(final.ModelID, final.InputDigest)
+	if err != nil {
+		return nil, fmt.Errorf("recursion: %w", err)
+	}
+	return digestWitness(digest)
+}
+
+// WrapBatch is [Wrap] for a batch aggregator's proof of st (inner model
+// id, list digest, count): it returns the BN254 proof, whose one public
+// input is the batch digest, and the final statement (the deployment's
+// final id, the list digest, the count).
+func WrapBatch(proof groth16.Proof, key groth16.VerifyingKey, st statement.Statement, dep *Deployment, slot int, wrapper *Keys) (groth16.Proof, statement.Statement, error) {
+	if err := VerifyAggregated(proof, key, st); err != nil {
+		return nil, statement.Statement{}, err
+	}
+	assignment, final, err := BatchWrapperAssignment(proof, key, st, dep, slot)
+	if err != nil {
+		return nil, statement.Statement{}, err
+	}
+	wrapped, err := prove(wrapper, assignment, ecc.BN254.ScalarField(), solidity.WithProverTargetSolidityVerifier(backend.GROTH16))
+	if err != nil {
+		return nil, statement.Statement{}, fmt.Errorf("recursion: wrap batch: %w", err)
+	}
+	if err := VerifyBatchWrapped(wrapped, wrapper.VK, final); err != nil {
+		return nil, statement.Statement{}, fmt.Errorf("recursion: wrap batch: fresh proof: %w", err)
+	}
+	return wrapped, final, nil
+}
+
+// VerifyBatchWrapped verifies a batch wrapper's proof natively, as the
+// Solidity verifier does.
+func VerifyBatchWrapped(proof groth16.Proof, key groth16.VerifyingKey, final statement.Statement) error {
+	w, err := BatchWrapperWitness(final)
+	if err != nil {
+		return err
+	}
+	if err := groth16.Verify(proof, key, w, solidity.WithVerifierTargetSolidityVerifier(backend.GROTH16)); err != nil {
+		return fmt.Errorf("recursion: batch wrapper proof: %w", err)
+	}
+	return nil
+}

@@ -155,3 +155,15 @@ func SubmitTurnRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, ch
 	defer client.Close()
 	return chain.SubmitTurn(ctx, registry, proof, t)
 }
+
+// SubmitBatchRPC submits a batch's proof to the registry through a
+// JSON-RPC endpoint and returns the receipt (see [Chain.SubmitBatch]),
+// signing for chainID (see [DialChain]).
+func SubmitBatchRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, chainID *big.Int, registry common.Address, proof groth16.Proof, b Batch) (*types.Receipt, error) {
+	chain, client, err := DialChain(ctx, rpcURL, key, chainID)
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
+	return chain.SubmitBatch(ctx, registry, proof, b)
+}

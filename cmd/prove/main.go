@@ -56,6 +56,8 @@ var (
 	gnarkLogFlag = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
 	capacityFlag = flag.Int("capacity", 0, "aggregated design: prove the first turn of a conversation whose turns attend over a cache of this many rows (at most the model's context); with --out, the artifacts the next turn reads (--continue)")
 	streamFlag   = flag.Bool("stream", false, "with --capacity or --continue: prove the generation token by token, a turn per token after a first turn that fills the prompt's bucket; the artifacts are written after each turn")
+	batchFlag    = flag.String("batch", "", "aggregated design: prove a batch of requests in one pass, read from this JSON Lines file (each line {\"prompt\": text, \"tokens\": n} or {\"promptTokens\": [ids], \"tokens\": n}); a request that cannot be proven is reported and left out")
+	slotsFlag    = flag.Int("batch-slots", 0, "with --batch: the request slots of the batch's circuits, part of their keys and of the model id (0: 32)")
 	continueFlag = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left, the turns so far with their proofs); the new artifacts go to --out, or to this directory")
 )
 
@@ -102,6 +104,9 @@ func run(ctx context.Context) error {
 	src, err := modelFlags.Source()
 	if err != nil {
 		return err
+	}
+	if *batchFlag != "" {
+		return runBatch(ctx, src, bos, template)
 	}
 	prompt, err := encodePrompt(src, *promptFlag, bos, *tokensFlag)
 	if err != nil {
@@ -219,6 +224,9 @@ func checkFlags() (pipeline.Design, error) {
 		return "", err
 	}
 	if err := checkStreamFlags(); err != nil {
+		return "", err
+	}
+	if err := checkBatchFlags(design, set); err != nil {
 		return "", err
 	}
 	return design, nil

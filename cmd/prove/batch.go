@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/model/tokenizer"
+	"github.com/veriformer/veriformer/pipeline"
+	"github.com/veriformer/veriformer/solidity"
+)
+
+// checkBatchFlags checks the flags of a batch (--batch): the aggregated
+// design, no conversation, no plan, the prompts and lengths from the
+// file; --batch-slots only with --batch.
+func checkBatchFlags(design pipeline.Design, set map[string]bool) error {
+	if !set["batch"] {
+		if set["batch-slots"] {
+			return errors.New("--batch-slots goes with --batch")
+		}
+		return nil
+	}
+	switch {
+	case design != pipeline.Aggregated:
+		return errors.New("a batch (--batch) is proven in the aggregated design: add --design aggregated")
+	case set["capacity"] || set["continue"] || set["stream"]:
+		return errors.New("a batch of conversations' turns is not supported: drop --capacity, --continue and --stream")
+	case set["plan"]:
+		return errors.New("--plan is not available for a batch yet")
+	case set["prompt"] || set["tokens"]:
+		return errors.New("--batch reads each request's prompt and tokens from the file: drop --prompt and --tokens")
+	case *slotsFlag < 0:
+		return errors.New("--batch-slots must be at least 0")
+	}
+	return nil
+}
+
+// batchRequests reads the batch file and encodes its text prompts: a
+// line that cannot be read or encoded becomes a request with its error,
+// which the run reports and leaves out.
+func batchRequests(path string, src model.Source, bos tokenizer.BOSMode) ([]pipeline.BatchRequest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := pipeline.ParseBatchFile(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	requests := make([]pipeline.BatchRequest, len(lines))
+	for i, l := range lines {
+		q := &requests[i]
+		q.Tokens = l.Line.Tokens
+		switch {
+		case l.Err != nil:
+			q.Err = fmt.Errorf("%s:%d: %w", path, l.Number, l.Err)
+		case l.Line.Prompt != nil:
+			if q.Prompt, err = encodePrompt(src, *l.Line.Prompt, bos, l.Line.Tokens); err != nil {
+				q.Err = fmt.Errorf("%s:%d: %w", path, l.Number, err)
+			}
+		default:
+			q.Prompt = l.Line.PromptTokens
+		}
+	}
+	return requests, nil
+}
+
+// runBatch proves the batch of --batch, prints each request's outcome,
+// writes the artifacts with --out and submits the batch with --submit.
+func runBatch(ctx context.Context, src model.Source, bos tokenizer.BOSMode, template solidity.Template) error {
+	requests, err := batchRequests(*batchFlag, src, bos)
+	if err != nil {
+		return err
+	}
+	m, err := src.LoadText(bos)
+	if err != nil {
+		return err
+	}
+	tok := m.Tokenizer
+	fmt.Printf("model: %s (%s), %d layers, d=%d, %s, vocabulary %d\n", src, m.Config.Family, m.Config.Layers, m.Config.Hidden, describeHeads(&m.Config), m.Config.Vocab)
+	fmt.Printf("batch: %d requests from %s\n", len(requests), *batchFlag)
+	opts := pipeline.BatchOptions{
+		AggregatedOptions: pipeline.AggregatedOptions{
+			Options:    pipeline.Options{Model: m, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: os.Stdout},
+			NativeJobs: *jobsFlag, Wrap: *wrapFlag, Slots: *slotsFlag,
+		},
+		Requests: requests,
+	}
+	designFlags.Options(&opts.AggregatedOptions)
+	rep, err := pipeline.RunBatch(ctx, opts)
+	if err != nil {
+		// A proof made before a failed on-chain stage is kept.
+		if rep != nil && rep.Proof != nil && *outFlag != "" {
+			if werr := pipeline.WriteBatchArtifacts(*outFlag, rep); werr != nil {
+				return fmt.Errorf("%w (and writing the proof to %s: %v)", err, *outFlag, werr)
+			}
+			fmt.Fprintf(os.Stderr, "the proof, verified natively, is written to %s\n", *outFlag)
+		}
+		return err
+	}
+	fmt.Println()
+	for i, res := range rep.Results {
+		if res.Index < 0 {
+			fmt.Printf("request %d: left out: %v\n", i+1, res.Err)
+			continue
+		}
+		fmt.Printf("request %d: statement %d of the batch, output %s\n", i+1, res.Index, describe(tok, res.Output))
+	}
+	fmt.Printf("batch: %d of %d requests proven in a bucket of %d rows, model id %#x, list digest %#x\n",
+		rep.Proven(), len(rep.Results), rep.Rows, rep.Statement.ModelID, rep.Statement.InputDigest)
+	if *statsFlag {
+		fmt.Println()
+		if err := rep.WriteStats(os.Stdout); err != nil {
+			return err
+		}
+	}
+	if *outFlag != "" {
+		if err := pipeline.WriteBatchArtifacts(*outFlag, rep); err != nil {
+			return err
+		}
+		fmt.Printf("artifacts written to %s\n", *outFlag)
+	}
+	if !*submitFlag {
+		return nil
+	}
+	if rep.Proof == nil {
+		return errors.New("--submit needs the batch wrapper's proof: add --wrap")
+	}
+	key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
+	if err != nil {
+		return err
+	}
+	receipt, err := solidity.SubmitBatchRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, rep.Batch)
+	if err != nil {
+		return fmt.Errorf("submit: %w", err)
+	}
+	fmt.Printf("batch submitted in transaction %s (block %d, %d gas)\n", receipt.TxHash, receipt.BlockNumber, receipt.GasUsed)
+	return nil
+}
