@@ -365,7 +365,7 @@ func (r *runner) recordBatch(ctx context.Context, vk groth16.VerifyingKey, rep *
 				return "", fmt.Errorf("the registry does not hold statement %d of the batch", i)
 			}
 		}
-		rep.SubmitGas = receipt.GasUsed
+		rep.SubmitGas, rep.submitMethod = receipt.GasUsed, "submitBatch"
 		n := uint64(rep.Batch.Len())
 		return fmt.Sprintf("%d statements under root %s, submitBatch %d gas (%d per inference)", n, rep.Root, receipt.GasUsed, receipt.GasUsed/n), nil
 	})

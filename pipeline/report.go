@@ -33,7 +33,11 @@ func (r *Report) WriteStats(w io.Writer) error {
 		fmt.Fprintf(&b, ", verifyProof %d gas (%s verifier; %s: %d), submit %d gas",
 			r.VerifyGas, r.Verifier, r.Verifier.Other(), r.OtherVerifyGas, r.SubmitGas)
 	} else if r.SubmitGas > 0 {
-		fmt.Fprintf(&b, ", submitTurn %d gas", r.SubmitGas)
+		method := r.submitMethod
+		if method == "" {
+			method = "submitTurn"
+		}
+		fmt.Fprintf(&b, ", %s %d gas", method, r.SubmitGas)
 	}
 	_, err := fmt.Fprintln(w, b.String())
 	return err

@@ -128,6 +128,10 @@ type Report struct {
 	Aggregated *AggregatedProof
 	// PeakHeap is the largest heap size seen between stages.
 	PeakHeap uint64
+	// submitMethod names the registry method of SubmitGas when the run
+	// records without measuring the verifier alone ("submitTurn" when
+	// empty).
+	submitMethod string
 }
 
 // proofSize is the length of gnark's (compressed) encoding of a proof.

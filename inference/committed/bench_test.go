@@ -365,21 +365,40 @@ func statementOf(m *model.Model, p Pass) (statement.Statement, error) {
 	return statement.Of[fr.Element](m.ID(), p.Prompt, p.Output)
 }
 
-var batchRequests = flag.Int("committed.batch", 32, "requests of BenchmarkBatch's batch (4 to 12 rows each)")
+var (
+	batchRequests = flag.Int("committed.batch", 32, "requests of BenchmarkBatch's batch (4 to 12 rows each)")
+	batchRows     = flag.Int("committed.batchrows", 0, "BenchmarkBatch: the rows of every request (0: 4 to 12)")
+)
 
 // BenchmarkBatch measures a batch's stacked pass against one request in
-// the same run, on the built-in model, both segments proven one at a
-// time: the batch of -committed.batch requests of 4 to 12 rows each
-// (greedy generations, their rows summing to at most 8 per request) in
+// the same run, the segments proven one at a time: the batch of
+// -committed.batch requests of 4 to 12 rows each, or -committed.batchrows
+// each (greedy generations, half of each request's rows its prompt), in
 // the smallest bucket of a power of two holding them, and the first of
-// them alone in its own bucket. per-inference-ratio = (batch time / n) /
-// single time; each iteration proves both.
+// them alone in its own bucket. On the built-in model by default, its two
+// segments; with -committed.gpt2small on GPT-2 small's shape cut as prove
+// --segment-size 3 --vocab-chunk 50257 (four segments of three blocks,
+// the LM head alone). per-inference-ratio = (batch time / n) / single
+// time; each iteration proves both.
 func BenchmarkBatch(b *testing.B) {
 	m := model.Default()
+	name := "default"
+	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: m.Config.Layers}}
+	if *gpt2Small {
+		memlimit.Default()
+		m, name = gpt2SmallModel(b, 64), "gpt2-small"
+		var err error
+		if segs, err = inference.ChunkedSegments(m.Config.Layers, 3, m.Config.Vocab, m.Config.Vocab); err != nil {
+			b.Fatal(err)
+		}
+	}
 	n := *batchRequests
 	var requests []statement.Request
 	for k := range n {
 		rows := 4 + (k*5)%9 // 4 … 12
+		if *batchRows > 0 {
+			rows = *batchRows
+		}
 		prompt := make([]int, max(rows/2, 1))
 		for i := range prompt {
 			prompt[i] = (i*37 + 11 + 13*k) % m.Config.Vocab
@@ -402,7 +421,6 @@ func BenchmarkBatch(b *testing.B) {
 	for single.Rows < single.Len() {
 		single.Rows *= 2
 	}
-	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: m.Config.Layers}}
 	s := benchSRS(b, 1<<20)
 	prove := func(pass Pass, st statement.Statement, tr *model.Trace) time.Duration {
 		start := time.Now()
@@ -429,7 +447,7 @@ func BenchmarkBatch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run(fmt.Sprintf("default/n=%d/rows=%d", n, batch.Rows), func(b *testing.B) {
+	b.Run(fmt.Sprintf("%s/n=%d/rows=%d", name, n, batch.Rows), func(b *testing.B) {
 		var tb, ts time.Duration
 		for range b.N {
 			tb += prove(batch, bst, btr)
