@@ -1,0 +1,407 @@
+package distributed
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// testQueue starts an embedded server in a temporary directory and
+// connects to it, jobs delivered again after ackWait.
+func testQueue(t *testing.T, ackWait time.Duration) (*Embedded, *Queue) {
+	t.Helper()
+	e, err := StartEmbedded(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return e, connect(t, e, ackWait)
+}
+
+func connect(t *testing.T, e *Embedded, ackWait time.Duration) *Queue {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	q, err := Connect(ctx, e.URL(), Config{AckWait: ackWait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(q.Close)
+	return q
+}
+
+// startWorker runs w until the test ends.
+func startWorker(t *testing.T, w *Worker) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("worker %s: %v", w.Name, err)
+		}
+	})
+}
+
+// sumTasks is a run of three tasks: a and b double their input, c adds
+// a's and b's outputs; each output is checked.
+func sumTasks(t *testing.T, q *Queue) []*Task {
+	t.Helper()
+	ctx := context.Background()
+	x, err := q.Put(ctx, []byte("20"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := q.Put(ctx, []byte("1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(v string) func([]byte) error {
+		return func(out []byte) error {
+			if string(out) != v {
+				return fmt.Errorf("output %q, want %q", out, v)
+			}
+			return nil
+		}
+	}
+	return []*Task{
+		{ID: "a", Kind: "double", Inputs: map[string]string{"x": x}, Verify: want("40")},
+		{ID: "b", Kind: "double", Inputs: map[string]string{"x": y}, Verify: want("2")},
+		{ID: "c", Kind: "add", After: map[string]string{"x": "a", "y": "b"}, Verify: want("42")},
+	}
+}
+
+// handlers are the sum run's, counting their calls by job.
+func handlers(calls *sync.Map) map[string]Handler {
+	count := func(id string) {
+		n, _ := calls.LoadOrStore(id, new(atomic.Int32))
+		n.(*atomic.Int32).Add(1)
+	}
+	return map[string]Handler{
+		"double": func(_ context.Context, j *Job, in map[string][]byte) ([]byte, error) {
+			count(j.ID)
+			var v int
+			if _, err := fmt.Sscan(string(in["x"]), &v); err != nil {
+				return nil, Deterministic(err)
+			}
+			return []byte(fmt.Sprint(2 * v)), nil
+		},
+		"add": func(_ context.Context, j *Job, in map[string][]byte) ([]byte, error) {
+			count(j.ID)
+			var a, b int
+			if _, err := fmt.Sscan(string(in["x"])+" "+string(in["y"]), &a, &b); err != nil {
+				return nil, Deterministic(err)
+			}
+			return []byte(fmt.Sprint(a + b)), nil
+		},
+	}
+}
+
+func callsOf(calls *sync.Map, id string) int {
+	n, ok := calls.Load(id)
+	if !ok {
+		return 0
+	}
+	return int(n.(*atomic.Int32).Load())
+}
+
+// TestRun runs a run of three tasks, one after the two others, on two
+// workers of an embedded server; a coordinator started again with the
+// same run id, after a stray result for a task was published, finds
+// every verified output in the result stream and publishes nothing.
+func TestRun(t *testing.T) {
+	_, q := testQueue(t, 5*time.Second)
+	var calls sync.Map
+	for _, name := range []string{"w1", "w2"} {
+		startWorker(t, &Worker{Queue: q, Name: name, Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tasks := sumTasks(t, q)
+	var log bytes.Buffer
+	out, err := q.Run(ctx, "run1", tasks, LogProgress(&log, time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := q.Get(ctx, out["c"])
+	if err != nil || string(c) != "42" {
+		t.Fatalf("c = %q, %v", c, err)
+	}
+	// A stray result of a's, not verifiable, then a coordinator again.
+	bad, err := q.Put(ctx, []byte("41"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.publishResult(ctx, &Result{Run: "run1", Job: "a", Attempt: 1, Worker: "stray", Output: bad}); err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	out2, err := q.Run(ctx, "run1", sumTasks(t, q), LogProgress(&again, time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out2["c"] != out["c"] || strings.Contains(again.String(), "published") {
+		t.Fatalf("the second coordinator:\n%s", again.String())
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		if n := callsOf(&calls, id); n != 1 {
+			t.Errorf("job %s ran %d times", id, n)
+		}
+	}
+	t.Logf("first coordinator:\n%s", log.String())
+}
+
+// TestRefusedOutput: a worker whose output does not verify is refused,
+// and the job goes to another worker, whose output is kept.
+func TestRefusedOutput(t *testing.T) {
+	_, q := testQueue(t, 5*time.Second)
+	var calls sync.Map
+	liar := &Worker{Queue: q, Name: "liar", Handlers: map[string]Handler{
+		"double": func(context.Context, *Job, map[string][]byte) ([]byte, error) { return []byte("0"), nil },
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tasks := sumTasks(t, q)[:1]
+	var log syncBuffer
+	done := make(chan error, 1)
+	var out map[string]string
+	go func() {
+		var err error
+		out, err = q.Run(ctx, "run2", tasks, LogProgress(&log, time.Now()))
+		done <- err
+	}()
+	for {
+		took, err := liar.Once(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	startWorker(t, liar)
+	startWorker(t, &Worker{Queue: q, Name: "honest", Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	a, err := q.Get(ctx, out["a"])
+	if err != nil || string(a) != "40" {
+		t.Fatalf("a = %q, %v", a, err)
+	}
+	if !strings.Contains(log.String(), "refused   a (attempt 1, worker liar)") || !strings.Contains(log.String(), "done      a (attempt 2, worker honest)") {
+		t.Fatalf("the run's log:\n%s", log.String())
+	}
+}
+
+// TestDeterministicFailure: a job that fails for its input fails the
+// run with its error after one retry.
+func TestDeterministicFailure(t *testing.T) {
+	_, q := testQueue(t, 5*time.Second)
+	var calls sync.Map
+	startWorker(t, &Worker{Queue: q, Name: "w", Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	x, err := q.Put(ctx, []byte("not a number"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = q.Run(ctx, "run3", []*Task{{ID: "a", Kind: "double", Inputs: map[string]string{"x": x}, Verify: func([]byte) error { return nil }}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "failed twice") {
+		t.Fatalf("a bad input: %v", err)
+	}
+	if n := callsOf(&calls, "a"); n != 2 {
+		t.Fatalf("the job ran %d times, want 2", n)
+	}
+}
+
+// TestTransientFailure: a job whose handler fails for another reason is
+// delivered again, and the run finishes.
+func TestTransientFailure(t *testing.T) {
+	_, q := testQueue(t, 5*time.Second)
+	var calls atomic.Int32
+	startWorker(t, &Worker{Queue: q, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]Handler{
+		"double": func(context.Context, *Job, map[string][]byte) ([]byte, error) {
+			if calls.Add(1) == 1 {
+				return nil, errors.New("out of disk")
+			}
+			return []byte("40"), nil
+		},
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := q.Run(ctx, "run4", sumTasks(t, q)[:1], nil); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 2 {
+		t.Fatalf("the job ran %d times, want 2", calls.Load())
+	}
+}
+
+// TestWorkerLost: a worker that loses its connection mid-job (no more
+// signs of life, no ack) leaves the job to another worker after the ack
+// wait; a long job whose worker lives is never delivered twice.
+func TestWorkerLost(t *testing.T) {
+	e, q := testQueue(t, 2*time.Second)
+	lostQueue := connect(t, e, 2*time.Second)
+	started := make(chan struct{})
+	var lostCalls, calls atomic.Int32
+	lost := &Worker{Queue: lostQueue, Name: "lost", Handlers: map[string]Handler{
+		"double": func(ctx context.Context, _ *Job, _ map[string][]byte) ([]byte, error) {
+			lostCalls.Add(1)
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := q.Run(ctx, "run5", sumTasks(t, q)[:1], nil)
+		done <- err
+	}()
+	lostCtx, lostCancel := context.WithCancel(ctx)
+	go func() {
+		for lostCtx.Err() == nil {
+			if took, _ := lost.Once(lostCtx); took {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	<-started
+	lostQueue.Close() // the worker is gone: no signs of life, no ack
+	startWorker(t, &Worker{Queue: q, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]Handler{
+		"double": func(context.Context, *Job, map[string][]byte) ([]byte, error) {
+			calls.Add(1)
+			time.Sleep(3 * time.Second) // longer than the ack wait
+			return []byte("40"), nil
+		},
+	}})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	lostCancel()
+	if lostCalls.Load() != 1 || calls.Load() != 1 {
+		t.Fatalf("the lost worker ran the job %d times, the other %d", lostCalls.Load(), calls.Load())
+	}
+}
+
+// TestMemoryClasses: a worker takes only the jobs whose estimate fits
+// its memory.
+func TestMemoryClasses(t *testing.T) {
+	_, q := testQueue(t, 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tasks := sumTasks(t, q)[:2]
+	tasks[0].Memory = 3 << 30 // 3 GiB: class 12
+	tasks[1].Memory = 100 << 20
+	var calls sync.Map
+	small := &Worker{Queue: q, Name: "small", Memory: 2 << 30, Handlers: handlers(&calls), Poll: 20 * time.Millisecond}
+	startWorker(t, small)
+	done := make(chan error, 1)
+	go func() {
+		_, err := q.Run(ctx, "run6", tasks, nil)
+		done <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for callsOf(&calls, "b") == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if callsOf(&calls, "b") != 1 || callsOf(&calls, "a") != 0 {
+		t.Fatalf("the small worker ran a %d times, b %d", callsOf(&calls, "a"), callsOf(&calls, "b"))
+	}
+	startWorker(t, &Worker{Queue: q, Name: "large", Memory: 4 << 30, Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		memory uint64
+		class  int
+	}{{0, 0}, {1 << 20, 0}, {1<<20 + 1, 1}, {2 << 20, 1}, {3 << 30, 12}, {4 << 30, 12}} {
+		if got := MemClass(c.memory); got != c.class {
+			t.Errorf("MemClass(%d) = %d, want %d", c.memory, got, c.class)
+		}
+	}
+}
+
+// TestRunRefuses: runs whose tasks are not a run are refused before
+// anything is published.
+func TestRunRefuses(t *testing.T) {
+	_, q := testQueue(t, 5*time.Second)
+	ok := func([]byte) error { return nil }
+	for name, tasks := range map[string][]*Task{
+		"none":       nil,
+		"two a":      {{ID: "a", Kind: "k", Verify: ok}, {ID: "a", Kind: "k", Verify: ok}},
+		"a cycle":    {{ID: "a", Kind: "k", After: map[string]string{"x": "b"}, Verify: ok}, {ID: "b", Kind: "k", After: map[string]string{"x": "a"}, Verify: ok}},
+		"no task":    {{ID: "a", Kind: "k", After: map[string]string{"x": "b"}, Verify: ok}},
+		"no check":   {{ID: "a", Kind: "k"}},
+		"a bad name": {{ID: "a.b", Kind: "k", Verify: ok}},
+	} {
+		if _, err := q.Run(context.Background(), "run7", tasks, nil); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, err := q.Run(context.Background(), "run.7", []*Task{{ID: "a", Kind: "k", Verify: ok}}, nil); err == nil {
+		t.Error("a bad run id accepted")
+	}
+}
+
+// FuzzDecodeJob decodes arbitrary bytes: never a panic, and a job
+// accepted passes its check and encodes a subject of tokens.
+func FuzzDecodeJob(f *testing.F) {
+	f.Add([]byte(`{"run":"r","id":"a","kind":"double","inputs":{"x":"` + strings.Repeat("ab", 32) + `"},"memory":1048576,"attempt":1}`))
+	f.Add([]byte(`{"run":"r","id":"a","kind":"k","attempt":3,"avoid":["w1"]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		j, err := DecodeJob(data)
+		if err != nil {
+			return
+		}
+		if j.Check() != nil || strings.ContainsAny(j.Run+j.ID, ".*> ") {
+			t.Fatalf("accepted %+v", j)
+		}
+	})
+}
+
+// FuzzDecodeResult decodes arbitrary bytes: never a panic, and a result
+// accepted has an output or an error, not both.
+func FuzzDecodeResult(f *testing.F) {
+	f.Add([]byte(`{"run":"r","job":"a","attempt":1,"worker":"w","output":"` + strings.Repeat("0f", 32) + `"}`))
+	f.Add([]byte(`{"run":"r","job":"a","attempt":2,"worker":"w","error":"bad","deterministic":true}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := DecodeResult(data)
+		if err != nil {
+			return
+		}
+		if (r.Output == "") == (r.Error == "") {
+			t.Fatalf("accepted %+v", r)
+		}
+	})
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,199 @@
+package distributed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Handler runs one job: its inputs by role, read and checked, to its
+// output. An error marked [Deterministic] fails the job for its input;
+// any other is transient, and the job is delivered again.
+type Handler func(ctx context.Context, job *Job, inputs map[string][]byte) ([]byte, error)
+
+// Worker takes jobs from a deployment's queue and runs them, one at a
+// time.
+type Worker struct {
+	Queue *Queue
+	// Name tells the worker's results apart (a name, [Job]).
+	Name string
+	// Memory bounds the jobs the worker takes: those of the memory
+	// classes up to Memory's ([MemClass]); 0 takes every class.
+	Memory uint64
+	// Handlers run the jobs, by kind. A job of a kind without one fails
+	// deterministically.
+	Handlers map[string]Handler
+	// Log receives a line per job (nil for none).
+	Log io.Writer
+	// Poll is how long the worker waits between two looks at an empty
+	// queue (250 ms when 0).
+	Poll time.Duration
+
+	consumers []jetstream.Consumer
+}
+
+// Run takes and runs jobs until ctx ends; it returns nil then, or the
+// first error that is not a job's.
+func (w *Worker) Run(ctx context.Context) error {
+	for {
+		took, err := w.Once(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !took {
+			poll := w.Poll
+			if poll == 0 {
+				poll = 250 * time.Millisecond
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(poll):
+			}
+		}
+	}
+}
+
+// Once takes at most one job, from the largest memory class the worker
+// accepts down, and runs it; it reports whether it took one.
+func (w *Worker) Once(ctx context.Context) (bool, error) {
+	if !name.MatchString(w.Name) {
+		return false, fmt.Errorf("distributed: worker name %q is not a name", w.Name)
+	}
+	if w.consumers == nil {
+		top := MaxClass
+		if w.Memory > 0 {
+			// Class k holds jobs of up to 2^k MiB: the worker takes the
+			// classes whose largest job fits.
+			top = min(bits.Len64(w.Memory>>20)-1, MaxClass)
+			if top < 0 {
+				return false, fmt.Errorf("distributed: a worker of %d bytes takes no job", w.Memory)
+			}
+		}
+		for k := top; k >= 0; k-- {
+			c, err := w.Queue.consumer(ctx, k)
+			if err != nil {
+				return false, err
+			}
+			w.consumers = append(w.consumers, c)
+		}
+	}
+	for _, c := range w.consumers {
+		batch, err := c.FetchNoWait(1)
+		if err != nil {
+			return false, fmt.Errorf("distributed: fetch: %w", err)
+		}
+		for msg := range batch.Messages() {
+			w.handle(ctx, msg)
+			return true, nil
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
+			return false, fmt.Errorf("distributed: fetch: %w", err)
+		}
+	}
+	return false, nil
+}
+
+func (w *Worker) logf(format string, args ...any) {
+	if w.Log != nil {
+		fmt.Fprintf(w.Log, "worker %s: "+format+"\n", append([]any{w.Name}, args...)...)
+	}
+}
+
+// handle runs the job of one message and acknowledges it as the package
+// documentation says.
+func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+	job, err := DecodeJob(msg.Data())
+	if err != nil {
+		w.logf("a job message that does not decode, dropped: %v", err)
+		_ = msg.TermWithReason("undecodable")
+		return
+	}
+	meta, err := msg.Metadata()
+	if err != nil {
+		_ = msg.Nak()
+		return
+	}
+	delivered := int(meta.NumDelivered)
+	if slices.Contains(job.Avoid, w.Name) && delivered < w.Queue.cfg.MaxDeliver-1 {
+		// Another worker should run the job whose output from this one
+		// was refused; this one takes it back on its next to last
+		// delivery (when no other worker took it), which leaves one
+		// delivery for a transient failure.
+		_ = msg.NakWithDelay(time.Second)
+		return
+	}
+	result := &Result{Run: job.Run, Job: job.ID, Attempt: job.Attempt, Worker: w.Name}
+	start := time.Now()
+	output, err := w.run(ctx, msg, job)
+	switch {
+	case err == nil:
+		if result.Output, err = w.Queue.Put(ctx, output); err != nil {
+			w.logf("job %s: storing its output: %v", job.ID, err)
+			_ = msg.Nak()
+			return
+		}
+	case IsDeterministic(err):
+		result.Error, result.Deterministic = err.Error(), true
+	case delivered >= w.Queue.cfg.MaxDeliver:
+		result.Error = fmt.Sprintf("delivered %d times, failed each time; the last: %v", delivered, err)
+	default:
+		w.logf("job %s (delivery %d): %v; left for another delivery", job.ID, delivered, err)
+		_ = msg.Nak()
+		return
+	}
+	if err := w.Queue.publishResult(ctx, result); err != nil {
+		w.logf("job %s: %v", job.ID, err)
+		_ = msg.Nak()
+		return
+	}
+	if err := msg.Ack(); err != nil {
+		w.logf("job %s: ack: %v (its result is published)", job.ID, err)
+	}
+	if result.Error != "" {
+		w.logf("job %s (%s, attempt %d) failed in %v: %s", job.ID, job.Kind, job.Attempt, time.Since(start).Round(time.Millisecond), result.Error)
+		return
+	}
+	w.logf("job %s (%s, attempt %d) done in %v", job.ID, job.Kind, job.Attempt, time.Since(start).Round(time.Millisecond))
+}
+
+// run reads a job's inputs and runs its handler, telling the server the
+// job is in progress every third of the ack wait until it returns.
+func (w *Worker) run(ctx context.Context, msg jetstream.Msg, job *Job) ([]byte, error) {
+	h, ok := w.Handlers[job.Kind]
+	if !ok {
+		return nil, Deterministic(fmt.Errorf("no handler for jobs of kind %q", job.Kind))
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		t := time.NewTicker(w.Queue.cfg.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	inputs := make(map[string][]byte, len(job.Inputs))
+	for role, blob := range job.Inputs {
+		data, err := w.Queue.Get(ctx, blob)
+		if err != nil {
+			return nil, err
+		}
+		inputs[role] = data
+	}
+	return h(ctx, job, inputs)
+}
