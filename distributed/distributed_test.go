@@ -85,18 +85,30 @@ func handlers(calls *sync.Map) map[string]Handler {
 		n.(*atomic.Int32).Add(1)
 	}
 	return map[string]Handler{
-		"double": func(_ context.Context, j *Job, in map[string][]byte) ([]byte, error) {
+		"double": func(_ context.Context, j *Job, get func(string) ([]byte, error)) ([]byte, error) {
 			count(j.ID)
+			x, err := get("x")
+			if err != nil {
+				return nil, err
+			}
 			var v int
-			if _, err := fmt.Sscan(string(in["x"]), &v); err != nil {
+			if _, err := fmt.Sscan(string(x), &v); err != nil {
 				return nil, Deterministic(err)
 			}
 			return []byte(fmt.Sprint(2 * v)), nil
 		},
-		"add": func(_ context.Context, j *Job, in map[string][]byte) ([]byte, error) {
+		"add": func(_ context.Context, j *Job, get func(string) ([]byte, error)) ([]byte, error) {
 			count(j.ID)
+			x, err := get("x")
+			if err != nil {
+				return nil, err
+			}
+			y, err := get("y")
+			if err != nil {
+				return nil, err
+			}
 			var a, b int
-			if _, err := fmt.Sscan(string(in["x"])+" "+string(in["y"]), &a, &b); err != nil {
+			if _, err := fmt.Sscan(string(x)+" "+string(y), &a, &b); err != nil {
 				return nil, Deterministic(err)
 			}
 			return []byte(fmt.Sprint(a + b)), nil
@@ -164,7 +176,7 @@ func TestRefusedOutput(t *testing.T) {
 	_, q := testQueue(t, 5*time.Second)
 	var calls sync.Map
 	liar := &Worker{Queue: q, Name: "liar", Handlers: map[string]Handler{
-		"double": func(context.Context, *Job, map[string][]byte) ([]byte, error) { return []byte("0"), nil },
+		"double": func(context.Context, *Job, func(string) ([]byte, error)) ([]byte, error) { return []byte("0"), nil },
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -228,7 +240,7 @@ func TestTransientFailure(t *testing.T) {
 	_, q := testQueue(t, 5*time.Second)
 	var calls atomic.Int32
 	startWorker(t, &Worker{Queue: q, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]Handler{
-		"double": func(context.Context, *Job, map[string][]byte) ([]byte, error) {
+		"double": func(context.Context, *Job, func(string) ([]byte, error)) ([]byte, error) {
 			if calls.Add(1) == 1 {
 				return nil, errors.New("out of disk")
 			}
@@ -254,7 +266,7 @@ func TestWorkerLost(t *testing.T) {
 	started := make(chan struct{})
 	var lostCalls, calls atomic.Int32
 	lost := &Worker{Queue: lostQueue, Name: "lost", Handlers: map[string]Handler{
-		"double": func(ctx context.Context, _ *Job, _ map[string][]byte) ([]byte, error) {
+		"double": func(ctx context.Context, _ *Job, _ func(string) ([]byte, error)) ([]byte, error) {
 			lostCalls.Add(1)
 			close(started)
 			<-ctx.Done()
@@ -280,7 +292,7 @@ func TestWorkerLost(t *testing.T) {
 	<-started
 	lostQueue.Close() // the worker is gone: no signs of life, no ack
 	startWorker(t, &Worker{Queue: q, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]Handler{
-		"double": func(context.Context, *Job, map[string][]byte) ([]byte, error) {
+		"double": func(context.Context, *Job, func(string) ([]byte, error)) ([]byte, error) {
 			calls.Add(1)
 			time.Sleep(3 * time.Second) // longer than the ack wait
 			return []byte("40"), nil

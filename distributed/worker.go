@@ -12,10 +12,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Handler runs one job: its inputs by role, read and checked, to its
-// output. An error marked [Deterministic] fails the job for its input;
+// Handler runs one job to its output. get reads the job's input of a
+// role from the object store, checked against its digest, when the
+// handler needs it (a worker that caches an input, a proving key, reads
+// it once). An error marked [Deterministic] fails the job for its input;
 // any other is transient, and the job is delivered again.
-type Handler func(ctx context.Context, job *Job, inputs map[string][]byte) ([]byte, error)
+type Handler func(ctx context.Context, job *Job, get func(role string) ([]byte, error)) ([]byte, error)
 
 // Worker takes jobs from a deployment's queue and runs them, one at a
 // time.
@@ -187,13 +189,12 @@ func (w *Worker) run(ctx context.Context, msg jetstream.Msg, job *Job) ([]byte, 
 			}
 		}
 	}()
-	inputs := make(map[string][]byte, len(job.Inputs))
-	for role, blob := range job.Inputs {
-		data, err := w.Queue.Get(ctx, blob)
-		if err != nil {
-			return nil, err
+	get := func(role string) ([]byte, error) {
+		blob, ok := job.Inputs[role]
+		if !ok {
+			return nil, Deterministic(fmt.Errorf("job %s has no input %q", job.ID, role))
 		}
-		inputs[role] = data
+		return w.Queue.Get(ctx, blob)
 	}
-	return h(ctx, job, inputs)
+	return h(ctx, job, get)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/constraint"
 
+	"github.com/veriformer/veriformer/distributed"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
@@ -54,6 +55,11 @@ type AggregatedOptions struct {
 	// conversation's turns over a cache of Capacity rows ([RunTurn]):
 	// turn segment circuits, the turn aggregator and the turn wrapper.
 	Capacity int
+	// Queue, when not nil, runs the segments' native and Groth16 proofs
+	// as jobs on the workers of a NATS JetStream deployment
+	// (package distributed, [WorkerHandlers]); every result is verified
+	// here before it is used. A built-in model only, not a turn.
+	Queue *distributed.Queue
 	// Slots, when positive, makes the circuits those of a batch's pass
 	// ([RunBatch]) with Slots request slots: batch segment circuits
 	// (circuits.CommittedBatch), the aggregator of their shapes and the
@@ -100,7 +106,7 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt, Verifier: opts.Verifier}}
+	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt, Verifier: opts.Verifier}, ctx: ctx}
 	rep := r.report
 	m := opts.Model
 	rows, err := opts.rows(len(opts.Prompt), opts.Tokens)

@@ -149,7 +149,7 @@ func RunBatch(ctx context.Context, opts BatchOptions) (*BatchReport, error) {
 			return nil, err
 		}
 	}
-	r := &runner{opts: &opts.Options, report: &Report{Verifier: opts.Verifier}}
+	r := &runner{opts: &opts.Options, report: &Report{Verifier: opts.Verifier}, ctx: ctx}
 	rep := &BatchReport{Report: r.report, Results: make([]BatchResult, len(opts.Requests))}
 	var (
 		pass committed.Pass

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/big"
@@ -152,6 +153,16 @@ type runner struct {
 	keepWrapper bool
 	// id is the model's id (model.Model.ID), hashed once per run.
 	id *big.Int
+	// ctx is the run's context (context.Background when nil).
+	ctx context.Context
+}
+
+// context returns the run's context.
+func (r *runner) context() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
 }
 
 // modelID returns the model's id, hashing every weight the first time.

@@ -301,6 +301,12 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 		checks   []*pcs.GroupCheck
 		segments = make([]recursion.SegmentProof, len(segs))
 	)
+	if opts.Queue != nil {
+		if conv != nil {
+			return st, nil, fmt.Errorf("pipeline: a conversation's turn is not proven on workers yet")
+		}
+		return r.proveOnWorkers(opts, keys, pass)
+	}
 	if err := r.stage("native segment proofs", func() (string, error) {
 		var err error
 		if stack, ok := pass.Stack(); ok {
@@ -511,4 +517,44 @@ func nativeJobs(sizes []uint64, budget uint64, procs int) int {
 		return 1
 	}
 	return 2
+}
+
+// proveOnWorkers runs the stages of proveSegments as jobs on the workers
+// of opts.Queue: each segment's native proof and Groth16 proof, each
+// verified here, then the chain of the native proofs.
+func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request) (statement.Statement, []recursion.SegmentProof, error) {
+	m := opts.Model
+	segs := keys.Segments
+	var st statement.Statement
+	segments := make([]recursion.SegmentProof, len(segs))
+	err := r.stage("segment proofs on the workers", func() (string, error) {
+		var err error
+		if stack, ok := pass.Stack(); ok {
+			st, _, err = statement.StackStatement[bls12377fr.Element](keys.ModelID, stack)
+		} else {
+			st, err = statement.Of[bls12377fr.Element](keys.ModelID, pass.Prompt, pass.Output)
+		}
+		if err != nil {
+			return "", err
+		}
+		shapes, err := committedShapes(m, segs, pass, nil)
+		if err != nil {
+			return "", err
+		}
+		natives, proofs, err := r.runJobs(r.context(), opts.Queue, keys, pass, st, shapes)
+		if err != nil {
+			return "", err
+		}
+		checks, err := committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, natives)
+		if err != nil {
+			return "", err
+		}
+		for k := range segs {
+			if segments[k], err = recursion.ValueOfSegmentProof(proofs[k], keys.Segment[k].VK, natives[k].Commitments(), keys.Tables[k], &natives[k].Opening.Opening, checks[k], chosenOf(segs[k], natives[k])); err != nil {
+				return "", err
+			}
+		}
+		return fmt.Sprintf("%d native and %d Groth16 proofs, each verified, the chain verified", len(segs), len(segs)), nil
+	})
+	return st, segments, err
 }

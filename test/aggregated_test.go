@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/test"
 
+	"github.com/veriformer/veriformer/distributed"
 	"github.com/veriformer/veriformer/internal/tier"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pipeline"
@@ -26,12 +28,63 @@ import (
 // the segment's and the aggregator's setups (real keys) take most of
 // two minutes on 2 cores. A deployment of two buckets is the full
 // tier's (TestRunAggregatedBuckets).
+//
+// The same run then goes through the workers of an embedded NATS
+// JetStream server (package distributed): two in-process workers, each
+// with a key cache of its own that it fills from the object store, take
+// the segment's native proof and its Groth16 proof as jobs; the run
+// states the same statement.
 func TestRunAggregated(t *testing.T) {
 	m, err := model.Builtin(model.Micro)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runAggregated(t, aggregatedOptions(t, m), 1)
+	local := runAggregated(t, aggregatedOptions(t, m), 1)
+
+	e, err := distributed.StartEmbedded(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	q, err := distributed.Connect(ctx, e.URL(), distributed.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	workers, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, name := range []string{"w1", "w2"} {
+		handlers, err := pipeline.WorkerHandlers(t.TempDir(), testWriter{t})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &distributed.Worker{Queue: q, Name: name, Handlers: handlers, Log: testWriter{t}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.Run(workers); err != nil {
+				t.Errorf("worker %s: %v", name, err)
+			}
+		}()
+	}
+	defer func() {
+		stop()
+		wg.Wait()
+	}()
+	opts := aggregatedOptions(t, m)
+	opts.Queue = q
+	rep, err := pipeline.RunAggregated(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Statement.String() != local.Statement.String() {
+		t.Fatalf("on the workers the run states %v, in process %v", rep.Statement, local.Statement)
+	}
+	if err := rep.WriteStats(os.Stdout); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // aggregatedOptions proves "Hi" and two generated tokens of m, one block
