@@ -22,8 +22,9 @@ type Config struct {
 	AckWait time.Duration
 	// MaxDeliver bounds a job's deliveries (5 when 0).
 	MaxDeliver int
-	// Replicas is the streams' replicas: 1, or 3 on a cluster of three
-	// so that a node may die (1 when 0).
+	// Replicas is the streams' replicas: 1, or 3 on a cluster so that a
+	// node may die. When 0: 3 when the server knows of at least three
+	// servers (a cluster), else 1.
 	Replicas int
 }
 
@@ -44,10 +45,7 @@ func (c *Config) defaults() error {
 	if c.MaxDeliver == 0 {
 		c.MaxDeliver = 5
 	}
-	if c.Replicas == 0 {
-		c.Replicas = 1
-	}
-	if c.AckWait < time.Second || c.MaxDeliver < 1 || c.Replicas < 1 || c.Replicas > 5 {
+	if c.AckWait < time.Second || c.MaxDeliver < 1 || c.Replicas < 0 || c.Replicas > 5 {
 		return fmt.Errorf("distributed: ack wait %v, %d deliveries, %d replicas", c.AckWait, c.MaxDeliver, c.Replicas)
 	}
 	return nil
@@ -73,6 +71,12 @@ func Connect(ctx context.Context, url string, cfg Config) (*Queue, error) {
 	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond), nats.Name(cfg.Prefix))
 	if err != nil {
 		return nil, fmt.Errorf("distributed: connect to %s: %w", url, err)
+	}
+	if cfg.Replicas == 0 {
+		cfg.Replicas = 1
+		if len(nc.Servers()) >= 3 {
+			cfg.Replicas = 3
+		}
 	}
 	q := &Queue{cfg: cfg, nc: nc}
 	if err := q.setup(ctx); err != nil {

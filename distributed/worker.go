@@ -135,6 +135,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	result := &Result{Run: job.Run, Job: job.ID, Attempt: job.Attempt, Worker: w.Name}
+	w.logf("job %s (%s, attempt %d, delivery %d) started", job.ID, job.Kind, job.Attempt, delivered)
 	start := time.Now()
 	output, err := w.run(ctx, msg, job)
 	switch {

@@ -69,7 +69,7 @@ else
 	# timeout fails the run: the budget is part of the suite.
 	flags=(-p 2 -timeout 12m)
 fi
-slow=(test pipeline test/turns test/batches gadgets/committed inference/committed recursion solidity circuits)
+slow=(test pipeline test/turns test/batches test/workers gadgets/committed inference/committed recursion solidity circuits)
 first=()
 for p in "${slow[@]}"; do
 	first+=("$module/$p")

@@ -91,6 +91,12 @@ func runBatch(ctx context.Context, src model.Source, bos tokenizer.BOSMode, temp
 		Requests: requests,
 	}
 	designFlags.Options(&opts.AggregatedOptions)
+	q, done, err := workersQueue(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	opts.Queue = q
 	rep, err := pipeline.RunBatch(ctx, opts)
 	if err != nil {
 		// A proof made before a failed on-chain stage is kept.

@@ -56,14 +56,27 @@ var (
 	gnarkLogFlag = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
 	capacityFlag = flag.Int("capacity", 0, "aggregated design: prove the first turn of a conversation whose turns attend over a cache of this many rows (at most the model's context); with --out, the artifacts the next turn reads (--continue)")
 	streamFlag   = flag.Bool("stream", false, "with --capacity or --continue: prove the generation token by token, a turn per token after a first turn that fills the prompt's bucket; the artifacts are written after each turn")
+	workersFlag  = flag.Int("workers", 0, "aggregated design: run the segments' native and Groth16 proofs as jobs on this many local worker processes, over a NATS JetStream server embedded in this run (its data in the key cache's nats directory)")
+	natsFlag     = flag.String("nats", "", "aggregated design: run the segments' proofs as jobs on the workers (prove worker --nats URL) of the NATS JetStream server or cluster at this URL (several URLs separated by commas); the run waits for them")
 	batchFlag    = flag.String("batch", "", "aggregated design: prove a batch of requests in one pass, read from this JSON Lines file (each line {\"prompt\": text, \"tokens\": n} or {\"promptTokens\": [ids], \"tokens\": n}); a request that cannot be proven is reported and left out")
 	slotsFlag    = flag.Int("batch-slots", 0, "with --batch: the request slots of the batch's circuits, part of their keys and of the model id (0: 32)")
 	continueFlag = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left, the turns so far with their proofs); the new artifacts go to --out, or to this directory")
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "worker" {
+		memlimit.Default()
+		logger.Set(zerolog.Nop())
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		if err := runWorker(ctx, os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "prove worker:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "Usage: prove [flags]\n\nProves a greedy generation of a model and verifies it natively, as a Groth16 proof and on a simulated EVM.\n\nFlags:\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: prove [flags]\n       prove worker --nats URL [flags]\n\nProves a greedy generation of a model and verifies it natively, as a Groth16 proof and on a simulated EVM. prove worker takes the jobs of distributed runs (prove worker -h).\n\nFlags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -143,6 +156,14 @@ func run(ctx context.Context) error {
 	}
 	if *capacityFlag > 0 || *continueFlag != "" {
 		return runTurn(ctx, aggOpts, tok)
+	}
+	if design == pipeline.Aggregated {
+		q, done, err := workersQueue(ctx)
+		if err != nil {
+			return err
+		}
+		defer done()
+		aggOpts.Queue = q
 	}
 	var rep *pipeline.Report
 	if design == pipeline.Direct {
@@ -227,6 +248,9 @@ func checkFlags() (pipeline.Design, error) {
 		return "", err
 	}
 	if err := checkBatchFlags(design, set); err != nil {
+		return "", err
+	}
+	if err := checkWorkerFlags(design, set); err != nil {
 		return "", err
 	}
 	return design, nil

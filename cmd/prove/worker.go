@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/veriformer/veriformer/distributed"
+	"github.com/veriformer/veriformer/pipeline"
+	"github.com/veriformer/veriformer/setup"
+)
+
+// parseSize parses a memory size: a number of bytes, or of KiB, MiB,
+// GiB or TiB with the suffix K, M, G or T (an optional "iB" or "B"
+// after it).
+func parseSize(s string) (uint64, error) {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
+	shift := 0
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K':
+			shift = 10
+		case 'M':
+			shift = 20
+		case 'G':
+			shift = 30
+		case 'T':
+			shift = 40
+		}
+		if shift > 0 {
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseUint(t, 10, 64)
+	if err != nil || v == 0 || v > (1<<63)>>shift {
+		return 0, fmt.Errorf("a memory size %q: want a positive number of bytes, or with K, M, G or T (16G)", s)
+	}
+	return v << shift, nil
+}
+
+// runWorker is prove worker: a worker of a distributed run's jobs until
+// it is interrupted.
+func runWorker(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("prove worker", flag.ContinueOnError)
+	url := fs.String("nats", "", "NATS server URL, or the URLs of a cluster's nodes separated by commas (required)")
+	hostname, _ := os.Hostname()
+	name := fs.String("name", "", "the worker's name in results and logs: letters, digits, _ and - (default: host name and process id)")
+	memory := fs.String("max-memory", "", "take only the jobs whose estimated peak fits this much memory (16G); default: every job")
+	cache := fs.String("cache", "", "circuit and key cache directory (default $VERIFORMER_CACHE or .cache/keys in the module); keys are fetched from the server once and kept here")
+	prefix := fs.String("prefix", "", "the deployment's stream prefix (default veriformer)")
+	ackWait := fs.Duration("ack-wait", 30*time.Second, "a job whose worker shows no sign of life this long goes to another worker (the worker signals every third of it)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: prove worker --nats URL [flags]\n\nTakes the jobs of distributed runs (prove --workers, prove --nats) from a NATS JetStream server and proves them.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *url == "" {
+		return errors.New("prove worker needs --nats URL")
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("prove worker takes no arguments, got %q", fs.Args())
+	}
+	if *name == "" {
+		*name = sanitize(fmt.Sprintf("%s-%d", hostname, os.Getpid()))
+	}
+	var max uint64
+	if *memory != "" {
+		var err error
+		if max, err = parseSize(*memory); err != nil {
+			return err
+		}
+	}
+	q, err := distributed.Connect(ctx, *url, distributed.Config{Prefix: *prefix, AckWait: *ackWait})
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	handlers, err := pipeline.WorkerHandlers(*cache, os.Stdout)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("worker %s: taking jobs from %s\n", *name, *url)
+	w := &distributed.Worker{Queue: q, Name: *name, Memory: max, Handlers: handlers, Log: os.Stdout}
+	return w.Run(ctx)
+}
+
+// sanitize keeps the letters, digits, _ and - of s (a worker's name),
+// at most 64 of them.
+func sanitize(s string) string {
+	b := []byte(s)[:0:0]
+	for _, c := range []byte(s) {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' {
+			b = append(b, c)
+		}
+	}
+	if len(b) > 64 {
+		b = b[len(b)-64:]
+	}
+	if len(b) == 0 {
+		return "worker"
+	}
+	return string(b)
+}
+
+// localWorkers is a run's own embedded server with worker processes.
+type localWorkers struct {
+	server *distributed.Embedded
+	procs  []*exec.Cmd
+}
+
+// startLocal starts an embedded NATS server with JetStream, its data in
+// the key cache's nats directory, and n worker processes (this program,
+// prove worker) on it, their output prefixed to stdout.
+func startLocal(n int, cache string) (*localWorkers, error) {
+	dir, err := keyCacheDirOf(cache)
+	if err != nil {
+		return nil, err
+	}
+	e, err := distributed.StartEmbedded(filepath.Join(dir, "nats"), 0)
+	if err != nil {
+		return nil, err
+	}
+	l := &localWorkers{server: e}
+	self, err := os.Executable()
+	if err != nil {
+		l.stop()
+		return nil, err
+	}
+	for i := range n {
+		cmd := exec.Command(self, "worker", "--nats", e.URL(), "--name", fmt.Sprintf("local-%d", i+1), "--cache", dir)
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		if err := cmd.Start(); err != nil {
+			l.stop()
+			return nil, fmt.Errorf("start worker %d: %w", i+1, err)
+		}
+		l.procs = append(l.procs, cmd)
+	}
+	return l, nil
+}
+
+// stop interrupts the workers, waits for them (killing one that does not
+// end within 10 s) and shuts the server down.
+func (l *localWorkers) stop() {
+	for _, p := range l.procs {
+		_ = p.Process.Signal(os.Interrupt)
+	}
+	for _, p := range l.procs {
+		done := make(chan struct{})
+		go func() { _ = p.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = p.Process.Kill()
+			<-done
+		}
+	}
+	l.server.Close()
+}
+
+// keyCacheDirOf is the key cache of --cache: the flag's, else the
+// default.
+func keyCacheDirOf(cache string) (string, error) {
+	if cache != "" {
+		return cache, nil
+	}
+	return setup.DefaultCacheDir()
+}
+
+// checkWorkerFlags checks --workers and --nats: the aggregated design,
+// one of the two, no conversation's turn.
+func checkWorkerFlags(design pipeline.Design, set map[string]bool) error {
+	if !set["workers"] && !set["nats"] {
+		return nil
+	}
+	switch {
+	case *workersFlag < 0:
+		return errors.New("--workers must be at least 0")
+	case set["workers"] && set["nats"]:
+		return errors.New("--workers starts a server of its own: drop --nats, or --workers to use the server at --nats")
+	case design != pipeline.Aggregated:
+		return errors.New("--workers and --nats run the aggregated design's jobs: add --design aggregated")
+	case set["capacity"] || set["continue"] || set["stream"]:
+		return errors.New("a conversation's turns are not proven on workers yet: drop --workers and --nats")
+	}
+	return nil
+}
+
+// workersQueue connects to the jobs' server of --nats, or starts the
+// local server and workers of --workers; nil without either. done
+// releases them.
+func workersQueue(ctx context.Context) (*distributed.Queue, func(), error) {
+	switch {
+	case *natsFlag != "":
+		q, err := distributed.Connect(ctx, *natsFlag, distributed.Config{})
+		if err != nil {
+			return nil, nil, err
+		}
+		fmt.Printf("jobs: on the workers of %s\n", *natsFlag)
+		return q, q.Close, nil
+	case *workersFlag > 0:
+		l, err := startLocal(*workersFlag, *keyFlags.Cache)
+		if err != nil {
+			return nil, nil, err
+		}
+		q, err := distributed.Connect(ctx, l.server.URL(), distributed.Config{})
+		if err != nil {
+			l.stop()
+			return nil, nil, err
+		}
+		fmt.Printf("jobs: on %d local workers, server %s\n", *workersFlag, l.server.URL())
+		return q, func() { q.Close(); l.stop() }, nil
+	}
+	return nil, func() {}, nil
+}
