@@ -417,3 +417,28 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestLargeBlob stores a blob of parts and reads it back; a part
+// changed in the store is caught by the digest.
+func TestLargeBlob(t *testing.T) {
+	_, q := testQueue(t, 5*time.Second)
+	ctx := context.Background()
+	data := make([]byte, 2*partSize+12345)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	n, err := q.Put(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := q.Get(ctx, n)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read back %d bytes, %v", len(got), err)
+	}
+	if _, err := q.blobs.PutBytes(ctx, n+".1", []byte("other")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Get(ctx, n); err == nil {
+		t.Fatal("a changed part accepted")
+	}
+}

@@ -1,11 +1,14 @@
 package distributed
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -79,11 +82,24 @@ func Connect(ctx context.Context, url string, cfg Config) (*Queue, error) {
 		}
 	}
 	q := &Queue{cfg: cfg, nc: nc}
-	if err := q.setup(ctx); err != nil {
-		nc.Close()
-		return nil, err
+	// A cluster just started elects its leaders for a few seconds, and
+	// clients that create the same streams at once wait on each other:
+	// try again for up to a minute.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := q.setup(ctx)
+		if err == nil {
+			return q, nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			nc.Close()
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
 	}
-	return q, nil
 }
 
 // setup creates or updates the streams and the object store.
@@ -125,8 +141,15 @@ func upper(s string) string {
 // Close closes the connection.
 func (q *Queue) Close() { q.nc.Close() }
 
+// partSize is the size of the parts a large blob is stored in: the
+// object store sends an object's chunks without waiting, and a
+// replicated stream refuses a burst of hundreds of megabytes.
+const partSize = 8 << 20
+
 // Put stores data as a blob and returns its name ([Blob]); a blob
-// already stored is not sent again.
+// already stored is not sent again. A blob larger than 8 MiB is stored
+// as parts of 8 MiB (objects named <blob>.<i>) after which the object
+// of its name records their number.
 func (q *Queue) Put(ctx context.Context, data []byte) (string, error) {
 	n := Blob(data)
 	if _, err := q.blobs.GetInfo(ctx, n); err == nil {
@@ -134,20 +157,69 @@ func (q *Queue) Put(ctx context.Context, data []byte) (string, error) {
 	} else if !errors.Is(err, jetstream.ErrObjectNotFound) {
 		return "", fmt.Errorf("distributed: blob %s: %w", n, err)
 	}
-	if _, err := q.blobs.PutBytes(ctx, n, data); err != nil {
-		return "", fmt.Errorf("distributed: put blob %s: %w", n, err)
+	if len(data) <= partSize {
+		if err := q.putObject(ctx, n, data, nil); err != nil {
+			return "", err
+		}
+		return n, nil
+	}
+	parts := (len(data) + partSize - 1) / partSize
+	for i := range parts {
+		part := data[i*partSize : min(len(data), (i+1)*partSize)]
+		if err := q.putObject(ctx, fmt.Sprintf("%s.%d", n, i), part, nil); err != nil {
+			return "", err
+		}
+	}
+	if err := q.putObject(ctx, n, nil, map[string]string{"parts": fmt.Sprint(parts)}); err != nil {
+		return "", err
 	}
 	return n, nil
 }
 
-// Get reads the blob of that name and checks that its bytes have that
-// digest.
+// putObject stores one object, again after a pause when the server
+// refuses it for a burst (a replicated stream's ingest).
+func (q *Queue) putObject(ctx context.Context, name string, data []byte, meta map[string]string) error {
+	var err error
+	for attempt := range 8 {
+		if _, err = q.blobs.Put(ctx, jetstream.ObjectMeta{Name: name, Metadata: meta}, bytes.NewReader(data)); err == nil {
+			return nil
+		}
+		if !strings.Contains(err.Error(), "too many requests") {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(250<<attempt) * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("distributed: put blob %s: %w", name, err)
+}
+
+// Get reads the blob of that name (and its parts) and checks that its
+// bytes have that digest.
 func (q *Queue) Get(ctx context.Context, blob string) ([]byte, error) {
 	if !blobName.MatchString(blob) {
 		return nil, fmt.Errorf("distributed: %q is not a blob name", blob)
 	}
-	data, err := q.blobs.GetBytes(ctx, blob)
+	info, err := q.blobs.GetInfo(ctx, blob)
 	if err != nil {
+		return nil, fmt.Errorf("distributed: get blob %s: %w", blob, err)
+	}
+	var data []byte
+	if p, ok := info.Metadata["parts"]; ok {
+		parts, err := strconv.Atoi(p)
+		if err != nil || parts < 1 || parts > 1<<16 {
+			return nil, fmt.Errorf("distributed: blob %s: %q parts", blob, p)
+		}
+		for i := range parts {
+			part, err := q.blobs.GetBytes(ctx, fmt.Sprintf("%s.%d", blob, i))
+			if err != nil {
+				return nil, fmt.Errorf("distributed: get blob %s, part %d: %w", blob, i, err)
+			}
+			data = append(data, part...)
+		}
+	} else if data, err = q.blobs.GetBytes(ctx, blob); err != nil {
 		return nil, fmt.Errorf("distributed: get blob %s: %w", blob, err)
 	}
 	if Blob(data) != blob {
