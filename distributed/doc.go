@@ -2,7 +2,10 @@
 // JetStream: a coordinator publishes jobs, any number of worker
 // processes take them, and every result comes back through the same
 // server (or cluster), which holds the queue, the deliveries and the
-// data. The package writes no queue, delivery or storage of its own.
+// data. The package writes no queue, delivery or storage of its own. It
+// is the engine only: the jobs of a proof (their kinds, inputs and
+// checks) are its callers' (package pipeline's AggregatedOptions.Queue
+// and WorkerHandlers; cmd/prove's --workers, --nats and prove worker).
 //
 // # Streams and buckets
 //
@@ -23,7 +26,13 @@
 //     again.
 //   - The object store PREFIX-blobs: every input and output of a job,
 //     named by the lowercase hexadecimal SHA-256 of its bytes ([Blob]); a
-//     reader checks the digest of what it reads.
+//     reader checks the digest of what it reads. A blob over 8 MiB is
+//     stored as parts of 8 MiB, objects <blob>.<i>, and the object of its
+//     name holds nothing but the number of parts in its metadata.
+//
+// The streams and the object store have one replica, or three when the
+// client knows of at least three servers (a cluster, where a node may
+// then die).
 //
 // # Messages
 //
