@@ -179,11 +179,7 @@ func RunBatch(ctx context.Context, opts BatchOptions) (*BatchReport, error) {
 		return nil, err
 	}
 	rep.Constraints = keys.SegmentConstraints
-	st, segments, err := r.proveSegments(&opts.AggregatedOptions, keys, pass, tr, nil)
-	if err != nil {
-		return nil, err
-	}
-	aggProof, err := r.aggregate(keys, st, segments)
+	st, aggProof, err := r.proveAggregated(&opts.AggregatedOptions, keys, pass, tr)
 	if err != nil {
 		return nil, err
 	}

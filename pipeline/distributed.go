@@ -25,6 +25,7 @@ import (
 
 	"github.com/veriformer/veriformer/circuits"
 	"github.com/veriformer/veriformer/distributed"
+	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
@@ -45,6 +46,12 @@ const (
 	// "pk" (the segment circuit's key files); output the Groth16 proof
 	// (gnark's binary encoding).
 	JobSegment = "segment"
+	// JobAggregate is the aggregator's BW6-761 proof of the segments'
+	// proofs: inputs "spec", "srs", for each segment k "native-k",
+	// "segment-k" (its Groth16 proof) and "segvk-k" (its verifying key),
+	// and the aggregator's "manifest", "vk" and "pk"; output the
+	// aggregator's proof.
+	JobAggregate = "aggregate"
 )
 
 // jobSpec is what a worker rebuilds a run's pass from: the built-in
@@ -60,6 +67,9 @@ type jobSpec struct {
 	Segments []inference.Segment `json:"segments"`
 	ModelID  string              `json:"modelId"`
 	Slots    int                 `json:"slots,omitempty"`
+	// Shapes is what the aggregator knows of each segment circuit, from
+	// which an aggregation job compiles it.
+	Shapes []recursion.SegmentShape `json:"shapes"`
 }
 
 // builtinName returns the name of the built-in model m is, or an error:
@@ -86,7 +96,7 @@ func specOf(m *model.Model, keys *AggregatedKeys, pass committed.Pass) (*jobSpec
 		return nil, err
 	}
 	return &jobSpec{Model: name, Prompt: pass.Prompt, Output: pass.Output, Batch: pass.Batch, Rows: pass.Rows,
-		Segments: keys.Segments, ModelID: keys.ModelID.Text(16), Slots: keys.Catalog.Slots}, nil
+		Segments: keys.Segments, ModelID: keys.ModelID.Text(16), Slots: keys.Catalog.Slots, Shapes: keys.Shapes}, nil
 }
 
 // decodeSpec decodes a job's spec and rebuilds its model, pass,
@@ -109,8 +119,8 @@ func decodeSpec(data []byte) (*jobSpec, *model.Model, committed.Pass, statement.
 	if !ok || id.Sign() < 0 || id.BitLen() > statement.ModelIDBits {
 		return fail(fmt.Errorf("model id %q", s.ModelID))
 	}
-	if len(s.Segments) == 0 || len(s.Segments) > recursion.MaxArity || s.Slots < 0 || s.Slots > statement.MaxBatch {
-		return fail(fmt.Errorf("%d segments, %d slots", len(s.Segments), s.Slots))
+	if len(s.Segments) == 0 || len(s.Segments) > recursion.MaxArity || s.Slots < 0 || s.Slots > statement.MaxBatch || len(s.Shapes) != len(s.Segments) {
+		return fail(fmt.Errorf("%d segments, %d shapes, %d slots", len(s.Segments), len(s.Shapes), s.Slots))
 	}
 	pass := committed.Pass{Prompt: s.Prompt, Output: s.Output, Rows: s.Rows, Batch: s.Batch}
 	if err := pass.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
@@ -227,6 +237,9 @@ func WorkerHandlers(cacheDir string, w io.Writer) (map[string]distributed.Handle
 		JobSegment: func(ctx context.Context, job *distributed.Job, get func(string) ([]byte, error)) ([]byte, error) {
 			return segmentJob(dir, w, job, get)
 		},
+		JobAggregate: func(ctx context.Context, job *distributed.Job, get func(string) ([]byte, error)) ([]byte, error) {
+			return aggregateJob(dir, w, logger, get)
+		},
 	}, nil
 }
 
@@ -303,6 +316,103 @@ func segmentJob(dir string, w io.Writer, job *distributed.Job, get func(string) 
 	return out.Bytes(), nil
 }
 
+// aggregateJob proves the aggregator on a worker: the segments' proofs
+// read and checked again (the native proofs' chain), the aggregator
+// compiled from the spec's shapes in the worker's circuit cache.
+func aggregateJob(dir string, w io.Writer, logger *log.Logger, get func(string) ([]byte, error)) ([]byte, error) {
+	data, err := get("spec")
+	if err != nil {
+		return nil, err
+	}
+	s, m, pass, st, _, err := decodeSpec(data)
+	if err != nil {
+		return nil, err
+	}
+	srsData, err := get("srs")
+	if err != nil {
+		return nil, err
+	}
+	srs, err := readSRS(srsData, logger)
+	if err != nil {
+		return nil, err
+	}
+	vk, err := committed.NewVerifyingKey(srs, m)
+	if err != nil {
+		return nil, err
+	}
+	segs := s.Segments
+	natives := make([]*committed.Proof, len(segs))
+	for k := range segs {
+		data, err := get(fmt.Sprintf("native-%d", k))
+		if err != nil {
+			return nil, err
+		}
+		if natives[k], err = committed.UnmarshalProof(data); err != nil {
+			return nil, distributed.Deterministic(err)
+		}
+	}
+	checks, err := committed.VerifyPassChecks(vk, m, st, pass, segs, natives)
+	if err != nil {
+		return nil, distributed.Deterministic(err)
+	}
+	placeholder := committedPass(s.Rows)
+	if s.Batch != nil {
+		placeholder = batchPass(s.Rows)
+	}
+	phShapes, err := committedShapes(m, segs, placeholder, nil)
+	if err != nil {
+		return nil, distributed.Deterministic(err)
+	}
+	segments := make([]recursion.SegmentProof, len(segs))
+	for k := range segs {
+		tables, err := vk.TableCommitments(phShapes[k])
+		if err != nil {
+			return nil, distributed.Deterministic(err)
+		}
+		segVK := groth16.NewVerifyingKey(ecc.BLS12_377)
+		proof := groth16.NewProof(ecc.BLS12_377)
+		for role, v := range map[string]io.ReaderFrom{fmt.Sprintf("segvk-%d", k): segVK, fmt.Sprintf("segment-%d", k): proof} {
+			data, err := get(role)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := v.ReadFrom(bytes.NewReader(data)); err != nil {
+				return nil, distributed.Deterministic(fmt.Errorf("pipeline: %s: %w", role, err))
+			}
+		}
+		if segments[k], err = recursion.ValueOfSegmentProof(proof, segVK, natives[k].Commitments(), tables, &natives[k].Opening.Opening, checks[k], chosenOf(segs[k], natives[k])); err != nil {
+			return nil, distributed.Deterministic(err)
+		}
+	}
+	key := gpcs.KeyOf(vk.PCS)
+	r := &runner{opts: &Options{Model: m, Log: w}, report: &Report{}}
+	ccs, err := r.compileAggregator(dir, s.Shapes, key, nil)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := workerKeys(dir, ccs, get)
+	if err != nil {
+		return nil, err
+	}
+	pk, err := setup.LoadProvingKey(keys, dir)
+	if err != nil {
+		return nil, err
+	}
+	wit, err := frontend.NewWitness(recursion.AggregatorAssignment(s.Shapes, key, st, segments), ecc.BW6_761.ScalarField())
+	if err != nil {
+		return nil, distributed.Deterministic(err)
+	}
+	proof, err := groth16.Prove(ccs, pk, wit, recursion.AggregatorProverOption())
+	if err != nil {
+		return nil, distributed.Deterministic(err)
+	}
+	var out bytes.Buffer
+	if _, err := proof.WriteTo(&out); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
 // segmentAssignment is the segment circuit's assignment: a batch's with
 // slots > 0.
 func segmentAssignment(m *model.Model, s *committed.Shape, slots int, st statement.Statement, native *committed.Proof, check *pcs.GroupCheck) (frontend.Circuit, error) {
@@ -353,11 +463,12 @@ func workerKeys(dir string, ccs constraint.ConstraintSystem, get func(string) ([
 	return setup.LoadOrSetupVK(ccs, dir, setup.WithKind(mf.Kind))
 }
 
-// runJobs runs the native and Groth16 proofs of a pass's segments as jobs
-// on the queue's workers: it returns the native proofs and the segments'
-// Groth16 proofs, each verified (a native proof by committed.Verify, a
-// Groth16 proof on the public inputs computed here) before it is used.
-func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, st statement.Statement, shapes []*committed.Shape) ([]*committed.Proof, []groth16.Proof, error) {
+// runJobs runs the native and Groth16 proofs of a pass's segments and
+// their aggregation as jobs on the queue's workers: it returns the
+// native proofs and the aggregator's proof, each verified (a native
+// proof by committed.Verify, a Groth16 proof on the public inputs
+// computed here, the aggregator's on the statement) before it is used.
+func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, st statement.Statement, shapes []*committed.Shape) ([]*committed.Proof, groth16.Proof, error) {
 	m := r.opts.Model
 	segs := keys.Segments
 	spec, err := specOf(m, keys, pass)
@@ -380,21 +491,47 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		}
 	}
 	natives := make([]*committed.Proof, len(segs))
-	proofs := make([]groth16.Proof, len(segs))
 	var tasks []*distributed.Task
-	for k := range segs {
-		sk := keys.Segment[k]
-		hash := sk.Manifest.Circuit
-		key := map[string]string{"spec": names["spec"]}
+	putKeys := func(what string, hash string, roles map[string]string) error {
 		for _, f := range []struct{ role, ext string }{{"manifest", ".json"}, {"vk", ".vk"}, {"pk", ".pk"}} {
 			data, err := os.ReadFile(filepath.Join(r.opts.CacheDir, hash+f.ext))
 			if err != nil {
-				return nil, nil, fmt.Errorf("pipeline: the keys of %s: %w", segmentName(k, segs), err)
+				return fmt.Errorf("pipeline: the keys of %s: %w", what, err)
 			}
-			if key[f.role], err = q.Put(ctx, data); err != nil {
-				return nil, nil, err
+			if roles[f.role], err = q.Put(ctx, data); err != nil {
+				return err
 			}
 		}
+		return nil
+	}
+	agg := &distributed.Task{
+		ID: JobAggregate, Kind: JobAggregate, Memory: 2 * segmentMemory(keys.Aggregator),
+		Inputs: map[string]string{"spec": names["spec"], "srs": names["srs"]}, After: map[string]string{},
+	}
+	if err := putKeys("the aggregator", keys.Aggregator.Manifest.Circuit, agg.Inputs); err != nil {
+		return nil, nil, err
+	}
+	var aggProof groth16.Proof
+	agg.Verify = func(out []byte) error {
+		p := groth16.NewProof(ecc.BW6_761)
+		if _, err := p.ReadFrom(bytes.NewReader(out)); err != nil {
+			return err
+		}
+		if err := recursion.VerifyAggregated(p, keys.Aggregator.VK, st); err != nil {
+			return err
+		}
+		aggProof = p
+		return nil
+	}
+	for k := range segs {
+		sk := keys.Segment[k]
+		key := map[string]string{"spec": names["spec"]}
+		if err := putKeys(segmentName(k, segs), sk.Manifest.Circuit, key); err != nil {
+			return nil, nil, err
+		}
+		agg.Inputs[fmt.Sprintf("segvk-%d", k)] = key["vk"]
+		agg.After[fmt.Sprintf("native-%d", k)] = fmt.Sprintf("%s-%d", JobNative, k)
+		agg.After[fmt.Sprintf("segment-%d", k)] = fmt.Sprintf("%s-%d", JobSegment, k)
 		tasks = append(tasks, &distributed.Task{
 			ID: fmt.Sprintf("%s-%d", JobNative, k), Kind: JobNative, Memory: committed.ProverMemory(shapes[k].Layout),
 			Inputs: map[string]string{"spec": names["spec"], "srs": names["srs"]},
@@ -432,14 +569,11 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 				if err != nil {
 					return err
 				}
-				if err := groth16.Verify(p, sk.VK, w, recursion.SegmentVerifierOption()); err != nil {
-					return err
-				}
-				proofs[k] = p
-				return nil
+				return groth16.Verify(p, sk.VK, w, recursion.SegmentVerifierOption())
 			},
 		})
 	}
+	tasks = append(tasks, agg)
 	h := sha256.Sum256(append(append([]byte(nil), specData...), []byte(keys.FinalModelID.Text(16))...))
 	run := "run-" + hex.EncodeToString(h[:8])
 	r.logf("  run %s: %d jobs on the workers", run, len(tasks))
@@ -454,7 +588,7 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 	}); err != nil {
 		return nil, nil, err
 	}
-	return natives, proofs, nil
+	return natives, aggProof, nil
 }
 
 // segmentMemory estimates a segment Groth16 proof's peak: about 1 KiB a

@@ -270,6 +270,9 @@ func (r *runner) setupSegments(opts *AggregatedOptions, k *AggregatedKeys) error
 // the statement. Each proving key is read from the cache when it is
 // needed and dropped after.
 func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, req statement.Request, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
+	if opts.Queue != nil {
+		return r.proveOnWorkers(opts, keys, req)
+	}
 	st, segments, err := r.proveSegments(opts, keys, req, tr, nil)
 	if err != nil {
 		return st, nil, err
@@ -302,10 +305,7 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 		segments = make([]recursion.SegmentProof, len(segs))
 	)
 	if opts.Queue != nil {
-		if conv != nil {
-			return st, nil, fmt.Errorf("pipeline: a conversation's turn is not proven on workers yet")
-		}
-		return r.proveOnWorkers(opts, keys, pass)
+		return st, nil, fmt.Errorf("pipeline: a conversation's turn is not proven on workers yet")
 	}
 	if err := r.stage("native segment proofs", func() (string, error) {
 		var err error
@@ -519,15 +519,18 @@ func nativeJobs(sizes []uint64, budget uint64, procs int) int {
 	return 2
 }
 
-// proveOnWorkers runs the stages of proveSegments as jobs on the workers
-// of opts.Queue: each segment's native proof and Groth16 proof, each
-// verified here, then the chain of the native proofs.
-func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request) (statement.Statement, []recursion.SegmentProof, error) {
+// proveOnWorkers runs the stages of proveAggregated as jobs on the
+// workers of opts.Queue: each segment's native proof and Groth16 proof
+// and the aggregation, each verified here, and the chain of the native
+// proofs.
+func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request) (statement.Statement, groth16.Proof, error) {
 	m := opts.Model
 	segs := keys.Segments
-	var st statement.Statement
-	segments := make([]recursion.SegmentProof, len(segs))
-	err := r.stage("segment proofs on the workers", func() (string, error) {
+	var (
+		st       statement.Statement
+		aggProof groth16.Proof
+	)
+	err := r.stage("proofs on the workers", func() (string, error) {
 		var err error
 		if stack, ok := pass.Stack(); ok {
 			st, _, err = statement.StackStatement[bls12377fr.Element](keys.ModelID, stack)
@@ -541,20 +544,15 @@ func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, p
 		if err != nil {
 			return "", err
 		}
-		natives, proofs, err := r.runJobs(r.context(), opts.Queue, keys, pass, st, shapes)
+		natives, p, err := r.runJobs(r.context(), opts.Queue, keys, pass, st, shapes)
 		if err != nil {
 			return "", err
 		}
-		checks, err := committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, natives)
-		if err != nil {
+		if _, err := committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, natives); err != nil {
 			return "", err
 		}
-		for k := range segs {
-			if segments[k], err = recursion.ValueOfSegmentProof(proofs[k], keys.Segment[k].VK, natives[k].Commitments(), keys.Tables[k], &natives[k].Opening.Opening, checks[k], chosenOf(segs[k], natives[k])); err != nil {
-				return "", err
-			}
-		}
-		return fmt.Sprintf("%d native and %d Groth16 proofs, each verified, the chain verified", len(segs), len(segs)), nil
+		aggProof = p
+		return fmt.Sprintf("%d native and %d Groth16 proofs and the aggregation, each verified", len(segs), len(segs)), nil
 	})
-	return st, segments, err
+	return st, aggProof, err
 }

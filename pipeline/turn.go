@@ -119,6 +119,9 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 	if opts.Capacity < 1 {
 		return nil, fmt.Errorf("pipeline: a turn needs the cache's capacity (rows)")
 	}
+	if opts.Queue != nil {
+		return nil, fmt.Errorf("pipeline: a conversation's turn is not proven on workers yet")
+	}
 	if len(opts.Earlier) > 0 {
 		last := opts.Earlier[len(opts.Earlier)-1].Turn
 		if opts.StateIn != nil && last.StateOut.Cmp(opts.StateIn) != 0 {

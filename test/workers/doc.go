@@ -1,7 +1,7 @@
 // Package workers holds the default tier's fault tests of a run whose
 // segment proofs go to worker processes over NATS JetStream (package
-// distributed): a worker killed mid-job, a coordinator killed and
-// started again. The workers and the coordinator are real processes of
+// distributed): a coordinator killed and started again, a worker killed
+// mid-job, in one run (TestKilled). The workers and the coordinator are real processes of
 // cmd/prove, killed with SIGKILL. It is a package of its own so that the
 // test runner runs it beside the other slow packages.
 //
