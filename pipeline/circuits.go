@@ -151,11 +151,7 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		turn = &committed.Turn{Start: 0, Capacity: opts.Capacity}
 		aggTurn = &recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: opts.Capacity}
 	}
-	pass := committedPass(rows)
-	if opts.Slots > 0 {
-		pass = batchPass(rows)
-	}
-	if c.Shapes, err = committedShapes(m, c.Segments, pass, turn); err != nil {
+	if c.Shapes, err = committedShapes(m, c.Segments, placeholderPass(rows, opts.Slots > 0), turn); err != nil {
 		return nil, err
 	}
 	c.segmentShapes = make([]*recursion.SegmentShape, len(c.Segments))

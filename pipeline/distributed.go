@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
-	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
@@ -99,11 +98,11 @@ func specOf(m *model.Model, keys *AggregatedKeys, pass committed.Pass) (*jobSpec
 		Segments: keys.Segments, ModelID: keys.ModelID.Text(16), Slots: keys.Catalog.Slots, Shapes: keys.Shapes}, nil
 }
 
-// decodeSpec decodes a job's spec and rebuilds its model, pass,
-// statement and trace; any failure is the input's (deterministic).
-func decodeSpec(data []byte) (*jobSpec, *model.Model, committed.Pass, statement.Statement, *model.Trace, error) {
-	fail := func(err error) (*jobSpec, *model.Model, committed.Pass, statement.Statement, *model.Trace, error) {
-		return nil, nil, committed.Pass{}, statement.Statement{}, nil, distributed.Deterministic(fmt.Errorf("pipeline: job spec: %w", err))
+// decodeSpec decodes a job's spec and rebuilds its model, pass and
+// statement; any failure is the input's (deterministic).
+func decodeSpec(data []byte) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
+	fail := func(err error) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
+		return nil, nil, committed.Pass{}, statement.Statement{}, distributed.Deterministic(fmt.Errorf("pipeline: job spec: %w", err))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -126,25 +125,29 @@ func decodeSpec(data []byte) (*jobSpec, *model.Model, committed.Pass, statement.
 	if err := pass.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
 		return fail(err)
 	}
-	var (
-		st statement.Statement
-		tr *model.Trace
-	)
-	if stack, ok := pass.Stack(); ok {
-		if st, _, err = statement.StackStatement[bls12377fr.Element](id, stack); err != nil {
-			return fail(err)
-		}
-		tr, err = m.ForwardStacked(pass.Tokens(), pass.Begins())
-	} else {
-		if st, err = statement.Of[bls12377fr.Element](id, pass.Prompt, pass.Output); err != nil {
-			return fail(err)
-		}
-		tr, err = m.Forward(m.NewCache(), pass.Tokens())
-	}
+	st, err := passStatement(id, pass)
 	if err != nil {
 		return fail(err)
 	}
-	return &s, m, pass, st, tr, nil
+	return &s, m, pass, st, nil
+}
+
+// passTrace runs the model's pass over a pass's tokens: stacked for a
+// batch's.
+func passTrace(m *model.Model, pass committed.Pass) (*model.Trace, error) {
+	if begins := pass.Begins(); begins != nil {
+		return m.ForwardStacked(pass.Tokens(), begins)
+	}
+	return m.Forward(m.NewCache(), pass.Tokens())
+}
+
+// getSRS reads a job's "srs" input (pcs.SRS.WriteCache's encoding).
+func getSRS(get func(string) ([]byte, error), logger *log.Logger) (*pcs.SRS, error) {
+	data, err := get("srs")
+	if err != nil {
+		return nil, err
+	}
+	return readSRS(data, logger)
 }
 
 // jobIndex returns the segment index of a job id "<kind>-<k>".
@@ -212,7 +215,7 @@ func WorkerHandlers(cacheDir string, w io.Writer) (map[string]distributed.Handle
 			if err != nil {
 				return nil, err
 			}
-			s, m, pass, st, tr, err := decodeSpec(data)
+			s, m, pass, st, err := decodeSpec(data)
 			if err != nil {
 				return nil, err
 			}
@@ -220,11 +223,11 @@ func WorkerHandlers(cacheDir string, w io.Writer) (map[string]distributed.Handle
 			if err != nil {
 				return nil, err
 			}
-			srsData, err := get("srs")
+			tr, err := passTrace(m, pass)
 			if err != nil {
-				return nil, err
+				return nil, distributed.Deterministic(err)
 			}
-			srs, err := readSRS(srsData, logger)
+			srs, err := getSRS(get, logger)
 			if err != nil {
 				return nil, err
 			}
@@ -249,7 +252,7 @@ func segmentJob(dir string, w io.Writer, job *distributed.Job, get func(string) 
 	if err != nil {
 		return nil, err
 	}
-	s, m, pass, st, _, err := decodeSpec(data)
+	s, m, pass, st, err := decodeSpec(data)
 	if err != nil {
 		return nil, err
 	}
@@ -284,11 +287,7 @@ func segmentJob(dir string, w io.Writer, job *distributed.Job, get func(string) 
 	// The circuit as the run's catalog compiles it: from the bucket's
 	// placeholder pass, read from this worker's circuit cache after the
 	// first time.
-	placeholder := committedPass(s.Rows)
-	if s.Batch != nil {
-		placeholder = batchPass(s.Rows)
-	}
-	phShapes, err := committedShapes(m, s.Segments, placeholder, nil)
+	phShapes, err := committedShapes(m, s.Segments, placeholderPass(s.Rows, s.Batch != nil), nil)
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
@@ -324,15 +323,11 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, get func(string) 
 	if err != nil {
 		return nil, err
 	}
-	s, m, pass, st, _, err := decodeSpec(data)
+	s, m, pass, st, err := decodeSpec(data)
 	if err != nil {
 		return nil, err
 	}
-	srsData, err := get("srs")
-	if err != nil {
-		return nil, err
-	}
-	srs, err := readSRS(srsData, logger)
+	srs, err := getSRS(get, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -355,11 +350,7 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, get func(string) 
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
-	placeholder := committedPass(s.Rows)
-	if s.Batch != nil {
-		placeholder = batchPass(s.Rows)
-	}
-	phShapes, err := committedShapes(m, segs, placeholder, nil)
+	phShapes, err := committedShapes(m, segs, placeholderPass(s.Rows, s.Batch != nil), nil)
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}

@@ -53,6 +53,16 @@
 // with their own final model id (their buckets in the bucket tree's
 // slots as a single request's are).
 //
+// # Workers
+//
+// With AggregatedOptions.Queue, a run's segment proofs (native and
+// Groth16) and its aggregation are jobs on the workers of a NATS
+// JetStream deployment (package distributed; [WorkerHandlers] are the
+// workers' side): the run puts its spec (a built-in model's name, the
+// pass, the cut, the inner model id, the segment shapes), the SRS and the
+// key files in the object store, and verifies every result before it
+// uses it. The wrapper stays in the run's process.
+//
 // # Circuits
 //
 // [Circuits] is the one catalog of the circuits a design of a model needs

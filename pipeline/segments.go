@@ -40,6 +40,26 @@ func committedPass(rows int) committed.Pass {
 	return committed.Pass{Prompt: []int{0}, Output: []int{0}, Rows: rows}
 }
 
+// passStatement is the statement a pass states under the inner model id
+// id: a single request's, or a batch's (statement.StackStatement).
+func passStatement(id *big.Int, pass committed.Pass) (statement.Statement, error) {
+	if stack, ok := pass.Stack(); ok {
+		st, _, err := statement.StackStatement[bls12377fr.Element](id, stack)
+		return st, err
+	}
+	return statement.Of[bls12377fr.Element](id, pass.Prompt, pass.Output)
+}
+
+// placeholderPass is the pass the circuits of a bucket of rows are
+// compiled from: a batch's (batchPass) or a single request's
+// (committedPass).
+func placeholderPass(rows int, batch bool) committed.Pass {
+	if batch {
+		return batchPass(rows)
+	}
+	return committedPass(rows)
+}
+
 // batchPass is a batch's pass of a bucket of rows with one request of
 // one prompt and one output token, both 0: the shapes of a batch's
 // segment circuits depend on the rows only (the layout of the requests
@@ -309,12 +329,7 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 	}
 	if err := r.stage("native segment proofs", func() (string, error) {
 		var err error
-		if stack, ok := pass.Stack(); ok {
-			st, _, err = statement.StackStatement[bls12377fr.Element](keys.ModelID, stack)
-		} else {
-			st, err = statement.Of[bls12377fr.Element](keys.ModelID, pass.Prompt, pass.Output)
-		}
-		if err != nil {
+		if st, err = passStatement(keys.ModelID, pass); err != nil {
 			return "", err
 		}
 		var turn *committed.Turn
@@ -532,12 +547,7 @@ func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, p
 	)
 	err := r.stage("proofs on the workers", func() (string, error) {
 		var err error
-		if stack, ok := pass.Stack(); ok {
-			st, _, err = statement.StackStatement[bls12377fr.Element](keys.ModelID, stack)
-		} else {
-			st, err = statement.Of[bls12377fr.Element](keys.ModelID, pass.Prompt, pass.Output)
-		}
-		if err != nil {
+		if st, err = passStatement(keys.ModelID, pass); err != nil {
 			return "", err
 		}
 		shapes, err := committedShapes(m, segs, pass, nil)
