@@ -26,8 +26,9 @@ type Task struct {
 	Verify func(output []byte) error
 }
 
-// Progress is told of each job's events: "published", "refused",
-// "retried", "done" (nil for nothing).
+// Progress is told of each job's events: "published"; "received" (an
+// output arrived, to be verified); "refused", "retried" or "done" (nil
+// for nothing).
 type Progress func(event, job string, r *Result)
 
 // task is a task's state in a run.
@@ -253,6 +254,7 @@ func (c *coordinator) result(ctx context.Context, msg jetstream.Msg) error {
 		t.attempt = r.Attempt
 	}
 	if r.Error == "" {
+		c.progress("received", t.ID, r)
 		err := func() error {
 			data, err := c.q.Get(ctx, r.Output)
 			if err != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,9 +87,9 @@ func handlers(calls *sync.Map) map[string]Handler {
 		n.(*atomic.Int32).Add(1)
 	}
 	return map[string]Handler{
-		"double": func(_ context.Context, j *Job, get func(string) ([]byte, error)) ([]byte, error) {
+		"double": func(_ context.Context, j *Job, in *Inputs) ([]byte, error) {
 			count(j.ID)
-			x, err := get("x")
+			x, err := in.Get("x")
 			if err != nil {
 				return nil, err
 			}
@@ -97,13 +99,13 @@ func handlers(calls *sync.Map) map[string]Handler {
 			}
 			return []byte(fmt.Sprint(2 * v)), nil
 		},
-		"add": func(_ context.Context, j *Job, get func(string) ([]byte, error)) ([]byte, error) {
+		"add": func(_ context.Context, j *Job, in *Inputs) ([]byte, error) {
 			count(j.ID)
-			x, err := get("x")
+			x, err := in.Get("x")
 			if err != nil {
 				return nil, err
 			}
-			y, err := get("y")
+			y, err := in.Get("y")
 			if err != nil {
 				return nil, err
 			}
@@ -138,10 +140,13 @@ func TestRun(t *testing.T) {
 	defer cancel()
 	tasks := sumTasks(t, q)
 	var log bytes.Buffer
-	out, err := q.Run(ctx, "run1", tasks, LogProgress(&log, time.Now()))
+	start := time.Now()
+	tl := NewTimeline(start)
+	out, err := q.Run(ctx, "run1", tasks, tl.Progress(LogProgress(&log, start)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkTimeline(t, tl, map[string][]string{"c": {"a", "b"}})
 	c, err := q.Get(ctx, out["c"])
 	if err != nil || string(c) != "42" {
 		t.Fatalf("c = %q, %v", c, err)
@@ -170,13 +175,46 @@ func TestRun(t *testing.T) {
 	t.Logf("first coordinator:\n%s", log.String())
 }
 
+// checkTimeline checks a run's timeline: every job there once, its
+// times in order, each job started after those it depends on were
+// checked; and its chart, a line per job.
+func checkTimeline(t *testing.T, tl *Timeline, after map[string][]string) {
+	t.Helper()
+	spans := tl.Spans()
+	by := map[string]Span{}
+	for _, s := range spans {
+		if _, ok := by[s.Job]; ok {
+			t.Fatalf("job %s twice in the timeline", s.Job)
+		}
+		by[s.Job] = s
+		if !(s.Published <= s.Started && s.Started <= s.Received && s.Received <= s.Checked) || s.Worker == "" || s.Attempt != 1 {
+			t.Errorf("span %+v", s)
+		}
+	}
+	for job, deps := range after {
+		for _, d := range deps {
+			if by[job].Published < by[d].Checked {
+				t.Errorf("%s published at %v, before %s was checked at %v", job, by[job].Published, d, by[d].Checked)
+			}
+		}
+	}
+	var chart bytes.Buffer
+	if err := tl.WriteChart(&chart, 40); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(chart.String(), "\n"); lines != len(spans)+1 || !strings.Contains(chart.String(), "#") {
+		t.Errorf("chart of %d spans:\n%s", len(spans), chart.String())
+	}
+	t.Logf("timeline:\n%s", chart.String())
+}
+
 // TestRefusedOutput: a worker whose output does not verify is refused,
 // and the job goes to another worker, whose output is kept.
 func TestRefusedOutput(t *testing.T) {
 	_, q := testQueue(t, 5*time.Second)
 	var calls sync.Map
 	liar := &Worker{Queue: q, Name: "liar", Handlers: map[string]Handler{
-		"double": func(context.Context, *Job, func(string) ([]byte, error)) ([]byte, error) { return []byte("0"), nil },
+		"double": func(context.Context, *Job, *Inputs) ([]byte, error) { return []byte("0"), nil },
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -240,7 +278,7 @@ func TestTransientFailure(t *testing.T) {
 	_, q := testQueue(t, 5*time.Second)
 	var calls atomic.Int32
 	startWorker(t, &Worker{Queue: q, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]Handler{
-		"double": func(context.Context, *Job, func(string) ([]byte, error)) ([]byte, error) {
+		"double": func(context.Context, *Job, *Inputs) ([]byte, error) {
 			if calls.Add(1) == 1 {
 				return nil, errors.New("out of disk")
 			}
@@ -266,7 +304,7 @@ func TestWorkerLost(t *testing.T) {
 	started := make(chan struct{})
 	var lostCalls, calls atomic.Int32
 	lost := &Worker{Queue: lostQueue, Name: "lost", Handlers: map[string]Handler{
-		"double": func(ctx context.Context, _ *Job, _ func(string) ([]byte, error)) ([]byte, error) {
+		"double": func(ctx context.Context, _ *Job, _ *Inputs) ([]byte, error) {
 			lostCalls.Add(1)
 			close(started)
 			<-ctx.Done()
@@ -292,7 +330,7 @@ func TestWorkerLost(t *testing.T) {
 	<-started
 	lostQueue.Close() // the worker is gone: no signs of life, no ack
 	startWorker(t, &Worker{Queue: q, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]Handler{
-		"double": func(context.Context, *Job, func(string) ([]byte, error)) ([]byte, error) {
+		"double": func(context.Context, *Job, *Inputs) ([]byte, error) {
 			calls.Add(1)
 			time.Sleep(3 * time.Second) // longer than the ack wait
 			return []byte("40"), nil
@@ -440,5 +478,76 @@ func TestLargeBlob(t *testing.T) {
 	}
 	if _, err := q.Get(ctx, n); err == nil {
 		t.Fatal("a changed part accepted")
+	}
+}
+
+// TestFiles stores files as blobs and reads them back to files: a large
+// one in parts, found again by its digest without being read; a file
+// whose digest is not the one claimed is refused and leaves no blob; a
+// blob whose part was changed is not written to its file.
+func TestFiles(t *testing.T) {
+	_, q := testQueue(t, 5*time.Second)
+	ctx := context.Background()
+	dir := t.TempDir()
+	data := make([]byte, 2*partSize+777)
+	for i := range data {
+		data[i] = byte(i * 13)
+	}
+	path := filepath.Join(dir, "key.pk")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := Blob(data)
+	n, err := q.PutFile(ctx, path, "sha256:"+want)
+	if err != nil || n != want {
+		t.Fatalf("PutFile: %s, %v", n, err)
+	}
+	// Stored: found by its digest, the file not read (it is gone).
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := q.PutFile(ctx, path, want); err != nil || n != want {
+		t.Fatalf("PutFile of a stored blob: %s, %v", n, err)
+	}
+	out := filepath.Join(dir, "fetched", "key.pk")
+	if err := q.GetFile(ctx, want, out); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read back %d bytes, %v", len(got), err)
+	}
+	// A file claimed with another digest.
+	other := append([]byte(nil), data...)
+	other[partSize+1] ^= 1
+	if err := os.WriteFile(path, other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.PutFile(ctx, path, Blob(data[:100])); err == nil {
+		t.Fatal("a file of another digest stored")
+	}
+	if ok, err := q.Has(ctx, Blob(data[:100])); err != nil || ok {
+		t.Fatalf("a refused file left a blob (%v, %v)", ok, err)
+	}
+	// Small files, with and without a digest.
+	small := filepath.Join(dir, "small")
+	if err := os.WriteFile(small, []byte("manifest"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := q.PutFile(ctx, small, ""); err != nil || n != Blob([]byte("manifest")) {
+		t.Fatalf("PutFile without a digest: %s, %v", n, err)
+	}
+	if _, err := q.PutFile(ctx, small, want); err != nil {
+		t.Fatalf("a stored digest: %v", err)
+	}
+	// A changed part: nothing written.
+	if _, err := q.blobs.PutBytes(ctx, want+".1", []byte("other")); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.pk")
+	if err := q.GetFile(ctx, want, bad); err == nil {
+		t.Fatal("a changed part accepted")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Fatalf("left in the directory: %v", entries)
 	}
 }

@@ -28,7 +28,11 @@
 //     named by the lowercase hexadecimal SHA-256 of its bytes ([Blob]); a
 //     reader checks the digest of what it reads. A blob over 8 MiB is
 //     stored as parts of 8 MiB, objects <blob>.<i>, and the object of its
-//     name holds nothing but the number of parts in its metadata.
+//     name holds nothing but the number of parts in its metadata. A file
+//     is stored and fetched part by part, never whole in memory
+//     ([Queue.PutFile], [Queue.GetFile]); a file whose digest is known
+//     (a key file's, from its manifest) is found in the store without
+//     being read.
 //
 // The streams and the object store have one replica, or three when the
 // client knows of at least three servers (a cluster, where a node may
@@ -40,7 +44,9 @@
 // kind, its inputs as blob names by role, its memory estimate, its
 // attempt); a result message of a [Result] (the job's run, id and
 // attempt, the worker's name, the output blob, or the error and whether
-// it is deterministic). Both decoders refuse unknown fields, bad names
+// it is deterministic, and the worker's time on the job in
+// milliseconds: a duration, so that the workers' clocks need not agree
+// with the coordinator's). Both decoders refuse unknown fields, bad names
 // and oversized messages ([DecodeJob], [DecodeResult]; fuzzed). A job is
 // published with the message id run.job.attempt, a result with
 // run.job.attempt.worker, so that JetStream drops a duplicate published
@@ -48,7 +54,9 @@
 //
 // # Delivery
 //
-// A worker takes one job at a time. While the handler runs it sends an
+// A worker takes one job at a time; its handler reads the job's inputs
+// through [Inputs], each checked against its name, as bytes or into a
+// file. While the handler runs it sends an
 // in-progress acknowledgement every third of the consumer's ack wait, so
 // a long job is never redelivered while its worker lives; a worker that
 // dies stops them, and the job is delivered again after the ack wait,
@@ -74,5 +82,7 @@
 // have verified results, checks every result with the run's verifier
 // before it uses it — a result that does not verify is refused and its
 // job published again as the next attempt — and keeps the first verified
-// result of each job: a duplicate is ignored.
+// result of each job: a duplicate is ignored. Its [Progress] is told
+// of each job's events; a [Timeline] records them and charts where a
+// run's time went.
 package distributed

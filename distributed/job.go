@@ -28,7 +28,9 @@ type Job struct {
 
 // Result is what a worker did with one attempt of a job: the blob of
 // its output, or the error it failed with and whether that error is
-// deterministic (the same input fails again).
+// deterministic (the same input fails again), and how long the worker
+// took, in milliseconds, from taking the job to storing its output (a
+// duration: the worker's clock need not agree with the coordinator's).
 type Result struct {
 	Run           string `json:"run"`
 	Job           string `json:"job"`
@@ -37,10 +39,14 @@ type Result struct {
 	Output        string `json:"output,omitempty"`
 	Error         string `json:"error,omitempty"`
 	Deterministic bool   `json:"deterministic,omitempty"`
+	Millis        int64  `json:"millis,omitempty"`
 }
 
 // MaxMessage bounds a job or result message.
 const MaxMessage = 1 << 16
+
+// maxMillis bounds a result's duration: a year.
+const maxMillis = 365 * 24 * 3600 * 1000
 
 // maxAttempts bounds a job's attempts: a job whose results are refused
 // this many times fails the run.
@@ -110,6 +116,9 @@ func (r *Result) Check() error {
 	}
 	if r.Attempt < 1 || r.Attempt > maxAttempts {
 		return fmt.Errorf("distributed: result of job %s: attempt %d", r.Job, r.Attempt)
+	}
+	if r.Millis < 0 || r.Millis > maxMillis {
+		return fmt.Errorf("distributed: result of job %s: %d ms", r.Job, r.Millis)
 	}
 	switch {
 	case r.Error == "" && !blobName.MatchString(r.Output):

@@ -12,12 +12,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Handler runs one job to its output. get reads the job's input of a
-// role from the object store, checked against its digest, when the
-// handler needs it (a worker that caches an input, a proving key, reads
-// it once). An error marked [Deterministic] fails the job for its input;
-// any other is transient, and the job is delivered again.
-type Handler func(ctx context.Context, job *Job, get func(role string) ([]byte, error)) ([]byte, error)
+// Handler runs one job to its output, reading the job's inputs from
+// the object store through in when it needs them. An error marked
+// [Deterministic] fails the job for its input; any other is transient,
+// and the job is delivered again.
+type Handler func(ctx context.Context, job *Job, in *Inputs) ([]byte, error)
 
 // Worker takes jobs from a deployment's queue and runs them, one at a
 // time.
@@ -154,6 +153,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Nak()
 		return
 	}
+	result.Millis = time.Since(start).Milliseconds()
 	if err := w.Queue.publishResult(ctx, result); err != nil {
 		w.logf("job %s: %v", job.ID, err)
 		_ = msg.Nak()
@@ -190,12 +190,5 @@ func (w *Worker) run(ctx context.Context, msg jetstream.Msg, job *Job) ([]byte, 
 			}
 		}
 	}()
-	get := func(role string) ([]byte, error) {
-		blob, ok := job.Inputs[role]
-		if !ok {
-			return nil, Deterministic(fmt.Errorf("job %s has no input %q", job.ID, role))
-		}
-		return w.Queue.Get(ctx, blob)
-	}
-	return h(ctx, job, get)
+	return h(ctx, job, &Inputs{ctx: ctx, q: w.Queue, job: job})
 }

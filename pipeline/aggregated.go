@@ -155,14 +155,19 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 		return rep, nil
 	}
 	if err := r.stage("wrapper proof", func() (string, error) {
-		wrapper, err := r.wrapperKeys(keys)
-		if err != nil {
-			return "", err
+		if r.wrapped != nil {
+			// Proven by a worker, verified on the final statement.
+			rep.Proof, rep.Statement = r.wrapped.wrapped, r.wrapped.final
+		} else {
+			wrapper, err := r.wrapperKeys(keys)
+			if err != nil {
+				return "", err
+			}
+			if rep.Proof, rep.Statement, err = recursion.Wrap(aggProof, keys.Aggregator.VK, st, keys.Deployment, keys.Slot, wrapper); err != nil {
+				return "", err
+			}
 		}
-		rep.Proof, rep.Statement, err = recursion.Wrap(aggProof, keys.Aggregator.VK, st, keys.Deployment, keys.Slot, wrapper)
-		if err != nil {
-			return "", err
-		}
+		var err error
 		if rep.ProofBytes, err = proofSize(rep.Proof); err != nil {
 			return "", err
 		}

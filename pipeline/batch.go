@@ -191,14 +191,20 @@ func RunBatch(ctx context.Context, opts BatchOptions) (*BatchReport, error) {
 		return rep, nil
 	}
 	if err := r.stage("batch wrapper proof", func() (string, error) {
-		wrapper, err := r.wrapperKeys(keys)
-		if err != nil {
-			return "", err
-		}
 		var final statement.Statement
-		if rep.Proof, final, err = recursion.WrapBatch(aggProof, keys.Aggregator.VK, st, keys.Deployment, keys.Slot, wrapper); err != nil {
-			return "", err
+		if r.wrapped != nil {
+			// Proven by a worker, verified on the final statement.
+			rep.Proof, final = r.wrapped.wrapped, r.wrapped.final
+		} else {
+			wrapper, err := r.wrapperKeys(keys)
+			if err != nil {
+				return "", err
+			}
+			if rep.Proof, final, err = recursion.WrapBatch(aggProof, keys.Aggregator.VK, st, keys.Deployment, keys.Slot, wrapper); err != nil {
+				return "", err
+			}
 		}
+		var err error
 		if final.String() != rep.Statement.String() {
 			return "", fmt.Errorf("pipeline: the wrapper states %v, the run %v", final, rep.Statement)
 		}

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -51,14 +53,24 @@ const (
 	// and the aggregator's "manifest", "vk" and "pk"; output the
 	// aggregator's proof.
 	JobAggregate = "aggregate"
+	// JobWrap is the BN254 wrapper's proof of the aggregator's proof:
+	// inputs "spec" (with its wrap part), "aggregate" (the aggregator's
+	// proof), "aggvk" (the aggregator's verifying key) and the wrapper's
+	// "manifest", "vk" and "pk"; output the wrapper's proof, the one a
+	// Solidity verifier checks.
+	JobWrap = "wrap"
 )
 
-// jobSpec is what a worker rebuilds a run's pass from: the built-in
-// model's name, the pass (a single request's prompt and output, or a
+// jobSpec is what a worker rebuilds a run's pass from: the model (a
+// built-in one's name, or the id of one whose files are inputs), the pass (a single request's prompt and output, or a
 // batch's requests) in its bucket, the cut into segments, the inner
 // model id the statement states, and a batch's request slots.
 type jobSpec struct {
+	// Model is the built-in model's name, or "" for a model from a
+	// directory, whose files are the job inputs "model-config" and
+	// "model-weights" and whose id (model.Model.ID) is Weights.
 	Model    string              `json:"model"`
+	Weights  string              `json:"weights,omitempty"`
 	Prompt   []int               `json:"prompt,omitempty"`
 	Output   []int               `json:"output,omitempty"`
 	Batch    []statement.Request `json:"batch,omitempty"`
@@ -69,11 +81,65 @@ type jobSpec struct {
 	// Shapes is what the aggregator knows of each segment circuit, from
 	// which an aggregation job compiles it.
 	Shapes []recursion.SegmentShape `json:"shapes"`
+	// Wrap is what a wrap job needs besides (nil when the run is not
+	// wrapped).
+	Wrap *wrapSpec `json:"wrap,omitempty"`
 }
 
-// builtinName returns the name of the built-in model m is, or an error:
-// a distributed run's workers rebuild the model by its name.
-func builtinName(m *model.Model) (string, error) {
+// wrapSpec is the wrapper's part of a spec: the aggregator's number of
+// Pedersen commitments (which selects the wrapper circuit), and the
+// model's deployment (its digest and bucket leaves, in hexadecimal, ""
+// for an empty slot) with the slot of the run's bucket.
+type wrapSpec struct {
+	Commitments int      `json:"commitments"`
+	ModelDigest string   `json:"modelDigest"`
+	Leaves      []string `json:"leaves"`
+	Slot        int      `json:"slot"`
+}
+
+// wrapSpecOf returns the wrap part of a run's spec.
+func wrapSpecOf(keys *AggregatedKeys) *wrapSpec {
+	w := &wrapSpec{Commitments: keys.Catalog.aggregatorCommitments, ModelDigest: keys.Deployment.ModelDigest.Text(16), Slot: keys.Slot}
+	for _, l := range keys.Deployment.Leaves {
+		if l == nil {
+			w.Leaves = append(w.Leaves, "")
+		} else {
+			w.Leaves = append(w.Leaves, l.Text(16))
+		}
+	}
+	return w
+}
+
+// deployment decodes the wrap part's deployment.
+func (w *wrapSpec) deployment() (*recursion.Deployment, error) {
+	if len(w.Leaves) != recursion.BucketSlots || w.Slot < 0 || w.Slot >= recursion.BucketSlots || w.Commitments < 0 || w.Commitments > 64 {
+		return nil, fmt.Errorf("a wrap of %d leaves, slot %d, %d commitments", len(w.Leaves), w.Slot, w.Commitments)
+	}
+	hexInt := func(v string) (*big.Int, error) {
+		x, ok := new(big.Int).SetString(v, 16)
+		if !ok || x.Sign() < 0 || x.BitLen() > 256 {
+			return nil, fmt.Errorf("%q is not a field element in hexadecimal", v)
+		}
+		return x, nil
+	}
+	d := &recursion.Deployment{}
+	var err error
+	if d.ModelDigest, err = hexInt(w.ModelDigest); err != nil {
+		return nil, err
+	}
+	for i, l := range w.Leaves {
+		if l == "" {
+			continue
+		}
+		if d.Leaves[i], err = hexInt(l); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// builtinName returns the name of the built-in model m is, or "".
+func builtinName(m *model.Model) string {
 	id := m.ID()
 	for _, name := range model.BuiltinNames() {
 		c, err := model.BuiltinConfig(name)
@@ -82,27 +148,35 @@ func builtinName(m *model.Model) (string, error) {
 		}
 		b, err := model.Builtin(name)
 		if err == nil && b.ID().Cmp(id) == 0 {
-			return name, nil
+			return name
 		}
 	}
-	return "", errors.New("pipeline: a distributed run takes a built-in model for now (its workers rebuild it by name)")
+	return ""
 }
 
-// specOf returns the spec of a run's pass and keys.
-func specOf(m *model.Model, keys *AggregatedKeys, pass committed.Pass) (*jobSpec, error) {
-	name, err := builtinName(m)
-	if err != nil {
-		return nil, err
+// specOf returns the spec of a run's pass and keys. A model that is not
+// built in is sent by its files, from opts.ModelDir.
+func specOf(opts *Options, keys *AggregatedKeys, pass committed.Pass) (*jobSpec, error) {
+	m := opts.Model
+	s := &jobSpec{Model: builtinName(m), Prompt: pass.Prompt, Output: pass.Output, Batch: pass.Batch, Rows: pass.Rows,
+		Segments: keys.Segments, ModelID: keys.ModelID.Text(16), Slots: keys.Catalog.Slots, Shapes: keys.Shapes}
+	if s.Model == "" {
+		if opts.ModelDir == "" {
+			return nil, errors.New("pipeline: a distributed run of a model that is not built in needs the directory it was loaded from (Options.ModelDir), whose files the workers load")
+		}
+		s.Weights = m.ID().Text(16)
 	}
-	return &jobSpec{Model: name, Prompt: pass.Prompt, Output: pass.Output, Batch: pass.Batch, Rows: pass.Rows,
-		Segments: keys.Segments, ModelID: keys.ModelID.Text(16), Slots: keys.Catalog.Slots, Shapes: keys.Shapes}, nil
+	return s, nil
 }
 
-// decodeSpec decodes a job's spec and rebuilds its model, pass and
-// statement; any failure is the input's (deterministic).
-func decodeSpec(data []byte) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
-	fail := func(err error) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
-		return nil, nil, committed.Pass{}, statement.Statement{}, distributed.Deterministic(fmt.Errorf("pipeline: job spec: %w", err))
+// parseSpec decodes and checks a job's spec; it never panics (fuzzed).
+// Every failure is the input's (deterministic).
+func parseSpec(data []byte) (*jobSpec, error) {
+	fail := func(err error) (*jobSpec, error) {
+		return nil, distributed.Deterministic(fmt.Errorf("pipeline: job spec: %w", err))
+	}
+	if len(data) > maxSpec {
+		return fail(fmt.Errorf("%d bytes", len(data)))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -110,9 +184,16 @@ func decodeSpec(data []byte) (*jobSpec, *model.Model, committed.Pass, statement.
 	if err := dec.Decode(&s); err != nil {
 		return fail(err)
 	}
-	m, err := model.Builtin(s.Model)
-	if err != nil {
-		return fail(err)
+	if dec.More() {
+		return fail(errors.New("data after the spec"))
+	}
+	if (s.Model == "") == (s.Weights == "") {
+		return fail(fmt.Errorf("model %q and weights %q: want one of the two", s.Model, s.Weights))
+	}
+	if s.Model == "" {
+		if w, ok := new(big.Int).SetString(s.Weights, 16); !ok || w.Sign() < 0 || w.BitLen() > 256 {
+			return fail(fmt.Errorf("weights id %q", s.Weights))
+		}
 	}
 	id, ok := new(big.Int).SetString(s.ModelID, 16)
 	if !ok || id.Sign() < 0 || id.BitLen() > statement.ModelIDBits {
@@ -121,15 +202,103 @@ func decodeSpec(data []byte) (*jobSpec, *model.Model, committed.Pass, statement.
 	if len(s.Segments) == 0 || len(s.Segments) > recursion.MaxArity || s.Slots < 0 || s.Slots > statement.MaxBatch || len(s.Shapes) != len(s.Segments) {
 		return fail(fmt.Errorf("%d segments, %d shapes, %d slots", len(s.Segments), len(s.Shapes), s.Slots))
 	}
-	pass := committed.Pass{Prompt: s.Prompt, Output: s.Output, Rows: s.Rows, Batch: s.Batch}
-	if err := pass.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
-		return fail(err)
+	if s.Rows < 1 || s.Rows > maxSpecRows {
+		return fail(fmt.Errorf("%d rows", s.Rows))
 	}
-	st, err := passStatement(id, pass)
+	if s.Wrap != nil {
+		if _, err := s.Wrap.deployment(); err != nil {
+			return fail(err)
+		}
+	}
+	return &s, nil
+}
+
+// maxSpec bounds a spec's encoding (a batch's requests are in it), and
+// maxSpecRows a pass's rows.
+const (
+	maxSpec     = 64 << 20
+	maxSpecRows = 1 << 20
+)
+
+// workerModels holds the last model a worker's jobs rebuilt: a worker's
+// jobs of one run share one model, built or loaded once.
+type workerModels struct {
+	mu  sync.Mutex
+	dir string // the key cache, models fetched under dir/models
+	key string
+	m   *model.Model
+}
+
+// get returns the model of a spec: the built-in one of its name, or the
+// one loaded from its files (fetched into the worker's cache the first
+// time), whose id must be the spec's.
+func (c *workerModels) get(s *jobSpec, in *distributed.Inputs) (*model.Model, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := "builtin " + s.Model
+	if s.Model == "" {
+		key = "weights " + s.Weights
+	}
+	if key == c.key {
+		return c.m, nil
+	}
+	var m *model.Model
+	if s.Model != "" {
+		var err error
+		if m, err = model.Builtin(s.Model); err != nil {
+			return nil, distributed.Deterministic(err)
+		}
+	} else {
+		dir := filepath.Join(c.dir, "models", s.Weights)
+		for role, file := range map[string]string{"model-config": model.ConfigFile, "model-weights": model.WeightsFile} {
+			path := filepath.Join(dir, file)
+			if _, err := os.Stat(path); err == nil {
+				continue
+			}
+			if err := in.Fetch(role, path); err != nil {
+				return nil, err
+			}
+		}
+		var err error
+		if m, err = model.Load(dir); err != nil {
+			return nil, distributed.Deterministic(err)
+		}
+		if got := m.ID().Text(16); got != s.Weights {
+			return nil, distributed.Deterministic(fmt.Errorf("pipeline: the model's files give id %s, the job's spec %s", got, s.Weights))
+		}
+	}
+	c.key, c.m = key, m
+	return m, nil
+}
+
+// decodeSpec decodes a job's spec and rebuilds its model, pass and
+// statement; a failure of the spec's is deterministic.
+func decodeSpec(models *workerModels, in *distributed.Inputs) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
+	fail := func(err error) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
+		return nil, nil, committed.Pass{}, statement.Statement{}, err
+	}
+	data, err := in.Get("spec")
 	if err != nil {
 		return fail(err)
 	}
-	return &s, m, pass, st, nil
+	s, err := parseSpec(data)
+	if err != nil {
+		return fail(err)
+	}
+	m, err := models.get(s, in)
+	if err != nil {
+		return fail(err)
+	}
+	pass := committed.Pass{Prompt: s.Prompt, Output: s.Output, Rows: s.Rows, Batch: s.Batch}
+	if err := pass.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
+		return fail(distributed.Deterministic(fmt.Errorf("pipeline: job spec: %w", err)))
+	}
+	id, _ := new(big.Int).SetString(s.ModelID, 16)
+	st, err := passStatement(id, pass)
+	if err != nil {
+		return fail(distributed.Deterministic(fmt.Errorf("pipeline: job spec: %w", err)))
+	}
+	return s, m, pass, st, nil
 }
 
 // passTrace runs the model's pass over a pass's tokens: stacked for a
@@ -141,13 +310,32 @@ func passTrace(m *model.Model, pass committed.Pass) (*model.Trace, error) {
 	return m.Forward(m.NewCache(), pass.Tokens())
 }
 
-// getSRS reads a job's "srs" input (pcs.SRS.WriteCache's encoding).
-func getSRS(get func(string) ([]byte, error), logger *log.Logger) (*pcs.SRS, error) {
-	data, err := get("srs")
+// srsCache holds the last SRS a worker's jobs read, by its blob name:
+// a worker's jobs of one deployment share one SRS, decoded once.
+type srsCache struct {
+	mu   sync.Mutex
+	blob string
+	srs  *pcs.SRS
+}
+
+// get returns a job's "srs" input (pcs.SRS.WriteCache's encoding),
+// decoded.
+func (c *srsCache) get(job *distributed.Job, in *distributed.Inputs, logger *log.Logger) (*pcs.SRS, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if blob := job.Inputs["srs"]; blob != "" && blob == c.blob {
+		return c.srs, nil
+	}
+	data, err := in.Get("srs")
 	if err != nil {
 		return nil, err
 	}
-	return readSRS(data, logger)
+	s, err := readSRS(data, logger)
+	if err != nil {
+		return nil, err
+	}
+	c.blob, c.srs = job.Inputs["srs"], s
+	return s, nil
 }
 
 // jobIndex returns the segment index of a job id "<kind>-<k>".
@@ -209,13 +397,11 @@ func WorkerHandlers(cacheDir string, w io.Writer) (map[string]distributed.Handle
 		w = io.Discard
 	}
 	logger := log.New(w, "  ", 0)
+	var srsc srsCache
+	models := &workerModels{dir: dir}
 	return map[string]distributed.Handler{
-		JobNative: func(ctx context.Context, job *distributed.Job, get func(string) ([]byte, error)) ([]byte, error) {
-			data, err := get("spec")
-			if err != nil {
-				return nil, err
-			}
-			s, m, pass, st, err := decodeSpec(data)
+		JobNative: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+			s, m, pass, st, err := decodeSpec(models, in)
 			if err != nil {
 				return nil, err
 			}
@@ -227,7 +413,7 @@ func WorkerHandlers(cacheDir string, w io.Writer) (map[string]distributed.Handle
 			if err != nil {
 				return nil, distributed.Deterministic(err)
 			}
-			srs, err := getSRS(get, logger)
+			srs, err := srsc.get(job, in, logger)
 			if err != nil {
 				return nil, err
 			}
@@ -237,22 +423,21 @@ func WorkerHandlers(cacheDir string, w io.Writer) (map[string]distributed.Handle
 			}
 			return proof.MarshalBinary()
 		},
-		JobSegment: func(ctx context.Context, job *distributed.Job, get func(string) ([]byte, error)) ([]byte, error) {
-			return segmentJob(dir, w, job, get)
+		JobSegment: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+			return segmentJob(dir, w, models, job, in)
 		},
-		JobAggregate: func(ctx context.Context, job *distributed.Job, get func(string) ([]byte, error)) ([]byte, error) {
-			return aggregateJob(dir, w, logger, get)
+		JobAggregate: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+			return aggregateJob(dir, w, logger, models, &srsc, job, in)
+		},
+		JobWrap: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+			return wrapJob(dir, w, models, in)
 		},
 	}, nil
 }
 
 // segmentJob proves a segment's Groth16 proof on a worker.
-func segmentJob(dir string, w io.Writer, job *distributed.Job, get func(string) ([]byte, error)) ([]byte, error) {
-	data, err := get("spec")
-	if err != nil {
-		return nil, err
-	}
-	s, m, pass, st, err := decodeSpec(data)
+func segmentJob(dir string, w io.Writer, models *workerModels, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+	s, m, pass, st, err := decodeSpec(models, in)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +445,7 @@ func segmentJob(dir string, w io.Writer, job *distributed.Job, get func(string) 
 	if err != nil {
 		return nil, err
 	}
-	nativeData, err := get("native")
+	nativeData, err := in.Get("native")
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +481,7 @@ func segmentJob(dir string, w io.Writer, job *distributed.Job, get func(string) 
 	if err != nil {
 		return nil, err
 	}
-	keys, err := workerKeys(dir, ccs, get)
+	keys, err := workerKeys(dir, ccs, in)
 	if err != nil {
 		return nil, err
 	}
@@ -318,16 +503,12 @@ func segmentJob(dir string, w io.Writer, job *distributed.Job, get func(string) 
 // aggregateJob proves the aggregator on a worker: the segments' proofs
 // read and checked again (the native proofs' chain), the aggregator
 // compiled from the spec's shapes in the worker's circuit cache.
-func aggregateJob(dir string, w io.Writer, logger *log.Logger, get func(string) ([]byte, error)) ([]byte, error) {
-	data, err := get("spec")
+func aggregateJob(dir string, w io.Writer, logger *log.Logger, models *workerModels, srsc *srsCache, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+	s, m, pass, st, err := decodeSpec(models, in)
 	if err != nil {
 		return nil, err
 	}
-	s, m, pass, st, err := decodeSpec(data)
-	if err != nil {
-		return nil, err
-	}
-	srs, err := getSRS(get, logger)
+	srs, err := srsc.get(job, in, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +519,7 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, get func(string) 
 	segs := s.Segments
 	natives := make([]*committed.Proof, len(segs))
 	for k := range segs {
-		data, err := get(fmt.Sprintf("native-%d", k))
+		data, err := in.Get(fmt.Sprintf("native-%d", k))
 		if err != nil {
 			return nil, err
 		}
@@ -363,7 +544,7 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, get func(string) 
 		segVK := groth16.NewVerifyingKey(ecc.BLS12_377)
 		proof := groth16.NewProof(ecc.BLS12_377)
 		for role, v := range map[string]io.ReaderFrom{fmt.Sprintf("segvk-%d", k): segVK, fmt.Sprintf("segment-%d", k): proof} {
-			data, err := get(role)
+			data, err := in.Get(role)
 			if err != nil {
 				return nil, err
 			}
@@ -381,7 +562,7 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, get func(string) 
 	if err != nil {
 		return nil, err
 	}
-	keys, err := workerKeys(dir, ccs, get)
+	keys, err := workerKeys(dir, ccs, in)
 	if err != nil {
 		return nil, err
 	}
@@ -394,6 +575,72 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, get func(string) 
 		return nil, distributed.Deterministic(err)
 	}
 	proof, err := groth16.Prove(ccs, pk, wit, recursion.AggregatorProverOption())
+	if err != nil {
+		return nil, distributed.Deterministic(err)
+	}
+	var out bytes.Buffer
+	if _, err := proof.WriteTo(&out); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// wrapJob proves the wrapper on a worker: the aggregator's proof,
+// verified on the spec's statement, wrapped by the wrapper circuit the
+// spec selects (a batch's when the spec has slots), compiled in the
+// worker's circuit cache.
+func wrapJob(dir string, w io.Writer, models *workerModels, in *distributed.Inputs) ([]byte, error) {
+	s, m, _, st, err := decodeSpec(models, in)
+	if err != nil {
+		return nil, err
+	}
+	if s.Wrap == nil {
+		return nil, distributed.Deterministic(errors.New("pipeline: a wrap job whose spec has no wrap part"))
+	}
+	dep, err := s.Wrap.deployment()
+	if err != nil {
+		return nil, distributed.Deterministic(err)
+	}
+	aggVK := groth16.NewVerifyingKey(ecc.BW6_761)
+	aggProof := groth16.NewProof(ecc.BW6_761)
+	for role, v := range map[string]io.ReaderFrom{"aggvk": aggVK, "aggregate": aggProof} {
+		data, err := in.Get(role)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := v.ReadFrom(bytes.NewReader(data)); err != nil {
+			return nil, distributed.Deterministic(fmt.Errorf("pipeline: %s: %w", role, err))
+		}
+	}
+	r := &runner{opts: &Options{Model: m, Log: w}, report: &Report{}}
+	n := s.Wrap.Commitments
+	var ccs constraint.ConstraintSystem
+	if s.Slots > 0 {
+		ccs, err = r.compileCached(dir, wrapperName(n)+"\nbatch", ecc.BN254, "BN254 batch wrapper", func() (constraint.ConstraintSystem, error) {
+			return recursion.CompileBatchWrapper(n)
+		})
+	} else {
+		ccs, err = r.compileCached(dir, wrapperName(n), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
+			return recursion.CompileWrapper(n)
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys, err := workerKeys(dir, ccs, in)
+	if err != nil {
+		return nil, err
+	}
+	wrapper := *keys
+	wrapper.CCS = ccs
+	if wrapper.PK, err = setup.LoadProvingKey(keys, dir); err != nil {
+		return nil, err
+	}
+	wrap := recursion.Wrap
+	if s.Slots > 0 {
+		wrap = recursion.WrapBatch
+	}
+	proof, _, err := wrap(aggProof, aggVK, st, dep, s.Wrap.Slot, &wrapper)
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
@@ -418,12 +665,12 @@ func segmentAssignment(m *model.Model, s *committed.Shape, slots int, st stateme
 // verifying and proving keys, read from the object store only when the
 // cache lacks them). The manifest must be the circuit's; the keys are
 // checked against its digests when they are read.
-func workerKeys(dir string, ccs constraint.ConstraintSystem, get func(string) ([]byte, error)) (*setup.Keys, error) {
+func workerKeys(dir string, ccs constraint.ConstraintSystem, in *distributed.Inputs) (*setup.Keys, error) {
 	hash, err := setup.CircuitHash(ccs)
 	if err != nil {
 		return nil, err
 	}
-	manifest, err := get("manifest")
+	manifest, err := in.Get("manifest")
 	if err != nil {
 		return nil, err
 	}
@@ -439,58 +686,64 @@ func workerKeys(dir string, ccs constraint.ConstraintSystem, get func(string) ([
 		if _, err := os.Stat(path); err == nil {
 			continue
 		}
-		data, err := get(f.role)
-		if err != nil {
-			return nil, err
-		}
-		tmp := path + ".part"
-		if err := os.WriteFile(tmp, data, 0o644); err != nil {
-			return nil, err
-		}
-		if err := os.Rename(tmp, path); err != nil {
+		if err := in.Fetch(f.role, path); err != nil {
 			return nil, err
 		}
 	}
 	return setup.LoadOrSetupVK(ccs, dir, setup.WithKind(mf.Kind))
 }
 
-// runJobs runs the native and Groth16 proofs of a pass's segments and
-// their aggregation as jobs on the queue's workers: it returns the
-// native proofs and the aggregator's proof, each verified (a native
-// proof by committed.Verify, a Groth16 proof on the public inputs
-// computed here, the aggregator's on the statement) before it is used.
-func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, st statement.Statement, shapes []*committed.Shape) ([]*committed.Proof, groth16.Proof, error) {
+// jobsOut are the verified outputs of a run's jobs: the native proofs,
+// the aggregator's proof and, when the run was wrapped, the wrapper's
+// proof with the final statement it was verified on.
+type jobsOut struct {
+	natives   []*committed.Proof
+	aggregate groth16.Proof
+	wrapped   groth16.Proof
+	final     statement.Statement
+}
+
+// runJobs runs the native and Groth16 proofs of a pass's segments,
+// their aggregation and, with wrap, the wrapper as jobs on the queue's
+// workers: it returns their outputs, each verified (a native proof by
+// committed.Verify, a Groth16 proof on the public inputs computed here,
+// the aggregator's on the statement, the wrapper's on the final
+// statement) before it is used.
+func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, st statement.Statement, shapes []*committed.Shape, wrap bool) (*jobsOut, error) {
 	m := r.opts.Model
 	segs := keys.Segments
-	spec, err := specOf(m, keys, pass)
+	spec, err := specOf(r.opts, keys, pass)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if wrap {
+		spec.Wrap = wrapSpecOf(keys)
 	}
 	specData, err := json.Marshal(spec)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	srsData, err := encodeSRS(keys.SRS, r.opts.KeyKind != setup.Ceremony)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	blobs := map[string][]byte{"spec": specData, "srs": srsData}
 	names := map[string]string{}
 	for role, data := range blobs {
 		if names[role], err = q.Put(ctx, data); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	natives := make([]*committed.Proof, len(segs))
+	res := &jobsOut{natives: make([]*committed.Proof, len(segs))}
+	natives := res.natives
 	var tasks []*distributed.Task
-	putKeys := func(what string, hash string, roles map[string]string) error {
-		for _, f := range []struct{ role, ext string }{{"manifest", ".json"}, {"vk", ".vk"}, {"pk", ".pk"}} {
-			data, err := os.ReadFile(filepath.Join(r.opts.CacheDir, hash+f.ext))
-			if err != nil {
+	// The key files by the digests their manifest records: a file
+	// already in the object store is not read again.
+	putKeys := func(what string, mf *setup.Manifest, roles map[string]string) error {
+		for _, f := range []struct{ role, ext, digest string }{{"manifest", ".json", ""}, {"vk", ".vk", mf.VerifyingKey}, {"pk", ".pk", mf.ProvingKey}} {
+			var err error
+			if roles[f.role], err = q.PutFile(ctx, filepath.Join(r.opts.CacheDir, mf.Circuit+f.ext), f.digest); err != nil {
 				return fmt.Errorf("pipeline: the keys of %s: %w", what, err)
-			}
-			if roles[f.role], err = q.Put(ctx, data); err != nil {
-				return err
 			}
 		}
 		return nil
@@ -499,10 +752,9 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		ID: JobAggregate, Kind: JobAggregate, Memory: 2 * segmentMemory(keys.Aggregator),
 		Inputs: map[string]string{"spec": names["spec"], "srs": names["srs"]}, After: map[string]string{},
 	}
-	if err := putKeys("the aggregator", keys.Aggregator.Manifest.Circuit, agg.Inputs); err != nil {
-		return nil, nil, err
+	if err := putKeys("the aggregator", keys.Aggregator.Manifest, agg.Inputs); err != nil {
+		return nil, err
 	}
-	var aggProof groth16.Proof
 	agg.Verify = func(out []byte) error {
 		p := groth16.NewProof(ecc.BW6_761)
 		if _, err := p.ReadFrom(bytes.NewReader(out)); err != nil {
@@ -511,14 +763,14 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		if err := recursion.VerifyAggregated(p, keys.Aggregator.VK, st); err != nil {
 			return err
 		}
-		aggProof = p
+		res.aggregate = p
 		return nil
 	}
 	for k := range segs {
 		sk := keys.Segment[k]
 		key := map[string]string{"spec": names["spec"]}
-		if err := putKeys(segmentName(k, segs), sk.Manifest.Circuit, key); err != nil {
-			return nil, nil, err
+		if err := putKeys(segmentName(k, segs), sk.Manifest, key); err != nil {
+			return nil, err
 		}
 		agg.Inputs[fmt.Sprintf("segvk-%d", k)] = key["vk"]
 		agg.After[fmt.Sprintf("native-%d", k)] = fmt.Sprintf("%s-%d", JobNative, k)
@@ -565,21 +817,95 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		})
 	}
 	tasks = append(tasks, agg)
+	if wrap {
+		t, err := r.wrapTask(ctx, q, keys, st, names["spec"], &res.wrapped, &res.final)
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, t)
+	}
+	if spec.Model == "" {
+		// The model's files, for every job.
+		files := map[string]string{}
+		for role, file := range map[string]string{"model-config": model.ConfigFile, "model-weights": model.WeightsFile} {
+			if files[role], err = q.PutFile(ctx, filepath.Join(r.opts.ModelDir, file), ""); err != nil {
+				return nil, fmt.Errorf("pipeline: the model's files: %w", err)
+			}
+		}
+		for _, t := range tasks {
+			maps.Copy(t.Inputs, files)
+		}
+	}
 	h := sha256.Sum256(append(append([]byte(nil), specData...), []byte(keys.FinalModelID.Text(16))...))
 	run := "run-" + hex.EncodeToString(h[:8])
 	r.logf("  run %s: %d jobs on the workers", run, len(tasks))
 	start := time.Now()
-	if _, err := q.Run(ctx, run, tasks, func(event, job string, res *distributed.Result) {
+	tl := distributed.NewTimeline(start)
+	if _, err := q.Run(ctx, run, tasks, tl.Progress(func(event, job string, res *distributed.Result) {
 		at := time.Since(start).Round(time.Millisecond)
-		if res == nil {
+		switch {
+		case event == "received":
+			// Told by "done" or "refused" once verified.
+		case res == nil:
 			r.logf("  %9v %s %s", at, event, job)
-			return
+		default:
+			r.logf("  %9v %s %s (attempt %d, worker %s), %v on the worker", at, event, job, res.Attempt, res.Worker, time.Duration(res.Millis)*time.Millisecond)
 		}
-		r.logf("  %9v %s %s (attempt %d, worker %s)", at, event, job, res.Attempt, res.Worker)
-	}); err != nil {
-		return nil, nil, err
+	})); err != nil {
+		return nil, err
 	}
-	return natives, aggProof, nil
+	var chart strings.Builder
+	if err := tl.WriteChart(&chart, 60); err != nil {
+		return nil, err
+	}
+	r.logf("  the run's jobs (. queued, # on a worker, + verified here):")
+	for _, line := range strings.Split(strings.TrimSuffix(chart.String(), "\n"), "\n") {
+		r.logf("    %s", line)
+	}
+	return res, nil
+}
+
+// wrapTask is the wrap job of a run: after the aggregation, its output
+// verified on the final statement (the deployment's final model id, the
+// statement's digests) as the Solidity verifier checks it, then kept in
+// *proof with the statement in *final.
+func (r *runner) wrapTask(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, st statement.Statement, spec string, proof *groth16.Proof, final *statement.Statement) (*distributed.Task, error) {
+	mf := keys.Wrapper.Manifest
+	t := &distributed.Task{
+		ID: JobWrap, Kind: JobWrap, Memory: 3 * segmentMemory(keys.Wrapper) / 2,
+		Inputs: map[string]string{"spec": spec}, After: map[string]string{"aggregate": JobAggregate},
+	}
+	for _, f := range []struct{ role, ext, digest string }{{"manifest", ".json", ""}, {"vk", ".vk", mf.VerifyingKey}, {"pk", ".pk", mf.ProvingKey}} {
+		var err error
+		if t.Inputs[f.role], err = q.PutFile(ctx, filepath.Join(r.opts.CacheDir, mf.Circuit+f.ext), f.digest); err != nil {
+			return nil, fmt.Errorf("pipeline: the wrapper's keys: %w", err)
+		}
+	}
+	var vk bytes.Buffer
+	if _, err := keys.Aggregator.VK.WriteRawTo(&vk); err != nil {
+		return nil, err
+	}
+	var err error
+	if t.Inputs["aggvk"], err = q.Put(ctx, vk.Bytes()); err != nil {
+		return nil, err
+	}
+	want := statement.Statement{ModelID: keys.FinalModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest}
+	verify := recursion.VerifyWrapped
+	if keys.Catalog.Slots > 0 {
+		verify = recursion.VerifyBatchWrapped
+	}
+	t.Verify = func(out []byte) error {
+		p := groth16.NewProof(ecc.BN254)
+		if _, err := p.ReadFrom(bytes.NewReader(out)); err != nil {
+			return err
+		}
+		if err := verify(p, keys.Wrapper.VK, want); err != nil {
+			return err
+		}
+		*proof, *final = p, want
+		return nil
+	}
+	return t, nil
 }
 
 // segmentMemory estimates a segment Groth16 proof's peak: about 1 KiB a

@@ -55,14 +55,23 @@
 //
 // # Workers
 //
-// With AggregatedOptions.Queue, a run's segment proofs (native and
-// Groth16) and its aggregation are jobs on the workers of a NATS
-// JetStream deployment (package distributed; [WorkerHandlers] are the
-// workers' side): the run puts its spec (a built-in model's name, the
-// pass, the cut, the inner model id, the segment shapes), the SRS and the
-// key files in the object store, and verifies every result before it
-// uses it. The wrapper stays in the run's process.
-//
+// With AggregatedOptions.Queue, a run's proofs are jobs on the workers
+// of a NATS JetStream deployment (package distributed; [WorkerHandlers]
+// are the workers' side): each segment's native proof ([JobNative]) and
+// its Groth16 proof ([JobSegment], after the native one), the
+// aggregation ([JobAggregate], after every segment) and, with Wrap, the
+// wrapper ([JobWrap], after the aggregation). The run puts in the
+// object store its spec (the model — a built-in one's name, or the id of
+// one whose config.json and model.safetensors are inputs too — the pass,
+// the cut, the inner model id, the segment shapes and the wrapper's
+// deployment), the SRS and the key files (by the digests their manifests
+// record), and verifies every result before it uses it: a native proof
+// with the native verifier, each Groth16 proof on public inputs it
+// computes itself, the wrapper's on the final statement. A worker
+// rebuilds the model (checking a loaded one's id against the spec's),
+// compiles each circuit itself and refuses keys whose manifest is of
+// another circuit.
+
 // # Circuits
 //
 // [Circuits] is the one catalog of the circuits a design of a model needs

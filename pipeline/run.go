@@ -20,6 +20,9 @@ import (
 type Options struct {
 	// Model is the model to prove (model.Default() if nil).
 	Model *model.Model
+	// ModelDir is the directory Model was loaded from (model.Load), ""
+	// for a built-in model: a run on workers sends them its files.
+	ModelDir string
 	// Prompt is the input tokens; Tokens the number of tokens to generate.
 	Prompt []int
 	Tokens int
@@ -155,6 +158,9 @@ type runner struct {
 	id *big.Int
 	// ctx is the run's context (context.Background when nil).
 	ctx context.Context
+	// wrapped holds the outputs of a run whose wrapper was a job on the
+	// workers (nil otherwise).
+	wrapped *jobsOut
 }
 
 // context returns the run's context.

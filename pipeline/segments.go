@@ -535,15 +535,16 @@ func nativeJobs(sizes []uint64, budget uint64, procs int) int {
 }
 
 // proveOnWorkers runs the stages of proveAggregated as jobs on the
-// workers of opts.Queue: each segment's native proof and Groth16 proof
-// and the aggregation, each verified here, and the chain of the native
-// proofs.
+// workers of opts.Queue: each segment's native proof and Groth16 proof,
+// the aggregation and, with opts.Wrap, the wrapper, each verified here,
+// and the chain of the native proofs. The wrapper's proof and the final
+// statement are left in r.wrapped.
 func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request) (statement.Statement, groth16.Proof, error) {
 	m := opts.Model
 	segs := keys.Segments
 	var (
-		st       statement.Statement
-		aggProof groth16.Proof
+		st  statement.Statement
+		res *jobsOut
 	)
 	err := r.stage("proofs on the workers", func() (string, error) {
 		var err error
@@ -554,15 +555,21 @@ func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, p
 		if err != nil {
 			return "", err
 		}
-		natives, p, err := r.runJobs(r.context(), opts.Queue, keys, pass, st, shapes)
-		if err != nil {
+		if res, err = r.runJobs(r.context(), opts.Queue, keys, pass, st, shapes, opts.Wrap); err != nil {
 			return "", err
 		}
-		if _, err := committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, natives); err != nil {
+		if _, err := committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, res.natives); err != nil {
 			return "", err
 		}
-		aggProof = p
-		return fmt.Sprintf("%d native and %d Groth16 proofs and the aggregation, each verified", len(segs), len(segs)), nil
+		what := fmt.Sprintf("%d native and %d Groth16 proofs and the aggregation", len(segs), len(segs))
+		if opts.Wrap {
+			r.wrapped = res
+			what += " and the wrapper"
+		}
+		return what + ", each verified", nil
 	})
-	return st, aggProof, err
+	if err != nil {
+		return st, nil, err
+	}
+	return st, res.aggregate, nil
 }

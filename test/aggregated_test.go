@@ -1,17 +1,23 @@
 package test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
+	"regexp"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	groth16bls12377 "github.com/consensys/gnark/backend/groth16/bls12-377"
+	groth16bw6761 "github.com/consensys/gnark/backend/groth16/bw6-761"
 	"github.com/consensys/gnark/test"
 
 	"github.com/veriformer/veriformer/distributed"
+	"github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/internal/tier"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pipeline"
@@ -32,8 +38,12 @@ import (
 // The same run then goes through the workers of an embedded NATS
 // JetStream server (package distributed): two in-process workers, each
 // with a key cache of its own that it fills from the object store, take
-// the segment's native proof and its Groth16 proof as jobs; the run
-// states the same statement.
+// the segment's native proof, its Groth16 proof and the aggregation as
+// jobs. Each worker returns a tampered output for the first attempt of
+// every job it takes (a proof that decodes but does not verify): the
+// coordinator refuses each one and publishes the job again, which the
+// other worker takes and proves honestly; the run states the same
+// statement.
 func TestRunAggregated(t *testing.T) {
 	m, err := model.Builtin(model.Micro)
 	if err != nil {
@@ -60,6 +70,7 @@ func TestRunAggregated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		handlers = lyingFirst(t, handlers)
 		w := &distributed.Worker{Queue: q, Name: name, Handlers: handlers, Log: testWriter{t}}
 		wg.Add(1)
 		go func() {
@@ -75,6 +86,8 @@ func TestRunAggregated(t *testing.T) {
 	}()
 	opts := aggregatedOptions(t, m)
 	opts.Queue = q
+	var log bytes.Buffer
+	opts.Log = io.MultiWriter(&log, testWriter{t})
 	rep, err := pipeline.RunAggregated(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -82,9 +95,60 @@ func TestRunAggregated(t *testing.T) {
 	if rep.Statement.String() != local.Statement.String() {
 		t.Fatalf("on the workers the run states %v, in process %v", rep.Statement, local.Statement)
 	}
+	for _, job := range []string{pipeline.JobNative + "-0", pipeline.JobSegment + "-0", pipeline.JobAggregate} {
+		refused := regexp.MustCompile(`refused ` + job + ` \(attempt 1, worker (w[12])\)`).FindStringSubmatch(log.String())
+		done := regexp.MustCompile(`done ` + job + ` \(attempt 2, worker (w[12])\)`).FindStringSubmatch(log.String())
+		if refused == nil || done == nil || refused[1] == done[1] {
+			t.Errorf("job %s: not refused on its first attempt and done by the other worker on its second (%q, %q)", job, refused, done)
+		}
+	}
 	if err := rep.WriteStats(os.Stdout); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// lyingFirst wraps a worker's handlers so that the first attempt of
+// every job returns its honest output tampered: a native proof whose
+// first tensor commitment is its first multiplicities' one, a Groth16
+// proof whose A and C points are swapped. Each decodes; none verifies.
+func lyingFirst(t *testing.T, handlers map[string]distributed.Handler) map[string]distributed.Handler {
+	out := make(map[string]distributed.Handler, len(handlers))
+	for kind, h := range handlers {
+		out[kind] = func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+			data, err := h(ctx, job, in)
+			if err != nil || job.Attempt > 1 {
+				return data, err
+			}
+			switch kind {
+			case pipeline.JobNative:
+				p, err := committed.UnmarshalProof(data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.Tensors[0] = p.Multiplicities[0]
+				return p.MarshalBinary()
+			case pipeline.JobSegment:
+				p := new(groth16bls12377.Proof)
+				if _, err := p.ReadFrom(bytes.NewReader(data)); err != nil {
+					t.Fatal(err)
+				}
+				p.Ar, p.Krs = p.Krs, p.Ar
+				var buf bytes.Buffer
+				_, err := p.WriteTo(&buf)
+				return buf.Bytes(), err
+			default:
+				p := new(groth16bw6761.Proof)
+				if _, err := p.ReadFrom(bytes.NewReader(data)); err != nil {
+					t.Fatal(err)
+				}
+				p.Ar, p.Krs = p.Krs, p.Ar
+				var buf bytes.Buffer
+				_, err := p.WriteTo(&buf)
+				return buf.Bytes(), err
+			}
+		}
+	}
+	return out
 }
 
 // aggregatedOptions proves "Hi" and two generated tokens of m, one block

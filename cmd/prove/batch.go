@@ -85,7 +85,7 @@ func runBatch(ctx context.Context, src model.Source, bos tokenizer.BOSMode, temp
 	fmt.Printf("batch: %d requests from %s\n", len(requests), *batchFlag)
 	opts := pipeline.BatchOptions{
 		AggregatedOptions: pipeline.AggregatedOptions{
-			Options:    pipeline.Options{Model: m, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: os.Stdout},
+			Options:    pipeline.Options{Model: m, ModelDir: src.Dir, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: os.Stdout},
 			NativeJobs: *jobsFlag, Wrap: *wrapFlag, Slots: *slotsFlag,
 		},
 		Requests: requests,

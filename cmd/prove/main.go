@@ -56,8 +56,8 @@ var (
 	gnarkLogFlag = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
 	capacityFlag = flag.Int("capacity", 0, "aggregated design: prove the first turn of a conversation whose turns attend over a cache of this many rows (at most the model's context); with --out, the artifacts the next turn reads (--continue)")
 	streamFlag   = flag.Bool("stream", false, "with --capacity or --continue: prove the generation token by token, a turn per token after a first turn that fills the prompt's bucket; the artifacts are written after each turn")
-	workersFlag  = flag.Int("workers", 0, "aggregated design: run the segments' native and Groth16 proofs as jobs on this many local worker processes, over a NATS JetStream server embedded in this run (its data in the key cache's nats directory)")
-	natsFlag     = flag.String("nats", "", "aggregated design: run the segments' proofs as jobs on the workers (prove worker --nats URL) of the NATS JetStream server or cluster at this URL (several URLs separated by commas); the run waits for them")
+	workersFlag  = flag.Int("workers", 0, "aggregated design: run the segments' native and Groth16 proofs, the aggregation and (with --wrap) the wrapper as jobs on this many local worker processes, over a NATS JetStream server embedded in this run (its data in the key cache's nats directory)")
+	natsFlag     = flag.String("nats", "", "aggregated design: run the proof's jobs (as --workers) on the workers (prove worker --nats URL) of the NATS JetStream server or cluster at this URL (several URLs separated by commas); the run waits for them")
 	batchFlag    = flag.String("batch", "", "aggregated design: prove a batch of requests in one pass, read from this JSON Lines file (each line {\"prompt\": text, \"tokens\": n} or {\"promptTokens\": [ids], \"tokens\": n}); a request that cannot be proven is reported and left out")
 	slotsFlag    = flag.Int("batch-slots", 0, "with --batch: the request slots of the batch's circuits, part of their keys and of the model id (0: 32)")
 	continueFlag = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left, the turns so far with their proofs); the new artifacts go to --out, or to this directory")
@@ -137,7 +137,7 @@ func run(ctx context.Context) error {
 	}
 	fmt.Fprintf(info, "model: %s (%s), %d layers, d=%d, %s, vocabulary %d\n", src, m.Config.Family, m.Config.Layers, m.Config.Hidden, describeHeads(&m.Config), m.Config.Vocab)
 	fmt.Fprintf(info, "prompt: %q (%d tokens%s), generating %d tokens\n", *promptFlag, len(prompt), bosNote(tok), *tokensFlag)
-	opts := pipeline.Options{Model: m, Prompt: prompt, Tokens: *tokensFlag, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: info,
+	opts := pipeline.Options{Model: m, ModelDir: src.Dir, Prompt: prompt, Tokens: *tokensFlag, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: info,
 		Generated: func(output []int) {
 			// The text is known long before the proof: show it now.
 			fmt.Printf("  output: %s\n", describe(tok, output))

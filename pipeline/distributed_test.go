@@ -1,0 +1,173 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/veriformer/veriformer/distributed"
+	"github.com/veriformer/veriformer/inference"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/recursion"
+)
+
+// goodSpec is a spec that parses: the micro model's request "Hi" and one
+// token, one segment, wrapped.
+func goodSpec() *jobSpec {
+	w := &wrapSpec{Commitments: 1, ModelDigest: "2a", Leaves: make([]string, recursion.BucketSlots), Slot: 2}
+	w.Leaves[2] = "1f"
+	return &jobSpec{Model: model.Micro, Prompt: []int{'H', 'i'}, Output: []int{'!'}, Rows: 4,
+		Segments: []inference.Segment{{From: 0, To: 1}}, ModelID: "abc", Shapes: make([]recursion.SegmentShape, 1), Wrap: w}
+}
+
+// TestParseSpec: a spec parses and its deployment decodes; each bad
+// field is refused, deterministically.
+func TestParseSpec(t *testing.T) {
+	data, err := json.Marshal(goodSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := parseSpec(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Wrap.deployment()
+	if err != nil || d.ModelDigest.Cmp(big.NewInt(0x2a)) != 0 || d.Leaves[2].Cmp(big.NewInt(0x1f)) != 0 || d.Leaves[0] != nil {
+		t.Fatalf("deployment %+v, %v", d, err)
+	}
+	for name, change := range map[string]func(s *jobSpec){
+		"model and weights": func(s *jobSpec) { s.Weights = "12" },
+		"neither":           func(s *jobSpec) { s.Model = "" },
+		"bad weights":       func(s *jobSpec) { s.Model, s.Weights = "", "xyz" },
+		"bad model id":      func(s *jobSpec) { s.ModelID = "-1" },
+		"no segment":        func(s *jobSpec) { s.Segments, s.Shapes = nil, nil },
+		"shapes":            func(s *jobSpec) { s.Shapes = nil },
+		"slots":             func(s *jobSpec) { s.Slots = -1 },
+		"rows":              func(s *jobSpec) { s.Rows = 0 },
+		"leaves":            func(s *jobSpec) { s.Wrap.Leaves = s.Wrap.Leaves[1:] },
+		"leaf":              func(s *jobSpec) { s.Wrap.Leaves[0] = "g" },
+		"slot":              func(s *jobSpec) { s.Wrap.Slot = recursion.BucketSlots },
+		"digest":            func(s *jobSpec) { s.Wrap.ModelDigest = "" },
+		"commitments":       func(s *jobSpec) { s.Wrap.Commitments = 65 },
+	} {
+		s := goodSpec()
+		change(s)
+		data, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := parseSpec(data); err == nil || !distributed.IsDeterministic(err) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for _, bad := range []string{`{"model":"micro","extra":1}`, `{} {}`, `[`} {
+		if _, err := parseSpec([]byte(bad)); err == nil || !distributed.IsDeterministic(err) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+// FuzzParseSpec: parseSpec never panics, and a spec it accepts has a
+// deployment that decodes.
+func FuzzParseSpec(f *testing.F) {
+	data, err := json.Marshal(goodSpec())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`{"model":"","weights":"ff"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := parseSpec(data)
+		if err != nil {
+			return
+		}
+		if s.Wrap != nil {
+			if _, err := s.Wrap.deployment(); err != nil {
+				t.Fatalf("accepted a spec whose deployment does not decode: %v", err)
+			}
+		}
+	})
+}
+
+// TestWorkerModels: a worker loads a model that is not built in from
+// the files a run put in the object store, into its cache, and checks
+// its id; files of another model are refused, deterministically.
+func TestWorkerModels(t *testing.T) {
+	e, err := distributed.StartEmbedded(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	q, err := distributed.Connect(ctx, e.URL(), distributed.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	micro, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir()
+	if err := micro.Save(src); err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for role, file := range map[string]string{"model-config": model.ConfigFile, "model-weights": model.WeightsFile} {
+		if files[role], err = q.PutFile(ctx, filepath.Join(src, file), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := m.ID().Text(16)
+	other := new(big.Int).Add(m.ID(), big.NewInt(1)).Text(16)
+	weights := map[string]string{"same": id, "other": other}
+	cache := t.TempDir()
+	models := &workerModels{dir: cache}
+	w := &distributed.Worker{Queue: q, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]distributed.Handler{
+		"load": func(_ context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+			spec := &jobSpec{Weights: weights[job.ID]}
+			got, err := models.get(spec, in)
+			if err != nil {
+				return nil, err
+			}
+			return []byte(got.ID().Text(16)), nil
+		},
+	}}
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	want := func(out []byte) error {
+		if string(out) != id {
+			return errors.New("another model")
+		}
+		return nil
+	}
+	if _, err := q.Run(ctx, "load-1", []*distributed.Task{{ID: "same", Kind: "load", Inputs: files, Verify: want}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "models", id, model.WeightsFile)); err != nil {
+		t.Fatalf("the weights are not in the worker's cache: %v", err)
+	}
+	// The same files claimed as another model's.
+	_, err = q.Run(ctx, "load-2", []*distributed.Task{{ID: "other", Kind: "load", Inputs: files, Verify: want}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "failed twice") || !strings.Contains(err.Error(), "the model's files give id") {
+		t.Fatalf("files of another model: %v", err)
+	}
+}
