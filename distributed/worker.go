@@ -39,17 +39,46 @@ type Worker struct {
 	consumers []jetstream.Consumer
 }
 
-// Run takes and runs jobs until ctx ends; it returns nil then, or the
-// first error that is not a job's.
+// Run takes and runs jobs until ctx ends; it returns nil then, or an
+// error that is not a job's. An error of the worker's settings (its
+// name, its memory: one that wraps no other error) ends it at once. An
+// error of the queue (wrapping the NATS client's) is transient as a
+// rule: the consumers of a cluster just started have no leader for a
+// moment, and a node that dies leaves its streams and consumers without
+// one, and requests without a responder, for the seconds their election
+// takes. Such an error is logged and the queue looked at again every
+// second (the consumers looked up anew when their lookup failed); it
+// ends Run once the errors have lasted a minute without a success.
 func (w *Worker) Run(ctx context.Context) error {
+	var failing time.Time // the first error of those in a row
 	for {
+		looked := w.consumers != nil
 		took, err := w.Once(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if err != nil {
-			return err
+			if errors.Unwrap(err) == nil {
+				return err
+			}
+			if failing.IsZero() {
+				failing = time.Now()
+			}
+			if time.Since(failing) > time.Minute {
+				return fmt.Errorf("%w (errors for %v)", err, time.Since(failing).Round(time.Second))
+			}
+			w.logf("%v; trying again", err)
+			if !looked {
+				w.consumers = nil // a lookup that failed midway kept some
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(time.Second):
+			}
+			continue
 		}
+		failing = time.Time{}
 		if !took {
 			poll := w.Poll
 			if poll == 0 {

@@ -4,8 +4,11 @@ package workers
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
+	natsserver "github.com/nats-io/nats-server/v2/server"
 
 	"github.com/veriformer/veriformer/distributed"
 	"github.com/veriformer/veriformer/model"
@@ -72,6 +76,13 @@ func start(t *testing.T, name string, args ...string) *proc {
 		t.Fatal(err)
 	}
 	cmd.Env = append(os.Environ(), "VERIFORMER_CACHE="+cache)
+	return launch(t, name, cmd, false)
+}
+
+// launch starts cmd, its output lines watched and logged — when quiet,
+// only if the test fails; the test's end kills it.
+func launch(t *testing.T, name string, cmd *exec.Cmd, quiet bool) *proc {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +95,9 @@ func start(t *testing.T, name string, args ...string) *proc {
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			t.Logf("%s: %s", name, sc.Text())
+			if !quiet {
+				t.Logf("%s: %s", name, sc.Text())
+			}
 			p.mu.Lock()
 			p.lines = append(p.lines, sc.Text())
 			p.mu.Unlock()
@@ -100,6 +113,9 @@ func start(t *testing.T, name string, args ...string) *proc {
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-p.done
+		if quiet && t.Failed() {
+			t.Logf("%s's output:\n%s", name, p.output())
+		}
 	})
 	return p
 }
@@ -204,6 +220,222 @@ func TestKilled(t *testing.T) {
 	}
 	if want := reference(t); got != want {
 		t.Fatalf("after the kills: %s\nwithout: %s", got, want)
+	}
+}
+
+// The NATS server of the module's dependency, built once for the
+// package's tests.
+var (
+	natsOnce sync.Once
+	natsBin  string
+	natsErr  error
+)
+
+func natsServerBinary(t *testing.T) string {
+	t.Helper()
+	natsOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "nats-server-*")
+		if err != nil {
+			natsErr = err
+			return
+		}
+		natsBin = filepath.Join(dir, "nats-server")
+		out, err := exec.Command("go", "build", "-o", natsBin, "github.com/nats-io/nats-server/v2").CombinedOutput()
+		if err != nil {
+			natsErr = fmt.Errorf("go build github.com/nats-io/nats-server/v2: %v\n%s", err, out)
+		}
+	})
+	if natsErr != nil {
+		t.Fatal(natsErr)
+	}
+	return natsBin
+}
+
+// freePorts returns n TCP ports of 127.0.0.1 that were free a moment
+// ago.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports
+}
+
+// node is a NATS server process of a test's cluster.
+type node struct {
+	*proc
+	name             string
+	port, monitoring int
+}
+
+func (n *node) url() string { return fmt.Sprintf("nats://127.0.0.1:%d", n.port) }
+
+// cluster starts three NATS server processes with JetStream, a cluster
+// as scripts/cluster-local.sh starts it but on free ports, their data in
+// the test's temporary directories, and returns them once each accepts
+// connections and the cluster has a JetStream meta leader. The nodes'
+// logs are the test's only if it fails.
+func cluster(t *testing.T) []*node {
+	t.Helper()
+	bin := natsServerBinary(t)
+	ports := freePorts(t, 9) // clients, routes, monitoring
+	var routes []string
+	for i := range 3 {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", ports[3+i]))
+	}
+	nodes := make([]*node, 3)
+	for i := range nodes {
+		n := &node{name: fmt.Sprintf("n%d", i+1), port: ports[i], monitoring: ports[6+i]}
+		cmd := exec.Command(bin, "--name", n.name, "--addr", "127.0.0.1", "--port", fmt.Sprint(n.port),
+			"--http_port", fmt.Sprint(n.monitoring), "--jetstream", "--store_dir", t.TempDir(),
+			"--cluster_name", "veriformer", "--cluster", routes[i], "--routes", strings.Join(routes, ","))
+		n.proc = launch(t, "node "+n.name, cmd, true)
+		nodes[i] = n
+	}
+	deadline := time.Now().Add(time.Minute)
+	for _, n := range nodes {
+		for {
+			c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", n.port), time.Second)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node %s does not accept connections: %v", n.name, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	for {
+		meta, _, err := leaders(nodes[0])
+		if err == nil {
+			t.Logf("the JetStream meta leader: %s", meta)
+			return nodes
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cluster has no JetStream meta leader: %v", err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// leaders asks node n (its monitoring port, /jsz) for the JetStream meta
+// leader and the leaders of the streams, and returns the meta leader's
+// name and the number of these groups each node leads.
+func leaders(n *node) (string, map[string]int, error) {
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/jsz?streams=true", n.monitoring))
+	if err != nil {
+		return "", nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", nil, fmt.Errorf("/jsz of node %s: %s: %s", n.name, resp.Status, body)
+	}
+	var info natsserver.JSInfo
+	if err := json.Unmarshal(body, &info); err != nil {
+		return "", nil, fmt.Errorf("/jsz of node %s: %w", n.name, err)
+	}
+	if info.Meta == nil || info.Meta.Leader == "" {
+		return "", nil, fmt.Errorf("node %s knows of no meta leader", n.name)
+	}
+	count := map[string]int{info.Meta.Leader: 1}
+	for _, a := range info.AccountDetails {
+		for _, s := range a.Streams {
+			if s.Cluster == nil || s.Cluster.Leader == "" {
+				return "", nil, fmt.Errorf("stream %s has no leader", s.Name)
+			}
+			count[s.Cluster.Leader]++
+		}
+	}
+	return info.Meta.Leader, count, nil
+}
+
+// leading returns the node that leads the most of the JetStream meta
+// group and the streams (the meta leader among equals), as the first
+// node that answers names them; it asks again for up to 10 s while a
+// stream has no leader.
+func leading(t *testing.T, nodes []*node) *node {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		for _, n := range nodes {
+			meta, count, err := leaders(n)
+			if err != nil {
+				t.Logf("node %s: %v", n.name, err)
+				continue
+			}
+			t.Logf("leaders, as node %s names them: meta %s, groups led %v", n.name, meta, count)
+			var victim *node
+			for _, m := range nodes {
+				if victim == nil || count[m.name] > count[victim.name] || count[m.name] == count[victim.name] && m.name == meta {
+					victim = m
+				}
+			}
+			return victim
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no node names the cluster's leaders")
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// TestNodeKilled kills, with SIGKILL, one node of a cluster of three
+// NATS server processes with JetStream while a run is on its two
+// workers: the node that leads the most of the JetStream meta group and
+// the deployment's three streams (the jobs, the results and the blobs'
+// object store, each of three replicas; the meta leader among equals),
+// as the monitoring endpoint /jsz of the first node that answers names
+// them, once the coordinator has published the Groth16 job of the
+// segment (after the native job's result). The workers and the
+// coordinator know the three nodes' URLs. The run finishes on the two
+// nodes left: the coordinator states the statement of the request as
+// the deployment's keys give it and exits with status 0, and both
+// workers still run (the errors of the queue while the cluster elects
+// new leaders end neither).
+func TestNodeKilled(t *testing.T) {
+	nodes := cluster(t)
+	var urls []string
+	for _, n := range nodes {
+		urls = append(urls, n.url())
+	}
+	all := strings.Join(urls, ",")
+	workers := []*proc{
+		start(t, "worker a", "worker", "--nats", all, "--name", "a", "--ack-wait", "3s"),
+		start(t, "worker b", "worker", "--nats", all, "--name", "b", "--ack-wait", "3s"),
+	}
+	coord := start(t, "coordinator", run(all)...)
+	coord.wait(t, `published segment-0`, 5*time.Minute)
+	victim := leading(t, nodes)
+	t.Logf("killing node %s", victim.name)
+	if err := victim.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-victim.done
+	got := coord.wait(t, statementLine, 5*time.Minute)
+	<-coord.done
+	if coord.err != nil {
+		t.Fatalf("the coordinator after node %s was killed: %v", victim.name, coord.err)
+	}
+	for _, w := range workers {
+		select {
+		case <-w.done:
+			t.Fatalf("%s ended (%v) after node %s was killed", w.name, w.err, victim.name)
+		default:
+		}
+	}
+	if want := reference(t); got != want {
+		t.Fatalf("after node %s was killed: %s\nwithout: %s", victim.name, got, want)
 	}
 }
 
