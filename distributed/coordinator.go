@@ -229,7 +229,12 @@ func (c *coordinator) publish(ctx context.Context, t *task) error {
 		inputs[role] = c.tasks[dep].output
 	}
 	j := &Job{Run: c.run, ID: t.ID, Kind: t.Kind, Inputs: inputs, Memory: t.Memory, Attempt: t.attempt, Avoid: t.avoid}
-	if err := c.q.publish(ctx, j); err != nil {
+	if err := j.Check(); err != nil {
+		return err
+	}
+	// Published again after a failure, the job is one message: its id
+	// (run.job.attempt) deduplicates it.
+	if err := retry(ctx, func() error { return c.q.publish(ctx, j) }); err != nil {
 		return err
 	}
 	c.progress("published", t.ID, nil)
@@ -255,13 +260,23 @@ func (c *coordinator) result(ctx context.Context, msg jetstream.Msg) error {
 	}
 	if r.Error == "" {
 		c.progress("received", t.ID, r)
-		err := func() error {
-			data, err := c.q.Get(ctx, r.Output)
-			if err != nil {
-				return err
+		// The server's failures are retried; an output that is not
+		// stored, or not as named, is the worker's and refused.
+		var data []byte
+		err := retry(ctx, func() (err error) {
+			data, err = c.q.Get(ctx, r.Output)
+			if errors.Is(err, ErrBadBlob) || errors.Is(err, jetstream.ErrObjectNotFound) {
+				return permanent{err}
 			}
-			return t.Verify(data)
-		}()
+			return err
+		})
+		var p permanent
+		if err != nil && !errors.As(err, &p) {
+			return fmt.Errorf("distributed: the output of job %s from worker %s: %w", t.ID, r.Worker, err)
+		}
+		if err == nil {
+			err = t.Verify(data)
+		}
 		if err == nil {
 			t.output, t.done = r.Output, true
 			c.progress("done", t.ID, r)
@@ -293,6 +308,42 @@ func (c *coordinator) result(ctx context.Context, msg jetstream.Msg) error {
 	t.attempt++
 	c.progress("retried", t.ID, r)
 	return c.publish(ctx, t)
+}
+
+// retryFor bounds how long the coordinator retries a request to the
+// server that fails: a cluster's streams have no leader for the seconds
+// an election takes after a node dies.
+const retryFor = time.Minute
+
+// permanent marks an error retry does not retry.
+type permanent struct{ err error }
+
+func (p permanent) Error() string { return p.err.Error() }
+func (p permanent) Unwrap() error { return p.err }
+
+// retry calls f until it succeeds, fails with a [permanent] error, ctx
+// ends or retryFor has passed since its first failure, a second between
+// two calls.
+func retry(ctx context.Context, f func() error) error {
+	var first time.Time
+	for {
+		err := f()
+		var p permanent
+		if err == nil || errors.As(err, &p) {
+			return err
+		}
+		if first.IsZero() {
+			first = time.Now()
+		}
+		if time.Since(first) > retryFor {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // LogProgress returns a Progress that writes a line per event to w,

@@ -80,9 +80,13 @@
 //
 // The coordinator ([Queue.Run]) publishes each job once the jobs it depends on
 // have verified results, checks every result with the run's verifier
-// before it uses it — a result that does not verify is refused and its
-// job published again as the next attempt — and keeps the first verified
-// result of each job: a duplicate is ignored. Its [Progress] is told
+// before it uses it — a result that does not verify, or whose output is
+// not stored as named, is refused and its job published again as the
+// next attempt — and keeps the first verified result of each job: a
+// duplicate is ignored. A request to the server that fails (a cluster
+// electing new leaders after a node died) is retried every second for a
+// minute, by the coordinator and by the workers, before it ends the run
+// or the worker. Its [Progress] is told
 // of each job's events; a [Timeline] records them and charts where a
 // run's time went.
 package distributed

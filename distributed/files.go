@@ -163,7 +163,7 @@ func (q *Queue) GetFile(ctx context.Context, blob, path string) (err error) {
 	if p, ok := info.Metadata["parts"]; ok {
 		parts, err := strconv.Atoi(p)
 		if err != nil || parts < 1 || parts > 1<<16 {
-			return fmt.Errorf("distributed: blob %s: %q parts", blob, p)
+			return fmt.Errorf("%w: blob %s: %q parts", ErrBadBlob, blob, p)
 		}
 		for i := range parts {
 			part, err := q.blobs.GetBytes(ctx, fmt.Sprintf("%s.%d", blob, i))
@@ -184,7 +184,7 @@ func (q *Queue) GetFile(ctx context.Context, blob, path string) (err error) {
 		}
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != blob {
-		return fmt.Errorf("distributed: blob %s holds bytes of another digest", blob)
+		return fmt.Errorf("%w: blob %s holds bytes of another digest", ErrBadBlob, blob)
 	}
 	if err := tmp.Close(); err != nil {
 		return err

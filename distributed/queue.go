@@ -196,6 +196,10 @@ func (q *Queue) putObject(ctx context.Context, name string, data []byte, meta ma
 	return fmt.Errorf("distributed: put blob %s: %w", name, err)
 }
 
+// ErrBadBlob is the error of a blob whose stored bytes are not those of
+// its name: refused, not read again.
+var ErrBadBlob = errors.New("distributed: a bad blob")
+
 // Get reads the blob of that name (and its parts) and checks that its
 // bytes have that digest.
 func (q *Queue) Get(ctx context.Context, blob string) ([]byte, error) {
@@ -210,7 +214,7 @@ func (q *Queue) Get(ctx context.Context, blob string) ([]byte, error) {
 	if p, ok := info.Metadata["parts"]; ok {
 		parts, err := strconv.Atoi(p)
 		if err != nil || parts < 1 || parts > 1<<16 {
-			return nil, fmt.Errorf("distributed: blob %s: %q parts", blob, p)
+			return nil, fmt.Errorf("%w: blob %s: %q parts", ErrBadBlob, blob, p)
 		}
 		for i := range parts {
 			part, err := q.blobs.GetBytes(ctx, fmt.Sprintf("%s.%d", blob, i))
@@ -223,7 +227,7 @@ func (q *Queue) Get(ctx context.Context, blob string) ([]byte, error) {
 		return nil, fmt.Errorf("distributed: get blob %s: %w", blob, err)
 	}
 	if Blob(data) != blob {
-		return nil, fmt.Errorf("distributed: blob %s holds bytes of another digest", blob)
+		return nil, fmt.Errorf("%w: blob %s holds bytes of another digest", ErrBadBlob, blob)
 	}
 	return data, nil
 }

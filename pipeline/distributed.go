@@ -30,6 +30,7 @@ import (
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/setup"
@@ -67,10 +68,13 @@ const (
 // model id the statement states, and a batch's request slots.
 type jobSpec struct {
 	// Model is the built-in model's name, or "" for a model from a
-	// directory, whose files are the job inputs "model-config" and
-	// "model-weights" and whose id (model.Model.ID) is Weights.
+	// directory, whose files are job inputs ([modelFiles]) and whose id
+	// (model.Model.ID, its tokenizer's digest included) is Weights; BOS
+	// is its tokenizer's beginning-of-sequence mode, "on" or "off" ("" for
+	// a model without a tokenizer).
 	Model    string              `json:"model"`
 	Weights  string              `json:"weights,omitempty"`
+	BOS      string              `json:"bos,omitempty"`
 	Prompt   []int               `json:"prompt,omitempty"`
 	Output   []int               `json:"output,omitempty"`
 	Batch    []statement.Request `json:"batch,omitempty"`
@@ -165,8 +169,27 @@ func specOf(opts *Options, keys *AggregatedKeys, pass committed.Pass) (*jobSpec,
 			return nil, errors.New("pipeline: a distributed run of a model that is not built in needs the directory it was loaded from (Options.ModelDir), whose files the workers load")
 		}
 		s.Weights = m.ID().Text(16)
+		if m.Tokenizer != nil {
+			s.BOS = tokenizer.BOSOn.String()
+			if m.Tokenizer.BOS == tokenizer.NoBOS {
+				s.BOS = tokenizer.BOSOff.String()
+			}
+		}
 	}
 	return s, nil
+}
+
+// modelFiles are the files of a model directory a worker loads it from,
+// by their roles among a job's inputs; the first two are required, the
+// tokenizer's are sent when the model has a tokenizer and the directory
+// the file.
+var modelFiles = []struct{ role, file string }{
+	{"model-config", model.ConfigFile},
+	{"model-weights", model.WeightsFile},
+	{"model-tokenizer", "tokenizer.json"},
+	{"model-tokenizer-config", "tokenizer_config.json"},
+	{"model-vocab", "vocab.json"},
+	{"model-merges", "merges.txt"},
 }
 
 // parseSpec decodes and checks a job's spec; it never panics (fuzzed).
@@ -194,6 +217,9 @@ func parseSpec(data []byte) (*jobSpec, error) {
 		if w, ok := new(big.Int).SetString(s.Weights, 16); !ok || w.Sign() < 0 || w.BitLen() > 256 {
 			return fail(fmt.Errorf("weights id %q", s.Weights))
 		}
+	}
+	if s.BOS != "" && (s.Model != "" || (s.BOS != tokenizer.BOSOn.String() && s.BOS != tokenizer.BOSOff.String())) {
+		return fail(fmt.Errorf("BOS mode %q", s.BOS))
 	}
 	id, ok := new(big.Int).SetString(s.ModelID, 16)
 	if !ok || id.Sign() < 0 || id.BitLen() > statement.ModelIDBits {
@@ -232,7 +258,7 @@ type workerModels struct {
 // get returns the model of a spec: the built-in one of its name, or the
 // one loaded from its files (fetched into the worker's cache the first
 // time), whose id must be the spec's.
-func (c *workerModels) get(s *jobSpec, in *distributed.Inputs) (*model.Model, error) {
+func (c *workerModels) get(s *jobSpec, job *distributed.Job, in *distributed.Inputs) (*model.Model, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := "builtin " + s.Model
@@ -250,17 +276,24 @@ func (c *workerModels) get(s *jobSpec, in *distributed.Inputs) (*model.Model, er
 		}
 	} else {
 		dir := filepath.Join(c.dir, "models", s.Weights)
-		for role, file := range map[string]string{"model-config": model.ConfigFile, "model-weights": model.WeightsFile} {
-			path := filepath.Join(dir, file)
+		for i, f := range modelFiles {
+			path := filepath.Join(dir, f.file)
 			if _, err := os.Stat(path); err == nil {
 				continue
 			}
-			if err := in.Fetch(role, path); err != nil {
+			if _, ok := job.Inputs[f.role]; !ok && i >= 2 {
+				continue // a tokenizer file the model's directory has not
+			}
+			if err := in.Fetch(f.role, path); err != nil {
 				return nil, err
 			}
 		}
+		bos := tokenizer.BOSOff
+		if s.BOS == tokenizer.BOSOn.String() {
+			bos = tokenizer.BOSOn
+		}
 		var err error
-		if m, err = model.Load(dir); err != nil {
+		if m, err = model.LoadBOS(dir, bos); err != nil {
 			return nil, distributed.Deterministic(err)
 		}
 		if got := m.ID().Text(16); got != s.Weights {
@@ -273,7 +306,7 @@ func (c *workerModels) get(s *jobSpec, in *distributed.Inputs) (*model.Model, er
 
 // decodeSpec decodes a job's spec and rebuilds its model, pass and
 // statement; a failure of the spec's is deterministic.
-func decodeSpec(models *workerModels, in *distributed.Inputs) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
+func decodeSpec(models *workerModels, job *distributed.Job, in *distributed.Inputs) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
 	fail := func(err error) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
 		return nil, nil, committed.Pass{}, statement.Statement{}, err
 	}
@@ -285,7 +318,7 @@ func decodeSpec(models *workerModels, in *distributed.Inputs) (*jobSpec, *model.
 	if err != nil {
 		return fail(err)
 	}
-	m, err := models.get(s, in)
+	m, err := models.get(s, job, in)
 	if err != nil {
 		return fail(err)
 	}
@@ -401,7 +434,7 @@ func WorkerHandlers(cacheDir string, w io.Writer) (map[string]distributed.Handle
 	models := &workerModels{dir: dir}
 	return map[string]distributed.Handler{
 		JobNative: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-			s, m, pass, st, err := decodeSpec(models, in)
+			s, m, pass, st, err := decodeSpec(models, job, in)
 			if err != nil {
 				return nil, err
 			}
@@ -430,14 +463,14 @@ func WorkerHandlers(cacheDir string, w io.Writer) (map[string]distributed.Handle
 			return aggregateJob(dir, w, logger, models, &srsc, job, in)
 		},
 		JobWrap: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-			return wrapJob(dir, w, models, in)
+			return wrapJob(dir, w, models, job, in)
 		},
 	}, nil
 }
 
 // segmentJob proves a segment's Groth16 proof on a worker.
 func segmentJob(dir string, w io.Writer, models *workerModels, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-	s, m, pass, st, err := decodeSpec(models, in)
+	s, m, pass, st, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
 	}
@@ -504,7 +537,7 @@ func segmentJob(dir string, w io.Writer, models *workerModels, job *distributed.
 // read and checked again (the native proofs' chain), the aggregator
 // compiled from the spec's shapes in the worker's circuit cache.
 func aggregateJob(dir string, w io.Writer, logger *log.Logger, models *workerModels, srsc *srsCache, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-	s, m, pass, st, err := decodeSpec(models, in)
+	s, m, pass, st, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
 	}
@@ -589,8 +622,8 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, models *workerMod
 // verified on the spec's statement, wrapped by the wrapper circuit the
 // spec selects (a batch's when the spec has slots), compiled in the
 // worker's circuit cache.
-func wrapJob(dir string, w io.Writer, models *workerModels, in *distributed.Inputs) ([]byte, error) {
-	s, m, _, st, err := decodeSpec(models, in)
+func wrapJob(dir string, w io.Writer, models *workerModels, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+	s, m, _, st, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
 	}
@@ -827,8 +860,14 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 	if spec.Model == "" {
 		// The model's files, for every job.
 		files := map[string]string{}
-		for role, file := range map[string]string{"model-config": model.ConfigFile, "model-weights": model.WeightsFile} {
-			if files[role], err = q.PutFile(ctx, filepath.Join(r.opts.ModelDir, file), ""); err != nil {
+		for i, f := range modelFiles {
+			path := filepath.Join(r.opts.ModelDir, f.file)
+			if i >= 2 {
+				if _, err := os.Stat(path); m.Tokenizer == nil || err != nil {
+					continue
+				}
+			}
+			if files[f.role], err = q.PutFile(ctx, path, ""); err != nil {
 				return nil, fmt.Errorf("pipeline: the model's files: %w", err)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/veriformer/veriformer/distributed"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/recursion"
 )
 
@@ -51,6 +52,8 @@ func TestParseSpec(t *testing.T) {
 		"slots":             func(s *jobSpec) { s.Slots = -1 },
 		"rows":              func(s *jobSpec) { s.Rows = 0 },
 		"leaves":            func(s *jobSpec) { s.Wrap.Leaves = s.Wrap.Leaves[1:] },
+		"bos of a built-in": func(s *jobSpec) { s.BOS = "on" },
+		"bos":               func(s *jobSpec) { s.Model, s.Weights, s.BOS = "", "12", "auto" },
 		"leaf":              func(s *jobSpec) { s.Wrap.Leaves[0] = "g" },
 		"slot":              func(s *jobSpec) { s.Wrap.Slot = recursion.BucketSlots },
 		"digest":            func(s *jobSpec) { s.Wrap.ModelDigest = "" },
@@ -119,13 +122,21 @@ func TestWorkerModels(t *testing.T) {
 	if err := micro.Save(src); err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.Load(src)
+	// A tokenizer of a few tokens, part of the model's id.
+	tok := `{"model":{"type":"BPE","vocab":{"h":0,"i":1,"hi":2},"merges":["h i"]}}`
+	if err := os.WriteFile(filepath.Join(src, "tokenizer.json"), []byte(tok), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.LoadBOS(src, tokenizer.BOSOff)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if m.Tokenizer == nil {
+		t.Fatal("no tokenizer")
+	}
 	files := map[string]string{}
-	for role, file := range map[string]string{"model-config": model.ConfigFile, "model-weights": model.WeightsFile} {
-		if files[role], err = q.PutFile(ctx, filepath.Join(src, file), ""); err != nil {
+	for _, f := range modelFiles[:3] {
+		if files[f.role], err = q.PutFile(ctx, filepath.Join(src, f.file), ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -136,8 +147,8 @@ func TestWorkerModels(t *testing.T) {
 	models := &workerModels{dir: cache}
 	w := &distributed.Worker{Queue: q, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]distributed.Handler{
 		"load": func(_ context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-			spec := &jobSpec{Weights: weights[job.ID]}
-			got, err := models.get(spec, in)
+			spec := &jobSpec{Weights: weights[job.ID], BOS: "off"}
+			got, err := models.get(spec, job, in)
 			if err != nil {
 				return nil, err
 			}
@@ -162,8 +173,10 @@ func TestWorkerModels(t *testing.T) {
 	if _, err := q.Run(ctx, "load-1", []*distributed.Task{{ID: "same", Kind: "load", Inputs: files, Verify: want}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(cache, "models", id, model.WeightsFile)); err != nil {
-		t.Fatalf("the weights are not in the worker's cache: %v", err)
+	for _, f := range modelFiles[:3] {
+		if _, err := os.Stat(filepath.Join(cache, "models", id, f.file)); err != nil {
+			t.Fatalf("%s is not in the worker's cache: %v", f.file, err)
+		}
 	}
 	// The same files claimed as another model's.
 	_, err = q.Run(ctx, "load-2", []*distributed.Task{{ID: "other", Kind: "load", Inputs: files, Verify: want}}, nil)

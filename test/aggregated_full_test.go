@@ -32,6 +32,38 @@ func TestRunAggregatedFull(t *testing.T) {
 	})
 }
 
+// TestRunAggregatedWrapOnWorkers runs TestRunAggregated's request
+// wrapped, every job on two in-process workers (package distributed):
+// the native and Groth16 proofs, the aggregation and the wrapper, whose
+// 3.6 GB proving key the worker that takes it fetches from the object
+// store into its own key cache. The run verifies the wrapper's proof on
+// the final statement, then on go-ethereum's simulated chain. The
+// wrapper's keys are set up once for every model (TestRunAggregatedFull
+// sets them up too). Run it with
+//
+//	go test -tags full ./test -run TestRunAggregatedWrapOnWorkers -timeout 120m -v
+func TestRunAggregatedWrapOnWorkers(t *testing.T) {
+	m, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 110*time.Minute)
+	defer cancel()
+	opts := aggregatedOptions(t, m)
+	opts.Wrap, opts.Chain = true, true
+	opts.Queue = workersQueue(t, ctx, nil)
+	rep, err := pipeline.RunAggregated(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteStats(os.Stdout); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Proof == nil || rep.VerifyGas == 0 || rep.SubmitGas == 0 {
+		t.Fatalf("no wrapped proof verified on chain (verify %d gas, submit %d)", rep.VerifyGas, rep.SubmitGas)
+	}
+}
+
 // TestRunAggregatedChunks runs TestRunAggregatedDefault with the LM head in
 // chunks of 100 vocabulary columns (--vocab-chunk 100): block 0, block 1
 // without the LM head and three chunks ([0, 100), [100, 200), [200, 256)),

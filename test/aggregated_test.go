@@ -51,39 +51,9 @@ func TestRunAggregated(t *testing.T) {
 	}
 	local := runAggregated(t, aggregatedOptions(t, m), 1)
 
-	e, err := distributed.StartEmbedded(t.TempDir(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	q, err := distributed.Connect(ctx, e.URL(), distributed.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	workers, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	for _, name := range []string{"w1", "w2"} {
-		handlers, err := pipeline.WorkerHandlers(t.TempDir(), testWriter{t})
-		if err != nil {
-			t.Fatal(err)
-		}
-		handlers = lyingFirst(t, handlers)
-		w := &distributed.Worker{Queue: q, Name: name, Handlers: handlers, Log: testWriter{t}}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.Run(workers); err != nil {
-				t.Errorf("worker %s: %v", name, err)
-			}
-		}()
-	}
-	defer func() {
-		stop()
-		wg.Wait()
-	}()
+	q := workersQueue(t, ctx, lyingFirst)
 	opts := aggregatedOptions(t, m)
 	opts.Queue = q
 	var log bytes.Buffer
@@ -105,6 +75,49 @@ func TestRunAggregated(t *testing.T) {
 	if err := rep.WriteStats(os.Stdout); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// workersQueue starts an embedded NATS JetStream server and two
+// in-process workers on it, w1 and w2, each with a key cache of its own
+// and its handlers passed through wrap (nil for none); it returns the
+// queue a run publishes to. Everything stops when the test ends.
+func workersQueue(t *testing.T, ctx context.Context, wrap func(*testing.T, map[string]distributed.Handler) map[string]distributed.Handler) *distributed.Queue {
+	t.Helper()
+	e, err := distributed.StartEmbedded(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	q, err := distributed.Connect(ctx, e.URL(), distributed.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(q.Close)
+	workers, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, name := range []string{"w1", "w2"} {
+		handlers, err := pipeline.WorkerHandlers(t.TempDir(), testWriter{t})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wrap != nil {
+			handlers = wrap(t, handlers)
+		}
+		w := &distributed.Worker{Queue: q, Name: name, Handlers: handlers, Log: testWriter{t}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.Run(workers); err != nil {
+				t.Errorf("worker %s: %v", name, err)
+			}
+		}()
+	}
+	// Cleanups run last in first: the workers stop before the server.
+	t.Cleanup(func() {
+		stop()
+		wg.Wait()
+	})
+	return q
 }
 
 // lyingFirst wraps a worker's handlers so that the first attempt of
