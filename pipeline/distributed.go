@@ -162,7 +162,14 @@ func builtinName(m *model.Model) string {
 // built in is sent by its files, from opts.ModelDir.
 func specOf(opts *Options, keys *AggregatedKeys, pass committed.Pass) (*jobSpec, error) {
 	m := opts.Model
-	s := &jobSpec{Model: builtinName(m), Prompt: pass.Prompt, Output: pass.Output, Batch: pass.Batch, Rows: pass.Rows,
+	name := opts.ModelName
+	if c, err := model.BuiltinConfig(name); name == "" || err != nil || *c != m.Config {
+		name = ""
+		if opts.ModelDir == "" {
+			name = builtinName(m)
+		}
+	}
+	s := &jobSpec{Model: name, Prompt: pass.Prompt, Output: pass.Output, Batch: pass.Batch, Rows: pass.Rows,
 		Segments: keys.Segments, ModelID: keys.ModelID.Text(16), Slots: keys.Catalog.Slots, Shapes: keys.Shapes}
 	if s.Model == "" {
 		if opts.ModelDir == "" {
@@ -417,21 +424,53 @@ func encodeSRS(s *pcs.SRS, development bool) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
+// WorkerConfig is a worker's: its key cache ("" for the default), where
+// its progress goes (nil for nowhere), and the loader of a model it
+// loads before a job needs it (nil for none): a built-in one of
+// ModelName, or one from a directory (ModelName ""), known to jobs by
+// its id.
+type WorkerConfig struct {
+	CacheDir  string
+	Log       io.Writer
+	Model     func() (*model.Model, error)
+	ModelName string
+}
+
 // WorkerHandlers returns the handlers of an aggregated run's jobs for a
-// worker whose circuits and keys are cached in cacheDir (keys fetched
-// from the object store the first time a circuit needs them, and checked
-// against their manifest), progress to w (nil for none).
-func WorkerHandlers(cacheDir string, w io.Writer) (map[string]distributed.Handler, error) {
-	dir, err := keyCacheDir(cacheDir)
+// worker whose circuits and keys are cached in cfg.CacheDir (keys
+// fetched from the object store the first time a circuit needs them,
+// and checked against their manifest). cfg.Model, when set, is loaded
+// in the background, so that the worker's first job of it does not wait
+// for it.
+func WorkerHandlers(cfg WorkerConfig) (map[string]distributed.Handler, error) {
+	dir, err := keyCacheDir(cfg.CacheDir)
 	if err != nil {
 		return nil, err
 	}
+	w := cfg.Log
 	if w == nil {
 		w = io.Discard
 	}
 	logger := log.New(w, "  ", 0)
 	var srsc srsCache
 	models := &workerModels{dir: dir}
+	if cfg.Model != nil {
+		// Held until the model is loaded: a job that needs a model
+		// waits for it.
+		models.mu.Lock()
+		go func() {
+			defer models.mu.Unlock()
+			m, err := cfg.Model()
+			if err != nil {
+				logger.Printf("the model to load first: %v", err)
+				return
+			}
+			models.m, models.key = m, "builtin "+cfg.ModelName
+			if cfg.ModelName == "" {
+				models.key = "weights " + m.ID().Text(16)
+			}
+		}()
+	}
 	return map[string]distributed.Handler{
 		JobNative: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
 			s, m, pass, st, err := decodeSpec(models, job, in)

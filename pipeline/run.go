@@ -22,7 +22,9 @@ type Options struct {
 	Model *model.Model
 	// ModelDir is the directory Model was loaded from (model.Load), ""
 	// for a built-in model: a run on workers sends them its files.
-	ModelDir string
+	// ModelName is a built-in model's name ("" to find it among the
+	// built-in models): a run's workers rebuild it by that name.
+	ModelDir, ModelName string
 	// Prompt is the input tokens; Tokens the number of tokens to generate.
 	Prompt []int
 	Tokens int

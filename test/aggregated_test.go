@@ -96,7 +96,7 @@ func workersQueue(t *testing.T, ctx context.Context, wrap func(*testing.T, map[s
 	workers, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for _, name := range []string{"w1", "w2"} {
-		handlers, err := pipeline.WorkerHandlers(t.TempDir(), testWriter{t})
+		handlers, err := pipeline.WorkerHandlers(pipeline.WorkerConfig{CacheDir: t.TempDir(), Log: testWriter{t}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -85,13 +85,13 @@ func runBatch(ctx context.Context, src model.Source, bos tokenizer.BOSMode, temp
 	fmt.Printf("batch: %d requests from %s\n", len(requests), *batchFlag)
 	opts := pipeline.BatchOptions{
 		AggregatedOptions: pipeline.AggregatedOptions{
-			Options:    pipeline.Options{Model: m, ModelDir: src.Dir, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: os.Stdout},
+			Options:    pipeline.Options{Model: m, ModelDir: src.Dir, ModelName: src.Builtin, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: os.Stdout},
 			NativeJobs: *jobsFlag, Wrap: *wrapFlag, Slots: *slotsFlag,
 		},
 		Requests: requests,
 	}
 	designFlags.Options(&opts.AggregatedOptions)
-	q, done, err := workersQueue(ctx)
+	q, done, err := workersQueue(ctx, src)
 	if err != nil {
 		return err
 	}

@@ -137,7 +137,7 @@ func run(ctx context.Context) error {
 	}
 	fmt.Fprintf(info, "model: %s (%s), %d layers, d=%d, %s, vocabulary %d\n", src, m.Config.Family, m.Config.Layers, m.Config.Hidden, describeHeads(&m.Config), m.Config.Vocab)
 	fmt.Fprintf(info, "prompt: %q (%d tokens%s), generating %d tokens\n", *promptFlag, len(prompt), bosNote(tok), *tokensFlag)
-	opts := pipeline.Options{Model: m, ModelDir: src.Dir, Prompt: prompt, Tokens: *tokensFlag, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: info,
+	opts := pipeline.Options{Model: m, ModelDir: src.Dir, ModelName: src.Builtin, Prompt: prompt, Tokens: *tokensFlag, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: info,
 		Generated: func(output []int) {
 			// The text is known long before the proof: show it now.
 			fmt.Printf("  output: %s\n", describe(tok, output))
@@ -158,7 +158,7 @@ func run(ctx context.Context) error {
 		return runTurn(ctx, aggOpts, tok)
 	}
 	if design == pipeline.Aggregated {
-		q, done, err := workersQueue(ctx)
+		q, done, err := workersQueue(ctx, src)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/veriformer/veriformer/distributed"
+	"github.com/veriformer/veriformer/model"
+	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/setup"
 )
@@ -56,6 +58,8 @@ func runWorker(ctx context.Context, args []string) error {
 	cache := fs.String("cache", "", "circuit and key cache directory (default $VERIFORMER_CACHE or .cache/keys in the module); keys are fetched from the server once and kept here")
 	prefix := fs.String("prefix", "", "the deployment's stream prefix (default veriformer)")
 	ackWait := fs.Duration("ack-wait", 30*time.Second, "a job whose worker shows no sign of life this long goes to another worker (the worker signals every third of it)")
+	preload := fs.String("model", "", "a model to load before the first job needs it, as prove's --model names it (a built-in name or a directory); jobs of other models are taken too")
+	bos := fs.String("bos", "auto", "with --model DIR: its tokenizer's beginning-of-sequence mode, as prove's --bos")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: prove worker --nats URL [flags]\n\nTakes the jobs of distributed runs (prove --workers, prove --nats) from a NATS JetStream server and proves them.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -84,7 +88,20 @@ func runWorker(ctx context.Context, args []string) error {
 		return err
 	}
 	defer q.Close()
-	handlers, err := pipeline.WorkerHandlers(*cache, os.Stdout)
+	cfg := pipeline.WorkerConfig{CacheDir: *cache, Log: os.Stdout}
+	if *preload != "" {
+		src, err := model.ParseSource(*preload, "")
+		if err != nil {
+			return err
+		}
+		mode, err := tokenizer.ParseBOSMode(*bos)
+		if err != nil {
+			return err
+		}
+		cfg.ModelName = src.Builtin
+		cfg.Model = func() (*model.Model, error) { return src.Load(mode) }
+	}
+	handlers, err := pipeline.WorkerHandlers(cfg)
 	if err != nil {
 		return err
 	}
@@ -120,7 +137,7 @@ type localWorkers struct {
 // startLocal starts an embedded NATS server with JetStream, its data in
 // the key cache's nats directory, and n worker processes (this program,
 // prove worker) on it, their output prefixed to stdout.
-func startLocal(n int, cache string) (*localWorkers, error) {
+func startLocal(n int, cache string, src model.Source) (*localWorkers, error) {
 	dir, err := keyCacheDirOf(cache)
 	if err != nil {
 		return nil, err
@@ -136,7 +153,8 @@ func startLocal(n int, cache string) (*localWorkers, error) {
 		return nil, err
 	}
 	for i := range n {
-		cmd := exec.Command(self, "worker", "--nats", e.URL(), "--name", fmt.Sprintf("local-%d", i+1), "--cache", dir)
+		// The run's model, loaded while the run sets up its keys.
+		cmd := exec.Command(self, "worker", "--nats", e.URL(), "--name", fmt.Sprintf("local-%d", i+1), "--cache", dir, "--model", src.String(), "--bos", *modelFlags.BOS)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Start(); err != nil {
 			l.stop()
@@ -195,9 +213,9 @@ func checkWorkerFlags(design pipeline.Design, set map[string]bool) error {
 }
 
 // workersQueue connects to the jobs' server of --nats, or starts the
-// local server and workers of --workers; nil without either. done
-// releases them.
-func workersQueue(ctx context.Context) (*distributed.Queue, func(), error) {
+// local server and workers of --workers, which load the run's model src
+// while the run sets up; nil without either. done releases them.
+func workersQueue(ctx context.Context, src model.Source) (*distributed.Queue, func(), error) {
 	switch {
 	case *natsFlag != "":
 		q, err := distributed.Connect(ctx, *natsFlag, distributed.Config{})
@@ -207,7 +225,7 @@ func workersQueue(ctx context.Context) (*distributed.Queue, func(), error) {
 		fmt.Printf("jobs: on the workers of %s\n", *natsFlag)
 		return q, q.Close, nil
 	case *workersFlag > 0:
-		l, err := startLocal(*workersFlag, *keyFlags.Cache)
+		l, err := startLocal(*workersFlag, *keyFlags.Cache, src)
 		if err != nil {
 			return nil, nil, err
 		}
