@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	bw6761 "github.com/consensys/gnark-crypto/ecc/bw6-761"
 	groth16bls12377 "github.com/consensys/gnark/backend/groth16/bls12-377"
 	groth16bw6761 "github.com/consensys/gnark/backend/groth16/bw6-761"
 	"github.com/consensys/gnark/test"
@@ -121,13 +122,22 @@ func workersQueue(t *testing.T, ctx context.Context, wrap func(*testing.T, map[s
 }
 
 // lyingFirst wraps a worker's handlers so that the first attempt of
-// every job returns its honest output tampered: a native proof whose
-// first tensor commitment is its first multiplicities' one, a Groth16
-// proof whose A and C points are swapped. Each decodes; none verifies.
+// every job returns a wrong output: the native proof with its first
+// tensor commitment replaced by its first multiplicities' one, the
+// segment's Groth16 proof with its A and C points swapped, and, without
+// proving (the aggregation is the run's longest job), an aggregator
+// proof of the curves' generators. Each decodes; none verifies.
 func lyingFirst(t *testing.T, handlers map[string]distributed.Handler) map[string]distributed.Handler {
 	out := make(map[string]distributed.Handler, len(handlers))
 	for kind, h := range handlers {
 		out[kind] = func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+			if kind == pipeline.JobAggregate && job.Attempt == 1 {
+				_, _, g1, g2 := bw6761.Generators()
+				p := &groth16bw6761.Proof{Ar: g1, Krs: g1, Bs: g2}
+				var buf bytes.Buffer
+				_, err := p.WriteTo(&buf)
+				return buf.Bytes(), err
+			}
 			data, err := h(ctx, job, in)
 			if err != nil || job.Attempt > 1 {
 				return data, err
@@ -149,16 +159,8 @@ func lyingFirst(t *testing.T, handlers map[string]distributed.Handler) map[strin
 				var buf bytes.Buffer
 				_, err := p.WriteTo(&buf)
 				return buf.Bytes(), err
-			default:
-				p := new(groth16bw6761.Proof)
-				if _, err := p.ReadFrom(bytes.NewReader(data)); err != nil {
-					t.Fatal(err)
-				}
-				p.Ar, p.Krs = p.Krs, p.Ar
-				var buf bytes.Buffer
-				_, err := p.WriteTo(&buf)
-				return buf.Bytes(), err
 			}
+			return data, nil
 		}
 	}
 	return out
