@@ -565,11 +565,7 @@ func segmentJob(dir string, w io.Writer, models *workerModels, job *distributed.
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
-	var out bytes.Buffer
-	if _, err := proof.WriteTo(&out); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return proofBytes(proof)
 }
 
 // aggregateJob proves the aggregator on a worker: the segments' proofs
@@ -650,11 +646,7 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, models *workerMod
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
-	var out bytes.Buffer
-	if _, err := proof.WriteTo(&out); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return proofBytes(proof)
 }
 
 // wrapJob proves the wrapper on a worker: the aggregator's proof,
@@ -716,8 +708,20 @@ func wrapJob(dir string, w io.Writer, models *workerModels, job *distributed.Job
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
+	return proofBytes(proof)
+}
+
+// exists reports whether there is a file at path.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// proofBytes is a Groth16 proof in gnark's binary encoding, a job's
+// output.
+func proofBytes(p groth16.Proof) ([]byte, error) {
 	var out bytes.Buffer
-	if _, err := proof.WriteTo(&out); err != nil {
+	if _, err := p.WriteTo(&out); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
@@ -753,12 +757,21 @@ func workerKeys(dir string, ccs constraint.ConstraintSystem, in *distributed.Inp
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	for _, f := range []struct{ role, ext string }{{"manifest", ".json"}, {"vk", ".vk"}, {"pk", ".pk"}} {
-		path := filepath.Join(dir, hash+f.ext)
-		if _, err := os.Stat(path); err == nil {
-			continue
+	// The key files, fetched only when the cache lacks them; the
+	// manifest last, from the bytes read above, so that a cache with a
+	// manifest has its keys.
+	for _, f := range []struct{ role, ext string }{{"vk", ".vk"}, {"pk", ".pk"}} {
+		if path := filepath.Join(dir, hash+f.ext); !exists(path) {
+			if err := in.Fetch(f.role, path); err != nil {
+				return nil, err
+			}
 		}
-		if err := in.Fetch(f.role, path); err != nil {
+	}
+	if path := filepath.Join(dir, hash+".json"); !exists(path) {
+		if err := os.WriteFile(path+".part", manifest, 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(path+".part", path); err != nil {
 			return nil, err
 		}
 	}

@@ -28,31 +28,41 @@ import (
 	"github.com/veriformer/veriformer/statement"
 )
 
-// prove builds cmd/prove once for the package's tests.
-var (
-	buildOnce sync.Once
-	proveBin  string
-	buildErr  error
-)
+// built holds the programs the package's tests run, each built once:
+// cmd/prove and the NATS server of the module's dependency.
+var built sync.Map // package path → *program
 
-func proveBinary(t *testing.T) string {
+type program struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// binary returns the program of package pkg, named name, built the
+// first time.
+func binary(t *testing.T, pkg, name string) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "prove-*")
+	v, _ := built.LoadOrStore(pkg, new(program))
+	p := v.(*program)
+	p.once.Do(func() {
+		dir, err := os.MkdirTemp("", "bin-*")
 		if err != nil {
-			buildErr = err
+			p.err = err
 			return
 		}
-		proveBin = filepath.Join(dir, "prove")
-		out, err := exec.Command("go", "build", "-o", proveBin, "github.com/veriformer/veriformer/cmd/prove").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/prove: %v\n%s", err, out)
+		p.path = filepath.Join(dir, name)
+		if out, err := exec.Command("go", "build", "-o", p.path, pkg).CombinedOutput(); err != nil {
+			p.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if p.err != nil {
+		t.Fatal(p.err)
 	}
-	return proveBin
+	return p.path
+}
+
+func proveBinary(t *testing.T) string {
+	return binary(t, "github.com/veriformer/veriformer/cmd/prove", "prove")
 }
 
 // proc is a process of cmd/prove whose output lines are logged and
@@ -223,32 +233,8 @@ func TestKilled(t *testing.T) {
 	}
 }
 
-// The NATS server of the module's dependency, built once for the
-// package's tests.
-var (
-	natsOnce sync.Once
-	natsBin  string
-	natsErr  error
-)
-
 func natsServerBinary(t *testing.T) string {
-	t.Helper()
-	natsOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "nats-server-*")
-		if err != nil {
-			natsErr = err
-			return
-		}
-		natsBin = filepath.Join(dir, "nats-server")
-		out, err := exec.Command("go", "build", "-o", natsBin, "github.com/nats-io/nats-server/v2").CombinedOutput()
-		if err != nil {
-			natsErr = fmt.Errorf("go build github.com/nats-io/nats-server/v2: %v\n%s", err, out)
-		}
-	})
-	if natsErr != nil {
-		t.Fatal(natsErr)
-	}
-	return natsBin
+	return binary(t, "github.com/nats-io/nats-server/v2", "nats-server")
 }
 
 // freePorts returns n TCP ports of 127.0.0.1 that were free a moment
