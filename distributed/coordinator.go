@@ -24,20 +24,31 @@ type Task struct {
 	// Verify checks an output of the job before anything uses it; a
 	// refused output is never used, and the job is published again.
 	Verify func(output []byte) error
+	// MaxOutput bounds the output's size: a larger one is refused
+	// unread (DefaultMaxOutput when 0).
+	MaxOutput int64
 }
 
-// Progress is told of each job's events: "published"; "received" (an
-// output arrived, to be verified); "refused", "retried" or "done" (nil
-// for nothing).
-type Progress func(event, job string, r *Result)
+// DefaultMaxOutput bounds a task's output when its MaxOutput is 0.
+const DefaultMaxOutput = 64 << 20
 
-// task is a task's state in a run.
+// Progress is told of each job's events: "published"; "received" (an
+// output arrived, to be verified); "refused" (with the reason),
+// "retried" (with the reason), "done"; and "ignored", with the reason,
+// for a result message acted on in no way (not signed by a worker the
+// coordinator certified, or a failure of a job this coordinator did not
+// publish). r is the result, when there is one.
+type Progress func(event, job string, r *Result, reason error)
+
+// task is a task's state in a run: its current attempt, whether this
+// coordinator published it, the workers to avoid, its verified output.
 type task struct {
 	*Task
-	attempt int
-	avoid   []string
-	output  string
-	done    bool
+	attempt   int
+	published bool
+	avoid     []string
+	output    string
+	done      bool
 }
 
 // Run runs the tasks of run id run on the queue's workers and returns
@@ -55,8 +66,11 @@ func (q *Queue) Run(ctx context.Context, run string, tasks []*Task, progress Pro
 	if err != nil {
 		return nil, err
 	}
+	if q.cfg.Identity.Role != RoleCoordinator {
+		return nil, errors.New("distributed: only a coordinator's connection runs jobs")
+	}
 	if progress == nil {
-		progress = func(string, string, *Result) {}
+		progress = func(string, string, *Result, error) {}
 	}
 	cons, err := q.js.OrderedConsumer(ctx, q.resultsStream(), jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{fmt.Sprintf("%s.results.%s.>", q.cfg.Prefix, run)},
@@ -74,7 +88,7 @@ func (q *Queue) Run(ctx context.Context, run string, tasks []*Task, progress Pro
 		return nil, fmt.Errorf("distributed: the results of run %s: %w", run, err)
 	}
 	defer it.Stop()
-	c := &coordinator{q: q, run: run, tasks: byID, progress: progress}
+	c := &coordinator{q: q, run: run, tasks: byID, progress: progress, published: map[string]string{}}
 	// The results of an earlier coordinator of this run first.
 	for range info.NumPending {
 		msg, err := c.next(ctx, it)
@@ -158,13 +172,18 @@ func checkTasks(tasks []*Task) (map[string]*task, error) {
 	return byID, nil
 }
 
-// coordinator is a run in progress.
+// coordinator is a run in progress: published holds the digest of
+// each job message it published, by job id and attempt.
 type coordinator struct {
-	q        *Queue
-	run      string
-	tasks    map[string]*task
-	progress Progress
+	q         *Queue
+	run       string
+	tasks     map[string]*task
+	progress  Progress
+	published map[string]string
 }
+
+// attemptKey keys a job's attempt.
+func attemptKey(job string, attempt int) string { return fmt.Sprintf("%s.%d", job, attempt) }
 
 // next waits for the run's next result message.
 func (c *coordinator) next(ctx context.Context, it jetstream.MessagesContext) (jetstream.Msg, error) {
@@ -202,7 +221,7 @@ func (c *coordinator) finished() bool {
 // are all done.
 func (c *coordinator) publishReady(ctx context.Context) error {
 	for _, t := range c.tasks {
-		if t.done || t.attempt > 0 {
+		if t.done || t.published {
 			continue
 		}
 		ready := true
@@ -210,7 +229,7 @@ func (c *coordinator) publishReady(ctx context.Context) error {
 			ready = ready && c.tasks[dep].done
 		}
 		if ready {
-			t.attempt = 1
+			t.attempt = max(t.attempt, 1)
 			if err := c.publish(ctx, t); err != nil {
 				return err
 			}
@@ -234,37 +253,50 @@ func (c *coordinator) publish(ctx context.Context, t *task) error {
 	}
 	// Published again after a failure, the job is one message: its id
 	// (run.job.attempt) deduplicates it.
-	if err := retry(ctx, func() error { return c.q.publish(ctx, j) }); err != nil {
+	var digest string
+	if err := retry(ctx, func() (err error) { digest, err = c.q.publish(ctx, j); return err }); err != nil {
 		return err
 	}
-	c.progress("published", t.ID, nil)
+	c.published[attemptKey(t.ID, t.attempt)] = digest
+	t.published = true
+	c.progress("published", t.ID, nil, nil)
 	return nil
 }
 
-// result takes one result message: a duplicate or a stray one is
-// ignored, an output is verified and kept or refused, a failure retried
-// once or fatal.
+// result takes one result message: one that is not signed by a worker
+// this coordinator certified, a duplicate or a stray one is ignored, an
+// output is verified and kept or refused, a failure retried once or
+// fatal when it answers a job this coordinator published, and else
+// retried as the coordinator's own decision.
 func (c *coordinator) result(ctx context.Context, msg jetstream.Msg) error {
-	r, err := DecodeResult(msg.Data())
-	if err != nil || r.Run != c.run {
+	r, err := OpenResult(msg.Data(), c.q.cfg.Identity.Coordinator)
+	if err != nil {
+		c.progress("ignored", "", nil, err)
+		return nil
+	}
+	if r.Run != c.run {
 		return nil // not a result of this run's
 	}
 	t := c.tasks[r.Job]
 	if t == nil || t.done {
 		return nil // another run's task, or a duplicate
 	}
-	if t.attempt == 0 {
-		// A result published before this coordinator started: the task
-		// was published by an earlier one.
-		t.attempt = r.Attempt
+	if !t.published {
+		// A result published before this coordinator published the
+		// task: an earlier coordinator did.
+		t.attempt = max(t.attempt, r.Attempt)
 	}
 	if r.Error == "" {
-		c.progress("received", t.ID, r)
+		c.progress("received", t.ID, r, nil)
 		// The server's failures are retried; an output that is not
 		// stored, or not as named, is the worker's and refused.
+		max := t.MaxOutput
+		if max == 0 {
+			max = DefaultMaxOutput
+		}
 		var data []byte
 		err := retry(ctx, func() (err error) {
-			data, err = c.q.Get(ctx, r.Output)
+			data, err = c.q.Get(ctx, r.Output, max)
 			if errors.Is(err, ErrBadBlob) || errors.Is(err, jetstream.ErrObjectNotFound) {
 				return permanent{err}
 			}
@@ -279,10 +311,10 @@ func (c *coordinator) result(ctx context.Context, msg jetstream.Msg) error {
 		}
 		if err == nil {
 			t.output, t.done = r.Output, true
-			c.progress("done", t.ID, r)
+			c.progress("done", t.ID, r, nil)
 			return nil
 		}
-		c.progress("refused", t.ID, r)
+		c.progress("refused", t.ID, r, err)
 		if r.Attempt < t.attempt {
 			return nil // an earlier attempt's: the current one is out
 		}
@@ -292,12 +324,25 @@ func (c *coordinator) result(ctx context.Context, msg jetstream.Msg) error {
 		if !slices.Contains(t.avoid, r.Worker) {
 			t.avoid = append(t.avoid, r.Worker)
 		}
-		t.attempt++
-		c.progress("retried", t.ID, r)
-		return c.publish(ctx, t)
+		c.progress("retried", t.ID, r, err)
+		t.attempt, t.published = t.attempt+1, false
+		return nil
 	}
 	if r.Attempt < t.attempt {
 		return nil // an earlier attempt's failure: the current one is out
+	}
+	failure := errors.New(r.Error)
+	if d, ok := c.published[attemptKey(t.ID, r.Attempt)]; !ok || d != r.JobDigest {
+		// Not the answer to a job of this coordinator's: an earlier
+		// coordinator's job, or no job at all. Its failure is not
+		// believed; the job is published again while attempts are left.
+		c.progress("ignored", t.ID, r, fmt.Errorf("a failure of a job this coordinator did not publish: %w", failure))
+		if t.attempt == maxAttempts {
+			return fmt.Errorf("distributed: job %s: %d attempts, the last reported failed by worker %s for a job this coordinator did not publish: %s", t.ID, t.attempt, r.Worker, r.Error)
+		}
+		c.progress("retried", t.ID, r, failure)
+		t.attempt, t.published = t.attempt+1, false
+		return nil
 	}
 	if !r.Deterministic {
 		return fmt.Errorf("distributed: job %s failed on worker %s: %s", t.ID, r.Worker, r.Error)
@@ -305,9 +350,9 @@ func (c *coordinator) result(ctx context.Context, msg jetstream.Msg) error {
 	if t.attempt >= 2 {
 		return fmt.Errorf("distributed: job %s failed twice, the last time on worker %s: %s", t.ID, r.Worker, r.Error)
 	}
-	t.attempt++
-	c.progress("retried", t.ID, r)
-	return c.publish(ctx, t)
+	c.progress("retried", t.ID, r, failure)
+	t.attempt, t.published = t.attempt+1, false
+	return nil
 }
 
 // retryFor bounds how long the coordinator retries a request to the
@@ -349,12 +394,15 @@ func retry(ctx context.Context, f func() error) error {
 // LogProgress returns a Progress that writes a line per event to w,
 // with the time since start.
 func LogProgress(w io.Writer, start time.Time) Progress {
-	return func(event, job string, r *Result) {
+	return func(event, job string, r *Result, reason error) {
 		at := time.Since(start).Round(time.Millisecond)
-		if r == nil {
-			fmt.Fprintf(w, "%9v  %-9s %s\n", at, event, job)
-			return
+		line := fmt.Sprintf("%9v  %-9s %s", at, event, job)
+		if r != nil {
+			line += fmt.Sprintf(" (attempt %d, worker %s)", r.Attempt, r.Worker)
 		}
-		fmt.Fprintf(w, "%9v  %-9s %s (attempt %d, worker %s)\n", at, event, job, r.Attempt, r.Worker)
+		if reason != nil {
+			line += ": " + reason.Error()
+		}
+		fmt.Fprintln(w, line)
 	}
 }

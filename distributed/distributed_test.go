@@ -14,28 +14,75 @@ import (
 	"time"
 )
 
-// testQueue starts an embedded server in a temporary directory and
-// connects to it, jobs delivered again after ackWait.
-func testQueue(t *testing.T, ackWait time.Duration) (*Embedded, *Queue) {
+// deployment is a test's: an embedded server in a temporary directory
+// that lets in a coordinator and the workers of testWorkers, with their
+// identities; jobs are delivered again after ackWait.
+type deployment struct {
+	e           *Embedded
+	coordinator *Identity
+	workers     map[string]*Identity
+	ackWait     time.Duration
+}
+
+// testWorkers are the names of the workers a test deployment lets in.
+var testWorkers = []string{"w", "w1", "w2", "liar", "honest", "lost", "small", "large"}
+
+func testDeployment(t *testing.T, ackWait time.Duration) *deployment {
 	t.Helper()
-	e, err := StartEmbedded(t.TempDir(), 0)
+	c, err := NewCoordinator("coordinator")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(e.Close)
-	return e, connect(t, e, ackWait)
+	d := &deployment{coordinator: c, workers: map[string]*Identity{}, ackWait: ackWait}
+	users := &Users{Coordinator: c.PublicKey()}
+	for _, n := range testWorkers {
+		if d.workers[n], err = c.NewWorker(n); err != nil {
+			t.Fatal(err)
+		}
+		users.Workers = append(users.Workers, d.workers[n].PublicKey())
+	}
+	if d.e, err = StartEmbedded(t.TempDir(), 0, users); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.e.Close)
+	return d
 }
 
-func connect(t *testing.T, e *Embedded, ackWait time.Duration) *Queue {
+// testQueue starts a test deployment and connects its coordinator.
+func testQueue(t *testing.T, ackWait time.Duration) (*deployment, *Queue) {
+	t.Helper()
+	d := testDeployment(t, ackWait)
+	return d, d.connect(t, d.coordinator)
+}
+
+// worker connects the worker of that name.
+func (d *deployment) worker(t *testing.T, name string) *Queue {
+	t.Helper()
+	id := d.workers[name]
+	if id == nil {
+		t.Fatalf("no worker %s in the test deployment", name)
+	}
+	return d.connect(t, id)
+}
+
+func (d *deployment) connect(t *testing.T, id *Identity) *Queue {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	q, err := Connect(ctx, e.URL(), Config{AckWait: ackWait})
+	q, err := Connect(ctx, d.e.URL(), Config{AckWait: d.ackWait, Identity: id, Log: testLog{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(q.Close)
 	return q
+}
+
+// testLog writes to the test's log.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
 }
 
 // startWorker runs w until the test ends.
@@ -89,7 +136,7 @@ func handlers(calls *sync.Map) map[string]Handler {
 	return map[string]Handler{
 		"double": func(_ context.Context, j *Job, in *Inputs) ([]byte, error) {
 			count(j.ID)
-			x, err := in.Get("x")
+			x, err := in.Get("x", 1<<10)
 			if err != nil {
 				return nil, err
 			}
@@ -101,11 +148,11 @@ func handlers(calls *sync.Map) map[string]Handler {
 		},
 		"add": func(_ context.Context, j *Job, in *Inputs) ([]byte, error) {
 			count(j.ID)
-			x, err := in.Get("x")
+			x, err := in.Get("x", 1<<10)
 			if err != nil {
 				return nil, err
 			}
-			y, err := in.Get("y")
+			y, err := in.Get("y", 1<<10)
 			if err != nil {
 				return nil, err
 			}
@@ -131,10 +178,10 @@ func callsOf(calls *sync.Map, id string) int {
 // same run id, after a stray result for a task was published, finds
 // every verified output in the result stream and publishes nothing.
 func TestRun(t *testing.T) {
-	_, q := testQueue(t, 5*time.Second)
+	d, q := testQueue(t, 5*time.Second)
 	var calls sync.Map
 	for _, name := range []string{"w1", "w2"} {
-		startWorker(t, &Worker{Queue: q, Name: name, Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
+		startWorker(t, &Worker{Queue: d.worker(t, name), Name: name, Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -147,7 +194,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTimeline(t, tl, map[string][]string{"c": {"a", "b"}})
-	c, err := q.Get(ctx, out["c"])
+	c, err := q.Get(ctx, out["c"], 1<<30)
 	if err != nil || string(c) != "42" {
 		t.Fatalf("c = %q, %v", c, err)
 	}
@@ -156,7 +203,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.publishResult(ctx, &Result{Run: "run1", Job: "a", Attempt: 1, Worker: "stray", Output: bad}); err != nil {
+	if err := d.worker(t, "w").publishResult(ctx, &Result{Run: "run1", Job: "a", Attempt: 1, Worker: "w", JobDigest: strings.Repeat("ab", 32), Output: bad}); err != nil {
 		t.Fatal(err)
 	}
 	var again bytes.Buffer
@@ -211,9 +258,9 @@ func checkTimeline(t *testing.T, tl *Timeline, after map[string][]string) {
 // TestRefusedOutput: a worker whose output does not verify is refused,
 // and the job goes to another worker, whose output is kept.
 func TestRefusedOutput(t *testing.T) {
-	_, q := testQueue(t, 5*time.Second)
+	d, q := testQueue(t, 5*time.Second)
 	var calls sync.Map
-	liar := &Worker{Queue: q, Name: "liar", Handlers: map[string]Handler{
+	liar := &Worker{Queue: d.worker(t, "liar"), Name: "liar", Handlers: map[string]Handler{
 		"double": func(context.Context, *Job, *Inputs) ([]byte, error) { return []byte("0"), nil },
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -238,11 +285,11 @@ func TestRefusedOutput(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	startWorker(t, liar)
-	startWorker(t, &Worker{Queue: q, Name: "honest", Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
+	startWorker(t, &Worker{Queue: d.worker(t, "honest"), Name: "honest", Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	a, err := q.Get(ctx, out["a"])
+	a, err := q.Get(ctx, out["a"], 1<<30)
 	if err != nil || string(a) != "40" {
 		t.Fatalf("a = %q, %v", a, err)
 	}
@@ -254,9 +301,9 @@ func TestRefusedOutput(t *testing.T) {
 // TestDeterministicFailure: a job that fails for its input fails the
 // run with its error after one retry.
 func TestDeterministicFailure(t *testing.T) {
-	_, q := testQueue(t, 5*time.Second)
+	d, q := testQueue(t, 5*time.Second)
 	var calls sync.Map
-	startWorker(t, &Worker{Queue: q, Name: "w", Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
+	startWorker(t, &Worker{Queue: d.worker(t, "w"), Name: "w", Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	x, err := q.Put(ctx, []byte("not a number"))
@@ -275,9 +322,9 @@ func TestDeterministicFailure(t *testing.T) {
 // TestTransientFailure: a job whose handler fails for another reason is
 // delivered again, and the run finishes.
 func TestTransientFailure(t *testing.T) {
-	_, q := testQueue(t, 5*time.Second)
+	d, q := testQueue(t, 5*time.Second)
 	var calls atomic.Int32
-	startWorker(t, &Worker{Queue: q, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]Handler{
+	startWorker(t, &Worker{Queue: d.worker(t, "w"), Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]Handler{
 		"double": func(context.Context, *Job, *Inputs) ([]byte, error) {
 			if calls.Add(1) == 1 {
 				return nil, errors.New("out of disk")
@@ -299,8 +346,8 @@ func TestTransientFailure(t *testing.T) {
 // signs of life, no ack) leaves the job to another worker after the ack
 // wait; a long job whose worker lives is never delivered twice.
 func TestWorkerLost(t *testing.T) {
-	e, q := testQueue(t, 2*time.Second)
-	lostQueue := connect(t, e, 2*time.Second)
+	d, q := testQueue(t, 2*time.Second)
+	lostQueue := d.worker(t, "lost")
 	started := make(chan struct{})
 	var lostCalls, calls atomic.Int32
 	lost := &Worker{Queue: lostQueue, Name: "lost", Handlers: map[string]Handler{
@@ -329,7 +376,7 @@ func TestWorkerLost(t *testing.T) {
 	}()
 	<-started
 	lostQueue.Close() // the worker is gone: no signs of life, no ack
-	startWorker(t, &Worker{Queue: q, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]Handler{
+	startWorker(t, &Worker{Queue: d.worker(t, "w"), Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]Handler{
 		"double": func(context.Context, *Job, *Inputs) ([]byte, error) {
 			calls.Add(1)
 			time.Sleep(3 * time.Second) // longer than the ack wait
@@ -348,14 +395,14 @@ func TestWorkerLost(t *testing.T) {
 // TestMemoryClasses: a worker takes only the jobs whose estimate fits
 // its memory.
 func TestMemoryClasses(t *testing.T) {
-	_, q := testQueue(t, 5*time.Second)
+	d, q := testQueue(t, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	tasks := sumTasks(t, q)[:2]
 	tasks[0].Memory = 3 << 30 // 3 GiB: class 12
 	tasks[1].Memory = 100 << 20
 	var calls sync.Map
-	small := &Worker{Queue: q, Name: "small", Memory: 2 << 30, Handlers: handlers(&calls), Poll: 20 * time.Millisecond}
+	small := &Worker{Queue: d.worker(t, "small"), Name: "small", Memory: 2 << 30, Handlers: handlers(&calls), Poll: 20 * time.Millisecond}
 	startWorker(t, small)
 	done := make(chan error, 1)
 	go func() {
@@ -370,7 +417,7 @@ func TestMemoryClasses(t *testing.T) {
 	if callsOf(&calls, "b") != 1 || callsOf(&calls, "a") != 0 {
 		t.Fatalf("the small worker ran a %d times, b %d", callsOf(&calls, "a"), callsOf(&calls, "b"))
 	}
-	startWorker(t, &Worker{Queue: q, Name: "large", Memory: 4 << 30, Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
+	startWorker(t, &Worker{Queue: d.worker(t, "large"), Name: "large", Memory: 4 << 30, Handlers: handlers(&calls), Poll: 20 * time.Millisecond})
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -425,8 +472,8 @@ func FuzzDecodeJob(f *testing.F) {
 // FuzzDecodeResult decodes arbitrary bytes: never a panic, and a result
 // accepted has an output or an error, not both.
 func FuzzDecodeResult(f *testing.F) {
-	f.Add([]byte(`{"run":"r","job":"a","attempt":1,"worker":"w","output":"` + strings.Repeat("0f", 32) + `"}`))
-	f.Add([]byte(`{"run":"r","job":"a","attempt":2,"worker":"w","error":"bad","deterministic":true}`))
+	f.Add([]byte(`{"run":"r","job":"a","attempt":1,"worker":"w","jobDigest":"` + strings.Repeat("1e", 32) + `","output":"` + strings.Repeat("0f", 32) + `"}`))
+	f.Add([]byte(`{"run":"r","job":"a","attempt":2,"worker":"w","jobDigest":"` + strings.Repeat("1e", 32) + `","error":"bad","deterministic":true}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := DecodeResult(data)
 		if err != nil {
@@ -469,14 +516,14 @@ func TestLargeBlob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := q.Get(ctx, n)
+	got, err := q.Get(ctx, n, 1<<30)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("read back %d bytes, %v", len(got), err)
 	}
 	if _, err := q.blobs.PutBytes(ctx, n+".1", []byte("other")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Get(ctx, n); err == nil {
+	if _, err := q.Get(ctx, n, 1<<30); err == nil {
 		t.Fatal("a changed part accepted")
 	}
 }
@@ -510,7 +557,7 @@ func TestFiles(t *testing.T) {
 		t.Fatalf("PutFile of a stored blob: %s, %v", n, err)
 	}
 	out := filepath.Join(dir, "fetched", "key.pk")
-	if err := q.GetFile(ctx, want, out); err != nil {
+	if err := q.GetFile(ctx, want, out, 1<<30); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, data) {
@@ -536,15 +583,15 @@ func TestFiles(t *testing.T) {
 	if n, err := q.PutFile(ctx, small, ""); err != nil || n != Blob([]byte("manifest")) {
 		t.Fatalf("PutFile without a digest: %s, %v", n, err)
 	}
-	if _, err := q.PutFile(ctx, small, want); err != nil {
-		t.Fatalf("a stored digest: %v", err)
+	if _, err := q.PutFile(ctx, small, want); err == nil {
+		t.Fatal("a file put under the digest of another stored blob")
 	}
 	// A changed part: nothing written.
 	if _, err := q.blobs.PutBytes(ctx, want+".1", []byte("other")); err != nil {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(dir, "bad.pk")
-	if err := q.GetFile(ctx, want, bad); err == nil {
+	if err := q.GetFile(ctx, want, bad, 1<<30); err == nil {
 		t.Fatal("a changed part accepted")
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 3 {

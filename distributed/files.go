@@ -34,27 +34,28 @@ func (in *Inputs) blob(role string) (string, error) {
 	return blob, nil
 }
 
-// Get reads the input of a role.
-func (in *Inputs) Get(role string) ([]byte, error) {
+// Get reads the input of a role, of at most max bytes.
+func (in *Inputs) Get(role string, max int64) ([]byte, error) {
 	blob, err := in.blob(role)
 	if err != nil {
 		return nil, err
 	}
-	return in.q.Get(in.ctx, blob)
+	return in.q.Get(in.ctx, blob, max)
 }
 
-// Fetch writes the input of a role to the file path, through a
-// temporary file renamed once the whole blob is there and checked; a
-// large input is never held in memory whole.
-func (in *Inputs) Fetch(role, path string) error {
+// Fetch writes the input of a role, of at most max bytes, to the file
+// path, through a temporary file renamed once the whole blob is there
+// and checked; a large input is never held in memory whole.
+func (in *Inputs) Fetch(role, path string, max int64) error {
 	blob, err := in.blob(role)
 	if err != nil {
 		return err
 	}
-	return in.q.GetFile(in.ctx, blob, path)
+	return in.q.GetFile(in.ctx, blob, path, max)
 }
 
-// Has reports whether the blob of that name is stored.
+// Has reports whether an object of that name is stored (not whether its
+// bytes are those of the name: [Queue.Get] checks that).
 func (q *Queue) Has(ctx context.Context, blob string) (bool, error) {
 	_, err := q.blobs.GetInfo(ctx, blob)
 	switch {
@@ -68,17 +69,25 @@ func (q *Queue) Has(ctx context.Context, blob string) (bool, error) {
 
 // PutFile stores the file at path as a blob and returns its name. With
 // digest (the file's SHA-256, in hexadecimal, optionally prefixed
-// "sha256:", as a key manifest records it) a blob already stored is
-// found without reading the file; the file is streamed part by part
-// either way, and a file whose bytes do not have the digest is refused
-// (its parts removed, no blob of that name left).
+// "sha256:", as a key manifest records it) a blob already stored with
+// the bytes of that name is kept, checked by reading it back from the
+// store; one stored otherwise (a squatted name) is overwritten. The
+// file is streamed part by part either way, and a file whose bytes do
+// not have the digest is refused (its parts removed, no blob of that
+// name left).
 func (q *Queue) PutFile(ctx context.Context, path, digest string) (string, error) {
 	digest = strings.TrimPrefix(digest, "sha256:")
 	if digest != "" {
 		if !blobName.MatchString(digest) {
 			return "", fmt.Errorf("distributed: %q is not a SHA-256 digest", digest)
 		}
-		if ok, err := q.Has(ctx, digest); err != nil || ok {
+		// The blob stored is read back whole, at most the file's size
+		// (or 1 TiB when the file is not there to tell).
+		size := int64(1 << 40)
+		if st, err := os.Stat(path); err == nil {
+			size = st.Size()
+		}
+		if ok, err := q.stored(ctx, digest, size); err != nil || ok {
 			return digest, err
 		}
 	}
@@ -134,16 +143,12 @@ func (q *Queue) PutFile(ctx context.Context, path, digest string) (string, error
 	return digest, nil
 }
 
-// GetFile writes the blob of that name to the file path, part by part
-// through a temporary file beside it, renamed once its digest is
-// checked.
-func (q *Queue) GetFile(ctx context.Context, blob, path string) (err error) {
+// GetFile writes the blob of that name, of at most max bytes, to the
+// file path, part by part through a temporary file beside it, renamed
+// once its digest is checked.
+func (q *Queue) GetFile(ctx context.Context, blob, path string, max int64) (err error) {
 	if !blobName.MatchString(blob) {
 		return fmt.Errorf("distributed: %q is not a blob name", blob)
-	}
-	info, err := q.blobs.GetInfo(ctx, blob)
-	if err != nil {
-		return fmt.Errorf("distributed: get blob %s: %w", blob, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -158,33 +163,8 @@ func (q *Queue) GetFile(ctx context.Context, blob, path string) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	h := sha256.New()
-	w := io.MultiWriter(tmp, h)
-	if p, ok := info.Metadata["parts"]; ok {
-		parts, err := strconv.Atoi(p)
-		if err != nil || parts < 1 || parts > 1<<16 {
-			return fmt.Errorf("%w: blob %s: %q parts", ErrBadBlob, blob, p)
-		}
-		for i := range parts {
-			part, err := q.blobs.GetBytes(ctx, fmt.Sprintf("%s.%d", blob, i))
-			if err != nil {
-				return fmt.Errorf("distributed: get blob %s, part %d: %w", blob, i, err)
-			}
-			if _, err := w.Write(part); err != nil {
-				return err
-			}
-		}
-	} else {
-		data, err := q.blobs.GetBytes(ctx, blob)
-		if err != nil {
-			return fmt.Errorf("distributed: get blob %s: %w", blob, err)
-		}
-		if _, err := w.Write(data); err != nil {
-			return err
-		}
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != blob {
-		return fmt.Errorf("%w: blob %s holds bytes of another digest", ErrBadBlob, blob)
+	if err := q.read(ctx, blob, max, tmp); err != nil {
+		return err
 	}
 	if err := tmp.Close(); err != nil {
 		return err

@@ -26,16 +26,19 @@ type Job struct {
 	Avoid   []string          `json:"avoid,omitempty"`
 }
 
-// Result is what a worker did with one attempt of a job: the blob of
-// its output, or the error it failed with and whether that error is
-// deterministic (the same input fails again), and how long the worker
-// took, in milliseconds, from taking the job to storing its output (a
-// duration: the worker's clock need not agree with the coordinator's).
+// Result is what a worker did with one attempt of a job: the digest of
+// the job message it answers ([Queue.Run] acts on a failure only when
+// that is a job it published), the blob of its output, or the error it
+// failed with and whether that error is deterministic (the same input
+// fails again), and how long the worker took, in milliseconds, from
+// taking the job to storing its output (a duration: the worker's clock
+// need not agree with the coordinator's).
 type Result struct {
 	Run           string `json:"run"`
 	Job           string `json:"job"`
 	Attempt       int    `json:"attempt"`
 	Worker        string `json:"worker"`
+	JobDigest     string `json:"jobDigest"`
 	Output        string `json:"output,omitempty"`
 	Error         string `json:"error,omitempty"`
 	Deterministic bool   `json:"deterministic,omitempty"`
@@ -116,6 +119,9 @@ func (r *Result) Check() error {
 	}
 	if r.Attempt < 1 || r.Attempt > maxAttempts {
 		return fmt.Errorf("distributed: result of job %s: attempt %d", r.Job, r.Attempt)
+	}
+	if !blobName.MatchString(r.JobDigest) {
+		return fmt.Errorf("distributed: result of job %s: job digest %q", r.Job, r.JobDigest)
 	}
 	if r.Millis < 0 || r.Millis > maxMillis {
 		return fmt.Errorf("distributed: result of job %s: %d ms", r.Job, r.Millis)

@@ -3,9 +3,13 @@ package distributed
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -29,6 +33,17 @@ type Config struct {
 	// node may die. When 0: 3 when the server knows of at least three
 	// servers (a cluster), else 1.
 	Replicas int
+	// Identity is the party connecting: the server authenticates it by
+	// its key, and it signs what it publishes (required).
+	Identity *Identity
+	// Insecure lets the party use a server that lets anyone in
+	// (authentication off): anyone who reaches such a server can read,
+	// delay and delete jobs and blobs. Without it such a server is
+	// refused.
+	Insecure bool
+	// Log receives the client's asynchronous errors, a permission the
+	// server denied among them (nil for none).
+	Log io.Writer
 }
 
 // prefix is a deployment prefix: a subject token that is also a stream
@@ -47,6 +62,9 @@ func (c *Config) defaults() error {
 	}
 	if c.MaxDeliver == 0 {
 		c.MaxDeliver = 5
+	}
+	if c.Identity == nil || c.Identity.kp == nil {
+		return errors.New("distributed: a connection needs an identity (ParseIdentity, NewCoordinator)")
 	}
 	if c.AckWait < time.Second || c.MaxDeliver < 1 || c.Replicas < 0 || c.Replicas > 5 {
 		return fmt.Errorf("distributed: ack wait %v, %d deliveries, %d replicas", c.AckWait, c.MaxDeliver, c.Replicas)
@@ -71,9 +89,34 @@ func Connect(ctx context.Context, url string, cfg Config) (*Queue, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond), nats.Name(cfg.Prefix))
+	id := cfg.Identity
+	opts := []nats.Option{nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond), nats.Name(cfg.Prefix + " " + id.Role + " " + id.Name)}
+	if id.CA != "" {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM([]byte(id.CA)) {
+			return nil, errors.New("distributed: the identity's CA holds no certificate")
+		}
+		opts = append(opts, nats.Secure(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
+	}
+	if cfg.Log != nil {
+		opts = append(opts, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			fmt.Fprintf(cfg.Log, "%s %s: NATS: %v\n", id.Role, id.Name, err)
+		}))
+	}
+	nc, err := nats.Connect(url, append(opts, nats.Nkey(id.PublicKey(), id.kp.Sign))...)
+	if errors.Is(err, nats.ErrNkeysNotSupported) {
+		// A server without users: nothing to sign in with.
+		if !cfg.Insecure {
+			return nil, insecureServer(url)
+		}
+		nc, err = nats.Connect(url, opts...)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("distributed: connect to %s: %w", url, err)
+		return nil, fmt.Errorf("distributed: connect to %s as %s %s: %w", url, id.Role, id.Name, err)
+	}
+	if !nc.AuthRequired() && !cfg.Insecure {
+		nc.Close()
+		return nil, insecureServer(url)
 	}
 	if cfg.Replicas == 0 {
 		cfg.Replicas = 1
@@ -102,23 +145,46 @@ func Connect(ctx context.Context, url string, cfg Config) (*Queue, error) {
 	}
 }
 
-// setup creates or updates the streams and the object store.
+// insecureServer is the error of a server without authentication.
+func insecureServer(url string) error {
+	return fmt.Errorf("distributed: the NATS server at %s lets anyone in (no authentication): whoever reaches it can read, delay and delete jobs and blobs; give it users (prove credentials, docs/distributed.md) or accept that with --insecure", url)
+}
+
+// setup creates or updates the streams and the object store; a worker,
+// which may not update them, creates those that do not exist yet and
+// uses the others as they are.
 func (q *Queue) setup(ctx context.Context) error {
 	var err error
 	if q.js, err = jetstream.New(q.nc); err != nil {
 		return fmt.Errorf("distributed: %w", err)
 	}
+	coordinator := q.cfg.Identity.Role == RoleCoordinator
 	p := q.cfg.Prefix
 	for _, s := range []jetstream.StreamConfig{
 		{Name: q.jobsStream(), Subjects: []string{p + ".jobs.>"}, Retention: jetstream.WorkQueuePolicy},
 		{Name: q.resultsStream(), Subjects: []string{p + ".results.>"}, Retention: jetstream.LimitsPolicy},
 	} {
 		s.Storage, s.Replicas, s.Duplicates = jetstream.FileStorage, q.cfg.Replicas, 10*time.Minute
-		if _, err := q.js.CreateOrUpdateStream(ctx, s); err != nil {
+		if coordinator {
+			_, err = q.js.CreateOrUpdateStream(ctx, s)
+		} else if _, err = q.js.Stream(ctx, s.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
+			if _, err = q.js.CreateStream(ctx, s); errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				err = nil
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("distributed: stream %s: %w", s.Name, err)
 		}
 	}
-	if q.blobs, err = q.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: p + "-blobs", Storage: jetstream.FileStorage, Replicas: q.cfg.Replicas}); err != nil {
+	bucket := jetstream.ObjectStoreConfig{Bucket: p + "-blobs", Storage: jetstream.FileStorage, Replicas: q.cfg.Replicas}
+	if coordinator {
+		q.blobs, err = q.js.CreateOrUpdateObjectStore(ctx, bucket)
+	} else if q.blobs, err = q.js.ObjectStore(ctx, bucket.Bucket); errors.Is(err, jetstream.ErrBucketNotFound) {
+		if q.blobs, err = q.js.CreateObjectStore(ctx, bucket); errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || errors.Is(err, jetstream.ErrBucketExists) {
+			q.blobs, err = q.js.ObjectStore(ctx, bucket.Bucket)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("distributed: object store: %w", err)
 	}
 	return nil
@@ -146,16 +212,16 @@ func (q *Queue) Close() { q.nc.Close() }
 // replicated stream refuses a burst of hundreds of megabytes.
 const partSize = 8 << 20
 
-// Put stores data as a blob and returns its name ([Blob]); a blob
-// already stored is not sent again. A blob larger than 8 MiB is stored
+// Put stores data as a blob and returns its name ([Blob]). A blob of
+// that name already stored is read back and checked: one whose bytes
+// are not those of its name (a name squatted by whoever could write to
+// the store first) is overwritten. A blob larger than 8 MiB is stored
 // as parts of 8 MiB (objects named <blob>.<i>) after which the object
 // of its name records their number.
 func (q *Queue) Put(ctx context.Context, data []byte) (string, error) {
 	n := Blob(data)
-	if _, err := q.blobs.GetInfo(ctx, n); err == nil {
-		return n, nil
-	} else if !errors.Is(err, jetstream.ErrObjectNotFound) {
-		return "", fmt.Errorf("distributed: blob %s: %w", n, err)
+	if ok, err := q.stored(ctx, n, int64(len(data))); err != nil || ok {
+		return n, err
 	}
 	if len(data) <= partSize {
 		if err := q.putObject(ctx, n, data, nil); err != nil {
@@ -174,6 +240,26 @@ func (q *Queue) Put(ctx context.Context, data []byte) (string, error) {
 		return "", err
 	}
 	return n, nil
+}
+
+// stored reports whether the blob of that name and size is stored with
+// the bytes of its name, reading it back (part by part, never whole in
+// memory) when an object of that name exists. A blob stored otherwise
+// is reported as absent, to be overwritten.
+func (q *Queue) stored(ctx context.Context, blob string, size int64) (bool, error) {
+	if _, err := q.blobs.GetInfo(ctx, blob); errors.Is(err, jetstream.ErrObjectNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("distributed: blob %s: %w", blob, err)
+	}
+	err := q.read(ctx, blob, size, io.Discard)
+	if errors.Is(err, ErrBadBlob) || errors.Is(err, jetstream.ErrObjectNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // putObject stores one object, again after a pause when the server
@@ -197,63 +283,108 @@ func (q *Queue) putObject(ctx context.Context, name string, data []byte, meta ma
 }
 
 // ErrBadBlob is the error of a blob whose stored bytes are not those of
-// its name: refused, not read again.
+// its name, or more than its reader allows: refused, not read again.
 var ErrBadBlob = errors.New("distributed: a bad blob")
 
-// Get reads the blob of that name (and its parts) and checks that its
-// bytes have that digest.
-func (q *Queue) Get(ctx context.Context, blob string) ([]byte, error) {
+// readObject writes one object's bytes to w, refusing a link and an
+// object over max bytes before reading it, and reading no more than
+// max+1 bytes of it whatever its record says.
+func (q *Queue) readObject(ctx context.Context, name string, max int64, w io.Writer) (int64, error) {
+	info, err := q.blobs.GetInfo(ctx, name)
+	if err != nil {
+		return 0, fmt.Errorf("distributed: get blob %s: %w", name, err)
+	}
+	if info.Opts != nil && info.Opts.Link != nil {
+		return 0, fmt.Errorf("%w: %s is a link", ErrBadBlob, name)
+	}
+	if info.Size > uint64(max) {
+		return 0, fmt.Errorf("%w: %s holds %d bytes, at most %d expected", ErrBadBlob, name, info.Size, max)
+	}
+	if info.Size == 0 {
+		return 0, nil
+	}
+	r, err := q.blobs.Get(ctx, name)
+	if err != nil {
+		return 0, fmt.Errorf("distributed: get blob %s: %w", name, err)
+	}
+	defer r.Close()
+	n, err := io.Copy(w, io.LimitReader(r, max+1))
+	if n > max {
+		return n, fmt.Errorf("%w: %s holds more than %d bytes", ErrBadBlob, name, max)
+	}
+	if err != nil && !errors.Is(err, jetstream.ErrDigestMismatch) {
+		// A digest mismatch of the store's own record is found by the
+		// caller's check of the blob's name.
+		return n, fmt.Errorf("distributed: get blob %s: %w", name, err)
+	}
+	return n, nil
+}
+
+// read writes the blob of that name (its parts in order) to w, at most
+// max bytes of it, and checks that its bytes have that digest.
+func (q *Queue) read(ctx context.Context, blob string, max int64, w io.Writer) error {
 	if !blobName.MatchString(blob) {
-		return nil, fmt.Errorf("distributed: %q is not a blob name", blob)
+		return fmt.Errorf("distributed: %q is not a blob name", blob)
+	}
+	if max < 0 {
+		return fmt.Errorf("distributed: blob %s: a bound of %d bytes", blob, max)
 	}
 	info, err := q.blobs.GetInfo(ctx, blob)
 	if err != nil {
-		return nil, fmt.Errorf("distributed: get blob %s: %w", blob, err)
+		return fmt.Errorf("distributed: get blob %s: %w", blob, err)
 	}
-	var data []byte
+	h := sha256.New()
+	w = io.MultiWriter(w, h)
 	if p, ok := info.Metadata["parts"]; ok {
 		parts, err := strconv.Atoi(p)
-		if err != nil || parts < 1 || parts > 1<<16 {
-			return nil, fmt.Errorf("%w: blob %s: %q parts", ErrBadBlob, blob, p)
+		if err != nil || parts < 1 || int64(parts-1)*partSize >= max {
+			return fmt.Errorf("%w: blob %s: %q parts of %d bytes for at most %d bytes", ErrBadBlob, blob, p, partSize, max)
 		}
+		left := max
 		for i := range parts {
-			part, err := q.blobs.GetBytes(ctx, fmt.Sprintf("%s.%d", blob, i))
+			n, err := q.readObject(ctx, fmt.Sprintf("%s.%d", blob, i), min(left, partSize), w)
 			if err != nil {
-				return nil, fmt.Errorf("distributed: get blob %s, part %d: %w", blob, i, err)
+				return fmt.Errorf("blob %s, part %d: %w", blob, i, err)
 			}
-			data = append(data, part...)
+			left -= n
 		}
-	} else if data, err = q.blobs.GetBytes(ctx, blob); err != nil {
-		return nil, fmt.Errorf("distributed: get blob %s: %w", blob, err)
-	}
-	if Blob(data) != blob {
-		return nil, fmt.Errorf("%w: blob %s holds bytes of another digest", ErrBadBlob, blob)
-	}
-	return data, nil
-}
-
-// publish publishes a job on its memory class's subject.
-func (q *Queue) publish(ctx context.Context, j *Job) error {
-	if err := j.Check(); err != nil {
+	} else if _, err := q.readObject(ctx, blob, max, w); err != nil {
 		return err
 	}
-	data, err := json.Marshal(j)
-	if err != nil {
-		return err
-	}
-	subject := fmt.Sprintf("%s.jobs.mem%d.%s.%s", q.cfg.Prefix, MemClass(j.Memory), j.Run, j.ID)
-	if _, err := q.js.Publish(ctx, subject, data, jetstream.WithMsgID(fmt.Sprintf("%s.%s.%d", j.Run, j.ID, j.Attempt))); err != nil {
-		return fmt.Errorf("distributed: publish job %s: %w", j.ID, err)
+	if hex.EncodeToString(h.Sum(nil)) != blob {
+		return fmt.Errorf("%w: blob %s holds bytes of another digest", ErrBadBlob, blob)
 	}
 	return nil
 }
 
-// publishResult publishes a worker's result of a job.
-func (q *Queue) publishResult(ctx context.Context, r *Result) error {
-	if err := r.Check(); err != nil {
-		return err
+// Get reads the blob of that name (and its parts), of at most max
+// bytes, and checks that its bytes have that digest. Nothing larger
+// than max is allocated, whatever the store records.
+func (q *Queue) Get(ctx context.Context, blob string, max int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := q.read(ctx, blob, max, &buf); err != nil {
+		return nil, err
 	}
-	data, err := json.Marshal(r)
+	return buf.Bytes(), nil
+}
+
+// publish publishes a job, signed, on its memory class's subject and
+// returns the digest of its message.
+func (q *Queue) publish(ctx context.Context, j *Job) (string, error) {
+	data, err := q.cfg.Identity.SignJob(j)
+	if err != nil {
+		return "", err
+	}
+	subject := fmt.Sprintf("%s.jobs.mem%d.%s.%s", q.cfg.Prefix, MemClass(j.Memory), j.Run, j.ID)
+	if _, err := q.js.Publish(ctx, subject, data, jetstream.WithMsgID(fmt.Sprintf("%s.%s.%d", j.Run, j.ID, j.Attempt))); err != nil {
+		return "", fmt.Errorf("distributed: publish job %s: %w", j.ID, err)
+	}
+	return jobDigest(data), nil
+}
+
+// publishResult publishes a worker's result of a job, signed.
+func (q *Queue) publishResult(ctx context.Context, r *Result) error {
+	data, err := q.cfg.Identity.SignResult(r)
 	if err != nil {
 		return err
 	}

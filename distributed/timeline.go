@@ -37,15 +37,18 @@ func NewTimeline(start time.Time) *Timeline {
 // Progress returns a Progress that records each event and then passes
 // it to next (nil for none).
 func (t *Timeline) Progress(next Progress) Progress {
-	return func(event, job string, r *Result) {
+	return func(event, job string, r *Result, reason error) {
 		t.record(event, job, r)
 		if next != nil {
-			next(event, job, r)
+			next(event, job, r, reason)
 		}
 	}
 }
 
 func (t *Timeline) record(event, job string, r *Result) {
+	if event == "ignored" {
+		return
+	}
 	at := time.Since(t.start)
 	t.mu.Lock()
 	defer t.mu.Unlock()

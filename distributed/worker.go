@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -22,7 +23,8 @@ type Handler func(ctx context.Context, job *Job, in *Inputs) ([]byte, error)
 // time.
 type Worker struct {
 	Queue *Queue
-	// Name tells the worker's results apart (a name, [Job]).
+	// Name tells the worker's results apart: its identity's name (that
+	// name when empty).
 	Name string
 	// Memory bounds the jobs the worker takes: those of the memory
 	// classes up to Memory's ([MemClass]); 0 takes every class.
@@ -96,8 +98,12 @@ func (w *Worker) Run(ctx context.Context) error {
 // Once takes at most one job, from the largest memory class the worker
 // accepts down, and runs it; it reports whether it took one.
 func (w *Worker) Once(ctx context.Context) (bool, error) {
-	if !name.MatchString(w.Name) {
-		return false, fmt.Errorf("distributed: worker name %q is not a name", w.Name)
+	id := w.Queue.cfg.Identity
+	if w.Name == "" {
+		w.Name = id.Name
+	}
+	if id.Role != RoleWorker || w.Name != id.Name {
+		return false, fmt.Errorf("distributed: worker %q connected as %s %s: a worker runs on a connection of its own identity", w.Name, id.Role, id.Name)
 	}
 	if w.consumers == nil {
 		top := MaxClass
@@ -142,10 +148,13 @@ func (w *Worker) logf(format string, args ...any) {
 // handle runs the job of one message and acknowledges it as the package
 // documentation says.
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
-	job, err := DecodeJob(msg.Data())
+	id := w.Queue.cfg.Identity
+	job, err := OpenJob(msg.Data(), id.Coordinator)
 	if err != nil {
-		w.logf("a job message that does not decode, dropped: %v", err)
-		_ = msg.TermWithReason("undecodable")
+		// Not a job of the coordinator this worker serves: nobody else
+		// may publish jobs, so it is dropped, not run.
+		w.logf("a job message refused and dropped: %v", err)
+		_ = msg.TermWithReason("not signed by the coordinator")
 		return
 	}
 	meta, err := msg.Metadata()
@@ -162,7 +171,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.NakWithDelay(time.Second)
 		return
 	}
-	result := &Result{Run: job.Run, Job: job.ID, Attempt: job.Attempt, Worker: w.Name}
+	result := &Result{Run: job.Run, Job: job.ID, Attempt: job.Attempt, Worker: w.Name, JobDigest: jobDigest(msg.Data())}
 	w.logf("job %s (%s, attempt %d, delivery %d) started", job.ID, job.Kind, job.Attempt, delivered)
 	start := time.Now()
 	output, err := w.run(ctx, msg, job)
@@ -174,9 +183,9 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 			return
 		}
 	case IsDeterministic(err):
-		result.Error, result.Deterministic = err.Error(), true
+		result.Error, result.Deterministic = clip(err.Error()), true
 	case delivered >= w.Queue.cfg.MaxDeliver:
-		result.Error = fmt.Sprintf("delivered %d times, failed each time; the last: %v", delivered, err)
+		result.Error = clip(fmt.Sprintf("delivered %d times, failed each time; the last: %v", delivered, err))
 	default:
 		w.logf("job %s (delivery %d): %v; left for another delivery", job.ID, delivered, err)
 		_ = msg.Nak()
@@ -198,9 +207,26 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	w.logf("job %s (%s, attempt %d) done in %v", job.ID, job.Kind, job.Attempt, time.Since(start).Round(time.Millisecond))
 }
 
+// clip bounds an error message in a result: 4 KiB, the rest cut.
+func clip(s string) string {
+	const max = 4 << 10
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "… (cut)"
+}
+
 // run reads a job's inputs and runs its handler, telling the server the
-// job is in progress every third of the ack wait until it returns.
-func (w *Worker) run(ctx context.Context, msg jetstream.Msg, job *Job) ([]byte, error) {
+// job is in progress every third of the ack wait until it returns. A
+// handler that panics fails the job deterministically with the panic's
+// value and stack: the worker goes on with the next job.
+func (w *Worker) run(ctx context.Context, msg jetstream.Msg, job *Job) (out []byte, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			w.logf("job %s: panic: %v\n%s", job.ID, v, debug.Stack())
+			out, err = nil, Deterministic(fmt.Errorf("the worker's handler of %s jobs panicked: %v", job.Kind, v))
+		}
+	}()
 	h, ok := w.Handlers[job.Kind]
 	if !ok {
 		return nil, Deterministic(fmt.Errorf("no handler for jobs of kind %q", job.Kind))

@@ -3,8 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -190,13 +188,41 @@ func specOf(opts *Options, keys *AggregatedKeys, pass committed.Pass) (*jobSpec,
 // by their roles among a job's inputs; the first two are required, the
 // tokenizer's are sent when the model has a tokenizer and the directory
 // the file.
-var modelFiles = []struct{ role, file string }{
-	{"model-config", model.ConfigFile},
-	{"model-weights", model.WeightsFile},
-	{"model-tokenizer", "tokenizer.json"},
-	{"model-tokenizer-config", "tokenizer_config.json"},
-	{"model-vocab", "vocab.json"},
-	{"model-merges", "merges.txt"},
+var modelFiles = []struct {
+	role, file string
+	max        int64
+}{
+	{"model-config", model.ConfigFile, 1 << 20},
+	{"model-weights", model.WeightsFile, 1 << 40},
+	{"model-tokenizer", "tokenizer.json", 1 << 30},
+	{"model-tokenizer-config", "tokenizer_config.json", 1 << 24},
+	{"model-vocab", "vocab.json", 1 << 30},
+	{"model-merges", "merges.txt", 1 << 30},
+}
+
+// The bounds of a job's inputs and outputs, checked before anything is
+// allocated (what the object store records of a blob is not trusted).
+const (
+	maxManifest = 1 << 20
+	maxGroth16  = 1 << 20  // a Groth16 proof
+	maxVK       = 64 << 20 // a Groth16 verifying key
+	maxNative   = 1 << 30  // a native committed proof
+)
+
+// maxSRS bounds the SRS of a spec: 2^n powers for the largest opening
+// of its shapes, at most 512 bytes each in the cache's encoding.
+func (s *jobSpec) maxSRS() int64 {
+	vars := 1
+	for _, sh := range s.Shapes {
+		vars = max(vars, sh.NbVars)
+	}
+	return int64(512)<<vars + 1<<20
+}
+
+// maxProvingKey bounds a proving key of a manifest: 2 KiB a
+// constraint (BW6-761's points are the largest) and 64 MiB.
+func maxProvingKey(mf *setup.Manifest) int64 {
+	return int64(mf.Constraints)<<11 + 64<<20
 }
 
 // parseSpec decodes and checks a job's spec; it never panics (fuzzed).
@@ -235,8 +261,22 @@ func parseSpec(data []byte) (*jobSpec, error) {
 	if len(s.Segments) == 0 || len(s.Segments) > recursion.MaxArity || s.Slots < 0 || s.Slots > statement.MaxBatch || len(s.Shapes) != len(s.Segments) {
 		return fail(fmt.Errorf("%d segments, %d shapes, %d slots", len(s.Segments), len(s.Shapes), s.Slots))
 	}
-	if s.Rows < 1 || s.Rows > maxSpecRows {
-		return fail(fmt.Errorf("%d rows", s.Rows))
+	if s.Rows < 1 || s.Rows > maxSpecRows || len(s.Prompt) > maxSpecRows || len(s.Output) > maxSpecRows || len(s.Batch) > statement.MaxBatch {
+		return fail(fmt.Errorf("%d rows, %d prompt and %d output tokens, %d requests", s.Rows, len(s.Prompt), len(s.Output), len(s.Batch)))
+	}
+	for _, b := range s.Batch {
+		if len(b.Prompt) > maxSpecRows || len(b.Output) > maxSpecRows || b.Rows < 0 || b.Rows > maxSpecRows || b.Batch != nil {
+			return fail(fmt.Errorf("a batch's request of %d prompt and %d output tokens, %d rows", len(b.Prompt), len(b.Output), b.Rows))
+		}
+	}
+	// Every shape bounded before anything is allocated from it.
+	for k, seg := range s.Segments {
+		if seg.From < 0 || seg.To < seg.From || seg.To > maxSpecBlocks || seg.VocabFrom < 0 || seg.VocabTo < seg.VocabFrom || seg.VocabTo > maxSpecVocab {
+			return fail(fmt.Errorf("segment %d is %v", k, seg))
+		}
+		if err := s.Shapes[k].Check(); err != nil {
+			return fail(err)
+		}
 	}
 	if s.Wrap != nil {
 		if _, err := s.Wrap.deployment(); err != nil {
@@ -246,11 +286,14 @@ func parseSpec(data []byte) (*jobSpec, error) {
 	return &s, nil
 }
 
-// maxSpec bounds a spec's encoding (a batch's requests are in it), and
-// maxSpecRows a pass's rows.
+// maxSpec bounds a spec's encoding (a batch's requests are in it),
+// maxSpecRows a pass's rows and tokens, maxSpecBlocks and maxSpecVocab
+// a segment's blocks and vocabulary range.
 const (
-	maxSpec     = 64 << 20
-	maxSpecRows = 1 << 20
+	maxSpec       = 64 << 20
+	maxSpecRows   = 1 << 20
+	maxSpecBlocks = 1 << 12
+	maxSpecVocab  = 1 << 24
 )
 
 // workerModels holds the last model a worker's jobs rebuilt: a worker's
@@ -282,32 +325,59 @@ func (c *workerModels) get(s *jobSpec, job *distributed.Job, in *distributed.Inp
 			return nil, distributed.Deterministic(err)
 		}
 	} else {
-		dir := filepath.Join(c.dir, "models", s.Weights)
-		for i, f := range modelFiles {
-			path := filepath.Join(dir, f.file)
-			if _, err := os.Stat(path); err == nil {
-				continue
-			}
-			if _, ok := job.Inputs[f.role]; !ok && i >= 2 {
-				continue // a tokenizer file the model's directory has not
-			}
-			if err := in.Fetch(f.role, path); err != nil {
-				return nil, err
-			}
-		}
-		bos := tokenizer.BOSOff
-		if s.BOS == tokenizer.BOSOn.String() {
-			bos = tokenizer.BOSOn
-		}
 		var err error
-		if m, err = model.LoadBOS(dir, bos); err != nil {
-			return nil, distributed.Deterministic(err)
-		}
-		if got := m.ID().Text(16); got != s.Weights {
-			return nil, distributed.Deterministic(fmt.Errorf("pipeline: the model's files give id %s, the job's spec %s", got, s.Weights))
+		if m, err = c.load(s, job, in); err != nil {
+			return nil, err
 		}
 	}
 	c.key, c.m = key, m
+	return m, nil
+}
+
+// load returns the model of a spec's files: from the worker's model
+// cache when a directory there gives the spec's id, else fetched into a
+// new directory, loaded and checked, and only then put in the cache
+// (replacing a directory that gives another id). Files of a model that
+// does not load, or loads to another id, are never left in the cache.
+func (c *workerModels) load(s *jobSpec, job *distributed.Job, in *distributed.Inputs) (*model.Model, error) {
+	bos := tokenizer.BOSOff
+	if s.BOS == tokenizer.BOSOn.String() {
+		bos = tokenizer.BOSOn
+	}
+	models := filepath.Join(c.dir, "models")
+	dir := filepath.Join(models, s.Weights)
+	if m, err := model.LoadBOS(dir, bos); err == nil && m.ID().Text(16) == s.Weights {
+		return m, nil
+	}
+	if err := os.MkdirAll(models, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(models, s.Weights+".part-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	for i, f := range modelFiles {
+		if _, ok := job.Inputs[f.role]; !ok && i >= 2 {
+			continue // a tokenizer file the model's directory has not
+		}
+		if err := in.Fetch(f.role, filepath.Join(tmp, f.file), f.max); err != nil {
+			return nil, err
+		}
+	}
+	m, err := model.LoadBOS(tmp, bos)
+	if err != nil {
+		return nil, distributed.Deterministic(err)
+	}
+	if got := m.ID().Text(16); got != s.Weights {
+		return nil, distributed.Deterministic(fmt.Errorf("pipeline: the model's files give id %s, the job's spec %s", got, s.Weights))
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -317,7 +387,7 @@ func decodeSpec(models *workerModels, job *distributed.Job, in *distributed.Inpu
 	fail := func(err error) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
 		return nil, nil, committed.Pass{}, statement.Statement{}, err
 	}
-	data, err := in.Get("spec")
+	data, err := in.Get("spec", maxSpec)
 	if err != nil {
 		return fail(err)
 	}
@@ -360,22 +430,22 @@ type srsCache struct {
 
 // get returns a job's "srs" input (pcs.SRS.WriteCache's encoding),
 // decoded.
-func (c *srsCache) get(job *distributed.Job, in *distributed.Inputs, logger *log.Logger) (*pcs.SRS, error) {
+func (c *srsCache) get(s *jobSpec, job *distributed.Job, in *distributed.Inputs, logger *log.Logger) (*pcs.SRS, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if blob := job.Inputs["srs"]; blob != "" && blob == c.blob {
 		return c.srs, nil
 	}
-	data, err := in.Get("srs")
+	data, err := in.Get("srs", s.maxSRS())
 	if err != nil {
 		return nil, err
 	}
-	s, err := readSRS(data, logger)
+	srs, err := readSRS(data, logger)
 	if err != nil {
 		return nil, err
 	}
-	c.blob, c.srs = job.Inputs["srs"], s
-	return s, nil
+	c.blob, c.srs = job.Inputs["srs"], srs
+	return srs, nil
 }
 
 // jobIndex returns the segment index of a job id "<kind>-<k>".
@@ -424,6 +494,17 @@ func encodeSRS(s *pcs.SRS, development bool) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
+// workerDirs are a worker's directories: its own cache (compiled
+// circuits, fetched keys under fetched/, models under models/) and the
+// trusted key cache it reads and never writes ("" for none).
+type workerDirs struct{ own, trusted string }
+
+// runner returns a runner of a worker's compiles: into its own cache,
+// after a look in the trusted one.
+func (d workerDirs) runner(m *model.Model, w io.Writer) *runner {
+	return &runner{opts: &Options{Model: m, Log: w}, report: &Report{}, circuitsFrom: d.trusted}
+}
+
 // WorkerConfig is a worker's: its key cache ("" for the default), where
 // its progress goes (nil for nowhere), and the loader of a model it
 // loads before a job needs it (nil for none): a built-in one of
@@ -434,6 +515,11 @@ type WorkerConfig struct {
 	Log       io.Writer
 	Model     func() (*model.Model, error)
 	ModelName string
+	// TrustedDir is a trusted key cache the worker reads compiled
+	// circuits and keys from, and never writes to ("" for none): the
+	// cache of the coordinator that started local workers. Keys found
+	// there are used only at the digests a job pins.
+	TrustedDir string
 }
 
 // WorkerHandlers returns the handlers of an aggregated run's jobs for a
@@ -443,17 +529,25 @@ type WorkerConfig struct {
 // in the background, so that the worker's first job of it does not wait
 // for it.
 func WorkerHandlers(cfg WorkerConfig) (map[string]distributed.Handler, error) {
-	dir, err := keyCacheDir(cfg.CacheDir)
+	own, err := keyCacheDir(cfg.CacheDir)
 	if err != nil {
 		return nil, err
 	}
+	if cfg.TrustedDir != "" {
+		a, err1 := filepath.Abs(own)
+		b, err2 := filepath.Abs(cfg.TrustedDir)
+		if err1 != nil || err2 != nil || a == b {
+			return nil, fmt.Errorf("pipeline: a worker's cache %s is the trusted cache it reads: give it one of its own", own)
+		}
+	}
+	dirs := workerDirs{own: own, trusted: cfg.TrustedDir}
 	w := cfg.Log
 	if w == nil {
 		w = io.Discard
 	}
 	logger := log.New(w, "  ", 0)
 	var srsc srsCache
-	models := &workerModels{dir: dir}
+	models := &workerModels{dir: own}
 	if cfg.Model != nil {
 		// Held until the model is loaded: a job that needs a model
 		// waits for it.
@@ -485,7 +579,7 @@ func WorkerHandlers(cfg WorkerConfig) (map[string]distributed.Handler, error) {
 			if err != nil {
 				return nil, distributed.Deterministic(err)
 			}
-			srs, err := srsc.get(job, in, logger)
+			srs, err := srsc.get(s, job, in, logger)
 			if err != nil {
 				return nil, err
 			}
@@ -496,19 +590,19 @@ func WorkerHandlers(cfg WorkerConfig) (map[string]distributed.Handler, error) {
 			return proof.MarshalBinary()
 		},
 		JobSegment: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-			return segmentJob(dir, w, models, job, in)
+			return segmentJob(dirs, w, models, job, in)
 		},
 		JobAggregate: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-			return aggregateJob(dir, w, logger, models, &srsc, job, in)
+			return aggregateJob(dirs, w, logger, models, &srsc, job, in)
 		},
 		JobWrap: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-			return wrapJob(dir, w, models, job, in)
+			return wrapJob(dirs, w, models, job, in)
 		},
 	}, nil
 }
 
 // segmentJob proves a segment's Groth16 proof on a worker.
-func segmentJob(dir string, w io.Writer, models *workerModels, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+func segmentJob(dirs workerDirs, w io.Writer, models *workerModels, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
 	s, m, pass, st, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
@@ -517,7 +611,7 @@ func segmentJob(dir string, w io.Writer, models *workerModels, job *distributed.
 	if err != nil {
 		return nil, err
 	}
-	nativeData, err := in.Get("native")
+	nativeData, err := in.Get("native", maxNative)
 	if err != nil {
 		return nil, err
 	}
@@ -548,16 +642,16 @@ func segmentJob(dir string, w io.Writer, models *workerModels, job *distributed.
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
-	r := &runner{opts: &Options{Model: m, Log: w}, report: &Report{}}
-	ccs, err := r.compileSegment(dir, m, m.ID(), phShapes[k], s.Slots, segmentName(k, s.Segments))
+	r := dirs.runner(m, w)
+	ccs, err := r.compileSegment(dirs.own, m, m.ID(), phShapes[k], s.Slots, segmentName(k, s.Segments))
 	if err != nil {
 		return nil, err
 	}
-	keys, err := workerKeys(dir, ccs, in)
+	keys, keyDir, err := workerKeys(dirs, ccs, job, in)
 	if err != nil {
 		return nil, err
 	}
-	pk, err := setup.LoadProvingKey(keys, dir)
+	pk, err := setup.LoadProvingKey(keys, keyDir)
 	if err != nil {
 		return nil, err
 	}
@@ -571,12 +665,12 @@ func segmentJob(dir string, w io.Writer, models *workerModels, job *distributed.
 // aggregateJob proves the aggregator on a worker: the segments' proofs
 // read and checked again (the native proofs' chain), the aggregator
 // compiled from the spec's shapes in the worker's circuit cache.
-func aggregateJob(dir string, w io.Writer, logger *log.Logger, models *workerModels, srsc *srsCache, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *workerModels, srsc *srsCache, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
 	s, m, pass, st, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
 	}
-	srs, err := srsc.get(job, in, logger)
+	srs, err := srsc.get(s, job, in, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -587,7 +681,7 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, models *workerMod
 	segs := s.Segments
 	natives := make([]*committed.Proof, len(segs))
 	for k := range segs {
-		data, err := in.Get(fmt.Sprintf("native-%d", k))
+		data, err := in.Get(fmt.Sprintf("native-%d", k), maxNative)
 		if err != nil {
 			return nil, err
 		}
@@ -612,7 +706,7 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, models *workerMod
 		segVK := groth16.NewVerifyingKey(ecc.BLS12_377)
 		proof := groth16.NewProof(ecc.BLS12_377)
 		for role, v := range map[string]io.ReaderFrom{fmt.Sprintf("segvk-%d", k): segVK, fmt.Sprintf("segment-%d", k): proof} {
-			data, err := in.Get(role)
+			data, err := in.Get(role, inputBound(role))
 			if err != nil {
 				return nil, err
 			}
@@ -625,16 +719,16 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, models *workerMod
 		}
 	}
 	key := gpcs.KeyOf(vk.PCS)
-	r := &runner{opts: &Options{Model: m, Log: w}, report: &Report{}}
-	ccs, err := r.compileAggregator(dir, s.Shapes, key, nil)
+	r := dirs.runner(m, w)
+	ccs, err := r.compileAggregator(dirs.own, s.Shapes, key, nil)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := workerKeys(dir, ccs, in)
+	keys, keyDir, err := workerKeys(dirs, ccs, job, in)
 	if err != nil {
 		return nil, err
 	}
-	pk, err := setup.LoadProvingKey(keys, dir)
+	pk, err := setup.LoadProvingKey(keys, keyDir)
 	if err != nil {
 		return nil, err
 	}
@@ -653,7 +747,7 @@ func aggregateJob(dir string, w io.Writer, logger *log.Logger, models *workerMod
 // verified on the spec's statement, wrapped by the wrapper circuit the
 // spec selects (a batch's when the spec has slots), compiled in the
 // worker's circuit cache.
-func wrapJob(dir string, w io.Writer, models *workerModels, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
+func wrapJob(dirs workerDirs, w io.Writer, models *workerModels, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
 	s, m, _, st, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
@@ -668,7 +762,7 @@ func wrapJob(dir string, w io.Writer, models *workerModels, job *distributed.Job
 	aggVK := groth16.NewVerifyingKey(ecc.BW6_761)
 	aggProof := groth16.NewProof(ecc.BW6_761)
 	for role, v := range map[string]io.ReaderFrom{"aggvk": aggVK, "aggregate": aggProof} {
-		data, err := in.Get(role)
+		data, err := in.Get(role, inputBound(role))
 		if err != nil {
 			return nil, err
 		}
@@ -676,28 +770,28 @@ func wrapJob(dir string, w io.Writer, models *workerModels, job *distributed.Job
 			return nil, distributed.Deterministic(fmt.Errorf("pipeline: %s: %w", role, err))
 		}
 	}
-	r := &runner{opts: &Options{Model: m, Log: w}, report: &Report{}}
+	r := dirs.runner(m, w)
 	n := s.Wrap.Commitments
 	var ccs constraint.ConstraintSystem
 	if s.Slots > 0 {
-		ccs, err = r.compileCached(dir, wrapperName(n)+"\nbatch", ecc.BN254, "BN254 batch wrapper", func() (constraint.ConstraintSystem, error) {
+		ccs, err = r.compileCached(dirs.own, wrapperName(n)+"\nbatch", ecc.BN254, "BN254 batch wrapper", func() (constraint.ConstraintSystem, error) {
 			return recursion.CompileBatchWrapper(n)
 		})
 	} else {
-		ccs, err = r.compileCached(dir, wrapperName(n), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
+		ccs, err = r.compileCached(dirs.own, wrapperName(n), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
 			return recursion.CompileWrapper(n)
 		})
 	}
 	if err != nil {
 		return nil, err
 	}
-	keys, err := workerKeys(dir, ccs, in)
+	keys, keyDir, err := workerKeys(dirs, ccs, job, in)
 	if err != nil {
 		return nil, err
 	}
 	wrapper := *keys
 	wrapper.CCS = ccs
-	if wrapper.PK, err = setup.LoadProvingKey(keys, dir); err != nil {
+	if wrapper.PK, err = setup.LoadProvingKey(keys, keyDir); err != nil {
 		return nil, err
 	}
 	wrap := recursion.Wrap
@@ -709,6 +803,15 @@ func wrapJob(dir string, w io.Writer, models *workerModels, job *distributed.Job
 		return nil, distributed.Deterministic(err)
 	}
 	return proofBytes(proof)
+}
+
+// inputBound is the bound of a job's input of a verifying key's role
+// (segvk-k, aggvk) or a Groth16 proof's (segment-k, aggregate).
+func inputBound(role string) int64 {
+	if strings.HasSuffix(strings.Split(role, "-")[0], "vk") {
+		return maxVK
+	}
+	return maxGroth16
 }
 
 // exists reports whether there is a file at path.
@@ -736,46 +839,78 @@ func segmentAssignment(m *model.Model, s *committed.Shape, slots int, st stateme
 	return circuits.AssignCommitted(m, s, st, native, check)
 }
 
-// workerKeys returns the verifying key of a circuit from the worker's key
-// cache, first writing there the key files of the job (its manifest,
-// verifying and proving keys, read from the object store only when the
-// cache lacks them). The manifest must be the circuit's; the keys are
-// checked against its digests when they are read.
-func workerKeys(dir string, ccs constraint.ConstraintSystem, in *distributed.Inputs) (*setup.Keys, error) {
+// workerKeys returns the verifying key of a circuit whose keys a job
+// pins, and the directory its proving key is read from. The job (signed
+// by the coordinator) names its "manifest", "vk" and "pk" by the SHA-256
+// of their bytes; the manifest must be the circuit's and record those
+// digests. The keys are read from the trusted cache when it holds this
+// circuit's keys at those digests; else from the worker's directory of
+// fetched keys (own/fetched, marked setup.FetchedMarker), where they are
+// fetched from the object store the first time. Fetched keys are never
+// written into a trusted cache, and keys at other digests are never
+// used.
+func workerKeys(dirs workerDirs, ccs constraint.ConstraintSystem, job *distributed.Job, in *distributed.Inputs) (*setup.Keys, string, error) {
 	hash, err := setup.CircuitHash(ccs)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	manifest, err := in.Get("manifest")
+	data, err := in.Get("manifest", maxManifest)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	var mf setup.Manifest
-	if err := json.Unmarshal(manifest, &mf); err != nil || mf.Circuit != hash {
-		return nil, distributed.Deterministic(fmt.Errorf("pipeline: the job's keys are of circuit %q, this worker compiles %s (another version?)", mf.Circuit, hash))
+	mf, err := setup.ParseManifest(data)
+	if err != nil {
+		return nil, "", distributed.Deterministic(fmt.Errorf("pipeline: the job's key manifest: %w", err))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	if mf.Circuit != hash {
+		return nil, "", distributed.Deterministic(fmt.Errorf("pipeline: the job's keys are of circuit %s, this worker compiles %s (another version?)", mf.Circuit, hash))
 	}
-	// The key files, fetched only when the cache lacks them; the
-	// manifest last, from the bytes read above, so that a cache with a
-	// manifest has its keys.
-	for _, f := range []struct{ role, ext string }{{"vk", ".vk"}, {"pk", ".pk"}} {
-		if path := filepath.Join(dir, hash+f.ext); !exists(path) {
-			if err := in.Fetch(f.role, path); err != nil {
-				return nil, err
+	if job.Inputs["vk"] != strings.TrimPrefix(mf.VerifyingKey, "sha256:") || job.Inputs["pk"] != strings.TrimPrefix(mf.ProvingKey, "sha256:") {
+		return nil, "", distributed.Deterministic(errors.New("pipeline: the job's key files are not those its manifest records"))
+	}
+	if mf.Constraints != ccs.GetNbConstraints() {
+		return nil, "", distributed.Deterministic(fmt.Errorf("pipeline: the job's manifest records %d constraints, the circuit has %d", mf.Constraints, ccs.GetNbConstraints()))
+	}
+	if dirs.trusted != "" {
+		if have, err := setup.Cached(ccs, dirs.trusted); err == nil && have != nil && have.VerifyingKey == mf.VerifyingKey && have.ProvingKey == mf.ProvingKey {
+			keys, err := setup.LoadVK(ccs, dirs.trusted)
+			if err == nil {
+				return keys, dirs.trusted, nil
 			}
 		}
 	}
-	if path := filepath.Join(dir, hash+".json"); !exists(path) {
-		if err := os.WriteFile(path+".part", manifest, 0o644); err != nil {
-			return nil, err
+	dir := filepath.Join(dirs.own, "fetched")
+	if err := setup.MarkFetched(dir); err != nil {
+		return nil, "", err
+	}
+	// The key files at the pinned digests, fetched only when absent or
+	// of other digests; the manifest last, so that a directory with a
+	// manifest has its keys.
+	if have, err := setup.Cached(ccs, dir, setup.FromFetched()); err != nil || have == nil || have.VerifyingKey != mf.VerifyingKey || have.ProvingKey != mf.ProvingKey {
+		if err := os.Remove(filepath.Join(dir, hash+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, "", err
+		}
+		for _, f := range []struct {
+			role, ext string
+			max       int64
+		}{{"vk", ".vk", maxVK}, {"pk", ".pk", maxProvingKey(mf)}} {
+			if err := in.Fetch(f.role, filepath.Join(dir, hash+f.ext), f.max); err != nil {
+				return nil, "", err
+			}
+		}
+		path := filepath.Join(dir, hash+".json")
+		if err := os.WriteFile(path+".part", data, 0o644); err != nil {
+			return nil, "", err
 		}
 		if err := os.Rename(path+".part", path); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
-	return setup.LoadOrSetupVK(ccs, dir, setup.WithKind(mf.Kind))
+	keys, err := setup.LoadVK(ccs, dir, setup.FromFetched(), setup.WithKind(mf.Kind))
+	if err != nil {
+		return nil, "", err
+	}
+	return keys, dir, nil
 }
 
 // jobsOut are the verified outputs of a run's jobs: the native proofs,
@@ -791,15 +926,22 @@ type jobsOut struct {
 // runJobs runs the native and Groth16 proofs of a pass's segments,
 // their aggregation and, with wrap, the wrapper as jobs on the queue's
 // workers: it returns their outputs, each verified (a native proof by
-// committed.Verify, a Groth16 proof on the public inputs computed here,
-// the aggregator's on the statement, the wrapper's on the final
-// statement) before it is used.
-func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, st statement.Statement, shapes []*committed.Shape, wrap bool) (*jobsOut, error) {
+// committed.Verify and its links against the stream of the pass tr at
+// once, a Groth16 proof on the public inputs computed here, the
+// aggregator's on the statement, the wrapper's on the final statement)
+// before it is used.
+func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, tr *model.Trace, st statement.Statement, shapes []*committed.Shape, wrap bool) (*jobsOut, error) {
 	m := r.opts.Model
 	segs := keys.Segments
 	spec, err := specOf(r.opts, keys, pass)
 	if err != nil {
 		return nil, err
+	}
+	incoming := make([]*pcs.Commitment, len(segs))
+	for k, seg := range segs {
+		if incoming[k], err = committed.Incoming(keys.SRS, tr, seg); err != nil {
+			return nil, err
+		}
 	}
 	if wrap {
 		spec.Wrap = wrapSpecOf(keys)
@@ -834,7 +976,7 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		return nil
 	}
 	agg := &distributed.Task{
-		ID: JobAggregate, Kind: JobAggregate, Memory: 2 * segmentMemory(keys.Aggregator),
+		ID: JobAggregate, Kind: JobAggregate, Memory: 2 * segmentMemory(keys.Aggregator), MaxOutput: maxGroth16,
 		Inputs: map[string]string{"spec": names["spec"], "srs": names["srs"]}, After: map[string]string{},
 	}
 	if err := putKeys("the aggregator", keys.Aggregator.Manifest, agg.Inputs); err != nil {
@@ -861,7 +1003,7 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		agg.After[fmt.Sprintf("native-%d", k)] = fmt.Sprintf("%s-%d", JobNative, k)
 		agg.After[fmt.Sprintf("segment-%d", k)] = fmt.Sprintf("%s-%d", JobSegment, k)
 		tasks = append(tasks, &distributed.Task{
-			ID: fmt.Sprintf("%s-%d", JobNative, k), Kind: JobNative, Memory: committed.ProverMemory(shapes[k].Layout),
+			ID: fmt.Sprintf("%s-%d", JobNative, k), Kind: JobNative, Memory: committed.ProverMemory(shapes[k].Layout), MaxOutput: maxNative,
 			Inputs: map[string]string{"spec": names["spec"], "srs": names["srs"]},
 			Verify: func(out []byte) error {
 				p, err := committed.UnmarshalProof(out)
@@ -871,11 +1013,16 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 				if _, err := committed.Verify(keys.Committed, m, st, pass, segs[k], p); err != nil {
 					return err
 				}
+				// Its links now, not at the aggregation: a proof that
+				// verifies alone over another stream is proven again.
+				if err := committed.CheckLinks(segs, incoming, k, p); err != nil {
+					return err
+				}
 				natives[k] = p
 				return nil
 			},
 		}, &distributed.Task{
-			ID: fmt.Sprintf("%s-%d", JobSegment, k), Kind: JobSegment, Memory: segmentMemory(sk),
+			ID: fmt.Sprintf("%s-%d", JobSegment, k), Kind: JobSegment, Memory: segmentMemory(sk), MaxOutput: maxGroth16,
 			Inputs: key, After: map[string]string{"native": fmt.Sprintf("%s-%d", JobNative, k)},
 			Verify: func(out []byte) error {
 				p := groth16.NewProof(ecc.BLS12_377)
@@ -927,20 +1074,26 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 			maps.Copy(t.Inputs, files)
 		}
 	}
-	h := sha256.Sum256(append(append([]byte(nil), specData...), []byte(keys.FinalModelID.Text(16))...))
-	run := "run-" + hex.EncodeToString(h[:8])
+	// The run id: the same for the same request and keys from the same
+	// coordinator (a coordinator started again resumes its run), and
+	// unguessable by anyone else.
+	run := q.RunID(append(append([]byte(nil), specData...), []byte(keys.FinalModelID.Text(16))...))
 	r.logf("  run %s: %d jobs on the workers", run, len(tasks))
 	start := time.Now()
 	tl := distributed.NewTimeline(start)
-	if _, err := q.Run(ctx, run, tasks, tl.Progress(func(event, job string, res *distributed.Result) {
+	if _, err := q.Run(ctx, run, tasks, tl.Progress(func(event, job string, res *distributed.Result, reason error) {
 		at := time.Since(start).Round(time.Millisecond)
+		why := ""
+		if reason != nil {
+			why = ": " + reason.Error()
+		}
 		switch {
 		case event == "received":
 			// Told by "done" or "refused" once verified.
 		case res == nil:
-			r.logf("  %9v %s %s", at, event, job)
+			r.logf("  %9v %s %s%s", at, event, job, why)
 		default:
-			r.logf("  %9v %s %s (attempt %d, worker %s), %v on the worker", at, event, job, res.Attempt, res.Worker, time.Duration(res.Millis)*time.Millisecond)
+			r.logf("  %9v %s %s (attempt %d, worker %s), %v on the worker%s", at, event, job, res.Attempt, res.Worker, time.Duration(res.Millis)*time.Millisecond, why)
 		}
 	})); err != nil {
 		return nil, err
@@ -963,7 +1116,7 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 func (r *runner) wrapTask(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, st statement.Statement, spec string, proof *groth16.Proof, final *statement.Statement) (*distributed.Task, error) {
 	mf := keys.Wrapper.Manifest
 	t := &distributed.Task{
-		ID: JobWrap, Kind: JobWrap, Memory: 3 * segmentMemory(keys.Wrapper) / 2,
+		ID: JobWrap, Kind: JobWrap, Memory: 3 * segmentMemory(keys.Wrapper) / 2, MaxOutput: maxGroth16,
 		Inputs: map[string]string{"spec": spec}, After: map[string]string{"aggregate": JobAggregate},
 	}
 	for _, f := range []struct{ role, ext, digest string }{{"manifest", ".json", ""}, {"vk", ".vk", mf.VerifyingKey}, {"pk", ".pk", mf.ProvingKey}} {

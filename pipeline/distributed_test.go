@@ -24,7 +24,8 @@ func goodSpec() *jobSpec {
 	w := &wrapSpec{Commitments: 1, ModelDigest: "2a", Leaves: make([]string, recursion.BucketSlots), Slot: 2}
 	w.Leaves[2] = "1f"
 	return &jobSpec{Model: model.Micro, Prompt: []int{'H', 'i'}, Output: []int{'!'}, Rows: 4,
-		Segments: []inference.Segment{{From: 0, To: 1}}, ModelID: "abc", Shapes: make([]recursion.SegmentShape, 1), Wrap: w}
+		Segments: []inference.Segment{{From: 0, To: 1}}, ModelID: "abc", Wrap: w,
+		Shapes: []recursion.SegmentShape{{NbCommitments: 4, NbTables: 2, NbVars: 10, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: -1}}}
 }
 
 // TestParseSpec: a spec parses and its deployment decodes; each bad
@@ -58,6 +59,13 @@ func TestParseSpec(t *testing.T) {
 		"slot":              func(s *jobSpec) { s.Wrap.Slot = recursion.BucketSlots },
 		"digest":            func(s *jobSpec) { s.Wrap.ModelDigest = "" },
 		"commitments":       func(s *jobSpec) { s.Wrap.Commitments = 65 },
+		"2^45 commitments":  func(s *jobSpec) { s.Shapes[0].NbCommitments = 1 << 45 },
+		"2^40 tables":       func(s *jobSpec) { s.Shapes[0].NbTables = 1 << 40 },
+		"2^40 chosen":       func(s *jobSpec) { s.Shapes[0].NbChosen = 1 << 40 },
+		"a turn's cache":    func(s *jobSpec) { s.Shapes[0].Turn = &recursion.SegmentTurn{From: 1 << 40, Blocks: 1, Cache: 2} },
+		"2^40 blocks":       func(s *jobSpec) { s.Segments[0].To = 1 << 40 },
+		"a vocabulary":      func(s *jobSpec) { s.Segments[0].VocabTo = 1 << 40 },
+		"2^21 prompt":       func(s *jobSpec) { s.Prompt = make([]int, 1<<21) },
 	} {
 		s := goodSpec()
 		change(s)
@@ -102,18 +110,23 @@ func FuzzParseSpec(f *testing.F) {
 // the files a run put in the object store, into its cache, and checks
 // its id; files of another model are refused, deterministically.
 func TestWorkerModels(t *testing.T) {
-	e, err := distributed.StartEmbedded(t.TempDir(), 0)
+	e, err := distributed.StartLocal(t.TempDir(), "coordinator", "w")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	q, err := distributed.Connect(ctx, e.URL(), distributed.Config{})
+	q, err := distributed.Connect(ctx, e.URL(), distributed.Config{Identity: e.Coordinator})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer q.Close()
+	wq, err := distributed.Connect(ctx, e.URL(), distributed.Config{Identity: e.Workers[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wq.Close()
 	micro, err := model.Builtin(model.Micro)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +158,7 @@ func TestWorkerModels(t *testing.T) {
 	weights := map[string]string{"same": id, "other": other}
 	cache := t.TempDir()
 	models := &workerModels{dir: cache}
-	w := &distributed.Worker{Queue: q, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]distributed.Handler{
+	w := &distributed.Worker{Queue: wq, Name: "w", Poll: 20 * time.Millisecond, Handlers: map[string]distributed.Handler{
 		"load": func(_ context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
 			spec := &jobSpec{Weights: weights[job.ID], BOS: "off"}
 			got, err := models.get(spec, job, in)
@@ -178,9 +191,22 @@ func TestWorkerModels(t *testing.T) {
 			t.Fatalf("%s is not in the worker's cache: %v", f.file, err)
 		}
 	}
-	// The same files claimed as another model's.
+	// The same files claimed as another model's: refused, and nothing
+	// of them left in the cache under the other id.
 	_, err = q.Run(ctx, "load-2", []*distributed.Task{{ID: "other", Kind: "load", Inputs: files, Verify: want}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "failed twice") || !strings.Contains(err.Error(), "the model's files give id") {
 		t.Fatalf("files of another model: %v", err)
+	}
+	if entries, err := os.ReadDir(filepath.Join(cache, "models")); err != nil || len(entries) != 1 || entries[0].Name() != id {
+		t.Fatalf("the model cache holds %v (%v), want the one model", entries, err)
+	}
+	// A poisoned cache (a tokenizer of another model in the model's
+	// directory): the model is fetched again, and the run goes on.
+	if err := os.WriteFile(filepath.Join(cache, "models", id, "tokenizer.json"), []byte(`{"model":{"type":"BPE","vocab":{"x":0},"merges":[]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	models.key, models.m = "", nil
+	if _, err := q.Run(ctx, "load-3", []*distributed.Task{{ID: "same", Kind: "load", Inputs: files, Verify: want}}, nil); err != nil {
+		t.Fatalf("after the cache was poisoned: %v", err)
 	}
 }

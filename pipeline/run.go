@@ -163,6 +163,10 @@ type runner struct {
 	// wrapped holds the outputs of a run whose wrapper was a job on the
 	// workers (nil otherwise).
 	wrapped *jobsOut
+	// circuitsFrom is a circuit cache read before the one a compile
+	// writes to, never written (a worker's view of a trusted cache; ""
+	// for none).
+	circuitsFrom string
 }
 
 // context returns the run's context.

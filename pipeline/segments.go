@@ -156,6 +156,12 @@ func (r *runner) compileAggregator(dir string, shapes []recursion.SegmentShape, 
 // names the circuit, its size and where it came from.
 func (r *runner) compileCached(dir, name string, curve ecc.ID, what string, compile func() (constraint.ConstraintSystem, error)) (constraint.ConstraintSystem, error) {
 	start := time.Now()
+	if r.circuitsFrom != "" {
+		if ccs, err := setup.CachedCircuit(r.circuitsFrom, name, curve); err == nil {
+			r.logf("  %s: %s R1CS constraints, read from the trusted circuit cache in %v", what, groupDigits(ccs.GetNbConstraints()), time.Since(start).Round(time.Millisecond))
+			return ccs, nil
+		}
+	}
 	ccs, hit, err := setup.CompileCached(dir, name, curve, compile)
 	if err != nil {
 		return nil, err
@@ -291,7 +297,7 @@ func (r *runner) setupSegments(opts *AggregatedOptions, k *AggregatedKeys) error
 // needed and dropped after.
 func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, req statement.Request, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
 	if opts.Queue != nil {
-		return r.proveOnWorkers(opts, keys, req)
+		return r.proveOnWorkers(opts, keys, req, tr)
 	}
 	st, segments, err := r.proveSegments(opts, keys, req, tr, nil)
 	if err != nil {
@@ -539,7 +545,7 @@ func nativeJobs(sizes []uint64, budget uint64, procs int) int {
 // the aggregation and, with opts.Wrap, the wrapper, each verified here,
 // and the chain of the native proofs. The wrapper's proof and the final
 // statement are left in r.wrapped.
-func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request) (statement.Statement, groth16.Proof, error) {
+func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
 	m := opts.Model
 	segs := keys.Segments
 	var (
@@ -555,7 +561,7 @@ func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, p
 		if err != nil {
 			return "", err
 		}
-		if res, err = r.runJobs(r.context(), opts.Queue, keys, pass, st, shapes, opts.Wrap); err != nil {
+		if res, err = r.runJobs(r.context(), opts.Queue, keys, pass, tr, st, shapes, opts.Wrap); err != nil {
 			return "", err
 		}
 		if _, err := committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, res.natives); err != nil {

@@ -77,7 +77,22 @@ func (s SegmentShape) NbPublic() int {
 // chunk reports whether s is a chunk of the LM head's.
 func (s SegmentShape) chunk() bool { return s.NbChosen > 0 }
 
+// Bounds of a segment shape, far above any model's: what a decoder of a
+// shape from elsewhere checks before anything is allocated from it.
+const (
+	MaxCommitments = 1 << 12
+	MaxChosen      = 1 << 16
+)
+
+// Check checks a shape's fields: their relations, and each within the
+// package's bounds.
+func (s SegmentShape) Check() error { return s.check() }
+
 func (s SegmentShape) check() error {
+	if s.NbCommitments > MaxCommitments || s.NbTables > MaxCommitments || s.NbChosen > MaxChosen ||
+		(s.Turn != nil && (s.Turn.From > MaxCommitments || s.Turn.Blocks > MaxCommitments || s.Turn.Cache > MaxCommitments)) {
+		return fmt.Errorf("recursion: committed segment shape %+v: beyond the bounds", s)
+	}
 	if s.NbPedersen < 0 || s.NbPedersen > 1 {
 		return fmt.Errorf("recursion: committed segments must have 0 or 1 Pedersen commitments, have %d", s.NbPedersen)
 	}

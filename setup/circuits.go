@@ -92,6 +92,19 @@ func CompileCached(dir, id string, curve ecc.ID, compile func() (constraint.Cons
 	return ccs, false, nil
 }
 
+// CachedCircuit returns the circuit that [CompileCached] keeps in dir
+// under the name id, written by this executable, without compiling or
+// writing anything: an error when there is none (a reader of another
+// party's cache compiles into its own).
+func CachedCircuit(dir, id string, curve ecc.ID) (constraint.ConstraintSystem, error) {
+	stamp, err := buildStamp()
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(id))
+	return readCircuit(filepath.Join(dir, "circuits", hex.EncodeToString(sum[:16])+".ccs"), id, stamp, curve)
+}
+
 // errStale marks a cached circuit of another executable, format, name or
 // curve, or a damaged one: it is compiled again.
 var errStale = errors.New("stale")

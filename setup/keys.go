@@ -141,11 +141,51 @@ func LoadOrSetup(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*
 	return &Keys{CCS: ccs, PK: pk, VK: vk, Manifest: m}, nil
 }
 
+// FetchedMarker names the file that marks a directory of fetched keys:
+// keys a worker received from elsewhere (a job's object store), checked
+// against the digests of the job that named them but not made or sealed
+// here. The loaders refuse such a directory unless told ([FromFetched]),
+// and never set up keys there, so that it is never taken for a trusted
+// key cache (what setup, export and a run's coordinator read).
+const FetchedMarker = "FETCHED"
+
+// MarkFetched creates dir, if needed, and marks it as a directory of
+// fetched keys ([FetchedMarker]).
+func MarkFetched(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	path := filepath.Join(dir, FetchedMarker)
+	if ok, err := exists(path); err != nil || ok {
+		return err
+	}
+	return os.WriteFile(path, []byte("Keys fetched by a worker from a job's object store, checked against the digests\nthe job's coordinator signed. Not a trusted key cache: setup, export and prove\nrefuse to read keys here.\n"), 0o644)
+}
+
+// checkTrusted refuses a directory of fetched keys unless cfg allows it.
+func checkTrusted(dir string, cfg *config) error {
+	ok, err := exists(filepath.Join(dir, FetchedMarker))
+	if err != nil {
+		return fmt.Errorf("setup: key cache: %w", err)
+	}
+	if ok && !cfg.fetched {
+		return fmt.Errorf("setup: %s holds keys a worker fetched (it has a %s file), not a trusted key cache: use another directory", dir, FetchedMarker)
+	}
+	return nil
+}
+
 // open reads the options and the cache paths of ccs in dir, and whether
-// the directory holds none of its key files yet.
+// the directory holds none of its key files yet. A directory of fetched
+// keys is refused.
 func open(ccs constraint.ConstraintSystem, dir string, opts []Option) (*config, paths, bool, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
+		return nil, paths{}, false, err
+	}
+	if cfg.fetched {
+		return nil, paths{}, false, errors.New("setup: keys are never set up among fetched keys")
+	}
+	if err := checkTrusted(dir, cfg); err != nil {
 		return nil, paths{}, false, err
 	}
 	p, err := pathsOf(ccs, dir)
@@ -186,15 +226,30 @@ func LoadOrSetupVK(ccs constraint.ConstraintSystem, dir string, opts ...Option) 
 // else is an error that says which check failed. Keys are decoded without
 // gnark's subgroup checks: the digests stand for them.
 func Load(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*Keys, error) {
+	return loadOnly(ccs, dir, true, opts)
+}
+
+// LoadVK returns the verifying key of ccs from dir, checked as [Load]
+// checks it, the proving key's file hashed but not decoded (Keys.PK nil;
+// [LoadProvingKey] reads it); keys are never set up. With [FromFetched]
+// it reads a directory of fetched keys.
+func LoadVK(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*Keys, error) {
+	return loadOnly(ccs, dir, false, opts)
+}
+
+func loadOnly(ccs constraint.ConstraintSystem, dir string, withPK bool, opts []Option) (*Keys, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkTrusted(dir, cfg); err != nil {
 		return nil, err
 	}
 	p, err := pathsOf(ccs, dir)
 	if err != nil {
 		return nil, err
 	}
-	return load(ccs, p, true, cfg)
+	return load(ccs, p, withPK, cfg)
 }
 
 // LoadProvingKey reads the proving key of keys (loaded by [LoadOrSetupVK]
@@ -406,8 +461,16 @@ func short(hash string) string {
 // Cached returns the manifest of the keys of ccs in the cache directory
 // dir, or nil when none of their files is there. It reads the manifest
 // only: the keys are checked when they are loaded ([Load]). Some of the
-// files without the others is an error, as for a load.
-func Cached(ccs constraint.ConstraintSystem, dir string) (*Manifest, error) {
+// files without the others is an error, as for a load. A directory of
+// fetched keys is refused unless opts has [FromFetched].
+func Cached(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*Manifest, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTrusted(dir, cfg); err != nil {
+		return nil, err
+	}
 	p, err := pathsOf(ccs, dir)
 	if err != nil {
 		return nil, err

@@ -5,12 +5,14 @@ import (
 	"io"
 )
 
-// Option configures [LoadOrSetup], [LoadOrSetupVK] and [Load].
+// Option configures [LoadOrSetup], [LoadOrSetupVK], [Load], [LoadVK]
+// and [Cached].
 type Option func(*config) error
 
 type config struct {
 	log     io.Writer
 	require Kind
+	fetched bool
 }
 
 func newConfig(opts []Option) (*config, error) {
@@ -47,6 +49,16 @@ func WithKind(k Kind) Option {
 			return fmt.Errorf("setup: kind %q: want %q or %q", k, Development, Ceremony)
 		}
 		c.require = k
+		return nil
+	}
+}
+
+// FromFetched lets [Load], [LoadVK] and [Cached] read a directory of
+// fetched keys ([MarkFetched]), which they refuse otherwise; keys are
+// never set up there.
+func FromFetched() Option {
+	return func(c *config) error {
+		c.fetched = true
 		return nil
 	}
 }

@@ -84,19 +84,20 @@ func TestRunAggregated(t *testing.T) {
 // queue a run publishes to. Everything stops when the test ends.
 func workersQueue(t *testing.T, ctx context.Context, wrap func(*testing.T, map[string]distributed.Handler) map[string]distributed.Handler) *distributed.Queue {
 	t.Helper()
-	e, err := distributed.StartEmbedded(t.TempDir(), 0)
+	e, err := distributed.StartLocal(t.TempDir(), "coordinator", "w1", "w2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	q, err := distributed.Connect(ctx, e.URL(), distributed.Config{})
+	q, err := distributed.Connect(ctx, e.URL(), distributed.Config{Identity: e.Coordinator, Log: testWriter{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(q.Close)
 	workers, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	for _, name := range []string{"w1", "w2"} {
+	for _, id := range e.Workers {
+		name := id.Name
 		handlers, err := pipeline.WorkerHandlers(pipeline.WorkerConfig{CacheDir: t.TempDir(), Log: testWriter{t}})
 		if err != nil {
 			t.Fatal(err)
@@ -104,7 +105,12 @@ func workersQueue(t *testing.T, ctx context.Context, wrap func(*testing.T, map[s
 		if wrap != nil {
 			handlers = wrap(t, handlers)
 		}
-		w := &distributed.Worker{Queue: q, Name: name, Handlers: handlers, Log: testWriter{t}}
+		wq, err := distributed.Connect(ctx, e.URL(), distributed.Config{Identity: id, Log: testWriter{t}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(wq.Close)
+		w := &distributed.Worker{Queue: wq, Name: name, Handlers: handlers, Log: testWriter{t}}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -37,33 +37,42 @@ var (
 	keyFlags    = flags.AddKeys(flag.CommandLine)
 	bucketFlag  = flags.AddBucket(flag.CommandLine)
 
-	promptFlag   = flag.String("prompt", "Hello", "prompt text")
-	tokensFlag   = flag.Int("tokens", 3, "number of tokens to generate")
-	outFlag      = flag.String("out", "", "directory to write the proof, statement and Solidity artifacts to")
-	statsFlag    = flag.Bool("stats", true, "print the table of stages")
-	chainFlag    = flag.Bool("chain", true, "verify on go-ethereum's simulated chain")
-	submitFlag   = flag.Bool("submit", false, "also submit the proof to a registry on a JSON-RPC node (--rpc-url, --registry)")
-	rpcFlag      = flag.String("rpc-url", "", "JSON-RPC endpoint for --submit")
-	chainIDFlag  = flag.Uint64("chain-id", 0, "chain id to sign --submit for; refuse an endpoint serving another chain (0: the endpoint's)")
-	verifierFlag = flag.String("verifier", "merged", "Solidity verifier: merged (gnark's with the commitment check in the main pairing call) or gnark (gnark's unmodified); the other is measured beside it")
-	registryFlag = flag.String("registry", "", "address of the InferenceRegistry for --submit")
-	keystoreFlag = flag.String("keystore", "", "keystore file of the submitting account (else $VERIFORMER_PRIVATE_KEY)")
-	passwordFlag = flag.String("password", "", "file holding the keystore password")
-	jobsFlag     = flag.Int("native-jobs", 0, "aggregated design: segments whose native proofs run at once (0: 1 or 2, chosen from their estimated memory and the memory limit)")
-	wrapFlag     = flag.Bool("wrap", false, "aggregated design: prove the BN254 wrapper (its first setup takes about 12 minutes and 14 GB) and, with --chain, verify it on-chain; without it the run ends with the aggregator's proof")
-	planFlag     = flag.Bool("plan", false, "set up and prove nothing: compile each circuit the run needs and print its kind, curve, R1CS count, whether its keys are cached, and estimated setup and proving times")
-	jsonFlag     = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, bucket, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
-	gnarkLogFlag = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
-	capacityFlag = flag.Int("capacity", 0, "aggregated design: prove the first turn of a conversation whose turns attend over a cache of this many rows (at most the model's context); with --out, the artifacts the next turn reads (--continue)")
-	streamFlag   = flag.Bool("stream", false, "with --capacity or --continue: prove the generation token by token, a turn per token after a first turn that fills the prompt's bucket; the artifacts are written after each turn")
-	workersFlag  = flag.Int("workers", 0, "aggregated design: run the segments' native and Groth16 proofs, the aggregation and (with --wrap) the wrapper as jobs on this many local worker processes, over a NATS JetStream server embedded in this run (its data in the key cache's nats directory)")
-	natsFlag     = flag.String("nats", "", "aggregated design: run the proof's jobs (as --workers) on the workers (prove worker --nats URL) of the NATS JetStream server or cluster at this URL (several URLs separated by commas); the run waits for them")
-	batchFlag    = flag.String("batch", "", "aggregated design: prove a batch of requests in one pass, read from this JSON Lines file (each line {\"prompt\": text, \"tokens\": n} or {\"promptTokens\": [ids], \"tokens\": n}); a request that cannot be proven is reported and left out")
-	slotsFlag    = flag.Int("batch-slots", 0, "with --batch: the request slots of the batch's circuits, part of their keys and of the model id (0: 32)")
-	continueFlag = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left, the turns so far with their proofs); the new artifacts go to --out, or to this directory")
+	promptFlag      = flag.String("prompt", "Hello", "prompt text")
+	tokensFlag      = flag.Int("tokens", 3, "number of tokens to generate")
+	outFlag         = flag.String("out", "", "directory to write the proof, statement and Solidity artifacts to")
+	statsFlag       = flag.Bool("stats", true, "print the table of stages")
+	chainFlag       = flag.Bool("chain", true, "verify on go-ethereum's simulated chain")
+	submitFlag      = flag.Bool("submit", false, "also submit the proof to a registry on a JSON-RPC node (--rpc-url, --registry)")
+	rpcFlag         = flag.String("rpc-url", "", "JSON-RPC endpoint for --submit")
+	chainIDFlag     = flag.Uint64("chain-id", 0, "chain id to sign --submit for; refuse an endpoint serving another chain (0: the endpoint's)")
+	verifierFlag    = flag.String("verifier", "merged", "Solidity verifier: merged (gnark's with the commitment check in the main pairing call) or gnark (gnark's unmodified); the other is measured beside it")
+	registryFlag    = flag.String("registry", "", "address of the InferenceRegistry for --submit")
+	keystoreFlag    = flag.String("keystore", "", "keystore file of the submitting account (else $VERIFORMER_PRIVATE_KEY)")
+	passwordFlag    = flag.String("password", "", "file holding the keystore password")
+	jobsFlag        = flag.Int("native-jobs", 0, "aggregated design: segments whose native proofs run at once (0: 1 or 2, chosen from their estimated memory and the memory limit)")
+	wrapFlag        = flag.Bool("wrap", false, "aggregated design: prove the BN254 wrapper (its first setup takes about 12 minutes and 14 GB) and, with --chain, verify it on-chain; without it the run ends with the aggregator's proof")
+	planFlag        = flag.Bool("plan", false, "set up and prove nothing: compile each circuit the run needs and print its kind, curve, R1CS count, whether its keys are cached, and estimated setup and proving times")
+	jsonFlag        = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, bucket, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
+	gnarkLogFlag    = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
+	capacityFlag    = flag.Int("capacity", 0, "aggregated design: prove the first turn of a conversation whose turns attend over a cache of this many rows (at most the model's context); with --out, the artifacts the next turn reads (--continue)")
+	streamFlag      = flag.Bool("stream", false, "with --capacity or --continue: prove the generation token by token, a turn per token after a first turn that fills the prompt's bucket; the artifacts are written after each turn")
+	workersFlag     = flag.Int("workers", 0, "aggregated design: run the segments' native and Groth16 proofs, the aggregation and (with --wrap) the wrapper as jobs on this many local worker processes, over a NATS JetStream server embedded in this run (its data in the key cache's nats directory)")
+	natsFlag        = flag.String("nats", "", "aggregated design: run the proof's jobs (as --workers) on the workers (prove worker --nats URL) of the NATS JetStream server or cluster at this URL (several URLs separated by commas), as the coordinator of --credentials; the run waits for them")
+	credentialsFlag = flag.String("credentials", "", "with --nats: the coordinator's identity file (prove credentials): the server lets the run in by its key, and the workers run only the jobs it signs")
+	insecureFlag    = flag.Bool("insecure", false, "with --nats: use a NATS server that lets anyone in (no authentication): anyone reaching it can read, delay and delete jobs and blobs")
+	batchFlag       = flag.String("batch", "", "aggregated design: prove a batch of requests in one pass, read from this JSON Lines file (each line {\"prompt\": text, \"tokens\": n} or {\"promptTokens\": [ids], \"tokens\": n}); a request that cannot be proven is reported and left out")
+	slotsFlag       = flag.Int("batch-slots", 0, "with --batch: the request slots of the batch's circuits, part of their keys and of the model id (0: 32)")
+	continueFlag    = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left, the turns so far with their proofs); the new artifacts go to --out, or to this directory")
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "credentials" {
+		if err := runCredentials(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "prove credentials:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
 		memlimit.Default()
 		logger.Set(zerolog.Nop())
@@ -76,7 +85,7 @@ func main() {
 		return
 	}
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "Usage: prove [flags]\n       prove worker --nats URL [flags]\n\nProves a greedy generation of a model and verifies it natively, as a Groth16 proof and on a simulated EVM. prove worker takes the jobs of distributed runs (prove worker -h).\n\nFlags:\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: prove [flags]\n       prove worker --nats URL --credentials FILE [flags]\n       prove credentials --out DIR [flags]\n\nProves a greedy generation of a model and verifies it natively, as a Groth16 proof and on a simulated EVM. prove worker takes the jobs of distributed runs (prove worker -h); prove credentials writes a deployment's identities and server users (prove credentials -h).\n\nFlags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()

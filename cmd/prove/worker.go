@@ -52,16 +52,17 @@ func parseSize(s string) (uint64, error) {
 func runWorker(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("prove worker", flag.ContinueOnError)
 	url := fs.String("nats", "", "NATS server URL, or the URLs of a cluster's nodes separated by commas (required)")
-	hostname, _ := os.Hostname()
-	name := fs.String("name", "", "the worker's name in results and logs: letters, digits, _ and - (default: host name and process id)")
+	creds := fs.String("credentials", "", "the worker's identity file, from prove credentials (required; $"+credentialsEnv+" names it when the flag is not given): the server lets the worker in by its key, the worker runs only the jobs its coordinator signed and signs its results")
+	insecure := fs.Bool("insecure", false, "work for a NATS server that lets anyone in (no authentication): anyone reaching it can read, delay and delete jobs and blobs")
+	trusted := fs.String("trusted-cache", "", "a trusted key cache (a coordinator's on this machine) to read compiled circuits and keys from, never written; keys there are used only at the digests a job pins")
 	memory := fs.String("max-memory", "", "take only the jobs whose estimated peak fits this much memory (16G); default: every job")
-	cache := fs.String("cache", "", "circuit and key cache directory (default $VERIFORMER_CACHE or .cache/keys in the module); keys are fetched from the server once and kept here")
+	cache := fs.String("cache", "", "the worker's own cache directory: circuits it compiles, models, and keys fetched from the server once and kept under fetched/, never taken for trusted keys (default: worker/ beside the key cache, $VERIFORMER_CACHE or .cache/keys in the module)")
 	prefix := fs.String("prefix", "", "the deployment's stream prefix (default veriformer)")
 	ackWait := fs.Duration("ack-wait", 30*time.Second, "a job whose worker shows no sign of life this long goes to another worker (the worker signals every third of it)")
 	preload := fs.String("model", "", "a model to load before the first job needs it, as prove's --model names it (a built-in name or a directory); jobs of other models are taken too")
 	bos := fs.String("bos", "auto", "with --model DIR: its tokenizer's beginning-of-sequence mode, as prove's --bos")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: prove worker --nats URL [flags]\n\nTakes the jobs of distributed runs (prove --workers, prove --nats) from a NATS JetStream server and proves them.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: prove worker --nats URL --credentials FILE [flags]\n\nTakes the jobs of distributed runs (prove --workers, prove --nats) from a NATS JetStream server and proves them.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -73,8 +74,25 @@ func runWorker(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("prove worker takes no arguments, got %q", fs.Args())
 	}
-	if *name == "" {
-		*name = sanitize(fmt.Sprintf("%s-%d", hostname, os.Getpid()))
+	if *creds == "" {
+		*creds = os.Getenv(credentialsEnv)
+	}
+	if *creds == "" {
+		return errors.New("prove worker needs --credentials FILE, a worker's identity (prove credentials)")
+	}
+	id, err := distributed.ReadIdentity(*creds)
+	if err != nil {
+		return err
+	}
+	if id.Role != distributed.RoleWorker {
+		return fmt.Errorf("%s is a %s's identity, not a worker's", *creds, id.Role)
+	}
+	if *cache == "" {
+		dir, err := setup.DefaultCacheDir()
+		if err != nil {
+			return err
+		}
+		*cache = filepath.Join(filepath.Dir(dir), "worker")
 	}
 	var max uint64
 	if *memory != "" {
@@ -83,12 +101,12 @@ func runWorker(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	q, err := distributed.Connect(ctx, *url, distributed.Config{Prefix: *prefix, AckWait: *ackWait})
+	q, err := distributed.Connect(ctx, *url, distributed.Config{Prefix: *prefix, AckWait: *ackWait, Identity: id, Insecure: *insecure, Log: os.Stderr})
 	if err != nil {
 		return err
 	}
 	defer q.Close()
-	cfg := pipeline.WorkerConfig{CacheDir: *cache, Log: os.Stdout}
+	cfg := pipeline.WorkerConfig{CacheDir: *cache, TrustedDir: *trusted, Log: os.Stdout}
 	if *preload != "" {
 		src, err := model.ParseSource(*preload, "")
 		if err != nil {
@@ -105,60 +123,68 @@ func runWorker(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("worker %s: taking jobs from %s\n", *name, *url)
-	w := &distributed.Worker{Queue: q, Name: *name, Memory: max, Handlers: handlers, Log: os.Stdout}
+	fmt.Printf("worker %s: taking jobs from %s, signed by coordinator %s\n", id.Name, *url, id.Coordinator)
+	w := &distributed.Worker{Queue: q, Name: id.Name, Memory: max, Handlers: handlers, Log: os.Stdout}
 	return w.Run(ctx)
 }
 
-// sanitize keeps the letters, digits, _ and - of s (a worker's name),
-// at most 64 of them.
-func sanitize(s string) string {
-	b := []byte(s)[:0:0]
-	for _, c := range []byte(s) {
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' {
-			b = append(b, c)
-		}
-	}
-	if len(b) > 64 {
-		b = b[len(b)-64:]
-	}
-	if len(b) == 0 {
-		return "worker"
-	}
-	return string(b)
-}
+// credentialsEnv names the environment variable that gives a worker's
+// identity file when --credentials does not.
+const credentialsEnv = "VERIFORMER_CREDENTIALS"
 
-// localWorkers is a run's own embedded server with worker processes.
+// localWorkers is a run's own embedded server with worker processes,
+// and the run's identity on it.
 type localWorkers struct {
-	server *distributed.Embedded
-	procs  []*exec.Cmd
+	server   *distributed.Embedded
+	procs    []*exec.Cmd
+	identity *distributed.Identity
+	secrets  string
 }
 
 // startLocal starts an embedded NATS server with JetStream, its data in
-// the key cache's nats directory, and n worker processes (this program,
-// prove worker) on it, their output prefixed to stdout.
+// the key cache's nats directory, that lets in this run and the n worker
+// processes (this program, prove worker) it starts on it, with
+// identities made for this run alone; their output goes to stdout. The
+// workers read the run's key cache, never writing there: each has a
+// cache of its own under workers/ beside it.
 func startLocal(n int, cache string, src model.Source) (*localWorkers, error) {
 	dir, err := keyCacheDirOf(cache)
 	if err != nil {
 		return nil, err
 	}
-	e, err := distributed.StartEmbedded(filepath.Join(dir, "nats"), 0)
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("local-%d", i+1)
+	}
+	e, err := distributed.StartLocal(filepath.Join(dir, "nats"), "local", names...)
 	if err != nil {
 		return nil, err
 	}
-	l := &localWorkers{server: e}
+	l := &localWorkers{server: e.Embedded, identity: e.Coordinator}
+	// The workers' identities, readable by this user alone, for the
+	// run's time.
+	if l.secrets, err = os.MkdirTemp("", "veriformer-workers-*"); err != nil {
+		l.stop()
+		return nil, err
+	}
 	self, err := os.Executable()
 	if err != nil {
 		l.stop()
 		return nil, err
 	}
-	for i := range n {
+	for _, w := range e.Workers {
+		path := filepath.Join(l.secrets, w.Name+".json")
+		if err := w.WriteFile(path); err != nil {
+			l.stop()
+			return nil, err
+		}
 		// The run's model, loaded while the run sets up its keys.
-		cmd := exec.Command(self, "worker", "--nats", e.URL(), "--name", fmt.Sprintf("local-%d", i+1), "--cache", dir, "--model", src.String(), "--bos", *modelFlags.BOS)
+		cmd := exec.Command(self, "worker", "--nats", e.URL(), "--credentials", path, "--cache", filepath.Join(filepath.Dir(dir), "workers", w.Name),
+			"--trusted-cache", dir, "--model", src.String(), "--bos", *modelFlags.BOS)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Start(); err != nil {
 			l.stop()
-			return nil, fmt.Errorf("start worker %d: %w", i+1, err)
+			return nil, fmt.Errorf("start worker %s: %w", w.Name, err)
 		}
 		l.procs = append(l.procs, cmd)
 	}
@@ -182,6 +208,9 @@ func (l *localWorkers) stop() {
 		}
 	}
 	l.server.Close()
+	if l.secrets != "" {
+		os.RemoveAll(l.secrets)
+	}
 }
 
 // keyCacheDirOf is the key cache of --cache: the flag's, else the
@@ -196,6 +225,9 @@ func keyCacheDirOf(cache string) (string, error) {
 // checkWorkerFlags checks --workers and --nats: the aggregated design,
 // one of the two, no conversation's turn.
 func checkWorkerFlags(design pipeline.Design, set map[string]bool) error {
+	if (set["credentials"] || set["insecure"]) && !set["nats"] {
+		return errors.New("--credentials and --insecure are the coordinator's on the server of --nats: add --nats URL (--workers makes its own)")
+	}
 	if !set["workers"] && !set["nats"] {
 		return nil
 	}
@@ -218,7 +250,17 @@ func checkWorkerFlags(design pipeline.Design, set map[string]bool) error {
 func workersQueue(ctx context.Context, src model.Source) (*distributed.Queue, func(), error) {
 	switch {
 	case *natsFlag != "":
-		q, err := distributed.Connect(ctx, *natsFlag, distributed.Config{})
+		if *credentialsFlag == "" {
+			return nil, nil, errors.New("--nats needs --credentials FILE, the coordinator's identity (prove credentials)")
+		}
+		id, err := distributed.ReadIdentity(*credentialsFlag)
+		if err != nil {
+			return nil, nil, err
+		}
+		if id.Role != distributed.RoleCoordinator {
+			return nil, nil, fmt.Errorf("%s is a %s's identity, not a coordinator's", *credentialsFlag, id.Role)
+		}
+		q, err := distributed.Connect(ctx, *natsFlag, distributed.Config{Identity: id, Insecure: *insecureFlag, Log: os.Stderr})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -229,7 +271,7 @@ func workersQueue(ctx context.Context, src model.Source) (*distributed.Queue, fu
 		if err != nil {
 			return nil, nil, err
 		}
-		q, err := distributed.Connect(ctx, l.server.URL(), distributed.Config{})
+		q, err := distributed.Connect(ctx, l.server.URL(), distributed.Config{Identity: l.identity, Log: os.Stderr})
 		if err != nil {
 			l.stop()
 			return nil, nil, err

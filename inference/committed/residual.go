@@ -177,6 +177,63 @@ func incomingTable(t *model.Tensor) ([]fr.Element, error) {
 	return out, fillPadded(out, t)
 }
 
+// Incoming returns the commitment an honest proof of segment seg of the
+// pass tr states as its Incoming: the residual stream the previous
+// segment hands on, as [Prove] commits to it (nil for a segment from the
+// first block). A party that ran the pass itself checks each segment's
+// links at once with it ([CheckLinks]), before the other segments'
+// proofs are there.
+func Incoming(srs *pcs.SRS, tr *model.Trace, seg inference.Segment) (*pcs.Commitment, error) {
+	if seg.From == 0 {
+		return nil, nil
+	}
+	if seg.From > len(tr.Layers) {
+		return nil, fmt.Errorf("committed: segment %v of a pass of %d blocks", seg, len(tr.Layers))
+	}
+	table, err := incomingTable(&tr.Layers[seg.From-1].Output)
+	if err != nil {
+		return nil, err
+	}
+	c, err := pcs.Commit(srs, table)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// CheckLinks checks the links of one segment's proof, proof of segs[k],
+// against the honest commitments incoming[i] of every segment
+// ([Incoming]): its Incoming is incoming[k], and its Boundary the next
+// segment's incoming (none for the last segment; for a chunk of the LM
+// head followed by another, the next one reads the same Incoming and
+// this Boundary is not a link). Proofs that each pass this check chain
+// ([CheckChain]); a proof that verifies alone but fails it proves a
+// stream the pass did not hand on.
+func CheckLinks(segs []inference.Segment, incoming []*pcs.Commitment, k int, proof *Proof) error {
+	if k < 0 || k >= len(segs) || len(incoming) != len(segs) || proof == nil {
+		return fmt.Errorf("%w: segment %d of %d, %d incoming commitments", ErrRejected, k, len(segs), len(incoming))
+	}
+	same := func(a, b *pcs.Commitment) bool {
+		return (a == nil) == (b == nil) && (a == nil || a.Equal(b))
+	}
+	if !same(proof.Incoming, incoming[k]) {
+		return fmt.Errorf("%w: segment %d does not read the residual stream the pass hands it", ErrRejected, k)
+	}
+	if k == len(segs)-1 {
+		if proof.Boundary != nil {
+			return fmt.Errorf("%w: the last segment hands a residual stream on", ErrRejected)
+		}
+		return nil
+	}
+	if segs[k+1].Chunk() && segs[k].Chunk() {
+		return nil
+	}
+	if proof.Boundary == nil || !same(proof.Boundary, incoming[k+1]) {
+		return fmt.Errorf("%w: segment %d does not hand on the residual stream of the pass", ErrRejected, k)
+	}
+	return nil
+}
+
 // CheckChain checks that consecutive segment proofs of one pass
 // (proofs[k] of segs[k]) are linked: each proof's Incoming is the previous
 // one's Boundary — or, for a chunk of the LM head after another, the

@@ -988,3 +988,66 @@ func TestSoftmax(t *testing.T) {
 		}
 	}
 }
+
+// TestLinks checks each segment's links at once against the pass's own
+// commitments: the honest proofs pass; a proof of segment 1 made over
+// another pass's residual stream (the tokens the statement states, the
+// stream of others) is refused, whether or not it verifies alone.
+func TestLinks(t *testing.T) {
+	f := newFixture(t, model.Default(), 4)
+	s := testSRS(t, 1<<18)
+	// Blocks 0 and 1, then the LM head alone: segment 1 states no
+	// output of its own.
+	segs := []inference.Segment{{From: 0, To: 1}, {From: 1, To: 2, NoHead: true}, {From: 2, To: 2, VocabFrom: 0, VocabTo: f.m.Config.Vocab}}
+	incoming := make([]*pcs.Commitment, len(segs))
+	for k, seg := range segs {
+		var err error
+		if incoming[k], err = Incoming(s, f.tr, seg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if incoming[0] != nil || incoming[1] == nil || incoming[2] == nil {
+		t.Fatalf("incoming commitments %v", incoming)
+	}
+	for k, seg := range segs {
+		proof, _, err := Prove(s, f.m, f.st, f.pass, f.tr, seg, WithPartVars(testPartVars))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckLinks(segs, incoming, k, proof); err != nil {
+			t.Fatalf("segment %d: %v", k, err)
+		}
+		if k == 0 {
+			if err := CheckLinks(segs, incoming, 1, proof); !errors.Is(err, ErrRejected) {
+				t.Errorf("segment 0's proof as segment 1's: %v", err)
+			}
+		}
+		if k != 1 {
+			continue
+		}
+		// The stream of other tokens under this pass's tokens.
+		other := newFixture(t, f.m, 4)
+		tokens := other.pass.Tokens()
+		for i := range tokens {
+			tokens[i] = (tokens[i] + 1) % f.m.Config.Vocab
+		}
+		tr, err := f.m.Forward(f.m.NewCache(), tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Tokens = f.tr.Tokens
+		forged, _, err := Prove(s, f.m, f.st, f.pass, tr, seg, WithPartVars(testPartVars))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Verify(testKey(t, s, f.m), f.m, f.st, f.pass, seg, forged); err != nil {
+			t.Fatalf("segment 1 over another stream does not verify alone: %v", err)
+		}
+		if err := CheckLinks(segs, incoming, k, forged); !errors.Is(err, ErrRejected) {
+			t.Errorf("segment 1 over another stream: %v", err)
+		}
+	}
+	if err := CheckLinks(segs, incoming[:1], 0, nil); !errors.Is(err, ErrRejected) {
+		t.Errorf("no proof: %v", err)
+	}
+}

@@ -169,21 +169,61 @@ func (p *proc) output() string {
 	return strings.Join(p.lines, "\n")
 }
 
-// server starts an embedded NATS server with JetStream for the test.
-func server(t *testing.T) *distributed.Embedded {
+// credentials writes a deployment's credentials with prove credentials
+// (a coordinator, workers w1 and w2, with tls a certificate authority
+// and a server certificate for 127.0.0.1) and returns their directory
+// and the server's users.
+func credentials(t *testing.T, tls bool) (string, *distributed.Users) {
 	t.Helper()
-	e, err := distributed.StartEmbedded(t.TempDir(), 0)
+	dir := filepath.Join(t.TempDir(), "credentials")
+	args := []string{"credentials", "--out", dir, "--workers", "2"}
+	if tls {
+		args = append(args, "--tls-host", "127.0.0.1")
+	}
+	if out, err := exec.Command(proveBinary(t), args...).CombinedOutput(); err != nil {
+		t.Fatalf("prove credentials: %v\n%s", err, out)
+	}
+	users := &distributed.Users{}
+	for i, f := range []string{"coordinator.json", "worker-1.json", "worker-2.json"} {
+		id, err := distributed.ReadIdentity(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			users.Coordinator = id.PublicKey()
+		} else {
+			users.Workers = append(users.Workers, id.PublicKey())
+		}
+	}
+	return dir, users
+}
+
+// server starts an embedded NATS server with JetStream for the test,
+// letting in the users of credentials written for it, whose directory
+// it returns.
+func server(t *testing.T) (*distributed.Embedded, string) {
+	t.Helper()
+	dir, users := credentials(t, false)
+	e, err := distributed.StartEmbedded(t.TempDir(), 0, users)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	return e
+	return e, dir
+}
+
+// worker starts prove worker i (1 or 2) of the credentials in dir.
+func worker(t *testing.T, dir, url string, i int) *proc {
+	t.Helper()
+	return start(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", url, "--credentials", filepath.Join(dir, fmt.Sprintf("worker-%d.json", i)), "--ack-wait", "3s")
 }
 
 // run is the request every test proves: the micro model, "Hi" and two
-// generated tokens, in the aggregated design.
-func run(url string) []string {
-	return []string{"--model", "micro", "--design", "aggregated", "--prompt", "Hi", "--tokens", "2", "--chain=false", "--stats=false", "--nats", url}
+// generated tokens, in the aggregated design, by the coordinator of the
+// credentials in dir.
+func run(dir, url string) []string {
+	return []string{"--model", "micro", "--design", "aggregated", "--prompt", "Hi", "--tokens", "2", "--chain=false", "--stats=false", "--nats", url,
+		"--credentials", filepath.Join(dir, "coordinator.json")}
 }
 
 var statementLine = `^statement: `
@@ -197,9 +237,9 @@ var statementLine = `^statement: `
 // here); the run states the statement of the request as the
 // deployment's keys give it, as a run without faults does.
 func TestKilled(t *testing.T) {
-	e := server(t)
-	a := start(t, "worker a", "worker", "--nats", e.URL(), "--name", "a", "--ack-wait", "3s")
-	first := start(t, "coordinator 1", run(e.URL())...)
+	e, dir := server(t)
+	a := worker(t, dir, e.URL(), 1)
+	first := start(t, "coordinator 1", run(dir, e.URL())...)
 	// Killed once it has published the Groth16 job, so that worker a
 	// takes that job.
 	first.wait(t, `published segment-0`, 5*time.Minute)
@@ -212,8 +252,8 @@ func TestKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-a.done
-	start(t, "worker b", "worker", "--nats", e.URL(), "--name", "b", "--ack-wait", "3s")
-	second := start(t, "coordinator 2", run(e.URL())...)
+	worker(t, dir, e.URL(), 2)
+	second := start(t, "coordinator 2", run(dir, e.URL())...)
 	got := second.wait(t, statementLine, 5*time.Minute)
 	<-second.done
 	if second.err != nil {
@@ -222,7 +262,7 @@ func TestKilled(t *testing.T) {
 	if strings.Contains(second.output(), "published native-0") {
 		t.Fatalf("the second coordinator published the native job again:\n%s", second.output())
 	}
-	if !strings.Contains(second.output(), "done segment-0 (attempt 1, worker b)") {
+	if !strings.Contains(second.output(), "done segment-0 (attempt 1, worker w2)") {
 		t.Fatalf("the Groth16 job was not finished by the second worker:\n%s", second.output())
 	}
 	if n := strings.Count(a.output(), "job native-0 (native, attempt 1, delivery 1) started"); n != 1 {
@@ -263,25 +303,37 @@ type node struct {
 func (n *node) url() string { return fmt.Sprintf("nats://127.0.0.1:%d", n.port) }
 
 // cluster starts three NATS server processes with JetStream, a cluster
-// as scripts/cluster-local.sh starts it but on free ports, their data in
-// the test's temporary directories, and returns them once each accepts
-// connections and the cluster has a JetStream meta leader. The nodes'
-// logs are the test's only if it fails.
-func cluster(t *testing.T) []*node {
+// as scripts/cluster-local.sh starts it but on free ports: the users of
+// the credentials in dir (written with a TLS certificate), TLS between
+// the nodes and to the clients, their data in the test's temporary
+// directories. It returns them once each accepts connections and the
+// cluster has a JetStream meta leader. The nodes' logs are the test's
+// only if it fails.
+func cluster(t *testing.T, dir string) []*node {
 	t.Helper()
 	bin := natsServerBinary(t)
 	ports := freePorts(t, 9) // clients, routes, monitoring
 	var routes []string
 	for i := range 3 {
-		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", ports[3+i]))
+		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", ports[3+i]))
+	}
+	tlsBlock := fmt.Sprintf("tls { cert_file: %q, key_file: %q, ca_file: %q, verify: true }",
+		filepath.Join(dir, "tls", "server.pem"), filepath.Join(dir, "tls", "server-key.pem"), filepath.Join(dir, "tls", "ca.pem"))
+	clientTLS := fmt.Sprintf("tls { cert_file: %q, key_file: %q }", filepath.Join(dir, "tls", "server.pem"), filepath.Join(dir, "tls", "server-key.pem"))
+	users, err := os.ReadFile(filepath.Join(dir, "users.conf"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	nodes := make([]*node, 3)
 	for i := range nodes {
 		n := &node{name: fmt.Sprintf("n%d", i+1), port: ports[i], monitoring: ports[6+i]}
-		cmd := exec.Command(bin, "--name", n.name, "--addr", "127.0.0.1", "--port", fmt.Sprint(n.port),
-			"--http_port", fmt.Sprint(n.monitoring), "--jetstream", "--store_dir", t.TempDir(),
-			"--cluster_name", "veriformer", "--cluster", routes[i], "--routes", strings.Join(routes, ","))
-		n.proc = launch(t, "node "+n.name, cmd, true)
+		conf := filepath.Join(t.TempDir(), n.name+".conf")
+		text := fmt.Sprintf("server_name: %s\nhost: 127.0.0.1\nport: %d\nhttp_port: %d\njetstream { store_dir: %q }\n%s\n%s\ncluster {\n  name: veriformer\n  listen: 127.0.0.1:%d\n  routes: [%s]\n  %s\n}\n",
+			n.name, n.port, n.monitoring, t.TempDir(), clientTLS, users, ports[3+i], strings.Join(routes, ", "), tlsBlock)
+		if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		n.proc = launch(t, "node "+n.name, exec.Command(bin, "-c", conf), true)
 		nodes[i] = n
 	}
 	deadline := time.Now().Add(time.Minute)
@@ -390,17 +442,15 @@ func leading(t *testing.T, nodes []*node) *node {
 // workers still run (the errors of the queue while the cluster elects
 // new leaders end neither).
 func TestNodeKilled(t *testing.T) {
-	nodes := cluster(t)
+	dir, _ := credentials(t, true)
+	nodes := cluster(t, dir)
 	var urls []string
 	for _, n := range nodes {
 		urls = append(urls, n.url())
 	}
 	all := strings.Join(urls, ",")
-	workers := []*proc{
-		start(t, "worker a", "worker", "--nats", all, "--name", "a", "--ack-wait", "3s"),
-		start(t, "worker b", "worker", "--nats", all, "--name", "b", "--ack-wait", "3s"),
-	}
-	coord := start(t, "coordinator", run(all)...)
+	workers := []*proc{worker(t, dir, all, 1), worker(t, dir, all, 2)}
+	coord := start(t, "coordinator", run(dir, all)...)
 	coord.wait(t, `published segment-0`, 5*time.Minute)
 	victim := leading(t, nodes)
 	t.Logf("killing node %s", victim.name)
