@@ -146,7 +146,7 @@ func TestForgedResults(t *testing.T) {
 		}
 	}
 	for _, m := range [][]byte{
-		forge(stranger, fail("a")),                  // not certified by this coordinator
+		forge(stranger, fail("a")), // not certified by this coordinator
 		forge(w1, &Result{Run: run, Job: "a", Attempt: 1, Worker: "w2", JobDigest: digest, Error: "x"}), // another worker's name
 	} {
 		if _, err := wq.js.Publish(ctx, fmt.Sprintf("%s.results.%s.a", q.cfg.Prefix, run), m); err != nil {
