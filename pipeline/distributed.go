@@ -814,12 +814,6 @@ func inputBound(role string) int64 {
 	return maxGroth16
 }
 
-// exists reports whether there is a file at path.
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
 // proofBytes is a Groth16 proof in gnark's binary encoding, a job's
 // output.
 func proofBytes(p groth16.Proof) ([]byte, error) {
