@@ -288,17 +288,30 @@ func (c *coordinator) result(ctx context.Context, msg jetstream.Msg) error {
 	}
 	if r.Error == "" {
 		c.progress("received", t.ID, r, nil)
-		// The server's failures are retried; an output that is not
-		// stored, or not as named, is the worker's and refused.
+		// The server's failures are retried; an output not stored as
+		// named is the worker's and refused, and so is one not found
+		// for notFoundFor (a replica of a cluster that answers a read
+		// may lag the one that stored it by a moment).
 		max := t.MaxOutput
 		if max == 0 {
 			max = DefaultMaxOutput
 		}
-		var data []byte
+		var (
+			data     []byte
+			notFound time.Time
+		)
 		err := retry(ctx, func() (err error) {
 			data, err = c.q.Get(ctx, r.Output, max)
-			if errors.Is(err, ErrBadBlob) || errors.Is(err, jetstream.ErrObjectNotFound) {
+			switch {
+			case errors.Is(err, ErrBadBlob):
 				return permanent{err}
+			case errors.Is(err, jetstream.ErrObjectNotFound):
+				if notFound.IsZero() {
+					notFound = time.Now()
+				}
+				if time.Since(notFound) >= notFoundFor {
+					return permanent{err}
+				}
 			}
 			return err
 		})
@@ -359,6 +372,10 @@ func (c *coordinator) result(ctx context.Context, msg jetstream.Msg) error {
 // server that fails: a cluster's streams have no leader for the seconds
 // an election takes after a node dies.
 const retryFor = time.Minute
+
+// notFoundFor is how long an output's blob may be missing before the
+// output is refused.
+const notFoundFor = 5 * time.Second
 
 // permanent marks an error retry does not retry.
 type permanent struct{ err error }

@@ -38,19 +38,55 @@
 // client knows of at least three servers (a cluster, where a node may
 // then die).
 //
+// # Parties and their keys
+//
+// A deployment has one coordinator and its workers, each with an
+// [Identity]: a role, a name and an nkey user key (ed25519). The NATS
+// server lets a party in by its key ([Users]: the coordinator may
+// publish anything; a worker its results, its pulls and acknowledgements
+// of jobs, the blobs and the JetStream requests these take, never a job
+// and never a stream's update or deletion). A worker's identity carries
+// the coordinator's public key and the coordinator's certificate: its
+// signature of "veriformer worker v1\n" + name + "\n" + key. A party
+// refuses a server that lets anyone in unless told otherwise
+// ([Config].Insecure); identity files are read only when their owner
+// alone may read them.
+//
 // # Messages
 //
-// A job message is the JSON encoding of a [Job] (its run, its id, its
-// kind, its inputs as blob names by role, its memory estimate, its
-// attempt); a result message of a [Result] (the job's run, id and
-// attempt, the worker's name, the output blob, or the error and whether
-// it is deterministic, and the worker's time on the job in
-// milliseconds: a duration, so that the workers' clocks need not agree
-// with the coordinator's). Both decoders refuse unknown fields, bad names
-// and oversized messages ([DecodeJob], [DecodeResult]; fuzzed). A job is
-// published with the message id run.job.attempt, a result with
-// run.job.attempt.worker, so that JetStream drops a duplicate published
-// within its window.
+// Every message is a [Signed] envelope in JSON: the body (the JSON
+// encoding of a [Job] or a [Result]), the signer's public key, a
+// worker's certificate, and the signature of the domain
+// ("veriformer job v1\n" or "veriformer result v1\n") followed by the
+// body's bytes. A job (its run, its id, its kind, its inputs as blob
+// names by role, its memory estimate, its attempt, the workers to avoid)
+// is signed by the coordinator; a worker runs it only when the signature
+// is by the coordinator of its identity ([OpenJob]), and drops any other
+// with a log line. A result (the job's run, id and attempt, the worker's
+// name, the hexadecimal SHA-256 of the job message it answers, the
+// output blob, or the error and whether it is deterministic, and the
+// worker's time on the job in milliseconds: a duration, so that the
+// workers' clocks need not agree with the coordinator's) is signed by
+// the worker, whose certificate must be the coordinator's for the name
+// the result gives ([OpenResult]). The decoders refuse unknown fields,
+// bad names and oversized messages (fuzzed). A job is published with the
+// message id run.job.attempt, a result with run.job.attempt.worker, so
+// that JetStream drops a duplicate published within its window.
+//
+// A run id is "run-" and 32 hexadecimal digits of an HMAC-SHA-256 of the
+// run's description under the coordinator's seed ([Identity.RunID]): the
+// same coordinator finds its run again after a restart, and nobody
+// without its key can name a run before it is published.
+//
+// # Blobs
+//
+// A reader names the most bytes it accepts ([Queue.Get], [Inputs.Get],
+// [Inputs.Fetch]): an object that records more, or that is a link, is
+// refused before it is read, and no more than that bound plus one byte
+// is ever read of it, part by part; its bytes are then checked against
+// its name ([ErrBadBlob] otherwise). A put of a name already stored reads
+// the stored blob back and overwrites it unless its bytes are those of
+// the name (a squatted name).
 //
 // # Delivery
 //
@@ -81,9 +117,16 @@
 // The coordinator ([Queue.Run]) publishes each job once the jobs it depends on
 // have verified results, checks every result with the run's verifier
 // before it uses it — a result that does not verify, or whose output is
-// not stored as named, is refused and its job published again as the
-// next attempt — and keeps the first verified result of each job: a
-// duplicate is ignored. A request to the server that fails (a cluster
+// not stored as named (or not found for five seconds), is refused with
+// its reason and its job published again as the next attempt — and
+// keeps the first verified result of each job: a duplicate is ignored.
+// A result that is not a certified worker's is ignored. A failure is
+// acted on as above only when its job digest is that of the job message
+// this coordinator published for that attempt; any other failure (one
+// published before the run, or one of an earlier coordinator's job) is
+// not believed, and the coordinator publishes the job again itself,
+// within the same three attempts. A worker's handler that panics fails
+// its job deterministically with the panic's message. A request to the server that fails (a cluster
 // electing new leaders after a node died) is retried every second for a
 // minute, by the coordinator and by the workers, before it ends the run
 // or the worker. Its [Progress] is told
