@@ -181,16 +181,21 @@ func mustJSON(t *testing.T, v any) []byte {
 	return data
 }
 
-// TestSquattedBlob: garbage stored first under the name of a blob (by a
-// worker, which may write blobs) is found on put and overwritten, for a
-// blob and for a file; every read gets the right bytes.
+// TestSquattedBlob: a worker may not write the coordinator's blobs; its
+// garbage stored first under the name of a blob the coordinator then
+// puts is never read in its place; garbage stored first under the name
+// of another worker's output (a blob, a part of a file) is found on put
+// and overwritten. Every read gets the right bytes.
 func TestSquattedBlob(t *testing.T) {
 	d, q := testQueue(t, 5*time.Second)
-	wq := d.worker(t, "w")
+	wq, w2 := d.worker(t, "w"), d.worker(t, "w2")
 	ctx := context.Background()
 	data := []byte("the coordinator's input")
 	n := Blob(data)
-	if _, err := wq.blobs.PutBytes(ctx, n, []byte("garbage")); err != nil {
+	if _, err := wq.inputs.PutBytes(ctx, n, []byte("garbage")); err == nil {
+		t.Fatal("a worker wrote to the coordinator's blobs")
+	}
+	if _, err := wq.outputs.PutBytes(ctx, n, []byte("garbage")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := q.Get(ctx, n, 1<<10); !errors.Is(err, ErrBadBlob) {
@@ -199,7 +204,19 @@ func TestSquattedBlob(t *testing.T) {
 	if got, err := q.Put(ctx, data); err != nil || got != n {
 		t.Fatalf("put: %s, %v", got, err)
 	}
-	if got, err := wq.Get(ctx, n, 1<<10); err != nil || string(got) != string(data) {
+	if got, err := w2.Get(ctx, n, 1<<10); err != nil || string(got) != string(data) {
+		t.Fatalf("after the put: %q, %v", got, err)
+	}
+	// Another worker's output, squatted.
+	out := []byte("a worker's output")
+	on := Blob(out)
+	if _, err := wq.outputs.PutBytes(ctx, on, []byte("garbage")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w2.Put(ctx, out); err != nil || got != on {
+		t.Fatalf("put: %s, %v", got, err)
+	}
+	if got, err := q.Get(ctx, on, 1<<10); err != nil || string(got) != string(out) {
 		t.Fatalf("after the put: %q, %v", got, err)
 	}
 	// A file of several parts, one part squatted.
@@ -207,21 +224,21 @@ func TestSquattedBlob(t *testing.T) {
 	for i := range big {
 		big[i] = byte(i * 7)
 	}
-	path := t.TempDir() + "/key.pk"
+	path := t.TempDir() + "/out.bin"
 	if err := os.WriteFile(path, big, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bn := Blob(big)
-	if _, err := q.PutFile(ctx, path, bn); err != nil {
+	if _, err := w2.PutFile(ctx, path, bn); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := wq.blobs.PutBytes(ctx, bn+".1", []byte("garbage")); err != nil {
+	if _, err := wq.outputs.PutBytes(ctx, bn+".1", []byte("garbage")); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := q.PutFile(ctx, path, "sha256:"+bn); err != nil || got != bn {
+	if got, err := w2.PutFile(ctx, path, "sha256:"+bn); err != nil || got != bn {
 		t.Fatalf("put file: %s, %v", got, err)
 	}
-	if got, err := wq.Get(ctx, bn, int64(len(big))); err != nil || string(got) != string(big) {
+	if got, err := q.Get(ctx, bn, int64(len(big))); err != nil || string(got) != string(big) {
 		t.Fatalf("after the put: %d bytes, %v", len(got), err)
 	}
 }
@@ -236,11 +253,11 @@ func TestOversizedBlob(t *testing.T) {
 	name := strings.Repeat("0f", 32)
 	chunk := make([]byte, 16<<20)
 	for i := range 3 {
-		if _, err := wq.blobs.PutBytes(ctx, fmt.Sprintf("%s.%d", name, i), chunk); err != nil {
+		if _, err := wq.outputs.PutBytes(ctx, fmt.Sprintf("%s.%d", name, i), chunk); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := wq.blobs.Put(ctx, jetstream.ObjectMeta{Name: name, Metadata: map[string]string{"parts": "3"}}, strings.NewReader("")); err != nil {
+	if _, err := wq.outputs.Put(ctx, jetstream.ObjectMeta{Name: name, Metadata: map[string]string{"parts": "3"}}, strings.NewReader("")); err != nil {
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats
@@ -259,7 +276,7 @@ func TestOversizedBlob(t *testing.T) {
 		t.Fatalf("an oversized part: %v", err)
 	}
 	link := strings.Repeat("1e", 32)
-	if _, err := wq.blobs.AddLink(ctx, link, &jetstream.ObjectInfo{ObjectMeta: jetstream.ObjectMeta{Name: name + ".0"}, Bucket: wq.cfg.Prefix + "-blobs"}); err != nil {
+	if _, err := wq.outputs.AddLink(ctx, link, &jetstream.ObjectInfo{ObjectMeta: jetstream.ObjectMeta{Name: name + ".0"}, Bucket: outputsBucket(wq.cfg.Prefix)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := wq.Get(ctx, link, 1<<30); !errors.Is(err, ErrBadBlob) {

@@ -24,17 +24,19 @@
 //     from the stream's start, so a coordinator restarted with the same
 //     run id sees every result published before and proves nothing
 //     again.
-//   - The object store PREFIX-blobs: every input and output of a job,
-//     named by the lowercase hexadecimal SHA-256 of its bytes ([Blob]); a
-//     reader checks the digest of what it reads. A blob over 8 MiB is
-//     stored as parts of 8 MiB, objects <blob>.<i>, and the object of its
-//     name holds nothing but the number of parts in its metadata. A file
-//     is stored and fetched part by part, never whole in memory
-//     ([Queue.PutFile], [Queue.GetFile]); a file whose digest is known
-//     (a key file's, from its manifest) is found in the store without
-//     being read.
+//   - The object stores PREFIX-blobs, the coordinator's inputs of jobs,
+//     which only a coordinator may write, and PREFIX-outputs, the
+//     workers' outputs. A blob is named by the lowercase hexadecimal
+//     SHA-256 of its bytes ([Blob]), looked up in the inputs first, and
+//     a reader checks the digest of what it reads. A blob over 8 MiB is
+//     stored as parts of 8 MiB, objects <blob>.<i> of the same store,
+//     and the object of its name holds nothing but the number of parts
+//     in its metadata. A file is stored and fetched part by part, never
+//     whole in memory ([Queue.PutFile], [Queue.GetFile]); a file whose
+//     digest is known (a key file's, from its manifest) is found among
+//     the inputs without being read.
 //
-// The streams and the object store have one replica, or three when the
+// The streams and the object stores have one replica, or three when the
 // client knows of at least three servers (a cluster, where a node may
 // then die).
 //
@@ -84,9 +86,11 @@
 // [Inputs.Fetch]): an object that records more, or that is a link, is
 // refused before it is read, and no more than that bound plus one byte
 // is ever read of it, part by part; its bytes are then checked against
-// its name ([ErrBadBlob] otherwise). A put of a name already stored reads
-// the stored blob back and overwrites it unless its bytes are those of
-// the name (a squatted name).
+// its name ([ErrBadBlob] otherwise). A put of a name already in the
+// party's store reads the stored blob back and overwrites it unless its
+// bytes are those of the name (a squatted name) — except a coordinator's
+// put of a name among the inputs on a server with users, where only
+// coordinators write.
 //
 // # Delivery
 //

@@ -57,7 +57,7 @@ func (in *Inputs) Fetch(role, path string, max int64) error {
 // Has reports whether an object of that name is stored (not whether its
 // bytes are those of the name: [Queue.Get] checks that).
 func (q *Queue) Has(ctx context.Context, blob string) (bool, error) {
-	_, err := q.blobs.GetInfo(ctx, blob)
+	_, _, err := q.find(ctx, blob)
 	switch {
 	case err == nil:
 		return true, nil
@@ -133,7 +133,7 @@ func (q *Queue) PutFile(ctx context.Context, path, digest string) (string, error
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != digest {
 		for i := range parts {
-			_ = q.blobs.Delete(ctx, fmt.Sprintf("%s.%d", digest, i))
+			_ = q.own().Delete(ctx, fmt.Sprintf("%s.%d", digest, i))
 		}
 		return "", fmt.Errorf("distributed: %s has digest %s, not %s", path, got, digest)
 	}

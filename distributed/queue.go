@@ -74,10 +74,14 @@ func (c *Config) defaults() error {
 
 // Queue is a connection to a deployment's streams and blobs.
 type Queue struct {
-	cfg   Config
-	nc    *nats.Conn
-	js    jetstream.JetStream
-	blobs jetstream.ObjectStore
+	cfg Config
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	// inputs holds the coordinator's blobs, which workers may read and
+	// not write; outputs the workers' (their jobs' outputs).
+	inputs, outputs jetstream.ObjectStore
+	// insecure is set when the server lets anyone in.
+	insecure bool
 }
 
 // Connect connects to the NATS server (or cluster: URLs separated by
@@ -124,7 +128,7 @@ func Connect(ctx context.Context, url string, cfg Config) (*Queue, error) {
 			cfg.Replicas = 3
 		}
 	}
-	q := &Queue{cfg: cfg, nc: nc}
+	q := &Queue{cfg: cfg, nc: nc, insecure: !nc.AuthRequired()}
 	// A cluster just started elects its leaders for a few seconds, and
 	// clients that create the same streams at once wait on each other:
 	// try again for up to a minute.
@@ -176,18 +180,56 @@ func (q *Queue) setup(ctx context.Context) error {
 			return fmt.Errorf("distributed: stream %s: %w", s.Name, err)
 		}
 	}
-	bucket := jetstream.ObjectStoreConfig{Bucket: p + "-blobs", Storage: jetstream.FileStorage, Replicas: q.cfg.Replicas}
-	if coordinator {
-		q.blobs, err = q.js.CreateOrUpdateObjectStore(ctx, bucket)
-	} else if q.blobs, err = q.js.ObjectStore(ctx, bucket.Bucket); errors.Is(err, jetstream.ErrBucketNotFound) {
-		if q.blobs, err = q.js.CreateObjectStore(ctx, bucket); errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || errors.Is(err, jetstream.ErrBucketExists) {
-			q.blobs, err = q.js.ObjectStore(ctx, bucket.Bucket)
+	for _, b := range []struct {
+		name  string
+		store *jetstream.ObjectStore
+	}{{inputsBucket(p), &q.inputs}, {outputsBucket(p), &q.outputs}} {
+		bucket := jetstream.ObjectStoreConfig{Bucket: b.name, Storage: jetstream.FileStorage, Replicas: q.cfg.Replicas}
+		var os jetstream.ObjectStore
+		if coordinator {
+			os, err = q.js.CreateOrUpdateObjectStore(ctx, bucket)
+		} else if os, err = q.js.ObjectStore(ctx, bucket.Bucket); errors.Is(err, jetstream.ErrBucketNotFound) {
+			if os, err = q.js.CreateObjectStore(ctx, bucket); errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || errors.Is(err, jetstream.ErrBucketExists) {
+				os, err = q.js.ObjectStore(ctx, bucket.Bucket)
+			}
 		}
-	}
-	if err != nil {
-		return fmt.Errorf("distributed: object store: %w", err)
+		if err != nil {
+			return fmt.Errorf("distributed: object store %s: %w", b.name, err)
+		}
+		*b.store = os
 	}
 	return nil
+}
+
+// The object stores of a deployment: the coordinator's inputs, the
+// workers' outputs.
+func inputsBucket(prefix string) string  { return prefix + "-blobs" }
+func outputsBucket(prefix string) string { return prefix + "-outputs" }
+
+// own returns the object store this party writes to.
+func (q *Queue) own() jetstream.ObjectStore {
+	if q.cfg.Identity.Role == RoleCoordinator {
+		return q.inputs
+	}
+	return q.outputs
+}
+
+// find returns the object store that holds the object of that name and
+// its record: the coordinator's inputs first (which only a coordinator
+// writes on a server with users), then the workers' outputs.
+func (q *Queue) find(ctx context.Context, name string) (jetstream.ObjectStore, *jetstream.ObjectInfo, error) {
+	info, err := q.inputs.GetInfo(ctx, name)
+	if err == nil {
+		return q.inputs, info, nil
+	}
+	if !errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, nil, err
+	}
+	info, err = q.outputs.GetInfo(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return q.outputs, info, nil
 }
 
 func (q *Queue) jobsStream() string    { return upper(q.cfg.Prefix) + "_JOBS" }
@@ -242,17 +284,23 @@ func (q *Queue) Put(ctx context.Context, data []byte) (string, error) {
 	return n, nil
 }
 
-// stored reports whether the blob of that name and size is stored with
-// the bytes of its name, reading it back (part by part, never whole in
-// memory) when an object of that name exists. A blob stored otherwise
-// is reported as absent, to be overwritten.
+// stored reports whether the blob of that name and size is stored in
+// this party's object store with the bytes of its name. An object of
+// that name in the coordinator's inputs, on a server with users, was
+// put by a coordinator: it is taken as stored. Any other is read back
+// (part by part, never whole in memory); a blob stored otherwise (a
+// squatted name) is reported as absent, to be overwritten.
 func (q *Queue) stored(ctx context.Context, blob string, size int64) (bool, error) {
-	if _, err := q.blobs.GetInfo(ctx, blob); errors.Is(err, jetstream.ErrObjectNotFound) {
+	own := q.own()
+	if _, err := own.GetInfo(ctx, blob); errors.Is(err, jetstream.ErrObjectNotFound) {
 		return false, nil
 	} else if err != nil {
 		return false, fmt.Errorf("distributed: blob %s: %w", blob, err)
 	}
-	err := q.read(ctx, blob, size, io.Discard)
+	if own == q.inputs && !q.insecure {
+		return true, nil
+	}
+	err := q.readFrom(ctx, own, blob, size, io.Discard)
 	if errors.Is(err, ErrBadBlob) || errors.Is(err, jetstream.ErrObjectNotFound) {
 		return false, nil
 	}
@@ -267,7 +315,7 @@ func (q *Queue) stored(ctx context.Context, blob string, size int64) (bool, erro
 func (q *Queue) putObject(ctx context.Context, name string, data []byte, meta map[string]string) error {
 	var err error
 	for attempt := range 8 {
-		if _, err = q.blobs.Put(ctx, jetstream.ObjectMeta{Name: name, Metadata: meta}, bytes.NewReader(data)); err == nil {
+		if _, err = q.own().Put(ctx, jetstream.ObjectMeta{Name: name, Metadata: meta}, bytes.NewReader(data)); err == nil {
 			return nil
 		}
 		if !strings.Contains(err.Error(), "too many requests") {
@@ -286,11 +334,11 @@ func (q *Queue) putObject(ctx context.Context, name string, data []byte, meta ma
 // its name, or more than its reader allows: refused, not read again.
 var ErrBadBlob = errors.New("distributed: a bad blob")
 
-// readObject writes one object's bytes to w, refusing a link and an
-// object over max bytes before reading it, and reading no more than
-// max+1 bytes of it whatever its record says.
-func (q *Queue) readObject(ctx context.Context, name string, max int64, w io.Writer) (int64, error) {
-	info, err := q.blobs.GetInfo(ctx, name)
+// readObject writes the bytes of one object of store to w, refusing a
+// link and an object over max bytes before reading it, and reading no
+// more than max+1 bytes of it whatever its record says.
+func readObject(ctx context.Context, store jetstream.ObjectStore, name string, max int64, w io.Writer) (int64, error) {
+	info, err := store.GetInfo(ctx, name)
 	if err != nil {
 		return 0, fmt.Errorf("distributed: get blob %s: %w", name, err)
 	}
@@ -303,7 +351,7 @@ func (q *Queue) readObject(ctx context.Context, name string, max int64, w io.Wri
 	if info.Size == 0 {
 		return 0, nil
 	}
-	r, err := q.blobs.Get(ctx, name)
+	r, err := store.Get(ctx, name)
 	if err != nil {
 		return 0, fmt.Errorf("distributed: get blob %s: %w", name, err)
 	}
@@ -320,16 +368,26 @@ func (q *Queue) readObject(ctx context.Context, name string, max int64, w io.Wri
 	return n, nil
 }
 
-// read writes the blob of that name (its parts in order) to w, at most
-// max bytes of it, and checks that its bytes have that digest.
+// read writes the blob of that name (its parts in order, from the
+// object store that holds it) to w, at most max bytes of it, and checks
+// that its bytes have that digest.
 func (q *Queue) read(ctx context.Context, blob string, max int64, w io.Writer) error {
 	if !blobName.MatchString(blob) {
 		return fmt.Errorf("distributed: %q is not a blob name", blob)
 	}
+	store, _, err := q.find(ctx, blob)
+	if err != nil {
+		return fmt.Errorf("distributed: get blob %s: %w", blob, err)
+	}
+	return q.readFrom(ctx, store, blob, max, w)
+}
+
+// readFrom is read from one object store.
+func (q *Queue) readFrom(ctx context.Context, store jetstream.ObjectStore, blob string, max int64, w io.Writer) error {
 	if max < 0 {
 		return fmt.Errorf("distributed: blob %s: a bound of %d bytes", blob, max)
 	}
-	info, err := q.blobs.GetInfo(ctx, blob)
+	info, err := store.GetInfo(ctx, blob)
 	if err != nil {
 		return fmt.Errorf("distributed: get blob %s: %w", blob, err)
 	}
@@ -342,13 +400,13 @@ func (q *Queue) read(ctx context.Context, blob string, max int64, w io.Writer) e
 		}
 		left := max
 		for i := range parts {
-			n, err := q.readObject(ctx, fmt.Sprintf("%s.%d", blob, i), min(left, partSize), w)
+			n, err := readObject(ctx, store, fmt.Sprintf("%s.%d", blob, i), min(left, partSize), w)
 			if err != nil {
 				return fmt.Errorf("blob %s, part %d: %w", blob, i, err)
 			}
 			left -= n
 		}
-	} else if _, err := q.readObject(ctx, blob, max, w); err != nil {
+	} else if _, err := readObject(ctx, store, blob, max, w); err != nil {
 		return err
 	}
 	if hex.EncodeToString(h.Sum(nil)) != blob {

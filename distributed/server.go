@@ -19,25 +19,30 @@ type Users struct {
 }
 
 // workerSubjects are the subjects a worker may publish to and subscribe
-// to: results, its pulls and acknowledgements of jobs, the blobs, and
-// the JetStream requests these take (no stream's update, deletion or
-// purge but the blobs', no job). Everything else is denied.
+// to: results, its pulls and acknowledgements of jobs, reads of both
+// object stores and writes to the workers' outputs, and the JetStream
+// requests these take (no job, no write to the coordinator's inputs, no
+// stream's update or deletion, no purge but the outputs'). Everything
+// else is denied.
 func workerSubjects(prefix string) (publish, subscribe []string) {
 	jobs, results := upper(prefix)+"_JOBS", upper(prefix)+"_RESULTS"
-	blobs := "OBJ_" + prefix + "-blobs"
+	inputs, outputs := "OBJ_"+inputsBucket(prefix), "OBJ_"+outputsBucket(prefix)
 	publish = []string{
 		prefix + ".results.>",
 		"$JS.API.INFO",
-		"$JS.API.STREAM.INFO." + jobs, "$JS.API.STREAM.INFO." + results, "$JS.API.STREAM.INFO." + blobs,
-		"$JS.API.STREAM.CREATE." + jobs, "$JS.API.STREAM.CREATE." + results, "$JS.API.STREAM.CREATE." + blobs,
 		"$JS.API.CONSUMER.CREATE." + jobs + ".>", "$JS.API.CONSUMER.DURABLE.CREATE." + jobs + ".>",
 		"$JS.API.CONSUMER.INFO." + jobs + ".>", "$JS.API.CONSUMER.MSG.NEXT." + jobs + ".>",
 		"$JS.ACK." + jobs + ".>",
-		"$JS.API.CONSUMER.CREATE." + blobs + ".>", "$JS.API.CONSUMER.DELETE." + blobs + ".>",
-		"$JS.API.DIRECT.GET." + blobs + ".>", "$JS.API.STREAM.MSG.GET." + blobs,
-		"$JS.API.STREAM.PURGE." + blobs,
-		"$O." + prefix + "-blobs.>",
+		"$JS.API.STREAM.PURGE." + outputs,
+		"$O." + outputsBucket(prefix) + ".>",
 		"$JS.FC.>",
+	}
+	for _, stream := range []string{jobs, results, inputs, outputs} {
+		publish = append(publish, "$JS.API.STREAM.INFO."+stream, "$JS.API.STREAM.CREATE."+stream)
+	}
+	for _, stream := range []string{inputs, outputs} {
+		publish = append(publish, "$JS.API.CONSUMER.CREATE."+stream+".>", "$JS.API.CONSUMER.DELETE."+stream+".>",
+			"$JS.API.DIRECT.GET."+stream+".>", "$JS.API.STREAM.MSG.GET."+stream)
 	}
 	return publish, []string{"_INBOX.>"}
 }
@@ -77,7 +82,7 @@ func (u *Users) Config() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The users of the deployment %q: its coordinator may publish\n", prefix)
 	fmt.Fprintf(&b, "# anything; a worker its results, its pulls and acknowledgements of\n")
-	fmt.Fprintf(&b, "# jobs and the blobs, never a job.\n")
+	fmt.Fprintf(&b, "# jobs and its outputs, never a job nor the coordinator's blobs.\n")
 	fmt.Fprintf(&b, "authorization {\n  users = [\n    { nkey: %s }\n", u.Coordinator)
 	for _, w := range u.Workers {
 		fmt.Fprintf(&b, "    { nkey: %s, permissions: { publish: { allow: %s }, subscribe: { allow: %s } } }\n", w, quote(pub), quote(sub))
