@@ -297,14 +297,20 @@ func (id *Identity) SignJob(j *Job) ([]byte, error) {
 	if id.Role != RoleCoordinator {
 		return nil, errors.New("distributed: only a coordinator signs jobs")
 	}
-	if err := j.Check(); err != nil {
+	return id.signChecked(jobDomain, j)
+}
+
+// signChecked returns the signed message of a checked job or result in
+// domain.
+func (id *Identity) signChecked(domain string, v interface{ Check() error }) ([]byte, error) {
+	if err := v.Check(); err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(j)
+	body, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	return id.sign(jobDomain, body)
+	return id.sign(domain, body)
 }
 
 // OpenJob decodes a job message and checks that the coordinator of
@@ -329,14 +335,7 @@ func (id *Identity) SignResult(r *Result) ([]byte, error) {
 	if r.Worker != id.Name {
 		return nil, fmt.Errorf("distributed: worker %s signing a result of worker %s", id.Name, r.Worker)
 	}
-	if err := r.Check(); err != nil {
-		return nil, err
-	}
-	body, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return id.sign(resultDomain, body)
+	return id.signChecked(resultDomain, r)
 }
 
 // OpenResult decodes a result message and checks that it is signed by a

@@ -106,27 +106,38 @@ func FuzzParseSpec(f *testing.F) {
 	})
 }
 
-// TestWorkerModels: a worker loads a model that is not built in from
-// the files a run put in the object store, into its cache, and checks
-// its id; files of another model are refused, deterministically.
-func TestWorkerModels(t *testing.T) {
+// localQueues starts an embedded server with a coordinator and a worker
+// w of its own, and returns their connections; everything stops when
+// the test ends.
+func localQueues(t *testing.T, ctx context.Context) (coordinator, worker *distributed.Queue) {
+	t.Helper()
 	e, err := distributed.StartLocal(t.TempDir(), "coordinator", "w")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	t.Cleanup(e.Close)
+	for i, id := range []*distributed.Identity{e.Coordinator, e.Workers[0]} {
+		q, err := distributed.Connect(ctx, e.URL(), distributed.Config{Identity: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(q.Close)
+		if i == 0 {
+			coordinator = q
+		} else {
+			worker = q
+		}
+	}
+	return coordinator, worker
+}
+
+// TestWorkerModels: a worker loads a model that is not built in from
+// the files a run put in the object store, into its cache, and checks
+// its id; files of another model are refused, deterministically.
+func TestWorkerModels(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	q, err := distributed.Connect(ctx, e.URL(), distributed.Config{Identity: e.Coordinator})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	wq, err := distributed.Connect(ctx, e.URL(), distributed.Config{Identity: e.Workers[0]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wq.Close()
+	q, wq := localQueues(t, ctx)
 	micro, err := model.Builtin(model.Micro)
 	if err != nil {
 		t.Fatal(err)

@@ -73,23 +73,9 @@ func TestWorkerKeys(t *testing.T) {
 	if _, err := setup.LoadOrSetup(ccs, other); err != nil {
 		t.Fatal(err)
 	}
-	e, err := distributed.StartLocal(t.TempDir(), "coordinator", "w")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	q, err := distributed.Connect(ctx, e.URL(), distributed.Config{Identity: e.Coordinator})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	wq, err := distributed.Connect(ctx, e.URL(), distributed.Config{Identity: e.Workers[0]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wq.Close()
+	q, wq := localQueues(t, ctx)
 	inputs := func(dir string) map[string]string {
 		mf, err := setup.Cached(ccs, dir)
 		if err != nil {
