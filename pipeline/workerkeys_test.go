@@ -197,4 +197,3 @@ func TestWorkerKeys(t *testing.T) {
 		t.Fatalf("the trusted cache changed: %v, then %v", before, after)
 	}
 }
-
