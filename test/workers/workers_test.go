@@ -212,10 +212,18 @@ func server(t *testing.T) (*distributed.Embedded, string) {
 	return e, dir
 }
 
-// worker starts prove worker i (1 or 2) of the credentials in dir.
+// worker starts prove worker i (1 or 2) of the credentials in dir, as
+// a worker on the coordinator's machine runs: a cache of its own, the
+// coordinator's key cache read (never written) for its compiled
+// circuits and the keys the jobs pin.
 func worker(t *testing.T, dir, url string, i int) *proc {
 	t.Helper()
-	return start(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", url, "--credentials", filepath.Join(dir, fmt.Sprintf("worker-%d.json", i)), "--ack-wait", "3s")
+	cache, err := setup.DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return start(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", url, "--credentials", filepath.Join(dir, fmt.Sprintf("worker-%d.json", i)),
+		"--ack-wait", "3s", "--cache", t.TempDir(), "--trusted-cache", cache)
 }
 
 // run is the request every test proves: the micro model, "Hi" and two
