@@ -48,8 +48,18 @@ const MaxIdentity = 1 << 16
 
 // NewCoordinator returns a new coordinator's identity: a fresh key.
 func NewCoordinator(who string) (*Identity, error) {
+	id, err := newIdentity(RoleCoordinator, who)
+	if err != nil {
+		return nil, err
+	}
+	id.Coordinator = id.PublicKey()
+	return id, nil
+}
+
+// newIdentity returns an identity of a role and name with a fresh key.
+func newIdentity(role, who string) (*Identity, error) {
 	if !name.MatchString(who) {
-		return nil, fmt.Errorf("distributed: a coordinator's name %q is not a name of 1 to 64 letters, digits, _ or -", who)
+		return nil, fmt.Errorf("distributed: a %s's name %q is not a name of 1 to 64 letters, digits, _ or -", role, who)
 	}
 	kp, err := nkeys.CreateUser()
 	if err != nil {
@@ -59,11 +69,7 @@ func NewCoordinator(who string) (*Identity, error) {
 	if err != nil {
 		return nil, err
 	}
-	pub, err := kp.PublicKey()
-	if err != nil {
-		return nil, err
-	}
-	return &Identity{Role: RoleCoordinator, Name: who, Seed: string(seed), Coordinator: pub, kp: kp}, nil
+	return &Identity{Role: role, Name: who, Seed: string(seed), kp: kp}, nil
 }
 
 // NewWorker returns a new worker's identity, its key certified by the
@@ -72,27 +78,16 @@ func (c *Identity) NewWorker(worker string) (*Identity, error) {
 	if c.Role != RoleCoordinator || c.kp == nil {
 		return nil, errors.New("distributed: only a coordinator's identity certifies a worker")
 	}
-	if !name.MatchString(worker) {
-		return nil, fmt.Errorf("distributed: a worker's name %q is not a name of 1 to 64 letters, digits, _ or -", worker)
-	}
-	kp, err := nkeys.CreateUser()
-	if err != nil {
-		return nil, fmt.Errorf("distributed: %w", err)
-	}
-	seed, err := kp.Seed()
+	id, err := newIdentity(RoleWorker, worker)
 	if err != nil {
 		return nil, err
 	}
-	pub, err := kp.PublicKey()
+	sig, err := c.kp.Sign(certified(worker, id.PublicKey()))
 	if err != nil {
 		return nil, err
 	}
-	sig, err := c.kp.Sign(certified(worker, pub))
-	if err != nil {
-		return nil, err
-	}
-	return &Identity{Role: RoleWorker, Name: worker, Seed: string(seed), Coordinator: c.Coordinator,
-		Certificate: base64.StdEncoding.EncodeToString(sig), CA: c.CA, kp: kp}, nil
+	id.Coordinator, id.Certificate, id.CA = c.Coordinator, base64.StdEncoding.EncodeToString(sig), c.CA
+	return id, nil
 }
 
 // certified is what a worker's certificate signs: its name and key.
