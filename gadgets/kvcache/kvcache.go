@@ -152,17 +152,3 @@ func VerifyWrites(api frontend.API, tr *transcript.Transcript, shape kvcache.Con
 	}
 	return poly.Claim{Point: point, Value: proof.New}, nil
 }
-
-// ExtendRows turns a claim on the first 2^k rows of the cache into a claim
-// on the whole cache of contextVars row coordinates by prepending zero
-// coordinates (see the native ExtendRows). It costs nothing.
-func ExtendRows(c poly.Claim, k, contextVars int) (poly.Claim, error) {
-	if k < 0 || k > contextVars || k > len(c.Point) {
-		return poly.Claim{}, fmt.Errorf("kvcache: cannot extend a claim of %d row coordinates to %d", k, contextVars)
-	}
-	point := make([]frontend.Variable, contextVars-k, contextVars-k+len(c.Point))
-	for i := range point {
-		point[i] = 0
-	}
-	return poly.Claim{Point: append(point, c.Point...), Value: c.Value}, nil
-}

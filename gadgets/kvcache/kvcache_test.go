@@ -202,98 +202,6 @@ func TestAppendBothFaces(t *testing.T) {
 	t.Run("bls12-377", func(t *testing.T) { testAppendBothFaces[bls12377fr.Element](t, ecc.BLS12_377, seed) })
 }
 
-// promptCircuit verifies one prompt-cache proof.
-type promptCircuit struct {
-	Proof         gkvcache.PromptProof
-	Cache, Prompt []poly.Claim
-	cfg           *kvcache.PromptConfig `gnark:"-"`
-}
-
-func (c *promptCircuit) Define(api frontend.API) error {
-	tr, err := transcript.New(api, "kvcache-test")
-	if err != nil {
-		return err
-	}
-	_, err = gkvcache.VerifyPrompt(api, tr, *c.cfg, c.Proof, c.Cache, c.Prompt)
-	return err
-}
-
-func placeholderPrompt(cfg *kvcache.PromptConfig) *promptCircuit {
-	c := &promptCircuit{Proof: gkvcache.PlaceholderPromptProof(*cfg), cfg: cfg}
-	for range cfg.CacheClaims {
-		c.Cache = append(c.Cache, poly.Claim{Point: make([]frontend.Variable, cfg.CacheVars())})
-	}
-	for range cfg.PromptClaims {
-		c.Prompt = append(c.Prompt, poly.Claim{Point: make([]frontend.Variable, cfg.PromptVars())})
-	}
-	return c
-}
-
-func testPromptBothFaces[E field.Scalar, P field.Ptr[E]](t *testing.T, curve ecc.ID, seed uint64) {
-	rng := rand.New(rand.NewPCG(seed, 8))
-	one := field.One[E, P]()
-	for _, cfg := range []kvcache.PromptConfig{{Context: 64, Rows: 5, Width: 10, CacheClaims: 1, PromptClaims: 2}, {Context: 8, Rows: 8, Width: 3, CacheClaims: 1, PromptClaims: 1}} {
-		keys := randomInts(rng, cfg.Rows*cfg.Width, 1<<15)
-		cacheTable := make([]int64, cfg.Context*cfg.Width)
-		copy(cacheTable, keys)
-		var cache, prompt []npoly.Claim[E]
-		for range cfg.CacheClaims {
-			point := field.RandomVector[E, P](rng, cfg.CacheVars())
-			v, err := npoly.EvaluateTensor[E, P](cacheTable, []int{cfg.Context, cfg.Width}, point)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cache = append(cache, npoly.Claim[E]{Point: point, Value: v})
-		}
-		for range cfg.PromptClaims {
-			point := field.RandomVector[E, P](rng, cfg.PromptVars())
-			v, err := npoly.EvaluateTensor[E, P](keys, []int{cfg.Rows, cfg.Width}, point)
-			if err != nil {
-				t.Fatal(err)
-			}
-			prompt = append(prompt, npoly.Claim[E]{Point: point, Value: v})
-		}
-		proof, _, err := kvcache.ProvePrompt(ntranscript.New[E, P]("kvcache-test"), cfg, keys, cache, prompt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		circuit := placeholderPrompt(&cfg)
-		accepts := func() (bool, bool) {
-			_, err := kvcache.VerifyPrompt(ntranscript.New[E, P]("kvcache-test"), cfg, proof, cache, prompt)
-			a := &promptCircuit{Proof: gkvcache.ValueOfPromptProof(proof), Cache: claimsAssignment[E, P](cache), Prompt: claimsAssignment[E, P](prompt), cfg: &cfg}
-			return err == nil, test.IsSolved(circuit, a, curve.ScalarField()) == nil
-		}
-		if n, c := accepts(); !n || !c {
-			t.Fatalf("%+v: honest proof rejected (native %v, circuit %v)", cfg, n, c)
-		}
-		var elements []*E
-		for i := range proof.Prompt {
-			elements = append(elements, &proof.Prompt[i])
-		}
-		for _, r := range proof.Merge.SumCheck.Rounds {
-			for i := range r {
-				elements = append(elements, &r[i])
-			}
-		}
-		elements = append(elements, &proof.Merge.Evaluation)
-		for i, x := range elements {
-			saved := *x
-			P(x).Add(x, &one)
-			if n, c := accepts(); n || c {
-				t.Errorf("%+v: element %d tampered: native %v, circuit %v", cfg, i, n, c)
-			}
-			*x = saved
-		}
-	}
-}
-
-func TestPromptBothFaces(t *testing.T) {
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
-	t.Run("bn254", func(t *testing.T) { testPromptBothFaces[bn254fr.Element](t, ecc.BN254, seed) })
-	t.Run("bls12-377", func(t *testing.T) { testPromptBothFaces[bls12377fr.Element](t, ecc.BLS12_377, seed) })
-}
-
 func TestConstraintCounts(t *testing.T) {
 	rows := [][]string{{"step", "context", "rows", "width", "position", "claims", "nb_constraints"}}
 	compile := func(c frontend.Circuit) int {
@@ -315,13 +223,6 @@ func TestConstraintCounts(t *testing.T) {
 		n := compile(placeholderAppend(&appendFixed{cfg: cfg}))
 		rows = append(rows, []string{"append", strconv.Itoa(cfg.Context), strconv.Itoa(cfg.NewRows()), strconv.Itoa(cfg.Width), strconv.Itoa(cfg.Position), strconv.Itoa(cfg.Claims), strconv.Itoa(n)})
 	}
-	for _, cfg := range []kvcache.PromptConfig{
-		{Context: 64, Rows: 16, Width: 768, CacheClaims: 1, PromptClaims: 1},
-		{Context: 1024, Rows: 16, Width: 768, CacheClaims: 1, PromptClaims: 1},
-	} {
-		n := compile(placeholderPrompt(&cfg))
-		rows = append(rows, []string{"prompt", strconv.Itoa(cfg.Context), strconv.Itoa(cfg.Rows), strconv.Itoa(cfg.Width), "0", strconv.Itoa(cfg.CacheClaims + cfg.PromptClaims), strconv.Itoa(n)})
-	}
 	snapshot.CheckCSV(t, constraintsFile, rows, *update)
 }
 
@@ -329,11 +230,35 @@ func TestShapeErrors(t *testing.T) {
 	bad := []frontend.Circuit{
 		&appendCircuit{fixed: &appendFixed{cfg: kvcache.Config{Context: 4, Width: 2, Position: 4, Claims: 1}}, Out: []poly.Claim{{Point: make([]frontend.Variable, 3)}}},
 		&appendCircuit{fixed: &appendFixed{cfg: kvcache.Config{Context: 4, Width: 2, Position: 1, Claims: 2}}, Out: []poly.Claim{{Point: make([]frontend.Variable, 3)}}},
-		&promptCircuit{cfg: &kvcache.PromptConfig{Context: 4, Rows: 8, Width: 2, PromptClaims: 1}},
 	}
 	for i, c := range bad {
 		if _, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, c); err == nil {
 			t.Errorf("malformed circuit %d compiled", i)
 		}
 	}
+}
+
+// constantTable is the zero-padded table of rows × cols values as circuit
+// constants, rows and columns padded to powers of two.
+func constantTable(values []int64, rows, cols int) []frontend.Variable {
+	pc := npoly.NextPowerOfTwo(cols)
+	out := make([]frontend.Variable, npoly.NextPowerOfTwo(rows)*pc)
+	for i := range out {
+		out[i] = 0
+	}
+	for i := range rows {
+		for j := range cols {
+			out[i*pc+j] = big.NewInt(values[i*cols+j])
+		}
+	}
+	return out
+}
+
+// randomInts returns n values in [−bound, bound].
+func randomInts(rng *rand.Rand, n int, bound int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = rng.Int64N(2*bound+1) - bound
+	}
+	return out
 }

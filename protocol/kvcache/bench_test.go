@@ -11,10 +11,10 @@ import (
 	"github.com/veriformer/veriformer/field"
 )
 
-// benchAppend times the prover of one append with two claims (the
-// attention's and the next pass's) and, between its runs with the timer
-// stopped, the plain append (copying the cache and the new row, as the
-// model's forward pass does); ratio = prover time / plain time.
+// benchAppend times the prover of one append of cfg.Claims claims on the
+// new cache and, between its runs with the timer stopped, the plain
+// append (copying the cache and the new rows, as the model's forward
+// pass does); ratio = prover time / plain time.
 func benchAppend[E field.Scalar, P field.Ptr[E]](b *testing.B, cfg Config) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	w, out := appendCase[E, P](rng, cfg, cfg.NewRows())

@@ -22,8 +22,9 @@ type Config struct {
 	Context, Width, Position int
 	// Rows is the number of rows the pass computed (0 means 1).
 	Rows int
-	// Claims is the number of claims on the new cache (at least 1: the
-	// attention's, plus the next pass's claim on its previous cache).
+	// Claims is the number of claims on the new cache (at least 1; a
+	// turn makes one, its attention's), merged by a same-poly sum-check
+	// when there are several.
 	Claims int
 }
 
@@ -276,19 +277,6 @@ func Verify[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], cfg
 		return claims, err
 	}
 	return leftClaims(cfg.RowVars(), claim.Point, rho, proof), nil
-}
-
-// ExtendRows turns a claim on the first 2^k rows of the cache (a matrix of
-// k row coordinates, such as the keys the attention of a decoding pass
-// reads, t + 1 rows padded) into a claim on the whole cache of contextVars
-// row coordinates: M̃(0…0 ‖ x) is the MLE of the first rows of M, so the
-// point gains contextVars − k leading zeros and the value is unchanged.
-func ExtendRows[E field.Scalar](c poly.Claim[E], k, contextVars int) (poly.Claim[E], error) {
-	if k < 0 || k > contextVars || k > len(c.Point) {
-		return poly.Claim[E]{}, fmt.Errorf("kvcache: cannot extend a claim of %d row coordinates to %d", k, contextVars)
-	}
-	point := make([]E, contextVars-k, contextVars-k+len(c.Point))
-	return poly.Claim[E]{Point: append(point, c.Point...), Value: c.Value}, nil
 }
 
 // WritesProof proves a claim on the written rows alone, the Context ×

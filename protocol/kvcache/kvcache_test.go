@@ -48,7 +48,7 @@ func checkAppend[E field.Scalar, P field.Ptr[E]](cfg Config, w Witness, proof *P
 	if err != nil {
 		return false
 	}
-	prev := evaluateCache[E, P](w.Prev, cfg.Position, cfg.Context, cfg.Width, claims.Prev.Point)
+	prev := poly.Evaluate[E, P](Table[E, P](cfg, w.Prev), claims.Prev.Point)
 	rows := evaluateCache[E, P](w.New, cfg.NewRows(), cfg.NewRows(), cfg.Width, claims.New.Point)
 	return P(&prev).Equal(&claims.Prev.Value) && P(&rows).Equal(&claims.New.Value)
 }
@@ -131,89 +131,9 @@ func TestAppend(t *testing.T) {
 	t.Run("bls12-377", func(t *testing.T) { testAppend[bls12377fr.Element](t, seed) })
 }
 
-func testPrompt[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	one := field.One[E, P]()
-	for _, cfg := range []PromptConfig{
-		{Context: 6, Rows: 3, Width: 3, CacheClaims: 1, PromptClaims: 1},
-		{Context: 64, Rows: 5, Width: 10, CacheClaims: 2, PromptClaims: 1},
-		{Context: 4, Rows: 3, Width: 2, CacheClaims: 1, PromptClaims: 1},
-		{Context: 16, Rows: 16, Width: 2, CacheClaims: 0, PromptClaims: 1},
-		{Context: 16, Rows: 2, Width: 2, CacheClaims: 1, PromptClaims: 0},
-	} {
-		keys := randomInts(rng, cfg.Rows*cfg.Width)
-		var cache, prompt []poly.Claim[E]
-		for range cfg.CacheClaims {
-			point := field.RandomVector[E, P](rng, cfg.CacheVars())
-			cache = append(cache, poly.Claim[E]{Point: point, Value: evaluateCache[E, P](keys, cfg.Rows, cfg.Context, cfg.Width, point)})
-		}
-		for range cfg.PromptClaims {
-			point := field.RandomVector[E, P](rng, cfg.PromptVars())
-			prompt = append(prompt, poly.Claim[E]{Point: point, Value: evaluateCache[E, P](keys, cfg.Rows, cfg.Rows, cfg.Width, point)})
-		}
-		proof, _, err := ProvePrompt(newTranscript[E, P](), cfg, keys, cache, prompt)
-		if err != nil {
-			t.Fatalf("%+v: %v", cfg, err)
-		}
-		check := func() bool {
-			c, err := VerifyPrompt(newTranscript[E, P](), cfg, proof, cache, prompt)
-			if err != nil {
-				return false
-			}
-			want := evaluateCache[E, P](keys, cfg.Rows, cfg.Rows, cfg.Width, c.Point)
-			return P(&want).Equal(&c.Value)
-		}
-		if !check() {
-			t.Fatalf("%+v: honest proof rejected", cfg)
-		}
-		var elements []*E
-		for i := range proof.Prompt {
-			elements = append(elements, &proof.Prompt[i])
-		}
-		if proof.Merge != nil {
-			for _, r := range proof.Merge.SumCheck.Rounds {
-				for i := range r {
-					elements = append(elements, &r[i])
-				}
-			}
-			elements = append(elements, &proof.Merge.Evaluation)
-		}
-		for i, x := range elements {
-			saved := *x
-			P(x).Add(x, &one)
-			if check() {
-				t.Errorf("%+v: element %d tampered, accepted", cfg, i)
-			}
-			*x = saved
-		}
-		// A cache claim on a matrix with a non-zero row beyond the prompt.
-		if cfg.CacheClaims > 0 {
-			extra := append(append([]int64(nil), keys...), randomInts(rng, cfg.Width)...)
-			saved := cache[0].Value
-			cache[0].Value = evaluateCache[E, P](extra, cfg.Rows+1, cfg.Context, cfg.Width, cache[0].Point)
-			if cfg.Rows < cfg.Context && check() {
-				t.Errorf("%+v: cache with an extra row accepted", cfg)
-			}
-			cache[0].Value = saved
-		}
-	}
-}
-
-func TestPrompt(t *testing.T) {
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
-	t.Run("bn254", func(t *testing.T) { testPrompt[bn254fr.Element](t, seed) })
-	t.Run("bls12-377", func(t *testing.T) { testPrompt[bls12377fr.Element](t, seed) })
-}
-
 func TestInvalid(t *testing.T) {
 	type E = bn254fr.Element
 	for _, cfg := range []Config{{Context: 0, Width: 1, Claims: 1}, {Context: 4, Width: 1, Position: 4, Claims: 1}, {Context: 4, Width: 1, Claims: 0}} {
-		if cfg.Validate() == nil {
-			t.Errorf("%+v accepted", cfg)
-		}
-	}
-	for _, cfg := range []PromptConfig{{Context: 4, Rows: 5, Width: 1, PromptClaims: 1}, {Context: 4, Rows: 2, Width: 1}} {
 		if cfg.Validate() == nil {
 			t.Errorf("%+v accepted", cfg)
 		}
@@ -238,20 +158,6 @@ func TestInvalid(t *testing.T) {
 	if _, err := Verify(newTranscript[E](), cfg, 1, proof, out); err == nil {
 		t.Error("proof without same-poly accepted")
 	}
-	if _, err := ExtendRows(out[0], 4, 3); err == nil {
-		t.Error("extension to fewer row coordinates accepted")
-	}
-	ext, err := ExtendRows(poly.Claim[E]{Point: make([]E, 2), Value: out[0].Value}, 1, 3)
-	if err != nil || len(ext.Point) != 4 || !ext.Value.Equal(&out[0].Value) {
-		t.Errorf("extension: %v, %d coordinates", err, len(ext.Point))
-	}
-	pc := PromptConfig{Context: 8, Rows: 2, Width: 4, CacheClaims: 1, PromptClaims: 1}
-	if _, _, err := ProvePrompt(newTranscript[E](), pc, make([]int64, 7), nil, nil); err == nil {
-		t.Error("short prompt matrix accepted")
-	}
-	if _, err := VerifyPrompt(newTranscript[E](), pc, &PromptProof[E]{}, []poly.Claim[E]{{Point: make([]E, 5)}}, []poly.Claim[E]{{Point: make([]E, 3)}}); err == nil {
-		t.Error("empty prompt proof accepted")
-	}
 }
 
 // testWrites proves claims on the written rows W against W itself, and
@@ -273,6 +179,17 @@ func testWrites[E field.Scalar, P field.Ptr[E]](t *testing.T, seed uint64) {
 		w, err := Writes[E, P](cfg, rows, live)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// W is the table of a cache holding zero rows, then the kept ones.
+		cache := append(make([]int64, cfg.Position*cfg.Width), rows[:live*cfg.Width]...)
+		table := Table[E, P](cfg, cache)
+		if len(table) != len(w) {
+			t.Fatalf("%+v: %d entries written, a table of %d", cfg, len(w), len(table))
+		}
+		for i := range w {
+			if !P(&w[i]).Equal(&table[i]) {
+				t.Fatalf("%+v live %d: entry %d of the written rows is not the cache table's", cfg, live, i)
+			}
 		}
 		point := field.RandomVector[E, P](rng, cfg.RowVars()+cfg.ColVars())
 		claim := poly.Claim[E]{Point: point, Value: poly.Evaluate[E, P](w, point)}
