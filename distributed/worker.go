@@ -167,8 +167,13 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		// Another worker should run the job whose output from this one
 		// was refused; this one takes it back on its next to last
 		// delivery (when no other worker took it), which leaves one
-		// delivery for a transient failure.
+		// delivery for a transient failure. It then stays away for longer
+		// than the delay, so that the others' polls find the job first.
 		_ = msg.NakWithDelay(time.Second)
+		select {
+		case <-ctx.Done():
+		case <-time.After(2 * time.Second):
+		}
 		return
 	}
 	result := &Result{Run: job.Run, Job: job.ID, Attempt: job.Attempt, Worker: w.Name, JobDigest: jobDigest(msg.Data())}
