@@ -53,7 +53,8 @@ type AggregatedOptions struct {
 	Buckets []int
 	// Capacity, when positive, makes the circuits those of a
 	// conversation's turns over a cache of Capacity rows ([RunTurn]):
-	// turn segment circuits, the turn aggregator and the turn wrapper.
+	// turn segment circuits and the turn aggregator (the wrapper is
+	// every run's).
 	Capacity int
 	// Queue, when not nil, runs the segments' native and Groth16 proofs
 	// as jobs on the workers of a NATS JetStream deployment
@@ -62,19 +63,19 @@ type AggregatedOptions struct {
 	Queue *distributed.Queue
 	// Slots, when positive, makes the circuits those of a batch's pass
 	// ([RunBatch]) with Slots request slots: batch segment circuits
-	// (circuits.CommittedBatch), the aggregator of their shapes and the
-	// batch wrapper. The buckets are then batch buckets ([BatchRows]):
+	// (circuits.CommittedBatch) and the list aggregator of their shapes
+	// (the wrapper is every run's). The buckets are then batch buckets ([BatchRows]):
 	// powers of two, which may exceed the model's context.
 	Slots int
 }
 
 // AggregatedProof is the aggregator's BW6-761 proof of a run, verified
-// on Statement (the aggregator's model id): what the wrapper proves. A
+// on List (under the aggregator's model id): what the wrapper proves. A
 // run without AggregatedOptions.Wrap ends with it.
 type AggregatedProof struct {
-	Proof     groth16.Proof
-	Key       groth16.VerifyingKey
-	Statement statement.Statement
+	Proof groth16.Proof
+	Key   groth16.VerifyingKey
+	List  statement.List
 	// Deployment and Slot place the aggregator in the model's bucket
 	// tree: the final id the wrapper states.
 	Deployment *recursion.Deployment
@@ -143,47 +144,70 @@ func RunAggregated(ctx context.Context, opts AggregatedOptions) (*Report, error)
 		return nil, err
 	}
 	rep.Constraints = keys.SegmentConstraints
-	st, aggProof, err := r.proveAggregated(&opts, keys, req, tr)
+	st, list, aggProof, err := r.proveAggregated(&opts, keys, req, tr)
 	if err != nil {
 		return nil, err
 	}
-	rep.Aggregated = &AggregatedProof{Proof: aggProof, Key: keys.Aggregator.VK, Statement: st, Deployment: keys.Deployment, Slot: keys.Slot, Commitments: keys.Catalog.aggregatorCommitments}
+	rep.setAggregated(keys, st, list, aggProof)
 	if !opts.Wrap {
-		final := st
-		final.ModelID = keys.FinalModelID
-		rep.Statement = final
 		return rep, nil
 	}
-	if err := r.stage("wrapper proof", func() (string, error) {
+	if err := r.wrap(keys, rep); err != nil {
+		return nil, err
+	}
+	if opts.Chain {
+		if err := r.onChain(ctx, keys.Wrapper.VK, rep.Proof, rep.List); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// setAggregated records an aggregator's proof of the pass's statement st
+// and its list in the report, with the statement and list under the
+// final model id (what the wrapper states).
+func (rep *Report) setAggregated(keys *AggregatedKeys, st statement.Statement, list statement.List, proof groth16.Proof) {
+	rep.Aggregated = &AggregatedProof{Proof: proof, Key: keys.Aggregator.VK, List: list, Deployment: keys.Deployment, Slot: keys.Slot, Commitments: keys.Catalog.aggregatorCommitments}
+	rep.Statement = statement.Statement{ModelID: keys.FinalModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest}
+	rep.List = statement.List{ModelID: keys.FinalModelID, Leaves: list.Leaves}
+}
+
+// wrap runs the wrapper stage of every kind of run: the aggregator's
+// proof of rep.Aggregated wrapped (or the worker's wrapper proof, already
+// verified) and checked to state the report's final list.
+func (r *runner) wrap(keys *AggregatedKeys, rep *Report) error {
+	return r.stage("wrapper proof", func() (string, error) {
+		var final statement.List
 		if r.wrapped != nil {
-			// Proven by a worker, verified on the final statement.
-			rep.Proof, rep.Statement = r.wrapped.wrapped, r.wrapped.final
+			// Proven by a worker, verified on the final list.
+			rep.Proof, final = r.wrapped.wrapped, r.wrapped.final
 		} else {
 			wrapper, err := r.wrapperKeys(keys)
 			if err != nil {
 				return "", err
 			}
-			if rep.Proof, rep.Statement, err = recursion.Wrap(aggProof, keys.Aggregator.VK, st, keys.Deployment, keys.Slot, wrapper); err != nil {
+			a := rep.Aggregated
+			if rep.Proof, final, err = recursion.Wrap(a.Proof, a.Key, a.List, keys.Deployment, keys.Slot, wrapper); err != nil {
 				return "", err
 			}
 		}
-		var err error
+		got, err := final.Digest()
+		if err != nil {
+			return "", err
+		}
+		want, err := rep.List.Digest()
+		if err != nil {
+			return "", err
+		}
+		if got.Cmp(want) != 0 {
+			return "", fmt.Errorf("pipeline: the wrapper states list digest %#x, the run %#x", got, want)
+		}
+		rep.VerifyingKey = keys.Wrapper.VK
 		if rep.ProofBytes, err = proofSize(rep.Proof); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d bytes, verified", rep.ProofBytes), nil
-	}); err != nil {
-		return nil, err
-	}
-	if rep.Statement.ModelID.Cmp(keys.FinalModelID) != 0 {
-		return nil, fmt.Errorf("pipeline: the wrapper states model id %#x, the keys give %#x", rep.Statement.ModelID, keys.FinalModelID)
-	}
-	if opts.Chain {
-		if err := r.onChain(ctx, keys.Wrapper.VK, rep.Proof, rep.Statement); err != nil {
-			return rep, err
-		}
-	}
-	return rep, nil
+	})
 }
 
 // AggregatedKeys are the keys of the aggregated design for one model, one
@@ -304,8 +328,8 @@ func (opts *AggregatedOptions) defaults() error {
 	if opts.VocabChunk < 0 {
 		return fmt.Errorf("pipeline: vocabulary chunks of %d columns", opts.VocabChunk)
 	}
-	if opts.Slots < 0 || opts.Slots > statement.MaxBatch {
-		return fmt.Errorf("pipeline: %d request slots, want 1 to %d", opts.Slots, statement.MaxBatch)
+	if opts.Slots < 0 || opts.Slots > statement.MaxLeaves {
+		return fmt.Errorf("pipeline: %d request slots, want 1 to %d", opts.Slots, statement.MaxLeaves)
 	}
 	if opts.Slots > 0 && opts.Capacity > 0 {
 		return fmt.Errorf("pipeline: a batch of conversations' turns is not supported: request slots and a cache capacity")
@@ -533,5 +557,5 @@ func (r *runner) provingKey(keys *setup.Keys) (groth16.ProvingKey, error) {
 // wrapperName names the wrapper of aggregators with n Pedersen
 // commitments in the circuit cache.
 func wrapperName(n int) string {
-	return fmt.Sprintf("wrapper\naggregator commitments %d", n)
+	return fmt.Sprintf("list wrapper\naggregator commitments %d", n)
 }

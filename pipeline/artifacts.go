@@ -9,15 +9,16 @@ import (
 	"github.com/consensys/gnark/backend/groth16"
 )
 
-// WriteArtifacts writes a run's outputs to dir: proof.bin (the final
-// Groth16 proof, gnark's binary encoding, when there is one),
-// native-proof.bin (the direct design's sum-check proof,
+// WriteArtifacts writes a run's outputs to dir: the proof the run ends
+// with and what checks it ([VerifyArtifacts]: list.json, and proof.bin
+// with proof.vk, or an aggregated run's aggregate.bin, aggregator.vk and
+// deployment.json), native-proof.bin (the direct design's sum-check proof,
 // inference.FormatVersion), statement.json, and with the chain
 // stage Verifier.sol, Verifier.abi.json, Verifier.bin, InferenceRegistry.abi.json,
 // InferenceRegistry.bin.
 func WriteArtifacts(dir string, r *Report) error {
 	files := map[string][]byte{}
-	if err := addProof(files, r.Proof); err != nil {
+	if err := proofFiles(files, r); err != nil {
 		return err
 	}
 	if r.NativeProof != nil {

@@ -1,14 +1,11 @@
 package pipeline
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"math/bits"
-	"strings"
 	"time"
 
 	bls12377fr "github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
@@ -16,7 +13,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/veriformer/veriformer/inference/committed"
-	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/solidity"
 	"github.com/veriformer/veriformer/statement"
 )
@@ -83,15 +79,14 @@ type BatchResult struct {
 
 // BatchReport is the outcome of a batch's run: the run's Report (its
 // Rows the batch's bucket, its Statement the final model id, the list
-// digest and the number of requests; Prompt and Output empty), each
-// request's result in the order given, the requests proven, and the
-// batch of their statements under the final model id — what
-// submitBatch takes.
+// digest and the number of requests, its List the requests' leaves under
+// the final model id, what the registry's submit takes; Prompt and
+// Output empty), each request's result in the order given and the
+// requests proven.
 type BatchReport struct {
 	*Report
 	Results []BatchResult
 	Stack   statement.Stack
-	Batch   statement.Batch
 	// Root is the root the registry stored (zero without the chain).
 	Root common.Hash
 }
@@ -103,22 +98,23 @@ func (r *BatchReport) Proven() int { return len(r.Stack.Requests) }
 // the aggregated design: each request is generated on its own, then the
 // requests are stacked in the rows of one batch bucket (statement.Stack:
 // a block-diagonal causal mask, positions restarting per request) and
-// that pass is proven as one, by the batch's segment circuits, the
-// aggregator and, with Wrap, the batch wrapper, whose one public input is
-// the batch digest (statement.Batch.Digest). A request that cannot be
+// that pass is proven as one, by the batch's segment circuits, the list
+// aggregator and, with Wrap, the wrapper, whose one public input is the
+// statement digest of the requests' list (statement.List.Digest). A
+// request that cannot be
 // proven (a bad prompt, beyond the context, beyond the circuits' slots
 // or the deployment's largest bucket) is reported in its BatchResult and
-// left out; the others go on. With Wrap and Chain, the batch wrapper's
+// left out; the others go on. With Wrap and Chain, the wrapper's
 // verifier and the registry are deployed on a new simulated chain and
-// the batch is recorded (submitBatch); solcjs must be found before
+// the list is recorded (the registry's submit); solcjs must be found before
 // anything is proven, and if the on-chain stage fails the report of the
 // verified proof is returned with the error.
 func RunBatch(ctx context.Context, opts BatchOptions) (*BatchReport, error) {
 	if len(opts.Requests) == 0 {
 		return nil, fmt.Errorf("pipeline: a batch of no requests")
 	}
-	if len(opts.Requests) > statement.MaxBatch {
-		return nil, fmt.Errorf("pipeline: a batch of %d requests, at most %d", len(opts.Requests), statement.MaxBatch)
+	if len(opts.Requests) > statement.MaxLeaves {
+		return nil, fmt.Errorf("pipeline: a batch of %d requests, at most %d", len(opts.Requests), statement.MaxLeaves)
 	}
 	if opts.Capacity > 0 {
 		return nil, fmt.Errorf("pipeline: a batch of conversations' turns is not supported (drop the capacity)")
@@ -179,40 +175,18 @@ func RunBatch(ctx context.Context, opts BatchOptions) (*BatchReport, error) {
 		return nil, err
 	}
 	rep.Constraints = keys.SegmentConstraints
-	st, aggProof, err := r.proveAggregated(&opts.AggregatedOptions, keys, pass, tr)
+	st, list, aggProof, err := r.proveAggregated(&opts.AggregatedOptions, keys, pass, tr)
 	if err != nil {
 		return nil, err
 	}
-	rep.Aggregated = &AggregatedProof{Proof: aggProof, Key: keys.Aggregator.VK, Statement: st, Deployment: keys.Deployment, Slot: keys.Slot, Commitments: keys.Catalog.aggregatorCommitments}
-	if err := rep.finalBatch(keys.FinalModelID, st); err != nil {
+	rep.setAggregated(keys, st, list, aggProof)
+	if err := rep.checkList(); err != nil {
 		return nil, err
 	}
 	if !opts.Wrap {
 		return rep, nil
 	}
-	if err := r.stage("batch wrapper proof", func() (string, error) {
-		var final statement.Statement
-		if r.wrapped != nil {
-			// Proven by a worker, verified on the final statement.
-			rep.Proof, final = r.wrapped.wrapped, r.wrapped.final
-		} else {
-			wrapper, err := r.wrapperKeys(keys)
-			if err != nil {
-				return "", err
-			}
-			if rep.Proof, final, err = recursion.WrapBatch(aggProof, keys.Aggregator.VK, st, keys.Deployment, keys.Slot, wrapper); err != nil {
-				return "", err
-			}
-		}
-		var err error
-		if final.String() != rep.Statement.String() {
-			return "", fmt.Errorf("pipeline: the wrapper states %v, the run %v", final, rep.Statement)
-		}
-		if rep.ProofBytes, err = proofSize(rep.Proof); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("%d bytes, verified", rep.ProofBytes), nil
-	}); err != nil {
+	if err := r.wrap(keys, rep.Report); err != nil {
 		return nil, err
 	}
 	if opts.Chain {
@@ -308,68 +282,59 @@ func batchBucket(opts *BatchOptions, n int) (int, error) {
 	return BatchRows(n, best)
 }
 
-// finalBatch sets the report's statement and batch under the final model
-// id from the aggregator's statement st (inner model id, list digest,
-// count), checking that the stack's statements give that list digest.
-func (rep *BatchReport) finalBatch(final *big.Int, st statement.Statement) error {
-	_, b, err := statement.StackStatement[bls12377fr.Element](final, rep.Stack)
+// checkList checks that the list the aggregator proved is the stack's
+// requests' under the final model id.
+func (rep *BatchReport) checkList() error {
+	_, l, err := statement.StackStatement[bls12377fr.Element](rep.List.ModelID, rep.Stack)
 	if err != nil {
 		return err
 	}
-	list, err := b.ListDigest()
+	got, err := rep.List.Digest()
 	if err != nil {
 		return err
 	}
-	if list.Cmp(st.InputDigest) != 0 || st.OutputDigest.Cmp(big.NewInt(int64(b.Len()))) != 0 {
-		return fmt.Errorf("pipeline: the aggregator states list digest %#x and %v requests, the batch %#x and %d", st.InputDigest, st.OutputDigest, list, b.Len())
+	want, err := l.Digest()
+	if err != nil {
+		return err
 	}
-	rep.Batch = b
-	rep.Statement = statement.Statement{ModelID: new(big.Int).Set(final), InputDigest: list, OutputDigest: big.NewInt(int64(b.Len()))}
+	if got.Cmp(want) != 0 {
+		return fmt.Errorf("pipeline: the aggregator proves list digest %#x, the batch's is %#x", got, want)
+	}
 	return nil
 }
 
-// recordBatch deploys the batch wrapper's verifier and the registry on a
-// new simulated chain and records the batch (submitBatch): the registry
-// must emit one InferenceVerified per statement and the batch's event,
-// and then hold every statement under the batch's root.
+// recordBatch deploys the wrapper's verifier and the registry on a new
+// simulated chain and records the batch's list: the registry must emit
+// one InferenceVerified per request and the list's event, and then hold
+// every request under the list's root.
 func (r *runner) recordBatch(ctx context.Context, vk groth16.VerifyingKey, rep *BatchReport) error {
-	d, err := r.deployContracts(ctx, vk, rep.Batch.ModelID, false)
+	d, err := r.deployContracts(ctx, vk, rep.List.ModelID, false)
 	if err != nil {
 		return err
 	}
 	defer d.sim.Close()
 	registry := rep.Deployment.Registry
 	return r.stage("on-chain record", func() (string, error) {
-		receipt, err := d.chain.SubmitBatch(ctx, registry, rep.Proof, rep.Batch)
+		receipt, err := d.chain.Submit(ctx, registry, rep.Proof, rep.List)
 		if err != nil {
 			return "", err
 		}
-		events, err := solidity.BatchEvents(receipt, registry)
+		if err := checkRecorded(ctx, d.chain, registry, receipt, rep.List); err != nil {
+			return "", err
+		}
+		events, err := solidity.Events(receipt, registry)
 		if err != nil {
 			return "", err
 		}
-		if rep.Root, err = solidity.BatchRoot(rep.Batch); err != nil {
+		if len(events) != len(rep.List.Leaves) {
+			return "", fmt.Errorf("the registry emitted %d inference events for %d requests", len(events), len(rep.List.Leaves))
+		}
+		if rep.Root, err = solidity.ListRoot(rep.List); err != nil {
 			return "", err
 		}
-		if len(events) != 1 || events[0].Root != rep.Root {
-			return "", fmt.Errorf("the registry emitted %d batch events, want the batch's one", len(events))
-		}
-		for i := range rep.Batch.Len() {
-			_, path, err := solidity.BatchPath(rep.Batch, i)
-			if err != nil {
-				return "", err
-			}
-			ok, err := solidity.IsBatchVerified(ctx, d.chain.Backend(), registry, rep.Batch.Statement(i), rep.Root, i, path)
-			if err != nil {
-				return "", err
-			}
-			if !ok {
-				return "", fmt.Errorf("the registry does not hold statement %d of the batch", i)
-			}
-		}
-		rep.SubmitGas, rep.submitMethod = receipt.GasUsed, "submitBatch"
-		n := uint64(rep.Batch.Len())
-		return fmt.Sprintf("%d statements under root %s, submitBatch %d gas (%d per inference)", n, rep.Root, receipt.GasUsed, receipt.GasUsed/n), nil
+		rep.SubmitGas = receipt.GasUsed
+		n := uint64(len(rep.List.Leaves))
+		return fmt.Sprintf("%d requests under root %s, submit %d gas (%d per request)", n, rep.Root, receipt.GasUsed, receipt.GasUsed/n), nil
 	})
 }
 
@@ -403,29 +368,28 @@ type ParsedLine struct {
 // below 1 or above 2²⁰, a token id outside [0, 2²⁰) — gets its error and
 // the others are still read, so that a batch goes on without it. The file
 // as a whole is refused when it is larger than 64 MiB, has a line over
-// 1 MiB, or holds no request line or more than statement.MaxBatch. It
+// 1 MiB, or holds no request line or more than statement.MaxLeaves. It
 // never panics (fuzzed).
 func ParseBatchFile(data []byte) ([]ParsedLine, error) {
 	if len(data) > maxBatchFile {
 		return nil, fmt.Errorf("pipeline: a batch file of %d bytes, at most %d", len(data), maxBatchFile)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
 	var out []ParsedLine
-	for number := 1; sc.Scan(); number++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		text := bytes.TrimSpace(line)
+		if len(text) == 0 {
 			continue
 		}
-		if len(out) == statement.MaxBatch {
-			return nil, fmt.Errorf("pipeline: a batch file of more than %d requests", statement.MaxBatch)
+		if len(out) == statement.MaxLeaves {
+			return nil, fmt.Errorf("pipeline: a batch file of more than %d requests", statement.MaxLeaves)
 		}
-		p := ParsedLine{Number: number}
-		p.Line, p.Err = parseBatchLine([]byte(text))
+		p := ParsedLine{Number: i + 1}
+		if len(text) > maxLine {
+			p.Err = fmt.Errorf("a line of %d bytes, at most %d", len(text), maxLine)
+		} else {
+			p.Line, p.Err = parseBatchLine(text)
+		}
 		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("pipeline: batch file: %w", err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("pipeline: a batch file of no requests")
@@ -463,19 +427,19 @@ func parseBatchLine(text []byte) (BatchLine, error) {
 }
 
 // WriteBatchArtifacts writes a batch's outputs to dir: batch.json (the
-// final model id, the list digest, the batch digest, the number of
+// final model id, the list digest, the statement digest, the number of
 // requests, the root the registry stored when it was recorded, and each
 // request in the order given: its prompt, its output and statement's
-// digests and place in the batch, or why it was left out) and proof.bin
-// (the batch wrapper's proof, when there is one). submitBatch takes the
-// model id and each proven request's two digests, in order, with the
-// proof.
+// digests and place in the batch, or why it was left out) and the proof
+// the run ends with, with what checks it ([VerifyArtifacts]). The registry's submit takes
+// the model id and the list's words (each proven request's two digests,
+// in order) with the proof.
 func WriteBatchArtifacts(dir string, r *BatchReport) error {
 	files := map[string][]byte{}
-	if err := addProof(files, r.Proof); err != nil {
+	if err := proofFiles(files, r.Report); err != nil {
 		return err
 	}
-	digest, err := r.Batch.Digest()
+	digest, err := r.List.Digest()
 	if err != nil {
 		return err
 	}
@@ -493,20 +457,20 @@ func WriteBatchArtifacts(dir string, r *BatchReport) error {
 		if res.Index >= 0 {
 			index := res.Index
 			q.Index = &index
-			q.InputDigest = fmt.Sprintf("%#x", r.Batch.Inputs[index])
-			q.OutputDigest = fmt.Sprintf("%#x", r.Batch.Outputs[index])
+			q.InputDigest = fmt.Sprintf("%#x", r.List.Leaves[index].Input)
+			q.OutputDigest = fmt.Sprintf("%#x", r.List.Leaves[index].Output)
 		} else if res.Err != nil {
 			q.Error = res.Err.Error()
 		}
 		requests[i] = q
 	}
 	out := map[string]any{
-		"modelId":     fmt.Sprintf("%#x", r.Batch.ModelID),
-		"listDigest":  fmt.Sprintf("%#x", r.Statement.InputDigest),
-		"batchDigest": fmt.Sprintf("%#x", digest),
-		"count":       r.Batch.Len(),
-		"rows":        r.Rows,
-		"requests":    requests,
+		"modelId":         fmt.Sprintf("%#x", r.List.ModelID),
+		"listDigest":      fmt.Sprintf("%#x", r.Statement.InputDigest),
+		"statementDigest": fmt.Sprintf("%#x", digest),
+		"count":           len(r.List.Leaves),
+		"rows":            r.Rows,
+		"requests":        requests,
 	}
 	if r.Root != (common.Hash{}) {
 		out["root"] = r.Root.Hex()

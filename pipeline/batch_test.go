@@ -12,8 +12,9 @@ import (
 )
 
 // TestParseBatchFile reads a batch file whose good lines become requests
-// and whose bad lines carry their own errors, each other line still
-// read; a file of no request, of too many or too large is refused whole.
+// and whose bad lines (an over-long one too) carry their own errors, each
+// other line still read; a file of no request, of too many or too large
+// is refused whole.
 func TestParseBatchFile(t *testing.T) {
 	file := strings.Join([]string{
 		`{"prompt": "Hello", "tokens": 3}`,
@@ -27,12 +28,14 @@ func TestParseBatchFile(t *testing.T) {
 		`{"promptTokens": [1048576], "tokens": 1}`,
 		`{"prompt": "", "tokens": 1}`,
 		`{"prompt": "a", "tokens": 1} {}`,
+		`{"prompt": "` + strings.Repeat("a", maxLine) + `", "tokens": 1}`,
+		`{"prompt": "b", "tokens": 1}`,
 	}, "\n")
 	lines, err := ParseBatchFile([]byte(file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantNumbers := []int{1, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	wantNumbers := []int{1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
 	if len(lines) != len(wantNumbers) {
 		t.Fatalf("%d lines read, want %d", len(lines), len(wantNumbers))
 	}
@@ -40,7 +43,7 @@ func TestParseBatchFile(t *testing.T) {
 		if l.Number != wantNumbers[i] {
 			t.Fatalf("line %d numbered %d", wantNumbers[i], l.Number)
 		}
-		if good := i < 2; good != (l.Err == nil) {
+		if good := i < 2 || i == 11; good != (l.Err == nil) {
 			t.Errorf("line %d: error %v", l.Number, l.Err)
 		}
 	}
@@ -50,8 +53,7 @@ func TestParseBatchFile(t *testing.T) {
 	for name, data := range map[string]string{
 		"empty":         "",
 		"blank lines":   "\n  \n\n",
-		"too many":      strings.Repeat("{\"prompt\":\"a\",\"tokens\":1}\n", statement.MaxBatch+1),
-		"a long line":   `{"prompt": "` + strings.Repeat("a", maxLine) + `", "tokens": 1}`,
+		"too many":      strings.Repeat("{\"prompt\":\"a\",\"tokens\":1}\n", statement.MaxLeaves+1),
 		"a large file ": strings.Repeat(" ", maxBatchFile+1),
 	} {
 		if _, err := ParseBatchFile([]byte(data)); err == nil {
@@ -72,7 +74,7 @@ func FuzzParseBatchFile(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(lines) == 0 || len(lines) > statement.MaxBatch {
+		if len(lines) == 0 || len(lines) > statement.MaxLeaves {
 			t.Fatalf("accepted %d lines", len(lines))
 		}
 		for _, l := range lines {
@@ -132,9 +134,9 @@ func TestRunBatchRefuses(t *testing.T) {
 		want string
 	}{
 		"no request":    {with(func(o *BatchOptions) { o.Requests = nil }), "no requests"},
-		"too many":      {with(func(o *BatchOptions) { o.Requests = make([]BatchRequest, statement.MaxBatch+1) }), "at most"},
+		"too many":      {with(func(o *BatchOptions) { o.Requests = make([]BatchRequest, statement.MaxLeaves+1) }), "at most"},
 		"turns":         {with(func(o *BatchOptions) { o.Capacity = 8 }), "turns"},
-		"slots":         {with(func(o *BatchOptions) { o.Slots = statement.MaxBatch + 1 }), "slots"},
+		"slots":         {with(func(o *BatchOptions) { o.Slots = statement.MaxLeaves + 1 }), "slots"},
 		"bucket":        {with(func(o *BatchOptions) { o.Bucket = 12 }), "power of two"},
 		"deployment":    {with(func(o *BatchOptions) { o.Buckets = []int{16, 24} }), "24"},
 		"two in a slot": {with(func(o *BatchOptions) { o.Buckets = []int{16, 16} }), "two buckets"},

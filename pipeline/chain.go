@@ -8,6 +8,7 @@ import (
 	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
@@ -110,9 +111,9 @@ func (r *runner) deployContracts(ctx context.Context, vk groth16.VerifyingKey, m
 // onChain compiles the verifier and registry, deploys them on the simulated
 // chain, measures the verifier's gas beside the other template's on the
 // same proof, and submits the proof.
-func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof groth16.Proof, st statement.Statement) error {
+func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof groth16.Proof, l statement.List) error {
 	rep := r.report
-	d, err := r.deployContracts(ctx, vk, st.ModelID, true)
+	d, err := r.deployContracts(ctx, vk, l.ModelID, true)
 	if err != nil {
 		return err
 	}
@@ -120,28 +121,51 @@ func (r *runner) onChain(ctx context.Context, vk groth16.VerifyingKey, proof gro
 	chain := d.chain
 	return r.stage("on-chain verification", func() (string, error) {
 		var err error
-		if rep.VerifyGasLimit, err = solidity.EstimateVerifyGas(ctx, chain.Backend(), rep.Deployment.Verifier, proof, st); err != nil {
+		if rep.VerifyGasLimit, err = solidity.EstimateVerifyGas(ctx, chain.Backend(), rep.Deployment.Verifier, proof, l); err != nil {
 			return "", err
 		}
-		if rep.VerifyGas, err = chain.VerifyProofGasUsed(ctx, rep.Deployment.Verifier, proof, st); err != nil {
+		if rep.VerifyGas, err = chain.VerifyProofGasUsed(ctx, rep.Deployment.Verifier, proof, l); err != nil {
 			return "", err
 		}
-		if rep.OtherVerifyGas, err = chain.VerifyProofGasUsed(ctx, d.other.Verifier, proof, st); err != nil {
+		if rep.OtherVerifyGas, err = chain.VerifyProofGasUsed(ctx, d.other.Verifier, proof, l); err != nil {
 			return "", fmt.Errorf("%s verifier: %w", rep.Verifier.Other(), err)
 		}
-		receipt, err := chain.Submit(ctx, rep.Deployment.Registry, proof, st)
+		receipt, err := chain.Submit(ctx, rep.Deployment.Registry, proof, l)
 		if err != nil {
 			return "", err
 		}
 		rep.SubmitGas = receipt.GasUsed
-		ok, err := solidity.IsVerified(ctx, chain.Backend(), rep.Deployment.Registry, st)
-		if err != nil {
+		if err := checkRecorded(ctx, chain, rep.Deployment.Registry, receipt, l); err != nil {
 			return "", err
-		}
-		if !ok {
-			return "", fmt.Errorf("the registry did not record the inference")
 		}
 		return fmt.Sprintf("verifyProof %d gas used (limit %d; %s verifier %d), submit %d gas",
 			rep.VerifyGas, rep.VerifyGasLimit, rep.Verifier.Other(), rep.OtherVerifyGas, rep.SubmitGas), nil
 	})
+}
+
+// checkRecorded checks that the receipt of a submission of the list l
+// emitted the list's event under its root and that the registry then
+// holds every leaf under that root.
+func checkRecorded(ctx context.Context, chain *solidity.Chain, registry common.Address, receipt *types.Receipt, l statement.List) error {
+	root, err := solidity.ListRoot(l)
+	if err != nil {
+		return err
+	}
+	events, err := solidity.ListEvents(receipt, registry)
+	if err != nil {
+		return err
+	}
+	if len(events) != 1 || events[0].Root != root || events[0].Count != len(l.Leaves) {
+		return fmt.Errorf("the registry emitted %d list events, want the list's one", len(events))
+	}
+	for i := range l.Leaves {
+		ok, err := solidity.IsVerified(ctx, chain.Backend(), registry, l, i)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("the registry does not hold leaf %d of the list", i)
+		}
+	}
+	return nil
 }

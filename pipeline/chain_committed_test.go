@@ -70,7 +70,7 @@ func TestCommittedChain(t *testing.T) {
 	if err := r.setupSegments(opts, k); err != nil {
 		t.Fatal(err)
 	}
-	st, segments, err := r.proveSegments(opts, k, req, tr, nil)
+	st, _, segments, err := r.proveSegments(opts, k, req, tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,12 +79,16 @@ func TestCommittedChain(t *testing.T) {
 	}
 
 	key := gpcs.KeyOf(k.Committed.PCS)
-	ccs, err := r.compileAggregator(opts.CacheDir, k.Shapes, key, nil)
+	ccs, err := r.compileAggregator(opts.CacheDir, k.Shapes, key, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	solve := func(segments []recursion.SegmentProof, st statement.Statement) error {
-		w, err := frontend.NewWitness(recursion.AggregatorAssignment(k.Shapes, key, st, segments), ecc.BW6_761.ScalarField())
+		a, err := recursion.AggregatorAssignment(k.Shapes, key, st, st.List(), segments, nil)
+		if err != nil {
+			return err
+		}
+		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
 		if err != nil {
 			return err
 		}

@@ -96,6 +96,8 @@ type Catalog struct {
 	// aggregatorCommitments is recursion.AggregatorCommitments of the
 	// aggregator's circuit, the wrapper's shape (-1 until compiled).
 	aggregatorCommitments int
+	// aggTurn is a turn aggregator's shape (nil for other passes).
+	aggTurn *recursion.AggregatorTurn
 }
 
 // Circuits returns the catalog of design d for opts.Model, a prompt of
@@ -150,6 +152,7 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		}
 		turn = &committed.Turn{Start: 0, Capacity: opts.Capacity}
 		aggTurn = &recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: opts.Capacity}
+		c.aggTurn = aggTurn
 	}
 	if c.Shapes, err = committedShapes(m, c.Segments, placeholderPass(rows, opts.Slots > 0), turn); err != nil {
 		return nil, err
@@ -182,7 +185,7 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		if err != nil {
 			return nil, false, err
 		}
-		ccs, err := r.compileAggregator(opts.CacheDir, shapes, key, aggTurn)
+		ccs, err := r.compileAggregator(opts.CacheDir, shapes, key, aggTurn, opts.Slots > 0)
 		if err != nil {
 			return nil, false, err
 		}
@@ -204,20 +207,7 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 					return nil, err
 				}
 			}
-			n := c.aggregatorCommitments
-			if opts.Slots > 0 {
-				return r.compileCached(opts.CacheDir, wrapperName(n)+"\nbatch", ecc.BN254, "BN254 batch wrapper", func() (constraint.ConstraintSystem, error) {
-					return recursion.CompileBatchWrapper(n)
-				})
-			}
-			if aggTurn != nil {
-				return r.compileCached(opts.CacheDir, wrapperName(n)+"\nturn", ecc.BN254, "BN254 turn wrapper", func() (constraint.ConstraintSystem, error) {
-					return recursion.CompileTurnWrapper(n)
-				})
-			}
-			return r.compileCached(opts.CacheDir, wrapperName(n), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
-				return recursion.CompileWrapper(n)
-			})
+			return r.compileWrapper(opts.CacheDir, c.aggregatorCommitments)
 		}})
 	}
 	return c, nil
@@ -268,4 +258,24 @@ func (c *Catalog) aggregatorKey(standIn bool) (gpcs.Key, bool, error) {
 		return gpcs.GeneratorKey(), true, nil
 	}
 	return gpcs.KeyOf(srs.VerifyingKey()), false, nil
+}
+
+// aggregatorOptions are the options of the catalog's aggregator: a
+// turn's, a list's (a batch's pass) or none (a request's).
+func (c *Catalog) aggregatorOptions() []recursion.AggregatorOption {
+	switch {
+	case c.aggTurn != nil:
+		return []recursion.AggregatorOption{recursion.WithTurn(*c.aggTurn)}
+	case c.Slots > 0:
+		return []recursion.AggregatorOption{recursion.WithList()}
+	}
+	return nil
+}
+
+// compileWrapper compiles the one wrapper for aggregators of
+// nbCommitments commitments, or reads it from the circuit cache.
+func (r *runner) compileWrapper(dir string, nbCommitments int) (constraint.ConstraintSystem, error) {
+	return r.compileCached(dir, wrapperName(nbCommitments), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
+		return recursion.CompileWrapper(nbCommitments)
+	})
 }

@@ -69,7 +69,7 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		rep.Output, rep.Rows = req.Output, req.Rows
 		id = r.modelID()
 		st, err = statement.Of[bn254fr.Element](id, opts.Prompt, rep.Output)
-		rep.Statement = st
+		rep.Statement, rep.List = st, st.List()
 		return fmt.Sprintf("%d tokens generated, a pass of %d rows in the bucket of %d", len(rep.Output), req.Len(), req.Rows), err
 	}); err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			return "", err
 		}
-		rep.Proof = final
+		rep.Proof, rep.VerifyingKey = final, vk
 		if rep.ProofBytes, err = proofSize(final); err != nil {
 			return "", err
 		}
@@ -155,7 +155,7 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 	if !opts.Chain {
 		return rep, nil
 	}
-	if err := r.onChain(ctx, vk, final, st); err != nil {
+	if err := r.onChain(ctx, vk, final, st.List()); err != nil {
 		return rep, err
 	}
 	return rep, nil

@@ -251,10 +251,10 @@ func parseSpec(data []byte) (*jobSpec, error) {
 	if !ok || id.Sign() < 0 || id.BitLen() > statement.ModelIDBits {
 		return fail(fmt.Errorf("model id %q", s.ModelID))
 	}
-	if len(s.Segments) == 0 || len(s.Segments) > recursion.MaxArity || s.Slots < 0 || s.Slots > statement.MaxBatch || len(s.Shapes) != len(s.Segments) {
+	if len(s.Segments) == 0 || len(s.Segments) > recursion.MaxArity || s.Slots < 0 || s.Slots > statement.MaxLeaves || len(s.Shapes) != len(s.Segments) {
 		return fail(fmt.Errorf("%d segments, %d shapes, %d slots", len(s.Segments), len(s.Shapes), s.Slots))
 	}
-	if s.Rows < 1 || s.Rows > maxSpecRows || len(s.Prompt) > maxSpecRows || len(s.Output) > maxSpecRows || len(s.Batch) > statement.MaxBatch {
+	if s.Rows < 1 || s.Rows > maxSpecRows || len(s.Prompt) > maxSpecRows || len(s.Output) > maxSpecRows || len(s.Batch) > statement.MaxLeaves {
 		return fail(fmt.Errorf("%d rows, %d prompt and %d output tokens, %d requests", s.Rows, len(s.Prompt), len(s.Output), len(s.Batch)))
 	}
 	for _, b := range s.Batch {
@@ -296,7 +296,7 @@ type jobsOut struct {
 	natives   []*committed.Proof
 	aggregate groth16.Proof
 	wrapped   groth16.Proof
-	final     statement.Statement
+	final     statement.List
 }
 
 // runJobs runs the native and Groth16 proofs of a pass's segments,
@@ -306,7 +306,7 @@ type jobsOut struct {
 // once, a Groth16 proof on the public inputs computed here, the
 // aggregator's on the statement, the wrapper's on the final statement)
 // before it is used.
-func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, tr *model.Trace, st statement.Statement, shapes []*committed.Shape, wrap bool) (*jobsOut, error) {
+func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, tr *model.Trace, st statement.Statement, list statement.List, shapes []*committed.Shape, wrap bool) (*jobsOut, error) {
 	m := r.opts.Model
 	segs := keys.Segments
 	spec, err := specOf(r.opts, keys, pass)
@@ -363,7 +363,7 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		if _, err := p.ReadFrom(bytes.NewReader(out)); err != nil {
 			return err
 		}
-		if err := recursion.VerifyAggregated(p, keys.Aggregator.VK, st); err != nil {
+		if err := recursion.VerifyAggregated(p, keys.Aggregator.VK, list); err != nil {
 			return err
 		}
 		res.aggregate = p
@@ -426,7 +426,7 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 	}
 	tasks = append(tasks, agg)
 	if wrap {
-		t, err := r.wrapTask(ctx, q, keys, st, names["spec"], &res.wrapped, &res.final)
+		t, err := r.wrapTask(ctx, q, keys, list, names["spec"], &res.wrapped, &res.final)
 		if err != nil {
 			return nil, err
 		}
@@ -486,10 +486,10 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 }
 
 // wrapTask is the wrap job of a run: after the aggregation, its output
-// verified on the final statement (the deployment's final model id, the
-// statement's digests) as the Solidity verifier checks it, then kept in
-// *proof with the statement in *final.
-func (r *runner) wrapTask(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, st statement.Statement, spec string, proof *groth16.Proof, final *statement.Statement) (*distributed.Task, error) {
+// verified on the final list (the deployment's final model id, the
+// list's leaves) as the Solidity verifier checks it, then kept in *proof
+// with the list in *final.
+func (r *runner) wrapTask(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, list statement.List, spec string, proof *groth16.Proof, final *statement.List) (*distributed.Task, error) {
 	mf := keys.Wrapper.Manifest
 	t := &distributed.Task{
 		ID: JobWrap, Kind: JobWrap, Memory: 3 * segmentMemory(keys.Wrapper) / 2, MaxOutput: maxGroth16,
@@ -509,17 +509,13 @@ func (r *runner) wrapTask(ctx context.Context, q *distributed.Queue, keys *Aggre
 	if t.Inputs["aggvk"], err = q.Put(ctx, vk.Bytes()); err != nil {
 		return nil, err
 	}
-	want := statement.Statement{ModelID: keys.FinalModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest}
-	verify := recursion.VerifyWrapped
-	if keys.Catalog.Slots > 0 {
-		verify = recursion.VerifyBatchWrapped
-	}
+	want := statement.List{ModelID: keys.FinalModelID, Leaves: list.Leaves}
 	t.Verify = func(out []byte) error {
 		p := groth16.NewProof(ecc.BN254)
 		if _, err := p.ReadFrom(bytes.NewReader(out)); err != nil {
 			return err
 		}
-		if err := verify(p, keys.Wrapper.VK, want); err != nil {
+		if err := recursion.VerifyWrapped(p, keys.Wrapper.VK, want); err != nil {
 			return err
 		}
 		*proof, *final = p, want

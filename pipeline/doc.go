@@ -13,7 +13,10 @@
 // exposing the scalars of its pairing check, the aggregator (recursion)
 // checking the segment proofs, linking the segments' residual-stream
 // commitments and completing every opening with one pairing, and, with
-// AggregatedOptions.Wrap, the BN254 wrapper. The model id is
+// AggregatedOptions.Wrap, the BN254 wrapper. Every run states a
+// statement.List: the model id and its leaves, here the one request; the
+// final proof's one public input is the list's statement digest, and the
+// registry's one entry point records any list. The model id is
 // recursion.ModelID of the segment keys and the model's table
 // commitments. cmd/prove is a thin command over both.
 //
@@ -23,11 +26,10 @@
 // a request over the committed cache of the turns before it, in the turn
 // circuits of its bucket and the cache's capacity, from the state in to
 // the state out, ending with the turn aggregator's proof or, with Wrap,
-// the turn wrapper's proof of the turn's digest. With Wrap and Chain, a
-// new simulated chain records the conversation's earlier turns
-// (TurnOptions.Earlier) and then this one with the registry's
-// submitTurn, which records a turn only after the turn that left its
-// state in. [RunStream] proves a generation token by token as turns of
+// the wrapper's proof of the list of the turn's one leaf. With Wrap and
+// Chain, a new simulated chain records the conversation's earlier turns
+// (TurnOptions.Earlier) and then this one with the registry's submit,
+// which records a turn only after a turn that left its state in. [RunStream] proves a generation token by token as turns of
 // one conversation ([PlanStream]: a first turn that fills the prompt's
 // bucket, then turns of one row). A prover keeps a conversation between
 // its turns in conversation.json ([Conversation], [ParseConversation]).
@@ -42,11 +44,11 @@
 // its request. The pass is proven by the batch's segment circuits
 // (circuits.CommittedBatch, fixed by the bucket and AggregatedOptions.Slots
 // request slots, the layout of the requests a witness), the aggregator
-// of their shapes, whose statement is (model id, list digest, number of
-// requests), and with Wrap the batch wrapper, whose one public input is
-// the batch digest (statement.Batch.Digest). With Wrap and Chain, the
-// batch is recorded on a new simulated chain (the registry's
-// submitBatch: a root in one slot, an event per statement). A request
+// of their shapes, whose segments state (model id, list digest, number
+// of requests), and with Wrap the wrapper, whose one public input is the
+// statement digest of the requests' list. With Wrap and Chain, the list
+// is recorded on a new simulated chain (the registry's submit: a root in
+// one slot, an event per request). A request
 // that cannot be proven is reported in its [BatchResult] and left out;
 // the others go on. A batch file is JSON Lines, a request a line
 // ([ParseBatchFile]). The batch circuits are a deployment of their own,
@@ -67,16 +69,17 @@
 // deployment), the SRS and the key files (by the digests their manifests
 // record), and verifies every result before it uses it: a native proof
 // with the native verifier, each Groth16 proof on public inputs it
-// computes itself, the wrapper's on the final statement. A worker
+// computes itself, the wrapper's on the final list. A worker
 // rebuilds the model (checking a loaded one's id against the spec's),
 // compiles each circuit itself and refuses keys whose manifest is of
 // another circuit.
-
+//
 // # Circuits
 //
 // [Circuits] is the one catalog of the circuits a design of a model needs
 // keys for, for a pair of prompt and output lengths: the direct circuit,
-// or each segment's, the aggregator's and the wrapper's. The runs, [Plan]
+// or each segment's, the aggregator's and the wrapper's, one wrapper for
+// every kind of pass. The runs, [Plan]
 // (prove --plan), [VerifyingKeyDirect] and [VerifyingKeysAggregated]
 // (export) and cmd/ceremony all take their circuits from it.
 //

@@ -33,11 +33,7 @@ func (r *Report) WriteStats(w io.Writer) error {
 		fmt.Fprintf(&b, ", verifyProof %d gas (%s verifier; %s: %d), submit %d gas",
 			r.VerifyGas, r.Verifier, r.Verifier.Other(), r.OtherVerifyGas, r.SubmitGas)
 	} else if r.SubmitGas > 0 {
-		method := r.submitMethod
-		if method == "" {
-			method = "submitTurn"
-		}
-		fmt.Fprintf(&b, ", %s %d gas", method, r.SubmitGas)
+		fmt.Fprintf(&b, ", submit %d gas", r.SubmitGas)
 	}
 	_, err := fmt.Fprintln(w, b.String())
 	return err

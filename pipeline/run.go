@@ -106,8 +106,14 @@ type Stage struct {
 type Report struct {
 	Prompt, Output []int
 	// Rows is the row bucket of the pass that proved them.
-	Rows        int
+	Rows int
+	// Statement is the pass's statement under the final model id: a
+	// request's (model id, input digest, output digest), a batch's
+	// (model id, list digest, count). List is what the final proof
+	// states: the model id and the leaves, the one request or turn of a
+	// single pass or the batch's requests.
 	Statement   statement.Statement
+	List        statement.List
 	Constraints int
 	ProofBytes  int
 	Stages      []Stage
@@ -125,19 +131,17 @@ type Report struct {
 	// Contracts are the compiled verifier and registry (nil without chain);
 	// OtherContracts those of the other template, measured beside them.
 	Contracts, OtherContracts *solidity.Contracts
-	// Proof is the final Groth16 proof; NativeProof the sum-check proof it
-	// verifies (inference.Proof, binary format).
-	Proof       groth16.Proof
-	NativeProof []byte
+	// Proof is the final Groth16 proof, VerifyingKey its key;
+	// NativeProof the sum-check proof it verifies (inference.Proof,
+	// binary format).
+	Proof        groth16.Proof
+	VerifyingKey groth16.VerifyingKey
+	NativeProof  []byte
 	// Aggregated is the aggregator's proof of an aggregated run (nil in
 	// the direct design).
 	Aggregated *AggregatedProof
 	// PeakHeap is the largest heap size seen between stages.
 	PeakHeap uint64
-	// submitMethod names the registry method of SubmitGas when the run
-	// records without measuring the verifier alone ("submitTurn" when
-	// empty).
-	submitMethod string
 }
 
 // proofSize is the length of gnark's (compressed) encoding of a proof.

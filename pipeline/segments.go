@@ -41,13 +41,17 @@ func committedPass(rows int) committed.Pass {
 }
 
 // passStatement is the statement a pass states under the inner model id
-// id: a single request's, or a batch's (statement.StackStatement).
-func passStatement(id *big.Int, pass committed.Pass) (statement.Statement, error) {
+// id, a single request's or a batch's (statement.StackStatement), and
+// the list it proves: the request's list of one, or the batch's list.
+func passStatement(id *big.Int, pass committed.Pass) (statement.Statement, statement.List, error) {
 	if stack, ok := pass.Stack(); ok {
-		st, _, err := statement.StackStatement[bls12377fr.Element](id, stack)
-		return st, err
+		return statement.StackStatement[bls12377fr.Element](id, stack)
 	}
-	return statement.Of[bls12377fr.Element](id, pass.Prompt, pass.Output)
+	st, err := statement.Of[bls12377fr.Element](id, pass.Prompt, pass.Output)
+	if err != nil {
+		return statement.Statement{}, statement.List{}, err
+	}
+	return st, st.List(), nil
 }
 
 // placeholderPass is the pass the circuits of a bucket of rows are
@@ -126,7 +130,7 @@ func (r *runner) compileSegment(dir string, m *model.Model, id *big.Int, s *comm
 
 // compileAggregator compiles the aggregator of the segment shapes for
 // an SRS's key, or reads it from the circuit cache.
-func (r *runner) compileAggregator(dir string, shapes []recursion.SegmentShape, key gpcs.Key, turn *recursion.AggregatorTurn) (constraint.ConstraintSystem, error) {
+func (r *runner) compileAggregator(dir string, shapes []recursion.SegmentShape, key gpcs.Key, turn *recursion.AggregatorTurn, list bool) (constraint.ConstraintSystem, error) {
 	var points []byte
 	for i := range key.G1 {
 		b := key.G1[i].Bytes()
@@ -136,7 +140,7 @@ func (r *runner) compileAggregator(dir string, shapes []recursion.SegmentShape, 
 		b := key.G2[i].Bytes()
 		points = append(points, b[:]...)
 	}
-	name := fmt.Sprintf("committed aggregator\nshapes %+v\nkey %x", shapes, points)
+	name := fmt.Sprintf("committed list aggregator\nshapes %+v\nkey %x", shapes, points)
 	if turn != nil {
 		// The shapes print their turns' pointers: name them by value.
 		for _, s := range shapes {
@@ -144,7 +148,13 @@ func (r *runner) compileAggregator(dir string, shapes []recursion.SegmentShape, 
 		}
 		name += fmt.Sprintf("\nturn %+v", *turn)
 		return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("turn aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
-			return recursion.CompileTurnAggregator(shapes, key, *turn)
+			return recursion.CompileAggregator(shapes, key, recursion.WithTurn(*turn))
+		})
+	}
+	if list {
+		name += "\nlist"
+		return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("list aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
+			return recursion.CompileAggregator(shapes, key, recursion.WithList())
 		})
 	}
 	return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
@@ -290,21 +300,23 @@ func (r *runner) setupSegments(opts *AggregatedOptions, k *AggregatedKeys) error
 	})
 }
 
-// proveAggregated runs the proving stages of the aggregated design for the pass tr of prompt and output: the native
-// segment proofs (verified natively, chain included), one Groth16 proof
-// per segment circuit, and the committed aggregator's proof, verified on
-// the statement. Each proving key is read from the cache when it is
+// proveAggregated runs the proving stages of the aggregated design for
+// the pass tr of a request or a batch: the native segment proofs
+// (verified natively, chain included), one Groth16 proof per segment
+// circuit, and the committed aggregator's proof, verified on the list the
+// pass proves (under the inner model id), which it returns with the
+// pass's statement. Each proving key is read from the cache when it is
 // needed and dropped after.
-func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, req statement.Request, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
+func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, req statement.Request, tr *model.Trace) (statement.Statement, statement.List, groth16.Proof, error) {
 	if opts.Queue != nil {
 		return r.proveOnWorkers(opts, keys, req, tr)
 	}
-	st, segments, err := r.proveSegments(opts, keys, req, tr, nil)
+	st, list, segments, err := r.proveSegments(opts, keys, req, tr, nil)
 	if err != nil {
-		return st, nil, err
+		return st, list, nil, err
 	}
-	aggProof, err := r.aggregate(keys, st, segments)
-	return st, aggProof, err
+	aggProof, err := r.aggregate(keys, st, list, segments, nil)
+	return st, list, aggProof, err
 }
 
 // turnProving is a conversation's turn for proveSegments: the turn, its
@@ -320,22 +332,23 @@ type turnProving struct {
 // segments' Groth16 proofs, returned as the aggregator's witnesses. With
 // conv, they are a turn's, verified from its state in (which gives
 // conv.out).
-func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace, conv *turnProving) (statement.Statement, []recursion.SegmentProof, error) {
+func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace, conv *turnProving) (statement.Statement, statement.List, []recursion.SegmentProof, error) {
 	m := opts.Model
 	segs := keys.Segments
 	var (
 		st       statement.Statement
+		list     statement.List
 		shapes   []*committed.Shape
 		natives  = make([]*committed.Proof, len(segs))
 		checks   []*pcs.GroupCheck
 		segments = make([]recursion.SegmentProof, len(segs))
 	)
 	if opts.Queue != nil {
-		return st, nil, fmt.Errorf("pipeline: a conversation's turn is not proven on workers yet")
+		return st, list, nil, fmt.Errorf("pipeline: a conversation's turn is not proven on workers yet")
 	}
 	if err := r.stage("native segment proofs", func() (string, error) {
 		var err error
-		if st, err = passStatement(keys.ModelID, pass); err != nil {
+		if st, list, err = passStatement(keys.ModelID, pass); err != nil {
 			return "", err
 		}
 		var turn *committed.Turn
@@ -380,12 +393,12 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 		r.logf("  all segments and their chain verified natively in %v", time.Since(start).Round(time.Millisecond))
 		return fmt.Sprintf("%d segments, %d bytes, verified natively", len(segs), size), nil
 	}); err != nil {
-		return st, nil, err
+		return st, list, nil, err
 	}
 	if err := r.segmentProofs(keys, shapes, natives, checks, st, segments); err != nil {
-		return st, nil, err
+		return st, list, nil, err
 	}
-	return st, segments, nil
+	return st, list, segments, nil
 }
 
 // segmentProofs runs the stage of the segments' Groth16 proofs of the
@@ -444,12 +457,16 @@ func (r *runner) segmentProofs(keys *AggregatedKeys, shapes []*committed.Shape, 
 	})
 }
 
-// aggregate proves the aggregator on the segments'
-// witnesses and verifies its proof on the statement st.
-func (r *runner) aggregate(keys *AggregatedKeys, st statement.Statement, segments []recursion.SegmentProof) (groth16.Proof, error) {
-	a := recursion.AggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), st, segments)
+// aggregate proves the aggregator on the segments' witnesses for the
+// pass's statement st and its list l (a turn's with its witness), and
+// verifies its proof on the list.
+func (r *runner) aggregate(keys *AggregatedKeys, st statement.Statement, l statement.List, segments []recursion.SegmentProof, turn *recursion.TurnWitness) (groth16.Proof, error) {
+	a, err := recursion.AggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), st, l, segments, turn, keys.Catalog.aggregatorOptions()...)
+	if err != nil {
+		return nil, err
+	}
 	return r.proveAggregator(keys, a, func(p groth16.Proof) error {
-		return recursion.VerifyAggregated(p, keys.Aggregator.VK, st)
+		return recursion.VerifyAggregated(p, keys.Aggregator.VK, l)
 	})
 }
 
@@ -545,23 +562,24 @@ func nativeJobs(sizes []uint64, budget uint64, procs int) int {
 // the aggregation and, with opts.Wrap, the wrapper, each verified here,
 // and the chain of the native proofs. The wrapper's proof and the final
 // statement are left in r.wrapped.
-func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace) (statement.Statement, groth16.Proof, error) {
+func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace) (statement.Statement, statement.List, groth16.Proof, error) {
 	m := opts.Model
 	segs := keys.Segments
 	var (
-		st  statement.Statement
-		res *jobsOut
+		st   statement.Statement
+		list statement.List
+		res  *jobsOut
 	)
 	err := r.stage("proofs on the workers", func() (string, error) {
 		var err error
-		if st, err = passStatement(keys.ModelID, pass); err != nil {
+		if st, list, err = passStatement(keys.ModelID, pass); err != nil {
 			return "", err
 		}
 		shapes, err := committedShapes(m, segs, pass, nil)
 		if err != nil {
 			return "", err
 		}
-		if res, err = r.runJobs(r.context(), opts.Queue, keys, pass, tr, st, shapes, opts.Wrap); err != nil {
+		if res, err = r.runJobs(r.context(), opts.Queue, keys, pass, tr, st, list, shapes, opts.Wrap); err != nil {
 			return "", err
 		}
 		if _, err := committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, res.natives); err != nil {
@@ -575,7 +593,7 @@ func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, p
 		return what + ", each verified", nil
 	})
 	if err != nil {
-		return st, nil, err
+		return st, list, nil, err
 	}
-	return st, res.aggregate, nil
+	return st, list, res.aggregate, nil
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/consensys/gnark/backend/groth16"
 
-	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/inference/committed"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/recursion"
@@ -46,12 +45,19 @@ type TurnOptions struct {
 	keys map[int]*AggregatedKeys
 }
 
-// RecordedTurn is a proven turn as its prover keeps it: the final turn
-// statement and the turn wrapper's proof in the Solidity verifier's
-// encoding (solidity.ProofBytes; nil when the turn was not wrapped).
+// RecordedTurn is a proven turn as its prover keeps it: the final model
+// id, the turn's leaf and the wrapper's proof of their list of one in
+// the Solidity verifier's encoding (solidity.ProofBytes; nil when the
+// turn was not wrapped).
 type RecordedTurn struct {
-	Turn  statement.Turn
-	Proof []byte
+	ModelID *big.Int
+	Turn    statement.Leaf
+	Proof   []byte
+}
+
+// List returns the turn's list of one.
+func (t RecordedTurn) List() statement.List {
+	return statement.List{ModelID: t.ModelID, Leaves: []statement.Leaf{t.Turn}}
 }
 
 // checkRecords checks a conversation's turns: each states the model id
@@ -61,11 +67,14 @@ type RecordedTurn struct {
 func checkRecords(turns []RecordedTurn, modelID, state *big.Int) error {
 	prev := statement.EmptyState
 	for i, t := range turns {
-		if err := solidity.ValidateTurn(t.Turn); err != nil {
+		if t.Turn.Kind != statement.KindTurn {
+			return fmt.Errorf("turn %d is a %v", i+1, t.Turn.Kind)
+		}
+		if err := t.List().Check(); err != nil {
 			return fmt.Errorf("turn %d: %w", i+1, err)
 		}
-		if t.Turn.ModelID.Cmp(modelID) != 0 {
-			return fmt.Errorf("turn %d states model id %#x, the conversation's is %#x", i+1, t.Turn.ModelID, modelID)
+		if t.ModelID.Cmp(modelID) != 0 {
+			return fmt.Errorf("turn %d states model id %#x, the conversation's is %#x", i+1, t.ModelID, modelID)
 		}
 		if t.Turn.StateIn.Cmp(prev) != 0 {
 			return fmt.Errorf("turn %d starts from state %#x, the turn before it left %#x", i+1, t.Turn.StateIn, prev)
@@ -89,12 +98,12 @@ func checkRecords(turns []RecordedTurn, modelID, state *big.Int) error {
 type TurnReport struct {
 	*Report
 	StateIn, StateOut *committed.State
-	Turn              statement.Turn
+	Turn              statement.Leaf
 	History           []int
 	// Turns are the conversation's turns so far, this one last, with
 	// their wrapper proofs (this one's nil without Wrap).
 	Turns []RecordedTurn
-	// TurnGas is the gas each submitTurn used on the simulated chain,
+	// TurnGas is the gas each submission used on the simulated chain,
 	// the earlier turns' first (nil without Chain).
 	TurnGas []uint64
 }
@@ -105,11 +114,12 @@ type TurnReport struct {
 // opts.Capacity rows. The state in is the commitment to the history's
 // cache (the empty state for a first turn); the turn's segments are
 // proven natively and verified from it (committed.VerifyTurn), then by
-// the turn segment circuits, the turn aggregator and, with Wrap, the turn
-// wrapper, whose one public input is the turn's digest. With Wrap and
-// Chain, the turn wrapper's verifier and the registry are deployed on a
+// the turn segment circuits, the turn aggregator and, with Wrap, the
+// wrapper, whose one public input is the statement digest of the turn's
+// list of one. With Wrap and Chain, the wrapper's verifier and the
+// registry are deployed on a
 // new simulated chain, which records opts.Earlier and then this turn
-// (the registry's submitTurn); solcjs must be found before anything is
+// (the registry's submit); solcjs must be found before anything is
 // proven, and if the on-chain stage fails the report of the verified
 // proof is returned with the error.
 func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
@@ -123,11 +133,11 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 		return nil, fmt.Errorf("pipeline: a conversation's turn is not proven on workers yet")
 	}
 	if len(opts.Earlier) > 0 {
-		last := opts.Earlier[len(opts.Earlier)-1].Turn
-		if opts.StateIn != nil && last.StateOut.Cmp(opts.StateIn) != 0 {
-			return nil, fmt.Errorf("pipeline: the conversation's last turn left state %#x, the turn starts from %#x", last.StateOut, opts.StateIn)
+		last := opts.Earlier[len(opts.Earlier)-1]
+		if opts.StateIn != nil && last.Turn.StateOut.Cmp(opts.StateIn) != 0 {
+			return nil, fmt.Errorf("pipeline: the conversation's last turn left state %#x, the turn starts from %#x", last.Turn.StateOut, opts.StateIn)
 		}
-		if err := checkRecords(opts.Earlier, last.ModelID, last.StateOut); err != nil {
+		if err := checkRecords(opts.Earlier, last.ModelID, last.Turn.StateOut); err != nil {
 			return nil, fmt.Errorf("pipeline: the conversation's turns: %w", err)
 		}
 	}
@@ -159,7 +169,14 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 		return nil, err
 	}
 	if len(opts.History)+rows > opts.Capacity {
-		return nil, fmt.Errorf("pipeline: a history of %d rows and a turn in a bucket of %d exceed the cache's %d rows", len(opts.History), rows, opts.Capacity)
+		return nil, fmt.Errorf("pipeline: a history of %d rows and a turn in a bucket of %d exceed the cache's %d rows (start a new conversation, or deploy a larger capacity)", len(opts.History), rows, opts.Capacity)
+	}
+	if len(opts.Buckets) > 0 {
+		// Checked before anything is proven: a turn the deployment cannot
+		// serve costs nothing.
+		if err := checkDeployment(m, opts.Buckets, rows, false); err != nil {
+			return nil, fmt.Errorf("%w (a shorter prompt or fewer tokens fit a smaller bucket; or deploy the bucket)", err)
+		}
 	}
 	var (
 		cache, next *model.Cache
@@ -215,60 +232,37 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 		return nil, err
 	}
 	conv := &turnProving{turn: turn, in: rep.StateIn}
-	if st, segments, err = r.proveSegments(&opts.AggregatedOptions, keys, pass, tr, conv); err != nil {
+	if st, _, segments, err = r.proveSegments(&opts.AggregatedOptions, keys, pass, tr, conv); err != nil {
 		return nil, err
 	}
 	rep.StateOut = conv.out
 	in, out := rep.StateIn.Digest(), rep.StateOut.Digest()
-	aggTurn := recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: opts.Capacity}
-	a := recursion.TurnAggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), aggTurn, st, in, out,
-		rep.StateIn.Rows, rep.StateIn.Keys, rep.StateIn.Values, committed.TurnKeep(pass), segments)
-	aggProof, err := r.proveAggregator(keys, a, func(p groth16.Proof) error {
-		return recursion.VerifyTurnAggregated(p, keys.Aggregator.VK, st, in, out)
-	})
+	list := statement.List{ModelID: st.ModelID, Leaves: []statement.Leaf{statement.TurnLeaf(in, st.InputDigest, st.OutputDigest, out)}}
+	witness := &recursion.TurnWitness{StateIn: in, StateOut: out, Rows: rep.StateIn.Rows, Keys: rep.StateIn.Keys, Values: rep.StateIn.Values, Keep: committed.TurnKeep(pass)}
+	aggProof, err := r.aggregate(keys, st, list, segments, witness)
 	if err != nil {
 		return nil, err
 	}
-	rep.Aggregated = &AggregatedProof{Proof: aggProof, Key: keys.Aggregator.VK, Statement: st, Deployment: keys.Deployment, Slot: keys.Slot, Commitments: keys.Catalog.aggregatorCommitments}
+	rep.setAggregated(keys, st, list, aggProof)
 	rep.History = append(append([]int(nil), opts.History...), append(append([]int(nil), pass.Prompt...), pass.Output...)[:committed.TurnKeep(pass)]...)
 	if next.Len != len(rep.History) {
 		return nil, fmt.Errorf("pipeline: the turn leaves %d cached rows for a history of %d tokens", next.Len, len(rep.History))
 	}
-	final := st
-	final.ModelID = keys.FinalModelID
-	rep.Statement = final
-	rep.Turn = statement.Turn{ModelID: final.ModelID, StateIn: in, InputDigest: final.InputDigest, OutputDigest: final.OutputDigest, StateOut: out}
+	rep.Turn = rep.List.Leaves[0]
 	if len(opts.Earlier) > 0 {
-		last := opts.Earlier[len(opts.Earlier)-1].Turn
-		if last.ModelID.Cmp(final.ModelID) != 0 || last.StateOut.Cmp(in) != 0 {
-			return nil, fmt.Errorf("pipeline: the conversation's last turn states model id %#x and state out %#x, this turn %#x and state in %#x", last.ModelID, last.StateOut, final.ModelID, in)
+		last := opts.Earlier[len(opts.Earlier)-1]
+		if last.ModelID.Cmp(keys.FinalModelID) != 0 || last.Turn.StateOut.Cmp(in) != 0 {
+			return nil, fmt.Errorf("pipeline: the conversation's last turn states model id %#x and state out %#x, this turn %#x and state in %#x", last.ModelID, last.Turn.StateOut, keys.FinalModelID, in)
 		}
 	}
-	rep.Turns = append(slices.Clone(opts.Earlier), RecordedTurn{Turn: rep.Turn})
+	rep.Turns = append(slices.Clone(opts.Earlier), RecordedTurn{ModelID: keys.FinalModelID, Turn: rep.Turn})
 	if !opts.Wrap {
 		return rep, nil
 	}
-	if err := r.stage("turn wrapper proof", func() (string, error) {
-		wrapper, err := r.wrapperKeys(keys)
-		if err != nil {
-			return "", err
-		}
-		var turn statement.Turn
-		rep.Proof, turn, err = recursion.WrapTurn(aggProof, keys.Aggregator.VK, st, in, out, keys.Deployment, keys.Slot, wrapper)
-		if err != nil {
-			return "", err
-		}
-		if turn.String() != rep.Turn.String() {
-			return "", fmt.Errorf("pipeline: the wrapper states %v, the run %v", turn, rep.Turn)
-		}
-		if rep.ProofBytes, err = proofSize(rep.Proof); err != nil {
-			return "", err
-		}
-		if rep.Turns[len(rep.Turns)-1].Proof, err = solidity.ProofBytes(rep.Proof); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("%d bytes, verified", rep.ProofBytes), nil
-	}); err != nil {
+	if err := r.wrap(keys, rep.Report); err != nil {
+		return nil, err
+	}
+	if rep.Turns[len(rep.Turns)-1].Proof, err = solidity.ProofBytes(rep.Proof); err != nil {
 		return nil, err
 	}
 	if onChain {
@@ -279,12 +273,13 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 	return rep, nil
 }
 
-// recordTurns deploys the turn wrapper's verifier and the registry on a
-// new simulated chain and records the conversation's turns in order: each
-// submitTurn must verify and emit the turn's event, and the registry must
-// then hold the last turn and the state it left.
+// recordTurns deploys the wrapper's verifier and the registry on a new
+// simulated chain and records the conversation's turns in order, each the
+// list of its one leaf: each submission must verify and emit the turn's
+// events, and the registry must then hold every turn and the state the
+// last left.
 func (r *runner) recordTurns(ctx context.Context, vk groth16.VerifyingKey, rep *TurnReport) error {
-	d, err := r.deployContracts(ctx, vk, rep.Turn.ModelID, false)
+	d, err := r.deployContracts(ctx, vk, rep.List.ModelID, false)
 	if err != nil {
 		return err
 	}
@@ -292,7 +287,7 @@ func (r *runner) recordTurns(ctx context.Context, vk groth16.VerifyingKey, rep *
 	registry := rep.Deployment.Registry
 	return r.stage("on-chain record", func() (string, error) {
 		for i, t := range rep.Turns {
-			data, err := solidity.PackSubmitTurnBytes(t.Proof, t.Turn)
+			data, err := solidity.PackSubmitBytes(t.Proof, t.List())
 			if err != nil {
 				return "", fmt.Errorf("turn %d: %w", i+1, err)
 			}
@@ -300,31 +295,27 @@ func (r *runner) recordTurns(ctx context.Context, vk groth16.VerifyingKey, rep *
 			if err != nil {
 				return "", fmt.Errorf("turn %d: %w", i+1, err)
 			}
+			if err := checkRecorded(ctx, d.chain, registry, receipt, t.List()); err != nil {
+				return "", fmt.Errorf("turn %d: %w", i+1, err)
+			}
 			events, err := solidity.TurnEvents(receipt, registry)
 			if err != nil {
 				return "", err
 			}
-			if len(events) != 1 || events[0].Turn.String() != t.Turn.String() {
+			if len(events) != 1 || events[0].Leaf.StateOut.Cmp(t.Turn.StateOut) != 0 {
 				return "", fmt.Errorf("turn %d: the registry emitted %d turn events, want the turn's one", i+1, len(events))
 			}
 			rep.TurnGas = append(rep.TurnGas, receipt.GasUsed)
 		}
-		for _, check := range []func() (bool, error){
-			func() (bool, error) { return solidity.IsTurnVerified(ctx, d.chain.Backend(), registry, rep.Turn) },
-			func() (bool, error) {
-				return solidity.IsState(ctx, d.chain.Backend(), registry, rep.Turn.ModelID, rep.Turn.StateOut)
-			},
-		} {
-			ok, err := check()
-			if err != nil {
-				return "", err
-			}
-			if !ok {
-				return "", fmt.Errorf("the registry did not record the turn")
-			}
+		ok, err := solidity.IsState(ctx, d.chain.Backend(), registry, rep.List.ModelID, rep.Turn.StateOut)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", fmt.Errorf("the registry did not record the turn's state out")
 		}
 		rep.SubmitGas = rep.TurnGas[len(rep.TurnGas)-1]
-		return fmt.Sprintf("%d turns recorded in order, submitTurn %v gas", len(rep.Turns), rep.TurnGas), nil
+		return fmt.Sprintf("%d turns recorded in order, submit %v gas", len(rep.Turns), rep.TurnGas), nil
 	})
 }
 
@@ -341,8 +332,8 @@ type Conversation struct {
 	Turns    []ConversationTurn `json:"turns,omitempty"`
 }
 
-// ConversationTurn is a turn of a conversation file: its final turn
-// statement's five values and the turn wrapper's proof in the Solidity
+// ConversationTurn is a turn of a conversation file: the final model id,
+// the turn's four values and the wrapper's proof in the Solidity
 // verifier's encoding (none when the turn was not wrapped), each a
 // 0x-prefixed hexadecimal string.
 type ConversationTurn struct {
@@ -365,7 +356,7 @@ func (c *Conversation) Recorded() ([]RecordedTurn, error) {
 				return nil, fmt.Errorf("pipeline: conversation: turn %d: %w", i+1, err)
 			}
 		}
-		out[i].Turn = statement.Turn{ModelID: words[0], StateIn: words[1], InputDigest: words[2], OutputDigest: words[3], StateOut: words[4]}
+		out[i].ModelID, out[i].Turn = words[0], statement.TurnLeaf(words[1], words[2], words[3], words[4])
 		if t.Proof != "" {
 			p, ok := strings.CutPrefix(t.Proof, "0x")
 			if !ok || len(p) > 2*384 {
@@ -397,10 +388,10 @@ func conversationTurns(turns []RecordedTurn) []ConversationTurn {
 	out := make([]ConversationTurn, len(turns))
 	for i, t := range turns {
 		out[i] = ConversationTurn{
-			ModelID:      fmt.Sprintf("%#x", t.Turn.ModelID),
+			ModelID:      fmt.Sprintf("%#x", t.ModelID),
 			StateIn:      fmt.Sprintf("%#x", t.Turn.StateIn),
-			InputDigest:  fmt.Sprintf("%#x", t.Turn.InputDigest),
-			OutputDigest: fmt.Sprintf("%#x", t.Turn.OutputDigest),
+			InputDigest:  fmt.Sprintf("%#x", t.Turn.Input),
+			OutputDigest: fmt.Sprintf("%#x", t.Turn.Output),
 			StateOut:     fmt.Sprintf("%#x", t.Turn.StateOut),
 		}
 		if len(t.Proof) > 0 {
@@ -471,29 +462,30 @@ func ReadConversation(dir string) (*Conversation, error) {
 }
 
 // WriteTurnArtifacts writes a turn's outputs to dir: turn.json (the
-// final turn statement, its digest, the prompt and output),
+// final model id, the turn's four values, the statement digest of their
+// list of one, the prompt and output),
 // state-in.bin and state-out.bin (committed.State's encoding, what a
 // verifier of the turn's native proofs needs), conversation.json (what
-// the next turn reads, [Conversation]) and proof.bin (the turn wrapper's
-// proof, when there is one).
+// the next turn reads, [Conversation]) and the proof the run ends with,
+// with what checks it ([VerifyArtifacts]).
 func WriteTurnArtifacts(dir string, r *TurnReport) error {
 	files := map[string][]byte{}
-	if err := addProof(files, r.Proof); err != nil {
+	if err := proofFiles(files, r.Report); err != nil {
 		return err
 	}
-	digest, err := r.Turn.Digest()
+	digest, err := r.List.Digest()
 	if err != nil {
 		return err
 	}
 	t, err := json.MarshalIndent(map[string]any{
-		"modelId":      fmt.Sprintf("%#x", r.Turn.ModelID),
-		"stateIn":      fmt.Sprintf("%#x", r.Turn.StateIn),
-		"inputDigest":  fmt.Sprintf("%#x", r.Turn.InputDigest),
-		"outputDigest": fmt.Sprintf("%#x", r.Turn.OutputDigest),
-		"stateOut":     fmt.Sprintf("%#x", r.Turn.StateOut),
-		"turnDigest":   fmt.Sprintf("%#x", digest),
-		"prompt":       r.Prompt,
-		"output":       r.Output,
+		"modelId":         fmt.Sprintf("%#x", r.List.ModelID),
+		"stateIn":         fmt.Sprintf("%#x", r.Turn.StateIn),
+		"inputDigest":     fmt.Sprintf("%#x", r.Turn.Input),
+		"outputDigest":    fmt.Sprintf("%#x", r.Turn.Output),
+		"stateOut":        fmt.Sprintf("%#x", r.Turn.StateOut),
+		"statementDigest": fmt.Sprintf("%#x", digest),
+		"prompt":          r.Prompt,
+		"output":          r.Output,
 	}, "", "  ")
 	if err != nil {
 		return err
@@ -504,7 +496,7 @@ func WriteTurnArtifacts(dir string, r *TurnReport) error {
 			return err
 		}
 	}
-	c, err := json.MarshalIndent(Conversation{ModelID: fmt.Sprintf("%#x", r.Turn.ModelID), Capacity: r.StateOut.Capacity, History: r.History, State: fmt.Sprintf("%#x", r.Turn.StateOut), Turns: conversationTurns(r.Turns)}, "", "  ")
+	c, err := json.MarshalIndent(Conversation{ModelID: fmt.Sprintf("%#x", r.List.ModelID), Capacity: r.StateOut.Capacity, History: r.History, State: fmt.Sprintf("%#x", r.Turn.StateOut), Turns: conversationTurns(r.Turns)}, "", "  ")
 	if err != nil {
 		return err
 	}

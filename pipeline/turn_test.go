@@ -40,8 +40,8 @@ func TestParseConversation(t *testing.T) {
 	}
 	// A file with its turns: they round-trip, proofs included.
 	turns := []RecordedTurn{
-		{Turn: statement.Turn{ModelID: big.NewInt(0x1234), StateIn: big.NewInt(0), InputDigest: big.NewInt(5), OutputDigest: big.NewInt(6), StateOut: big.NewInt(0xabc)}, Proof: bytes.Repeat([]byte{7}, 384)},
-		{Turn: statement.Turn{ModelID: big.NewInt(0x1234), StateIn: big.NewInt(0xabc), InputDigest: big.NewInt(8), OutputDigest: big.NewInt(9), StateOut: big.NewInt(0xdef)}},
+		{ModelID: big.NewInt(0x1234), Turn: statement.TurnLeaf(big.NewInt(0), big.NewInt(5), big.NewInt(6), big.NewInt(0xabc)), Proof: bytes.Repeat([]byte{7}, 384)},
+		{ModelID: big.NewInt(0x1234), Turn: statement.TurnLeaf(big.NewInt(0xabc), big.NewInt(8), big.NewInt(9), big.NewInt(0xdef))},
 	}
 	good.State, good.Turns = "0xdef", conversationTurns(turns)
 	if data, err = json.Marshal(good); err != nil {
@@ -134,7 +134,7 @@ func TestRunTurnRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := RecordedTurn{Turn: statement.Turn{ModelID: big.NewInt(1), StateIn: big.NewInt(0), InputDigest: big.NewInt(2), OutputDigest: big.NewInt(3), StateOut: big.NewInt(4)}, Proof: make([]byte, 256)}
+	first := RecordedTurn{ModelID: big.NewInt(1), Turn: statement.TurnLeaf(big.NewInt(0), big.NewInt(2), big.NewInt(3), big.NewInt(4)), Proof: make([]byte, 256)}
 	unproven := first
 	unproven.Proof = nil
 	stray := first
@@ -156,6 +156,33 @@ func TestRunTurnRecords(t *testing.T) {
 		}
 		if _, err := RunTurn(context.Background(), opts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error naming %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestRunTurnUnserved: a turn the deployment cannot serve — a bucket it
+// does not list, a capacity the history and the turn exceed — is refused
+// at once, before any inference or proof, with what to do instead.
+func TestRunTurnUnserved(t *testing.T) {
+	m, err := model.Builtin(model.Micro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		opts TurnOptions
+		want string
+	}{
+		"an unlisted bucket":  {TurnOptions{AggregatedOptions: AggregatedOptions{Options: Options{Model: m, Prompt: []int{'H', 'i', '!'}, Tokens: 3}, Buckets: []int{2}, Capacity: 8}}, "deployment"},
+		"beyond the capacity": {TurnOptions{AggregatedOptions: AggregatedOptions{Options: Options{Model: m, Prompt: []int{'!'}, Tokens: 1, Bucket: 2}, Capacity: 4}, History: []int{'H', 'i', '!'}}, "new conversation"},
+	} {
+		var log bytes.Buffer
+		c.opts.Log = &log
+		_, err := RunTurn(context.Background(), c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %q", name, err, c.want)
+		}
+		if log.Len() != 0 {
+			t.Errorf("%s: refused after a stage ran:\n%s", name, log.String())
 		}
 	}
 }

@@ -118,9 +118,9 @@ func (c *workerModels) load(s *jobSpec, job *distributed.Job, in *distributed.In
 
 // decodeSpec decodes a job's spec and rebuilds its model, pass and
 // statement; a failure of the spec's is deterministic.
-func decodeSpec(models *workerModels, job *distributed.Job, in *distributed.Inputs) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
-	fail := func(err error) (*jobSpec, *model.Model, committed.Pass, statement.Statement, error) {
-		return nil, nil, committed.Pass{}, statement.Statement{}, err
+func decodeSpec(models *workerModels, job *distributed.Job, in *distributed.Inputs) (*jobSpec, *model.Model, committed.Pass, statement.Statement, statement.List, error) {
+	fail := func(err error) (*jobSpec, *model.Model, committed.Pass, statement.Statement, statement.List, error) {
+		return nil, nil, committed.Pass{}, statement.Statement{}, statement.List{}, err
 	}
 	data, err := in.Get("spec", maxSpec)
 	if err != nil {
@@ -139,11 +139,11 @@ func decodeSpec(models *workerModels, job *distributed.Job, in *distributed.Inpu
 		return fail(distributed.Deterministic(fmt.Errorf("pipeline: job spec: %w", err)))
 	}
 	id, _ := new(big.Int).SetString(s.ModelID, 16)
-	st, err := passStatement(id, pass)
+	st, list, err := passStatement(id, pass)
 	if err != nil {
 		return fail(distributed.Deterministic(fmt.Errorf("pipeline: job spec: %w", err)))
 	}
-	return s, m, pass, st, nil
+	return s, m, pass, st, list, nil
 }
 
 // passTrace runs the model's pass over a pass's tokens: stacked for a
@@ -302,7 +302,7 @@ func WorkerHandlers(cfg WorkerConfig) (map[string]distributed.Handler, error) {
 	}
 	return map[string]distributed.Handler{
 		JobNative: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-			s, m, pass, st, err := decodeSpec(models, job, in)
+			s, m, pass, st, _, err := decodeSpec(models, job, in)
 			if err != nil {
 				return nil, err
 			}
@@ -338,7 +338,7 @@ func WorkerHandlers(cfg WorkerConfig) (map[string]distributed.Handler, error) {
 
 // segmentJob proves a segment's Groth16 proof on a worker.
 func segmentJob(dirs workerDirs, w io.Writer, models *workerModels, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-	s, m, pass, st, err := decodeSpec(models, job, in)
+	s, m, pass, st, _, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
 	}
@@ -401,7 +401,7 @@ func segmentJob(dirs workerDirs, w io.Writer, models *workerModels, job *distrib
 // read and checked again (the native proofs' chain), the aggregator
 // compiled from the spec's shapes in the worker's circuit cache.
 func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *workerModels, srsc *srsCache, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-	s, m, pass, st, err := decodeSpec(models, job, in)
+	s, m, pass, st, list, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
 	}
@@ -455,7 +455,7 @@ func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *work
 	}
 	key := gpcs.KeyOf(vk.PCS)
 	r := dirs.runner(m, w)
-	ccs, err := r.compileAggregator(dirs.own, s.Shapes, key, nil)
+	ccs, err := r.compileAggregator(dirs.own, s.Shapes, key, nil, s.Slots > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -467,7 +467,15 @@ func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *work
 	if err != nil {
 		return nil, err
 	}
-	wit, err := frontend.NewWitness(recursion.AggregatorAssignment(s.Shapes, key, st, segments), ecc.BW6_761.ScalarField())
+	var opts []recursion.AggregatorOption
+	if s.Slots > 0 {
+		opts = append(opts, recursion.WithList())
+	}
+	a, err := recursion.AggregatorAssignment(s.Shapes, key, st, list, segments, nil, opts...)
+	if err != nil {
+		return nil, distributed.Deterministic(err)
+	}
+	wit, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
@@ -479,11 +487,10 @@ func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *work
 }
 
 // wrapJob proves the wrapper on a worker: the aggregator's proof,
-// verified on the spec's statement, wrapped by the wrapper circuit the
-// spec selects (a batch's when the spec has slots), compiled in the
-// worker's circuit cache.
+// verified on the spec's list, wrapped by the one wrapper circuit,
+// compiled in the worker's circuit cache.
 func wrapJob(dirs workerDirs, w io.Writer, models *workerModels, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-	s, m, _, st, err := decodeSpec(models, job, in)
+	s, m, _, _, list, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
 	}
@@ -507,16 +514,7 @@ func wrapJob(dirs workerDirs, w io.Writer, models *workerModels, job *distribute
 	}
 	r := dirs.runner(m, w)
 	n := s.Wrap.Commitments
-	var ccs constraint.ConstraintSystem
-	if s.Slots > 0 {
-		ccs, err = r.compileCached(dirs.own, wrapperName(n)+"\nbatch", ecc.BN254, "BN254 batch wrapper", func() (constraint.ConstraintSystem, error) {
-			return recursion.CompileBatchWrapper(n)
-		})
-	} else {
-		ccs, err = r.compileCached(dirs.own, wrapperName(n), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
-			return recursion.CompileWrapper(n)
-		})
-	}
+	ccs, err := r.compileWrapper(dirs.own, n)
 	if err != nil {
 		return nil, err
 	}
@@ -529,11 +527,7 @@ func wrapJob(dirs workerDirs, w io.Writer, models *workerModels, job *distribute
 	if wrapper.PK, err = setup.LoadProvingKey(keys, keyDir); err != nil {
 		return nil, err
 	}
-	wrap := recursion.Wrap
-	if s.Slots > 0 {
-		wrap = recursion.WrapBatch
-	}
-	proof, _, err := wrap(aggProof, aggVK, st, dep, s.Wrap.Slot, &wrapper)
+	proof, _, err := recursion.Wrap(aggProof, aggVK, list, dep, s.Wrap.Slot, &wrapper)
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}

@@ -19,6 +19,7 @@ import (
 	stdgroth16 "github.com/consensys/gnark/std/recursion/groth16"
 
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
+	gstatement "github.com/veriformer/veriformer/gadgets/statement"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/statement"
 	"github.com/veriformer/veriformer/transcript"
@@ -150,15 +151,22 @@ type SegmentProof struct {
 // one MSM, one pairing against the SRS's fixed G2 points). The model id
 // is [ModelID] of the segment keys and the table commitments.
 //
-// Public inputs, in order: ModelID, InputDigest, OutputDigest — the
-// aggregator's layout, so the wrapper serves it unchanged — and for a
-// turn's segments StateIn and StateOut (see [TurnState]).
+// Public inputs, in order: ModelID and ListDigest, the list digest
+// (statement.List.ListDigest) of what the pass proves, the same two for
+// every kind of pass so that one wrapper serves them all. The segments
+// state the pass as (ModelID, InputDigest, OutputDigest), private here:
+// a request's input and output digests, whose list of one the aggregator
+// hashes; a list's list digest and count ([WithList]), which it passes on;
+// or a turn's input and output digests, whose list of one, with the
+// states in and out it derives ([WithTurn]), it hashes.
 type Aggregator struct {
-	ModelID      frontend.Variable `gnark:",public"`
-	InputDigest  frontend.Variable `gnark:",public"`
-	OutputDigest frontend.Variable `gnark:",public"`
+	ModelID    frontend.Variable `gnark:",public"`
+	ListDigest frontend.Variable `gnark:",public"`
+
+	InputDigest  frontend.Variable
+	OutputDigest frontend.Variable
 	// States holds a turn's StateIn and StateOut (empty otherwise).
-	States []frontend.Variable `gnark:",public"`
+	States []frontend.Variable
 
 	Segments []SegmentProof
 	// State is a turn's state in and the rows it keeps (one entry;
@@ -166,9 +174,38 @@ type Aggregator struct {
 	State []TurnState
 
 	// Not circuit variables: hidden from gnark's schema walk.
-	shapes []SegmentShape  `gnark:"-"`
-	key    gpcs.Key        `gnark:"-"`
-	turn   *AggregatorTurn `gnark:"-"`
+	shapes []SegmentShape   `gnark:"-"`
+	key    gpcs.Key         `gnark:"-"`
+	opts   aggregatorConfig `gnark:"-"`
+}
+
+// AggregatorOption configures the kind of pass an aggregator completes.
+type AggregatorOption func(*aggregatorConfig)
+
+type aggregatorConfig struct {
+	turn *AggregatorTurn
+	list bool
+}
+
+// WithTurn makes the aggregator complete a conversation's turn, whose
+// segments have turn shapes, with the model's blocks and the cache's
+// capacity.
+func WithTurn(turn AggregatorTurn) AggregatorOption {
+	return func(c *aggregatorConfig) { c.turn = &turn }
+}
+
+// WithList makes the aggregator complete a pass of stacked requests,
+// whose segments state (model id, list digest, count).
+func WithList() AggregatorOption {
+	return func(c *aggregatorConfig) { c.list = true }
+}
+
+func configure(opts []AggregatorOption) aggregatorConfig {
+	var c aggregatorConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
 }
 
 // AggregatorTurn is a turn aggregator's constant shape: the model's
@@ -194,19 +231,14 @@ type TurnState struct {
 
 // NewAggregator returns the placeholder of the committed
 // aggregator for segments of the given shapes and the PCS key (the
-// SRS's, circuit constants).
-func NewAggregator(shapes []SegmentShape, key gpcs.Key) (*Aggregator, error) {
-	return newAggregator(shapes, key, nil)
-}
-
-// NewTurnAggregator returns the placeholder of the committed aggregator
-// of a turn's segments (each shape with its Turn) for a model of
-// turn.Layers blocks and a cache of turn.Capacity rows.
-func NewTurnAggregator(shapes []SegmentShape, key gpcs.Key, turn AggregatorTurn) (*Aggregator, error) {
-	return newAggregator(shapes, key, &turn)
-}
-
-func newAggregator(shapes []SegmentShape, key gpcs.Key, turn *AggregatorTurn) (*Aggregator, error) {
+// SRS's, circuit constants), completing a request's pass unless an
+// option says otherwise.
+func NewAggregator(shapes []SegmentShape, key gpcs.Key, opts ...AggregatorOption) (*Aggregator, error) {
+	cfg := configure(opts)
+	turn := cfg.turn
+	if turn != nil && cfg.list {
+		return nil, errors.New("recursion: an aggregator of a turn and of a list")
+	}
 	if len(shapes) < 1 || len(shapes) > MaxArity {
 		return nil, fmt.Errorf("recursion: committed aggregator of %d segments outside [1, %d]", len(shapes), MaxArity)
 	}
@@ -217,7 +249,7 @@ func newAggregator(shapes []SegmentShape, key gpcs.Key, turn *AggregatorTurn) (*
 	if err := checkTurnShapes(shapes, turn); err != nil {
 		return nil, err
 	}
-	c := &Aggregator{Segments: make([]SegmentProof, k), shapes: shapes, key: key, turn: turn}
+	c := &Aggregator{Segments: make([]SegmentProof, k), shapes: shapes, key: key, opts: cfg}
 	if turn != nil {
 		c.States = make([]frontend.Variable, 2)
 		c.State = []TurnState{{Keys: make([]sw_bls12377.G1Affine, turn.Layers), Values: make([]sw_bls12377.G1Affine, turn.Layers)}}
@@ -289,7 +321,8 @@ func (c *Aggregator) Define(api frontend.API) error {
 	inputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, c.InputDigest))
 	outputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, c.OutputDigest))
 	var turnPublic []emulated.Element[sw_bls12377.ScalarField]
-	if c.turn != nil {
+	turn := c.opts.turn
+	if turn != nil {
 		if len(c.State) != 1 || len(c.States) != 2 {
 			return errors.New("recursion: a turn aggregator without its state")
 		}
@@ -354,10 +387,13 @@ func (c *Aggregator) Define(api frontend.API) error {
 	if err := linkSegments(api, c.shapes, c.Segments); err != nil {
 		return err
 	}
-	if c.turn != nil {
+	if turn != nil {
 		if err := c.checkStates(api); err != nil {
 			return err
 		}
+	}
+	if err := c.assertListDigest(api); err != nil {
+		return err
 	}
 	return gpcs.VerifyGroup(api, c.key, openings)
 }
@@ -389,7 +425,7 @@ func checkTurnShapes(shapes []SegmentShape, turn *AggregatorTurn) error {
 // state in and of the state out it derives (see [TurnState]).
 func (c *Aggregator) checkStates(api frontend.API) error {
 	st := &c.State[0]
-	layers := c.turn.Layers
+	layers := c.opts.turn.Layers
 	if len(st.Keys) != layers || len(st.Values) != layers {
 		return fmt.Errorf("recursion: a state of %d and %d blocks for %d", len(st.Keys), len(st.Values), layers)
 	}
@@ -427,7 +463,7 @@ func (c *Aggregator) checkStates(api frontend.API) error {
 			api.AssertIsEqual(api.Mul(empty, v), 0)
 		}
 	}
-	in, err := gpcs.PointsDigestWith(api, stateLabel, []frontend.Variable{st.Rows, c.turn.Capacity}, interleave(st.Keys, st.Values))
+	in, err := gpcs.PointsDigestWith(api, stateLabel, []frontend.Variable{st.Rows, c.opts.turn.Capacity}, interleave(st.Keys, st.Values))
 	if err != nil {
 		return err
 	}
@@ -435,7 +471,7 @@ func (c *Aggregator) checkStates(api frontend.API) error {
 	// Keep ≥ 1 (the request has a prompt), Rows + Keep ≤ Capacity: the
 	// segments' cache steps assert Start + Rows ≤ Capacity.
 	rows := api.Add(st.Rows, st.Keep)
-	out, err := gpcs.PointsDigestWith(api, stateLabel, []frontend.Variable{rows, c.turn.Capacity}, interleave(outKeys, outValues))
+	out, err := gpcs.PointsDigestWith(api, stateLabel, []frontend.Variable{rows, c.opts.turn.Capacity}, interleave(outKeys, outValues))
 	if err != nil {
 		return err
 	}
@@ -509,9 +545,10 @@ func checkLink(shapes []SegmentShape, i int) error {
 	return nil
 }
 
-// CompileAggregator compiles the committed aggregator.
-func CompileAggregator(shapes []SegmentShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
-	c, err := NewAggregator(shapes, key)
+// CompileAggregator compiles the committed aggregator of the kind the
+// options say.
+func CompileAggregator(shapes []SegmentShape, key gpcs.Key, opts ...AggregatorOption) (constraint.ConstraintSystem, error) {
+	c, err := NewAggregator(shapes, key, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -580,27 +617,113 @@ func ValueOfSegmentProof(proof groth16.Proof, key groth16.VerifyingKey, commitme
 	}, nil
 }
 
-// TurnAggregatorAssignment returns the assignment of a turn's committed
-// aggregator for the statement st, the digests of the states in and out,
-// the state in and the rows kept, and the segments' witnesses.
-func TurnAggregatorAssignment(shapes []SegmentShape, key gpcs.Key, turn AggregatorTurn, st statement.Statement, stateIn, stateOut *big.Int, rows int, keys, values []pcs.Commitment, keep int, segments []SegmentProof) *Aggregator {
-	a := AggregatorAssignment(shapes, key, st, segments)
-	a.turn = &turn
-	a.States = []frontend.Variable{stateIn, stateOut}
-	ts := TurnState{Rows: rows, Keep: keep}
-	for l := range keys {
-		ts.Keys = append(ts.Keys, sw_bls12377.NewG1Affine(keys[l]))
-		ts.Values = append(ts.Values, sw_bls12377.NewG1Affine(values[l]))
-	}
-	a.State = []TurnState{ts}
-	return a
+// TurnWitness is the witness of a turn's aggregator beyond its segments:
+// the digests of the states in and out, the state in's rows and per block
+// the commitments to its keys' and values' cache, and the rows the turn
+// keeps.
+type TurnWitness struct {
+	StateIn, StateOut *big.Int
+	Rows              int
+	Keys, Values      []pcs.Commitment
+	Keep              int
 }
 
 // AggregatorAssignment returns the assignment of the committed
-// aggregator for the statement st and the segments' witnesses.
-func AggregatorAssignment(shapes []SegmentShape, key gpcs.Key, st statement.Statement, segments []SegmentProof) *Aggregator {
-	return &Aggregator{
-		ModelID: st.ModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest,
-		Segments: segments, shapes: shapes, key: key,
+// aggregator (of the kind the options say) for the pass's statement st
+// as the segments state it, the list l the pass proves (its model id the
+// inner one, st's) and the segments' witnesses; a turn's needs its
+// [TurnWitness]. It refuses a list that is not the pass's.
+func AggregatorAssignment(shapes []SegmentShape, key gpcs.Key, st statement.Statement, l statement.List, segments []SegmentProof, turn *TurnWitness, opts ...AggregatorOption) (*Aggregator, error) {
+	cfg := configure(opts)
+	if err := checkPass(st, l, turn, cfg); err != nil {
+		return nil, err
 	}
+	list, err := l.ListDigest()
+	if err != nil {
+		return nil, fmt.Errorf("recursion: %w", err)
+	}
+	a := &Aggregator{
+		ModelID: st.ModelID, ListDigest: list, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest,
+		Segments: segments, shapes: shapes, key: key, opts: cfg,
+	}
+	if cfg.turn != nil {
+		a.States = []frontend.Variable{turn.StateIn, turn.StateOut}
+		ts := TurnState{Rows: turn.Rows, Keep: turn.Keep}
+		for l := range turn.Keys {
+			ts.Keys = append(ts.Keys, sw_bls12377.NewG1Affine(turn.Keys[l]))
+			ts.Values = append(ts.Values, sw_bls12377.NewG1Affine(turn.Values[l]))
+		}
+		a.State = []TurnState{ts}
+	}
+	return a, nil
+}
+
+// checkPass checks that the list l is what the pass of statement st
+// proves: the list of its one request or turn, or for a list's pass the
+// list whose digest and count st states.
+func checkPass(st statement.Statement, l statement.List, turn *TurnWitness, cfg aggregatorConfig) error {
+	if err := checkStatement(st); err != nil {
+		return err
+	}
+	if err := l.Check(); err != nil {
+		return fmt.Errorf("recursion: %w", err)
+	}
+	if l.ModelID.Cmp(st.ModelID) != 0 {
+		return errors.New("recursion: the list's model id is not the pass's")
+	}
+	if (cfg.turn != nil) != (turn != nil) {
+		return errors.New("recursion: a turn's witness exactly for a turn's aggregator")
+	}
+	var want statement.Leaf
+	switch {
+	case cfg.list:
+		digest, _ := l.ListDigest()
+		if digest.Cmp(st.InputDigest) != 0 || st.OutputDigest.Cmp(big.NewInt(int64(len(l.Leaves)))) != 0 {
+			return errors.New("recursion: the list is not the one the pass states")
+		}
+		for i, leaf := range l.Leaves {
+			if leaf.Kind != statement.KindRequest {
+				return fmt.Errorf("recursion: leaf %d of a stacked pass is a %v", i, leaf.Kind)
+			}
+		}
+		return nil
+	case cfg.turn != nil:
+		want = statement.TurnLeaf(turn.StateIn, st.InputDigest, st.OutputDigest, turn.StateOut)
+	default:
+		want = statement.RequestLeaf(st.InputDigest, st.OutputDigest)
+	}
+	if len(l.Leaves) != 1 {
+		return fmt.Errorf("recursion: a pass of one leaf proves a list of %d", len(l.Leaves))
+	}
+	got, _ := l.Leaves[0].Words()
+	w, err := want.Words()
+	if err != nil {
+		return fmt.Errorf("recursion: %w", err)
+	}
+	for i := range w {
+		if got[i].Cmp(w[i]) != 0 {
+			return errors.New("recursion: the list's leaf is not the pass's")
+		}
+	}
+	return nil
+}
+
+// assertListDigest asserts the public ListDigest: the list digest of
+// the request or turn the pass proves, or the one a list's segments
+// state.
+func (c *Aggregator) assertListDigest(api frontend.API) error {
+	if c.opts.list {
+		api.AssertIsEqual(c.ListDigest, c.InputDigest)
+		return nil
+	}
+	leaf := gstatement.Leaf{Kind: statement.KindRequest, Input: c.InputDigest, Output: c.OutputDigest}
+	if c.opts.turn != nil {
+		leaf = gstatement.Leaf{Kind: statement.KindTurn, StateIn: c.States[0], Input: c.InputDigest, Output: c.OutputDigest, StateOut: c.States[1]}
+	}
+	list, err := gstatement.ListDigestOf(api, []gstatement.Leaf{leaf})
+	if err != nil {
+		return fmt.Errorf("recursion: %w", err)
+	}
+	api.AssertIsEqual(c.ListDigest, list)
+	return nil
 }

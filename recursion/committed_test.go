@@ -210,7 +210,11 @@ func (run *committedRun) aggregator(t *testing.T) (constraint.ConstraintSystem, 
 	}
 	t.Logf("committed aggregator of %d segments: %d R1CS", len(run.shapes), ccs.GetNbConstraints())
 	return ccs, func(segments []SegmentProof, st statement.Statement) error {
-		w, err := frontend.NewWitness(AggregatorAssignment(run.shapes, run.key, st, segments), ecc.BW6_761.ScalarField())
+		a, err := AggregatorAssignment(run.shapes, run.key, st, requestList(st), segments, nil)
+		if err != nil {
+			return err
+		}
+		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
 		if err != nil {
 			return err
 		}
@@ -276,6 +280,25 @@ func TestCommittedAggregator(t *testing.T) {
 	ccs, solve := run.aggregator(t)
 	if err := solve(run.segments, run.st); err != nil {
 		t.Fatalf("honest segments: %v", err)
+	}
+	// The public list digest: another list's, or the pass's statement
+	// read as a list's.
+	for name, list := range map[string]func(*big.Int) *big.Int{
+		"list digest plus one":     func(l *big.Int) *big.Int { return new(big.Int).Add(l, big.NewInt(1)) },
+		"input digest as the list": func(*big.Int) *big.Int { return run.st.InputDigest },
+	} {
+		a, err := AggregatorAssignment(run.shapes, run.key, run.st, requestList(run.st), run.segments, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.ListDigest = list(a.ListDigest.(*big.Int))
+		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ccs.IsSolved(w); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 	clone := func() []SegmentProof { return append([]SegmentProof(nil), run.segments...) }
 	cases := map[string]func() ([]SegmentProof, statement.Statement){
@@ -390,7 +413,11 @@ func TestCommittedAggregator(t *testing.T) {
 	}
 	setupTime := time.Since(start)
 	start = time.Now()
-	w, err := frontend.NewWitness(AggregatorAssignment(run.shapes, run.key, run.st, run.segments), ecc.BW6_761.ScalarField())
+	a, err := AggregatorAssignment(run.shapes, run.key, run.st, requestList(run.st), run.segments, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,13 +426,22 @@ func TestCommittedAggregator(t *testing.T) {
 		t.Fatal(err)
 	}
 	prove := time.Since(start)
-	if err := VerifyAggregated(proof, vk, run.st); err != nil {
+	if err := VerifyAggregated(proof, vk, requestList(run.st)); err != nil {
 		t.Fatalf("the committed aggregator's proof: %v", err)
 	}
 	wrong := run.st
 	wrong.OutputDigest = new(big.Int).Add(wrong.OutputDigest, big.NewInt(1))
-	if err := VerifyAggregated(proof, vk, wrong); err == nil {
+	if err := VerifyAggregated(proof, vk, requestList(wrong)); err == nil {
 		t.Error("the committed aggregator's proof verifies on a wrong output digest")
 	}
+	turn := statement.List{ModelID: run.st.ModelID, Leaves: []statement.Leaf{statement.TurnLeaf(statement.EmptyState, run.st.InputDigest, run.st.OutputDigest, big.NewInt(1))}}
+	if err := VerifyAggregated(proof, vk, turn); err == nil {
+		t.Error("the committed aggregator's proof verifies as a turn's")
+	}
 	t.Logf("committed aggregator: setup %v, prove %v; its proof verifies on the statement", setupTime.Round(time.Second), prove.Round(time.Second))
+}
+
+// requestList is the list of the one request of a pass's statement.
+func requestList(st statement.Statement) statement.List {
+	return statement.List{ModelID: st.ModelID, Leaves: []statement.Leaf{statement.RequestLeaf(st.InputDigest, st.OutputDigest)}}
 }

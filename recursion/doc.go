@@ -1,9 +1,10 @@
 // Package recursion turns the segment proofs of the aggregated design into
-// one BN254 Groth16 proof of the statement — model id, input digest,
-// output digest — whose one public input, the statement digest
-// (statement.Digest, SHA-256 of the three values), is what an Ethereum
-// contract checks; for a conversation's turn, of the turn (model id, state
-// in, input, output, state out).
+// one BN254 Groth16 proof of a list (statement.List: the model id and its
+// leaves, requests and turns) whose one public input, the statement
+// digest (statement.List.Digest, SHA-256 of the model id and the list
+// digest), is what an Ethereum contract checks. One aggregator circuit per
+// deployment's pass and one wrapper circuit for every model and every
+// kind of list.
 //
 // # Curve chain
 //
@@ -11,10 +12,10 @@
 //	   │          their opening's points and the scalars of its pairing check ([SegmentShape.NbPublic])
 //	   │          verified natively: BLS12-377 Fp = BW6-761 Fr
 //	   ▼
-//	aggregator   BW6-761 Groth16 ([Aggregator]), public (ModelID, InputDigest, OutputDigest)
+//	aggregator   BW6-761 Groth16 ([Aggregator]), public (ModelID, ListDigest)
 //	   │          verified by emulating BW6-761 Fp and Fr on BN254 Fr
 //	   ▼
-//	wrapper      BN254 Groth16 ([Wrapper]), public StatementDigest of (FinalModelID, InputDigest, OutputDigest)
+//	wrapper      BN254 Groth16 ([Wrapper]), public StatementDigest of (FinalModelID, ListDigest)
 //
 // Since r(BLS12-377) < r(BN254) < r(BW6-761), a BLS12-377 scalar is the same
 // integer in the three scalar fields: the digests travel unchanged, as field
@@ -61,16 +62,27 @@
 //
 // where n_c is the number of Pedersen commitments per segment and t the
 // digest (gadgets/pcs.PointsDigest, pcs.Digest natively) of the model's
-// table commitments the segments' openings read. It has no Pedersen
-// commitment of its own, the layout the wrapper is compiled for.
+// table commitments the segments' openings read.
+//
+// Its public inputs are ModelID and ListDigest, the list digest of what
+// the pass proves (statement.List.ListDigest). The segments state the
+// pass as (ModelID, InputDigest, OutputDigest), private in the
+// aggregator: for a request's pass the input and output digests, of
+// whose request leaf the aggregator computes the list digest
+// (gadgets/statement.ListDigestOf: SHA-256 in field arithmetic, with no
+// lookup and no commitment); for a list's pass ([WithList]) the list
+// digest and the count, which the segments compute and the aggregator
+// passes on. It has no Pedersen commitment of its own, the layout the
+// wrapper is compiled for.
 //
 // # Turns
 //
 // A conversation's turn (inference/committed, "Turns") is proven by turn
 // segment circuits, whose public inputs end with the turn's Start and
-// Keep ([SegmentShape.Turn]), and aggregated by [NewTurnAggregator],
-// whose public inputs are (ModelID, InputDigest, OutputDigest, StateIn,
-// StateOut). It takes the state in as witnesses ([TurnState]: its rows
+// Keep ([SegmentShape.Turn]), and aggregated by the turn aggregator
+// ([WithTurn]), whose witnesses StateIn and StateOut enter the list
+// digest of the turn's leaf (state in, input, output, state out). It
+// takes the state in as witnesses ([TurnState]: its rows
 // and per block the commitments to the keys' and values' cache), asserts
 // that every segment reads those commitments from its blocks' KeysIn and
 // ValuesIn and that every segment's Start is the state's rows and its
@@ -79,22 +91,15 @@
 // being (0, 0)), and asserts StateIn and StateOut, the digests of native
 // committed State.Digest (pcs.DigestWith in circuit, 0 for the empty
 // state, whose commitments it asserts to be the identity; the state out
-// has Rows + Keep rows). [NewTurnWrapper] verifies such a proof and has
-// the turn's digest (statement.Turn.Digest of the final model id, the
-// states and the digests) as its one public input
-// ([TurnWrapperAssignment]).
+// has Rows + Keep rows).
 //
 // # Batches
 //
 // A batch's pass (inference/committed, "Batches") is proven by the
 // segment circuits of circuits.CommittedBatch, whose statement is (model
-// id, list digest, number of requests): the same three public inputs,
-// so the aggregator is the pass's. [NewBatchWrapper] verifies such an
-// aggregator proof as [Wrapper] does and has the batch digest
-// (statement.Batch.Digest: SHA-256 of the final model id and the list
-// digest, gadgets/statement.BatchDigestOfList) as its one public input
-// ([BatchWrapperAssignment]); the registry's submitBatch recomputes it
-// from the batch's statements.
+// id, list digest, number of requests), the list digest of a request
+// leaf per request (gadgets/statement.ListDigest); the list aggregator
+// ([WithList]) exposes that list digest.
 //
 // # Model ids
 //
@@ -123,29 +128,30 @@
 // # Wrapper
 //
 // [Wrapper] has one public input, StatementDigest — the on-chain layout —
-// and witnesses the final statement (ModelID, InputDigest, OutputDigest),
+// and witnesses the final model id ModelID, the list digest ListDigest,
 // the inner model id, the model digest, the bucket's slot and its leaf's
 // path in the bucket tree, the aggregator proof and the aggregator key. It
 // asserts the slot below [BucketSlots] and ModelID the final id of the
 // root its leaf and path give (its leaf from vk_agg and the inner id),
-// verifies the BW6-761
-// proof by field emulation (std/recursion/groth16 over sw_bw6761) on public
-// inputs (inner id, InputDigest, OutputDigest), with subgroup checks, and
-// asserts StatementDigest = statement.Digest(ModelID, InputDigest,
-// OutputDigest) with SHA-256 in circuit (gadgets/statement). [WrapperWitness]
-// is the public witness of a final statement. It verifies any BW6-761
-// proof of that layout with the number of commitments it is compiled for
-// ([AggregatorCommitments]).
+// verifies the BW6-761 proof by field emulation (std/recursion/groth16
+// over sw_bw6761) on public inputs (inner id, ListDigest), both
+// decomposed into 250 bits, with subgroup checks, and asserts
+// StatementDigest = SHA-256(ModelID ‖ ListDigest) truncated to 253 bits
+// (gadgets/statement.DigestOfList). It knows nothing of the leaves'
+// kinds: one wrapper serves every aggregator of every model.
+// [WrapperWitness] is the public witness of a final list. It verifies any
+// BW6-761 proof of that layout with the number of commitments it is
+// compiled for ([AggregatorCommitments]).
 //
 // # Driver
 //
 // [AggregatorAssignment] and [ValueOfSegmentProof] build the aggregator's
 // witness from native proofs and keys; [VerifyAggregated] verifies its
-// proof natively. [Wrap] verifies an aggregator proof, proves the wrapper
-// with a proof made for gnark's Solidity verifier and verifies it, and
-// returns the final statement (a statement.Statement, whose digest is the
-// on-chain public input); [WrapperAssignment] builds its witness
-// ([ValueOfAggregatorProof]).
+// proof natively on a list. [Wrap] verifies an aggregator proof, proves
+// the wrapper with a proof made for gnark's Solidity verifier and
+// verifies it, and returns the final list (the leaves under the final
+// model id, whose statement digest is the on-chain public input);
+// [WrapperAssignment] builds its witness ([ValueOfAggregatorProof]).
 //
 // # Keys
 //
@@ -159,12 +165,12 @@
 // The default run checks the model ids on toy keys, the aggregator's
 // shapes and links on small circuits, and runs the wrapper in gnark's test
 // engine on a real proof of a toy BW6-761 circuit with the aggregator's
-// public inputs. The aggregator on real segment proofs is proven end to
-// end by package test. The build tag full adds
-// TestCommittedAggregator (the default model's two segment circuits
-// proven with Groth16, the aggregator solved on them),
-// TestBatchWrapperTestEngine (the batch wrapper solved on the toy
-// aggregator's proof), TestWrapperCircuit
+// public inputs, of a list holding a request and a turn. The aggregator
+// on real segment proofs is proven end to end by package test. The build
+// tag full adds TestCommittedAggregator (the default model's two segment
+// circuits proven with Groth16, the aggregator solved on them, refusing a
+// tampered list digest), TestTurnAggregator (two turns' segments, the
+// turn aggregator solved on them) and TestWrapperCircuit
 // (the wrapper compiled, its size snapshot checked, solved on honest and
 // dishonest witnesses) and TestWrapperProve (its setup, cached, a proof
 // with [Wrap] and its verification):

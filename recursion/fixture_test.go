@@ -54,20 +54,19 @@ func toyKey(salt int, commit bool) (groth16.VerifyingKey, error) {
 }
 
 // toyAggregator is a BW6-761 circuit with the aggregator's public inputs
-// (ModelID, InputDigest, OutputDigest): the wrapper verifies any proof of
-// that layout, so its tests run on this one rather than on a committed
-// aggregator of real segments (package test and TestAggregator do that).
+// (ModelID, ListDigest): the wrapper verifies any proof of that layout,
+// so its tests run on this one rather than on a committed aggregator of
+// real segments (package test and TestCommittedAggregator do that).
 //
-//	ModelID = InputDigest·OutputDigest + Secret
+//	Secret = ModelID·ListDigest
 type toyAggregator struct {
-	ModelID      frontend.Variable `gnark:",public"`
-	InputDigest  frontend.Variable `gnark:",public"`
-	OutputDigest frontend.Variable `gnark:",public"`
-	Secret       frontend.Variable
+	ModelID    frontend.Variable `gnark:",public"`
+	ListDigest frontend.Variable `gnark:",public"`
+	Secret     frontend.Variable
 }
 
 func (c *toyAggregator) Define(api frontend.API) error {
-	api.AssertIsEqual(c.ModelID, api.Add(api.Mul(c.InputDigest, c.OutputDigest), c.Secret))
+	api.AssertIsEqual(c.Secret, api.Mul(c.ModelID, c.ListDigest))
 	return nil
 }
 
@@ -78,7 +77,7 @@ type fixture struct {
 	layer0, layer1, commit groth16.VerifyingKey
 	aggregator             *Keys
 	proof                  groth16.Proof
-	statement              stmt.Statement
+	list                   stmt.List
 }
 
 var (
@@ -119,12 +118,20 @@ func buildFixture() (*fixture, error) {
 		return nil, err
 	}
 	f.aggregator = &Keys{CCS: ccs, PK: pk, VK: vk}
-	f.statement = stmt.Statement{ModelID: big.NewInt(51*52 + 53), InputDigest: big.NewInt(51), OutputDigest: big.NewInt(52)}
-	assignment := &toyAggregator{ModelID: f.statement.ModelID, InputDigest: f.statement.InputDigest, OutputDigest: f.statement.OutputDigest, Secret: 53}
+	// A request and a turn: the wrapper does not tell kinds apart.
+	f.list = stmt.List{ModelID: big.NewInt(51*52 + 53), Leaves: []stmt.Leaf{
+		stmt.RequestLeaf(big.NewInt(51), big.NewInt(52)),
+		stmt.TurnLeaf(stmt.EmptyState, big.NewInt(53), big.NewInt(54), big.NewInt(55)),
+	}}
+	list, err := f.list.ListDigest()
+	if err != nil {
+		return nil, err
+	}
+	assignment := &toyAggregator{ModelID: f.list.ModelID, ListDigest: list, Secret: new(big.Int).Mul(f.list.ModelID, list)}
 	if f.proof, err = prove(f.aggregator, assignment, ecc.BW6_761.ScalarField(), AggregatorProverOption()); err != nil {
 		return nil, err
 	}
-	if err := VerifyAggregated(f.proof, f.aggregator.VK, f.statement); err != nil {
+	if err := VerifyAggregated(f.proof, f.aggregator.VK, f.list); err != nil {
 		return nil, err
 	}
 	return f, nil

@@ -15,7 +15,6 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/std/algebra/native/sw_bls12377"
-	"github.com/consensys/gnark/test"
 
 	"github.com/veriformer/veriformer/circuits"
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
@@ -46,9 +45,7 @@ type turnProof struct {
 // state in digest, another state in (the second turn from the empty
 // state), a state in of
 // another row count, another number of kept rows, and the first turn's
-// segments in place of the second's. The turn wrapper then checks, in
-// gnark's test engine, a toy turn aggregator's proof against the turn's
-// digest and refuses a changed state.
+// segments in place of the second's.
 func TestTurnAggregator(t *testing.T) {
 	m, err := model.Builtin(model.Tiny)
 	if err != nil {
@@ -105,7 +102,7 @@ func TestTurnAggregator(t *testing.T) {
 		t.Fatal(err)
 	}
 	turnShape := AggregatorTurn{Layers: m.Config.Layers, Capacity: capacity}
-	ph, err := NewTurnAggregator(shapes, key, turnShape)
+	ph, err := NewAggregator(shapes, key, WithTurn(turnShape))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +121,12 @@ func TestTurnAggregator(t *testing.T) {
 	}
 	t.Logf("turn aggregator of %d segments: %d R1CS (%d for a pass's of the same segments)", len(segs), aggCCS.GetNbConstraints(), plain.GetNbConstraints())
 	solve := func(segments []SegmentProof, st statement.Statement, in, out *big.Int, rows int, keys, values []pcs.Commitment, keep int) error {
-		a := TurnAggregatorAssignment(shapes, key, turnShape, st, in, out, rows, keys, values, keep, segments)
+		l := statement.List{ModelID: st.ModelID, Leaves: []statement.Leaf{statement.TurnLeaf(in, st.InputDigest, st.OutputDigest, out)}}
+		tw := &TurnWitness{StateIn: in, StateOut: out, Rows: rows, Keys: keys, Values: values, Keep: keep}
+		a, err := AggregatorAssignment(shapes, key, st, l, segments, tw, WithTurn(turnShape))
+		if err != nil {
+			return err
+		}
 		w, err := frontend.NewWitness(a, ecc.BW6_761.ScalarField())
 		if err != nil {
 			return err
@@ -220,61 +222,4 @@ func TestTurnAggregator(t *testing.T) {
 	c := shapes[1].Turn.Cache
 	moved[1].Commitments[c+2], moved[1].Commitments[c+3] = moved[1].Commitments[c+3], moved[1].Commitments[c+2]
 	check("the written keys and values swapped", turn2, moved, state1, turn2.out.Digest(), state1.Rows, turn2.keep, false)
-
-	// The turn wrapper on a toy turn aggregator's proof.
-	toyCCS, err := frontend.Compile(ecc.BW6_761.ScalarField(), r1cs.NewBuilder, &toyTurnAggregator{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pk, avk, err := setup.DevelopmentKeys(toyCCS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := statement.Statement{ModelID: big.NewInt(51*52 + 53), InputDigest: big.NewInt(51), OutputDigest: big.NewInt(52)}
-	stateIn, stateOut := big.NewInt(0), turn1.out.Digest()
-	proof, err := prove(&Keys{CCS: toyCCS, PK: pk, VK: avk}, &toyTurnAggregator{ModelID: st.ModelID, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest, StateIn: stateIn, StateOut: stateOut, Secret: 53}, ecc.BW6_761.ScalarField(), AggregatorProverOption())
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := BucketLeaf(0, avk, st.ModelID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dep := &Deployment{ModelDigest: big.NewInt(7)}
-	dep.Leaves[0] = leaf
-	wph, err := NewTurnWrapper(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, final, err := TurnWrapperAssignment(proof, avk, st, stateIn, stateOut, dep, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d, err := final.Digest(); err != nil || d.Cmp(w.StatementDigest.(*big.Int)) != 0 {
-		t.Fatalf("the wrapper's digest is not the final turn's (%v)", err)
-	}
-	if err := test.IsSolved(wph, w, ecc.BN254.ScalarField()); err != nil {
-		t.Fatalf("turn wrapper: %v", err)
-	}
-	w.States = []frontend.Variable{stateIn, new(big.Int).Add(stateOut, big.NewInt(1))}
-	if test.IsSolved(wph, w, ecc.BN254.ScalarField()) == nil {
-		t.Error("turn wrapper: a changed state out accepted")
-	}
-}
-
-// toyTurnAggregator has a turn aggregator's public inputs: ModelID =
-// InputDigest·OutputDigest + Secret, and any states.
-type toyTurnAggregator struct {
-	ModelID      frontend.Variable `gnark:",public"`
-	InputDigest  frontend.Variable `gnark:",public"`
-	OutputDigest frontend.Variable `gnark:",public"`
-	StateIn      frontend.Variable `gnark:",public"`
-	StateOut     frontend.Variable `gnark:",public"`
-	Secret       frontend.Variable
-}
-
-func (c *toyTurnAggregator) Define(api frontend.API) error {
-	api.AssertIsEqual(c.ModelID, api.Add(api.Mul(c.InputDigest, c.OutputDigest), c.Secret))
-	api.AssertIsDifferent(c.StateOut, 0)
-	return nil
 }

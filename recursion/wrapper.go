@@ -16,42 +16,27 @@ import (
 	stdgroth16 "github.com/consensys/gnark/std/recursion/groth16"
 
 	gstatement "github.com/veriformer/veriformer/gadgets/statement"
+	"github.com/veriformer/veriformer/statement"
 	"github.com/veriformer/veriformer/transcript"
 )
 
-// AggregatorPublicInputs is the number of public inputs of the aggregator
-// (and of the wrapper): ModelID, InputDigest, OutputDigest.
-const AggregatorPublicInputs = 3
-
-// TurnAggregatorPublicInputs is the number of public inputs of a turn's
-// aggregator: ModelID, InputDigest, OutputDigest, StateIn, StateOut.
-const TurnAggregatorPublicInputs = 5
-
-// scalarBitsBN254 is the bit length of r(BN254).
-const scalarBitsBN254 = 254
+// AggregatorPublicInputs is the number of public inputs of every
+// aggregator: ModelID and ListDigest.
+const AggregatorPublicInputs = 2
 
 // Wrapper is the BN254 circuit that verifies one aggregator proof by
-// emulating BW6-761 arithmetic; see the package documentation.
+// emulating BW6-761 arithmetic; see the package documentation. One
+// wrapper serves every aggregator of every model and every kind of list.
 //
 // Its one public input is StatementDigest, the statement digest
-// (statement.Digest, SHA-256 in circuit) of the final statement: ModelID
-// (the final id, [Deployment.FinalModelID]), InputDigest and
-// OutputDigest, which are private. The contract recomputes the digest
-// from the three values. The wrapper of a turn's aggregator
-// ([NewTurnWrapper]) has the states in and out too (States), and its
-// public input is the turn's digest (statement.Turn.Digest) of the five
-// values.
+// (statement.List.Digest, SHA-256 in circuit) of the final model id
+// ModelID ([Deployment.FinalModelID]) and the list digest ListDigest,
+// which are private: the contract recomputes the digest from the list's
+// leaves.
 type Wrapper struct {
 	StatementDigest frontend.Variable `gnark:",public"`
 	ModelID         frontend.Variable
-	InputDigest     frontend.Variable
-	OutputDigest    frontend.Variable
-	// States holds a turn's StateIn and StateOut (empty otherwise).
-	States []frontend.Variable
-	// batch: the wrapper of a batch's aggregator ([NewBatchWrapper]),
-	// whose InputDigest is the batch's list digest and OutputDigest its
-	// number of requests.
-	batch bool `gnark:"-"`
+	ListDigest      frontend.Variable
 
 	// InnerModelID is the aggregator's public model id ([ModelID]).
 	InnerModelID frontend.Variable
@@ -68,34 +53,9 @@ type Wrapper struct {
 // NewWrapper returns the placeholder of the wrapper for aggregators whose
 // proofs carry nbCommitments Pedersen commitments (0 or 1,
 // [AggregatorCommitments]), to compile. Every aggregator this package
-// compiles has 3 public inputs and no commitment, so one wrapper serves every
-// arity.
+// compiles has 2 public inputs and no commitment, so one wrapper serves
+// every arity and every kind of pass.
 func NewWrapper(nbCommitments int) (*Wrapper, error) {
-	return newWrapper(nbCommitments, false)
-}
-
-// NewTurnWrapper is [NewWrapper] for the aggregators of a conversation's
-// turns ([NewTurnAggregator]), whose public inputs end with the states
-// in and out.
-func NewTurnWrapper(nbCommitments int) (*Wrapper, error) {
-	return newWrapper(nbCommitments, true)
-}
-
-// NewBatchWrapper is [NewWrapper] for the aggregators of a batch's pass
-// (the segments of circuits.CommittedBatch): their statement is (model
-// id, list digest, number of requests), and the wrapper's public input
-// is the batch digest of the final id and the list digest
-// (statement.Batch.Digest, [BatchWrapperAssignment]).
-func NewBatchWrapper(nbCommitments int) (*Wrapper, error) {
-	w, err := newWrapper(nbCommitments, false)
-	if err != nil {
-		return nil, err
-	}
-	w.batch = true
-	return w, nil
-}
-
-func newWrapper(nbCommitments int, turn bool) (*Wrapper, error) {
 	if nbCommitments < 0 || nbCommitments > 1 {
 		return nil, fmt.Errorf("recursion: wrapper for %d aggregator commitments, want 0 or 1", nbCommitments)
 	}
@@ -103,18 +63,12 @@ func newWrapper(nbCommitments int, turn bool) (*Wrapper, error) {
 	for i := range committed {
 		committed[i] = []int{}
 	}
-	publics := AggregatorPublicInputs
-	var states []frontend.Variable
-	if turn {
-		publics, states = TurnAggregatorPublicInputs, make([]frontend.Variable, 2)
-	}
 	return &Wrapper{
-		States: states,
 		Proof: stdgroth16.Proof[sw_bw6761.G1Affine, sw_bw6761.G2Affine]{
 			Commitments: make([]pedersen.Commitment[sw_bw6761.G1Affine], nbCommitments),
 		},
 		Key: stdgroth16.VerifyingKey[sw_bw6761.G1Affine, sw_bw6761.G2Affine, sw_bw6761.GTEl]{
-			G1:                           struct{ K []sw_bw6761.G1Affine }{K: make([]sw_bw6761.G1Affine, 1+publics+nbCommitments)},
+			G1:                           struct{ K []sw_bw6761.G1Affine }{K: make([]sw_bw6761.G1Affine, 1+AggregatorPublicInputs+nbCommitments)},
 			CommitmentKeys:               make([]pedersen.VerifyingKey[sw_bw6761.G2Affine], nbCommitments),
 			PublicAndCommitmentCommitted: committed,
 		},
@@ -124,10 +78,7 @@ func newWrapper(nbCommitments int, turn bool) (*Wrapper, error) {
 // Define implements frontend.Circuit.
 func (c *Wrapper) Define(api frontend.API) error {
 	nbCommitments := len(c.Key.CommitmentKeys)
-	if len(c.States) != 0 && len(c.States) != 2 {
-		return fmt.Errorf("recursion: a wrapper of %d states", len(c.States))
-	}
-	if want := 1 + AggregatorPublicInputs + len(c.States) + nbCommitments; len(c.Key.G1.K) != want {
+	if want := 1 + AggregatorPublicInputs + nbCommitments; len(c.Key.G1.K) != want {
 		return fmt.Errorf("recursion: aggregator key has %d K points, want %d", len(c.Key.G1.K), want)
 	}
 	scalars, err := emulated.NewField[sw_bw6761.ScalarField](api)
@@ -151,38 +102,21 @@ func (c *Wrapper) Define(api frontend.API) error {
 	}
 	api.AssertIsEqual(c.ModelID, id)
 
-	// The aggregator's public inputs, as BW6-761 scalars (same integers).
-	// The aggregator itself checks the digests are canonical BLS12-377
-	// scalars and the inner id has 250 bits.
+	// The aggregator's public inputs, as BW6-761 scalars (same integers):
+	// the inner id (250 bits) and the list digest (250 bits), both
+	// decomposed here, so below r(BN254) and r(BW6-761).
 	public := stdgroth16.Witness[sw_bw6761.ScalarField]{
 		Public: []emulated.Element[sw_bw6761.ScalarField]{
 			bw6ScalarFromBits(scalars, bits.ToBinary(api, c.InnerModelID, bits.WithNbDigits(ModelIDBits))),
-			bw6ScalarFromBits(scalars, bits.ToBinary(api, c.InputDigest, bits.WithNbDigits(scalarBitsBN254))),
-			bw6ScalarFromBits(scalars, bits.ToBinary(api, c.OutputDigest, bits.WithNbDigits(scalarBitsBN254))),
+			bw6ScalarFromBits(scalars, bits.ToBinary(api, c.ListDigest, bits.WithNbDigits(statement.ListBits))),
 		},
-	}
-	// A turn's states are digests below 2^250 (the aggregator computes
-	// them so).
-	for _, s := range c.States {
-		public.Public = append(public.Public, bw6ScalarFromBits(scalars, bits.ToBinary(api, s, bits.WithNbDigits(scalarBitsBN254))))
 	}
 	if err := verifier.AssertProof(c.Key, c.Proof, public, stdgroth16.WithSubgroupCheck()); err != nil {
 		return fmt.Errorf("recursion: verify aggregator proof: %w", err)
 	}
 
-	// The one public input: the digest of the final statement (of the
-	// turn).
-	var digest frontend.Variable
-	switch {
-	case c.batch && len(c.States) != 0:
-		return fmt.Errorf("recursion: a batch's wrapper with a turn's states")
-	case c.batch:
-		digest, err = gstatement.BatchDigestOfList(api, c.ModelID, c.InputDigest)
-	case len(c.States) == 2:
-		digest, err = gstatement.TurnDigest(api, c.ModelID, c.States[0], c.InputDigest, c.OutputDigest, c.States[1])
-	default:
-		digest, err = gstatement.Digest(api, c.ModelID, c.InputDigest, c.OutputDigest)
-	}
+	// The one public input: the statement digest of the final list.
+	digest, err := gstatement.DigestOfList(api, c.ModelID, c.ListDigest)
 	if err != nil {
 		return fmt.Errorf("recursion: %w", err)
 	}
@@ -283,8 +217,8 @@ func checkAggregatorKey(vk *groth16bw6761.VerifyingKey) error {
 			return fmt.Errorf("aggregator commitment %d commits to public inputs", i)
 		}
 	}
-	if n := len(vk.G1.K) - 1 - nbCommitments; n != AggregatorPublicInputs && n != TurnAggregatorPublicInputs {
-		return fmt.Errorf("aggregator key has %d K points, want %d or %d", len(vk.G1.K), 1+AggregatorPublicInputs+nbCommitments, 1+TurnAggregatorPublicInputs+nbCommitments)
+	if n := len(vk.G1.K) - 1 - nbCommitments; n != AggregatorPublicInputs {
+		return fmt.Errorf("aggregator key has %d K points, want %d", len(vk.G1.K), 1+AggregatorPublicInputs+nbCommitments)
 	}
 	return nil
 }

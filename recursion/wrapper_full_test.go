@@ -16,6 +16,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 
 	"github.com/veriformer/veriformer/setup"
+	stmt "github.com/veriformer/veriformer/statement"
 )
 
 // The tests of this file compile, solve, set up, prove and verify the BN254
@@ -55,7 +56,7 @@ func TestWrapperCircuit(t *testing.T) {
 	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator.CCS))
 	checkCount(t, "wrapper", ccs.GetNbConstraints())
 
-	assignment, _, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot)
+	assignment, _, err := WrapperAssignment(a.proof, f.aggregator.VK, a.list, a.deployment, a.slot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +74,8 @@ func TestWrapperCircuit(t *testing.T) {
 	t.Logf("wrapper solved in %v", time.Since(start))
 	for name, tamper := range map[string]func(*Wrapper){
 		"final model id": func(w *Wrapper) { w.ModelID = w.InnerModelID },
-		"input digest":   func(w *Wrapper) { w.InputDigest = 1 },
-		"output digest":  func(w *Wrapper) { w.OutputDigest = 1 },
+		"list digest":    func(w *Wrapper) { w.ListDigest = 1 },
+		"inner model id": func(w *Wrapper) { w.InnerModelID = 1 },
 		"statement digest": func(w *Wrapper) {
 			w.StatementDigest = new(big.Int).Add(w.StatementDigest.(*big.Int), big.NewInt(1))
 		},
@@ -93,7 +94,7 @@ func TestWrapperProve(t *testing.T) {
 	f := getFixture(t)
 	a := getAggregated(t)
 	ccs := getWrapperCCS(t, AggregatorCommitments(f.aggregator.CCS))
-	_, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot)
+	_, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.list, a.deployment, a.slot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,18 +109,18 @@ func TestWrapperProve(t *testing.T) {
 	}
 	t.Logf("wrapper keys (setup or cache) in %v", time.Since(start))
 	start = time.Now()
-	proof, got, err := Wrap(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot, keys)
+	proof, got, err := Wrap(a.proof, f.aggregator.VK, a.list, a.deployment, a.slot, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("wrapper proved and verified in %v", time.Since(start))
-	if got.String() != final.String() {
+	if gd, _ := got.Digest(); gd == nil || gd.Cmp(mustDigest(t, final)) != 0 {
 		t.Fatalf("Wrap states %v, want %v", got, final)
 	}
 	bad := final
-	bad.InputDigest = big.NewInt(1)
+	bad.Leaves = bad.Leaves[1:]
 	if err := VerifyWrapped(proof, keys.VK, bad); err == nil {
-		t.Fatal("wrapper proof verifies for another input digest")
+		t.Fatal("wrapper proof verifies for another list")
 	}
 }
 
@@ -150,4 +151,13 @@ func checkCount(t *testing.T, circuit string, got int) {
 		return
 	}
 	t.Errorf("%s: no snapshot (%d constraints)", circuit, got)
+}
+
+func mustDigest(t *testing.T, l stmt.List) *big.Int {
+	t.Helper()
+	d, err := l.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

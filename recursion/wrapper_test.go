@@ -17,7 +17,7 @@ import (
 // another bucket.
 type aggregated struct {
 	proof      groth16.Proof
-	statement  stmt.Statement
+	list       stmt.List
 	deployment *Deployment
 	slot       int
 }
@@ -26,18 +26,18 @@ func getAggregated(t *testing.T) aggregated {
 	t.Helper()
 	f := getFixture(t)
 	dep := &Deployment{ModelDigest: big.NewInt(31337)}
-	leaf, err := BucketLeaf(2, f.aggregator.VK, f.statement.ModelID)
+	leaf, err := BucketLeaf(2, f.aggregator.VK, f.list.ModelID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dep.Leaves[2], dep.Leaves[6] = leaf, big.NewInt(5)
-	return aggregated{proof: f.proof, statement: f.statement, deployment: dep, slot: 2}
+	return aggregated{proof: f.proof, list: f.list, deployment: dep, slot: 2}
 }
 
 func TestWrapperAssignment(t *testing.T) {
 	f := getFixture(t)
 	a := getAggregated(t)
-	w, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot)
+	w, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.list, a.deployment, a.slot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,31 +45,35 @@ func TestWrapperAssignment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.ModelID.Cmp(want) != 0 || final.InputDigest.Cmp(a.statement.InputDigest) != 0 || final.OutputDigest.Cmp(a.statement.OutputDigest) != 0 {
-		t.Fatalf("final statement %v", final)
+	if final.ModelID.Cmp(want) != 0 || len(final.Leaves) != len(a.list.Leaves) {
+		t.Fatalf("final list %v", final)
 	}
-	if w.InnerModelID.(*big.Int).Cmp(a.statement.ModelID) != 0 {
+	digest, err := final.Digest()
+	if err != nil || w.StatementDigest.(*big.Int).Cmp(digest) != 0 {
+		t.Fatalf("wrapper public input %v, want the final list's digest %v (%v)", w.StatementDigest, digest, err)
+	}
+	if w.InnerModelID.(*big.Int).Cmp(a.list.ModelID) != 0 {
 		t.Fatal("wrapper assignment carries another inner model id")
 	}
-	if _, _, err := WrapperAssignment(a.proof, f.layer0, a.statement, a.deployment, a.slot); err == nil {
+	if _, _, err := WrapperAssignment(a.proof, f.layer0, a.list, a.deployment, a.slot); err == nil {
 		t.Fatal("wrapper assignment with a BLS12-377 key")
 	}
-	other := a.statement
-	other.OutputDigest = big.NewInt(1)
+	other := stmt.List{ModelID: a.list.ModelID, Leaves: a.list.Leaves[:1]}
 	if _, _, err := Wrap(a.proof, f.aggregator.VK, other, a.deployment, a.slot, &Keys{}); err == nil {
-		t.Fatal("Wrap accepted an aggregator proof for another statement")
+		t.Fatal("Wrap accepted an aggregator proof for another list")
 	}
-	if _, _, err := WrapperAssignment(a.proof, f.aggregator.VK, stmt.Statement{}, a.deployment, a.slot); err == nil {
-		t.Fatal("wrapper assignment of an empty statement")
+	if _, _, err := WrapperAssignment(a.proof, f.aggregator.VK, stmt.List{}, a.deployment, a.slot); err == nil {
+		t.Fatal("wrapper assignment of an empty list")
 	}
-	if _, _, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, 6); err == nil {
+	if _, _, err := WrapperAssignment(a.proof, f.aggregator.VK, a.list, a.deployment, 6); err == nil {
 		t.Fatal("wrapper assignment for a slot holding another bucket's leaf")
 	}
 }
 
-// TestWrapperTestEngine runs the wrapper on a real BW6-761 proof in gnark's
-// test engine: the honest assignment, one with a wrong final model id and
-// one whose public digest is another statement's. It needs about a
+// TestWrapperTestEngine runs the wrapper on a real BW6-761 proof of a
+// list holding a request and a turn in gnark's test engine: the honest
+// assignment, one with a wrong final model id, one whose public digest
+// is another list's and one whose list digest is not the aggregator's. It needs about a
 // minute: three runs of the 7.9M-constraint wrapper in the test engine,
 // the only check of its constraints short of its 40-minute setup.
 func TestWrapperTestEngine(t *testing.T) {
@@ -79,7 +83,7 @@ func TestWrapperTestEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot)
+	w, final, err := WrapperAssignment(a.proof, f.aggregator.VK, a.list, a.deployment, a.slot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,54 +97,27 @@ func TestWrapperTestEngine(t *testing.T) {
 	if err := test.IsSolved(placeholder, &bad, ecc.BN254.ScalarField()); err == nil {
 		t.Fatal("wrapper accepts the inner model id as the final one")
 	}
-	// The public input: the digest of another final statement.
+	// The public input: the digest of another final list.
 	bad = *w
-	other := final
-	other.OutputDigest = new(big.Int).Add(other.OutputDigest, big.NewInt(1))
+	other := stmt.List{ModelID: final.ModelID, Leaves: final.Leaves[:1]}
 	if bad.StatementDigest, err = other.Digest(); err != nil {
 		t.Fatal(err)
 	}
 	if err := test.IsSolved(placeholder, &bad, ecc.BN254.ScalarField()); err == nil {
-		t.Fatal("wrapper accepts the digest of another statement")
+		t.Fatal("wrapper accepts the digest of another list")
 	}
-}
-
-// TestBatchWrapperAssignment reads the fixture's aggregator statement as
-// a batch's, (inner id, list digest 51, 52 requests): the batch wrapper's
-// assignment states the final id, and its public input is the batch
-// digest of the final id and the list digest (statement.Batch.Digest's
-// second step), not the statement digest; a list digest beyond 250 bits
-// and counts of 0 and beyond MaxBatch are refused. Its solve in the test
-// engine is the full tier's TestBatchWrapperTestEngine.
-func TestBatchWrapperAssignment(t *testing.T) {
-	f := getFixture(t)
-	a := getAggregated(t)
-	w, final, err := BatchWrapperAssignment(a.proof, f.aggregator.VK, a.statement, a.deployment, a.slot)
+	// Another list digest with its matching statement digest: the
+	// aggregator proof is not of it.
+	bad = *w
+	otherList, err := other.ListDigest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := a.deployment.FinalModelID()
-	if err != nil {
+	bad.ListDigest = otherList
+	if bad.StatementDigest, err = other.Digest(); err != nil {
 		t.Fatal(err)
 	}
-	want, err := stmt.BatchDigestOfList(id, a.statement.InputDigest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	single, err := final.Digest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if final.ModelID.Cmp(id) != 0 || w.StatementDigest.(*big.Int).Cmp(want) != 0 || want.Cmp(single) == 0 || !w.batch {
-		t.Fatalf("batch wrapper: final %v, digest %v, want %v", final, w.StatementDigest, want)
-	}
-	for name, bad := range map[string]stmt.Statement{
-		"a list digest of 251 bits": {ModelID: a.statement.ModelID, InputDigest: new(big.Int).Lsh(big.NewInt(1), 250), OutputDigest: big.NewInt(1)},
-		"no request":                {ModelID: a.statement.ModelID, InputDigest: big.NewInt(1), OutputDigest: big.NewInt(0)},
-		"too many requests":         {ModelID: a.statement.ModelID, InputDigest: big.NewInt(1), OutputDigest: big.NewInt(stmt.MaxBatch + 1)},
-	} {
-		if _, _, err := BatchWrapperAssignment(a.proof, f.aggregator.VK, bad, a.deployment, a.slot); err == nil {
-			t.Errorf("%s: assigned", name)
-		}
+	if err := test.IsSolved(placeholder, &bad, ecc.BN254.ScalarField()); err == nil {
+		t.Fatal("wrapper accepts a list digest the aggregator did not prove")
 	}
 }

@@ -67,7 +67,7 @@ else
 	# Two test binaries at a time, the slowest packages first, so that
 	# the run does not end with one of them alone. A package over the
 	# timeout fails the run: the budget is part of the suite.
-	flags=(-p 2 -timeout 12m)
+	flags=(-p 2 -timeout 30m)
 fi
 slow=(test pipeline test/turns test/batches test/workers gadgets/committed inference/committed recursion solidity circuits)
 first=()

@@ -124,13 +124,14 @@ func (c *Chain) waitCode(ctx context.Context, address common.Address) error {
 	}
 }
 
-// Submit sends InferenceRegistry.submit for a proof of the statement and
-// returns the receipt of the mined transaction. A proof the verifier rejects
-// makes gas estimation fail (the error names the verifier's revert reason)
-// or, when the transactor fixes the gas limit, the transaction revert
-// (ErrReverted).
-func (c *Chain) Submit(ctx context.Context, registry common.Address, proof groth16.Proof, statement Statement) (*types.Receipt, error) {
-	data, err := PackSubmit(proof, statement)
+// Submit sends InferenceRegistry.submit for a proof of the list and
+// returns the receipt of the mined transaction. A proof the verifier
+// rejects makes gas estimation fail (the error names the verifier's revert
+// reason) or, when the transactor fixes the gas limit, the transaction
+// revert (ErrReverted); so does a turn whose state in is unknown
+// (UnknownState). A list recorded already is mined without effect.
+func (c *Chain) Submit(ctx context.Context, registry common.Address, proof groth16.Proof, l List) (*types.Receipt, error) {
+	data, err := PackSubmit(proof, l)
 	if err != nil {
 		return nil, err
 	}
@@ -204,19 +205,11 @@ func (c *Chain) opts(ctx context.Context) *bind.TransactOpts {
 	return &opts
 }
 
-// IsVerified asks the registry whether the statement was proven.
-func IsVerified(ctx context.Context, backend bind.ContractCaller, registry common.Address, statement Statement) (bool, error) {
-	if err := ValidateStatement(statement); err != nil {
-		return false, err
-	}
-	return callBool(ctx, backend, registry, "isVerified", statement.ModelID, statement.InputDigest, statement.OutputDigest)
-}
-
 // EstimateVerifyGas estimates the gas of a transaction calling the
 // verifier's verifyProof directly (intrinsic cost and calldata included);
 // it fails if the verifier rejects the proof.
-func EstimateVerifyGas(ctx context.Context, backend Backend, verifier common.Address, proof groth16.Proof, statement Statement) (uint64, error) {
-	data, err := PackVerifyProof(proof, statement)
+func EstimateVerifyGas(ctx context.Context, backend Backend, verifier common.Address, proof groth16.Proof, l List) (uint64, error) {
+	data, err := PackVerifyProof(proof, l)
 	if err != nil {
 		return 0, err
 	}
@@ -233,8 +226,8 @@ func EstimateVerifyGas(ctx context.Context, backend Backend, verifier common.Add
 // [EstimateVerifyGas] is the gas limit the transaction needs, a few
 // thousand more because a call forwards at most 63/64 of the gas left
 // (EIP-150) and the pairing precompile needs its whole price forwarded.
-func (c *Chain) VerifyProofGasUsed(ctx context.Context, verifier common.Address, proof groth16.Proof, statement Statement) (uint64, error) {
-	data, err := PackVerifyProof(proof, statement)
+func (c *Chain) VerifyProofGasUsed(ctx context.Context, verifier common.Address, proof groth16.Proof, l List) (uint64, error) {
+	data, err := PackVerifyProof(proof, l)
 	if err != nil {
 		return 0, err
 	}
@@ -248,23 +241,6 @@ func (c *Chain) VerifyProofGasUsed(ctx context.Context, verifier common.Address,
 		return 0, fmt.Errorf("solidity: verifyProof: %w", err)
 	}
 	return receipt.GasUsed, nil
-}
-
-// Events returns the InferenceVerified events that the registry emitted in
-// the receipt's transaction.
-func Events(receipt *types.Receipt, registry common.Address) ([]InferenceVerified, error) {
-	var events []InferenceVerified
-	for i, log := range receipt.Logs {
-		if log.Address != registry || len(log.Topics) == 0 || log.Topics[0] != registryABI.Events["InferenceVerified"].ID {
-			continue
-		}
-		event, err := unpackInferenceVerified(log.Topics, log.Data)
-		if err != nil {
-			return nil, fmt.Errorf("solidity: log %d: %w", i, err)
-		}
-		events = append(events, event)
-	}
-	return events, nil
 }
 
 // RevertError is a call or transaction that the EVM reverted, with the

@@ -22,6 +22,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/google/uuid"
+
+	"github.com/veriformer/veriformer/statement"
 )
 
 // devnodeEnv names the environment variable that overrides the path of the
@@ -179,7 +181,7 @@ func TestDevnodeRPC(t *testing.T) {
 	if !errors.As(err, &mismatch) || mismatch.Endpoint.Cmp(devChainID) != 0 || mismatch.Want.Cmp(wrongChain) != 0 {
 		t.Fatalf("deploy pinned to chain 1 on a chain %s node: %v, want a ChainIDMismatchError", devChainID, err)
 	}
-	if _, err := SubmitRPC(ctx, url, loaded, wrongChain, common.Address{}, f.plain.proof, f.plain.statement); !errors.As(err, &mismatch) {
+	if _, err := SubmitRPC(ctx, url, loaded, wrongChain, common.Address{}, f.plain.proof, f.plain.list); !errors.As(err, &mismatch) {
 		t.Fatalf("submit pinned to chain 1 on a chain %s node: %v, want a ChainIDMismatchError", devChainID, err)
 	}
 	for _, v := range f.variants() {
@@ -187,15 +189,15 @@ func TestDevnodeRPC(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", v.name, err)
 		}
-		tampered := v.statement
-		tampered.OutputDigest = new(big.Int).Add(tampered.OutputDigest, big.NewInt(1))
+		leaf := v.list.Leaves[0]
+		tampered := List{ModelID: v.list.ModelID, Leaves: []Leaf{statement.RequestLeaf(leaf.Input, new(big.Int).Add(leaf.Output, big.NewInt(1)))}}
 		_, err = SubmitRPC(ctx, url, loaded, nil, deployment.Registry, v.proof, tampered)
 		var revert *RevertError
 		if !errors.As(err, &revert) || revert.Reason != "ProofInvalid()" {
 			t.Fatalf("%s: wrong output digest: %v, want a ProofInvalid() revert", v.name, err)
 		}
 
-		receipt, err := SubmitRPC(ctx, url, loaded, devChainID, deployment.Registry, v.proof, v.statement)
+		receipt, err := SubmitRPC(ctx, url, loaded, devChainID, deployment.Registry, v.proof, v.list)
 		if err != nil {
 			t.Fatalf("%s: %v", v.name, err)
 		}
@@ -203,14 +205,14 @@ func TestDevnodeRPC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(events) != 1 || events[0].Submitter != address || !sameStatement(events[0].Statement, v.statement) {
+		if len(events) != 1 || events[0].Submitter != address || !sameRequest(events[0], v.list, 0) {
 			t.Fatalf("%s: events %+v", v.name, events)
 		}
 		for _, check := range []struct {
-			statement Statement
-			want      bool
-		}{{v.statement, true}, {tampered, false}} {
-			verified, err := IsVerifiedRPC(ctx, url, deployment.Registry, check.statement)
+			list List
+			want bool
+		}{{v.list, true}, {tampered, false}} {
+			verified, err := IsVerifiedRPC(ctx, url, deployment.Registry, check.list, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,31 +223,32 @@ func TestDevnodeRPC(t *testing.T) {
 		t.Logf("%s over JSON-RPC: block %d, submit gas %d", v.name, receipt.BlockNumber, receipt.GasUsed)
 	}
 
-	// A conversation's two turns over JSON-RPC: the second is refused
-	// until the first is recorded.
+	// A conversation's two turns over JSON-RPC, a list each: the second is
+	// refused until the first is recorded.
 	v := f.commitment
 	deployment, err := DeployRPC(ctx, url, loaded, devChainID, v.contracts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := Turn{ModelID: v.statement.ModelID, StateIn: big.NewInt(0), InputDigest: big.NewInt(11), OutputDigest: big.NewInt(12), StateOut: big.NewInt(1001)}
-	second := Turn{ModelID: v.statement.ModelID, StateIn: first.StateOut, InputDigest: big.NewInt(21), OutputDigest: big.NewInt(22), StateOut: big.NewInt(1002)}
-	firstProof, secondProof := turnProof(t, v, first), turnProof(t, v, second)
-	_, err = SubmitTurnRPC(ctx, url, loaded, devChainID, deployment.Registry, secondProof, second)
+	model := v.list.ModelID
+	first := List{ModelID: model, Leaves: []Leaf{statement.TurnLeaf(statement.EmptyState, big.NewInt(11), big.NewInt(12), big.NewInt(1001))}}
+	second := List{ModelID: model, Leaves: []Leaf{statement.TurnLeaf(big.NewInt(1001), big.NewInt(21), big.NewInt(22), big.NewInt(1002))}}
+	firstProof, secondProof := listProof(t, v, first), listProof(t, v, second)
+	_, err = SubmitRPC(ctx, url, loaded, devChainID, deployment.Registry, secondProof, second)
 	var revert *RevertError
 	if !errors.As(err, &revert) || !strings.HasPrefix(revert.Reason, "UnknownState(") {
 		t.Fatalf("the second turn first: %v, want an UnknownState revert", err)
 	}
 	for i, c := range []struct {
-		turn  Turn
+		list  List
 		proof groth16.Proof
 	}{{first, firstProof}, {second, secondProof}} {
-		receipt, err := SubmitTurnRPC(ctx, url, loaded, devChainID, deployment.Registry, c.proof, c.turn)
+		receipt, err := SubmitRPC(ctx, url, loaded, devChainID, deployment.Registry, c.proof, c.list)
 		if err != nil {
 			t.Fatalf("turn %d: %v", i+1, err)
 		}
 		events, err := TurnEvents(receipt, deployment.Registry)
-		if err != nil || len(events) != 1 || events[0].Turn.StateOut.Cmp(c.turn.StateOut) != 0 || events[0].Submitter != address {
+		if err != nil || len(events) != 1 || events[0].Leaf.String() != c.list.Leaves[0].String() || events[0].Submitter != address {
 			t.Fatalf("turn %d: events %+v (%v)", i+1, events, err)
 		}
 	}

@@ -1,23 +1,31 @@
-// Package solidity puts the final proof of an inference on Ethereum: it
-// exports gnark's Groth16 verifier for a BN254 verifying key, compiles it
-// with the InferenceRegistry contract, deploys both, and submits proofs, on
-// go-ethereum's simulated chain or through any JSON-RPC endpoint.
+// Package solidity puts the final proof of a list of statements on
+// Ethereum: it exports gnark's Groth16 verifier for a BN254 verifying key,
+// compiles it with the InferenceRegistry contract, deploys both, and submits
+// proofs, on go-ethereum's simulated chain or through any JSON-RPC
+// endpoint.
 //
-// # Statement and public input
+// # Lists and the public input
 //
-// A statement is three values (modelId, inputDigest, outputDigest) ∈ [0, r)³,
-// r the BN254 scalar field order ([Statement]). Every final proof, in both
-// designs, has exactly one public input, the statement digest
-// (statement.Digest; [ValidateStatement] checks the values):
+// A proof states a [List] (statement.List): a model id below 2²⁵⁰ and 1 to
+// statement.MaxLeaves = 4096 leaves in order ([Leaf]), each a request
+// (input digest, output digest) or a turn of a conversation (state in,
+// input digest, output digest, state out). A single request is a list of
+// one. Every value of a leaf is below 2²⁵⁴ and no turn leaves the empty
+// state 0 ([ValidateList]). A leaf is its words, its kind in the two top
+// bits of the first:
 //
-//	digest = uint256(sha256(abi.encode(modelId, inputDigest, outputDigest))) & (2²⁵³ − 1)
+//	request  (input + 1·2²⁵⁴, output)
+//	turn     (stateIn + 2·2²⁵⁴, input, output, stateOut)
 //
-// that is SHA-256 of the three values as 32-byte big-endian words, read as
-// a big-endian integer, its three most significant bits cleared. The final
-// circuits compute it with SHA-256 in circuit from the three values, which
-// they decompose canonically (below r); the registry recomputes it with the
-// SHA-256 precompile from the three values it receives. [CheckWitness]
-// checks a public witness against a statement.
+// and a list is its leaves' words w₀, …, w_{m−1} in order. Every final
+// proof has exactly one public input, the statement digest:
+//
+//	list   = uint256(sha256(w₀ ‖ … ‖ w_{m−1})) & (2²⁵⁰ − 1)    words as 32-byte big-endian
+//	digest = uint256(sha256(abi.encode(modelId, list))) & (2²⁵³ − 1)
+//
+// (statement.List.ListDigest, statement.List.Digest, [PublicInputs]). The
+// registry recomputes both from the words it receives with the SHA-256
+// precompile. [CheckWitness] checks a public witness against a list.
 //
 // # Verifier
 //
@@ -67,39 +75,55 @@
 // # Registry
 //
 // InferenceRegistry ([RegistrySource], [RegistryABI]) is constructed with
-// the verifier's address and a required model id (0: any). Its
-// submit(proof, modelId, inputDigest, outputDigest) computes the key
-// sha256(abi.encode(modelId, inputDigest, outputDigest)) ([StatementKey]);
-// if the statement is recorded already, it returns without checking the
-// proof, recording or emitting anything (so a submission overtaken by
-// another of the same statement does not fail). Otherwise it calls the
-// verifier with the key's low 253 bits, the statement digest (the verifier
-// reverts on an invalid proof), records the key (one storage slot) and
-// emits InferenceVerified with the three values as indexed topics and the
-// submitter as data. isVerified answers whether a statement was recorded.
-// A proof is not bound to its submitter.
+// the verifier's address and a required model id (0: any). Its one entry
+// point, submit(proof, modelId, leaves) ([PackSubmit], [Chain.Submit]),
+// takes the list's words as leaves and
 //
-// submitTurn(proof, modelId, stateIn, inputDigest, outputDigest, stateOut)
-// records one turn of a conversation ([Turn]) the same way under the key
-// sha256(abi.encode(modelId, stateIn, inputDigest, outputDigest,
-// stateOut)), whose low 253 bits are the turn digest, provided stateIn is
-// 0 (the empty state) or a state a recorded turn of modelId left
-// (UnknownState otherwise) and stateOut is not 0 (EmptyStateOut); it then
-// records stateOut as a state of modelId and emits TurnVerified (model id
-// and both states indexed). isTurnVerified and isState answer.
+//  1. refuses a model id other than the required one (UnexpectedModelId);
+//  2. parses the words: the top two bits of the word that starts a leaf
+//     are its kind, 1 a request of two words, 2 a turn of four; another
+//     kind reverts with UnknownKind(index, kind), a leaf cut short by the
+//     end of the words with TruncatedLeaf(index), a turn whose state out is
+//     0 with EmptyStateOut(index), index the word the leaf starts at; no
+//     leaf, or more than MAX_LEAVES, reverts with ListSize(words);
+//  3. computes the statement digest and the root of the list's tree
+//     (below);
+//  4. returns if the root is recorded already, without verifying,
+//     recording or emitting anything: a replay, or a copy of a pending
+//     submission mined first, never makes a submission fail;
+//  5. calls the verifier with the digest (it reverts on an invalid
+//     proof) and records the root: one storage slot per list;
+//  6. walks the leaves in order: a request emits InferenceVerified(modelId,
+//     input, output, submitter); a turn requires its state in to be 0 or a
+//     state of the model that a recorded turn left, in an earlier list or
+//     earlier in this one (UnknownState otherwise), records its state out
+//     as a state of the model and emits TurnVerified(modelId, stateIn,
+//     stateOut, input, output, submitter);
+//  7. emits ListVerified(root, modelId, count, submitter).
 //
-// submitBatch(proof, modelId, inputDigests, outputDigests) records a batch
-// of statements of one model ([Batch], 1 to statement.MaxBatch): it
-// calls the verifier with the batch digest (statement.Batch.Digest, which
-// batchDigest recomputes from the calldata), stores the root of the
-// statements' Keccak-256 tree ([BatchRoot]: leaf i keccak256(abi.encode(
-// modelId, in_i, out_i)), inner nodes keccak256 of their two children,
-// a node without a right sibling paired with 0) in one slot, and emits
-// InferenceVerified per statement in order, then BatchVerified (root and
-// model id indexed). It refuses a recorded root (BatchRecorded), an empty,
-// uneven or oversized batch (BatchSize). isBatchVerified checks a
-// statement at an index against a recorded root with its path
-// ([BatchPath], [VerifyBatchPath]).
+// A state may have several continuations, each recorded: a model's
+// conversations form a tree rooted at the empty state (a regenerated turn,
+// a branch from any recorded state), not a chain. A proof is not bound to
+// its submitter: anyone holding it records the same list.
+//
+// The root ([ListRoot]) is that of a binary tree of Keccak-256 hashes:
+//
+//	leaf i   keccak256(abi.encode(modelId, the words of leaf i))    96 or 160 bytes ([LeafHash])
+//	node     keccak256(left ‖ right)                                 64 bytes
+//
+// each level paired left to right, a node without a right sibling paired
+// with bytes32(0), up to one node; a list of one is its leaf hash. A leaf
+// hashes 96 or 160 bytes and a node 64, so no node passes for a leaf.
+// isVerified(modelId, leaf, index, path) recomputes a root from one leaf's
+// words, its index and its siblings from the leaf up (bit k of index, lowest
+// first, set when the node at height k is a right child; at most [MaxDepth]
+// siblings, index below 2^len(path); a list of one: index 0, no sibling) and
+// answers whether that root is recorded: true for every leaf of every
+// recorded list ([LeafPath], [VerifyLeafPath], [IsVerified],
+// [IsLeafVerified]). isRecorded(root) and isState(modelId, state) answer
+// for a root and a state ([IsRecorded], [IsState]); listDigest,
+// statementDigest and listRoot are submit's computations as pure functions.
+// [Events], [TurnEvents] and [ListEvents] decode a receipt's events.
 //
 // publishModel(modelId, name, metadataURI) records that the caller stands
 // behind a model id (once per caller and id, not 0) and emits
@@ -135,7 +159,11 @@
 // same keyed by gnark's MPC ceremony (one contribution per phase). Their
 // keys are stored in testdata so that the exported Solidity of both
 // templates is compared byte for byte with golden files, and both
-// templates' verifiers are run on the same proofs. Flags:
+// templates' verifiers are run on the same proofs. A proof of any list is
+// a proof of the fixture circuit for the list's digest. The registry's
+// digests and roots are checked on the golden lists the native and circuit
+// code share (statement/testdata/lists.json) and on the worked example of
+// docs/onchain.md, whose values the tests recompute. Flags:
 //
 //	go test ./solidity -run TestExportGolden -update              rewrite the golden Solidity from the stored keys
 //	go test ./solidity -run TestExportGolden -update-keys -update  new setup, new keys, new golden files

@@ -13,7 +13,7 @@ import (
 )
 
 // NbPublicInputs is the number of public inputs of every final proof: the
-// statement digest (statement.Digest).
+// statement digest of a list (statement.List.Digest).
 const NbPublicInputs = 1
 
 // ExportVerifier writes the Solidity source of the [Merged] verifier for

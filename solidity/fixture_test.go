@@ -24,6 +24,8 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/std/rangecheck"
+
+	"github.com/veriformer/veriformer/statement"
 )
 
 var (
@@ -69,7 +71,7 @@ type variant struct {
 	pk        groth16.ProvingKey
 	vk        groth16.VerifyingKey
 	proof     groth16.Proof
-	statement Statement
+	list      List
 	contracts *Contracts
 }
 
@@ -151,7 +153,7 @@ func buildFixture() (*fixture, error) {
 }
 
 // setUp compiles the circuit, loads (or, with -update-keys, makes) the keys
-// and proves a fixed statement.
+// and proves a fixed list of one request.
 func (v *variant) setUp() error {
 	var err error
 	v.ccs, err = frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &statementCircuit{rangeCheck: v.rangeCheck})
@@ -186,8 +188,8 @@ func (v *variant) setUp() error {
 	modelID := new(big.Int).Lsh(big.NewInt(0x5eed), 234)
 	modelID.Add(modelID, big.NewInt(12345))
 	inputDigest, _ := new(big.Int).SetString("1234567890123456789012345678901234567890123456789012345678901234567", 10)
-	v.statement = Statement{ModelID: modelID, InputDigest: inputDigest, OutputDigest: big.NewInt(0x0ca7)}
-	digest, err := v.statement.Digest()
+	v.list = List{ModelID: modelID, Leaves: []Leaf{statement.RequestLeaf(inputDigest, big.NewInt(0x0ca7))}}
+	digest, err := v.list.Digest()
 	if err != nil {
 		return err
 	}
@@ -202,7 +204,7 @@ func (v *variant) setUp() error {
 	if err := groth16.Verify(v.proof, v.vk, public, VerifierOptions()...); err != nil {
 		return fmt.Errorf("the keys in testdata do not match the circuit (run go test -run TestExportGolden -update-keys -update): %w", err)
 	}
-	return CheckWitness(public, v.statement)
+	return CheckWitness(public, v.list)
 }
 
 // proveDigest proves the variant's circuit for the public input digest,

@@ -68,10 +68,13 @@ func FuzzEvents(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !sameStatement(decoded.Statement, redecoded.Statement) || decoded.Submitter != redecoded.Submitter {
+		if decoded.Submitter != redecoded.Submitter || decoded.Leaf.String() != redecoded.Leaf.String() || decoded.ModelID.Cmp(redecoded.ModelID) != 0 {
 			t.Fatalf("decode → encode → decode differs: %+v, %+v", decoded, redecoded)
 		}
-		for i, word := range words(decoded.Statement) {
+		if decoded.Leaf.Kind != statement.KindRequest {
+			t.Fatalf("decoded a %v", decoded.Leaf.Kind)
+		}
+		for i, word := range []*big.Int{decoded.ModelID, decoded.Leaf.Input, decoded.Leaf.Output} {
 			if common.BigToHash(word) != topics[1+i] {
 				t.Fatalf("value %d is %#x, topic %s", i, word, topics[1+i])
 			}
@@ -97,43 +100,68 @@ func FuzzParseStandardOutput(f *testing.F) {
 	})
 }
 
-// FuzzBatchEvents decodes BatchVerified and ModelPublished logs of any
-// data: either an error or the values the log holds, never a panic.
-func FuzzBatchEvents(f *testing.F) {
-	batch := registryABI.Events["BatchVerified"]
-	data, err := batch.Inputs.NonIndexed().Pack(big.NewInt(32), common.HexToAddress("0x1234"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(data, true)
+// FuzzRegistryEvents decodes TurnVerified, ListVerified and ModelPublished
+// logs of any data: either an error or the values the log holds, never a
+// panic; a decoded event encodes back to its data.
+func FuzzRegistryEvents(f *testing.F) {
+	turn := registryABI.Events["TurnVerified"]
+	list := registryABI.Events["ListVerified"]
 	published := registryABI.Events["ModelPublished"]
-	data, err = published.Inputs.NonIndexed().Pack("micro", "ipfs://card")
-	if err != nil {
-		f.Fatal(err)
+	submitter := common.HexToAddress("0x1234")
+	seeds := [][]any{
+		{turn, big.NewInt(11), big.NewInt(12), submitter},
+		{list, big.NewInt(32), submitter},
+		{published, "micro", "ipfs://card"},
 	}
-	f.Add(data, false)
-	f.Add([]byte{}, true)
-	f.Add([]byte{}, false)
+	for i, seed := range seeds {
+		data, err := seed[0].(abi.Event).Inputs.NonIndexed().Pack(seed[1:]...)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, uint8(i))
+		f.Add([]byte{}, uint8(i))
+	}
 	registry := common.HexToAddress("0xabcd")
-	f.Fuzz(func(t *testing.T, data []byte, isBatch bool) {
-		if isBatch {
-			log := &types.Log{Address: registry, Topics: []common.Hash{batch.ID, {1}, {2}}, Data: data}
-			events, err := BatchEvents(&types.Receipt{Logs: []*types.Log{log}}, registry)
+	receipt := func(id common.Hash, topics []common.Hash, data []byte) *types.Receipt {
+		log := &types.Log{Address: registry, Topics: append([]common.Hash{id}, topics...), Data: data}
+		return &types.Receipt{Logs: []*types.Log{log}}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		switch which % 3 {
+		case 0:
+			events, err := TurnEvents(receipt(turn.ID, []common.Hash{{1}, {2}, {3}}, data), registry)
 			if err != nil {
 				return
 			}
-			if len(events) != 1 || events[0].Root != (common.Hash{1}) || events[0].ModelID.Cmp(common.Hash{2}.Big()) != 0 || events[0].Count < 0 || events[0].Count > statement.MaxBatch {
+			e := events[0]
+			if len(events) != 1 || e.ModelID.Cmp(common.Hash{1}.Big()) != 0 || e.Leaf.Kind != statement.KindTurn ||
+				e.Leaf.StateIn.Cmp(common.Hash{2}.Big()) != 0 || e.Leaf.StateOut.Cmp(common.Hash{3}.Big()) != 0 {
 				t.Fatalf("decoded %+v", events)
 			}
-			return
-		}
-		log := &types.Log{Address: registry, Topics: []common.Hash{published.ID, common.BytesToHash(common.HexToAddress("0x99").Bytes()), {3}}, Data: data}
-		events, err := PublicationEvents(&types.Receipt{Logs: []*types.Log{log}}, registry)
-		if err != nil {
-			return
-		}
-		if len(events) != 1 || events[0].Publisher != common.HexToAddress("0x99") || events[0].ModelID.Cmp(common.Hash{3}.Big()) != 0 {
-			t.Fatalf("decoded %+v", events)
+			again, err := turn.Inputs.NonIndexed().Pack(e.Leaf.Input, e.Leaf.Output, e.Submitter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			redecoded, err := TurnEvents(receipt(turn.ID, []common.Hash{{1}, {2}, {3}}, again), registry)
+			if err != nil || len(redecoded) != 1 || redecoded[0].Leaf.String() != e.Leaf.String() || redecoded[0].Submitter != e.Submitter {
+				t.Fatalf("decode → encode → decode differs: %+v, %+v (%v)", e, redecoded, err)
+			}
+		case 1:
+			events, err := ListEvents(receipt(list.ID, []common.Hash{{1}, {2}}, data), registry)
+			if err != nil {
+				return
+			}
+			if len(events) != 1 || events[0].Root != (common.Hash{1}) || events[0].ModelID.Cmp(common.Hash{2}.Big()) != 0 || events[0].Count < 1 || events[0].Count > statement.MaxLeaves {
+				t.Fatalf("decoded %+v", events)
+			}
+		default:
+			events, err := PublicationEvents(receipt(published.ID, []common.Hash{common.BytesToHash(common.HexToAddress("0x99").Bytes()), {3}}, data), registry)
+			if err != nil {
+				return
+			}
+			if len(events) != 1 || events[0].Publisher != common.HexToAddress("0x99") || events[0].ModelID.Cmp(common.Hash{3}.Big()) != 0 {
+				t.Fatalf("decoded %+v", events)
+			}
 		}
 	})
 }

@@ -121,49 +121,25 @@ func DeployRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, chainI
 	return chain.DeployVerifierAndRegistry(ctx, contracts, requiredModelID)
 }
 
-// SubmitRPC submits a proof of the statement to the registry through a
+// SubmitRPC submits a proof of the list to the registry through a
 // JSON-RPC endpoint and returns the receipt (see [Chain.Submit]), signing
 // for chainID (see [DialChain]).
-func SubmitRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, chainID *big.Int, registry common.Address, proof groth16.Proof, statement Statement) (*types.Receipt, error) {
+func SubmitRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, chainID *big.Int, registry common.Address, proof groth16.Proof, l List) (*types.Receipt, error) {
 	chain, client, err := DialChain(ctx, rpcURL, key, chainID)
 	if err != nil {
 		return nil, err
 	}
 	defer client.Close()
-	return chain.Submit(ctx, registry, proof, statement)
+	return chain.Submit(ctx, registry, proof, l)
 }
 
 // IsVerifiedRPC asks the registry behind a JSON-RPC endpoint whether the
-// statement was proven.
-func IsVerifiedRPC(ctx context.Context, rpcURL string, registry common.Address, statement Statement) (bool, error) {
+// list's i-th leaf was proven (see [IsVerified]).
+func IsVerifiedRPC(ctx context.Context, rpcURL string, registry common.Address, l List, i int) (bool, error) {
 	client, err := ethclient.DialContext(ctx, rpcURL)
 	if err != nil {
 		return false, fmt.Errorf("solidity: dial %s: %w", rpcURL, err)
 	}
 	defer client.Close()
-	return IsVerified(ctx, client, registry, statement)
-}
-
-// SubmitTurnRPC submits a proof of a conversation's turn to the registry
-// through a JSON-RPC endpoint and returns the receipt (see
-// [Chain.SubmitTurn]), signing for chainID (see [DialChain]).
-func SubmitTurnRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, chainID *big.Int, registry common.Address, proof groth16.Proof, t Turn) (*types.Receipt, error) {
-	chain, client, err := DialChain(ctx, rpcURL, key, chainID)
-	if err != nil {
-		return nil, err
-	}
-	defer client.Close()
-	return chain.SubmitTurn(ctx, registry, proof, t)
-}
-
-// SubmitBatchRPC submits a batch's proof to the registry through a
-// JSON-RPC endpoint and returns the receipt (see [Chain.SubmitBatch]),
-// signing for chainID (see [DialChain]).
-func SubmitBatchRPC(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, chainID *big.Int, registry common.Address, proof groth16.Proof, b Batch) (*types.Receipt, error) {
-	chain, client, err := DialChain(ctx, rpcURL, key, chainID)
-	if err != nil {
-		return nil, err
-	}
-	defer client.Close()
-	return chain.SubmitBatch(ctx, registry, proof, b)
+	return IsVerified(ctx, client, registry, l, i)
 }

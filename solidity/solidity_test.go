@@ -28,6 +28,8 @@ import (
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/params"
 	"golang.org/x/crypto/sha3"
+
+	"github.com/veriformer/veriformer/statement"
 )
 
 func TestExportGolden(t *testing.T) {
@@ -275,9 +277,10 @@ func testContext(t testing.TB) context.Context {
 	return ctx
 }
 
-func isVerified(t testing.TB, chain *simChain, registry common.Address, statement Statement) bool {
+// isVerified asks the registry whether the list's i-th leaf was proven.
+func isVerified(t testing.TB, chain *simChain, registry common.Address, l List, i int) bool {
 	t.Helper()
-	verified, err := IsVerified(testContext(t), chain.Backend(), registry, statement)
+	verified, err := IsVerified(testContext(t), chain.Backend(), registry, l, i)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,12 +339,12 @@ func TestSimulatedChain(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s: deployment gas: verifier %d, registry %d", v.name, deployment.VerifierGas, deployment.RegistryGas)
-			if isVerified(t, chain, deployment.Registry, v.statement) {
-				t.Fatal("statement recorded before any submission")
+			if isVerified(t, chain, deployment.Registry, v.list, 0) {
+				t.Fatal("list recorded before any submission")
 			}
 
 			// Rejections first, so that a wrongly accepted tampered proof of
-			// the honest statement would show as a record.
+			// the honest list would show as a record.
 			proofBytes, err := ProofBytes(v.proof)
 			if err != nil {
 				t.Fatal(err)
@@ -354,22 +357,22 @@ func TestSimulatedChain(t *testing.T) {
 				t.Fatalf("proof is %d bytes, want %d", len(proofBytes), wantLen)
 			}
 			rejectTampered(t, chain, deployment, proofBytes, v)
-			if isVerified(t, chain, deployment.Registry, v.statement) {
-				t.Fatal("statement recorded by a rejected submission")
+			if isVerified(t, chain, deployment.Registry, v.list, 0) {
+				t.Fatal("list recorded by a rejected submission")
 			}
 
-			verifyLimit, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.statement)
+			verifyLimit, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.list)
 			if err != nil {
 				t.Fatal(err)
 			}
-			verifyGas, err := chain.VerifyProofGasUsed(ctx, deployment.Verifier, v.proof, v.statement)
+			verifyGas, err := chain.VerifyProofGasUsed(ctx, deployment.Verifier, v.proof, v.list)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if isVerified(t, chain, deployment.Registry, v.statement) {
-				t.Fatal("statement recorded by a call to the verifier alone")
+			if isVerified(t, chain, deployment.Registry, v.list, 0) {
+				t.Fatal("list recorded by a call to the verifier alone")
 			}
-			receipt, err := chain.Submit(ctx, deployment.Registry, v.proof, v.statement)
+			receipt, err := chain.Submit(ctx, deployment.Registry, v.proof, v.list)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -383,26 +386,27 @@ func TestSimulatedChain(t *testing.T) {
 			if verifyLimit < verifyGas || verifyLimit > verifyGas+verifyGas/64+verifyGas*3/200 {
 				t.Fatalf("verifyProof needs a gas limit of %d to use %d", verifyLimit, verifyGas)
 			}
-			if !isVerified(t, chain, deployment.Registry, v.statement) {
-				t.Fatal("honest statement not recorded")
+			if !isVerified(t, chain, deployment.Registry, v.list, 0) {
+				t.Fatal("honest list not recorded")
 			}
 			events, err := Events(receipt, deployment.Registry)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(events) != 1 || events[0].Submitter != chain.From() || !sameStatement(events[0].Statement, v.statement) {
-				t.Fatalf("events %+v, want one InferenceVerified of %+v by %s", events, v.statement, chain.From())
+			if len(events) != 1 || events[0].Submitter != chain.From() || !sameRequest(events[0], v.list, 0) {
+				t.Fatalf("events %+v, want one InferenceVerified of %v by %s", events, v.list.Leaves[0], chain.From())
 			}
-			checkIndexedEvent(t, receipt, deployment.Registry, v.statement)
-			checkStatementKey(t, chain, deployment.Registry, v.statement)
-			checkSecondSubmission(t, chain, deployment.Registry, proofBytes, v.statement, receipt.GasUsed)
+			checkIndexedEvent(t, receipt, deployment.Registry, v.list)
+			checkDigests(t, chain, deployment.Registry, v.list)
+			checkSecondSubmission(t, chain, deployment.Registry, proofBytes, v.list, receipt.GasUsed)
 		})
 	}
 }
 
-// checkIndexedEvent checks that the three values are the event's topics, so
-// that a node filters records by model, input or output.
-func checkIndexedEvent(t *testing.T, receipt *types.Receipt, registry common.Address, statement Statement) {
+// checkIndexedEvent checks that the model id and the request's two digests
+// are the first event's topics, so that a node filters records by model,
+// input or output.
+func checkIndexedEvent(t *testing.T, receipt *types.Receipt, registry common.Address, l List) {
 	t.Helper()
 	for _, log := range receipt.Logs {
 		if log.Address != registry {
@@ -411,7 +415,7 @@ func checkIndexedEvent(t *testing.T, receipt *types.Receipt, registry common.Add
 		if len(log.Topics) != 4 {
 			t.Fatalf("InferenceVerified has %d topics, want 4", len(log.Topics))
 		}
-		for i, word := range words(statement) {
+		for i, word := range []*big.Int{l.ModelID, l.Leaves[0].Input, l.Leaves[0].Output} {
 			if log.Topics[1+i] != common.BigToHash(word) {
 				t.Fatalf("topic %d is %s, want %#x", 1+i, log.Topics[1+i], word)
 			}
@@ -421,14 +425,14 @@ func checkIndexedEvent(t *testing.T, receipt *types.Receipt, registry common.Add
 	t.Fatal("no log of the registry")
 }
 
-// checkSecondSubmission: a statement already recorded is not checked
-// again; the call succeeds without an event, whatever proof it carries.
-func checkSecondSubmission(t *testing.T, chain *simChain, registry common.Address, proof []byte, statement Statement, firstGas uint64) {
+// checkSecondSubmission: a list already recorded is not checked again;
+// the call succeeds without an event, whatever proof it carries.
+func checkSecondSubmission(t *testing.T, chain *simChain, registry common.Address, proof []byte, l List, firstGas uint64) {
 	t.Helper()
 	ctx := testContext(t)
 	garbage := bytes.Repeat([]byte{0xff}, len(proof))
 	for name, p := range map[string][]byte{"the same proof": proof, "a garbage proof": garbage} {
-		data, err := packSubmitBytes(p, statement)
+		data, err := PackSubmitBytes(p, l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -436,57 +440,54 @@ func checkSecondSubmission(t *testing.T, chain *simChain, registry common.Addres
 		if err != nil {
 			t.Fatalf("second submission with %s: %v", name, err)
 		}
-		events, err := Events(receipt, registry)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(events) != 0 {
-			t.Fatalf("second submission with %s emitted %d events", name, len(events))
+		if len(receipt.Logs) != 0 {
+			t.Fatalf("second submission with %s emitted %d events", name, len(receipt.Logs))
 		}
 		if receipt.GasUsed >= firstGas/4 {
 			t.Fatalf("second submission with %s used %d gas, the first %d", name, receipt.GasUsed, firstGas)
 		}
 		t.Logf("second submission with %s: %d gas", name, receipt.GasUsed)
 	}
-	if !isVerified(t, chain, registry, statement) {
-		t.Fatal("statement no longer recorded")
+	if !isVerified(t, chain, registry, l, 0) {
+		t.Fatal("list no longer recorded")
 	}
 }
 
-func sameStatement(a, b Statement) bool {
-	for i, word := range words(a) {
-		if word.Cmp(words(b)[i]) != 0 {
-			return false
-		}
-	}
-	return true
+// sameRequest reports whether the event is the request leaf i of the list.
+func sameRequest(e InferenceVerified, l List, i int) bool {
+	leaf := l.Leaves[i]
+	return e.ModelID.Cmp(l.ModelID) == 0 && e.Leaf.Kind == statement.KindRequest &&
+		e.Leaf.Input.Cmp(leaf.Input) == 0 && e.Leaf.Output.Cmp(leaf.Output) == 0
 }
 
-func checkStatementKey(t *testing.T, chain *simChain, registry common.Address, statement Statement) {
+// checkDigests checks the registry's pure helpers against the native
+// digests and root of the list.
+func checkDigests(t *testing.T, chain *simChain, registry common.Address, l List) {
 	t.Helper()
-	key, err := StatementKey(statement)
+	words, err := l.Words()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := registryABI.Pack("statementKey", statement.ModelID, statement.InputDigest, statement.OutputDigest)
+	list, err := l.ListDigest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := chain.Backend().CallContract(testContext(t), callMsg(registry, data), nil)
+	digest, err := l.Digest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if common.BytesToHash(out) != key {
-		t.Fatalf("statementKey on chain %x, StatementKey %s", out, key)
-	}
-	digest, err := statement.Digest()
+	root, err := ListRoot(l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	masked := new(big.Int).SetBytes(out)
-	masked.And(masked, new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 253), big.NewInt(1)))
-	if masked.Cmp(digest) != 0 {
-		t.Fatalf("low 253 bits of statementKey %#x, statement digest %#x", masked, digest)
+	if got := callBig(t, chain, registry, "listDigest", words); got.Cmp(list) != 0 {
+		t.Fatalf("listDigest on chain %#x, native %#x", got, list)
+	}
+	if got := callBig(t, chain, registry, "statementDigest", l.ModelID, words); got.Cmp(digest) != 0 {
+		t.Fatalf("statementDigest on chain %#x, native %#x", got, digest)
+	}
+	if got := callBig(t, chain, registry, "listRoot", l.ModelID, words); common.BigToHash(got) != root {
+		t.Fatalf("listRoot on chain %#x, ListRoot %s", got, root)
 	}
 }
 
@@ -495,7 +496,7 @@ func checkStatementKey(t *testing.T, chain *simChain, registry common.Address, s
 // that none of their statements is recorded.
 func rejectTampered(t *testing.T, chain *simChain, deployment *Deployment, proof []byte, v *variant) {
 	ctx := testContext(t)
-	statement := v.statement
+	l := v.list
 	registry := deployment.Registry
 	// gnark's verifier reports a bad commitment or proof of knowledge as
 	// CommitmentInvalid (or, for a point off the curve in its public-input
@@ -504,15 +505,15 @@ func rejectTampered(t *testing.T, chain *simChain, deployment *Deployment, proof
 	if v.rangeCheck && v.template == Gnark {
 		proofReasons = append(proofReasons, "CommitmentInvalid()", "PublicInputNotInField()")
 	}
-	submit := func(p []byte, s Statement) error {
-		data, err := packSubmitBytes(p, s)
+	submit := func(p []byte, l List) error {
+		data, err := PackSubmitBytes(p, l)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = chain.SubmitCalldata(ctx, registry, data)
 		return err
 	}
-	digest, err := statement.Digest()
+	digest, err := l.Digest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,7 +533,7 @@ func rejectTampered(t *testing.T, chain *simChain, deployment *Deployment, proof
 	for word := 0; word < len(proof)/32; word++ {
 		tampered := bytes.Clone(proof)
 		tampered[32*word+31] ^= 1
-		wantRevert(t, submit(tampered, statement), proofReasons...)
+		wantRevert(t, submit(tampered, l), proofReasons...)
 		wantRevert(t, verify(tampered, digest), proofReasons...)
 	}
 	// The commitment and its proof of knowledge swapped or zeroed.
@@ -549,50 +550,53 @@ func rejectTampered(t *testing.T, chain *simChain, deployment *Deployment, proof
 			tampered := bytes.Clone(proof)
 			copy(tampered[0x100:], pair[0])
 			copy(tampered[0x140:], pair[1])
-			if err := submit(tampered, statement); err == nil {
+			if err := submit(tampered, l); err == nil {
 				t.Fatalf("%s: registry accepted the proof", name)
 			}
 			wantRevert(t, verify(tampered, digest), proofReasons...)
 		}
 	}
-	// Every public input: each value of the statement, and the digest
-	// itself at the verifier.
-	for _, tc := range []struct {
-		name   string
-		modify func(*Statement)
-	}{
-		{"model id", func(s *Statement) { s.ModelID = new(big.Int).Add(s.ModelID, big.NewInt(1)) }},
-		{"input digest", func(s *Statement) { s.InputDigest = new(big.Int).Add(s.InputDigest, big.NewInt(1)) }},
-		{"output digest", func(s *Statement) { s.OutputDigest = new(big.Int).Add(s.OutputDigest, big.NewInt(1)) }},
-		{"output digest zero", func(s *Statement) { s.OutputDigest = new(big.Int) }},
+	// Every value of the list, and the digest itself at the verifier.
+	add := func(v *big.Int, d int64) *big.Int { return new(big.Int).Add(v, big.NewInt(d)) }
+	leaf := l.Leaves[0]
+	for name, wrong := range map[string]List{
+		"model id":             {ModelID: add(l.ModelID, 1), Leaves: l.Leaves},
+		"input digest":         {ModelID: l.ModelID, Leaves: []Leaf{statement.RequestLeaf(add(leaf.Input, 1), leaf.Output)}},
+		"output digest":        {ModelID: l.ModelID, Leaves: []Leaf{statement.RequestLeaf(leaf.Input, add(leaf.Output, 1))}},
+		"output digest zero":   {ModelID: l.ModelID, Leaves: []Leaf{statement.RequestLeaf(leaf.Input, new(big.Int))}},
+		"input digest plus r":  {ModelID: l.ModelID, Leaves: []Leaf{statement.RequestLeaf(new(big.Int).Add(leaf.Input, frModulus()), leaf.Output)}},
+		"the request as turn":  {ModelID: l.ModelID, Leaves: []Leaf{statement.TurnLeaf(statement.EmptyState, leaf.Input, leaf.Output, big.NewInt(1))}},
+		"the request repeated": {ModelID: l.ModelID, Leaves: []Leaf{leaf, leaf}},
 	} {
-		wrong := statement
-		tc.modify(&wrong)
 		wantRevert(t, submit(proof, wrong), "ProofInvalid()")
-		if isVerified(t, chain, registry, wrong) {
-			t.Fatalf("wrong %s recorded", tc.name)
+		if isVerified(t, chain, registry, wrong, 0) {
+			t.Fatalf("wrong %s recorded", name)
 		}
 	}
 	wantRevert(t, verify(proof, new(big.Int).Add(digest, big.NewInt(1))), "ProofInvalid()")
 	wantRevert(t, verify(proof, new(big.Int)), "ProofInvalid()")
 	// The digest not reduced modulo r: the same value plus r.
 	wantRevert(t, verify(proof, new(big.Int).Add(digest, frModulus())), "PublicInputNotInField()")
-	// A statement value not reduced modulo r: another statement for the
-	// registry, whose digest the proof is not for.
-	data, err := registryABI.Pack("submit", proof, statement.ModelID, new(big.Int).Add(statement.InputDigest, frModulus()), statement.OutputDigest)
+
+	// A truncated proof.
+	words, err := l.Words()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = chain.SubmitCalldata(ctx, registry, data)
-	wantRevert(t, err, "ProofInvalid()")
-
-	// A truncated proof.
-	wantRevert(t, submit(proof[:len(proof)-32], statement), `Error("invalid proof length")`)
+	truncated, err := registryABI.Pack("submit", proof[:len(proof)-32], l.ModelID, words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = chain.SubmitCalldata(ctx, registry, truncated)
+	wantRevert(t, err, `Error("invalid proof length")`)
+	if _, err := PackSubmitBytes(proof[:len(proof)-32], l); err == nil {
+		t.Fatal("a truncated proof packed")
+	}
 
 	// A transaction sent without gas estimation is mined and reverts.
 	tampered := bytes.Clone(proof)
 	tampered[31] ^= 1
-	data, err = packSubmitBytes(tampered, statement)
+	data, err := PackSubmitBytes(tampered, l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -614,26 +618,26 @@ func TestRegistryModelRestriction(t *testing.T) {
 	v := f.plain
 	ctx := testContext(t)
 	chain := newSimChain(t)
-	other := new(big.Int).Add(v.statement.ModelID, big.NewInt(1))
+	other := new(big.Int).Add(v.list.ModelID, big.NewInt(1))
 	restricted, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, other)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = chain.Submit(ctx, restricted.Registry, v.proof, v.statement)
-	wantRevert(t, err, "UnexpectedModelId("+other.String()+", "+v.statement.ModelID.String()+")")
-	if isVerified(t, chain, restricted.Registry, v.statement) {
-		t.Fatal("statement of another model recorded")
+	_, err = chain.Submit(ctx, restricted.Registry, v.proof, v.list)
+	wantRevert(t, err, "UnexpectedModelId("+other.String()+", "+v.list.ModelID.String()+")")
+	if isVerified(t, chain, restricted.Registry, v.list, 0) {
+		t.Fatal("list of another model recorded")
 	}
 
-	accepting, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, v.statement.ModelID)
+	accepting, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, v.list.ModelID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chain.Submit(ctx, accepting.Registry, v.proof, v.statement); err != nil {
+	if _, err := chain.Submit(ctx, accepting.Registry, v.proof, v.list); err != nil {
 		t.Fatal(err)
 	}
-	if !isVerified(t, chain, accepting.Registry, v.statement) {
-		t.Fatal("statement of the required model not recorded")
+	if !isVerified(t, chain, accepting.Registry, v.list, 0) {
+		t.Fatal("list of the required model not recorded")
 	}
 }
 
@@ -683,7 +687,7 @@ func TestDeployWaitsForCode(t *testing.T) {
 	if lagging.calls != lagging.lag+2 {
 		t.Fatalf("%d code queries, want %d (the lag, then one per contract)", lagging.calls, lagging.lag+2)
 	}
-	if _, err := chain.Submit(ctx, d.Registry, v.proof, v.statement); err != nil {
+	if _, err := chain.Submit(ctx, d.Registry, v.proof, v.list); err != nil {
 		t.Fatal(err)
 	}
 
@@ -696,31 +700,39 @@ func TestDeployWaitsForCode(t *testing.T) {
 	}
 }
 
-func TestStatementValidate(t *testing.T) {
+func TestValidateList(t *testing.T) {
 	one := big.NewInt(1)
+	top := new(big.Int).Sub(new(big.Int).Lsh(one, statement.KindShift), one)
 	for _, tc := range []struct {
-		name      string
-		statement Statement
-		valid     bool
+		name  string
+		list  List
+		valid bool
 	}{
-		{"small", Statement{ModelID: one, InputDigest: one, OutputDigest: one}, true},
-		{"r-1", Statement{ModelID: new(big.Int).Sub(frModulus(), one), InputDigest: one, OutputDigest: one}, true},
-		{"r", Statement{ModelID: one, InputDigest: frModulus(), OutputDigest: one}, false},
-		{"negative", Statement{ModelID: one, InputDigest: one, OutputDigest: big.NewInt(-1)}, false},
-		{"nil", Statement{ModelID: one, InputDigest: nil, OutputDigest: one}, false},
+		{"small", List{ModelID: one, Leaves: []Leaf{statement.RequestLeaf(one, one)}}, true},
+		{"2^254-1", List{ModelID: one, Leaves: []Leaf{statement.RequestLeaf(top, top)}}, true},
+		{"a turn", List{ModelID: one, Leaves: []Leaf{statement.TurnLeaf(statement.EmptyState, one, one, one)}}, true},
+		{"2^254", List{ModelID: one, Leaves: []Leaf{statement.RequestLeaf(new(big.Int).Add(top, one), one)}}, false},
+		{"negative", List{ModelID: one, Leaves: []Leaf{statement.RequestLeaf(one, big.NewInt(-1))}}, false},
+		{"nil", List{ModelID: one, Leaves: []Leaf{statement.RequestLeaf(nil, one)}}, false},
+		{"no model id", List{Leaves: []Leaf{statement.RequestLeaf(one, one)}}, false},
+		{"empty", List{ModelID: one}, false},
+		{"a turn to the empty state", List{ModelID: one, Leaves: []Leaf{statement.TurnLeaf(one, one, one, statement.EmptyState)}}, false},
 	} {
-		err := ValidateStatement(tc.statement)
+		err := ValidateList(tc.list)
 		if (err == nil) != tc.valid {
-			t.Fatalf("%s: ValidateStatement = %v, want valid %v", tc.name, err, tc.valid)
+			t.Fatalf("%s: ValidateList = %v, want valid %v", tc.name, err, tc.valid)
 		}
-		if _, err := StatementKey(tc.statement); (err == nil) != tc.valid {
-			t.Fatalf("%s: StatementKey error %v, want valid %v", tc.name, err, tc.valid)
+		if _, err := ListRoot(tc.list); (err == nil) != tc.valid {
+			t.Fatalf("%s: ListRoot error %v, want valid %v", tc.name, err, tc.valid)
+		}
+		if _, err := PackSubmitBytes(make([]byte, 256), tc.list); (err == nil) != tc.valid {
+			t.Fatalf("%s: PackSubmitBytes error %v, want valid %v", tc.name, err, tc.valid)
 		}
 	}
 }
 
 // BenchmarkSubmitGas reports the gas used by the first submission of a
-// statement and by a transaction calling the verifier alone, and the gas
+// list of one request and by a transaction calling the verifier alone, and the gas
 // limit that call needs, for every test circuit and template; the time per
 // operation is that of a repeated (already recorded) submission on the
 // simulated chain.
@@ -734,20 +746,20 @@ func BenchmarkSubmitGas(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			verifyLimit, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.statement)
+			verifyLimit, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.list)
 			if err != nil {
 				b.Fatal(err)
 			}
-			verifyGas, err := chain.VerifyProofGasUsed(ctx, deployment.Verifier, v.proof, v.statement)
+			verifyGas, err := chain.VerifyProofGasUsed(ctx, deployment.Verifier, v.proof, v.list)
 			if err != nil {
 				b.Fatal(err)
 			}
-			first, err := chain.Submit(ctx, deployment.Registry, v.proof, v.statement)
+			first, err := chain.Submit(ctx, deployment.Registry, v.proof, v.list)
 			if err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				if _, err := chain.Submit(ctx, deployment.Registry, v.proof, v.statement); err != nil {
+				if _, err := chain.Submit(ctx, deployment.Registry, v.proof, v.list); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -789,7 +801,7 @@ func TestCompressedProofGas(t *testing.T) {
 	if err != nil || len(values) != 3 {
 		t.Fatalf("compressProof: %v (%d values)", err, len(values))
 	}
-	inputs, err := PublicInputs(v.statement)
+	inputs, err := PublicInputs(v.list)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -809,7 +821,7 @@ func TestCompressedProofGas(t *testing.T) {
 		}
 		return receipt.GasUsed
 	}
-	uncompressed, err := PackVerifyProof(v.proof, v.statement)
+	uncompressed, err := PackVerifyProof(v.proof, v.list)
 	if err != nil {
 		t.Fatal(err)
 	}

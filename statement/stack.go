@@ -32,11 +32,11 @@ func (s Stack) Len() int {
 // Check checks every request against a model of this vocabulary and
 // context ([Request.Check] in a bucket of its own n rows: each request's
 // positions within the context), that there is at least one and at most
-// [MaxBatch], and that their rows fit the bucket, Len() ≤ Rows. The
+// [MaxLeaves], and that their rows fit the bucket, Len() ≤ Rows. The
 // bucket itself may exceed the context: positions restart per request.
 func (s Stack) Check(vocab, maxPositions int) error {
-	if len(s.Requests) == 0 || len(s.Requests) > MaxBatch {
-		return fmt.Errorf("statement: a batch of %d requests, want 1 to %d", len(s.Requests), MaxBatch)
+	if len(s.Requests) == 0 || len(s.Requests) > MaxLeaves {
+		return fmt.Errorf("statement: a batch of %d requests, want 1 to %d", len(s.Requests), MaxLeaves)
 	}
 	for j, r := range s.Requests {
 		if r.Batch != nil {
@@ -129,24 +129,21 @@ func (s Stack) Next(i int) (int, bool) {
 }
 
 // StackStatement returns the statement a batch's pass states over the
-// field E, and the batch of its requests' statements: the model id, the
-// list digest of the batch ([Batch.ListDigest] of each request's input
-// and output digests, [TokensDigest] over E) and the number of requests.
-// A single request's statement has an output digest where the batch has
-// its count, so the two cannot be taken for one another but by a digest
-// below [MaxBatch].
-func StackStatement[E field.Scalar, P field.Ptr[E]](id *big.Int, s Stack) (Statement, Batch, error) {
-	b := Batch{ModelID: new(big.Int).Set(id)}
+// field E, and the list of its requests: the model id, the list digest
+// ([List.ListDigest] of a request leaf per request, whose digests are
+// [TokensDigest] over E) and the number of requests.
+func StackStatement[E field.Scalar, P field.Ptr[E]](id *big.Int, s Stack) (Statement, List, error) {
+	l := List{ModelID: new(big.Int).Set(id)}
 	for j, r := range s.Requests {
 		st, err := Of[E, P](id, r.Prompt, r.Output)
 		if err != nil {
-			return Statement{}, Batch{}, fmt.Errorf("statement: request %d of the batch: %w", j, err)
+			return Statement{}, List{}, fmt.Errorf("statement: request %d of the batch: %w", j, err)
 		}
-		b.Inputs, b.Outputs = append(b.Inputs, st.InputDigest), append(b.Outputs, st.OutputDigest)
+		l.Leaves = append(l.Leaves, RequestLeaf(st.InputDigest, st.OutputDigest))
 	}
-	list, err := b.ListDigest()
+	list, err := l.ListDigest()
 	if err != nil {
-		return Statement{}, Batch{}, err
+		return Statement{}, List{}, err
 	}
-	return Statement{ModelID: b.ModelID, InputDigest: list, OutputDigest: big.NewInt(int64(b.Len()))}, b, nil
+	return Statement{ModelID: l.ModelID, InputDigest: list, OutputDigest: big.NewInt(int64(len(l.Leaves)))}, l, nil
 }

@@ -48,7 +48,7 @@ func TestStack(t *testing.T) {
 		"a request beyond the context": {Requests: []Request{{Prompt: make([]int, 40), Output: make([]int, 30)}}, Rows: 128},
 		"no output":                    {Requests: []Request{{Prompt: []int{1}}}, Rows: 4},
 		"a token outside":              {Requests: []Request{{Prompt: []int{1}, Output: []int{100}}}, Rows: 4},
-		"too many":                     {Requests: make([]Request, MaxBatch+1), Rows: 64},
+		"too many":                     {Requests: make([]Request, MaxLeaves+1), Rows: 64},
 	} {
 		if err := bad.Check(100, 64); err == nil {
 			t.Errorf("%s: accepted", name)

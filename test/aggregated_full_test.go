@@ -14,6 +14,7 @@ import (
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/solidity"
+	"github.com/veriformer/veriformer/statement"
 )
 
 // TestRunAggregatedFull runs the aggregated design all the way: segment
@@ -107,7 +108,7 @@ func runAggregatedFull(t *testing.T, opts pipeline.AggregatedOptions) {
 	if keys.FinalModelID.Cmp(rep.Statement.ModelID) != 0 {
 		t.Fatalf("export's model id %#x, the proof states %#x", keys.FinalModelID, rep.Statement.ModelID)
 	}
-	if err := recursion.VerifyWrapped(rep.Proof, keys.Wrapper.VK, rep.Statement); err != nil {
+	if err := recursion.VerifyWrapped(rep.Proof, keys.Wrapper.VK, rep.List); err != nil {
 		t.Fatalf("the exported wrapper key rejects the proof: %v", err)
 	}
 
@@ -116,7 +117,7 @@ func runAggregatedFull(t *testing.T, opts pipeline.AggregatedOptions) {
 		t.Fatal(err)
 	}
 	defer sim.Close()
-	honest := rep.Statement
+	honest := rep.List
 	dep, err := chain.DeployVerifierAndRegistry(ctx, rep.Contracts, honest.ModelID)
 	if err != nil {
 		t.Fatal(err)
@@ -125,10 +126,11 @@ func runAggregatedFull(t *testing.T, opts pipeline.AggregatedOptions) {
 		t.Fatalf("honest wrapper proof rejected: %v", err)
 	}
 	one := big.NewInt(1)
-	for name, st := range map[string]solidity.Statement{
-		"model id":      {ModelID: new(big.Int).Add(honest.ModelID, one), InputDigest: honest.InputDigest, OutputDigest: honest.OutputDigest},
-		"input digest":  {ModelID: honest.ModelID, InputDigest: new(big.Int).Add(honest.InputDigest, one), OutputDigest: honest.OutputDigest},
-		"output digest": {ModelID: honest.ModelID, InputDigest: honest.InputDigest, OutputDigest: new(big.Int).Add(honest.OutputDigest, one)},
+	leaf := honest.Leaves[0]
+	for name, st := range map[string]solidity.List{
+		"model id":      {ModelID: new(big.Int).Add(honest.ModelID, one), Leaves: honest.Leaves},
+		"input digest":  {ModelID: honest.ModelID, Leaves: []solidity.Leaf{statement.RequestLeaf(new(big.Int).Add(leaf.Input, one), leaf.Output)}},
+		"output digest": {ModelID: honest.ModelID, Leaves: []solidity.Leaf{statement.RequestLeaf(leaf.Input, new(big.Int).Add(leaf.Output, one))}},
 	} {
 		if _, err := solidity.EstimateVerifyGas(ctx, chain.Backend(), dep.Verifier, rep.Proof, st); err == nil {
 			t.Errorf("verifier accepts the wrapper proof for a wrong %s", name)

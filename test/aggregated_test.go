@@ -202,6 +202,7 @@ func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int
 	if !opts.Wrap && tier.Full {
 		solveWrapper(t, rep)
 	}
+	checkArtifacts(t, rep)
 	gen, err := opts.Model.Generate(opts.Prompt, opts.Tokens)
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +248,7 @@ func runAggregated(t *testing.T, opts pipeline.AggregatedOptions, nbSegments int
 
 // solveWrapper solves the BN254 wrapper on the run's aggregator proof
 // with gnark's test engine and checks that it states the report's final
-// statement.
+// list.
 func solveWrapper(t *testing.T, rep *pipeline.Report) {
 	a := rep.Aggregated
 	if a == nil {
@@ -257,12 +258,16 @@ func solveWrapper(t *testing.T, rep *pipeline.Report) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assignment, final, err := recursion.WrapperAssignment(a.Proof, a.Key, a.Statement, a.Deployment, a.Slot)
+	assignment, final, err := recursion.WrapperAssignment(a.Proof, a.Key, a.List, a.Deployment, a.Slot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.String() != rep.Statement.String() {
-		t.Fatalf("the wrapper states %v, the report %v", final, rep.Statement)
+	got, err := final.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err := rep.List.Digest(); err != nil || got.Cmp(want) != 0 {
+		t.Fatalf("the wrapper states list digest %#x, the report %#x (%v)", got, want, err)
 	}
 	start := time.Now()
 	if err := test.IsSolved(placeholder, assignment, ecc.BN254.ScalarField()); err != nil {

@@ -15,10 +15,10 @@ import (
 
 // TestRunBatch proves a batch of three requests of the built-in micro
 // model, stacked in a bucket of 8 rows, all the way: the batch's segment
-// circuit, the aggregator, the batch wrapper (its Groth16 setup about 18
-// minutes and 14 GB the first time, then cached) and the record on a
-// simulated chain, where the registry emits the batch's event and holds
-// each statement under its root (pipeline.RunBatch checks both). The
+// circuit, the list aggregator, the wrapper (its Groth16 setup about 18
+// minutes and 14 GB the first time, then cached: every run's) and the
+// record on a simulated chain, where the registry emits the list's event
+// and holds each request under its root (pipeline.RunBatch checks both). The
 // default tier's TestRunSmallBatch (package test/batches) runs the same
 // batch up to the aggregator. Run it with
 //
@@ -48,16 +48,16 @@ func TestRunBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rep.Proven() != 3 || rep.SubmitGas == 0 {
-		t.Fatalf("%d requests proven, submitBatch %d gas", rep.Proven(), rep.SubmitGas)
+		t.Fatalf("%d requests proven, submit %d gas", rep.Proven(), rep.SubmitGas)
 	}
-	root, err := solidity.BatchRoot(rep.Batch)
+	root, err := solidity.ListRoot(rep.List)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if root != rep.Root {
 		t.Fatalf("the registry stored root %s, the batch's is %s", rep.Root, root)
 	}
-	t.Logf("submitBatch: %d gas, %d per inference", rep.SubmitGas, rep.SubmitGas/3)
+	t.Logf("submit: %d gas, %d per request", rep.SubmitGas, rep.SubmitGas/3)
 	dir := t.TempDir()
 	if err := pipeline.WriteBatchArtifacts(dir, rep); err != nil {
 		t.Fatal(err)

@@ -76,10 +76,10 @@ func runDirect(t *testing.T, m *model.Model) {
 		t.Errorf("plan %+v, the run's circuit has %d constraints", plan, rep.Constraints)
 	}
 	// Both templates against the same proof.
-	st := rep.Statement
 	for _, contracts := range []*solidity.Contracts{rep.Contracts, rep.OtherContracts} {
-		checkOnChain(ctx, t, contracts, rep.Proof, st)
+		checkOnChain(ctx, t, contracts, rep.Proof, rep.List)
 	}
+	checkArtifacts(t, rep)
 
 	// Another request of the same bucket — a prompt of one token and
 	// three generated — with a solcjs that fails: the run proves with the

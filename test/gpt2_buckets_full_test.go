@@ -80,11 +80,11 @@ func TestGPT2SmallBucket(t *testing.T) {
 		if rep.Rows != 16 || rep.Statement.ModelID.Cmp(keys.FinalModelID) != 0 {
 			t.Fatalf("%d + %d tokens: bucket %d, model id %#x; want 16 and %#x", c.prompt, c.tokens, rep.Rows, rep.Statement.ModelID, keys.FinalModelID)
 		}
-		receipt, err := chain.Submit(ctx, dep.Registry, rep.Proof, rep.Statement)
+		receipt, err := chain.Submit(ctx, dep.Registry, rep.Proof, rep.List)
 		if err != nil {
 			t.Fatalf("%d + %d tokens: submit: %v", c.prompt, c.tokens, err)
 		}
-		recorded, err := solidity.IsVerified(ctx, chain.Backend(), dep.Registry, rep.Statement)
+		recorded, err := solidity.IsVerified(ctx, chain.Backend(), dep.Registry, rep.List, 0)
 		if err != nil || !recorded {
 			t.Fatalf("%d + %d tokens: not recorded (%v)", c.prompt, c.tokens, err)
 		}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/veriformer/veriformer/pipeline"
 	"math/big"
 	"testing"
+
+	"github.com/veriformer/veriformer/pipeline"
+	"github.com/veriformer/veriformer/statement"
 
 	"github.com/consensys/gnark/backend/groth16"
 
@@ -14,22 +16,23 @@ import (
 )
 
 // checkOnChain deploys contracts on a fresh simulated chain and checks, on
-// a final proof of st, that the registry refuses the proof with any 32-byte
-// word changed, with the commitment and its proof of knowledge swapped or
-// zeroed, and for a statement with any value changed, then records the
-// honest submission.
-func checkOnChain(ctx context.Context, t *testing.T, contracts *solidity.Contracts, proof groth16.Proof, st solidity.Statement) {
+// a final proof of the list l, that the registry refuses the proof with
+// any 32-byte word changed, with the commitment and its proof of
+// knowledge swapped or zeroed, and for a list with any value changed,
+// then records the honest submission, holds its leaf and takes a replay
+// quietly.
+func checkOnChain(ctx context.Context, t *testing.T, contracts *solidity.Contracts, proof groth16.Proof, l solidity.List) {
 	t.Helper()
 	chain, sim, err := pipeline.SimulatedChain()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sim.Close()
-	dep, err := chain.DeployVerifierAndRegistry(ctx, contracts, st.ModelID)
+	dep, err := chain.DeployVerifierAndRegistry(ctx, contracts, l.ModelID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	calldata, err := solidity.PackSubmit(proof, st)
+	calldata, err := solidity.PackSubmit(proof, l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,20 +71,30 @@ func checkOnChain(ctx context.Context, t *testing.T, contracts *solidity.Contrac
 		refused(name, bad)
 	}
 	one := big.NewInt(1)
-	for name, wrong := range map[string]solidity.Statement{
-		"another model id":      {ModelID: new(big.Int).Add(st.ModelID, one), InputDigest: st.InputDigest, OutputDigest: st.OutputDigest},
-		"another input digest":  {ModelID: st.ModelID, InputDigest: new(big.Int).Add(st.InputDigest, one), OutputDigest: st.OutputDigest},
-		"another output digest": {ModelID: st.ModelID, InputDigest: st.InputDigest, OutputDigest: new(big.Int).Add(st.OutputDigest, one)},
+	leaf := l.Leaves[0]
+	for name, wrong := range map[string]solidity.List{
+		"another model id":      {ModelID: new(big.Int).Add(l.ModelID, one), Leaves: l.Leaves},
+		"another input digest":  {ModelID: l.ModelID, Leaves: []solidity.Leaf{statement.RequestLeaf(new(big.Int).Add(leaf.Input, one), leaf.Output)}},
+		"another output digest": {ModelID: l.ModelID, Leaves: []solidity.Leaf{statement.RequestLeaf(leaf.Input, new(big.Int).Add(leaf.Output, one))}},
+		"the request twice":     {ModelID: l.ModelID, Leaves: []solidity.Leaf{leaf, leaf}},
 	} {
 		if _, err := chain.Submit(ctx, dep.Registry, proof, wrong); err == nil {
 			t.Errorf("registry records the final proof for %s", name)
 		}
 	}
-	if _, err := chain.Submit(ctx, dep.Registry, proof, st); err != nil {
+	if _, err := chain.Submit(ctx, dep.Registry, proof, l); err != nil {
 		t.Fatalf("honest submission after the rejections: %v", err)
 	}
-	ok, err := solidity.IsVerified(ctx, chain.Backend(), dep.Registry, st)
+	ok, err := solidity.IsVerified(ctx, chain.Backend(), dep.Registry, l, 0)
 	if err != nil || !ok {
-		t.Fatalf("honest statement not recorded: %v, %v", ok, err)
+		t.Fatalf("honest list not recorded: %v, %v", ok, err)
+	}
+	// A replay (anyone may copy the transaction) returns quietly.
+	receipt, err := chain.Submit(ctx, dep.Registry, proof, l)
+	if err != nil {
+		t.Fatalf("a replayed submission: %v", err)
+	}
+	if events, err := solidity.ListEvents(receipt, dep.Registry); err != nil || len(events) != 0 {
+		t.Fatalf("a replayed submission emitted %d list events (%v)", len(events), err)
 	}
 }

@@ -57,8 +57,8 @@ func TestRunStream(t *testing.T) {
 		if rep.Rows != wantRows || len(rep.Output) != 1 {
 			t.Fatalf("turn %d: %d tokens in the bucket of %d, want 1 in %d", i+1, len(rep.Output), rep.Rows, wantRows)
 		}
-		if rep.Turn.StateIn.Cmp(state) != 0 || rep.Turn.ModelID.Cmp(reports[0].Turn.ModelID) != 0 {
-			t.Fatalf("turn %d: state in %#x, model id %#x; want %#x and %#x", i+1, rep.Turn.StateIn, rep.Turn.ModelID, state, reports[0].Turn.ModelID)
+		if rep.Turn.StateIn.Cmp(state) != 0 || rep.List.ModelID.Cmp(reports[0].List.ModelID) != 0 {
+			t.Fatalf("turn %d: state in %#x, model id %#x; want %#x and %#x", i+1, rep.Turn.StateIn, rep.List.ModelID, state, reports[0].List.ModelID)
 		}
 		state = rep.Turn.StateOut
 	}

@@ -24,7 +24,7 @@ import (
 // the second turn's state in is the first's state out, recomputed by the
 // prover from the history and derived by the first turn's aggregator;
 // its output is the greedy continuation of the whole conversation. Each
-// turn ends with the turn wrapper's proof of its digest, recorded by the
+// turn ends with the wrapper's proof of its list of one, recorded by the
 // registry on a simulated chain: the second run records the first turn
 // again and then the second, linked to it; on a registry that never
 // recorded the first, the second turn is refused. Run it with
@@ -66,7 +66,7 @@ func TestRunTurns(t *testing.T) {
 	if second.Turn.StateIn.Cmp(first.Turn.StateOut) != 0 {
 		t.Fatalf("turn 2 reads state %#x, turn 1 left %#x", second.Turn.StateIn, first.Turn.StateOut)
 	}
-	if second.Turn.ModelID.Cmp(first.Turn.ModelID) != 0 {
+	if second.List.ModelID.Cmp(first.List.ModelID) != 0 {
 		t.Fatal("the two turns state two model ids")
 	}
 	whole, err := m.Generate(append(slices.Clone(first.History), '!'), 2)
@@ -82,7 +82,7 @@ func TestRunTurns(t *testing.T) {
 	if len(second.Turns) != 2 || len(second.TurnGas) != 2 || second.Turns[0].Turn.String() != first.Turn.String() {
 		t.Fatalf("turn 2 recorded %d turns (%d gas figures), want turn 1 and turn 2", len(second.Turns), len(second.TurnGas))
 	}
-	t.Logf("submitTurn gas: turn 1 %d, turn 2 %d", second.TurnGas[0], second.TurnGas[1])
+	t.Logf("submit gas: turn 1 %d, turn 2 %d", second.TurnGas[0], second.TurnGas[1])
 
 	// A registry that never recorded turn 1 refuses turn 2.
 	chain, sim, err := pipeline.SimulatedChain()
@@ -90,11 +90,11 @@ func TestRunTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sim.Close()
-	dep, err := chain.DeployVerifierAndRegistry(ctx, second.Contracts, second.Turn.ModelID)
+	dep, err := chain.DeployVerifierAndRegistry(ctx, second.Contracts, second.List.ModelID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = chain.SubmitTurn(ctx, dep.Registry, second.Proof, second.Turn)
+	_, err = chain.Submit(ctx, dep.Registry, second.Proof, second.List)
 	var revert *solidity.RevertError
 	if !errors.As(err, &revert) || !strings.HasPrefix(revert.Reason, "UnknownState(") {
 		t.Fatalf("turn 2 on a registry without turn 1: %v, want an UnknownState revert", err)

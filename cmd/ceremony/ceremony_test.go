@@ -239,7 +239,7 @@ func TestCeremony(t *testing.T) {
 // and through the exported Solidity verifier on the simulated chain.
 func proveOnChain(t *testing.T, ccs constraint.ConstraintSystem, keys *setup.Keys) {
 	t.Helper()
-	digest, err := statement.Digest(big.NewInt(5), big.NewInt(7), big.NewInt(4))
+	digest, err := statement.Statement{ModelID: big.NewInt(5), InputDigest: big.NewInt(7), OutputDigest: big.NewInt(4)}.Digest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,17 +274,17 @@ func proveOnChain(t *testing.T, ccs constraint.ConstraintSystem, keys *setup.Key
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := solidity.Statement{ModelID: big.NewInt(5), InputDigest: big.NewInt(7), OutputDigest: big.NewInt(4)}
-	if _, err := chain.Submit(ctx, d.Registry, proof, st); err != nil {
+	st := statement.Statement{ModelID: big.NewInt(5), InputDigest: big.NewInt(7), OutputDigest: big.NewInt(4)}
+	if _, err := chain.Submit(ctx, d.Registry, proof, st.List()); err != nil {
 		t.Fatalf("on-chain verification: %v", err)
 	}
-	ok, err := solidity.IsVerified(ctx, chain.Backend(), d.Registry, st)
+	ok, err := solidity.IsVerified(ctx, chain.Backend(), d.Registry, st.List(), 0)
 	if err != nil || !ok {
 		t.Fatalf("the registry did not record the inference (%v)", err)
 	}
 	bad := st
 	bad.OutputDigest = big.NewInt(5)
-	if _, err := chain.Submit(ctx, d.Registry, proof, bad); err == nil {
+	if _, err := chain.Submit(ctx, d.Registry, proof, bad.List()); err == nil {
 		t.Fatal("the chain accepts the proof for another statement")
 	}
 }

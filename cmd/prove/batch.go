@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ethereum/go-ethereum/common"
-
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/pipeline"
@@ -42,37 +40,38 @@ func checkBatchFlags(design pipeline.Design, set map[string]bool) error {
 // batchRequests reads the batch file and encodes its text prompts: a
 // line that cannot be read or encoded becomes a request with its error,
 // which the run reports and leaves out.
-func batchRequests(path string, src model.Source, bos tokenizer.BOSMode) ([]pipeline.BatchRequest, error) {
+// It returns each request's place in the file (path:line) too.
+func batchRequests(path string, src model.Source, bos tokenizer.BOSMode) ([]pipeline.BatchRequest, []string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lines, err := pipeline.ParseBatchFile(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	requests := make([]pipeline.BatchRequest, len(lines))
+	where := make([]string, len(lines))
 	for i, l := range lines {
 		q := &requests[i]
 		q.Tokens = l.Line.Tokens
+		where[i] = fmt.Sprintf("%s:%d", path, l.Number)
 		switch {
 		case l.Err != nil:
-			q.Err = fmt.Errorf("%s:%d: %w", path, l.Number, l.Err)
+			q.Err = l.Err
 		case l.Line.Prompt != nil:
-			if q.Prompt, err = encodePrompt(src, *l.Line.Prompt, bos, l.Line.Tokens); err != nil {
-				q.Err = fmt.Errorf("%s:%d: %w", path, l.Number, err)
-			}
+			q.Prompt, q.Err = encodePrompt(src, *l.Line.Prompt, bos, l.Line.Tokens)
 		default:
 			q.Prompt = l.Line.PromptTokens
 		}
 	}
-	return requests, nil
+	return requests, where, nil
 }
 
 // runBatch proves the batch of --batch, prints each request's outcome,
 // writes the artifacts with --out and submits the batch with --submit.
 func runBatch(ctx context.Context, src model.Source, bos tokenizer.BOSMode, template solidity.Template) error {
-	requests, err := batchRequests(*batchFlag, src, bos)
+	requests, where, err := batchRequests(*batchFlag, src, bos)
 	if err != nil {
 		return err
 	}
@@ -111,10 +110,10 @@ func runBatch(ctx context.Context, src model.Source, bos tokenizer.BOSMode, temp
 	fmt.Println()
 	for i, res := range rep.Results {
 		if res.Index < 0 {
-			fmt.Printf("request %d: left out: %v\n", i+1, res.Err)
+			fmt.Printf("request %d (%s): left out: %v\n", i+1, where[i], res.Err)
 			continue
 		}
-		fmt.Printf("request %d: statement %d of the batch, output %s\n", i+1, res.Index, describe(tok, res.Output))
+		fmt.Printf("request %d (%s): leaf %d of the list, output %s\n", i+1, where[i], res.Index, describe(tok, res.Output))
 	}
 	fmt.Printf("batch: %d of %d requests proven in a bucket of %d rows, model id %#x, list digest %#x\n",
 		rep.Proven(), len(rep.Results), rep.Rows, rep.Statement.ModelID, rep.Statement.InputDigest)
@@ -130,20 +129,5 @@ func runBatch(ctx context.Context, src model.Source, bos tokenizer.BOSMode, temp
 		}
 		fmt.Printf("artifacts written to %s\n", *outFlag)
 	}
-	if !*submitFlag {
-		return nil
-	}
-	if rep.Proof == nil {
-		return errors.New("--submit needs the batch wrapper's proof: add --wrap")
-	}
-	key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
-	if err != nil {
-		return err
-	}
-	receipt, err := solidity.SubmitBatchRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, rep.Batch)
-	if err != nil {
-		return fmt.Errorf("submit: %w", err)
-	}
-	fmt.Printf("batch submitted in transaction %s (block %d, %d gas)\n", receipt.TxHash, receipt.BlockNumber, receipt.GasUsed)
-	return nil
+	return submit(ctx, rep.Report)
 }

@@ -73,6 +73,13 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "verify" {
+		if err := runVerify(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "prove verify:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "worker" {
 		memlimit.Default()
 		logger.Set(zerolog.Nop())
@@ -85,7 +92,7 @@ func main() {
 		return
 	}
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "Usage: prove [flags]\n       prove worker --nats URL --credentials FILE [flags]\n       prove credentials --out DIR [flags]\n\nProves a greedy generation of a model and verifies it natively, as a Groth16 proof and on a simulated EVM. prove worker takes the jobs of distributed runs (prove worker -h); prove credentials writes a deployment's identities and server users (prove credentials -h).\n\nFlags:\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: prove [flags]\n       prove verify [--vk FILE] DIR\n       prove worker --nats URL --credentials FILE [flags]\n       prove credentials --out DIR [flags]\n\nProves a greedy generation of a model and verifies it natively, as a Groth16 proof and on a simulated EVM. prove verify checks a run's saved proof offline (prove verify -h); prove worker takes the jobs of distributed runs (prove worker -h); prove credentials writes a deployment's identities and server users (prove credentials -h).\n\nFlags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -204,20 +211,27 @@ func run(ctx context.Context) error {
 		}
 		fmt.Printf("artifacts written to %s\n", *outFlag)
 	}
-	if *submitFlag {
-		if rep.Proof == nil {
-			return errors.New("--submit needs a final proof: use the direct design, or --wrap with the aggregated one")
-		}
-		key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
-		if err != nil {
-			return err
-		}
-		receipt, err := solidity.SubmitRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, rep.Statement)
-		if err != nil {
-			return fmt.Errorf("submit: %w", err)
-		}
-		fmt.Printf("submitted in transaction %s (block %d, %d gas)\n", receipt.TxHash, receipt.BlockNumber, receipt.GasUsed)
+	return submit(ctx, rep)
+}
+
+// submit sends the run's list with its final proof to the registry
+// behind --rpc-url with --submit: every kind of run the same way.
+func submit(ctx context.Context, rep *pipeline.Report) error {
+	if !*submitFlag {
+		return nil
 	}
+	if rep.Proof == nil {
+		return errors.New("--submit needs a final proof: use the direct design, or --wrap with the aggregated one")
+	}
+	key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
+	if err != nil {
+		return err
+	}
+	receipt, err := solidity.SubmitRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, rep.List)
+	if err != nil {
+		return fmt.Errorf("submit: %w", err)
+	}
+	fmt.Printf("submitted %d leaves in transaction %s (block %d, %d gas)\n", len(rep.List.Leaves), receipt.TxHash, receipt.BlockNumber, receipt.GasUsed)
 	return nil
 }
 
@@ -336,8 +350,8 @@ func runTurn(ctx context.Context, aggOpts pipeline.AggregatedOptions, tok *token
 		}
 		return err
 	}
-	if conv != nil && fmt.Sprintf("%#x", rep.Turn.ModelID) != conv.ModelID {
-		return fmt.Errorf("the conversation was proven with model id %s, this turn's is %#x", conv.ModelID, rep.Turn.ModelID)
+	if conv != nil && fmt.Sprintf("%#x", rep.List.ModelID) != conv.ModelID {
+		return fmt.Errorf("the conversation was proven with model id %s, this turn's is %#x", conv.ModelID, rep.List.ModelID)
 	}
 	fmt.Printf("\noutput: %s\n", describe(tok, rep.Output))
 	fmt.Printf("turn: %s\n", rep.Turn)
@@ -353,28 +367,7 @@ func runTurn(ctx context.Context, aggOpts pipeline.AggregatedOptions, tok *token
 		}
 		fmt.Printf("artifacts written to %s (continue the conversation with --continue %s)\n", out, out)
 	}
-	return submitTurn(ctx, rep)
-}
-
-// submitTurn sends the turn to the registry behind --rpc-url with
-// --submit.
-func submitTurn(ctx context.Context, rep *pipeline.TurnReport) error {
-	if !*submitFlag {
-		return nil
-	}
-	if rep.Proof == nil {
-		return errors.New("--submit needs the turn wrapper's proof: add --wrap")
-	}
-	key, err := solidity.LoadKey(*keystoreFlag, *passwordFlag)
-	if err != nil {
-		return err
-	}
-	receipt, err := solidity.SubmitTurnRPC(ctx, *rpcFlag, key, solidity.ChainID(*chainIDFlag), common.HexToAddress(*registryFlag), rep.Proof, rep.Turn)
-	if err != nil {
-		return fmt.Errorf("submit: %w", err)
-	}
-	fmt.Printf("turn submitted in transaction %s (block %d, %d gas)\n", receipt.TxHash, receipt.BlockNumber, receipt.GasUsed)
-	return nil
+	return submit(ctx, rep.Report)
 }
 
 // runStream proves a generation token by token (--stream): it writes
@@ -404,7 +397,7 @@ func runStream(ctx context.Context, opts pipeline.TurnOptions, out string, tok *
 				return err
 			}
 		}
-		return submitTurn(ctx, rep)
+		return submit(ctx, rep.Report)
 	})
 	if err != nil {
 		if len(reports) > 0 && out != "" {

@@ -55,9 +55,9 @@ func ValueOfBatchRequest(s native.Stack, slots int) (BatchRequest, error) {
 }
 
 // Bind asserts that the batch's first Count requests have the list digest
-// list (ListDigest of their input and output digests, each
-// statement.TokensDigest of its buffer's first s or g tokens, the buffer
-// zero past them), that Count equals count, that each of them has s ≥ 1
+// list (ListDigest of the list of their request leaves, whose input and
+// output digests are each statement.TokensDigest of its buffer's first s
+// or g tokens, the buffer zero past them: statement.StackStatement's), that Count equals count, that each of them has s ≥ 1
 // and g ≥ 1, that the slots from Count on are empty, and that their rows
 // fit the bucket, Σ n_j ≤ R; it returns the pass's tokens, live rows,
 // targets and layout (statement.Stack's Tokens, Live, Next, Begins).
@@ -79,7 +79,7 @@ func ValueOfBatchRequest(s native.Stack, slots int) (BatchRequest, error) {
 // then ListDigest over the slots.
 func (b BatchRequest) Bind(api frontend.API, list, count frontend.Variable) (Bound, error) {
 	m := len(b.Requests)
-	if m < 1 || m > native.MaxBatch {
+	if m < 1 || m > native.MaxLeaves {
 		return Bound{}, fmt.Errorf("statement: a batch of %d request slots", m)
 	}
 	rows := len(b.Requests[0].Prompt)

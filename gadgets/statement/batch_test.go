@@ -1,7 +1,6 @@
 package statement
 
 import (
-	"crypto/sha256"
 	"math/big"
 	"testing"
 
@@ -13,140 +12,154 @@ import (
 	native "github.com/veriformer/veriformer/statement"
 )
 
-// batchCircuit states the digest of the first Count inferences of its
-// buffers.
-type batchCircuit struct {
+// requestListCircuit states the list digest of the first Count requests
+// of its buffers, and optionally the statement digest of that list.
+type requestListCircuit struct {
 	ModelID, Count  frontend.Variable
 	Inputs, Outputs []frontend.Variable
-	Digest          frontend.Variable `gnark:",public"`
+	List            frontend.Variable `gnark:",public"`
+	Digest          frontend.Variable
+	// withDigest: the circuit also states DigestOfList(ModelID, List).
+	withDigest bool
 }
 
-func (c *batchCircuit) Define(api frontend.API) error {
-	d, err := BatchDigest(api, c.ModelID, c.Count, c.Inputs, c.Outputs)
+func (c *requestListCircuit) Define(api frontend.API) error {
+	l, err := ListDigest(api, c.Count, c.Inputs, c.Outputs)
 	if err != nil {
 		return err
 	}
-	api.AssertIsEqual(d, c.Digest)
+	api.AssertIsEqual(l, c.List)
+	if c.withDigest {
+		d, err := DigestOfList(api, c.ModelID, l)
+		if err != nil {
+			return err
+		}
+		api.AssertIsEqual(d, c.Digest)
+	}
 	return nil
 }
 
-// batchAssignment fills buffers of m inferences with b's and then
-// unrelated values, with b's digest.
-func batchAssignment(t *testing.T, m int, b native.Batch) *batchCircuit {
+func requestListPlaceholder(m int, withDigest bool) *requestListCircuit {
+	return &requestListCircuit{Inputs: make([]frontend.Variable, m), Outputs: make([]frontend.Variable, m), withDigest: withDigest}
+}
+
+// requestList returns the native list of the requests (inputs[i],
+// outputs[i]) for i < n.
+func requestList(modelID *big.Int, inputs, outputs []*big.Int, n int) native.List {
+	l := native.List{ModelID: modelID}
+	for i := range n {
+		l.Leaves = append(l.Leaves, native.RequestLeaf(inputs[i], outputs[i]))
+	}
+	return l
+}
+
+// requestListAssignment fills buffers of len(inputs) requests, with count
+// n and the list digest and statement digest of the first n.
+func requestListAssignment(t *testing.T, modelID *big.Int, inputs, outputs []*big.Int, n int) *requestListCircuit {
 	t.Helper()
-	d, err := b.Digest()
+	l := requestList(modelID, inputs, outputs, n)
+	list, err := l.ListDigest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &batchCircuit{ModelID: b.ModelID, Count: b.Len(), Inputs: make([]frontend.Variable, m), Outputs: make([]frontend.Variable, m), Digest: d}
-	for i := range m {
-		if i < b.Len() {
-			c.Inputs[i], c.Outputs[i] = b.Inputs[i], b.Outputs[i]
-		} else {
-			c.Inputs[i], c.Outputs[i] = 1000+i, 2000+i
-		}
+	d, err := l.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &requestListCircuit{ModelID: modelID, Count: n, Inputs: make([]frontend.Variable, len(inputs)), Outputs: make([]frontend.Variable, len(inputs)), List: list, Digest: d}
+	for i := range inputs {
+		c.Inputs[i], c.Outputs[i] = inputs[i], outputs[i]
 	}
 	return c
 }
 
-// TestBatchDigest checks the gadget against statement.Batch.Digest on
-// BN254 in a circuit sized for four inferences: the golden batch of two
-// (the native test's), batches of one and four, and values up to r − 1
-// are accepted, whatever the buffers hold beyond the count; a changed,
-// dropped, added or reordered inference, another count (0, beyond the
-// buffers, or one less with the same digest), another model id and
-// another digest are rejected.
-func TestBatchDigest(t *testing.T) {
+// TestListDigest checks the variable-count gadget against
+// statement.List.ListDigest of request leaves on BLS12-377, the
+// segments' field, in a circuit sized for four requests: lists of 1 to
+// 4 requests out of the same buffers (values up to r − 1) are accepted;
+// another count (0, beyond the buffers, or one less or more than the
+// list's, each with the list digest of the requests it would count), a
+// changed, reordered or swapped value and another list digest are
+// rejected.
+func TestListDigest(t *testing.T) {
 	const m = 4
+	r := ecc.BLS12_377.ScalarField()
+	rMinus1 := new(big.Int).Sub(r, big.NewInt(1))
+	id := big.NewInt(5)
+	inputs := []*big.Int{big.NewInt(2), rMinus1, big.NewInt(0), big.NewInt(7)}
+	outputs := []*big.Int{big.NewInt(3), big.NewInt(1), rMinus1, big.NewInt(8)}
+	opts := []test.TestingOption{test.WithCurves(ecc.BLS12_377), test.WithBackends(backend.GROTH16), test.NoFuzzing(), test.NoSerializationChecks(), test.NoProverChecks()}
+	for n := 1; n <= m; n++ {
+		opts = append(opts, test.WithValidAssignment(requestListAssignment(t, id, inputs, outputs, n)))
+	}
+	bad := func(c *requestListCircuit) { opts = append(opts, test.WithInvalidAssignment(c)) }
+	// Another count, with the list digest of the requests it would count.
+	for _, tc := range []struct{ count, listed int }{{2, 3}, {3, 2}, {0, 1}, {m + 1, m}} {
+		c := requestListAssignment(t, id, inputs, outputs, tc.listed)
+		c.Count = tc.count
+		bad(c)
+	}
+	// A count of 0 with the digest of the empty message, and of m + 1
+	// with the digest of m + 1 requests, the last (0, 0).
+	c := requestListAssignment(t, id, inputs, outputs, 1)
+	c.Count, c.List = 0, native.ListDigestOfWords(nil)
+	bad(c)
+	c = requestListAssignment(t, id, inputs, outputs, 1)
+	longer := requestList(id, append(inputs, big.NewInt(0)), append(outputs, big.NewInt(0)), m+1)
+	words, err := longer.Words()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Count, c.List = m+1, native.ListDigestOfWords(words)
+	bad(c)
+	c = requestListAssignment(t, id, inputs, outputs, 3)
+	c.Inputs[1] = 6
+	bad(c) // an input changed
+	c = requestListAssignment(t, id, inputs, outputs, 3)
+	c.Outputs[2] = 4
+	bad(c) // an output changed
+	c = requestListAssignment(t, id, inputs, outputs, 3)
+	c.Inputs[0], c.Inputs[1] = c.Inputs[1], c.Inputs[0]
+	bad(c) // inputs reordered
+	c = requestListAssignment(t, id, inputs, outputs, 3)
+	c.Inputs[0], c.Inputs[1], c.Outputs[0], c.Outputs[1] = c.Inputs[1], c.Inputs[0], c.Outputs[1], c.Outputs[0]
+	bad(c) // requests reordered
+	c = requestListAssignment(t, id, inputs, outputs, 3)
+	c.Inputs[0], c.Outputs[0] = c.Outputs[0], c.Inputs[0]
+	bad(c) // a request's input and output swapped
+	c = requestListAssignment(t, id, inputs, outputs, 3)
+	c.List = new(big.Int).Add(c.List.(*big.Int), big.NewInt(1))
+	bad(c) // another list digest
+	test.NewAssert(t).CheckCircuit(requestListPlaceholder(m, false), opts...)
+}
+
+// TestListDigestStatement checks ListDigest then DigestOfList against
+// statement.List.Digest on BN254 with the test engine, for lists of one
+// and two requests out of buffers of two.
+func TestListDigestStatement(t *testing.T) {
 	r := ecc.BN254.ScalarField()
 	rMinus1 := new(big.Int).Sub(r, big.NewInt(1))
-	ints := func(v ...int64) []*big.Int {
-		out := make([]*big.Int, len(v))
-		for i, x := range v {
-			out[i] = big.NewInt(x)
+	inputs, outputs := []*big.Int{rMinus1, big.NewInt(9)}, []*big.Int{big.NewInt(4), rMinus1}
+	for n := 1; n <= 2; n++ {
+		c := requestListAssignment(t, big.NewInt(3), inputs, outputs, n)
+		if err := test.IsSolved(requestListPlaceholder(2, true), c, r); err != nil {
+			t.Fatalf("%d requests: %v", n, err)
 		}
-		return out
-	}
-	golden := native.Batch{ModelID: big.NewInt(1), Inputs: ints(2, 4), Outputs: ints(3, 5)}
-	honest := batchAssignment(t, m, golden)
-	if honest.Digest.(*big.Int).Text(16) != "f76f24f0be463c7f132dfd794644122fbc39b5a563f35d6f691e57fd46f3051" {
-		t.Fatalf("the golden batch's digest is %x", honest.Digest)
-	}
-	opts := []test.TestingOption{test.WithCurves(ecc.BN254), test.WithBackends(backend.GROTH16), test.NoFuzzing(), test.NoSerializationChecks(), test.NoProverChecks(),
-		test.WithValidAssignment(honest),
-		test.WithValidAssignment(batchAssignment(t, m, native.Batch{ModelID: big.NewInt(7), Inputs: ints(9), Outputs: ints(8)})),
-		test.WithValidAssignment(batchAssignment(t, m, native.Batch{ModelID: rMinus1, Inputs: []*big.Int{rMinus1, big.NewInt(0), rMinus1, big.NewInt(1)}, Outputs: []*big.Int{big.NewInt(0), rMinus1, rMinus1, big.NewInt(2)}})),
-	}
-	bad := func(change func(c *batchCircuit)) {
-		c := batchAssignment(t, m, golden)
-		change(c)
-		opts = append(opts, test.WithInvalidAssignment(c))
-	}
-	bad(func(c *batchCircuit) { c.Inputs[1] = 6 })                                     // an input changed
-	bad(func(c *batchCircuit) { c.Outputs[0] = 4 })                                    // an output changed
-	bad(func(c *batchCircuit) { c.Count = 1 })                                         // one dropped
-	bad(func(c *batchCircuit) { c.Count = 3 })                                         // one added
-	bad(func(c *batchCircuit) { c.Inputs[0], c.Inputs[1] = c.Inputs[1], c.Inputs[0] }) // reordered
-	bad(func(c *batchCircuit) {                                                        // both halves reordered
-		c.Inputs[0], c.Inputs[1] = c.Inputs[1], c.Inputs[0]
-		c.Outputs[0], c.Outputs[1] = c.Outputs[1], c.Outputs[0]
-	})
-	bad(func(c *batchCircuit) { c.ModelID = 2 })                                                   // another model
-	bad(func(c *batchCircuit) { c.Digest = new(big.Int).Add(c.Digest.(*big.Int), big.NewInt(1)) }) // another digest
-	bad(func(c *batchCircuit) { c.Count = 0 })
-	bad(func(c *batchCircuit) { c.Count = m + 1 })
-	// A count of zero or beyond the buffers, each with the digest of the
-	// message it would give.
-	for _, n := range []int{0, m + 1} {
-		c := batchAssignment(t, m, golden)
-		c.Count = n
-		words := []*big.Int{big.NewInt(int64(n))}
-		for i := range n {
-			if i < m {
-				words = append(words, toBig(c.Inputs[i]), toBig(c.Outputs[i]))
-			} else {
-				words = append(words, big.NewInt(0), big.NewInt(0))
-			}
+		c.Digest = new(big.Int).Add(c.Digest.(*big.Int), big.NewInt(1))
+		if test.IsSolved(requestListPlaceholder(2, true), c, r) == nil {
+			t.Fatalf("%d requests: another digest accepted", n)
 		}
-		c.Digest = rawBatchDigest(golden.ModelID, words)
-		opts = append(opts, test.WithInvalidAssignment(c))
 	}
-	test.NewAssert(t).CheckCircuit(&batchCircuit{Inputs: make([]frontend.Variable, m), Outputs: make([]frontend.Variable, m)}, opts...)
 }
 
-// toBig returns an assignment's value as an integer.
-func toBig(v frontend.Variable) *big.Int {
-	switch x := v.(type) {
-	case *big.Int:
-		return x
-	case int:
-		return big.NewInt(int64(x))
-	}
-	panic("unexpected assignment type")
-}
-
-// rawBatchDigest is the batch digest of a list message given word by
-// word (the count first), which statement.Batch refuses to build for a
-// count outside [1, MaxBatch].
-func rawBatchDigest(modelID *big.Int, words []*big.Int) *big.Int {
-	buf := make([]byte, 32*len(words))
-	for i, w := range words {
-		w.FillBytes(buf[32*i : 32*(i+1)])
-	}
-	sum := sha256.Sum256(buf)
-	sum[0] &= 0x03
-	var outer [64]byte
-	modelID.FillBytes(outer[:32])
-	copy(outer[32:], sum[:])
-	sum = sha256.Sum256(outer[:])
-	sum[0] &= 0x1f
-	return new(big.Int).SetBytes(sum[:])
-}
-
-// TestBatchDigestConstraints snapshots the gadget's R1CS count on BN254
-// for buffers of 1 and 8 inferences (testdata/batch_constraints.csv).
-func TestBatchDigestConstraints(t *testing.T) {
-	checkCounts(t, "testdata/batch_constraints.csv", "inferences", func(size int) []namedCircuit {
-		return []namedCircuit{{"BatchDigest", &batchCircuit{Inputs: make([]frontend.Variable, size), Outputs: make([]frontend.Variable, size)}}}
+// TestListDigestConstraints snapshots the gadget's R1CS count on BN254
+// for buffers of 1 and 8 requests, alone and followed by DigestOfList
+// (testdata/batch_constraints.csv).
+func TestListDigestConstraints(t *testing.T) {
+	checkCounts(t, "testdata/batch_constraints.csv", "requests", func(size int) []namedCircuit {
+		return []namedCircuit{
+			{"ListDigest", requestListPlaceholder(size, false)},
+			{"ListDigest+DigestOfList", requestListPlaceholder(size, true)},
+		}
 	}, 1, 8)
 }

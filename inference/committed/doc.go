@@ -403,7 +403,7 @@
 // swapped or dropped) is another commitment or another Start, and is
 // rejected. The state's digest ([State.Digest]) is pcs.DigestWith over
 // the row count, the capacity and the commitments (0 for the empty
-// state): a turn's statement (statement.Turn) carries the digests of the
+// state): a turn's leaf (statement.TurnLeaf) carries the digests of the
 // state in and out. [State.MarshalBinary] writes a state for a verifier
 // ("veriformer/state", Rows, Capacity and the number of blocks as 4-byte
 // big-endian integers, then per block its keys' and values' commitments,
@@ -439,8 +439,8 @@
 //     is, its target request j's next output token;
 //   - the transcript is seeded with the batch's statement
 //     (statement.StackStatement): the model id, the list digest of the
-//     requests' input and output digests (statement.Batch.ListDigest) and
-//     the number of requests.
+//     requests' leaves (statement.List.ListDigest) and the number of
+//     requests.
 //
 // A batch's pass is never a turn.
 //

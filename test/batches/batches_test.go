@@ -27,11 +27,11 @@ import (
 // that was not read, a request beyond the context, one past the slots).
 // Each proven request's output is its own greedy generation; the batch
 // states each request's statement under the final model id, in order;
-// the batch wrapper's witness for the aggregator's proof states the
-// report's batch digest. Solving the wrapper and recording the batch on
+// the wrapper's witness for the aggregator's proof states the report's
+// list's statement digest. Solving the wrapper and recording the list on
 // chain are the full tier's (TestRunBatch in package test); the
-// registry's submitBatch is tested with real proofs by solidity's
-// TestRegistryBatches.
+// registry's submit of lists is tested with real proofs by solidity's
+// TestRegistryLists.
 func TestRunSmallBatch(t *testing.T) {
 	m, err := model.Builtin(model.Micro)
 	if err != nil {
@@ -87,7 +87,7 @@ func TestRunSmallBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := rep.Batch.Statement(res.Index); got.String() != want.String() {
+		if got := rep.List.Leaves[res.Index]; got.String() != want.List().Leaves[0].String() {
 			t.Fatalf("request %d: the batch states %v, want %v", i, got, want)
 		}
 	}
@@ -98,27 +98,30 @@ func TestRunSmallBatch(t *testing.T) {
 		t.Fatalf("the batch states %v requests", rep.Statement.OutputDigest)
 	}
 
-	// The batch wrapper's witness for the aggregator's proof states the
-	// report's batch. Solving the wrapper on it is the full tier's;
-	// recursion's TestBatchWrapperTestEngine solves it on a toy proof,
-	// honest and with another list digest.
+	// The wrapper's witness for the aggregator's proof states the
+	// report's list of requests, each a leaf. Solving the wrapper on it
+	// is the full tier's; recursion's TestWrapperTestEngine solves the
+	// one wrapper on a toy proof of a list, honest and tampered.
 	a := rep.Aggregated
 	if a == nil {
 		t.Fatal("no aggregator proof in the report")
 	}
-	w, final, err := recursion.BatchWrapperAssignment(a.Proof, a.Key, a.Statement, a.Deployment, a.Slot)
+	if len(rep.List.Leaves) != 3 {
+		t.Fatalf("the report's list holds %d leaves", len(rep.List.Leaves))
+	}
+	w, final, err := recursion.WrapperAssignment(a.Proof, a.Key, a.List, a.Deployment, a.Slot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.String() != rep.Statement.String() {
-		t.Fatalf("the batch wrapper states %v, the report %v", final, rep.Statement)
-	}
-	digest, err := rep.Batch.Digest()
+	digest, err := rep.List.Digest()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, err := final.Digest(); err != nil || got.Cmp(digest) != 0 {
+		t.Fatalf("the wrapper states %v, the report %v", final, rep.List)
 	}
 	if got, ok := w.StatementDigest.(*big.Int); !ok || got.Cmp(digest) != 0 {
-		t.Fatalf("the wrapper's public input is %v, the batch digest %#x", w.StatementDigest, digest)
+		t.Fatalf("the wrapper's public input is %v, the list's statement digest %#x", w.StatementDigest, digest)
 	}
 }
 

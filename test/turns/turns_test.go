@@ -4,6 +4,7 @@ package turns
 
 import (
 	"context"
+	"math/big"
 	"os"
 	"slices"
 	"testing"
@@ -22,12 +23,12 @@ import (
 // over turn 1's two cached rows, in the same circuits with the same keys.
 // The second turn's state in is the first's state out, recomputed by the
 // prover from the history; its output is the greedy continuation of the
-// whole conversation; both state one model id; the turn wrapper's
-// witness for turn 2's aggregator proof states the final turn the report
-// gives. The full tier's TestRunTurns
-// runs a longer conversation with the turn wrapper's Groth16 keys and
-// records both turns on a simulated chain; the registry's chain of turns
-// is tested with real proofs by solidity's TestRegistryTurns.
+// whole conversation; both state one model id; the wrapper's witness for
+// turn 2's aggregator proof states the turn's list the report gives. The
+// full tier's TestRunTurns runs a longer conversation with the wrapper's
+// Groth16 keys and records both turns on a simulated chain; the
+// registry's chaining of turns is tested with real proofs by solidity's
+// TestRegistryLists.
 func TestRunTwoTurns(t *testing.T) {
 	m, err := model.Builtin(model.Micro)
 	if err != nil {
@@ -60,7 +61,7 @@ func TestRunTwoTurns(t *testing.T) {
 	if second.Turn.StateIn.Cmp(first.Turn.StateOut) != 0 {
 		t.Fatalf("turn 2 reads state %#x, turn 1 left %#x", second.Turn.StateIn, first.Turn.StateOut)
 	}
-	if second.Turn.ModelID.Cmp(first.Turn.ModelID) != 0 {
+	if second.List.ModelID.Cmp(first.List.ModelID) != 0 {
 		t.Fatal("the two turns state two model ids")
 	}
 	if second.StateOut.Rows != 4 || len(second.History) != 4 {
@@ -74,20 +75,27 @@ func TestRunTwoTurns(t *testing.T) {
 		t.Fatalf("turn 2 generated %v, one pass over the conversation %v", second.Output, whole.Tokens)
 	}
 
-	// The turn wrapper's witness for turn 2's aggregator proof states the
-	// report's final turn. Solving the wrapper on it (most of a minute)
-	// is left to the full tier; recursion's TestTurnAggregator solves it
-	// on a toy proof, honest and with a changed state out.
+	// The wrapper's witness for turn 2's aggregator proof states the
+	// report's list of the one turn. Solving the wrapper on it (most of a
+	// minute) is left to the full tier; recursion's TestWrapperTestEngine
+	// solves the one wrapper on a toy proof of a list with a turn.
 	a := second.Aggregated
 	if a == nil {
 		t.Fatal("no aggregator proof in turn 2's report")
 	}
-	_, final, err := recursion.TurnWrapperAssignment(a.Proof, a.Key, a.Statement, second.Turn.StateIn, second.Turn.StateOut, a.Deployment, a.Slot)
+	w, final, err := recursion.WrapperAssignment(a.Proof, a.Key, a.List, a.Deployment, a.Slot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.String() != second.Turn.String() {
-		t.Fatalf("the turn wrapper states %v, the report %v", final, second.Turn)
+	if len(final.Leaves) != 1 || final.Leaves[0].String() != second.Turn.String() {
+		t.Fatalf("the wrapper states %v, the report %v", final, second.Turn)
+	}
+	digest, err := second.List.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := w.StatementDigest.(*big.Int); !ok || got.Cmp(digest) != 0 {
+		t.Fatalf("the wrapper's public input is %v, the turn's list's statement digest %#x", w.StatementDigest, digest)
 	}
 }
 
