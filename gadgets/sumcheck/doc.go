@@ -84,9 +84,7 @@
 // "Zero-check"): the same label, challenges and rounds, the final check
 // eq(r, r′)·C(f(r′)) as one constraint, and the claims fᵢ(r′) returned.
 // [PlaceholderZeroCheckProof] and [ValueOfZeroCheckProof] size and fill
-// the proof. testdata/zerocheck_constraints.csv holds BLS12-377 counts:
-// a linear relation (requantization identity, residual add) over 2¹⁰
-// entries 6,301 R1CS and over 2²⁰ 12,031; the degree-3 masked gated
-// product 10,313 and 19,863.
-
+// the proof. testdata/zerocheck_constraints.csv holds the BLS12-377
+// constraint counts of a linear relation (requantization identity,
+// residual add) and of the degree-3 masked gated product.
 package sumcheck

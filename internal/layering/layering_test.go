@@ -1,6 +1,9 @@
 package layering
 
 import (
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,5 +141,43 @@ func TestNoTestCode(t *testing.T) {
 	}
 	if n < 40 {
 		t.Fatalf("only %d packages listed", n)
+	}
+}
+
+// TestPackageDocs: every doc.go's comment is its package's documentation,
+// the comment right above the package clause, so that go doc shows it (a
+// blank line between them detaches it).
+func TestPackageDocs(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") && path != root {
+			return filepath.SkipDir
+		}
+		if d.Name() != "doc.go" {
+			return nil
+		}
+		n++
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments|parser.PackageClauseOnly)
+		if err != nil {
+			return err
+		}
+		if f.Doc == nil || len(strings.TrimSpace(f.Doc.Text())) == 0 {
+			rel, _ := filepath.Rel(root, path)
+			t.Errorf("%s: no comment right above the package clause: go doc shows no documentation", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("%d doc.go files found", n)
 	}
 }
