@@ -27,8 +27,6 @@ func checkBatchFlags(design pipeline.Design, set map[string]bool) error {
 		return errors.New("a batch (--batch) is proven in the aggregated design: add --design aggregated")
 	case set["capacity"] || set["continue"] || set["stream"]:
 		return errors.New("a batch of conversations' turns is not supported: drop --capacity, --continue and --stream")
-	case set["plan"]:
-		return errors.New("--plan is not available for a batch yet")
 	case set["prompt"] || set["tokens"]:
 		return errors.New("--batch reads each request's prompt and tokens from the file: drop --prompt and --tokens")
 	case *slotsFlag < 0:
@@ -90,6 +88,26 @@ func runBatch(ctx context.Context, src model.Source, bos tokenizer.BOSMode, temp
 		Requests: requests,
 	}
 	designFlags.Options(&opts.AggregatedOptions)
+	if *planFlag {
+		// The bucket the requests the circuits' slots hold would fill.
+		if opts.Slots == 0 {
+			opts.Slots = pipeline.DefaultBatchSlots
+		}
+		rows, taken := 0, 0
+		for _, r := range requests {
+			if r.Err == nil && taken < opts.Slots {
+				rows += len(r.Prompt) + r.Tokens - 1
+				taken++
+			}
+		}
+		if opts.Bucket == 0 {
+			if opts.Bucket, err = pipeline.BatchRows(max(rows, 1), 0); err != nil {
+				return err
+			}
+		}
+		opts.Prompt, opts.Tokens = []int{0}, 1
+		return plan(pipeline.Aggregated, opts.AggregatedOptions, 1)
+	}
 	q, done, err := workersQueue(ctx, src)
 	if err != nil {
 		return err

@@ -27,7 +27,7 @@ func TestBatchFlags(t *testing.T) {
 		{pipeline.Direct, []string{"batch"}, 0, "--design aggregated"},
 		{pipeline.Aggregated, []string{"batch", "capacity"}, 0, "--capacity"},
 		{pipeline.Aggregated, []string{"batch", "stream"}, 0, "--stream"},
-		{pipeline.Aggregated, []string{"batch", "plan"}, 0, "--plan"},
+		{pipeline.Aggregated, []string{"batch", "plan"}, 0, ""},
 		{pipeline.Aggregated, []string{"batch", "prompt"}, 0, "--prompt"},
 		{pipeline.Aggregated, []string{"batch", "tokens"}, 0, "--tokens"},
 		{pipeline.Aggregated, []string{"batch", "batch-slots"}, -1, "--batch-slots"},

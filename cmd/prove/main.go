@@ -161,14 +161,16 @@ func run(ctx context.Context) error {
 	aggOpts := pipeline.AggregatedOptions{Options: opts, NativeJobs: *jobsFlag, Wrap: *wrapFlag}
 	designFlags.Options(&aggOpts)
 	if *planFlag {
-		items, err := pipeline.Plan(design, aggOpts, len(prompt))
-		if err != nil {
-			return err
+		// A turn's circuits are fixed by the cache's capacity too.
+		aggOpts.Capacity = *capacityFlag
+		if *continueFlag != "" {
+			conv, err := pipeline.ReadConversation(*continueFlag)
+			if err != nil {
+				return err
+			}
+			aggOpts.Capacity = conv.Capacity
 		}
-		if *jsonFlag {
-			return writePlanJSON(os.Stdout, items)
-		}
-		return writePlan(os.Stdout, items)
+		return plan(design, aggOpts, len(prompt))
 	}
 	if *capacityFlag > 0 || *continueFlag != "" {
 		return runTurn(ctx, aggOpts, tok)
@@ -294,9 +296,6 @@ func checkTurnFlags(design pipeline.Design, set map[string]bool) error {
 	}
 	if design != pipeline.Aggregated {
 		return errors.New("a conversation's turns (--capacity, --continue) are proven in the aggregated design: add --design aggregated")
-	}
-	if set["plan"] {
-		return errors.New("--plan is not available for a conversation's turn yet")
 	}
 	return nil
 }
@@ -469,6 +468,18 @@ func describe(tok *tokenizer.Codec, output []int) string {
 }
 
 // writePlan prints the plan as a table with the totals.
+// plan prints the plan of a run (--plan, --json).
+func plan(design pipeline.Design, opts pipeline.AggregatedOptions, promptLen int) error {
+	items, err := pipeline.Plan(design, opts, promptLen)
+	if err != nil {
+		return err
+	}
+	if *jsonFlag {
+		return writePlanJSON(os.Stdout, items)
+	}
+	return writePlan(os.Stdout, items)
+}
+
 func writePlan(w io.Writer, items []pipeline.PlanItem) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "kind\tcircuit\tbucket\tcurve\tR1CS\tkeys\tsetup (est.)\tproof (est.)\t")
