@@ -75,29 +75,10 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	r.generated(rep.Output)
-	if err := r.stage("native proof", func() (string, error) {
-		var err error
-		proof, err = inference.Prove[bn254fr.Element](m, st, req, tr)
-		if err != nil {
-			return "", err
-		}
-		if rep.NativeProof, err = proof.MarshalBinary(); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("%d opened tensors, %d layers, %d bytes", len(proof.Tensors), len(proof.Layers), len(rep.NativeProof)), nil
-	}); err != nil {
+	if proof, err = r.proveNative(id, st, req, tr); err != nil {
 		return nil, err
 	}
-	if err := r.stage("native verification", func() (string, error) {
-		// The verifier takes its shapes, ranges and constants from the
-		// prover's pass, which has those of a shape pass; the proof's
-		// opened tensors replace the pass's.
-		err := inference.VerifyPass[bn254fr.Element](m, id, tr, st, req, proof)
-		tr = nil
-		return "", err
-	}); err != nil {
-		return nil, err
-	}
+	tr = nil // the pass is no longer needed: the circuits take the proof
 	if err := r.stage("circuit compilation", func() (string, error) {
 		cat, err := r.catalog(Direct, &AggregatedOptions{Options: opts}, len(opts.Prompt), len(rep.Output), nil)
 		if err != nil {
@@ -122,6 +103,54 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if final, err = r.proveDirect(layout, st, req, proof, ccs, pk, vk); err != nil {
+		return nil, err
+	}
+	if !opts.Chain {
+		return rep, nil
+	}
+	if err := r.onChain(ctx, vk, final, st.List()); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// proveNative runs the native stages of a direct run: the sum-check proof
+// of the pass tr, recorded in the report, and its verification, which
+// takes its shapes, ranges and constants from the prover's pass.
+func (r *runner) proveNative(id *big.Int, st statement.Statement, req statement.Request, tr *model.Trace) (*inference.Proof[bn254fr.Element], error) {
+	rep, m := r.report, r.opts.Model
+	var proof *inference.Proof[bn254fr.Element]
+	if err := r.stage("native proof", func() (string, error) {
+		var err error
+		proof, err = inference.Prove[bn254fr.Element](m, st, req, tr)
+		if err != nil {
+			return "", err
+		}
+		if rep.NativeProof, err = proof.MarshalBinary(); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d opened tensors, %d layers, %d bytes", len(proof.Tensors), len(proof.Layers), len(rep.NativeProof)), nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := r.stage("native verification", func() (string, error) {
+		// The verifier takes its shapes, ranges and constants from the
+		// prover's pass, which has those of a shape pass; the proof's
+		// opened tensors replace the pass's.
+		return "", inference.VerifyPass[bn254fr.Element](m, id, tr, st, req, proof)
+	}); err != nil {
+		return nil, err
+	}
+	return proof, nil
+}
+
+// proveDirect runs the Groth16 stages of a direct run: the direct
+// circuit's proof of the native proof, recorded in the report with its
+// key, and its verification on the statement's digest.
+func (r *runner) proveDirect(layout *circuits.Layout, st statement.Statement, req statement.Request, proof *inference.Proof[bn254fr.Element], ccs constraint.ConstraintSystem, pk groth16.ProvingKey, vk groth16.VerifyingKey) (groth16.Proof, error) {
+	rep := r.report
+	var final groth16.Proof
 	if err := r.stage("groth16 proof", func() (string, error) {
 		assignment, err := layout.Assign(st, req, proof)
 		if err != nil {
@@ -152,13 +181,7 @@ func RunDirect(ctx context.Context, opts Options) (*Report, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if !opts.Chain {
-		return rep, nil
-	}
-	if err := r.onChain(ctx, vk, final, st.List()); err != nil {
-		return rep, err
-	}
-	return rep, nil
+	return final, nil
 }
 
 // publicWitness returns the BN254 public witness of a direct proof of the

@@ -68,7 +68,6 @@ type jobsOut struct {
 // aggregator's on the statement, the wrapper's on the final statement)
 // before it is used.
 func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, tr *model.Trace, st statement.Statement, list statement.List, shapes []*committed.Shape, wrap bool) (*jobsOut, error) {
-	m := r.opts.Model
 	segs := keys.Segments
 	spec, err := specOf(r.opts, keys, pass)
 	if err != nil {
@@ -99,24 +98,11 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		}
 	}
 	res := &jobsOut{natives: make([]*committed.Proof, len(segs))}
-	natives := res.natives
-	var tasks []*distributed.Task
-	// The key files by the digests their manifest records: a file
-	// already in the object store is not read again.
-	putKeys := func(what string, mf *setup.Manifest, roles map[string]string) error {
-		for _, f := range []struct{ role, ext, digest string }{{"manifest", ".json", ""}, {"vk", ".vk", mf.VerifyingKey}, {"pk", ".pk", mf.ProvingKey}} {
-			var err error
-			if roles[f.role], err = q.PutFile(ctx, filepath.Join(r.opts.CacheDir, mf.Circuit+f.ext), f.digest); err != nil {
-				return fmt.Errorf("pipeline: the keys of %s: %w", what, err)
-			}
-		}
-		return nil
-	}
 	agg := &distributed.Task{
 		ID: JobAggregate, Kind: JobAggregate, Memory: 2 * segmentMemory(keys.Aggregator), MaxOutput: maxGroth16,
 		Inputs: map[string]string{"spec": names["spec"], "srs": names["srs"]}, After: map[string]string{},
 	}
-	if err := putKeys("the aggregator", keys.Aggregator.Manifest, agg.Inputs); err != nil {
+	if err := r.putKeys(ctx, q, "the aggregator", keys.Aggregator.Manifest, agg.Inputs); err != nil {
 		return nil, err
 	}
 	agg.Verify = func(out []byte) error {
@@ -130,10 +116,46 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		res.aggregate = p
 		return nil
 	}
+	tasks, err := r.segmentTasks(ctx, q, keys, pass, st, shapes, incoming, names["spec"], names["srs"], agg, res.natives)
+	if err != nil {
+		return nil, err
+	}
+	tasks = append(tasks, agg)
+	if wrap {
+		t, err := r.wrapTask(ctx, q, keys, list, names["spec"], &res.wrapped, &res.final)
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, t)
+	}
+	if spec.Model == "" {
+		if err := r.putModelFiles(ctx, q, tasks); err != nil {
+			return nil, err
+		}
+	}
+	// The run id: the same for the same request and keys from the same
+	// coordinator (a coordinator started again resumes its run), and
+	// unguessable by anyone else.
+	run := q.RunID(append(append([]byte(nil), specData...), []byte(keys.FinalModelID.Text(16))...))
+	if err := r.runTasks(ctx, q, run, tasks); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// segmentTasks returns the native and Groth16 tasks of each segment,
+// each verified here before it is used (a native proof with its links to
+// the pass's stream incoming, a Groth16 proof on public inputs computed
+// from the verified native proof), and makes the aggregation agg wait
+// for them; the verified native proofs go to natives.
+func (r *runner) segmentTasks(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, st statement.Statement, shapes []*committed.Shape, incoming []*pcs.Commitment, spec, srs string, agg *distributed.Task, natives []*committed.Proof) ([]*distributed.Task, error) {
+	m := r.opts.Model
+	segs := keys.Segments
+	var tasks []*distributed.Task
 	for k := range segs {
 		sk := keys.Segment[k]
-		key := map[string]string{"spec": names["spec"]}
-		if err := putKeys(segmentName(k, segs), sk.Manifest, key); err != nil {
+		key := map[string]string{"spec": spec}
+		if err := r.putKeys(ctx, q, segmentName(k, segs), sk.Manifest, key); err != nil {
 			return nil, err
 		}
 		agg.Inputs[fmt.Sprintf("segvk-%d", k)] = key["vk"]
@@ -141,7 +163,7 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		agg.After[fmt.Sprintf("segment-%d", k)] = fmt.Sprintf("%s-%d", JobSegment, k)
 		tasks = append(tasks, &distributed.Task{
 			ID: fmt.Sprintf("%s-%d", JobNative, k), Kind: JobNative, Memory: committed.ProverMemory(shapes[k].Layout), MaxOutput: maxNative,
-			Inputs: map[string]string{"spec": names["spec"], "srs": names["srs"]},
+			Inputs: map[string]string{"spec": spec, "srs": srs},
 			Verify: func(out []byte) error {
 				p, err := committed.UnmarshalProof(out)
 				if err != nil {
@@ -185,36 +207,49 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 			},
 		})
 	}
-	tasks = append(tasks, agg)
-	if wrap {
-		t, err := r.wrapTask(ctx, q, keys, list, names["spec"], &res.wrapped, &res.final)
-		if err != nil {
-			return nil, err
-		}
-		tasks = append(tasks, t)
-	}
-	if spec.Model == "" {
-		// The model's files, for every job.
-		files := map[string]string{}
-		for i, f := range modelFiles {
-			path := filepath.Join(r.opts.ModelDir, f.file)
-			if i >= 2 {
-				if _, err := os.Stat(path); m.Tokenizer == nil || err != nil {
-					continue
-				}
-			}
-			if files[f.role], err = q.PutFile(ctx, path, ""); err != nil {
-				return nil, fmt.Errorf("pipeline: the model's files: %w", err)
-			}
-		}
-		for _, t := range tasks {
-			maps.Copy(t.Inputs, files)
+	return tasks, nil
+}
+
+// putKeys puts the key files of a circuit (its manifest, verifying and
+// proving keys) in the object store by the digests its manifest records
+// (a file already there is not read again) and names them in roles.
+func (r *runner) putKeys(ctx context.Context, q *distributed.Queue, what string, mf *setup.Manifest, roles map[string]string) error {
+	for _, f := range []struct{ role, ext, digest string }{{"manifest", ".json", ""}, {"vk", ".vk", mf.VerifyingKey}, {"pk", ".pk", mf.ProvingKey}} {
+		var err error
+		if roles[f.role], err = q.PutFile(ctx, filepath.Join(r.opts.CacheDir, mf.Circuit+f.ext), f.digest); err != nil {
+			return fmt.Errorf("pipeline: the keys of %s: %w", what, err)
 		}
 	}
-	// The run id: the same for the same request and keys from the same
-	// coordinator (a coordinator started again resumes its run), and
-	// unguessable by anyone else.
-	run := q.RunID(append(append([]byte(nil), specData...), []byte(keys.FinalModelID.Text(16))...))
+	return nil
+}
+
+// putModelFiles puts a model's files (from a directory, not built in)
+// in the object store and adds them to every task's inputs.
+func (r *runner) putModelFiles(ctx context.Context, q *distributed.Queue, tasks []*distributed.Task) error {
+	m := r.opts.Model
+	var err error
+	// The model's files, for every job.
+	files := map[string]string{}
+	for i, f := range modelFiles {
+		path := filepath.Join(r.opts.ModelDir, f.file)
+		if i >= 2 {
+			if _, err := os.Stat(path); m.Tokenizer == nil || err != nil {
+				continue
+			}
+		}
+		if files[f.role], err = q.PutFile(ctx, path, ""); err != nil {
+			return fmt.Errorf("pipeline: the model's files: %w", err)
+		}
+	}
+	for _, t := range tasks {
+		maps.Copy(t.Inputs, files)
+	}
+	return nil
+}
+
+// runTasks runs a run's tasks on the workers, with a progress line per
+// event and a chart of the jobs at the end.
+func (r *runner) runTasks(ctx context.Context, q *distributed.Queue, run string, tasks []*distributed.Task) error {
 	r.logf("  run %s: %d jobs on the workers", run, len(tasks))
 	start := time.Now()
 	tl := distributed.NewTimeline(start)
@@ -233,17 +268,17 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 			r.logf("  %9v %s %s (attempt %d, worker %s), %v on the worker%s", at, event, job, res.Attempt, res.Worker, time.Duration(res.Millis)*time.Millisecond, why)
 		}
 	})); err != nil {
-		return nil, err
+		return err
 	}
 	var chart strings.Builder
 	if err := tl.WriteChart(&chart, 60); err != nil {
-		return nil, err
+		return err
 	}
 	r.logf("  the run's jobs (. queued, # on a worker, + verified here):")
 	for _, line := range strings.Split(strings.TrimSuffix(chart.String(), "\n"), "\n") {
 		r.logf("    %s", line)
 	}
-	return res, nil
+	return nil
 }
 
 // wrapTask is the wrap job of a run: after the aggregation, its output
@@ -256,11 +291,8 @@ func (r *runner) wrapTask(ctx context.Context, q *distributed.Queue, keys *Aggre
 		ID: JobWrap, Kind: JobWrap, Memory: 3 * segmentMemory(keys.Wrapper) / 2, MaxOutput: maxGroth16,
 		Inputs: map[string]string{"spec": spec}, After: map[string]string{"aggregate": JobAggregate},
 	}
-	for _, f := range []struct{ role, ext, digest string }{{"manifest", ".json", ""}, {"vk", ".vk", mf.VerifyingKey}, {"pk", ".pk", mf.ProvingKey}} {
-		var err error
-		if t.Inputs[f.role], err = q.PutFile(ctx, filepath.Join(r.opts.CacheDir, mf.Circuit+f.ext), f.digest); err != nil {
-			return nil, fmt.Errorf("pipeline: the wrapper's keys: %w", err)
-		}
+	if err := r.putKeys(ctx, q, "the wrapper", mf, t.Inputs); err != nil {
+		return nil, err
 	}
 	var vk bytes.Buffer
 	if _, err := keys.Aggregator.VK.WriteRawTo(&vk); err != nil {

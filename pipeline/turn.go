@@ -108,6 +108,52 @@ type TurnReport struct {
 	TurnGas []uint64
 }
 
+// checkTurn checks a turn's options before anything runs (the
+// conversation's earlier turns, what recording them needs, the cache's
+// capacity), fills in the defaults, and reports whether the turn ends on
+// a simulated chain.
+func (opts *TurnOptions) checkTurn() (bool, error) {
+	if err := opts.checkRun(); err != nil {
+		return false, err
+	}
+	if opts.Capacity < 1 {
+		return false, fmt.Errorf("pipeline: a turn needs the cache's capacity (rows)")
+	}
+	if opts.Queue != nil {
+		return false, fmt.Errorf("pipeline: a conversation's turn is not proven on workers yet")
+	}
+	if len(opts.Earlier) > 0 {
+		last := opts.Earlier[len(opts.Earlier)-1]
+		if opts.StateIn != nil && last.Turn.StateOut.Cmp(opts.StateIn) != 0 {
+			return false, fmt.Errorf("pipeline: the conversation's last turn left state %#x, the turn starts from %#x", last.Turn.StateOut, opts.StateIn)
+		}
+		if err := checkRecords(opts.Earlier, last.ModelID, last.Turn.StateOut); err != nil {
+			return false, fmt.Errorf("pipeline: the conversation's turns: %w", err)
+		}
+	}
+	onChain := opts.Chain && opts.Wrap
+	if onChain {
+		if len(opts.History) > 0 && len(opts.Earlier) == 0 {
+			return false, fmt.Errorf("pipeline: recording a turn on a new simulated chain needs the conversation's earlier turns and their proofs (or run without the chain)")
+		}
+		for i, t := range opts.Earlier {
+			if len(t.Proof) == 0 {
+				return false, fmt.Errorf("pipeline: turn %d of the conversation has no wrapper proof: it cannot be recorded on chain (run without the chain)", i+1)
+			}
+		}
+		if err := checkSolc(); err != nil {
+			return false, err
+		}
+	}
+	if err := opts.defaults(); err != nil {
+		return false, err
+	}
+	if m := opts.Model; opts.Capacity > m.Config.MaxPositions {
+		return false, fmt.Errorf("pipeline: a cache of %d rows beyond the model's context of %d", opts.Capacity, m.Config.MaxPositions)
+	}
+	return onChain, nil
+}
+
 // RunTurn proves one turn of a conversation in the aggregated design:
 // the request (opts.Prompt, opts.Tokens generated greedily) over the
 // cache of opts.History, in the bucket that holds it, within a cache of
@@ -123,45 +169,11 @@ type TurnReport struct {
 // proven, and if the on-chain stage fails the report of the verified
 // proof is returned with the error.
 func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
-	if err := opts.checkRun(); err != nil {
-		return nil, err
-	}
-	if opts.Capacity < 1 {
-		return nil, fmt.Errorf("pipeline: a turn needs the cache's capacity (rows)")
-	}
-	if opts.Queue != nil {
-		return nil, fmt.Errorf("pipeline: a conversation's turn is not proven on workers yet")
-	}
-	if len(opts.Earlier) > 0 {
-		last := opts.Earlier[len(opts.Earlier)-1]
-		if opts.StateIn != nil && last.Turn.StateOut.Cmp(opts.StateIn) != 0 {
-			return nil, fmt.Errorf("pipeline: the conversation's last turn left state %#x, the turn starts from %#x", last.Turn.StateOut, opts.StateIn)
-		}
-		if err := checkRecords(opts.Earlier, last.ModelID, last.Turn.StateOut); err != nil {
-			return nil, fmt.Errorf("pipeline: the conversation's turns: %w", err)
-		}
-	}
-	onChain := opts.Chain && opts.Wrap
-	if onChain {
-		if len(opts.History) > 0 && len(opts.Earlier) == 0 {
-			return nil, fmt.Errorf("pipeline: recording a turn on a new simulated chain needs the conversation's earlier turns and their proofs (or run without the chain)")
-		}
-		for i, t := range opts.Earlier {
-			if len(t.Proof) == 0 {
-				return nil, fmt.Errorf("pipeline: turn %d of the conversation has no wrapper proof: it cannot be recorded on chain (run without the chain)", i+1)
-			}
-		}
-		if err := checkSolc(); err != nil {
-			return nil, err
-		}
-	}
-	if err := opts.defaults(); err != nil {
+	onChain, err := opts.checkTurn()
+	if err != nil {
 		return nil, err
 	}
 	m := opts.Model
-	if opts.Capacity > m.Config.MaxPositions {
-		return nil, fmt.Errorf("pipeline: a cache of %d rows beyond the model's context of %d", opts.Capacity, m.Config.MaxPositions)
-	}
 	r := &runner{opts: &opts.Options, report: &Report{Prompt: opts.Prompt, Verifier: opts.Verifier}}
 	rep := &TurnReport{Report: r.report}
 	rows, err := opts.rows(len(opts.Prompt), opts.Tokens)
@@ -214,36 +226,10 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 		}
 	}
 	rep.Constraints = keys.SegmentConstraints
-	turn := committed.Turn{Start: cache.Len, Capacity: opts.Capacity}
-	var (
-		st       statement.Statement
-		segments []recursion.SegmentProof
-	)
-	if err := r.stage("state in", func() (string, error) {
-		var err error
-		if rep.StateIn, err = committed.StateOf(keys.SRS, m, cache, opts.Capacity); err != nil {
-			return "", err
-		}
-		if opts.StateIn != nil && rep.StateIn.Digest().Cmp(opts.StateIn) != 0 {
-			return "", fmt.Errorf("pipeline: the history's cache has state %#x, the previous turn left %#x", rep.StateIn.Digest(), opts.StateIn)
-		}
-		return fmt.Sprintf("%d rows, digest %#x", rep.StateIn.Rows, rep.StateIn.Digest()), nil
-	}); err != nil {
+	if err := r.proveTurn(&opts, keys, rep, cache, pass, tr); err != nil {
 		return nil, err
 	}
-	conv := &turnProving{turn: turn, in: rep.StateIn}
-	if st, _, segments, err = r.proveSegments(&opts.AggregatedOptions, keys, pass, tr, conv); err != nil {
-		return nil, err
-	}
-	rep.StateOut = conv.out
-	in, out := rep.StateIn.Digest(), rep.StateOut.Digest()
-	list := statement.List{ModelID: st.ModelID, Leaves: []statement.Leaf{statement.TurnLeaf(in, st.InputDigest, st.OutputDigest, out)}}
-	witness := &recursion.TurnWitness{StateIn: in, StateOut: out, Rows: rep.StateIn.Rows, Keys: rep.StateIn.Keys, Values: rep.StateIn.Values, Keep: committed.TurnKeep(pass)}
-	aggProof, err := r.aggregate(keys, st, list, segments, witness)
-	if err != nil {
-		return nil, err
-	}
-	rep.setAggregated(keys, st, list, aggProof)
+	in := rep.StateIn.Digest()
 	rep.History = append(append([]int(nil), opts.History...), append(append([]int(nil), pass.Prompt...), pass.Output...)[:committed.TurnKeep(pass)]...)
 	if next.Len != len(rep.History) {
 		return nil, fmt.Errorf("pipeline: the turn leaves %d cached rows for a history of %d tokens", next.Len, len(rep.History))
@@ -271,6 +257,46 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// proveTurn runs the proving stages of a turn over cache: the state in
+// (checked against opts.StateIn), the turn's segments, natively and in
+// their circuits, and the turn aggregator, whose proof and list it
+// records in rep.
+func (r *runner) proveTurn(opts *TurnOptions, keys *AggregatedKeys, rep *TurnReport, cache *model.Cache, pass statement.Request, tr *model.Trace) error {
+	m := opts.Model
+	turn := committed.Turn{Start: cache.Len, Capacity: opts.Capacity}
+	var (
+		st       statement.Statement
+		segments []recursion.SegmentProof
+		err      error
+	)
+	if err := r.stage("state in", func() (string, error) {
+		var err error
+		if rep.StateIn, err = committed.StateOf(keys.SRS, m, cache, opts.Capacity); err != nil {
+			return "", err
+		}
+		if opts.StateIn != nil && rep.StateIn.Digest().Cmp(opts.StateIn) != 0 {
+			return "", fmt.Errorf("pipeline: the history's cache has state %#x, the previous turn left %#x", rep.StateIn.Digest(), opts.StateIn)
+		}
+		return fmt.Sprintf("%d rows, digest %#x", rep.StateIn.Rows, rep.StateIn.Digest()), nil
+	}); err != nil {
+		return err
+	}
+	conv := &turnProving{turn: turn, in: rep.StateIn}
+	if st, _, segments, err = r.proveSegments(&opts.AggregatedOptions, keys, pass, tr, conv); err != nil {
+		return err
+	}
+	rep.StateOut = conv.out
+	in, out := rep.StateIn.Digest(), rep.StateOut.Digest()
+	list := statement.List{ModelID: st.ModelID, Leaves: []statement.Leaf{statement.TurnLeaf(in, st.InputDigest, st.OutputDigest, out)}}
+	witness := &recursion.TurnWitness{StateIn: in, StateOut: out, Rows: rep.StateIn.Rows, Keys: rep.StateIn.Keys, Values: rep.StateIn.Values, Keep: committed.TurnKeep(pass)}
+	aggProof, err := r.aggregate(keys, st, list, segments, witness)
+	if err != nil {
+		return err
+	}
+	rep.setAggregated(keys, st, list, aggProof)
+	return nil
 }
 
 // recordTurns deploys the wrapper's verifier and the registry on a new
