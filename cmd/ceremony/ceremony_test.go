@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -337,25 +338,84 @@ func TestSRS(t *testing.T) {
 	}
 }
 
-// TestTargetsCoverCatalog: every kind of circuit in both designs' catalogs
-// of a model (pipeline.Circuits, which prove and export use) is a target
-// of the ceremony, on the same curve.
+// TestTargetsCoverCatalog: every circuit of every deployment kind's
+// catalog (pipeline.Circuits, which prove, --plan and export use) —
+// requests in both designs, a conversation's turns (--capacity), a
+// batch's requests (--batch-slots) — is a target of the ceremony on the
+// same curve; for the turn's and the batch's, the ceremony's flags
+// compile the catalog's very segment circuit (the same circuit hash),
+// and every aggregated kind has the one wrapper.
 func TestTargetsCoverCatalog(t *testing.T) {
 	m, err := model.Builtin(model.Micro)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Tokens: 2, CacheDir: t.TempDir()}, Wrap: true}
-	for _, d := range []pipeline.Design{pipeline.Direct, pipeline.Aggregated} {
-		cat, err := pipeline.Circuits(d, opts, 2)
+	cache := t.TempDir()
+	kinds := []struct {
+		name   string
+		design pipeline.Design
+		args   []string
+		set    func(*pipeline.AggregatedOptions)
+	}{
+		{"direct request", pipeline.Direct, nil, func(*pipeline.AggregatedOptions) {}},
+		{"request", pipeline.Aggregated, nil, func(*pipeline.AggregatedOptions) {}},
+		{"turn", pipeline.Aggregated, []string{"--capacity", "8"}, func(o *pipeline.AggregatedOptions) { o.Capacity = 8 }},
+		{"batch", pipeline.Aggregated, []string{"--batch-slots", "2", "--bucket", "4"}, func(o *pipeline.AggregatedOptions) { o.Slots, o.Bucket = 2, 4 }},
+	}
+	for _, k := range kinds {
+		opts := pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Tokens: 2, CacheDir: cache}, Wrap: true}
+		k.set(&opts)
+		cat, err := pipeline.Circuits(k.design, opts, 2)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", k.name, err)
 		}
+		wrappers := 0
 		for _, c := range cat.Circuits {
 			target, ok := targets[c.Kind]
 			if !ok || target.compile == nil || target.curve != c.Curve {
-				t.Errorf("%s: %s circuit on %s has no ceremony target", d, c.Kind, c.Curve)
+				t.Errorf("%s: %s circuit on %s has no ceremony target", k.name, c.Kind, c.Curve)
 			}
+			if c.Kind == "wrapper" {
+				wrappers++
+			}
+		}
+		if k.design == pipeline.Aggregated && wrappers != 1 {
+			t.Errorf("%s: %d wrappers in the catalog, want the one", k.name, wrappers)
+		}
+		if k.args == nil {
+			continue
+		}
+		// The ceremony names the kind's segment circuit with its flags.
+		var seg *pipeline.Circuit
+		for _, c := range cat.Circuits {
+			if c.Kind == "segment" {
+				seg = c
+				break
+			}
+		}
+		want, err := seg.Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := flag.NewFlagSet("ceremony", flag.ContinueOnError)
+		f := addCircuitFlags(fs)
+		if err := fs.Parse(append([]string{"--circuit", "segment", "--model", "micro", "--prompt-tokens", "2", "--tokens", "2"}, k.args...)); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := targets["segment"].compile(f)
+		if err != nil {
+			t.Fatalf("%s: the ceremony's segment: %v", k.name, err)
+		}
+		gh, err := setup.CircuitHash(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wh, err := setup.CircuitHash(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gh != wh {
+			t.Errorf("%s: the ceremony's segment circuit %.16s, the catalog's %.16s", k.name, gh, wh)
 		}
 	}
 }

@@ -23,6 +23,7 @@ type circuitFlags struct {
 	model   *flags.Model
 	lengths *flags.Lengths
 	cut     *flags.Cut
+	pass    *flags.Pass
 }
 
 func addCircuitFlags(fs *flag.FlagSet) *circuitFlags {
@@ -32,6 +33,7 @@ func addCircuitFlags(fs *flag.FlagSet) *circuitFlags {
 		model:   flags.AddModel(fs),
 		lengths: flags.AddLengths(fs),
 		cut:     flags.AddCut(fs),
+		pass:    flags.AddPass(fs),
 	}
 }
 
@@ -96,6 +98,12 @@ func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSys
 		if err := f.cut.Check(); err != nil {
 			return nil, "", err
 		}
+		if err := f.pass.Check(); err != nil {
+			return nil, "", err
+		}
+		if design == pipeline.Direct && (*f.pass.Capacity > 0 || *f.pass.Slots > 0) {
+			return nil, "", errors.New("--capacity and --batch-slots name circuits of the aggregated design")
+		}
 		if kind == "aggregator" && *f.cut.SRS == "" {
 			// Production keys of an aggregator over a development SRS
 			// would be keys of an SRS whose τ is known.
@@ -107,6 +115,7 @@ func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSys
 		}
 		opts := pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Tokens: *f.lengths.Tokens, Bucket: *f.lengths.Bucket}, Wrap: kind == "wrapper"}
 		f.cut.Options(&opts)
+		f.pass.Options(&opts)
 		cat, err := pipeline.Circuits(design, opts, *f.lengths.PromptTokens)
 		if err != nil {
 			return nil, "", err

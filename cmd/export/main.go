@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/big"
@@ -30,6 +31,7 @@ import (
 var (
 	modelFlags  = flags.AddModel(flag.CommandLine)
 	designFlags = flags.AddDesign(flag.CommandLine)
+	passFlags   = flags.AddPass(flag.CommandLine)
 	keyFlags    = flags.AddKeys(flag.CommandLine)
 	lengths     = flags.AddLengths(flag.CommandLine)
 
@@ -68,6 +70,12 @@ func run(ctx context.Context) error {
 	if err := lengths.Check(); err != nil {
 		return err
 	}
+	if err := passFlags.Check(); err != nil {
+		return err
+	}
+	if design == pipeline.Direct && (*passFlags.Capacity > 0 || *passFlags.Slots > 0) {
+		return errors.New("--capacity and --batch-slots name circuits of the aggregated design")
+	}
 	m, err := modelFlags.Load()
 	if err != nil {
 		return err
@@ -104,6 +112,7 @@ func run(ctx context.Context) error {
 			Wrap:    true,
 		}
 		designFlags.Options(&opts)
+		passFlags.Options(&opts)
 		agg, err := pipeline.VerifyingKeysAggregated(opts, promptLen, outputLen)
 		if err != nil {
 			return err

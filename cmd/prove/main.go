@@ -34,6 +34,7 @@ import (
 var (
 	modelFlags  = flags.AddModel(flag.CommandLine)
 	designFlags = flags.AddDesign(flag.CommandLine)
+	passFlags   = flags.AddPass(flag.CommandLine)
 	keyFlags    = flags.AddKeys(flag.CommandLine)
 	bucketFlag  = flags.AddBucket(flag.CommandLine)
 
@@ -54,14 +55,14 @@ var (
 	planFlag        = flag.Bool("plan", false, "set up and prove nothing: compile each circuit the run needs and print its kind, curve, R1CS count, whether its keys are cached, and estimated setup and proving times")
 	jsonFlag        = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, bucket, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
 	gnarkLogFlag    = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
-	capacityFlag    = flag.Int("capacity", 0, "aggregated design: prove the first turn of a conversation whose turns attend over a cache of this many rows (at most the model's context); with --out, the artifacts the next turn reads (--continue)")
+	capacityFlag    = passFlags.Capacity
 	streamFlag      = flag.Bool("stream", false, "with --capacity or --continue: prove the generation token by token, a turn per token after a first turn that fills the prompt's bucket; the artifacts are written after each turn")
 	workersFlag     = flag.Int("workers", 0, "aggregated design: run the segments' native and Groth16 proofs, the aggregation and (with --wrap) the wrapper as jobs on this many local worker processes, over a NATS JetStream server embedded in this run (its data in the key cache's nats directory)")
 	natsFlag        = flag.String("nats", "", "aggregated design: run the proof's jobs (as --workers) on the workers (prove worker --nats URL) of the NATS JetStream server or cluster at this URL (several URLs separated by commas), as the coordinator of --credentials; the run waits for them")
 	credentialsFlag = flag.String("credentials", "", "with --nats: the coordinator's identity file (prove credentials): the server lets the run in by its key, and the workers run only the jobs it signs")
 	insecureFlag    = flag.Bool("insecure", false, "with --nats: use a NATS server that lets anyone in (no authentication): anyone reaching it can read, delay and delete jobs and blobs")
 	batchFlag       = flag.String("batch", "", "aggregated design: prove a batch of requests in one pass, read from this JSON Lines file (each line {\"prompt\": text, \"tokens\": n} or {\"promptTokens\": [ids], \"tokens\": n}); a request that cannot be proven is reported and left out")
-	slotsFlag       = flag.Int("batch-slots", 0, "with --batch: the request slots of the batch's circuits, part of their keys and of the model id (0: 32)")
+	slotsFlag       = passFlags.Slots
 	continueFlag    = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left, the turns so far with their proofs); the new artifacts go to --out, or to this directory")
 )
 

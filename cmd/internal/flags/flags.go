@@ -58,6 +58,42 @@ func (m *Model) Load() (*model.Model, error) {
 	return src.Load(bos)
 }
 
+// Pass says which kind of pass a deployment's circuits prove: a single
+// request's (the default), a conversation's turns over a cache of
+// Capacity rows, or a batch's requests stacked in Slots request slots.
+// It is part of the circuits, so every command that names them (prove,
+// --plan, export, ceremony) takes it.
+type Pass struct {
+	Capacity *int
+	Slots    *int
+}
+
+// AddPass defines --capacity and --batch-slots on fs.
+func AddPass(fs *flag.FlagSet) *Pass {
+	return &Pass{
+		Capacity: fs.Int("capacity", 0, "aggregated design: the circuits of a conversation's turns over a cache of this many rows (at most the model's context); prove: the first turn of a conversation, with --out the artifacts the next turn reads (--continue)"),
+		Slots:    fs.Int("batch-slots", 0, "aggregated design: the circuits of a batch's pass with this many request slots, part of their keys and of the model id (prove --batch: 0 for 32)"),
+	}
+}
+
+// Check checks the flags.
+func (p *Pass) Check() error {
+	switch {
+	case *p.Capacity < 0:
+		return errors.New("--capacity must be positive")
+	case *p.Slots < 0:
+		return errors.New("--batch-slots must be at least 0")
+	case *p.Capacity > 0 && *p.Slots > 0:
+		return errors.New("a pass is a turn (--capacity) or a batch (--batch-slots), not both")
+	}
+	return nil
+}
+
+// Options sets the pass's fields of opts.
+func (p *Pass) Options(opts *pipeline.AggregatedOptions) {
+	opts.Capacity, opts.Slots = *p.Capacity, *p.Slots
+}
+
 // Cut says how the aggregated design cuts the pass into segments and
 // where its KZG SRS comes from.
 type Cut struct {
