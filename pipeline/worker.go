@@ -180,15 +180,11 @@ func segmentJob(dirs workerDirs, w io.Writer, models *workerModels, job *distrib
 	if err != nil {
 		return nil, err
 	}
-	keys, keyDir, err := workerKeys(dirs, ccs, job, in)
+	keys, err := workerProvingKeys(dirs, ccs, job, in)
 	if err != nil {
 		return nil, err
 	}
-	pk, err := setup.LoadProvingKey(keys, keyDir)
-	if err != nil {
-		return nil, err
-	}
-	proof, err := groth16.Prove(ccs, pk, wit, recursion.SegmentProverOption())
+	proof, err := groth16.Prove(ccs, keys.PK, wit, recursion.SegmentProverOption())
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
@@ -257,11 +253,7 @@ func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *work
 	if err != nil {
 		return nil, err
 	}
-	keys, keyDir, err := workerKeys(dirs, ccs, job, in)
-	if err != nil {
-		return nil, err
-	}
-	pk, err := setup.LoadProvingKey(keys, keyDir)
+	keys, err := workerProvingKeys(dirs, ccs, job, in)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +269,7 @@ func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *work
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
-	proof, err := groth16.Prove(ccs, pk, wit, recursion.AggregatorProverOption())
+	proof, err := groth16.Prove(ccs, keys.PK, wit, recursion.AggregatorProverOption())
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
@@ -316,16 +308,11 @@ func wrapJob(dirs workerDirs, w io.Writer, models *workerModels, job *distribute
 	if err != nil {
 		return nil, err
 	}
-	keys, keyDir, err := workerKeys(dirs, ccs, job, in)
+	wrapper, err := workerProvingKeys(dirs, ccs, job, in)
 	if err != nil {
 		return nil, err
 	}
-	wrapper := *keys
-	wrapper.CCS = ccs
-	if wrapper.PK, err = setup.LoadProvingKey(keys, keyDir); err != nil {
-		return nil, err
-	}
-	proof, _, err := recursion.Wrap(aggProof, aggVK, list, dep, s.Wrap.Slot, &wrapper)
+	proof, _, err := recursion.Wrap(aggProof, aggVK, list, dep, s.Wrap.Slot, wrapper)
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
@@ -358,6 +345,21 @@ func segmentAssignment(m *model.Model, s *committed.Shape, slots int, st stateme
 		return circuits.AssignCommittedBatch(m, s, slots, st, native, check)
 	}
 	return circuits.AssignCommitted(m, s, st, native, check)
+}
+
+// workerProvingKeys is [workerKeys] with the circuit and its proving key
+// read, ready to prove.
+func workerProvingKeys(dirs workerDirs, ccs constraint.ConstraintSystem, job *distributed.Job, in *distributed.Inputs) (*setup.Keys, error) {
+	keys, keyDir, err := workerKeys(dirs, ccs, job, in)
+	if err != nil {
+		return nil, err
+	}
+	out := *keys
+	out.CCS = ccs
+	if out.PK, err = setup.LoadProvingKey(keys, keyDir); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // workerKeys returns the verifying key of a circuit whose keys a job
