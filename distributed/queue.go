@@ -12,7 +12,6 @@ import (
 	"io"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -292,7 +291,14 @@ func (q *Queue) Put(ctx context.Context, data []byte) (string, error) {
 // squatted name) is reported as absent, to be overwritten.
 func (q *Queue) stored(ctx context.Context, blob string, size int64) (bool, error) {
 	own := q.own()
-	if _, err := own.GetInfo(ctx, blob); errors.Is(err, jetstream.ErrObjectNotFound) {
+	err := retry(ctx, func() error {
+		_, err := own.GetInfo(ctx, blob)
+		if errors.Is(err, jetstream.ErrObjectNotFound) {
+			return permanent{err}
+		}
+		return err
+	})
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return false, nil
 	} else if err != nil {
 		return false, fmt.Errorf("distributed: blob %s: %w", blob, err)
@@ -300,7 +306,7 @@ func (q *Queue) stored(ctx context.Context, blob string, size int64) (bool, erro
 	if own == q.inputs && !q.insecure {
 		return true, nil
 	}
-	err := q.readFrom(ctx, own, blob, size, io.Discard)
+	err = q.readFrom(ctx, own, blob, size, io.Discard)
 	if errors.Is(err, ErrBadBlob) || errors.Is(err, jetstream.ErrObjectNotFound) {
 		return false, nil
 	}
@@ -311,21 +317,16 @@ func (q *Queue) stored(ctx context.Context, blob string, size int64) (bool, erro
 }
 
 // putObject stores one object, again after a pause when the server
-// refuses it for a burst (a replicated stream's ingest).
+// refuses it (a burst on a replicated stream's ingest, a stream without
+// a leader while a cluster elects one), as [retry] does: a put of the
+// same name and bytes is idempotent.
 func (q *Queue) putObject(ctx context.Context, name string, data []byte, meta map[string]string) error {
-	var err error
-	for attempt := range 8 {
-		if _, err = q.own().Put(ctx, jetstream.ObjectMeta{Name: name, Metadata: meta}, bytes.NewReader(data)); err == nil {
-			return nil
-		}
-		if !strings.Contains(err.Error(), "too many requests") {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(250<<attempt) * time.Millisecond):
-		}
+	err := retry(ctx, func() error {
+		_, err := q.own().Put(ctx, jetstream.ObjectMeta{Name: name, Metadata: meta}, bytes.NewReader(data))
+		return err
+	})
+	if err == nil {
+		return nil
 	}
 	return fmt.Errorf("distributed: put blob %s: %w", name, err)
 }

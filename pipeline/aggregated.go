@@ -59,7 +59,7 @@ type AggregatedOptions struct {
 	// Queue, when not nil, runs the segments' native and Groth16 proofs
 	// as jobs on the workers of a NATS JetStream deployment
 	// (package distributed, [WorkerHandlers]); every result is verified
-	// here before it is used. A built-in model only, not a turn.
+	// here before it is used: a request's, a batch's or a turn's pass.
 	Queue *distributed.Queue
 	// Slots, when positive, makes the circuits those of a batch's pass
 	// ([RunBatch]) with Slots request slots: batch segment circuits

@@ -39,7 +39,8 @@ const (
 	// JobAggregate is the aggregator's BW6-761 proof of the segments'
 	// proofs: inputs "spec", "srs", for each segment k "native-k",
 	// "segment-k" (its Groth16 proof) and "segvk-k" (its verifying key),
-	// and the aggregator's "manifest", "vk" and "pk"; output the
+	// the aggregator's "manifest", "vk" and "pk", and for a turn "state"
+	// (its state in, committed.State.MarshalBinary); output the
 	// aggregator's proof.
 	JobAggregate = "aggregate"
 	// JobWrap is the BN254 wrapper's proof of the aggregator's proof:
@@ -67,9 +68,9 @@ type jobsOut struct {
 // once, a Groth16 proof on the public inputs computed here, the
 // aggregator's on the statement, the wrapper's on the final statement)
 // before it is used.
-func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, tr *model.Trace, st statement.Statement, list statement.List, shapes []*committed.Shape, wrap bool) (*jobsOut, error) {
+func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, tr *model.Trace, st statement.Statement, list statement.List, shapes []*committed.Shape, wrap bool, conv *turnProving) (*jobsOut, error) {
 	segs := keys.Segments
-	spec, err := specOf(r.opts, keys, pass)
+	spec, err := specOf(r.opts, keys, pass, conv)
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +92,11 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		return nil, err
 	}
 	blobs := map[string][]byte{"spec": specData, "srs": srsData}
+	if conv != nil {
+		if blobs["state"], err = conv.in.MarshalBinary(); err != nil {
+			return nil, err
+		}
+	}
 	names := map[string]string{}
 	for role, data := range blobs {
 		if names[role], err = q.Put(ctx, data); err != nil {
@@ -101,6 +107,9 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 	agg := &distributed.Task{
 		ID: JobAggregate, Kind: JobAggregate, Memory: 2 * segmentMemory(keys.Aggregator), MaxOutput: maxGroth16,
 		Inputs: map[string]string{"spec": names["spec"], "srs": names["srs"]}, After: map[string]string{},
+	}
+	if conv != nil {
+		agg.Inputs["state"] = names["state"]
 	}
 	if err := r.putKeys(ctx, q, "the aggregator", keys.Aggregator.Manifest, agg.Inputs); err != nil {
 		return nil, err
@@ -116,7 +125,7 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		res.aggregate = p
 		return nil
 	}
-	tasks, err := r.segmentTasks(ctx, q, keys, pass, st, shapes, incoming, names["spec"], names["srs"], agg, res.natives)
+	tasks, err := r.segmentTasks(ctx, q, keys, pass, st, shapes, incoming, names["spec"], names["srs"], agg, res.natives, conv)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +157,7 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 // the pass's stream incoming, a Groth16 proof on public inputs computed
 // from the verified native proof), and makes the aggregation agg wait
 // for them; the verified native proofs go to natives.
-func (r *runner) segmentTasks(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, st statement.Statement, shapes []*committed.Shape, incoming []*pcs.Commitment, spec, srs string, agg *distributed.Task, natives []*committed.Proof) ([]*distributed.Task, error) {
+func (r *runner) segmentTasks(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, st statement.Statement, shapes []*committed.Shape, incoming []*pcs.Commitment, spec, srs string, agg *distributed.Task, natives []*committed.Proof, conv *turnProving) ([]*distributed.Task, error) {
 	m := r.opts.Model
 	segs := keys.Segments
 	var tasks []*distributed.Task
@@ -169,7 +178,11 @@ func (r *runner) segmentTasks(ctx context.Context, q *distributed.Queue, keys *A
 				if err != nil {
 					return err
 				}
-				if _, err := committed.Verify(keys.Committed, m, st, pass, segs[k], p); err != nil {
+				if conv != nil {
+					if err := committed.VerifyTurnSegment(keys.Committed, m, st, pass, conv.in, segs[k], p); err != nil {
+						return err
+					}
+				} else if _, err := committed.Verify(keys.Committed, m, st, pass, segs[k], p); err != nil {
 					return err
 				}
 				// Its links now, not at the aggregation: a proof that

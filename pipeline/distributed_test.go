@@ -66,6 +66,12 @@ func TestParseSpec(t *testing.T) {
 		"2^40 blocks":       func(s *jobSpec) { s.Segments[0].To = 1 << 40 },
 		"a vocabulary":      func(s *jobSpec) { s.Segments[0].VocabTo = 1 << 40 },
 		"2^21 prompt":       func(s *jobSpec) { s.Prompt = make([]int, 1<<21) },
+		"a turn's capacity": func(s *jobSpec) { s.Turn = goodTurn(); s.Turn.Capacity = 1 << 40 },
+		"a turn's history":  func(s *jobSpec) { s.Turn = goodTurn(); s.Turn.History = make([]int, 17) },
+		"a turn's rows":     func(s *jobSpec) { s.Turn = goodTurn(); s.Turn.History = make([]int, 14) },
+		"a turn's state":    func(s *jobSpec) { s.Turn = goodTurn(); s.Turn.StateIn = "12" },
+		"a 251-bit state":   func(s *jobSpec) { s.Turn = goodTurn(); s.Turn.StateOut = "0x4" + strings.Repeat("0", 62) },
+		"a turn of a batch": func(s *jobSpec) { s.Turn, s.Slots = goodTurn(), 2 },
 	} {
 		s := goodSpec()
 		change(s)
@@ -77,6 +83,13 @@ func TestParseSpec(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	s.Turn = goodTurn()
+	if data, err = json.Marshal(s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parseSpec(data); err != nil {
+		t.Fatalf("a turn: %v", err)
+	}
 	for _, bad := range []string{`{"model":"micro","extra":1}`, `{} {}`, `[`} {
 		if _, err := parseSpec([]byte(bad)); err == nil || !distributed.IsDeterministic(err) {
 			t.Errorf("%s: %v", bad, err)
@@ -86,6 +99,11 @@ func TestParseSpec(t *testing.T) {
 
 // FuzzParseSpec: parseSpec never panics, and a spec it accepts has a
 // deployment that decodes.
+// goodTurn is a turn's part of goodSpec's pass: 3 cached rows of 16.
+func goodTurn() *turnSpec {
+	return &turnSpec{History: []int{1, 2, 3}, Capacity: 16, StateIn: "0x1f", StateOut: "0x2e"}
+}
+
 func FuzzParseSpec(f *testing.F) {
 	data, err := json.Marshal(goodSpec())
 	if err != nil {
@@ -93,6 +111,12 @@ func FuzzParseSpec(f *testing.F) {
 	}
 	f.Add(data)
 	f.Add([]byte(`{"model":"","weights":"ff"}`))
+	s := goodSpec()
+	s.Turn = goodTurn()
+	if data, err = json.Marshal(s); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := parseSpec(data)
 		if err != nil {

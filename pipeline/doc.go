@@ -69,7 +69,12 @@
 // deployment), the SRS and the key files (by the digests their manifests
 // record), and verifies every result before it uses it: a native proof
 // with the native verifier, each Groth16 proof on public inputs it
-// computes itself, the wrapper's on the final list. A worker
+// computes itself, the wrapper's on the final list. A turn's spec holds
+// the history and the digests of the states in and out (both computed
+// by the run before any job), its aggregation the state in's
+// commitments; each native proof is checked from the state in as it
+// arrives (committed.VerifyTurnSegment), and the whole turn must leave
+// the state out the spec states. A worker
 // rebuilds the model (checking a loaded one's id against the spec's),
 // compiles each circuit itself and refuses keys whose manifest is of
 // another circuit.

@@ -309,7 +309,7 @@ func (r *runner) setupSegments(opts *AggregatedOptions, k *AggregatedKeys) error
 // needed and dropped after.
 func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, req statement.Request, tr *model.Trace) (statement.Statement, statement.List, groth16.Proof, error) {
 	if opts.Queue != nil {
-		return r.proveOnWorkers(opts, keys, req, tr)
+		return r.proveOnWorkers(opts, keys, req, tr, nil)
 	}
 	st, list, segments, err := r.proveSegments(opts, keys, req, tr, nil)
 	if err != nil {
@@ -324,7 +324,14 @@ func (r *runner) proveAggregated(opts *AggregatedOptions, keys *AggregatedKeys, 
 // proveSegments).
 type turnProving struct {
 	turn    committed.Turn
+	history []int
 	in, out *committed.State
+}
+
+// list returns the list of the turn's one leaf, of statement st, from
+// the state in to the state out.
+func (c *turnProving) list(st statement.Statement) statement.List {
+	return statement.List{ModelID: st.ModelID, Leaves: []statement.Leaf{statement.TurnLeaf(c.in.Digest(), st.InputDigest, st.OutputDigest, c.out.Digest())}}
 }
 
 // proveSegments runs the proving stages of proveAggregated up to
@@ -343,9 +350,6 @@ func (r *runner) proveSegments(opts *AggregatedOptions, keys *AggregatedKeys, pa
 		checks   []*pcs.GroupCheck
 		segments = make([]recursion.SegmentProof, len(segs))
 	)
-	if opts.Queue != nil {
-		return st, list, nil, fmt.Errorf("pipeline: a conversation's turn is not proven on workers yet")
-	}
 	if err := r.stage("native segment proofs", func() (string, error) {
 		var err error
 		if st, list, err = passStatement(keys.ModelID, pass); err != nil {
@@ -560,9 +564,11 @@ func nativeJobs(sizes []uint64, budget uint64, procs int) int {
 // proveOnWorkers runs the stages of proveAggregated as jobs on the
 // workers of opts.Queue: each segment's native proof and Groth16 proof,
 // the aggregation and, with opts.Wrap, the wrapper, each verified here,
-// and the chain of the native proofs. The wrapper's proof and the final
-// statement are left in r.wrapped.
-func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace) (statement.Statement, statement.List, groth16.Proof, error) {
+// and the chain of the native proofs. With conv, they are a turn's from
+// conv.in, whose native proofs must leave conv.out (replaced by the
+// state they give). The wrapper's proof and the final statement are left
+// in r.wrapped.
+func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace, conv *turnProving) (statement.Statement, statement.List, groth16.Proof, error) {
 	m := opts.Model
 	segs := keys.Segments
 	var (
@@ -575,15 +581,30 @@ func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, p
 		if st, list, err = passStatement(keys.ModelID, pass); err != nil {
 			return "", err
 		}
-		shapes, err := committedShapes(m, segs, pass, nil)
+		var turn *committed.Turn
+		if conv != nil {
+			turn, list = &conv.turn, conv.list(st)
+		}
+		shapes, err := committedShapes(m, segs, pass, turn)
 		if err != nil {
 			return "", err
 		}
-		if res, err = r.runJobs(r.context(), opts.Queue, keys, pass, tr, st, list, shapes, opts.Wrap); err != nil {
+		if res, err = r.runJobs(r.context(), opts.Queue, keys, pass, tr, st, list, shapes, opts.Wrap, conv); err != nil {
 			return "", err
 		}
-		if _, err := committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, res.natives); err != nil {
-			return "", err
+		if conv == nil {
+			if _, err := committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, res.natives); err != nil {
+				return "", err
+			}
+		} else {
+			out, err := committed.VerifyTurn(keys.Committed, m, st, pass, conv.in, segs, res.natives)
+			if err != nil {
+				return "", err
+			}
+			if out.Digest().Cmp(conv.out.Digest()) != 0 {
+				return "", fmt.Errorf("pipeline: the turn's proofs leave state %#x, its cache %#x", out.Digest(), conv.out.Digest())
+			}
+			conv.out = out
 		}
 		what := fmt.Sprintf("%d native and %d Groth16 proofs and the aggregation", len(segs), len(segs))
 		if opts.Wrap {

@@ -50,6 +50,37 @@ type jobSpec struct {
 	// Wrap is what a wrap job needs besides (nil when the run is not
 	// wrapped).
 	Wrap *wrapSpec `json:"wrap,omitempty"`
+	// Turn is a conversation's turn's part (nil for other passes).
+	Turn *turnSpec `json:"turn,omitempty"`
+}
+
+// turnSpec is a turn's part of a spec: the conversation's cached tokens
+// before the turn (the turn starts at their count), the cache's
+// capacity, and the digests of the states in and out
+// (committed.State.Digest), the turn's leaf's first and last words. The
+// state in's commitments are the aggregation's input "state".
+type turnSpec struct {
+	History  []int  `json:"history"`
+	Capacity int    `json:"capacity"`
+	StateIn  string `json:"stateIn"`
+	StateOut string `json:"stateOut"`
+}
+
+// check bounds a turn's part for a pass of rows rows.
+func (t *turnSpec) check(rows int) error {
+	if t.Capacity < 1 || t.Capacity > maxSpecRows || len(t.History) > t.Capacity || rows > t.Capacity-len(t.History) {
+		return fmt.Errorf("a turn of %d rows after %d cached in a cache of %d", rows, len(t.History), t.Capacity)
+	}
+	for _, v := range []string{t.StateIn, t.StateOut} {
+		x, err := parseHex(v)
+		if err != nil {
+			return fmt.Errorf("a turn's state: %w", err)
+		}
+		if x.BitLen() > statement.ModelIDBits {
+			return fmt.Errorf("a turn's state %s beyond %d bits", v, statement.ModelIDBits)
+		}
+	}
+	return nil
 }
 
 // wrapSpec is the wrapper's part of a spec: the aggregator's number of
@@ -122,7 +153,7 @@ func builtinName(m *model.Model) string {
 
 // specOf returns the spec of a run's pass and keys. A model that is not
 // built in is sent by its files, from opts.ModelDir.
-func specOf(opts *Options, keys *AggregatedKeys, pass committed.Pass) (*jobSpec, error) {
+func specOf(opts *Options, keys *AggregatedKeys, pass committed.Pass, conv *turnProving) (*jobSpec, error) {
 	m := opts.Model
 	name := opts.ModelName
 	if c, err := model.BuiltinConfig(name); name == "" || err != nil || *c != m.Config {
@@ -133,6 +164,9 @@ func specOf(opts *Options, keys *AggregatedKeys, pass committed.Pass) (*jobSpec,
 	}
 	s := &jobSpec{Model: name, Prompt: pass.Prompt, Output: pass.Output, Batch: pass.Batch, Rows: pass.Rows,
 		Segments: keys.Segments, ModelID: keys.ModelID.Text(16), Slots: keys.Catalog.Slots, Shapes: keys.Shapes}
+	if conv != nil {
+		s.Turn = &turnSpec{History: conv.history, Capacity: conv.turn.Capacity, StateIn: fmt.Sprintf("%#x", conv.in.Digest()), StateOut: fmt.Sprintf("%#x", conv.out.Digest())}
+	}
 	if s.Model == "" {
 		if opts.ModelDir == "" {
 			return nil, errors.New("pipeline: a distributed run of a model that is not built in needs the directory it was loaded from (Options.ModelDir), whose files the workers load")
@@ -171,6 +205,7 @@ const (
 	maxGroth16  = 1 << 20  // a Groth16 proof
 	maxVK       = 64 << 20 // a Groth16 verifying key
 	maxNative   = 1 << 30  // a native committed proof
+	maxState    = 8 << 20  // a turn's state (committed.State's encoding)
 )
 
 // maxSRS bounds the SRS of a spec: 2^n powers for the largest opening
@@ -244,6 +279,14 @@ func parseSpec(data []byte) (*jobSpec, error) {
 	}
 	if s.Wrap != nil {
 		if _, err := s.Wrap.deployment(); err != nil {
+			return fail(err)
+		}
+	}
+	if s.Turn != nil {
+		if s.Batch != nil || s.Slots != 0 {
+			return fail(errors.New("a turn of a batch"))
+		}
+		if err := s.Turn.check(s.Rows); err != nil {
 			return fail(err)
 		}
 	}
@@ -345,43 +388,103 @@ func (c *workerModels) load(s *jobSpec, job *distributed.Job, in *distributed.In
 	return m, nil
 }
 
+// jobPass is what a worker rebuilds from a job's spec: the spec, the
+// model, the pass, its statement and the list it proves, and for a
+// turn the turn.
+type jobPass struct {
+	spec *jobSpec
+	m    *model.Model
+	pass committed.Pass
+	st   statement.Statement
+	list statement.List
+	turn *committed.Turn
+}
+
 // decodeSpec decodes a job's spec and rebuilds its model, pass and
 // statement; a failure of the spec's is deterministic.
-func decodeSpec(models *workerModels, job *distributed.Job, in *distributed.Inputs) (*jobSpec, *model.Model, committed.Pass, statement.Statement, statement.List, error) {
-	fail := func(err error) (*jobSpec, *model.Model, committed.Pass, statement.Statement, statement.List, error) {
-		return nil, nil, committed.Pass{}, statement.Statement{}, statement.List{}, err
-	}
+func decodeSpec(models *workerModels, job *distributed.Job, in *distributed.Inputs) (*jobPass, error) {
 	data, err := in.Get("spec", maxSpec)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	s, err := parseSpec(data)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	m, err := models.get(s, job, in)
 	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*jobPass, error) {
+		return nil, distributed.Deterministic(fmt.Errorf("pipeline: job spec: %w", err))
+	}
+	p := &jobPass{spec: s, m: m, pass: committed.Pass{Prompt: s.Prompt, Output: s.Output, Rows: s.Rows, Batch: s.Batch}}
+	if err := p.pass.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
 		return fail(err)
 	}
-	pass := committed.Pass{Prompt: s.Prompt, Output: s.Output, Rows: s.Rows, Batch: s.Batch}
-	if err := pass.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
-		return fail(distributed.Deterministic(fmt.Errorf("pipeline: job spec: %w", err)))
-	}
 	id, _ := new(big.Int).SetString(s.ModelID, 16)
-	st, list, err := passStatement(id, pass)
-	if err != nil {
-		return fail(distributed.Deterministic(fmt.Errorf("pipeline: job spec: %w", err)))
+	if p.st, p.list, err = passStatement(id, p.pass); err != nil {
+		return fail(err)
 	}
-	return s, m, pass, st, list, nil
+	if t := s.Turn; t != nil {
+		if t.Capacity > m.Config.MaxPositions {
+			return fail(fmt.Errorf("a cache of %d rows, the model's context %d", t.Capacity, m.Config.MaxPositions))
+		}
+		for _, tok := range t.History {
+			if tok < 0 || tok >= m.Config.Vocab {
+				return fail(fmt.Errorf("a cached token %d, the model's vocabulary %d", tok, m.Config.Vocab))
+			}
+		}
+		in, _ := parseHex(t.StateIn)
+		out, _ := parseHex(t.StateOut)
+		p.turn = &committed.Turn{Start: len(t.History), Capacity: t.Capacity}
+		p.list = statement.List{ModelID: p.st.ModelID, Leaves: []statement.Leaf{statement.TurnLeaf(in, p.st.InputDigest, p.st.OutputDigest, out)}}
+	}
+	return p, nil
 }
 
-// passTrace runs the model's pass over a pass's tokens: stacked for a
-// batch's.
-func passTrace(m *model.Model, pass committed.Pass) (*model.Trace, error) {
+// trace runs the model's pass over the pass's tokens: stacked for a
+// batch's, after the cached tokens for a turn's.
+func (p *jobPass) trace() (*model.Trace, error) {
+	m, pass := p.m, p.pass
 	if begins := pass.Begins(); begins != nil {
 		return m.ForwardStacked(pass.Tokens(), begins)
 	}
-	return m.Forward(m.NewCache(), pass.Tokens())
+	if p.turn == nil {
+		return m.Forward(m.NewCache(), pass.Tokens())
+	}
+	cache := m.NewCache()
+	if len(p.spec.Turn.History) > 0 {
+		if _, err := m.Forward(cache, p.spec.Turn.History); err != nil {
+			return nil, err
+		}
+	}
+	tr, _, err := committed.TurnTrace(m, cache, pass, p.turn.Capacity)
+	return tr, err
+}
+
+// shapes returns the native shapes of the pass's segments.
+func (p *jobPass) shapes() ([]*committed.Shape, error) {
+	return committedShapes(p.m, p.spec.Segments, p.pass, p.turn)
+}
+
+// circuitShapes returns the shapes the run's catalog compiled the
+// segment circuits from: of the bucket's placeholder pass, a turn's
+// from row 0.
+func (p *jobPass) circuitShapes() ([]*committed.Shape, error) {
+	var turn *committed.Turn
+	if p.turn != nil {
+		turn = &committed.Turn{Capacity: p.turn.Capacity}
+	}
+	return committedShapes(p.m, p.spec.Segments, placeholderPass(p.spec.Rows, p.spec.Batch != nil), turn)
+}
+
+// proveOptions are the native prover's options of the pass.
+func (p *jobPass) proveOptions() []committed.Option {
+	if p.turn == nil {
+		return nil
+	}
+	return []committed.Option{committed.WithTurn(*p.turn)}
 }
 
 // srsCache holds the last SRS a worker's jobs read, by its blob name:

@@ -119,9 +119,6 @@ func (opts *TurnOptions) checkTurn() (bool, error) {
 	if opts.Capacity < 1 {
 		return false, fmt.Errorf("pipeline: a turn needs the cache's capacity (rows)")
 	}
-	if opts.Queue != nil {
-		return false, fmt.Errorf("pipeline: a conversation's turn is not proven on workers yet")
-	}
 	if len(opts.Earlier) > 0 {
 		last := opts.Earlier[len(opts.Earlier)-1]
 		if opts.StateIn != nil && last.Turn.StateOut.Cmp(opts.StateIn) != 0 {
@@ -226,7 +223,7 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 		}
 	}
 	rep.Constraints = keys.SegmentConstraints
-	if err := r.proveTurn(&opts, keys, rep, cache, pass, tr); err != nil {
+	if err := r.proveTurn(&opts, keys, rep, cache, next, pass, tr); err != nil {
 		return nil, err
 	}
 	in := rep.StateIn.Digest()
@@ -263,7 +260,7 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 // (checked against opts.StateIn), the turn's segments, natively and in
 // their circuits, and the turn aggregator, whose proof and list it
 // records in rep.
-func (r *runner) proveTurn(opts *TurnOptions, keys *AggregatedKeys, rep *TurnReport, cache *model.Cache, pass statement.Request, tr *model.Trace) error {
+func (r *runner) proveTurn(opts *TurnOptions, keys *AggregatedKeys, rep *TurnReport, cache, next *model.Cache, pass statement.Request, tr *model.Trace) error {
 	m := opts.Model
 	turn := committed.Turn{Start: cache.Len, Capacity: opts.Capacity}
 	var (
@@ -283,20 +280,39 @@ func (r *runner) proveTurn(opts *TurnOptions, keys *AggregatedKeys, rep *TurnRep
 	}); err != nil {
 		return err
 	}
-	conv := &turnProving{turn: turn, in: rep.StateIn}
+	conv := &turnProving{turn: turn, history: opts.History, in: rep.StateIn}
+	if opts.Queue != nil {
+		// The workers' specs state the turn's leaf, its state out
+		// included: the commitment to the cache the turn leaves, which
+		// the native proofs must give.
+		if conv.out, err = committed.StateOf(keys.SRS, m, next, opts.Capacity); err != nil {
+			return err
+		}
+		st, list, aggProof, err := r.proveOnWorkers(&opts.AggregatedOptions, keys, pass, tr, conv)
+		if err != nil {
+			return err
+		}
+		rep.StateOut = conv.out
+		rep.setAggregated(keys, st, list, aggProof)
+		return nil
+	}
 	if st, _, segments, err = r.proveSegments(&opts.AggregatedOptions, keys, pass, tr, conv); err != nil {
 		return err
 	}
 	rep.StateOut = conv.out
-	in, out := rep.StateIn.Digest(), rep.StateOut.Digest()
-	list := statement.List{ModelID: st.ModelID, Leaves: []statement.Leaf{statement.TurnLeaf(in, st.InputDigest, st.OutputDigest, out)}}
-	witness := &recursion.TurnWitness{StateIn: in, StateOut: out, Rows: rep.StateIn.Rows, Keys: rep.StateIn.Keys, Values: rep.StateIn.Values, Keep: committed.TurnKeep(pass)}
-	aggProof, err := r.aggregate(keys, st, list, segments, witness)
+	list := conv.list(st)
+	aggProof, err := r.aggregate(keys, st, list, segments, turnWitness(rep.StateIn, rep.StateOut, pass))
 	if err != nil {
 		return err
 	}
 	rep.setAggregated(keys, st, list, aggProof)
 	return nil
+}
+
+// turnWitness is the turn aggregator's witness of a turn from state in
+// to state out.
+func turnWitness(in, out *committed.State, pass committed.Pass) *recursion.TurnWitness {
+	return &recursion.TurnWitness{StateIn: in.Digest(), StateOut: out.Digest(), Rows: in.Rows, Keys: in.Keys, Values: in.Values, Keep: committed.TurnKeep(pass)}
 }
 
 // recordTurns deploys the wrapper's verifier and the registry on a new

@@ -100,23 +100,23 @@ func WorkerHandlers(cfg WorkerConfig) (map[string]distributed.Handler, error) {
 	}
 	return map[string]distributed.Handler{
 		JobNative: func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-			s, m, pass, st, _, err := decodeSpec(models, job, in)
+			p, err := decodeSpec(models, job, in)
 			if err != nil {
 				return nil, err
 			}
-			k, err := jobIndex(job.ID, len(s.Segments))
+			k, err := jobIndex(job.ID, len(p.spec.Segments))
 			if err != nil {
 				return nil, err
 			}
-			tr, err := passTrace(m, pass)
+			tr, err := p.trace()
 			if err != nil {
 				return nil, distributed.Deterministic(err)
 			}
-			srs, err := srsc.get(s, job, in, logger)
+			srs, err := srsc.get(p.spec, job, in, logger)
 			if err != nil {
 				return nil, err
 			}
-			proof, _, err := committed.Prove(srs, m, st, pass, tr, s.Segments[k])
+			proof, _, err := committed.Prove(srs, p.m, p.st, p.pass, tr, p.spec.Segments[k], p.proveOptions()...)
 			if err != nil {
 				return nil, distributed.Deterministic(err)
 			}
@@ -136,10 +136,11 @@ func WorkerHandlers(cfg WorkerConfig) (map[string]distributed.Handler, error) {
 
 // segmentJob proves a segment's Groth16 proof on a worker.
 func segmentJob(dirs workerDirs, w io.Writer, models *workerModels, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-	s, m, pass, st, _, err := decodeSpec(models, job, in)
+	p, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
 	}
+	s, m, st := p.spec, p.m, p.st
 	k, err := jobIndex(job.ID, len(s.Segments))
 	if err != nil {
 		return nil, err
@@ -152,7 +153,7 @@ func segmentJob(dirs workerDirs, w io.Writer, models *workerModels, job *distrib
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
-	shapes, err := committedShapes(m, s.Segments, pass, nil)
+	shapes, err := p.shapes()
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
@@ -171,7 +172,7 @@ func segmentJob(dirs workerDirs, w io.Writer, models *workerModels, job *distrib
 	// The circuit as the run's catalog compiles it: from the bucket's
 	// placeholder pass, read from this worker's circuit cache after the
 	// first time.
-	phShapes, err := committedShapes(m, s.Segments, placeholderPass(s.Rows, s.Batch != nil), nil)
+	phShapes, err := p.circuitShapes()
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
@@ -195,10 +196,11 @@ func segmentJob(dirs workerDirs, w io.Writer, models *workerModels, job *distrib
 // read and checked again (the native proofs' chain), the aggregator
 // compiled from the spec's shapes in the worker's circuit cache.
 func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *workerModels, srsc *srsCache, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-	s, m, pass, st, list, err := decodeSpec(models, job, in)
+	p, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
 	}
+	s, m := p.spec, p.m
 	srs, err := srsc.get(s, job, in, logger)
 	if err != nil {
 		return nil, err
@@ -218,11 +220,11 @@ func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *work
 			return nil, distributed.Deterministic(err)
 		}
 	}
-	checks, err := committed.VerifyPassChecks(vk, m, st, pass, segs, natives)
+	checks, witness, err := p.verifyNatives(vk, natives, in)
 	if err != nil {
-		return nil, distributed.Deterministic(err)
+		return nil, err
 	}
-	phShapes, err := committedShapes(m, segs, placeholderPass(s.Rows, s.Batch != nil), nil)
+	phShapes, err := p.circuitShapes()
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
@@ -249,7 +251,16 @@ func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *work
 	}
 	key := gpcs.KeyOf(vk.PCS)
 	r := dirs.runner(m, w)
-	ccs, err := r.compileAggregator(dirs.own, s.Shapes, key, nil, s.Slots > 0)
+	var aggTurn *recursion.AggregatorTurn
+	var opts []recursion.AggregatorOption
+	switch {
+	case p.turn != nil:
+		aggTurn = &recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: p.turn.Capacity}
+		opts = append(opts, recursion.WithTurn(*aggTurn))
+	case s.Slots > 0:
+		opts = append(opts, recursion.WithList())
+	}
+	ccs, err := r.compileAggregator(dirs.own, s.Shapes, key, aggTurn, s.Slots > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -257,11 +268,7 @@ func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *work
 	if err != nil {
 		return nil, err
 	}
-	var opts []recursion.AggregatorOption
-	if s.Slots > 0 {
-		opts = append(opts, recursion.WithList())
-	}
-	a, err := recursion.AggregatorAssignment(s.Shapes, key, st, list, segments, nil, opts...)
+	a, err := recursion.AggregatorAssignment(s.Shapes, key, p.st, p.list, segments, witness, opts...)
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}
@@ -280,10 +287,11 @@ func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *work
 // verified on the spec's list, wrapped by the one wrapper circuit,
 // compiled in the worker's circuit cache.
 func wrapJob(dirs workerDirs, w io.Writer, models *workerModels, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-	s, m, _, _, list, err := decodeSpec(models, job, in)
+	p, err := decodeSpec(models, job, in)
 	if err != nil {
 		return nil, err
 	}
+	s, m, list := p.spec, p.m, p.list
 	if s.Wrap == nil {
 		return nil, distributed.Deterministic(errors.New("pipeline: a wrap job whose spec has no wrap part"))
 	}
@@ -317,6 +325,40 @@ func wrapJob(dirs workerDirs, w io.Writer, models *workerModels, job *distribute
 		return nil, distributed.Deterministic(err)
 	}
 	return proofBytes(proof)
+}
+
+// verifyNatives verifies the native proofs of an aggregation job's
+// pass, and returns their pairing checks and, for a turn, the turn
+// aggregator's witness: the state in (the job's input "state", whose
+// digest and rows must be the spec's) and the state out the proofs
+// leave, whose digest must be the spec's.
+func (p *jobPass) verifyNatives(vk *committed.VerifyingKey, natives []*committed.Proof, in *distributed.Inputs) ([]*pcs.GroupCheck, *recursion.TurnWitness, error) {
+	segs := p.spec.Segments
+	if p.turn == nil {
+		checks, err := committed.VerifyPassChecks(vk, p.m, p.st, p.pass, segs, natives)
+		return checks, nil, distributed.Deterministic(err)
+	}
+	data, err := in.Get("state", maxState)
+	if err != nil {
+		return nil, nil, err
+	}
+	stateIn, err := committed.UnmarshalState(data)
+	if err != nil {
+		return nil, nil, distributed.Deterministic(fmt.Errorf("pipeline: the turn's state in: %w", err))
+	}
+	leaf := p.list.Leaves[0]
+	if stateIn.Digest().Cmp(leaf.StateIn) != 0 || stateIn.Rows != p.turn.Start || stateIn.Capacity != p.turn.Capacity {
+		return nil, nil, distributed.Deterministic(fmt.Errorf("pipeline: the turn's state in (digest %#x, %d of %d rows) is not the spec's (%#x, %d of %d)",
+			stateIn.Digest(), stateIn.Rows, stateIn.Capacity, leaf.StateIn, p.turn.Start, p.turn.Capacity))
+	}
+	stateOut, checks, err := committed.VerifyTurnChecks(vk, p.m, p.st, p.pass, stateIn, segs, natives)
+	if err != nil {
+		return nil, nil, distributed.Deterministic(err)
+	}
+	if stateOut.Digest().Cmp(leaf.StateOut) != 0 {
+		return nil, nil, distributed.Deterministic(fmt.Errorf("pipeline: the turn leaves state %#x, the spec states %#x", stateOut.Digest(), leaf.StateOut))
+	}
+	return checks, turnWitness(stateIn, stateOut, p.pass), nil
 }
 
 // inputBound is the bound of a job's input of a verifying key's role

@@ -88,5 +88,10 @@ echo
 echo "== the 10 slowest packages"
 awk '($1 == "ok" || $1 == "FAIL") && $3 ~ /^[0-9.]+s$/ { t = $3; sub(/s$/, "", t); printf "%9.1f s  %-4s %s\n", t, $1, $2 }' "$log" |
 	sort -rn | head -10
+if [ "$failed" -gt 0 ]; then
+	echo
+	echo "== failed tests, with the lines their packages' failures printed"
+	grep -E -e '^[[:space:]]*--- FAIL' -e '^panic:' -e '^[[:space:]]+[a-z_]+_test\.go:[0-9]+: .*(want|FAIL|fail|refus|error|ended|no line)' "$log" | tail -40 || true
+fi
 echo "packages: $passed passed, $failed failed"
 exit "$status"

@@ -15,6 +15,7 @@ import (
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/solidity"
 	"github.com/veriformer/veriformer/statement"
+	"github.com/veriformer/veriformer/test/internal/local"
 )
 
 // TestRunAggregatedFull runs the aggregated design all the way: segment
@@ -52,7 +53,7 @@ func TestRunAggregatedWrapOnWorkers(t *testing.T) {
 	defer cancel()
 	opts := aggregatedOptions(t, m)
 	opts.Wrap, opts.Chain = true, true
-	opts.Queue = workersQueue(t, ctx, nil)
+	opts.Queue = local.Queue(t, ctx, nil)
 	rep, err := pipeline.RunAggregated(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

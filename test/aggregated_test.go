@@ -7,7 +7,6 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/test/internal/local"
 )
 
 // TestRunAggregated proves the built-in micro model in the aggregated
@@ -50,11 +50,11 @@ func TestRunAggregated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local := runAggregated(t, aggregatedOptions(t, m), 1)
+	inProcess := runAggregated(t, aggregatedOptions(t, m), 1)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	q := workersQueue(t, ctx, lyingFirst)
+	q := local.Queue(t, ctx, lyingFirst)
 	opts := aggregatedOptions(t, m)
 	opts.Queue = q
 	var log bytes.Buffer
@@ -63,8 +63,8 @@ func TestRunAggregated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Statement.String() != local.Statement.String() {
-		t.Fatalf("on the workers the run states %v, in process %v", rep.Statement, local.Statement)
+	if rep.Statement.String() != inProcess.Statement.String() {
+		t.Fatalf("on the workers the run states %v, in process %v", rep.Statement, inProcess.Statement)
 	}
 	for _, job := range []string{pipeline.JobNative + "-0", pipeline.JobSegment + "-0", pipeline.JobAggregate} {
 		refused := regexp.MustCompile(`refused ` + job + ` \(attempt 1, worker (w[12])\)`).FindStringSubmatch(log.String())
@@ -76,55 +76,6 @@ func TestRunAggregated(t *testing.T) {
 	if err := rep.WriteStats(os.Stdout); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// workersQueue starts an embedded NATS JetStream server and two
-// in-process workers on it, w1 and w2, each with a key cache of its own
-// and its handlers passed through wrap (nil for none); it returns the
-// queue a run publishes to. Everything stops when the test ends.
-func workersQueue(t *testing.T, ctx context.Context, wrap func(*testing.T, map[string]distributed.Handler) map[string]distributed.Handler) *distributed.Queue {
-	t.Helper()
-	e, err := distributed.StartLocal(t.TempDir(), "coordinator", "w1", "w2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	q, err := distributed.Connect(ctx, e.URL(), distributed.Config{Identity: e.Coordinator, Log: testWriter{t}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(q.Close)
-	workers, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	for _, id := range e.Workers {
-		name := id.Name
-		handlers, err := pipeline.WorkerHandlers(pipeline.WorkerConfig{CacheDir: t.TempDir(), Log: testWriter{t}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if wrap != nil {
-			handlers = wrap(t, handlers)
-		}
-		wq, err := distributed.Connect(ctx, e.URL(), distributed.Config{Identity: id, Log: testWriter{t}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(wq.Close)
-		w := &distributed.Worker{Queue: wq, Name: name, Handlers: handlers, Log: testWriter{t}}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.Run(workers); err != nil {
-				t.Errorf("worker %s: %v", name, err)
-			}
-		}()
-	}
-	// Cleanups run last in first: the workers stop before the server.
-	t.Cleanup(func() {
-		stop()
-		wg.Wait()
-	})
-	return q
 }
 
 // lyingFirst wraps a worker's handlers so that the first attempt of

@@ -173,9 +173,6 @@ func run(ctx context.Context) error {
 		}
 		return plan(design, aggOpts, len(prompt))
 	}
-	if *capacityFlag > 0 || *continueFlag != "" {
-		return runTurn(ctx, aggOpts, tok)
-	}
 	if design == pipeline.Aggregated {
 		q, done, err := workersQueue(ctx, src)
 		if err != nil {
@@ -183,6 +180,9 @@ func run(ctx context.Context) error {
 		}
 		defer done()
 		aggOpts.Queue = q
+	}
+	if *capacityFlag > 0 || *continueFlag != "" {
+		return runTurn(ctx, aggOpts, tok)
 	}
 	var rep *pipeline.Report
 	if design == pipeline.Direct {

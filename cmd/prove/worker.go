@@ -238,8 +238,6 @@ func checkWorkerFlags(design pipeline.Design, set map[string]bool) error {
 		return errors.New("--workers starts a server of its own: drop --nats, or --workers to use the server at --nats")
 	case design != pipeline.Aggregated:
 		return errors.New("--workers and --nats run the aggregated design's jobs: add --design aggregated")
-	case set["capacity"] || set["continue"] || set["stream"]:
-		return errors.New("a conversation's turns are not proven on workers yet: drop --workers and --nats")
 	}
 	return nil
 }

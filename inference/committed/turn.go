@@ -410,40 +410,21 @@ func VerifyTurn(vk *VerifyingKey, m *model.Model, st statement.Statement, pass P
 // pairing-check scalars too ([Shape.VerifyField]), which its segment
 // circuit takes as public inputs.
 func VerifyTurnChecks(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass, in *State, segs []inference.Segment, proofs []*Proof) (*State, []*pcs.GroupCheck, error) {
-	if err := in.Check(m.Config.Layers); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
-	}
 	if len(segs) == 0 || len(segs) != len(proofs) {
 		return nil, nil, fmt.Errorf("%w: %d proofs for %d segments", ErrRejected, len(proofs), len(segs))
 	}
-	if vk == nil || vk.PCS == nil {
-		return nil, nil, fmt.Errorf("%w: no verifying key", ErrRejected)
-	}
-	if err := pass.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
-	}
-	turn := Turn{Start: in.Rows, Capacity: in.Capacity}
-	view, err := TurnView(m, pass.Rows, turn)
+	view, err := turnView(vk, m, pass, in)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
+		return nil, nil, err
 	}
 	if err := checkCut(segs, len(view.Layers), m.Config.Vocab); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	checks := make([]*pcs.GroupCheck, len(segs))
 	for k, seg := range segs {
-		check, claims, err := verify(vk, m, view, st, pass, seg, proofs[k], &turn)
+		check, err := verifyTurnSegment(vk, m, view, st, pass, in, seg, proofs[k])
 		if err != nil {
 			return nil, nil, fmt.Errorf("segment %d %v: %w", k, seg, err)
-		}
-		if len(claims.Accumulators) > 0 {
-			return nil, nil, fmt.Errorf("%w: segment %d leaves %d accumulator claims unproven", ErrRejected, k, len(claims.Accumulators))
-		}
-		for b, p := range proofs[k].Cache {
-			i := seg.From + b
-			if !p.KeysIn.Equal(&in.Keys[i]) || !p.ValuesIn.Equal(&in.Values[i]) {
-				return nil, nil, fmt.Errorf("%w: segment %d reads another cache of block %d than the state in's", ErrRejected, k, i)
-			}
 		}
 		checks[k] = check
 	}
@@ -455,6 +436,66 @@ func VerifyTurnChecks(vk *VerifyingKey, m *model.Model, st statement.Statement, 
 	}
 	out, err := NextState(in, segs, proofs, TurnKeep(pass))
 	return out, checks, err
+}
+
+// VerifyTurnSegment checks one segment's committed proof of a turn from
+// the state in, as [VerifyTurnChecks] checks each: the proof alone, its
+// accumulator claims all proven, and its reads of the state in's
+// commitments. The chain of the turn's segments is left to the caller
+// (CheckLinks, then VerifyTurnChecks over the whole turn). A prover that
+// hands out segments to others checks each as it arrives.
+func VerifyTurnSegment(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass, in *State, seg inference.Segment, proof *Proof) error {
+	view, err := turnView(vk, m, pass, in)
+	if err != nil {
+		return err
+	}
+	_, err = verifyTurnSegment(vk, m, view, st, pass, in, seg, proof)
+	return err
+}
+
+// turnView checks the key, the pass and the state in, and returns the
+// shapes pass of the turn from the state in.
+func turnView(vk *VerifyingKey, m *model.Model, pass Pass, in *State) (*model.Trace, error) {
+	if err := in.Check(m.Config.Layers); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	if vk == nil || vk.PCS == nil {
+		return nil, fmt.Errorf("%w: no verifying key", ErrRejected)
+	}
+	if err := pass.Check(m.Config.Vocab, m.Config.MaxPositions); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	view, err := TurnView(m, pass.Rows, Turn{Start: in.Rows, Capacity: in.Capacity})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	return view, nil
+}
+
+// verifyTurnSegment verifies a turn's segment proof on the turn's view
+// and checks that it reads the state in's commitments.
+func verifyTurnSegment(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.Statement, pass Pass, in *State, seg inference.Segment, proof *Proof) (*pcs.GroupCheck, error) {
+	if proof == nil {
+		return nil, fmt.Errorf("%w: no proof", ErrRejected)
+	}
+	turn := Turn{Start: in.Rows, Capacity: in.Capacity}
+	check, claims, err := verify(vk, m, view, st, pass, seg, proof, &turn)
+	if err != nil {
+		return nil, err
+	}
+	if len(claims.Accumulators) > 0 {
+		return nil, fmt.Errorf("%w: %d accumulator claims left unproven", ErrRejected, len(claims.Accumulators))
+	}
+	for b, p := range proof.Cache {
+		i := seg.From + b
+		if i >= len(in.Keys) {
+			return nil, fmt.Errorf("%w: a cache proof of block %d, the model has %d", ErrRejected, i, len(in.Keys))
+		}
+		if !p.KeysIn.Equal(&in.Keys[i]) || !p.ValuesIn.Equal(&in.Values[i]) {
+			return nil, fmt.Errorf("%w: it reads another cache of block %d than the state in's", ErrRejected, i)
+		}
+	}
+	return check, nil
 }
 
 // StateOf commits to a model cache as a conversation's state over a

@@ -114,6 +114,19 @@ func TestTurns(t *testing.T) {
 	if state2.Digest().Cmp(state1.Digest()) == 0 {
 		t.Fatal("two states share a digest")
 	}
+	// Each segment alone, as a coordinator checks a worker's: from the
+	// state in, and from no other.
+	for k, seg := range segs {
+		if err := VerifyTurnSegment(vk, m, st2, pass2, state1, seg, turn2.proofs[k]); err != nil {
+			t.Fatalf("turn 2, segment %d alone: %v", k, err)
+		}
+		if err := VerifyTurnSegment(vk, m, st2, pass2, empty, seg, turn2.proofs[k]); !errors.Is(err, ErrRejected) {
+			t.Errorf("turn 2, segment %d alone from the empty state: %v", k, err)
+		}
+		if err := VerifyTurnSegment(vk, m, st2, pass2, state1, segs[1-k], turn2.proofs[k]); !errors.Is(err, ErrRejected) {
+			t.Errorf("turn 2, segment %d's proof as segment %d: %v", k, 1-k, err)
+		}
+	}
 	// The turns' continuation is the model's: the second turn's tokens
 	// are those of one pass over the whole conversation.
 	whole := append(append(slices.Clone(pass1.Prompt), pass1.Output...), pass2.Prompt...)

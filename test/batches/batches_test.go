@@ -28,7 +28,8 @@ import (
 // Each proven request's output is its own greedy generation; the batch
 // states each request's statement under the final model id, in order;
 // the wrapper's witness for the aggregator's proof states the report's
-// list's statement digest. Solving the wrapper and recording the list on
+// list's statement digest; the aggregator's proof is refused on a list
+// with a leaf changed, swapped, dropped or added, or another model id. Solving the wrapper and recording the list on
 // chain are the full tier's (TestRunBatch in package test); the
 // registry's submit of lists is tested with real proofs by solidity's
 // TestRegistryLists.
@@ -122,6 +123,29 @@ func TestRunSmallBatch(t *testing.T) {
 	}
 	if got, ok := w.StatementDigest.(*big.Int); !ok || got.Cmp(digest) != 0 {
 		t.Fatalf("the wrapper's public input is %v, the list's statement digest %#x", w.StatementDigest, digest)
+	}
+
+	// The aggregator's proof is of its list (its public ListDigest) and
+	// of no other: each tampered list is refused natively. The wrapper's
+	// in-circuit check of the same public inputs is recursion's
+	// TestWrapperTestEngine (a toy proof, a tampered list digest) and,
+	// on this proof, the full tier's.
+	if err := recursion.VerifyAggregated(a.Proof, a.Key, a.List); err != nil {
+		t.Fatalf("the aggregator's proof on its list: %v", err)
+	}
+	leaves := a.List.Leaves
+	changed := slices.Clone(leaves)
+	changed[1] = statement.RequestLeaf(changed[1].Input, new(big.Int).Add(changed[1].Output, big.NewInt(1)))
+	for name, l := range map[string]statement.List{
+		"a leaf's output":    {ModelID: a.List.ModelID, Leaves: changed},
+		"two leaves swapped": {ModelID: a.List.ModelID, Leaves: []statement.Leaf{leaves[1], leaves[0], leaves[2]}},
+		"a leaf dropped":     {ModelID: a.List.ModelID, Leaves: leaves[:2]},
+		"a leaf added":       {ModelID: a.List.ModelID, Leaves: append(slices.Clone(leaves), leaves[0])},
+		"another model id":   {ModelID: new(big.Int).Add(a.List.ModelID, big.NewInt(1)), Leaves: leaves},
+	} {
+		if err := recursion.VerifyAggregated(a.Proof, a.Key, l); err == nil {
+			t.Errorf("%s: the aggregator's proof verifies", name)
+		}
 	}
 }
 

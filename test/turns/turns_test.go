@@ -14,6 +14,7 @@ import (
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/recursion"
 	"github.com/veriformer/veriformer/statement"
+	"github.com/veriformer/veriformer/test/internal/local"
 )
 
 // TestRunTwoTurns proves a conversation of two turns of the built-in micro
@@ -25,7 +26,12 @@ import (
 // prover from the history; its output is the greedy continuation of the
 // whole conversation; both state one model id; the wrapper's witness for
 // turn 2's aggregator proof states the turn's list the report gives. The
-// full tier's TestRunTurns runs a longer conversation with the wrapper's
+// second turn is proven on the workers of an embedded NATS JetStream
+// server (two in-process workers with key caches of their own): its
+// native, segment and aggregation jobs, each result verified by the
+// coordinator from the turn's state in, the aggregator's proof on the
+// turn's leaf, whose state out the coordinator states before the jobs
+// run. The full tier's TestRunTurns runs a longer conversation with the wrapper's
 // Groth16 keys and records both turns on a simulated chain; the
 // registry's chaining of turns is tested with real proofs by solidity's
 // TestRegistryLists.
@@ -51,6 +57,7 @@ func TestRunTwoTurns(t *testing.T) {
 		t.Fatalf("turn 1: state in %#x, state out of %d rows, a history of %d tokens", first.Turn.StateIn, first.StateOut.Rows, len(first.History))
 	}
 	opts.History, opts.Prompt, opts.StateIn = first.History, []int{'i'}, first.Turn.StateOut
+	opts.Queue = local.Queue(t, ctx, nil)
 	second, err := pipeline.RunTurn(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -90,7 +90,8 @@ func start(t *testing.T, name string, args ...string) *proc {
 }
 
 // launch starts cmd, its output lines watched and logged — when quiet,
-// only if the test fails; the test's end kills it.
+// only its last lines and only if the test fails, so that the failure's
+// own message stays in view; the test's end kills it.
 func launch(t *testing.T, name string, cmd *exec.Cmd, quiet bool) *proc {
 	t.Helper()
 	out, err := cmd.StdoutPipe()
@@ -124,11 +125,18 @@ func launch(t *testing.T, name string, cmd *exec.Cmd, quiet bool) *proc {
 		_ = cmd.Process.Kill()
 		<-p.done
 		if quiet && t.Failed() {
-			t.Logf("%s's output:\n%s", name, p.output())
+			p.mu.Lock()
+			lines := p.lines[max(0, len(p.lines)-quietLines):]
+			p.mu.Unlock()
+			t.Logf("%s's last %d lines of output:\n%s", name, len(lines), strings.Join(lines, "\n"))
 		}
 	})
 	return p
 }
+
+// quietLines is how many of a quiet process's last lines a failed test
+// logs.
+const quietLines = 12
 
 // wait waits until a line of the process matches re, and returns it.
 func (p *proc) wait(t *testing.T, re string, timeout time.Duration) string {
