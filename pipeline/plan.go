@@ -1,8 +1,12 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
+	"text/tabwriter"
+	"time"
 
 	"github.com/consensys/gnark/constraint"
 
@@ -149,4 +153,52 @@ func planItem(kind, name string, ccs constraint.ConstraintSystem, cacheDir strin
 		item.Cached, item.KeyKind, item.SetupEstimateS = true, string(manifest.Kind), 0
 	}
 	return item, nil
+}
+
+// WritePlan prints a plan as a table with its totals and the
+// estimates' accuracy.
+func WritePlan(w io.Writer, items []PlanItem) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kind\tcircuit\tbucket\tcurve\tR1CS\tkeys\tsetup (est.)\tproof (est.)\t")
+	var constraints int
+	var setupS, proveS float64
+	for _, it := range items {
+		keys := "to set up"
+		if it.Cached {
+			keys = "cached (" + it.KeyKind + ")"
+		}
+		bucket := "all"
+		if it.Bucket > 0 {
+			bucket = fmt.Sprint(it.Bucket)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", it.Kind, it.Name, bucket, it.Curve, it.Constraints, keys, seconds(it.SetupEstimateS), seconds(it.ProveEstimateS))
+		constraints += it.Constraints
+		setupS += it.SetupEstimateS
+		proveS += it.ProveEstimateS
+	}
+	fmt.Fprintf(tw, "total\t%d circuits\t\t\t%d\t\t%s\t%s\t\n", len(items), constraints, seconds(setupS), seconds(proveS))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "Estimates: rates per constraint measured on a quiet 2-core machine (docs/measurements.md), ±30%; up to twice as long on a busy one.")
+	return err
+}
+
+// WritePlanJSON prints a plan as a JSON array of its items (an empty
+// array for none).
+func WritePlanJSON(w io.Writer, items []PlanItem) error {
+	if items == nil {
+		items = []PlanItem{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(items)
+}
+
+// seconds formats an estimate in seconds as a duration.
+func seconds(s float64) string {
+	if s == 0 {
+		return "—"
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }

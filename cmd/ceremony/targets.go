@@ -22,8 +22,7 @@ type circuitFlags struct {
 	segment *int
 	model   *flags.Model
 	lengths *flags.Lengths
-	cut     *flags.Cut
-	pass    *flags.Pass
+	deploy  *flags.Deployment
 }
 
 func addCircuitFlags(fs *flag.FlagSet) *circuitFlags {
@@ -32,8 +31,7 @@ func addCircuitFlags(fs *flag.FlagSet) *circuitFlags {
 		segment: fs.Int("segment", 0, "which segment, from 0 (--circuit segment)"),
 		model:   flags.AddModel(fs),
 		lengths: flags.AddLengths(fs),
-		cut:     flags.AddCut(fs),
-		pass:    flags.AddPass(fs),
+		deploy:  flags.AddDeployment(fs, false),
 	}
 }
 
@@ -95,16 +93,11 @@ func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSys
 		if err := f.lengths.Check(); err != nil {
 			return nil, "", err
 		}
-		if err := f.cut.Check(); err != nil {
+		dep, err := f.deploy.ParseFor(design)
+		if err != nil {
 			return nil, "", err
 		}
-		if err := f.pass.Check(); err != nil {
-			return nil, "", err
-		}
-		if design == pipeline.Direct && (*f.pass.Capacity > 0 || *f.pass.Slots > 0) {
-			return nil, "", errors.New("--capacity and --batch-slots name circuits of the aggregated design")
-		}
-		if kind == "aggregator" && *f.cut.SRS == "" {
+		if kind == "aggregator" && dep.SRS == "" {
 			// Production keys of an aggregator over a development SRS
 			// would be keys of an SRS whose τ is known.
 			return nil, "", errors.New("--circuit aggregator needs --srs FILE, the SRS sealed by a \"--circuit srs\" ceremony")
@@ -114,8 +107,7 @@ func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSys
 			return nil, "", err
 		}
 		opts := pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Tokens: *f.lengths.Tokens, Bucket: *f.lengths.Bucket}, Wrap: kind == "wrapper"}
-		f.cut.Options(&opts)
-		f.pass.Options(&opts)
+		dep.Apply(&opts)
 		cat, err := pipeline.Circuits(design, opts, *f.lengths.PromptTokens)
 		if err != nil {
 			return nil, "", err
@@ -131,7 +123,7 @@ func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSys
 			i = *f.segment
 		}
 		if i < 0 || i >= len(matching) {
-			return nil, "", fmt.Errorf("--segment %d: the model has %d segments of %d blocks", i, len(matching), *f.cut.SegmentSize)
+			return nil, "", fmt.Errorf("--segment %d: the model has %d segments of %d blocks", i, len(matching), dep.SegmentSize)
 		}
 		c := matching[i]
 		ccs, err := c.Compile()

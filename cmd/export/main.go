@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"math/big"
@@ -30,8 +29,7 @@ import (
 
 var (
 	modelFlags  = flags.AddModel(flag.CommandLine)
-	designFlags = flags.AddDesign(flag.CommandLine)
-	passFlags   = flags.AddPass(flag.CommandLine)
+	deployFlags = flags.AddDeployment(flag.CommandLine, true)
 	keyFlags    = flags.AddKeys(flag.CommandLine)
 	lengths     = flags.AddLengths(flag.CommandLine)
 
@@ -63,18 +61,12 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	design, err := designFlags.Parse()
+	dep, err := deployFlags.Parse()
 	if err != nil {
 		return err
 	}
 	if err := lengths.Check(); err != nil {
 		return err
-	}
-	if err := passFlags.Check(); err != nil {
-		return err
-	}
-	if design == pipeline.Direct && (*passFlags.Capacity > 0 || *passFlags.Slots > 0) {
-		return errors.New("--capacity and --batch-slots name circuits of the aggregated design")
 	}
 	m, err := modelFlags.Load()
 	if err != nil {
@@ -85,7 +77,7 @@ func run(ctx context.Context) error {
 		id   *big.Int
 	)
 	promptLen, outputLen := *lengths.PromptTokens, *lengths.Tokens
-	switch design {
+	switch dep.Design {
 	case pipeline.Direct:
 		rows, err := pipeline.Rows(m, promptLen, outputLen, *lengths.Bucket)
 		if err != nil {
@@ -111,8 +103,7 @@ func run(ctx context.Context) error {
 			Options: pipeline.Options{Model: m, CacheDir: *keyFlags.Cache, Log: os.Stdout, KeyKind: keyFlags.Kind(), Bucket: *lengths.Bucket},
 			Wrap:    true,
 		}
-		designFlags.Options(&opts)
-		passFlags.Options(&opts)
+		dep.Apply(&opts)
 		agg, err := pipeline.VerifyingKeysAggregated(opts, promptLen, outputLen)
 		if err != nil {
 			return err

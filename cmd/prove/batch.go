@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/veriformer/veriformer/cmd/internal/flags"
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/model/tokenizer"
 	"github.com/veriformer/veriformer/pipeline"
@@ -29,8 +30,6 @@ func checkBatchFlags(design pipeline.Design, set map[string]bool) error {
 		return errors.New("a batch of conversations' turns is not supported: drop --capacity, --continue and --stream")
 	case set["prompt"] || set["tokens"]:
 		return errors.New("--batch reads each request's prompt and tokens from the file: drop --prompt and --tokens")
-	case *slotsFlag < 0:
-		return errors.New("--batch-slots must be at least 0")
 	}
 	return nil
 }
@@ -68,7 +67,7 @@ func batchRequests(path string, src model.Source, bos tokenizer.BOSMode) ([]pipe
 
 // runBatch proves the batch of --batch, prints each request's outcome,
 // writes the artifacts with --out and submits the batch with --submit.
-func runBatch(ctx context.Context, src model.Source, bos tokenizer.BOSMode, template solidity.Template) error {
+func runBatch(ctx context.Context, dep flags.Spec, src model.Source, bos tokenizer.BOSMode, template solidity.Template) error {
 	requests, where, err := batchRequests(*batchFlag, src, bos)
 	if err != nil {
 		return err
@@ -83,11 +82,11 @@ func runBatch(ctx context.Context, src model.Source, bos tokenizer.BOSMode, temp
 	opts := pipeline.BatchOptions{
 		AggregatedOptions: pipeline.AggregatedOptions{
 			Options:    pipeline.Options{Model: m, ModelDir: src.Dir, ModelName: src.Builtin, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: os.Stdout},
-			NativeJobs: *jobsFlag, Wrap: *wrapFlag, Slots: *slotsFlag,
+			NativeJobs: *jobsFlag, Wrap: *wrapFlag,
 		},
 		Requests: requests,
 	}
-	designFlags.Options(&opts.AggregatedOptions)
+	dep.Apply(&opts.AggregatedOptions)
 	if *planFlag {
 		// The bucket the requests the circuits' slots hold would fill.
 		if opts.Slots == 0 {

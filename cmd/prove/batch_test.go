@@ -12,7 +12,7 @@ import (
 
 // TestBatchFlags: a batch is proven in the aggregated design, not with a
 // conversation's flags, a plan, --prompt or --tokens; --batch-slots goes
-// with --batch and is not negative.
+// with --batch (its bounds are flags.Deployment's).
 func TestBatchFlags(t *testing.T) {
 	saved := *slotsFlag
 	defer func() { *slotsFlag = saved }()
@@ -30,7 +30,6 @@ func TestBatchFlags(t *testing.T) {
 		{pipeline.Aggregated, []string{"batch", "plan"}, 0, ""},
 		{pipeline.Aggregated, []string{"batch", "prompt"}, 0, "--prompt"},
 		{pipeline.Aggregated, []string{"batch", "tokens"}, 0, "--tokens"},
-		{pipeline.Aggregated, []string{"batch", "batch-slots"}, -1, "--batch-slots"},
 		{pipeline.Aggregated, []string{"batch-slots"}, 4, "--batch"},
 	} {
 		set := map[string]bool{}

@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/consensys/gnark/logger"
@@ -33,8 +31,7 @@ import (
 
 var (
 	modelFlags  = flags.AddModel(flag.CommandLine)
-	designFlags = flags.AddDesign(flag.CommandLine)
-	passFlags   = flags.AddPass(flag.CommandLine)
+	deployFlags = flags.AddDeployment(flag.CommandLine, true)
 	keyFlags    = flags.AddKeys(flag.CommandLine)
 	bucketFlag  = flags.AddBucket(flag.CommandLine)
 
@@ -55,14 +52,14 @@ var (
 	planFlag        = flag.Bool("plan", false, "set up and prove nothing: compile each circuit the run needs and print its kind, curve, R1CS count, whether its keys are cached, and estimated setup and proving times")
 	jsonFlag        = flag.Bool("json", false, "with --plan: print the plan as a JSON array of objects (kind, name, bucket, curve, constraints, circuit, cached, key_kind, setup_estimate_s, prove_estimate_s)")
 	gnarkLogFlag    = flag.Bool("gnark-log", false, "print gnark's own debug lines (compile, solver and prover timings per circuit) to stderr")
-	capacityFlag    = passFlags.Capacity
+	capacityFlag    = deployFlags.Capacity
 	streamFlag      = flag.Bool("stream", false, "with --capacity or --continue: prove the generation token by token, a turn per token after a first turn that fills the prompt's bucket; the artifacts are written after each turn")
 	workersFlag     = flag.Int("workers", 0, "aggregated design: run the segments' native and Groth16 proofs, the aggregation and (with --wrap) the wrapper as jobs on this many local worker processes, over a NATS JetStream server embedded in this run (its data in the key cache's nats directory)")
 	natsFlag        = flag.String("nats", "", "aggregated design: run the proof's jobs (as --workers) on the workers (prove worker --nats URL) of the NATS JetStream server or cluster at this URL (several URLs separated by commas), as the coordinator of --credentials; the run waits for them")
 	credentialsFlag = flag.String("credentials", "", "with --nats: the coordinator's identity file (prove credentials): the server lets the run in by its key, and the workers run only the jobs it signs")
 	insecureFlag    = flag.Bool("insecure", false, "with --nats: use a NATS server that lets anyone in (no authentication): anyone reaching it can read, delay and delete jobs and blobs")
 	batchFlag       = flag.String("batch", "", "aggregated design: prove a batch of requests in one pass, read from this JSON Lines file (each line {\"prompt\": text, \"tokens\": n} or {\"promptTokens\": [ids], \"tokens\": n}); a request that cannot be proven is reported and left out")
-	slotsFlag       = passFlags.Slots
+	slotsFlag       = deployFlags.Slots
 	continueFlag    = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left, the turns so far with their proofs); the new artifacts go to --out, or to this directory")
 )
 
@@ -119,10 +116,11 @@ func main() {
 func run(ctx context.Context) error {
 	// Every check that needs no model comes first, then those that need
 	// only the config and the tokenizer; the weights load last.
-	design, err := checkFlags()
+	dep, err := checkFlags()
 	if err != nil {
 		return err
 	}
+	design := dep.Design
 	bos, err := modelFlags.BOSMode()
 	if err != nil {
 		return err
@@ -136,7 +134,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	if *batchFlag != "" {
-		return runBatch(ctx, src, bos, template)
+		return runBatch(ctx, dep, src, bos, template)
 	}
 	prompt, err := encodePrompt(src, *promptFlag, bos, *tokensFlag)
 	if err != nil {
@@ -160,10 +158,9 @@ func run(ctx context.Context) error {
 			fmt.Printf("  output: %s\n", describe(tok, output))
 		}}
 	aggOpts := pipeline.AggregatedOptions{Options: opts, NativeJobs: *jobsFlag, Wrap: *wrapFlag}
-	designFlags.Options(&aggOpts)
+	dep.Apply(&aggOpts)
 	if *planFlag {
-		// A turn's circuits are fixed by the cache's capacity too.
-		aggOpts.Capacity = *capacityFlag
+		// A turn's circuits are fixed by the cache's capacity.
 		if *continueFlag != "" {
 			conv, err := pipeline.ReadConversation(*continueFlag)
 			if err != nil {
@@ -238,48 +235,50 @@ func submit(ctx context.Context, rep *pipeline.Report) error {
 	return nil
 }
 
-// checkFlags checks the flags that need no model and returns the design.
-func checkFlags() (pipeline.Design, error) {
-	design, err := designFlags.Parse()
+// checkFlags checks the flags that need no model and returns the
+// deployment.
+func checkFlags() (flags.Spec, error) {
+	dep, err := deployFlags.Parse()
 	if err != nil {
-		return "", err
+		return flags.Spec{}, err
 	}
+	design := dep.Design
 	if *submitFlag && (*rpcFlag == "" || *registryFlag == "") {
-		return "", errors.New("--submit needs --rpc-url and --registry")
+		return flags.Spec{}, errors.New("--submit needs --rpc-url and --registry")
 	}
 	if *submitFlag && !common.IsHexAddress(*registryFlag) {
-		return "", fmt.Errorf("--registry %q is not an address", *registryFlag)
+		return flags.Spec{}, fmt.Errorf("--registry %q is not an address", *registryFlag)
 	}
 	if *submitFlag && design == pipeline.Aggregated && !*wrapFlag {
-		return "", errors.New("--submit needs a final proof: with --design aggregated, add --wrap")
+		return flags.Spec{}, errors.New("--submit needs a final proof: with --design aggregated, add --wrap")
 	}
 	if *jsonFlag && !*planFlag {
-		return "", errors.New("--json goes with --plan")
+		return flags.Spec{}, errors.New("--json goes with --plan")
 	}
 	if *tokensFlag < 1 {
-		return "", errors.New("--tokens must be at least 1")
+		return flags.Spec{}, errors.New("--tokens must be at least 1")
 	}
 	if *jobsFlag < 0 {
-		return "", errors.New("--native-jobs must be at least 0")
+		return flags.Spec{}, errors.New("--native-jobs must be at least 0")
 	}
 	if err := flags.CheckBucket(*bucketFlag); err != nil {
-		return "", err
+		return flags.Spec{}, err
 	}
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if err := checkTurnFlags(design, set); err != nil {
-		return "", err
+		return flags.Spec{}, err
 	}
 	if err := checkStreamFlags(); err != nil {
-		return "", err
+		return flags.Spec{}, err
 	}
 	if err := checkBatchFlags(design, set); err != nil {
-		return "", err
+		return flags.Spec{}, err
 	}
 	if err := checkWorkerFlags(design, set); err != nil {
-		return "", err
+		return flags.Spec{}, err
 	}
-	return design, nil
+	return dep, nil
 }
 
 // checkTurnFlags checks the flags of a conversation's turn: the
@@ -288,9 +287,6 @@ func checkFlags() (pipeline.Design, error) {
 func checkTurnFlags(design pipeline.Design, set map[string]bool) error {
 	if *capacityFlag == 0 && *continueFlag == "" {
 		return nil
-	}
-	if *capacityFlag < 0 {
-		return errors.New("--capacity must be positive")
 	}
 	if *capacityFlag > 0 && *continueFlag != "" {
 		return errors.New("--continue reads the capacity from the conversation: drop --capacity")
@@ -468,7 +464,6 @@ func describe(tok *tokenizer.Codec, output []int) string {
 	return fmt.Sprintf("%q (tokens %v)", text, output)
 }
 
-// writePlan prints the plan as a table with the totals.
 // plan prints the plan of a run (--plan, --json).
 func plan(design pipeline.Design, opts pipeline.AggregatedOptions, promptLen int) error {
 	items, err := pipeline.Plan(design, opts, promptLen)
@@ -476,54 +471,9 @@ func plan(design pipeline.Design, opts pipeline.AggregatedOptions, promptLen int
 		return err
 	}
 	if *jsonFlag {
-		return writePlanJSON(os.Stdout, items)
+		return pipeline.WritePlanJSON(os.Stdout, items)
 	}
-	return writePlan(os.Stdout, items)
-}
-
-func writePlan(w io.Writer, items []pipeline.PlanItem) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kind\tcircuit\tbucket\tcurve\tR1CS\tkeys\tsetup (est.)\tproof (est.)\t")
-	var constraints int
-	var setupS, proveS float64
-	for _, it := range items {
-		keys := "to set up"
-		if it.Cached {
-			keys = "cached (" + it.KeyKind + ")"
-		}
-		bucket := "all"
-		if it.Bucket > 0 {
-			bucket = fmt.Sprint(it.Bucket)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", it.Kind, it.Name, bucket, it.Curve, it.Constraints, keys, seconds(it.SetupEstimateS), seconds(it.ProveEstimateS))
-		constraints += it.Constraints
-		setupS += it.SetupEstimateS
-		proveS += it.ProveEstimateS
-	}
-	fmt.Fprintf(tw, "total\t%d circuits\t\t\t%d\t\t%s\t%s\t\n", len(items), constraints, seconds(setupS), seconds(proveS))
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w, "Estimates: rates per constraint measured on a quiet 2-core machine (docs/measurements.md), ±30%; up to twice as long on a busy one.")
-	return err
-}
-
-// writePlanJSON prints the plan as a JSON array.
-func writePlanJSON(w io.Writer, items []pipeline.PlanItem) error {
-	if items == nil {
-		items = []pipeline.PlanItem{}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(items)
-}
-
-// seconds formats an estimate in seconds as a duration.
-func seconds(s float64) string {
-	if s == 0 {
-		return "—"
-	}
-	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+	return pipeline.WritePlan(os.Stdout, items)
 }
 
 // describeHeads names the model's heads and, when the integer pass pads

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -149,18 +148,18 @@ func TestEarlyChecks(t *testing.T) {
 	if _, err := encodePrompt(source(t, ""), strings.Repeat("x", 40), tokenizer.BOSAuto, 1); err == nil {
 		t.Fatal("a prompt longer than the built-in model's context accepted")
 	}
-	saved := *designFlags.Name
-	defer func() { *designFlags.Name = saved }()
-	*designFlags.Name = "aggregate"
+	saved := *deployFlags.Name
+	defer func() { *deployFlags.Name = saved }()
+	*deployFlags.Name = "aggregate"
 	if _, err := checkFlags(); err == nil || !strings.Contains(err.Error(), "--design") {
 		t.Fatalf("--design aggregate: %v", err)
 	}
-	*designFlags.Name = "direct"
+	*deployFlags.Name = "direct"
 	if _, err := checkFlags(); err != nil {
 		t.Fatal(err)
 	}
-	savedSRS, savedChunk := *designFlags.SRS, *designFlags.VocabChunk
-	defer func() { *designFlags.SRS, *designFlags.VocabChunk = savedSRS, savedChunk }()
+	savedSRS, savedChunk := *deployFlags.SRS, *deployFlags.VocabChunk
+	defer func() { *deployFlags.SRS, *deployFlags.VocabChunk = savedSRS, savedChunk }()
 	for _, c := range []struct {
 		design, srs string
 		chunk       int
@@ -173,13 +172,13 @@ func TestEarlyChecks(t *testing.T) {
 		{"direct", "ceremony.srs", 0, "--design aggregated"},
 		{"direct", "", 100, "--design aggregated"},
 	} {
-		*designFlags.Name, *designFlags.SRS, *designFlags.VocabChunk = c.design, c.srs, c.chunk
+		*deployFlags.Name, *deployFlags.SRS, *deployFlags.VocabChunk = c.design, c.srs, c.chunk
 		_, err := checkFlags()
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("--design %s --srs %q --vocab-chunk %d: %v, want an error naming %q", c.design, c.srs, c.chunk, err, c.err)
 		}
 	}
-	*designFlags.Name, *designFlags.SRS, *designFlags.VocabChunk = "aggregated", "", 0
+	*deployFlags.Name, *deployFlags.SRS, *deployFlags.VocabChunk = "aggregated", "", 0
 	savedJobs := *jobsFlag
 	defer func() { *jobsFlag = savedJobs }()
 	for jobs, ok := range map[int]bool{-1: false, 0: true, 2: true} {
@@ -196,28 +195,10 @@ func TestEarlyChecks(t *testing.T) {
 		bucket int
 		err    string
 	}{{"direct", 16, ""}, {"direct", -1, "--bucket"}, {"aggregated", 16, ""}, {"aggregated", 0, ""}} {
-		*designFlags.Name, *bucketFlag = c.design, c.bucket
+		*deployFlags.Name, *bucketFlag = c.design, c.bucket
 		_, err := checkFlags()
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("--design %s --bucket %d: %v, want an error naming %q", c.design, c.bucket, err, c.err)
-		}
-	}
-}
-
-// TestPlanJSON: every field of a plan item is in the JSON, key_kind too
-// when the keys are not cached (an empty string then).
-func TestPlanJSON(t *testing.T) {
-	var buf bytes.Buffer
-	if err := writePlanJSON(&buf, []pipeline.PlanItem{{Kind: "direct", Name: "direct circuit", Curve: "bn254", Constraints: 10, SetupEstimateS: 1}}); err != nil {
-		t.Fatal(err)
-	}
-	var items []map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &items); err != nil {
-		t.Fatal(err)
-	}
-	for _, key := range []string{"kind", "name", "bucket", "curve", "constraints", "circuit", "cached", "key_kind", "setup_estimate_s", "prove_estimate_s"} {
-		if _, ok := items[0][key]; !ok {
-			t.Errorf("the plan's JSON has no %s: %s", key, buf.String())
 		}
 	}
 }
@@ -243,8 +224,8 @@ func TestDescribeHeads(t *testing.T) {
 // needs --capacity or --continue; a turn from a directory without its
 // conversation file fails before anything is proven.
 func TestTurnFlags(t *testing.T) {
-	savedDesign, savedCapacity, savedContinue := *designFlags.Name, *capacityFlag, *continueFlag
-	defer func() { *designFlags.Name, *capacityFlag, *continueFlag = savedDesign, savedCapacity, savedContinue }()
+	savedDesign, savedCapacity, savedContinue := *deployFlags.Name, *capacityFlag, *continueFlag
+	defer func() { *deployFlags.Name, *capacityFlag, *continueFlag = savedDesign, savedCapacity, savedContinue }()
 	for _, c := range []struct {
 		design   string
 		capacity int
@@ -257,20 +238,20 @@ func TestTurnFlags(t *testing.T) {
 		{"aggregated", -1, "", "--capacity"},
 		{"aggregated", 16, "dir", "--continue"},
 	} {
-		*designFlags.Name, *capacityFlag, *continueFlag = c.design, c.capacity, c.cont
+		*deployFlags.Name, *capacityFlag, *continueFlag = c.design, c.capacity, c.cont
 		_, err := checkFlags()
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("--design %s --capacity %d --continue %q: %v, want an error naming %q", c.design, c.capacity, c.cont, err, c.err)
 		}
 	}
-	*designFlags.Name, *capacityFlag, *continueFlag = "aggregated", 16, ""
+	*deployFlags.Name, *capacityFlag, *continueFlag = "aggregated", 16, ""
 	for _, name := range []string{"chain", "submit", "wrap", "plan"} {
 		if err := checkTurnFlags(pipeline.Aggregated, map[string]bool{name: true}); err != nil {
 			t.Errorf("a turn with --%s: %v", name, err)
 		}
 	}
 	// --stream goes with a conversation's turn.
-	*designFlags.Name, *capacityFlag, *continueFlag, *streamFlag = "aggregated", 0, "", true
+	*deployFlags.Name, *capacityFlag, *continueFlag, *streamFlag = "aggregated", 0, "", true
 	_, err := checkFlags()
 	*streamFlag = false
 	if err == nil || !strings.Contains(err.Error(), "--stream") {

@@ -1,7 +1,8 @@
 // Package flags holds the command-line flags that prove, export and
-// ceremony share: which model, which design and cut into segments, where
-// the keys are and which kind they must be. One definition each, so that
-// the commands name and check them alike.
+// ceremony share: which model, which deployment (the design, its cut
+// into segments, the buckets, the kind of pass: parsed once into a
+// Spec), where the keys are and which kind they must be. One definition
+// each, so that the commands name and check them alike.
 package flags
 
 import (
@@ -58,125 +59,104 @@ func (m *Model) Load() (*model.Model, error) {
 	return src.Load(bos)
 }
 
-// Pass says which kind of pass a deployment's circuits prove: a single
-// request's (the default), a conversation's turns over a cache of
-// Capacity rows, or a batch's requests stacked in Slots request slots.
-// It is part of the circuits, so every command that names them (prove,
-// --plan, export, ceremony) takes it.
-type Pass struct {
+// Deployment names the deployment a command's circuits are those of,
+// as --design, the cut (--segment-size, --vocab-chunk, --srs),
+// --buckets, and the kind of pass (--capacity, --batch-slots): every
+// command that names circuits (prove, --plan, export, ceremony) parses
+// it once ([Deployment.Parse]) into a [Spec] and applies that to its
+// run's options.
+type Deployment struct {
+	// Name is --design (nil when the command names the design by other
+	// means: ceremony's --circuit).
+	Name                    *string
+	SegmentSize, VocabChunk *int
+	SRS                     *string
+	// Buckets is --buckets (nil without --design).
+	Buckets  *string
 	Capacity *int
 	Slots    *int
 }
 
-// AddPass defines --capacity and --batch-slots on fs.
-func AddPass(fs *flag.FlagSet) *Pass {
-	return &Pass{
-		Capacity: fs.Int("capacity", 0, "aggregated design: the circuits of a conversation's turns over a cache of this many rows (at most the model's context); prove: the first turn of a conversation, with --out the artifacts the next turn reads (--continue)"),
-		Slots:    fs.Int("batch-slots", 0, "aggregated design: the circuits of a batch's pass with this many request slots, part of their keys and of the model id (prove --batch: 0 for 32)"),
-	}
-}
-
-// Check checks the flags.
-func (p *Pass) Check() error {
-	switch {
-	case *p.Capacity < 0:
-		return errors.New("--capacity must be positive")
-	case *p.Slots < 0:
-		return errors.New("--batch-slots must be at least 0")
-	case *p.Capacity > 0 && *p.Slots > 0:
-		return errors.New("a pass is a turn (--capacity) or a batch (--batch-slots), not both")
-	}
-	return nil
-}
-
-// Options sets the pass's fields of opts.
-func (p *Pass) Options(opts *pipeline.AggregatedOptions) {
-	opts.Capacity, opts.Slots = *p.Capacity, *p.Slots
-}
-
-// Cut says how the aggregated design cuts the pass into segments and
-// where its KZG SRS comes from.
-type Cut struct {
-	SegmentSize *int
-	VocabChunk  *int
-	SRS         *string
-}
-
-// AddCut defines --segment-size, --vocab-chunk and --srs on fs.
-func AddCut(fs *flag.FlagSet) *Cut {
-	return &Cut{
+// AddDeployment defines the deployment's flags on fs: with design,
+// --design (and its older name --shape) and --buckets too.
+func AddDeployment(fs *flag.FlagSet, design bool) *Deployment {
+	d := &Deployment{
 		SegmentSize: fs.Int("segment-size", 1, "aggregated design: blocks per segment"),
 		VocabChunk:  fs.Int("vocab-chunk", 0, "aggregated design: prove the LM head in segments of its own of this many vocabulary columns (0: in the last segment)"),
 		SRS:         fs.String("srs", "", "aggregated design: BLS12-377 phase-1 ceremony output to take the KZG SRS from (default: a development SRS cached beside the keys)"),
+		Capacity:    fs.Int("capacity", 0, "aggregated design: the circuits of a conversation's turns over a cache of this many rows (at most the model's context); prove: the first turn of a conversation, with --out the artifacts the next turn reads (--continue)"),
+		Slots:       fs.Int("batch-slots", 0, "aggregated design: the circuits of a batch's pass with this many request slots, part of their keys and of the model id (prove --batch: 0 for 32)"),
 	}
-}
-
-// Check checks the flags.
-func (c *Cut) Check() error {
-	if *c.SegmentSize < 1 {
-		return errors.New("--segment-size must be at least 1")
+	if design {
+		d.Name = new(string)
+		const usage = "design: direct (one BN254 circuit over opened tensors; small models) or aggregated (committed tensors: BLS12-377 segments, BW6-761 aggregator, BN254 wrapper)"
+		fs.StringVar(d.Name, "design", string(pipeline.Direct), usage)
+		fs.StringVar(d.Name, "shape", string(pipeline.Direct), "the older name of --design")
+		d.Buckets = fs.String("buckets", "", "aggregated design: the row buckets the model is deployed with, comma-separated (16,64): the final model id covers each one's keys, so that a proof in any of them states the same id; their keys are set up or loaded with the run's (default: the run's bucket alone)")
 	}
-	if *c.VocabChunk < 0 {
-		return errors.New("--vocab-chunk must be at least 0")
-	}
-	return nil
-}
-
-// Options sets the cut's fields of opts.
-func (c *Cut) Options(opts *pipeline.AggregatedOptions) {
-	opts.SegmentSize, opts.VocabChunk, opts.SRS = *c.SegmentSize, *c.VocabChunk, *c.SRS
-}
-
-// Design names a design and, for the aggregated one, its cut.
-type Design struct {
-	Name *string
-	*Cut
-	// Buckets is --buckets, the aggregated design's deployment.
-	Buckets *string
-	buckets []int
-}
-
-// AddDesign defines --design (and its older name --shape) and the cut's
-// flags on fs.
-func AddDesign(fs *flag.FlagSet) *Design {
-	d := &Design{Name: new(string)}
-	const usage = "design: direct (one BN254 circuit over opened tensors; small models) or aggregated (committed tensors: BLS12-377 segments, BW6-761 aggregator, BN254 wrapper)"
-	fs.StringVar(d.Name, "design", string(pipeline.Direct), usage)
-	fs.StringVar(d.Name, "shape", string(pipeline.Direct), "the older name of --design")
-	d.Cut = AddCut(fs)
-	d.Buckets = fs.String("buckets", "", "aggregated design: the row buckets the model is deployed with, comma-separated (16,64): the final model id covers each one's keys, so that a proof in any of them states the same id; their keys are set up or loaded with the run's (default: the run's bucket alone)")
 	return d
 }
 
-// Options sets the cut and the deployment's buckets of opts.
-func (d *Design) Options(opts *pipeline.AggregatedOptions) {
-	d.Cut.Options(opts)
-	opts.Buckets = d.buckets
+// Spec is a parsed deployment: the design and what the aggregated
+// design's circuits depend on besides the model and the bucket.
+type Spec struct {
+	Design                  pipeline.Design
+	SegmentSize, VocabChunk int
+	SRS                     string
+	Buckets                 []int
+	// Capacity, when positive, makes the circuits a conversation's
+	// turns'; Slots, when positive, a batch's.
+	Capacity, Slots int
 }
 
-// Parse checks the flags and returns the design.
-func (d *Design) Parse() (pipeline.Design, error) {
-	design, err := pipeline.ParseDesign(*d.Name)
-	if err != nil {
-		return "", fmt.Errorf("--design: %w", err)
+// Parse checks the flags and returns the deployment, of the design of
+// --design.
+func (d *Deployment) Parse() (Spec, error) {
+	design := pipeline.Direct
+	if d.Name != nil {
+		var err error
+		if design, err = pipeline.ParseDesign(*d.Name); err != nil {
+			return Spec{}, fmt.Errorf("--design: %w", err)
+		}
 	}
-	if err := d.Check(); err != nil {
-		return "", err
+	return d.ParseFor(design)
+}
+
+// ParseFor checks the flags and returns the deployment of the given
+// design (the one ceremony's --circuit names).
+func (d *Deployment) ParseFor(design pipeline.Design) (Spec, error) {
+	s := Spec{Design: design, SegmentSize: *d.SegmentSize, VocabChunk: *d.VocabChunk, SRS: *d.SRS, Capacity: *d.Capacity, Slots: *d.Slots}
+	switch {
+	case s.SegmentSize < 1:
+		return Spec{}, errors.New("--segment-size must be at least 1")
+	case s.VocabChunk < 0:
+		return Spec{}, errors.New("--vocab-chunk must be at least 0")
+	case s.Capacity < 0:
+		return Spec{}, errors.New("--capacity must be positive")
+	case s.Slots < 0:
+		return Spec{}, errors.New("--batch-slots must be at least 0")
+	case s.Capacity > 0 && s.Slots > 0:
+		return Spec{}, errors.New("a pass is a turn (--capacity) or a batch (--batch-slots), not both")
 	}
-	if design == pipeline.Direct && (*d.SRS != "" || *d.VocabChunk != 0 || *d.Buckets != "") {
-		return "", errors.New("--srs, --vocab-chunk and --buckets go with --design aggregated")
-	}
-	d.buckets = nil
-	if *d.Buckets != "" {
+	if d.Buckets != nil && *d.Buckets != "" {
 		for _, f := range strings.Split(*d.Buckets, ",") {
 			b, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || b < 1 {
-				return "", fmt.Errorf("--buckets %q: want row counts separated by commas, such as 16,64", *d.Buckets)
+				return Spec{}, fmt.Errorf("--buckets %q: want row counts separated by commas, such as 16,64", *d.Buckets)
 			}
-			d.buckets = append(d.buckets, b)
+			s.Buckets = append(s.Buckets, b)
 		}
 	}
-	return design, nil
+	if design == pipeline.Direct && (s.SRS != "" || s.VocabChunk != 0 || s.Buckets != nil || s.Capacity > 0 || s.Slots > 0) {
+		return Spec{}, errors.New("--srs, --vocab-chunk, --buckets, --capacity and --batch-slots name circuits of the aggregated design: add --design aggregated")
+	}
+	return s, nil
+}
+
+// Apply sets the deployment's fields of opts.
+func (s Spec) Apply(opts *pipeline.AggregatedOptions) {
+	opts.SegmentSize, opts.VocabChunk, opts.SRS = s.SegmentSize, s.VocabChunk, s.SRS
+	opts.Buckets, opts.Capacity, opts.Slots = s.Buckets, s.Capacity, s.Slots
 }
 
 // Keys says where the keys are and which kind a command accepts.
