@@ -204,11 +204,7 @@ func TestListTree(t *testing.T) {
 func TestListVectors(t *testing.T) {
 	f := loadFixture(t)
 	ctx := testContext(t)
-	chain := newSimChain(t)
-	deployment, err := chain.DeployVerifierAndRegistry(ctx, f.plain.contracts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chain, deployment := deployedChain(t, ctx, f.plain.contracts)
 	registry := deployment.Registry
 	vectors, err := listvectors.Read()
 	if err != nil {
@@ -275,11 +271,7 @@ func TestRegistryLists(t *testing.T) {
 	f := loadFixture(t)
 	v := f.commitment
 	ctx := testContext(t)
-	chain := newSimChain(t)
-	deployment, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chain, deployment := deployedChain(t, ctx, v.contracts)
 	registry := deployment.Registry
 	model := v.list.ModelID
 	invalid := []string{"ProofInvalid()"}
@@ -342,7 +334,7 @@ func TestRegistryLists(t *testing.T) {
 	// A turn whose state in no recorded turn left, with a valid proof; a
 	// turn whose state in the list leaves only later.
 	stray := List{ModelID: model, Leaves: []Leaf{statement.TurnLeaf(big.NewInt(999), big.NewInt(31), big.NewInt(32), big.NewInt(1003))}}
-	_, err = chain.Submit(ctx, registry, listProof(t, v, stray), stray)
+	_, err := chain.Submit(ctx, registry, listProof(t, v, stray), stray)
 	wantRevert(t, err, fmt.Sprintf("UnknownState(%s, 999)", model))
 	later, laterStates := conversationList(model, 8, 2, statement.EmptyState, "later")
 	later.Leaves[1], later.Leaves[5] = later.Leaves[5], later.Leaves[1]
@@ -474,11 +466,7 @@ func TestRegistryMalformed(t *testing.T) {
 	f := loadFixture(t)
 	v := f.plain
 	ctx := testContext(t)
-	chain := newSimChain(t)
-	deployment, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chain, deployment := deployedChain(t, ctx, v.contracts)
 	registry := deployment.Registry
 	proof, err := ProofBytes(v.proof)
 	if err != nil {
@@ -559,11 +547,7 @@ func TestListGas(t *testing.T) {
 	f := loadFixture(t)
 	for _, v := range []*variant{f.ceremony, f.commitment} {
 		ctx := testContext(t)
-		chain := newSimChain(t)
-		deployment, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		chain, deployment := deployedChain(t, ctx, v.contracts)
 		model := v.list.ModelID
 		mixed, _ := conversationList(model, 32, 8, statement.EmptyState, "gas mixed")
 		gas := map[string]uint64{}
@@ -671,11 +655,7 @@ func onchainExample() List {
 func TestCatalog(t *testing.T) {
 	f := loadFixture(t)
 	ctx := testContext(t)
-	chain := newSimChain(t)
-	deployment, err := chain.DeployVerifierAndRegistry(ctx, f.commitment.contracts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chain, deployment := deployedChain(t, ctx, f.commitment.contracts)
 	registry := deployment.Registry
 	id := f.commitment.list.ModelID
 	for _, c := range []*Chain{chain.Chain, chain.second} {
@@ -696,7 +676,7 @@ func TestCatalog(t *testing.T) {
 		}
 		t.Logf("publishModel: %d gas", receipt.GasUsed)
 	}
-	_, err = chain.PublishModel(ctx, registry, id, "micro again", "")
+	_, err := chain.PublishModel(ctx, registry, id, "micro again", "")
 	wantRevert(t, err, fmt.Sprintf("ModelPublishedAlready(%s, %s)", chain.From(), id))
 	raw, err := registryABI.Pack("publishModel", new(big.Int), "zero", "")
 	if err != nil {

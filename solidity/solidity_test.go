@@ -254,6 +254,18 @@ type simChain struct {
 	second *Chain
 }
 
+// deployedChain returns a new simulated chain with the verifier and the
+// registry of contracts deployed on it, open to every model.
+func deployedChain(t testing.TB, ctx context.Context, contracts *Contracts) (*simChain, *Deployment) {
+	t.Helper()
+	chain := newSimChain(t)
+	deployment, err := chain.DeployVerifierAndRegistry(ctx, contracts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chain, deployment
+}
+
 func newSimChain(t testing.TB) *simChain {
 	t.Helper()
 	var auths [2]*bind.TransactOpts
@@ -333,11 +345,7 @@ func TestSimulatedChain(t *testing.T) {
 	for _, v := range f.variants() {
 		t.Run(v.name, func(t *testing.T) {
 			ctx := testContext(t)
-			chain := newSimChain(t)
-			deployment, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			chain, deployment := deployedChain(t, ctx, v.contracts)
 			t.Logf("%s: deployment gas: verifier %d, registry %d", v.name, deployment.VerifierGas, deployment.RegistryGas)
 			if isVerified(t, chain, deployment.Registry, v.list, 0) {
 				t.Fatal("list recorded before any submission")
@@ -741,11 +749,7 @@ func BenchmarkSubmitGas(b *testing.B) {
 	for _, v := range f.variants() {
 		b.Run(v.name, func(b *testing.B) {
 			ctx := testContext(b)
-			chain := newSimChain(b)
-			deployment, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
+			chain, deployment := deployedChain(b, ctx, v.contracts)
 			verifyLimit, err := EstimateVerifyGas(ctx, chain.Backend(), deployment.Verifier, v.proof, v.list)
 			if err != nil {
 				b.Fatal(err)
@@ -779,11 +783,7 @@ func TestCompressedProofGas(t *testing.T) {
 	f := loadFixture(t)
 	v := f.gnarkCommitment
 	ctx := testContext(t)
-	chain := newSimChain(t)
-	deployment, err := chain.DeployVerifierAndRegistry(ctx, v.contracts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chain, deployment := deployedChain(t, ctx, v.contracts)
 	proof, err := ProofBytes(v.proof)
 	if err != nil {
 		t.Fatal(err)
