@@ -63,52 +63,44 @@ var (
 	continueFlag    = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left, the turns so far with their proofs); the new artifacts go to --out, or to this directory")
 )
 
+// subcommands are prove's sub-commands, by name.
+var subcommands = map[string]func(ctx context.Context, args []string) error{
+	"credentials": func(_ context.Context, args []string) error { return runCredentials(args) },
+	"verify":      func(_ context.Context, args []string) error { return runVerify(args) },
+	"worker":      runWorker,
+}
+
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "credentials" {
-		if err := runCredentials(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "prove credentials:", err)
-			os.Exit(1)
+	// The provers' tables reach several gigabytes: the collector works
+	// harder near the machine's memory rather than let the kernel kill the
+	// run (unless GOMEMLIMIT says otherwise).
+	memlimit.Default()
+	// gnark's own debug lines would interleave with the progress output:
+	// off, unless --gnark-log puts them on stderr.
+	logger.Set(zerolog.Nop())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if len(os.Args) > 1 {
+		if sub, ok := subcommands[os.Args[1]]; ok {
+			if err := sub(ctx, os.Args[2:]); err != nil {
+				fmt.Fprintf(os.Stderr, "prove %s: %v\n", os.Args[1], err)
+				stop()
+				os.Exit(1)
+			}
+			return
 		}
-		return
-	}
-	if len(os.Args) > 1 && os.Args[1] == "verify" {
-		if err := runVerify(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "prove verify:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if len(os.Args) > 1 && os.Args[1] == "worker" {
-		memlimit.Default()
-		logger.Set(zerolog.Nop())
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-		if err := runWorker(ctx, os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "prove worker:", err)
-			os.Exit(1)
-		}
-		return
 	}
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "Usage: prove [flags]\n       prove verify [--vk FILE] DIR\n       prove worker --nats URL --credentials FILE [flags]\n       prove credentials --out DIR [flags]\n\nProves a greedy generation of a model and verifies it natively, as a Groth16 proof and on a simulated EVM. prove verify checks a run's saved proof offline (prove verify -h); prove worker takes the jobs of distributed runs (prove worker -h); prove credentials writes a deployment's identities and server users (prove credentials -h).\n\nFlags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	// The provers' tables reach several gigabytes: the collector works
-	// harder near the machine's memory rather than let the kernel kill the
-	// run (unless GOMEMLIMIT says otherwise).
-	memlimit.Default()
-	// gnark's own debug lines would interleave with the progress output:
-	// on stderr when asked for, else off.
 	if *gnarkLogFlag {
 		logger.Set(zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: "15:04:05"}).With().Timestamp().Logger())
-	} else {
-		logger.Set(zerolog.Nop())
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	if err := run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "prove:", err)
+		stop()
 		os.Exit(1)
 	}
 }
