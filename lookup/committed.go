@@ -155,9 +155,10 @@ func committedChallenges[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcri
 // ids, then the columns of the set) is a row of the combined table of s,
 // with multiplicities m that the caller has committed to and whose
 // commitment digest it passes: the digest is absorbed before β and α are
-// drawn. The lookups must be bound to the transcript before the call, as
-// for [Prove]. An honest m is [SetMultiplicities]; an m that does not
-// count the lookups makes the proof fail to verify.
+// drawn. The lookups must be bound to the transcript before the call (the
+// package documentation, "Transcript order and binding"). An honest m is
+// [SetMultiplicities]; an m that does not count the lookups makes the
+// proof fail to verify.
 func ProveCommitted[E field.Scalar, P field.Ptr[E]](tr *transcript.Transcript[E, P], digest []E, s *table.Set, lk *Lookups, m []uint64, opts ...CommittedOption) (*CommittedProof[E], *CommittedClaims[E], error) {
 	cfg := committedOptions(opts)
 	if err := s.Validate(); err != nil {
@@ -497,17 +498,13 @@ func checkRoots[E field.Scalar, P field.Ptr[E]](wl, tl *fractionLeaf[E]) error {
 	return nil
 }
 
-// EvaluateSetColumn returns the MLE of column c of the combined table of s
-// (c = 0 the id column) at point (len(point) = s.NbVars): Σₜ indₜ(ρ)·vₜ(ρ)
-// with indₜ the indicator of table t's block (an eq over the leading
-// k − kₜ coordinates) and vₜ the id t+1 or the table's own column c−1 at
-// the last kₜ coordinates (zero when the table has fewer columns).
-func EvaluateSetColumn[E field.Scalar, P field.Ptr[E]](s *table.Set, c int, point []E) E {
-	return evaluateSetColumn[E, P](s, c, point, nil)
-}
-
-// evaluateSetColumn is EvaluateSetColumn with the given tables' columns'
-// values at their coordinates taken from given instead of evaluated.
+// evaluateSetColumn returns the MLE of column c of the combined table of
+// s (c = 0 the id column) at point (len(point) = s.NbVars): Σₜ
+// indₜ(ρ)·vₜ(ρ) with indₜ the indicator of table t's block (an eq over
+// the leading k − kₜ coordinates) and vₜ the id t+1 or the table's own
+// column c−1 at the last kₜ coordinates (zero when the table has fewer
+// columns), the tables' columns in given taken from it instead of
+// evaluated.
 func evaluateSetColumn[E field.Scalar, P field.Ptr[E]](s *table.Set, c int, point []E, given map[DenseColumn]*E) E {
 	var res E
 	for t := range s.Tables {

@@ -1,9 +1,11 @@
 // Package lookup proves that tuples of integers are rows of a fixed table
 // with the LogUp argument, proven by a GKR protocol over a binary tree of
-// fractions whose layers are reduced with sum-checks. The in-circuit twin is
-// package gadgets/lookup, which imports this package's [Proof] and converts
-// it to a witness (gadgets/lookup.ValueOfProof); this package does not
-// depend on gnark's frontend.
+// fractions whose layers are reduced with sum-checks, the tables gathered
+// in a set and the multiplicities committed ([ProveCommitted],
+// [VerifyCommitted]). The in-circuit twin is package gadgets/lookup, which
+// imports this package's [CommittedProof] and converts it to a witness
+// (gadgets/lookup.ValueOfCommittedProof); this package does not depend on
+// gnark's frontend.
 //
 // Status: tested natively and in circuit; on the proving path through
 // the committed-tensor proof (inference/committed natively, its segment
@@ -13,8 +15,9 @@
 //
 // # Statement
 //
-// A [Table] has 2ᵏ rows of c columns t₀, …, t_{c−1}; [Lookups] are N tuples
-// (w₀(i), …, w_{c−1}(i)) laid out as a tensor of some shape. With
+// A table (package lookup/table) has 2ᵏ rows of c columns t₀, …, t_{c−1};
+// [Lookups] are N tuples (w₀(i), …, w_{c−1}(i)) laid out as a tensor of
+// some shape. With
 // multiplicities m(y) = #{i : w(i) = row y} and verifier challenges β (to
 // fold columns) and α,
 //
@@ -52,7 +55,7 @@
 //
 //	p(ρ) = sel(ρ)        q(ρ) = 1 + sel(ρ)·(α − 1) − Σ_c βᶜ w_c(ρ)
 //
-// so the prover sends w_c(ρ) ([Proof].ColumnEvals) and these become the
+// so the prover sends w_c(ρ) ([CommittedProof].ColumnEvals) and these become the
 // claims the protocol outputs. When the lookups fill their cube (no
 // padding, as a committed segment's do), every leaf numerator is 1: the
 // prover keeps no table of them, computes the first layer's numerators as
@@ -61,10 +64,10 @@
 // the same proof; the numerators' values at r′ are 1). For a GPT-2-small
 // LM-head segment at 64 rows (2²⁶ leaves) that is 2 GB of leaves, 2 GB
 // of their halves and half of the leaf layer's folds less. The table tree has p = m and
-// q = α − Σ_c βᶜ t_c; the verifier evaluates m itself (the multiplicities
-// are opened in full) and the table columns in closed form (affine key
-// columns, O(k)) or densely (O(2ᵏ)). Finally P_w·Q_t = P_t·Q_w with
-// Q_w, Q_t ≠ 0.
+// q = α − Σ_c βᶜ t_c; the prover sends m at the leaf point (a claim on the
+// committed multiplicities, below) and the verifier evaluates the table
+// columns in closed form (affine key columns, O(k)) or densely (O(2ᵏ)).
+// Finally P_w·Q_t = P_t·Q_w with Q_w, Q_t ≠ 0.
 //
 // # Table sets
 //
@@ -84,8 +87,8 @@
 // bind the lookups' id column to ids ≥ 1 (e.g. a public, structured
 // column whose claim the verifier evaluates itself).
 //
-// Every column of the set has a closed form ([EvaluateSetColumn]):
-// with table t of kₜ variables at offset oₜ (a multiple of 2^kₜ),
+// Every column of the set has a closed form, which the verifier
+// evaluates: with table t of kₜ variables at offset oₜ (a multiple of 2^kₜ),
 //
 //	col_c(ρ) = Σₜ eq(oₜ/2^kₜ, (ρ₁, …, ρ_{k−kₜ}))·vₜ,c(ρ_{k−kₜ+1}, …, ρₖ)
 //
@@ -96,8 +99,8 @@
 // # Committed multiplicities
 //
 // [ProveCommitted] and [VerifyCommitted] run the protocol over a set with
-// the multiplicities m a committed MLE over the set's k variables instead
-// of opened values. The caller commits to m (computed by
+// the multiplicities m a committed MLE over the set's k variables, never
+// sent in the proof. The caller commits to m (computed by
 // [SetMultiplicities]) and passes the commitment as an opaque digest (a
 // list of field elements); the digest is absorbed before β and α are
 // drawn, so m is fixed before the challenges. At the table tree's leaf
@@ -108,7 +111,7 @@
 // field elements here, with no range check: LogUp is sound for any
 // multiplicities when the number of lookups plus the table size is below
 // the field's characteristic, which it is (at most 2³⁰ + 2²⁰ entries).
-// The verifier's work no longer depends on the table's size: O(n² + k²)
+// The verifier's work does not depend on the table's size: O(n² + k²)
 // for the trees and O(T·k) for the set's affine columns.
 //
 // A dense column (a function table's outputs) still costs the verifier
@@ -123,14 +126,11 @@
 //
 // # Transcript order and binding
 //
-// Label "lookup/<table>"; the multiplicities, packed seven 32-bit values per
-// field element; β (tables of more than one column); α; the witness tree
-// (layer 1, γ, then per layer: λ, sum-check, four values, γ); the table
-// tree; the column evaluations. Committed mode ([ProveCommitted]): label
-// "lookup/committed/<set>"; the commitment digest; β; α; the witness tree;
-// the table tree; m(ρₜ); the column evaluations (id column first); with
-// [WithTableClaims], the dense columns' values. The
-// lookups themselves are not absorbed:
+// Label "lookup/committed/<set>"; the commitment digest; β; α; the
+// witness tree (layer 1, γ, then per layer: λ, sum-check, four values,
+// γ); the table tree; m(ρₜ); the column evaluations (id column first);
+// with [WithTableClaims], the dense columns' values. The lookups
+// themselves are not absorbed:
 // they must be bound before α by the caller — tensors whose claims are
 // reduced by other protocols are determined by the statement, and advice
 // tensors (lookup outputs, remainders) must be absorbed or digested into
@@ -139,11 +139,10 @@
 // # Cost
 //
 // Witness of 2ⁿ entries, table of 2ᵏ rows: the verifier does
-// O(n² + k²) field operations for the two trees, O(k) per affine column,
-// O(2ᵏ) per dense column and O(2ᵏ) for the multiplicities. Proofs hold
-// n(n−1)/2·3 + 4n + k(k−1)/2·3 + 4k + c field elements and 2ᵏ
-// multiplicities; in committed mode, the same plus one (m(ρₜ)) and no
-// multiplicities.
+// O(n² + k²) field operations for the two trees, O(k) per affine column
+// and O(2ᵏ) per dense column (none with [WithTableClaims]). Proofs hold
+// n(n−1)/2·3 + 4n + k(k−1)/2·3 + 4k + c + 1 field elements (the last
+// m(ρₜ)).
 //
 // Measured (BLS12-377, the idle 2-core machine; go test -run '^$' -bench
 // Committed -benchmem ./lookup), lookups into a set of 2¹⁶ rows (15-,

@@ -72,9 +72,11 @@ func ValueOfCommittedProof[E field.Scalar](p *native.CommittedProof[E]) Committe
 // multiplicity evaluation, column evaluations), and returns the claims on
 // the lookup columns and on the committed multiplicities.
 //
-// Cost (R1CS): the two trees as in [Verify]; the set's columns cost about
-// T·k multiplications (T tables, 2ᵏ rows) when affine, plus the dense
-// columns' evaluations; nothing is proportional to the table size
+// Cost (R1CS): for a witness of 2ⁿ entries and a set of 2ᵏ rows, the two
+// trees take Σ_{j<n} (3j + 1) + Σ_{j<k} (3j + 1) multiplications plus
+// transcript work ((3j + 6) absorbs or challenges per layer); the set's
+// columns cost about T·k multiplications (T tables) when affine, plus the
+// dense columns' evaluations; nothing is proportional to the table size
 // otherwise.
 func VerifyCommitted(api frontend.API, tr *transcript.Transcript, digest []frontend.Variable, s *table.Set, shape []int, proof CommittedProof, opts ...native.CommittedOption) (CommittedClaims, error) {
 	tableClaims := native.TableClaims(opts...)
@@ -161,8 +163,8 @@ func assertRoots(api frontend.API, wl, tl *leaf) {
 	api.AssertIsEqual(api.Mul(wl.p, tl.q), api.Mul(tl.p, wl.q))
 }
 
-// evaluateSetColumn is the native EvaluateSetColumn: Σₜ indₜ·vₜ, with the
-// tables' columns in given taken from it.
+// evaluateSetColumn is the native closed form of a set's column c: Σₜ
+// indₜ·vₜ, with the tables' columns in given taken from it.
 func evaluateSetColumn(api frontend.API, s *table.Set, c int, point []frontend.Variable, given map[native.DenseColumn]frontend.Variable) frontend.Variable {
 	var res frontend.Variable = 0
 	for t := range s.Tables {

@@ -1,6 +1,7 @@
 package lookup_test
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -22,6 +23,11 @@ import (
 	"github.com/veriformer/veriformer/lookup/table"
 	"github.com/veriformer/veriformer/poly"
 	ntranscript "github.com/veriformer/veriformer/transcript"
+)
+
+var (
+	updateLookup  = flag.Bool("update", false, "rewrite the constraint-count snapshot")
+	largeCircuits = flag.Bool("large", false, "also compile the committed verifier for 2^16 and 2^20 lookups")
 )
 
 // committedCircuit verifies a committed LogUp proof; with check set it
