@@ -14,7 +14,7 @@ import (
 // A segment's lookups into two tables in one instance, with committed
 // multiplicities: the prover computes the multiplicities, commits to them
 // (here a stand-in digest), and proves; the verifier absorbs the same
-// digest and obtains the claims that the batch opening proves later.
+// digest and obtains the claims that the grouped opening proves later.
 func ExampleProveCommitted() {
 	square, _ := table.Function("square", 0, []int64{0, 1, 4, 9})
 	set, err := table.NewSet("segment", table.Range(4), square)

@@ -93,10 +93,11 @@ func BenchmarkOpen(b *testing.B) {
 			table := benchTable(rng, n, kind)
 			point := field.RandomVector[fr.Element](rng, n)
 			b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
+				value := poly.Evaluate[fr.Element](table, point)
 				var proof *Proof
 				for b.Loop() {
 					var err error
-					if proof, _, err = Open(newTranscript(nil, nil), srs, table, point); err != nil {
+					if proof, err = open(newTranscript(nil, nil), srs, table, point, value); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -107,20 +108,20 @@ func BenchmarkOpen(b *testing.B) {
 	}
 }
 
-// benchBatch is a batch opening of two committed MLEs of n and n−2
+// benchGroup is a grouped opening of two committed MLEs of n and n−2
 // variables with two claims each.
-type benchBatch struct {
+type benchGroup struct {
 	commitments []Commitment
 	claims      []Claim
-	proof       *BatchProof
+	proof       *GroupProof
 	bytes       int
 }
 
-func newBenchBatch(b *testing.B, n int) *benchBatch {
+func newBenchGroup(b *testing.B, n int) *benchGroup {
 	srs := srsForBench(b)
 	rng := rand.New(rand.NewPCG(3, uint64(n)))
 	tables := [][]fr.Element{benchTable(rng, n, "16bit"), benchTable(rng, n-2, "16bit")}
-	bb := &benchBatch{}
+	bb := &benchGroup{}
 	for j, table := range tables {
 		c, err := Commit(srs, table)
 		if err != nil {
@@ -132,7 +133,7 @@ func newBenchBatch(b *testing.B, n int) *benchBatch {
 			bb.claims = append(bb.claims, Claim{Commitment: j, Point: point, Value: poly.Evaluate[fr.Element](table, point)})
 		}
 	}
-	proof, err := OpenBatch(newTranscript(bb.commitments, bb.claims), srs, tables, bb.claims)
+	proof, err := OpenGroupParts(newTranscript(bb.commitments, bb.claims), srs, tables, bb.claims, MaxNbVars)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -142,12 +143,12 @@ func newBenchBatch(b *testing.B, n int) *benchBatch {
 	return bb
 }
 
-func BenchmarkOpenBatch(b *testing.B) {
+func BenchmarkOpenGroup(b *testing.B) {
 	for _, n := range []int{16, 18, 20} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			var bb *benchBatch
+			var bb *benchGroup
 			for b.Loop() {
-				bb = newBenchBatch(b, n)
+				bb = newBenchGroup(b, n)
 			}
 			b.ReportMetric(float64(bb.bytes), "proof-bytes")
 		})
@@ -158,15 +159,15 @@ func BenchmarkVerify(b *testing.B) {
 	srs := srsForBench(b)
 	for _, n := range []int{16, 20} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			bb := newBenchBatch(b, n)
+			bb := newBenchGroup(b, n)
 			b.Run("field", func(b *testing.B) {
 				for b.Loop() {
-					if _, err := VerifyBatchField(newTranscript(bb.commitments, bb.claims), len(bb.commitments), bb.claims, bb.proof); err != nil {
+					if _, err := VerifyGroupFieldParts(newTranscript(bb.commitments, bb.claims), len(bb.commitments), bb.claims, bb.proof, MaxNbVars); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
-			check, err := VerifyBatchField(newTranscript(bb.commitments, bb.claims), len(bb.commitments), bb.claims, bb.proof)
+			check, err := VerifyGroupFieldParts(newTranscript(bb.commitments, bb.claims), len(bb.commitments), bb.claims, bb.proof, MaxNbVars)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -181,12 +182,12 @@ func BenchmarkVerify(b *testing.B) {
 	}
 }
 
-// BenchmarkOpenBatchParts opens one claim on a stacked MLE of 2²⁰
+// BenchmarkOpenGroupParts opens one claim on a stacked MLE of 2²⁰
 // entries, the first 52% of them 16-bit values and zeros after them (a
 // GPT-2 block's stacked tensors at 16 rows), committed whole (m = 20) or
 // in parts of 2^m entries: the sum-check is the same, the opening runs
 // over m variables.
-func BenchmarkOpenBatchParts(b *testing.B) {
+func BenchmarkOpenGroupParts(b *testing.B) {
 	srs := srsForBench(b)
 	rng := rand.New(rand.NewPCG(4, 4))
 	const n = benchMaxVars
@@ -200,13 +201,13 @@ func BenchmarkOpenBatchParts(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) {
-			var proof *BatchProof
+			var proof *GroupProof
 			for b.Loop() {
-				if proof, err = OpenBatchParts(newTranscript(parts, claims), srs, [][]fr.Element{table}, claims, m); err != nil {
+				if proof, err = OpenGroupParts(newTranscript(parts, claims), srs, [][]fr.Element{table}, claims, m); err != nil {
 					b.Fatal(err)
 				}
 			}
-			if err := VerifyBatchParts(newTranscript(parts, claims), srs.VerifyingKey(), [][]Commitment{parts}, claims, proof, m); err != nil {
+			if err := verifyGroupParts(newTranscript(parts, claims), srs.VerifyingKey(), [][]Commitment{parts}, claims, proof, m); err != nil {
 				b.Fatal(err)
 			}
 			data, _ := proof.MarshalBinary()
@@ -216,16 +217,16 @@ func BenchmarkOpenBatchParts(b *testing.B) {
 	}
 }
 
-// BenchmarkOpenBatchSparse opens the commitments of a GPT-2 block's
+// BenchmarkOpenGroupSparse opens the commitments of a GPT-2 block's
 // segment at 16 rows in shape: a stacked MLE of 2^20 entries, its first
 // 52% 16-bit values, and eight limb rows of 15-bit values, each non-zero
 // over one span (52, 45, 10, 2, 30, 25, 5 and 0% of the table), with ten
 // claims on the stacked MLE and two on each limb row (one of them on a
 // block), in parts of 2^18 entries; "untracked" proves the same claims
 // without skipping the zero granules (the same proof). Measured: the
-// batching sum-check 0.45–0.48 s untracked, 0.35–0.38 s tracked, in an
+// grouping sum-check 0.45–0.48 s untracked, 0.35–0.38 s tracked, in an
 // opening of about 2.8 s (HyperKZG over 2^18 entries 1.9 s).
-func BenchmarkOpenBatchSparse(b *testing.B) {
+func BenchmarkOpenGroupSparse(b *testing.B) {
 	srs := srsForBench(b)
 	rng := rand.New(rand.NewPCG(8, 8))
 	const n, m = benchMaxVars, 18
@@ -265,7 +266,7 @@ func BenchmarkOpenBatchSparse(b *testing.B) {
 	}
 	// One opening first, so that neither run pays for the first touch of
 	// the prover's fresh tables.
-	if _, err := OpenBatchParts(newTranscript(commitments, claims), srs, tables, claims, m); err != nil {
+	if _, err := OpenGroupParts(newTranscript(commitments, claims), srs, tables, claims, m); err != nil {
 		b.Fatal(err)
 	}
 	for _, tracked := range []bool{false, true} {
@@ -277,7 +278,7 @@ func BenchmarkOpenBatchSparse(b *testing.B) {
 			trackZeros = tracked
 			defer func() { trackZeros = true }()
 			for b.Loop() {
-				if _, err := OpenBatchParts(newTranscript(commitments, claims), srs, tables, claims, m); err != nil {
+				if _, err := OpenGroupParts(newTranscript(commitments, claims), srs, tables, claims, m); err != nil {
 					b.Fatal(err)
 				}
 			}

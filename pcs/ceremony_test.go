@@ -79,14 +79,16 @@ func TestLoadCeremony(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proof, value, err := pcs.Open(transcript.New[fr.Element]("ceremony-test"), cached, table, point)
+	claims := []pcs.Claim{{Point: point, Value: poly.Evaluate[fr.Element](table, point)}}
+	proof, err := pcs.OpenGroupParts(transcript.New[fr.Element]("ceremony-test"), cached, [][]fr.Element{table}, claims, pcs.MaxNbVars)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := poly.Evaluate[fr.Element](table, point); !value.Equal(&want) {
-		t.Fatal("wrong value")
+	check, err := pcs.VerifyGroupFieldParts(transcript.New[fr.Element]("ceremony-test"), 1, claims, proof, pcs.MaxNbVars)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := pcs.Verify(transcript.New[fr.Element]("ceremony-test"), cached.VerifyingKey(), c, point, value, proof); err != nil {
+	if err := pcs.VerifyGroup(cached.VerifyingKey(), []pcs.Commitment{c}, &proof.Opening, check); err != nil {
 		t.Fatal(err)
 	}
 

@@ -1,9 +1,10 @@
 // Package pcs is veriformer's multilinear polynomial commitment over
 // BLS12-377 Fr: HyperKZG (Gemini-style folding) on gnark-crypto's
-// univariate KZG, with a batch opening that reduces many claims on many
-// committed MLEs to one opening by one sum-check, and a verifier split into
-// a field part (everything in Fr) and a group part (subgroup checks,
-// multi-scalar multiplication, one multi-pairing check).
+// univariate KZG, with a grouped opening that reduces a group of claims on
+// many committed MLEs to one opening by one sum-check, and a verifier split
+// into a field part (everything in Fr) and a group part, named for the
+// curve group (subgroup checks, multi-scalar multiplication, one
+// multi-pairing check).
 //
 // It depends on field, poly, transcript and sumcheck (BLS12-377
 // instantiation) and on gnark-crypto; it imports nothing of gnark's
@@ -27,7 +28,8 @@
 //
 // # Opening (HyperKZG)
 //
-// To prove f(r₁, …, rₙ) = v ([Open]), the prover folds from the last
+// To prove f(r₁, …, rₙ) = v (the opening that ends every grouped opening,
+// below), the prover folds from the last
 // variable to the first:
 //
 //	F₀ = F,   F_{i+1}(Y) = F_i,even(Y) + r_{n−i}·(F_i,odd(Y) − F_i,even(Y)),   i = 0, …, n−1,
@@ -102,10 +104,11 @@
 // makes two of the points u equal, and the divisors 2β, β⁴ − β² of I
 // vanish) is refused.
 //
-// # Batch opening
+// # Grouped opening
 //
 // Claims fⱼ(pₖ) = vₖ (k = 0, …, K−1, [Claim]) on m committed MLEs of
-// n_j variables ([OpenBatch]) are reduced to one opening over
+// n_j variables ([OpenGroupParts], [GroupProof]) are reduced to one
+// opening over
 // n = maxⱼ nⱼ variables. Every fⱼ is read as an MLE f̃ⱼ of n variables:
 // its table padded with zeros to 2ⁿ entries. Padding with zeros leaves the
 // univariate polynomial, hence the commitment, unchanged, and
@@ -123,7 +126,7 @@
 // in O(K·n) operations, and the sum-check's final check,
 // Σⱼ Aⱼ(r*)·f̃ⱼ(r*) = c, is itself one opening: of g = Σⱼ Aⱼ(r*)·f̃ⱼ at r*
 // with value c, whose commitment is Σⱼ Aⱼ(r*)·Cⱼ. No evaluation of the
-// individual fⱼ is sent. A false claim survives the batching with
+// individual fⱼ is sent. A false claim survives the grouping with
 // probability at most (K−1)/|Fr| over α, then the sum-check's 2n/|Fr|,
 // then the opening's error. The prover never builds the padded tables:
 // while the sum-check binds fⱼ's leading zero coordinates, Aⱼ·f̃ⱼ lies in
@@ -146,9 +149,9 @@
 // parts of m variables ([CommitParts]): part p is fⱼ at leading
 // coordinates the bits of p, the slice p·2^m … (p+1)·2^m − 1 of its
 // table, committed as above; an MLE of m variables or fewer is one part,
-// its commitment. [OpenBatchParts] runs the same batching sum-check over
-// n variables (same transcript, same claims), then opens over k = min(n, m)
-// variables only: with r* = (u, w), w the last k coordinates,
+// its commitment. [OpenGroupParts] with m < n runs the same grouping
+// sum-check over n variables (same transcript, same claims), then opens
+// over k = min(n, m) variables only: with r* = (u, w), w the last k coordinates,
 //
 //	nⱼ ≤ k:  f̃ⱼ(r*) = ∏_{i < n−k} (1 − r*ᵢ) · f̃ⱼ⁽ᵏ⁾(w)
 //	nⱼ > k:  f̃ⱼ(r*) = ∏_{i < oⱼ} (1 − r*ᵢ) · Σₚ eq((r*_{oⱼ+1}, …, r*_{n−k}), p)·fⱼ,ₚ(w)
@@ -156,16 +159,16 @@
 // (f̃ⱼ⁽ᵏ⁾ the table padded to 2ᵏ entries), so the final check is the
 // opening of g = Σⱼ,ₚ cⱼ,ₚ·fⱼ,ₚ at w with value c, cⱼ,ₚ = Aⱼ(r*) times
 // those factors, and its commitment is Σⱼ,ₚ cⱼ,ₚ·Cⱼ,ₚ: the group part
-// takes one point and one scalar per part ([VerifyBatchFieldParts] lists
+// takes one point and one scalar per part ([VerifyGroupFieldParts] lists
 // the scalars commitment by commitment, parts in order). The prover's
 // MSMs fall from the stacked length to 2ᵏ points (2²⁰ entries, 52% of
 // them non-zero, opened whole: 4.1 s; in parts of 2¹⁸: 2.0 s; 2¹⁷: 1.2 s;
-// 2¹⁶: 0.67 s, BenchmarkOpenBatchParts), the SRS needs 2ᵏ powers, and the
+// 2¹⁶: 0.67 s, BenchmarkOpenGroupParts), the SRS needs 2ᵏ powers, and the
 // proof loses n − k fold points and evaluation triples. A part of zeros
 // is the identity; a caller that knows a part is zero (by its layout)
 // may leave it out, giving the verifier the identity, which binds the
-// MLE to zero there. With m ≥ n the opening is [OpenBatch]'s, byte for
-// byte.
+// MLE to zero there. With m ≥ n (m = [MaxNbVars]: every MLE committed
+// whole) the opening is the one above, byte for byte.
 //
 // # Transcript
 //
@@ -174,11 +177,11 @@
 // challenges of the caller's protocol; commitments enter as their
 // [Digest]). The package then absorbs and squeezes, in order:
 //
-//	OpenBatch / VerifyBatchField (and the Parts variants):
+//	OpenGroupParts / VerifyGroupFieldParts:
 //	  Label("pcs/batch"); v₀, …, v_{K−1}; squeeze α
 //	  sum-check (sumcheck.Prove / Verify, degree 2, n rounds): Σₖ αᵏvₖ; per round p(0), p(2); squeeze rᵢ
 //	  then the opening of g at r* (in parts: at its last k coordinates) with value c, as below
-//	Open / VerifyField (point r, value v):
+//	the opening (point r, value v):
 //	  Label("pcs/hyperkzg"); v; Digest(Folds); squeeze β
 //	  Fᵢ(β), Fᵢ(−β), Fᵢ(β²) for i = 0, …, n−1; squeeze q
 //	  Digest(W)
@@ -195,11 +198,10 @@
 //
 // # Verifier split
 //
-// The field part ([VerifyField], [VerifyBatchField]) is a deterministic
-// function of
+// The field part ([VerifyGroupFieldParts]) is a deterministic function of
 //
 //   - the transcript state (with the commitments and points bound),
-//   - the claims (points and values) or the point and value,
+//   - the claims (points and values),
 //   - the proof's field elements (sum-check rounds, Proof.Evaluations),
 //   - two Fr digests: Digest(Proof.Folds) and Digest(W) (absorbed last,
 //     after every challenge),
@@ -208,7 +210,7 @@
 // β ∉ {0, ±1} and the n fold-consistency equations, and returns a
 // [GroupCheck]: the scalars of the pairing equation,
 //
-//	GroupCheck.Commitments[j] = Aⱼ(r*)     (1 for a single opening)
+//	GroupCheck.Commitments[j] = Aⱼ(r*)     (in parts: cⱼ,ₚ, one per part)
 //	GroupCheck.Folds[i−1]     = qⁱ,        i = 1, …, n−1
 //	GroupCheck.Quotient       = (−β⁴, β²)
 //	GroupCheck.Generator      = (−I₀, −I₁, −I₂)
@@ -224,9 +226,10 @@
 // and checks e(L₀, [1]₂)·e(L₁, [τ]₂ + [τ²]₂)·e(−W, [τ³]₂) = 1 with the
 // fixed points of the key. In the aggregated proof, the aggregator
 // must also check that the digests the segment used are the digests of
-// the points it receives, and may batch the group checks of several
+// the points it receives, and may combine the group checks of several
 // segments with random weights (the same three pairings on Σ ρₛ·L₀,ₛ,
-// Σ ρₛ·L₁,ₛ and Σ ρₛ·Wₛ). [Verify] and [VerifyBatch] run both parts natively.
+// Σ ρₛ·L₁,ₛ and Σ ρₛ·Wₛ). Natively, a caller runs [VerifyGroupFieldParts]
+// then [VerifyGroup] on its output.
 //
 // # SRS
 //
@@ -250,22 +253,22 @@
 //
 // # Encoding
 //
-// [Proof.MarshalBinary] and [BatchProof.MarshalBinary] write lengths as
+// [Proof.MarshalBinary] and [GroupProof.MarshalBinary] write lengths as
 // 4-byte big-endian integers, G1 points compressed (48 bytes) and scalars
 // canonically (32 bytes). Decoders bound every length by [MaxNbVars] and by
 // the bytes left before allocating, refuse non-canonical scalars,
 // non-canonical or uncompressed points and points outside G1, and never
 // panic (fuzzed). A proof of n variables is n·48 + 3n·32 + 4 bytes;
-// a batch proof adds 8 + 2n·32.
+// a grouped opening's proof adds 8 + 2n·32.
 //
 // # Golden vectors
 //
-// testdata/batch_vector.json holds a batch opening (three MLEs, five
+// testdata/group_vector.json holds a grouped opening (three MLEs, five
 // claims) with its commitments, proof, point digests and the GroupCheck
 // the field part returns, for the in-circuit twins of both parts;
-// testdata/batch_parts_vector.json the same MLEs and claims in parts of
+// testdata/group_parts_vector.json the same MLEs and claims in parts of
 // 3 variables (1, 2 and 2 parts). Regenerate with
-// go test ./pcs -run 'TestBatch(Parts)?Vector' -update.
+// go test ./pcs -run 'TestGroup(Parts)?Vector' -update.
 //
 // # Warning
 //

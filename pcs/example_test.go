@@ -12,9 +12,9 @@ import (
 	"github.com/veriformer/veriformer/transcript"
 )
 
-// Two committed MLEs, three claims, one batch opening; the verifier runs
-// its field part, then its group part.
-func ExampleOpenBatch() {
+// Two MLEs committed whole, three claims, one grouped opening; the verifier
+// runs its field part, then its group part.
+func ExampleOpenGroupParts() {
 	srs, err := pcs.NewDevelopmentSRS(16, log.New(io.Discard, "", 0)) // development only
 	if err != nil {
 		panic(err)
@@ -44,13 +44,13 @@ func ExampleOpenBatch() {
 	}
 
 	t, claims := start()
-	proof, err := pcs.OpenBatch(t, srs, [][]fr.Element{a, b}, claims)
+	proof, err := pcs.OpenGroupParts(t, srs, [][]fr.Element{a, b}, claims, pcs.MaxNbVars)
 	if err != nil {
 		panic(err)
 	}
 
 	t, claims = start()
-	check, err := pcs.VerifyBatchField(t, len(commitments), claims, proof)
+	check, err := pcs.VerifyGroupFieldParts(t, len(commitments), claims, proof, pcs.MaxNbVars)
 	if err != nil {
 		panic(err)
 	}

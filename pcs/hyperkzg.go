@@ -221,22 +221,6 @@ func sizeVars(size int) (int, error) {
 	return n, nil
 }
 
-// Open proves the value of the MLE table at point (len(table) = 2^len(point))
-// and returns the proof and the value. The commitment and the point must
-// already be bound to the transcript; the value is absorbed.
-func Open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element) (*Proof, fr.Element, error) {
-	n, err := tableVars(table)
-	if err != nil {
-		return nil, fr.Element{}, err
-	}
-	if len(point) != n {
-		return nil, fr.Element{}, fmt.Errorf("pcs: open: point of %d variables for a table of 2^%d entries", len(point), n)
-	}
-	value := poly.Evaluate[fr.Element](table, point)
-	proof, err := open(t, srs, table, point, value)
-	return proof, value, err
-}
-
 // open runs the HyperKZG prover for table at point with value = table(point).
 func open(t *Transcript, srs *SRS, table []fr.Element, point []fr.Element, value fr.Element) (*Proof, error) {
 	n := len(point)
@@ -381,20 +365,6 @@ func divideByLinear(f []fr.Element, a *fr.Element) []fr.Element {
 	return f[1:]
 }
 
-// VerifyField is the field part of the verifier of [Open]: everything in
-// Fr. From the transcript (in which the commitment and the point are
-// already bound), the claimed value and the proof's field elements and
-// point digests, it derives the challenges, checks the fold consistency and
-// returns the scalars of the pairing check that [VerifyGroup] completes.
-func VerifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Proof) (*GroupCheck, error) {
-	if len(point) < 1 || len(point) > MaxNbVars {
-		return nil, fmt.Errorf("pcs: verify: point of %d variables, want 1 to %d", len(point), MaxNbVars)
-	}
-	var one fr.Element
-	one.SetOne()
-	return verifyField(t, point, value, proof, []fr.Element{one})
-}
-
 // verifyField checks an opening of Σⱼ combination[j]·fⱼ at point with value,
 // fⱼ the MLEs of the commitments.
 func verifyField(t *Transcript, point []fr.Element, value fr.Element, proof *Proof, combination []fr.Element) (*GroupCheck, error) {
@@ -516,13 +486,4 @@ func VerifyGroup(vk *VerifyingKey, commitments []Commitment, proof *Proof, check
 		return fmt.Errorf("%w: pairing check failed", ErrRejected)
 	}
 	return nil
-}
-
-// Verify checks a proof of [Open]: [VerifyField] then [VerifyGroup].
-func Verify(t *Transcript, vk *VerifyingKey, commitment Commitment, point []fr.Element, value fr.Element, proof *Proof) error {
-	check, err := VerifyField(t, point, value, proof)
-	if err != nil {
-		return err
-	}
-	return VerifyGroup(vk, []Commitment{commitment}, proof, check)
 }

@@ -15,7 +15,7 @@ import (
 // Encoding (all integers big-endian):
 //
 //	Proof:      n (4 bytes) · Folds (n−1 points) · Quotient (1 point) · Evaluations (3n scalars, row by row)
-//	BatchProof: rounds (4 bytes) · values per round (4 bytes) · the round values · Proof
+//	GroupProof: rounds (4 bytes) · values per round (4 bytes) · the round values · Proof
 //
 // A point is gnark-crypto's 48-byte compressed G1 encoding, a scalar the
 // 32-byte canonical encoding of an Fr element. Decoding refuses
@@ -26,7 +26,7 @@ const (
 	pointSize  = bls12377.SizeOfG1AffineCompressed
 	scalarSize = fr.Bytes
 	// maxRoundValues bounds the values per sum-check round a decoder
-	// accepts (the batching sum-check sends 2).
+	// accepts (the grouping sum-check sends 2).
 	maxRoundValues = 8
 )
 
@@ -53,7 +53,7 @@ func (p *Proof) UnmarshalBinary(data []byte) error {
 }
 
 // MarshalBinary encodes the proof.
-func (p *BatchProof) MarshalBinary() ([]byte, error) {
+func (p *GroupProof) MarshalBinary() ([]byte, error) {
 	var buf bytes.Buffer
 	width := 0
 	if len(p.SumCheck.Rounds) > 0 {
@@ -76,9 +76,9 @@ func (p *BatchProof) MarshalBinary() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// UnmarshalBinary decodes a proof encoded by [BatchProof.MarshalBinary];
+// UnmarshalBinary decodes a proof encoded by [GroupProof.MarshalBinary];
 // the whole input must be consumed.
-func (p *BatchProof) UnmarshalBinary(data []byte) error {
+func (p *GroupProof) UnmarshalBinary(data []byte) error {
 	if len(data) < 8 {
 		return errShort
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-func TestBatchProofRoundTrip(t *testing.T) {
-	f := newBatchFixture(t, newTestRand(t))
+func TestGroupProofRoundTrip(t *testing.T) {
+	f := newGroupFixture(t, newTestRand(t))
 	data, err := f.proof.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -17,7 +17,7 @@ func TestBatchProofRoundTrip(t *testing.T) {
 	if want := 8 + 10*scalarSize + 4 + 5*pointSize + 15*scalarSize; len(data) != want {
 		t.Fatalf("encoding of %d bytes, want %d", len(data), want)
 	}
-	var p BatchProof
+	var p GroupProof
 	if err := p.UnmarshalBinary(data); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestBatchProofRoundTrip(t *testing.T) {
 }
 
 func TestProofRoundTrip(t *testing.T) {
-	f := newBatchFixture(t, newTestRand(t))
+	f := newGroupFixture(t, newTestRand(t))
 	data, err := f.proof.Opening.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -59,10 +59,10 @@ func TestProofRoundTrip(t *testing.T) {
 	}
 }
 
-// FuzzBatchProofUnmarshal checks that decoding arbitrary bytes never
+// FuzzGroupProofUnmarshal checks that decoding arbitrary bytes never
 // panics and that whatever decodes re-encodes to the same bytes.
-func FuzzBatchProofUnmarshal(f *testing.F) {
-	fx := newBatchFixture(f, rand.New(rand.NewPCG(1, 2)))
+func FuzzGroupProofUnmarshal(f *testing.F) {
+	fx := newGroupFixture(f, rand.New(rand.NewPCG(1, 2)))
 	data, err := fx.proof.MarshalBinary()
 	if err != nil {
 		f.Fatal(err)
@@ -74,7 +74,7 @@ func FuzzBatchProofUnmarshal(f *testing.F) {
 	f.Add(huge)
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var p BatchProof
+		var p GroupProof
 		if err := p.UnmarshalBinary(in); err != nil {
 			return
 		}
@@ -88,9 +88,9 @@ func FuzzBatchProofUnmarshal(f *testing.F) {
 	})
 }
 
-// FuzzProofUnmarshal is FuzzBatchProofUnmarshal for a single opening.
+// FuzzProofUnmarshal is FuzzGroupProofUnmarshal for a single opening.
 func FuzzProofUnmarshal(f *testing.F) {
-	fx := newBatchFixture(f, rand.New(rand.NewPCG(3, 4)))
+	fx := newGroupFixture(f, rand.New(rand.NewPCG(3, 4)))
 	data, err := fx.proof.Opening.MarshalBinary()
 	if err != nil {
 		f.Fatal(err)

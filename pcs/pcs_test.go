@@ -2,7 +2,6 @@ package pcs
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"log"
 	"math/rand/v2"
@@ -71,58 +70,56 @@ func TestDevelopmentSRSWarns(t *testing.T) {
 	}
 }
 
-func TestOpenVerify(t *testing.T) {
-	rng := newTestRand(t)
-	srs := srsForTest(t)
-	for n := 1; n <= 8; n++ {
-		table := randomTable(rng, n)
-		point := field.RandomVector[fr.Element](rng, n)
-		c, err := Commit(srs, table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		claims := []Claim{{Point: point}}
-		proof, value, err := Open(newTranscript([]Commitment{c}, claims), srs, table, point)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := poly.Evaluate[fr.Element](table, point); !value.Equal(&want) {
-			t.Fatalf("n=%d: value %s, want %s", n, value.String(), want.String())
-		}
-		if err := Verify(newTranscript([]Commitment{c}, claims), srs.VerifyingKey(), c, point, value, proof); err != nil {
-			t.Fatalf("n=%d: honest proof rejected: %v", n, err)
-		}
-		var wrong fr.Element
-		wrong.SetOne()
-		wrong.Add(&wrong, &value)
-		if err := Verify(newTranscript([]Commitment{c}, claims), srs.VerifyingKey(), c, point, wrong, proof); !errors.Is(err, ErrRejected) {
-			t.Fatalf("n=%d: wrong value: got %v, want rejection", n, err)
-		}
+// verifyGroupParts checks a proof of OpenGroupParts natively, both parts
+// of the verifier: VerifyGroupFieldParts then VerifyGroup, commitments[j]
+// holding commitment j's parts.
+func verifyGroupParts(t *Transcript, vk *VerifyingKey, commitments [][]Commitment, claims []Claim, proof *GroupProof, m int) error {
+	check, err := VerifyGroupFieldParts(t, len(commitments), claims, proof, m)
+	if err != nil {
+		return err
 	}
+	var flat []Commitment
+	for _, parts := range commitments {
+		flat = append(flat, parts...)
+	}
+	if len(flat) != len(check.Commitments) {
+		return fmt.Errorf("pcs: verify: %d part commitments for %d parts", len(flat), len(check.Commitments))
+	}
+	return VerifyGroup(vk, flat, &proof.Opening, check)
 }
 
-// batchFixture is an honest batch opening: three commitments of 3, 5 and
+// verifyWhole is verifyGroupParts for MLEs committed whole (m =
+// MaxNbVars), commitments[j] the commitment of MLE j.
+func verifyWhole(t *Transcript, vk *VerifyingKey, commitments []Commitment, claims []Claim, proof *GroupProof) error {
+	whole := make([][]Commitment, len(commitments))
+	for j := range commitments {
+		whole[j] = commitments[j : j+1]
+	}
+	return verifyGroupParts(t, vk, whole, claims, proof, MaxNbVars)
+}
+
+// groupFixture is an honest grouped opening: three commitments of 3, 5 and
 // 5 variables, two, three and one claims, each commitment in parts of at
 // most m variables ([CommitParts]; whole with m = MaxNbVars);
 // commitments holds every part, commitment by commitment.
-type batchFixture struct {
+type groupFixture struct {
 	commitments []Commitment
 	parts       []int
 	m           int
 	claims      []Claim
-	proof       *BatchProof
+	proof       *GroupProof
 }
 
-func newBatchFixture(t testing.TB, rng *rand.Rand) *batchFixture {
-	return newBatchFixtureParts(t, rng, MaxNbVars)
+func newGroupFixture(t testing.TB, rng *rand.Rand) *groupFixture {
+	return newGroupFixtureParts(t, rng, MaxNbVars)
 }
 
-func newBatchFixtureParts(t testing.TB, rng *rand.Rand, m int) *batchFixture {
+func newGroupFixtureParts(t testing.TB, rng *rand.Rand, m int) *groupFixture {
 	srs := srsForTest(t)
 	vars := []int{3, 5, 5}
 	claimsPer := []int{2, 3, 1}
 	tables := make([][]fr.Element, len(vars))
-	f := &batchFixture{m: m}
+	f := &groupFixture{m: m}
 	for j, n := range vars {
 		tables[j] = randomTable(rng, n)
 		c, err := CommitParts(srs, tables[j], m)
@@ -142,7 +139,7 @@ func newBatchFixtureParts(t testing.TB, rng *rand.Rand, m int) *batchFixture {
 			}
 		}
 	}
-	proof, err := OpenBatchParts(newTranscript(f.commitments, f.claims), srs, tables, f.claims, m)
+	proof, err := OpenGroupParts(newTranscript(f.commitments, f.claims), srs, tables, f.claims, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +148,7 @@ func newBatchFixtureParts(t testing.TB, rng *rand.Rand, m int) *batchFixture {
 }
 
 // grouped returns the commitments grouped by commitment.
-func (f *batchFixture) grouped() [][]Commitment {
+func (f *groupFixture) grouped() [][]Commitment {
 	var out [][]Commitment
 	rest := f.commitments
 	for _, p := range f.parts {
@@ -161,17 +158,17 @@ func (f *batchFixture) grouped() [][]Commitment {
 	return out
 }
 
-func (f *batchFixture) verify(t testing.TB) error {
-	return VerifyBatchParts(newTranscript(f.commitments, f.claims), srsForTest(t).VerifyingKey(), f.grouped(), f.claims, f.proof, f.m)
+func (f *groupFixture) verify(t testing.TB) error {
+	return verifyGroupParts(newTranscript(f.commitments, f.claims), srsForTest(t).VerifyingKey(), f.grouped(), f.claims, f.proof, f.m)
 }
 
-func TestBatchHonest(t *testing.T) {
-	f := newBatchFixture(t, newTestRand(t))
+func TestGroupHonest(t *testing.T) {
+	f := newGroupFixture(t, newTestRand(t))
 	if err := f.verify(t); err != nil {
-		t.Fatalf("honest batch proof rejected: %v", err)
+		t.Fatalf("honest grouped opening rejected: %v", err)
 	}
-	// The two parts, called separately, agree with VerifyBatch.
-	check, err := VerifyBatchField(newTranscript(f.commitments, f.claims), len(f.commitments), f.claims, f.proof)
+	// The two parts, called separately, agree with verifyGroupParts.
+	check, err := VerifyGroupFieldParts(newTranscript(f.commitments, f.claims), len(f.commitments), f.claims, f.proof, f.m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +177,7 @@ func TestBatchHonest(t *testing.T) {
 	}
 }
 
-func TestBatchSingleCommitment(t *testing.T) {
+func TestGroupSingleCommitment(t *testing.T) {
 	rng := newTestRand(t)
 	srs := srsForTest(t)
 	table := randomTable(rng, 4)
@@ -190,21 +187,21 @@ func TestBatchSingleCommitment(t *testing.T) {
 	}
 	point := field.RandomVector[fr.Element](rng, 4)
 	claims := []Claim{{Point: point, Value: poly.Evaluate[fr.Element](table, point)}}
-	proof, err := OpenBatch(newTranscript([]Commitment{c}, claims), srs, [][]fr.Element{table}, claims)
+	proof, err := OpenGroupParts(newTranscript([]Commitment{c}, claims), srs, [][]fr.Element{table}, claims, MaxNbVars)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifyBatch(newTranscript([]Commitment{c}, claims), srs.VerifyingKey(), []Commitment{c}, claims, proof); err != nil {
+	if err := verifyWhole(newTranscript([]Commitment{c}, claims), srs.VerifyingKey(), []Commitment{c}, claims, proof); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// TestBatchBooleanPrefix opens claims whose points start with boolean
+// TestGroupBooleanPrefix opens claims whose points start with boolean
 // coordinates (a block of a stacked MLE, whose combination table the
 // prover builds over the block only) beside a random point: the proof
 // verifies, and a changed value is refused by the prover and rejected by
 // the verifier.
-func TestBatchBooleanPrefix(t *testing.T) {
+func TestGroupBooleanPrefix(t *testing.T) {
 	rng := newTestRand(t)
 	srs := srsForTest(t)
 	table := randomTable(rng, 5)
@@ -220,37 +217,37 @@ func TestBatchBooleanPrefix(t *testing.T) {
 		claims = append(claims, Claim{Point: point, Value: poly.Evaluate[fr.Element](table, point)})
 	}
 	commitments := []Commitment{c}
-	proof, err := OpenBatch(newTranscript(commitments, claims), srs, [][]fr.Element{table}, claims)
+	proof, err := OpenGroupParts(newTranscript(commitments, claims), srs, [][]fr.Element{table}, claims, MaxNbVars)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifyBatch(newTranscript(commitments, claims), srs.VerifyingKey(), commitments, claims, proof); err != nil {
+	if err := verifyWhole(newTranscript(commitments, claims), srs.VerifyingKey(), commitments, claims, proof); err != nil {
 		t.Fatalf("honest proof rejected: %v", err)
 	}
 	for k := range claims {
 		claims[k].Value.Add(&claims[k].Value, &one)
-		if _, err := OpenBatch(newTranscript(commitments, claims), srs, [][]fr.Element{table}, claims); err == nil {
+		if _, err := OpenGroupParts(newTranscript(commitments, claims), srs, [][]fr.Element{table}, claims, MaxNbVars); err == nil {
 			t.Errorf("claim %d: a false value was proven", k)
 		}
-		if err := VerifyBatch(newTranscript(commitments, claims), srs.VerifyingKey(), commitments, claims, proof); err == nil {
+		if err := verifyWhole(newTranscript(commitments, claims), srs.VerifyingKey(), commitments, claims, proof); err == nil {
 			t.Errorf("claim %d: a changed value was accepted", k)
 		}
 		claims[k].Value.Sub(&claims[k].Value, &one)
 	}
 }
 
-func TestBatchFalseClaimRefused(t *testing.T) {
+func TestGroupFalseClaimRefused(t *testing.T) {
 	rng := newTestRand(t)
 	srs := srsForTest(t)
 	table := randomTable(rng, 3)
 	point := field.RandomVector[fr.Element](rng, 3)
 	claims := []Claim{{Point: point, Value: field.Random[fr.Element](rng)}}
-	if _, err := OpenBatch(newTranscript(nil, claims), srs, [][]fr.Element{table}, claims); err == nil {
+	if _, err := OpenGroupParts(newTranscript(nil, claims), srs, [][]fr.Element{table}, claims, MaxNbVars); err == nil {
 		t.Fatal("a false claim was proven")
 	}
 }
 
-func TestBatchShapeErrors(t *testing.T) {
+func TestGroupShapeErrors(t *testing.T) {
 	rng := newTestRand(t)
 	p := field.RandomVector[fr.Element](rng, 3)
 	cases := map[string]struct {
@@ -264,7 +261,7 @@ func TestBatchShapeErrors(t *testing.T) {
 		"mixed sizes":        {1, []Claim{{Commitment: 0, Point: p}, {Commitment: 0, Point: p[:2]}}},
 	}
 	for name, c := range cases {
-		if _, err := VerifyBatchField(newTranscript(nil, nil), c.nb, c.claims, &BatchProof{}); err == nil {
+		if _, err := VerifyGroupFieldParts(newTranscript(nil, nil), c.nb, c.claims, &GroupProof{}, MaxNbVars); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

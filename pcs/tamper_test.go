@@ -10,8 +10,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 )
 
-func (f *batchFixture) clone() *batchFixture {
-	g := &batchFixture{commitments: slices.Clone(f.commitments), parts: f.parts, m: f.m, proof: &BatchProof{}}
+func (f *groupFixture) clone() *groupFixture {
+	g := &groupFixture{commitments: slices.Clone(f.commitments), parts: f.parts, m: f.m, proof: &GroupProof{}}
 	for _, c := range f.claims {
 		g.claims = append(g.claims, Claim{Commitment: c.Commitment, Point: slices.Clone(c.Point), Value: c.Value})
 	}
@@ -37,38 +37,38 @@ func addGenerator(p *bls12377.G1Affine) {
 	p.Add(p, &g)
 }
 
-// tamperings lists every single-element change of a batch opening: each
+// tamperings lists every single-element change of a grouped opening: each
 // commitment, claim value, claim point coordinate, sum-check round value,
 // fold commitment, fold evaluation and quotient point.
-func tamperings(f *batchFixture) map[string]func(*batchFixture) {
-	m := map[string]func(*batchFixture){}
+func tamperings(f *groupFixture) map[string]func(*groupFixture) {
+	m := map[string]func(*groupFixture){}
 	for j := range f.commitments {
-		m[fmt.Sprintf("commitment %d", j)] = func(g *batchFixture) { addGenerator(&g.commitments[j]) }
+		m[fmt.Sprintf("commitment %d", j)] = func(g *groupFixture) { addGenerator(&g.commitments[j]) }
 	}
 	for k := range f.claims {
-		m[fmt.Sprintf("claim %d value", k)] = func(g *batchFixture) { addOne(&g.claims[k].Value) }
+		m[fmt.Sprintf("claim %d value", k)] = func(g *groupFixture) { addOne(&g.claims[k].Value) }
 		for i := range f.claims[k].Point {
-			m[fmt.Sprintf("claim %d point %d", k, i)] = func(g *batchFixture) { addOne(&g.claims[k].Point[i]) }
+			m[fmt.Sprintf("claim %d point %d", k, i)] = func(g *groupFixture) { addOne(&g.claims[k].Point[i]) }
 		}
 	}
 	for i, r := range f.proof.SumCheck.Rounds {
 		for k := range r {
-			m[fmt.Sprintf("sum-check round %d value %d", i, k)] = func(g *batchFixture) { addOne(&g.proof.SumCheck.Rounds[i][k]) }
+			m[fmt.Sprintf("sum-check round %d value %d", i, k)] = func(g *groupFixture) { addOne(&g.proof.SumCheck.Rounds[i][k]) }
 		}
 	}
 	for i := range f.proof.Opening.Folds {
-		m[fmt.Sprintf("fold commitment %d", i+1)] = func(g *batchFixture) { addGenerator(&g.proof.Opening.Folds[i]) }
+		m[fmt.Sprintf("fold commitment %d", i+1)] = func(g *groupFixture) { addGenerator(&g.proof.Opening.Folds[i]) }
 	}
 	for i := range f.proof.Opening.Evaluations {
 		for j := range 3 {
-			m[fmt.Sprintf("fold %d evaluation %d", i, j)] = func(g *batchFixture) { addOne(&g.proof.Opening.Evaluations[i][j]) }
+			m[fmt.Sprintf("fold %d evaluation %d", i, j)] = func(g *groupFixture) { addOne(&g.proof.Opening.Evaluations[i][j]) }
 		}
 	}
-	m["quotient"] = func(g *batchFixture) { addGenerator(&g.proof.Opening.Quotient) }
+	m["quotient"] = func(g *groupFixture) { addGenerator(&g.proof.Opening.Quotient) }
 	return m
 }
 
-func TestBatchTampered(t *testing.T) {
+func TestGroupTampered(t *testing.T) {
 	// Commitments of 3, 5 and 5 variables, 6 claims (values and
 	// 2·3 + 3·5 + 1·5 point coordinates), 5 rounds of 2 values, then per
 	// opening of k variables k − 1 folds, k evaluation triples and 1
@@ -79,7 +79,7 @@ func TestBatchTampered(t *testing.T) {
 		{2, 2 + 8 + 8, 2},
 		{1, 4 + 16 + 16, 1},
 	} {
-		f := newBatchFixtureParts(t, newTestRand(t), c.m)
+		f := newGroupFixtureParts(t, newTestRand(t), c.m)
 		if err := f.verify(t); err != nil {
 			t.Fatalf("parts of %d variables: honest proof rejected: %v", c.m, err)
 		}
@@ -102,17 +102,17 @@ func TestBatchTampered(t *testing.T) {
 }
 
 func TestPointsOutsideG1Refused(t *testing.T) {
-	f := newBatchFixture(t, newTestRand(t))
+	f := newGroupFixture(t, newTestRand(t))
 	bad := notInSubgroup(t)
-	variants := map[string]func(*batchFixture){
-		"commitment": func(g *batchFixture) { g.commitments[1] = bad },
-		"fold":       func(g *batchFixture) { g.proof.Opening.Folds[2] = bad },
-		"quotient":   func(g *batchFixture) { g.proof.Opening.Quotient = bad },
+	variants := map[string]func(*groupFixture){
+		"commitment": func(g *groupFixture) { g.commitments[1] = bad },
+		"fold":       func(g *groupFixture) { g.proof.Opening.Folds[2] = bad },
+		"quotient":   func(g *groupFixture) { g.proof.Opening.Quotient = bad },
 	}
 	for name, tamper := range variants {
 		g := f.clone()
 		tamper(g)
-		check, err := VerifyBatchField(newTranscript(g.commitments, g.claims), len(g.commitments), g.claims, g.proof)
+		check, err := VerifyGroupFieldParts(newTranscript(g.commitments, g.claims), len(g.commitments), g.claims, g.proof, g.m)
 		if err != nil {
 			// A changed fold or quotient changes the challenges, and the
 			// field part may already reject; the group part must in any case.
@@ -130,7 +130,7 @@ func TestPointsOutsideG1Refused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p BatchProof
+	var p GroupProof
 	if err := p.UnmarshalBinary(data); err == nil {
 		t.Fatal("decoded a proof with a point outside G1")
 	}

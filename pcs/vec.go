@@ -14,7 +14,7 @@ import (
 // element-wise loops.
 const vecChunk = 1 << 13
 
-// column is an MLE's table as the batch opening reads it: stored (t), or
+// column is an MLE's table as the grouped opening reads it: stored (t), or
 // generated over n entries by fill (a sumcheck.Generator's), which the
 // opening calls for the spans it reads.
 type column struct {

@@ -21,22 +21,22 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden vectors in testdata/")
 
-// batchVector is the layout of testdata/batch_vector.json and
-// testdata/batch_parts_vector.json, for the native tests here and the
+// groupVector is the layout of testdata/group_vector.json and
+// testdata/group_parts_vector.json, for the native tests here and the
 // in-circuit twins of the two verifier parts. The transcript is
 // transcript.New(Domain), then Digest(commitments) and every claim's
 // point absorbed in order; the SRS is the (public, test-only) one of
 // τ = Tau with SRSSize powers. In the second, each MLE is committed in
 // parts of PartVars variables (CommitParts, Parts[j] of them for MLE j,
-// all listed in Commitments) and opened by OpenBatchParts.
-type batchVector struct {
+// all listed in Commitments) and opened by OpenGroupParts.
+type groupVector struct {
 	Domain           string     `json:"domain"`
 	Tau              string     `json:"tau"`
 	SRSSize          int        `json:"srsSize"`
 	Commitments      []string   `json:"commitments"` // compressed G1, hex
 	CommitmentDigest fr.Element `json:"commitmentDigest"`
 	Claims           []Claim    `json:"claims"`
-	Proof            string     `json:"proof"` // BatchProof.MarshalBinary, hex
+	Proof            string     `json:"proof"` // GroupProof.MarshalBinary, hex
 	FoldDigest       fr.Element `json:"foldDigest"`
 	QuotientDigest   fr.Element `json:"quotientDigest"` // Digest(W)
 	Check            GroupCheck `json:"check"`
@@ -44,10 +44,10 @@ type batchVector struct {
 	Parts            []int      `json:"parts,omitempty"`
 }
 
-// makeBatchVector builds the golden vector from fixed inputs: three MLEs of
+// makeGroupVector builds the golden vector from fixed inputs: three MLEs of
 // 2, 4 and 4 variables with 2, 1 and 2 claims, committed whole (m = 0) or
 // in parts of m variables.
-func makeBatchVector(t *testing.T, m int) (*batchVector, *SRS) {
+func makeGroupVector(t *testing.T, m int) (*groupVector, *SRS) {
 	tau := big.NewInt(0).SetBytes([]byte("veriformer/pcs/test-vector/tau"))
 	srs, err := NewSRSOfTau(1<<5, tau)
 	if err != nil {
@@ -56,7 +56,7 @@ func makeBatchVector(t *testing.T, m int) (*batchVector, *SRS) {
 	rng := rand.New(rand.NewPCG(10, 10))
 	vars := []int{2, 4, 4}
 	tables := make([][]fr.Element, len(vars))
-	v := &batchVector{Domain: testDomain, Tau: tau.String(), SRSSize: srs.Size(), PartVars: m}
+	v := &groupVector{Domain: testDomain, Tau: tau.String(), SRSSize: srs.Size(), PartVars: m}
 	parts := m
 	if m == 0 {
 		parts = MaxNbVars
@@ -85,7 +85,7 @@ func makeBatchVector(t *testing.T, m int) (*batchVector, *SRS) {
 		point := field.RandomVector[fr.Element](rng, vars[j])
 		v.Claims = append(v.Claims, Claim{Commitment: j, Point: point, Value: poly.Evaluate[fr.Element](tables[j], point)})
 	}
-	proof, err := OpenBatchParts(newTranscript(commitments, v.Claims), srs, tables, v.Claims, parts)
+	proof, err := OpenGroupParts(newTranscript(commitments, v.Claims), srs, tables, v.Claims, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func makeBatchVector(t *testing.T, m int) (*batchVector, *SRS) {
 	v.Proof = hex.EncodeToString(data)
 	v.FoldDigest = Digest(proof.Opening.Folds)
 	v.QuotientDigest = Digest([]bls12377.G1Affine{proof.Opening.Quotient})
-	check, err := VerifyBatchFieldParts(newTranscript(commitments, v.Claims), len(vars), v.Claims, proof, parts)
+	check, err := VerifyGroupFieldParts(newTranscript(commitments, v.Claims), len(vars), v.Claims, proof, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,17 +104,17 @@ func makeBatchVector(t *testing.T, m int) (*batchVector, *SRS) {
 	return v, srs
 }
 
-func TestBatchVector(t *testing.T) {
-	testBatchVector(t, "batch_vector.json", 0)
+func TestGroupVector(t *testing.T) {
+	testGroupVector(t, "group_vector.json", 0)
 }
 
-func TestBatchPartsVector(t *testing.T) {
-	testBatchVector(t, "batch_parts_vector.json", 3)
+func TestGroupPartsVector(t *testing.T) {
+	testGroupVector(t, "group_parts_vector.json", 3)
 }
 
-func testBatchVector(t *testing.T, name string, m int) {
+func testGroupVector(t *testing.T, name string, m int) {
 	path := filepath.Join("testdata", name)
-	want, srs := makeBatchVector(t, m)
+	want, srs := makeGroupVector(t, m)
 	encoded, err := json.MarshalIndent(want, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -132,14 +132,14 @@ func testBatchVector(t *testing.T, name string, m int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got batchVector
+	var got groupVector
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
 	// Byte equality too: decoding drops what the types no longer hold
 	// (an array's extra elements), so a stale file could decode equal.
 	if !reflect.DeepEqual(&got, want) || !bytes.Equal(data, encoded) {
-		t.Fatalf("testdata/%s differs from the vector computed now (go test ./pcs -run 'TestBatch(Parts)?Vector' -update)", name)
+		t.Fatalf("testdata/%s differs from the vector computed now (go test ./pcs -run 'TestGroup(Parts)?Vector' -update)", name)
 	}
 	// The stored proof verifies.
 	commitments := make([]Commitment, len(got.Commitments))
@@ -156,7 +156,7 @@ func testBatchVector(t *testing.T, name string, m int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var proof BatchProof
+	var proof GroupProof
 	if err := proof.UnmarshalBinary(raw); err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func testBatchVector(t *testing.T, name string, m int) {
 	for j, p := range parts {
 		grouped[j], rest = rest[:p], rest[p:]
 	}
-	if err := VerifyBatchParts(newTranscript(commitments, got.Claims), srs.VerifyingKey(), grouped, got.Claims, &proof, partVars); err != nil {
+	if err := verifyGroupParts(newTranscript(commitments, got.Claims), srs.VerifyingKey(), grouped, got.Claims, &proof, partVars); err != nil {
 		t.Fatal(err)
 	}
 }

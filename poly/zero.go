@@ -9,7 +9,7 @@ import (
 
 // Granule is the number of entries of a table per flag of [ZeroGranules]:
 // the provers that skip the zero blocks of their tables (package
-// sumcheck's eq prover, package pcs's batching sum-check) track them at
+// sumcheck's eq prover, package pcs's grouping sum-check) track them at
 // this grain.
 const Granule = 256
 

@@ -44,7 +44,7 @@
 //     the one-hot point of its Local logit, the prefix Prefix_c +
 //     [t ≥ b]·Sel, and Local = Chosen is asserted where a ≤ t < b;
 //  11. the boundary's point, in every segment that hands its stream on;
-//  12. the batch opening's field part (gadgets/pcs.VerifyBatchFieldParts,
+//  12. the grouped opening's field part (gadgets/pcs.VerifyGroupFieldParts,
 //     the commitments in parts of the shape's PartVars) over every
 //     claim, in the native order, keeping the scalars of the parts the
 //     proof commits (native.SelectParts).

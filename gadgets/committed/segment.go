@@ -48,8 +48,8 @@ type Proof struct {
 	Opening OpeningProof
 }
 
-// OpeningProof is the field part of the batch opening that the proof
-// carries: the batching sum-check and the evaluation triples (the
+// OpeningProof is the field part of the grouped opening that the proof
+// carries: the grouping sum-check and the evaluation triples (the
 // digests of its points are public inputs, [Publics]).
 type OpeningProof struct {
 	SumCheck    gsumcheck.Proof
@@ -88,7 +88,7 @@ func PlaceholderProof(s *native.Shape) (Proof, error) {
 
 // ValueOfProof returns the assignment of a native segment proof.
 func ValueOfProof(p *native.Proof) Proof {
-	bp := gpcs.ValueOfBatchProof(p.Opening)
+	bp := gpcs.ValueOfGroupProof(p.Opening)
 	out := Proof{
 		Lookups:       ValueOfLookupProof(p),
 		Requant:       ValueOfRequantProof(p),
@@ -173,7 +173,7 @@ func ValueOfPublics(s *native.Shape, st statement.Statement, proof *native.Proof
 	stmt := statement.Elements[fr.Element](st)
 	d := pcs.Digest(proof.Commitments())
 	md := pcs.Digest(proof.Multiplicities)
-	bp := gpcs.ValueOfBatchProof(proof.Opening)
+	bp := gpcs.ValueOfGroupProof(proof.Opening)
 	p := Publics{
 		Digest: field.BigInt(&d), MDigest: field.BigInt(&md),
 		FoldDigest:  bp.FoldDigest,
@@ -288,7 +288,7 @@ func verifyBound(api frontend.API, m *model.Model, s *native.Shape, pub Publics,
 
 // Verify is native Shape.VerifyField in circuit: the segment's verifier
 // from its transcript's seed (the statement, the segment, the
-// commitments' digest) to the field part of the batch opening, every
+// commitments' digest) to the field part of the grouped opening, every
 // step the twin of the native one. req is the request bound to the
 // statement by the caller (the pass's tokens and live rows), digest and mDigest the
 // digests of the proof's commitments and of its multiplicities', and
@@ -422,8 +422,8 @@ func Verify(api frontend.API, m *model.Model, s *native.Shape, stmt []frontend.V
 	}
 	// The quotient's digest is absorbed after the last challenge: nothing
 	// reads the transcript after it.
-	bp := gpcs.BatchProof{SumCheck: p.Opening.SumCheck, Evaluations: p.Opening.Evaluations, FoldDigest: foldDigest, QuotientDigest: 0}
-	check, err := gpcs.VerifyBatchFieldParts(api, t, first+len(lc.Lookup.Tables), claims, bp, s.PartVars())
+	bp := gpcs.GroupProof{SumCheck: p.Opening.SumCheck, Evaluations: p.Opening.Evaluations, FoldDigest: foldDigest, QuotientDigest: 0}
+	check, err := gpcs.VerifyGroupFieldParts(api, t, first+len(lc.Lookup.Tables), claims, bp, s.PartVars())
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,10 @@
-// Package pcs verifies batch openings of package pcs (HyperKZG over
+// Package pcs verifies grouped openings of package pcs (HyperKZG over
 // BLS12-377) in circuits, split where the curves are native:
 //
-//   - [VerifyBatchField], the in-circuit twin of pcs.VerifyBatchField, runs
-//     over BLS12-377's scalar field, where the proof's scalars are native:
-//     the BLS12-377 segment circuits of the committed shape. It returns
-//     the scalars of the pairing check.
+//   - [VerifyGroupFieldParts], the in-circuit twin of
+//     pcs.VerifyGroupFieldParts, runs over BLS12-377's scalar field, where
+//     the proof's scalars are native: the BLS12-377 segment circuits of
+//     the committed shape. It returns the scalars of the pairing check.
 //   - [VerifyGroup], the in-circuit twin of pcs.VerifyGroup, runs over
 //     BW6-761's scalar field, BLS12-377's base field, where the points are
 //     native: the aggregator. It takes those scalars (a segment proof's
@@ -12,8 +12,8 @@
 //     of several openings with one pairing. [PointsDigest] computes the
 //     digests that stand for the points in the segment's transcript.
 //
-// Both are tested on the same golden vector as the native verifier
-// (pcs/testdata/batch_vector.json): the honest proof is accepted by the
+// Both are tested on the same golden vectors as the native verifier
+// (pcs/testdata/group_vector.json, group_parts_vector.json): the honest proof is accepted by the
 // gadgets and by the native verifier; every round value, evaluation,
 // claimed value, point coordinate, fold and quotient point, output scalar
 // and the final transcript state changed is rejected by the field part
@@ -29,7 +29,7 @@
 //
 // The commitments and the claims' points must already be bound to the
 // transcript (the segment binds every commitment as a digest, computed by
-// the aggregator from the points). [VerifyBatchField] then
+// the aggregator from the points). [VerifyGroupFieldParts] then
 //
 //   - absorbs the claimed values under label "pcs/batch", draws α and
 //     replays the degree-2 sum-check of Σₖ αᵏ vₖ = Σ_x Σⱼ Aⱼ(x)·fⱼ(x);
@@ -44,7 +44,8 @@
 //     the last against the sum-check's final value;
 //   - interpolates the batched values at β, −β, β² by a quadratic I
 //     (two divisions) and returns the scalars of the pairing check
-//     ([GroupCheck]): per commitment Aⱼ, per fold qⁱ, (−β⁴, β²) for
+//     ([GroupCheck]): per commitment Aⱼ (per part, with the MLEs
+//     committed in parts), per fold qⁱ, (−β⁴, β²) for
 //     the quotient and (−I₀, −I₁, −I₂) for the key's [1]₁, [τ]₁, [τ²]₁.
 //
 // The group part — subgroup checks of every point, the digests of the

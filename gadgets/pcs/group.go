@@ -38,10 +38,11 @@ func GeneratorKey() Key {
 	return Key{G1: [3]bls12377.G1Affine{g1, g1, g1}, G2: [3]bls12377.G2Affine{g2, g2, g2}}
 }
 
-// GroupOpening is the group side of one batch opening, in a BW6-761
+// GroupOpening is the group side of one grouped opening, in a BW6-761
 // circuit where BLS12-377 points are native: the commitments, the
 // proof's folds and quotient, and the scalars of its pairing check, which
-// the BLS12-377 circuit of the field part ([VerifyBatchField]) outputs.
+// the BLS12-377 circuit of the field part ([VerifyGroupFieldParts])
+// outputs.
 type GroupOpening struct {
 	Commitments []sw_bls12377.G1Affine
 	Folds       []sw_bls12377.G1Affine
@@ -153,7 +154,7 @@ func PointsDigestWith(api frontend.API, label string, values []frontend.Variable
 	return api.FromBinary(bits[:DigestBits]...), nil
 }
 
-// VerifyGroup completes the pairing checks of several batch openings
+// VerifyGroup completes the pairing checks of several grouped openings
 // against one key at once, as native.VerifyGroup does for one: it asserts
 // that every prover point is in G1, weighs the openings with 128-bit
 // weights drawn from everything they contain (a Poseidon2 chain over each

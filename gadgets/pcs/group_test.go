@@ -197,11 +197,11 @@ func TestGroupIdentity(t *testing.T) {
 		}
 		return t
 	}
-	proof, err := native.OpenBatch(tr(), srs, tables, claims)
+	proof, err := native.OpenGroupParts(tr(), srs, tables, claims, native.MaxNbVars)
 	if err != nil {
 		t.Fatal(err)
 	}
-	check, err := native.VerifyBatchField(tr(), len(commitments), claims, proof)
+	check, err := native.VerifyGroupFieldParts(tr(), len(commitments), claims, proof, native.MaxNbVars)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,34 +13,21 @@ import (
 	native "github.com/veriformer/veriformer/pcs"
 )
 
-// BatchProof is the field part of a native pcs.BatchProof: the claim
-// batching sum-check, the opening's evaluation triples, and the digests
-// (native.Digest) of its folds and of its quotient point, which the
-// aggregator recomputes from the points.
-type BatchProof struct {
+// GroupProof is the field part of a native pcs.GroupProof, a grouped
+// opening: the grouping sum-check, the opening's evaluation triples, and
+// the digests (native.Digest) of its folds and of its quotient point,
+// which the aggregator recomputes from the points.
+type GroupProof struct {
 	SumCheck       sumcheck.Proof
 	Evaluations    [][3]frontend.Variable
 	FoldDigest     frontend.Variable
 	QuotientDigest frontend.Variable
 }
 
-// PlaceholderBatchProof returns a proof for claims over n variables whose
-// opening runs over n variables, to size a circuit.
-func PlaceholderBatchProof(n int) BatchProof {
-	return PlaceholderBatchProofParts(n, n)
-}
-
-// PlaceholderBatchProofParts returns a proof for claims over n variables
-// whose opening runs over min(n, m) variables (commitments in parts of m
-// variables), to size a circuit.
-func PlaceholderBatchProofParts(n, m int) BatchProof {
-	return BatchProof{SumCheck: sumcheck.PlaceholderProof(n, 2), Evaluations: make([][3]frontend.Variable, min(n, m))}
-}
-
-// ValueOfBatchProof returns the assignment of a native proof, its point
+// ValueOfGroupProof returns the assignment of a native proof, its point
 // digests computed natively.
-func ValueOfBatchProof(p *native.BatchProof) BatchProof {
-	out := BatchProof{
+func ValueOfGroupProof(p *native.GroupProof) GroupProof {
+	out := GroupProof{
 		SumCheck:       sumcheck.ValueOfProof(&p.SumCheck),
 		Evaluations:    make([][3]frontend.Variable, len(p.Opening.Evaluations)),
 		FoldDigest:     digest(p.Opening.Folds),
@@ -66,15 +53,6 @@ type Claim struct {
 	Value      frontend.Variable
 }
 
-// ValueOfClaims returns the assignment of native claims.
-func ValueOfClaims(cs []native.Claim) []Claim {
-	out := make([]Claim, len(cs))
-	for k, c := range cs {
-		out[k] = Claim{Commitment: c.Commitment, Point: poly.ValuesOf(c.Point), Value: field.BigInt(&c.Value)}
-	}
-	return out
-}
-
 // GroupCheck holds the scalars of the pairing check that the group part
 // (native.VerifyGroup, or the aggregator) completes, as native.GroupCheck.
 type GroupCheck struct {
@@ -84,38 +62,33 @@ type GroupCheck struct {
 	Generator   [3]frontend.Variable
 }
 
-// VerifyBatchField is native.VerifyBatchField in circuit: with the
-// commitments and the claims' points already bound to t, it absorbs the
-// claimed values, replays the batching sum-check and the opening's
+// VerifyGroupFieldParts is native.VerifyGroupFieldParts in circuit: with
+// the commitments and the claims' points already bound to t, it absorbs
+// the claimed values, replays the grouping sum-check and the opening's
 // transcript, asserts the fold consistency and β ∉ {0, 1, −1}, and
-// returns the scalars of the pairing check. It is [VerifyBatchFieldParts]
-// with every MLE committed whole.
-func VerifyBatchField(api frontend.API, t *transcript.Transcript, nbCommitments int, claims []Claim, proof BatchProof) (*GroupCheck, error) {
-	return VerifyBatchFieldParts(api, t, nbCommitments, claims, proof, native.MaxNbVars)
-}
-
-// VerifyBatchFieldParts is native.VerifyBatchFieldParts in circuit: the
-// commitments are in native.Parts(nⱼ, m) parts each, the opening runs
-// over min(n, m) variables (the proof's size, [PlaceholderBatchProof]),
+// returns the scalars of the pairing check. The commitments are in
+// native.Parts(nⱼ, m) parts each (one part each with m =
+// native.MaxNbVars), the opening runs over min(n, m) variables (the
+// proof's size: a sum-check of n rounds, min(n, m) evaluation triples),
 // and GroupCheck.Commitments holds one scalar per part, commitment by
 // commitment.
-func VerifyBatchFieldParts(api frontend.API, t *transcript.Transcript, nbCommitments int, claims []Claim, proof BatchProof, m int) (*GroupCheck, error) {
+func VerifyGroupFieldParts(api frontend.API, t *transcript.Transcript, nbCommitments int, claims []Claim, proof GroupProof, m int) (*GroupCheck, error) {
 	targets, lengths := make([]int, len(claims)), make([]int, len(claims))
 	for k, c := range claims {
 		targets[k], lengths[k] = c.Commitment, len(c.Point)
 	}
-	vars, n, err := native.BatchShape(nbCommitments, targets, lengths)
+	vars, n, err := native.GroupShape(nbCommitments, targets, lengths)
 	if err != nil {
 		return nil, err
 	}
 	if m < 1 {
-		return nil, fmt.Errorf("pcs: batch: an opening of %d variables", m)
+		return nil, fmt.Errorf("pcs: group: an opening of %d variables", m)
 	}
 	k := min(n, m)
 	if len(proof.Evaluations) != k || len(proof.SumCheck.Rounds) != n {
-		return nil, fmt.Errorf("pcs: batch: a proof of %d rounds and %d evaluation triples for %d variables opened over %d", len(proof.SumCheck.Rounds), len(proof.Evaluations), n, k)
+		return nil, fmt.Errorf("pcs: group: a proof of %d rounds and %d evaluation triples for %d variables opened over %d", len(proof.SumCheck.Rounds), len(proof.Evaluations), n, k)
 	}
-	// Batching: α, the powers αᵏ and Σₖ αᵏ vₖ.
+	// Grouping: α, the powers αᵏ and Σₖ αᵏ vₖ (label "pcs/batch", as natively).
 	t.Label("pcs/batch")
 	for _, c := range claims {
 		t.Absorb(c.Value)
@@ -151,7 +124,7 @@ func VerifyBatchFieldParts(api frontend.API, t *transcript.Transcript, nbCommitm
 		for i := range o {
 			combination[j] = api.Mul(combination[j], api.Sub(1, point[i]))
 		}
-		// The parts' coefficients (native.OpenBatchParts):
+		// The parts' coefficients (native.OpenGroupParts):
 		// Aⱼ(r*)·∏_{i<min(oⱼ, n−k)} (1 − r*ᵢ), times eq(r*[oⱼ : n−k], p)
 		// for part p when nⱼ > k.
 		scale := combination[j]
@@ -171,7 +144,7 @@ func VerifyBatchFieldParts(api frontend.API, t *transcript.Transcript, nbCommitm
 
 // verifyField is the field part of the opening of Σⱼ combination[j]·fⱼ at
 // point with value (native verifyField).
-func verifyField(api frontend.API, t *transcript.Transcript, point []frontend.Variable, value frontend.Variable, proof BatchProof, combination []frontend.Variable) *GroupCheck {
+func verifyField(api frontend.API, t *transcript.Transcript, point []frontend.Variable, value frontend.Variable, proof GroupProof, combination []frontend.Variable) *GroupCheck {
 	n := len(point)
 	t.Label("pcs/hyperkzg")
 	t.Absorb(value, proof.FoldDigest)

@@ -21,6 +21,7 @@ import (
 	"github.com/consensys/gnark/test"
 
 	"github.com/veriformer/veriformer/field"
+	"github.com/veriformer/veriformer/gadgets/sumcheck"
 	"github.com/veriformer/veriformer/gadgets/transcript"
 	native "github.com/veriformer/veriformer/pcs"
 	nativetranscript "github.com/veriformer/veriformer/transcript"
@@ -28,8 +29,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/constraints.csv")
 
-// vector mirrors pcs/testdata/batch_vector.json and
-// batch_parts_vector.json: the transcript is transcript.New(Domain), then
+// PlaceholderGroupProofParts returns a proof for claims over n variables
+// whose opening runs over min(n, m) variables (commitments in parts of m
+// variables), to size the tests' circuits (the segment circuits size
+// their own, gadgets/committed).
+func PlaceholderGroupProofParts(n, m int) GroupProof {
+	return GroupProof{SumCheck: sumcheck.PlaceholderProof(n, 2), Evaluations: make([][3]frontend.Variable, min(n, m))}
+}
+
+// vector mirrors pcs/testdata/group_vector.json and
+// group_parts_vector.json: the transcript is transcript.New(Domain), then
 // the commitments' digest and every claim's point; the SRS is the
 // test-only one of τ = Tau with SRSSize powers. In the second, MLE j is
 // committed in Parts[j] parts of PartVars variables, Commitments listing
@@ -50,7 +59,7 @@ type vector struct {
 }
 
 // vectors are the golden vectors' files, whole then in parts.
-var vectors = []string{"batch_vector.json", "batch_parts_vector.json"}
+var vectors = []string{"group_vector.json", "group_parts_vector.json"}
 
 // run is one verification: the vector's statement, claims, proof and the
 // expected pairing-check scalars, each of which a test may change.
@@ -58,7 +67,7 @@ type run struct {
 	v           *vector
 	commitments []native.Commitment
 	claims      []native.Claim
-	proof       *native.BatchProof
+	proof       *native.GroupProof
 	check       native.GroupCheck
 	// state is the transcript's state after the honest verification: the
 	// segment exposes it so that the aggregator binds what was absorbed
@@ -99,7 +108,7 @@ func loadRun(t *testing.T, name string) *run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.proof = &native.BatchProof{}
+	r.proof = &native.GroupProof{}
 	if err := r.proof.UnmarshalBinary(raw); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +122,7 @@ func loadRun(t *testing.T, name string) *run {
 	}
 	r.vk = srs.VerifyingKey()
 	tr := r.transcript()
-	if _, err := native.VerifyBatchFieldParts(tr, r.nb, r.claims, r.proof, r.m); err != nil {
+	if _, err := native.VerifyGroupFieldParts(tr, r.nb, r.claims, r.proof, r.m); err != nil {
 		t.Fatal(err)
 	}
 	r.state = tr.State()
@@ -152,7 +161,7 @@ func (r *run) transcript() *native.Transcript {
 // verifyNative runs the native verifier, field part then group part
 // with the run's expected scalars (which must be the field part's).
 func (r *run) verifyNative() error {
-	got, err := native.VerifyBatchFieldParts(r.transcript(), r.nb, r.claims, r.proof, r.m)
+	got, err := native.VerifyGroupFieldParts(r.transcript(), r.nb, r.claims, r.proof, r.m)
 	if err != nil {
 		return err
 	}
@@ -166,13 +175,13 @@ func (r *run) verifyNative() error {
 	return nil
 }
 
-// batchCircuit verifies the vector's batch opening and asserts the
+// fieldCircuit verifies the vector's grouped opening and asserts the
 // pairing-check scalars, its public outputs.
-type batchCircuit struct {
+type fieldCircuit struct {
 	CommitmentDigest frontend.Variable
 	Points           [][]frontend.Variable
 	Values           []frontend.Variable
-	Proof            BatchProof
+	Proof            GroupProof
 	Commitments      []frontend.Variable  `gnark:",public"`
 	Folds            []frontend.Variable  `gnark:",public"`
 	Quotient         [2]frontend.Variable `gnark:",public"`
@@ -184,7 +193,7 @@ type batchCircuit struct {
 	nb, m   int    `gnark:"-"`
 }
 
-func (c *batchCircuit) Define(api frontend.API) error {
+func (c *fieldCircuit) Define(api frontend.API) error {
 	t, err := transcript.New(api, c.domain)
 	if err != nil {
 		return err
@@ -195,7 +204,7 @@ func (c *batchCircuit) Define(api frontend.API) error {
 		t.Absorb(c.Points[k]...)
 		claims[k] = Claim{Commitment: c.targets[k], Point: c.Points[k], Value: c.Values[k]}
 	}
-	check, err := VerifyBatchFieldParts(api, t, c.nb, claims, c.Proof, c.m)
+	check, err := VerifyGroupFieldParts(api, t, c.nb, claims, c.Proof, c.m)
 	if err != nil {
 		return err
 	}
@@ -224,19 +233,19 @@ func values(xs []fr.Element) []frontend.Variable {
 }
 
 // circuits returns the placeholder and the assignment of a run.
-func (r *run) circuits() (*batchCircuit, *batchCircuit) {
+func (r *run) circuits() (*fieldCircuit, *fieldCircuit) {
 	n, k := len(r.proof.SumCheck.Rounds), len(r.proof.Opening.Evaluations)
-	placeholder := &batchCircuit{
-		Proof:       PlaceholderBatchProofParts(n, r.m),
+	placeholder := &fieldCircuit{
+		Proof:       PlaceholderGroupProofParts(n, r.m),
 		Commitments: make([]frontend.Variable, len(r.commitments)),
 		Folds:       make([]frontend.Variable, k-1),
 		domain:      r.v.Domain,
 		nb:          r.nb,
 		m:           r.m,
 	}
-	assignment := &batchCircuit{
+	assignment := &fieldCircuit{
 		CommitmentDigest: field.BigInt(&r.v.CommitmentDigest),
-		Proof:            ValueOfBatchProof(r.proof),
+		Proof:            ValueOfGroupProof(r.proof),
 		Commitments:      values(r.check.Commitments),
 		Folds:            values(r.check.Folds),
 		Quotient:         [2]frontend.Variable(values(r.check.Quotient[:])),
@@ -372,7 +381,7 @@ func TestConstraints(t *testing.T) {
 		if r.v.PartVars != 0 {
 			params = fmt.Sprintf("vector/n=%d/parts=%d/claims=%d", len(r.proof.SumCheck.Rounds), len(r.commitments), len(r.claims))
 		}
-		got += fmt.Sprintf("batch-field,%s,%d\n", params, cs.GetNbConstraints())
+		got += fmt.Sprintf("field-part,%s,%d\n", params, cs.GetNbConstraints())
 	}
 	path := filepath.Join("testdata", "constraints.csv")
 	if *update {

@@ -51,7 +51,7 @@ func benchSRS(b testing.TB, size int) *pcs.SRS {
 // prover time) / forward time. The prover time is split into commit,
 // GKR (the LogUp instance), sum-check (every other sum-check: the
 // decomposition zero-check, the requantization, projections,
-// contractions, norms, softmax and argmax) and open (the batch opening).
+// contractions, norms, softmax and argmax) and open (the grouped opening).
 // peak-rss-MiB is the process's peak resident memory (Linux; absent
 // elsewhere).
 func BenchmarkProve(b *testing.B) {

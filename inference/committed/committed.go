@@ -32,7 +32,7 @@ const Domain = "veriformer/inference/committed/v1"
 // ErrRejected wraps every reason a proof is rejected.
 var ErrRejected = errors.New("committed: proof rejected")
 
-// Commitment indices of a proof's batch opening: the stacked tensors, the
+// Commitment indices of a proof's grouped opening: the stacked tensors, the
 // multiplicities, the limb rows, the boundary.
 const (
 	TensorsCommitment        = 0
@@ -110,7 +110,7 @@ type Proof struct {
 	// of first appearance; see residual.go).
 	ResidualEvals []fr.Element
 	// Opening proves every claim on the commitments.
-	Opening *pcs.BatchProof
+	Opening *pcs.GroupProof
 }
 
 // Claims are the claims a verified proof leaves to the segment's other
@@ -231,7 +231,9 @@ func (l *Layout) DecompositionTables() [][]*big.Int {
 // NewTranscript seeds the segment's transcript with the statement and the
 // segment's bounds: From and To, then 1 if it sets NoHead, or
 // VocabFrom + 2 and VocabTo if it is a chunk (the segments of blocks
-// with the LM head absorb nothing more).
+// with the LM head absorb nothing more). Used by the tests of package
+// gadgets/committed, which replay a segment's steps from it natively and
+// in circuit.
 func NewTranscript(st statement.Statement, seg inference.Segment) *pcs.Transcript {
 	return newTranscript(st, seg, nil)
 }
@@ -275,7 +277,7 @@ func (p *Proof) Commitments() []pcs.Commitment {
 }
 
 // cacheCommitment is the index of the first cache commitment in the
-// batch opening.
+// grouped opening.
 func (p *Proof) cacheCommitment() int {
 	n := boundaryCommitment
 	if p.Boundary != nil {
@@ -287,7 +289,7 @@ func (p *Proof) cacheCommitment() int {
 	return n
 }
 
-// incomingCommitment is the index of Incoming in the batch opening.
+// incomingCommitment is the index of Incoming in the grouped opening.
 func (p *Proof) incomingCommitment() int {
 	if p.Boundary != nil {
 		return boundaryCommitment + 1
@@ -721,7 +723,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 	for _, d := range lookup.DenseColumns(set) {
 		tables = append(tables, outputTable(&set.Tables[d.Table]))
 	}
-	var open []pcs.BatchOption
+	var open []pcs.GroupOption
 	if drop {
 		// The limb rows are generated from the integers: the opening
 		// stores their first folds only.
@@ -731,7 +733,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 		}
 		open = append(open, pcs.Generate(gens))
 	}
-	if proof.Opening, err = pcs.OpenBatchParts(t, srs, tables, claims, partVars, open...); err != nil {
+	if proof.Opening, err = pcs.OpenGroupParts(t, srs, tables, claims, partVars, open...); err != nil {
 		return nil, nil, err
 	}
 	times.Open = time.Since(start)
@@ -741,7 +743,7 @@ func prove(srs *pcs.SRS, st statement.Statement, pass Pass, tr *model.Trace, seg
 // dropLimbVars is the stacked MLE's size (in variables) from which the
 // prover never builds the limb rows in the field: it commits them part
 // by part from the integers, the lookup argument reads the integers,
-// and the decomposition zero-check and the batch opening generate them
+// and the decomposition zero-check and the grouped opening generate them
 // (sumcheck.Generate, pcs.Generate), storing their first folds only. At
 // 2²² entries a row (a GPT-2-small block at 64 rows, its LM-head segment
 // at 16) the rows are 1 GB in the field; at 2²⁴ (the LM-head segment at
@@ -804,7 +806,8 @@ var limbValues = sync.OnceValue(func() *[1 << 16]fr.Element {
 
 // SharedRows maps each projection of segment seg of tr that shares its
 // group's input rows to the group's first projection: its accumulator
-// point takes that projection's row coordinates.
+// point takes that projection's row coordinates. Used by the tests of
+// package gadgets/committed, which call [VerifyRequants] with it.
 func SharedRows(tr *model.Trace, seg inference.Segment) map[*model.Requant]*model.Requant {
 	return sharedRows(projectionGroups(tr, seg))
 }
@@ -1043,6 +1046,9 @@ func passView(vk *VerifyingKey, m *model.Model, pass Pass) (*model.Trace, error)
 // (the LM head in the last), each verified as by [Verify] against the
 // pass's shapes computed once, and their chain ([CheckChain]). Every
 // accumulator claim must have been proven by the segments' own steps.
+// Library API, the native verification of a pass (as [VerifyTurn] is of
+// a turn), used by this package's tests; the commands call
+// [VerifyPassChecks], which also returns what the segment circuits take.
 func VerifyPass(vk *VerifyingKey, m *model.Model, st statement.Statement, pass Pass, segs []inference.Segment, proofs []*Proof) error {
 	_, err := VerifyPassChecks(vk, m, st, pass, segs, proofs)
 	return err
@@ -1174,7 +1180,7 @@ func verify(vk *VerifyingKey, m *model.Model, view *model.Trace, st statement.St
 
 // VerifyField runs the field part of the verifier of a segment proof of
 // model m for the statement st: everything but the group part of the
-// batch opening. It returns the scalars of the opening's pairing check,
+// grouped opening. It returns the scalars of the opening's pairing check,
 // on the proof's commitments ([Proof.Commitments]) followed by the
 // fixed commitments to the function tables of the segment's table set
 // ([lookup.DenseColumns] order), and the accumulator claims left to
@@ -1289,7 +1295,7 @@ func (s *Shape) VerifyField(m *model.Model, st statement.Statement, proof *Proof
 	claims = append(claims, softmaxClaims(l, sms, smEnds, proof.Softmax)...)
 	nbCommitments := s.NbCommitments()
 	claims = append(claims, tableClaims(nbCommitments, lc)...)
-	check, err := pcs.VerifyBatchFieldParts(t, nbCommitments+len(lookup.DenseColumns(s.Set)), claims, proof.Opening, s.PartVars())
+	check, err := pcs.VerifyGroupFieldParts(t, nbCommitments+len(lookup.DenseColumns(s.Set)), claims, proof.Opening, s.PartVars())
 	if err != nil {
 		return rejected(err)
 	}

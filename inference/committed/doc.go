@@ -89,7 +89,7 @@
 // (over the set's rows) are the second commitment. The function tables'
 // output columns are not evaluated by the verifier (lookup.WithTableClaims):
 // the prover sends each one's MLE at the table point's last kₜ
-// coordinates (Proof.Lookup.TableEvals), and the batch opening proves it
+// coordinates (Proof.Lookup.TableEvals), and the grouped opening proves it
 // against the [VerifyingKey]'s fixed commitment to that table (one per
 // function table of the model, [NewVerifyingKey]; a circuit holds them
 // as constants). The claims the
@@ -142,7 +142,7 @@
 // row coordinates of the first one's point (r_q = (r_row, r_col,q)). Each
 // proof turns the Acc_q(r_q) claims into claims on the weights and biases,
 // which the verifier evaluates from the model, and one claim on the
-// input, a block of s: it joins the batch opening at (prefix, point).
+// input, a block of s: it joins the grouped opening at (prefix, point).
 // The other accumulator claims are proven by the steps below; [Claims]
 // lists any left (none with every step in place).
 //
@@ -348,7 +348,7 @@
 // values at the lookup point, the multiplicity claim, the
 // zero-check's claims on s and on the 8 limb rows, the requantization
 // claim on s, the boundary link, the function tables' outputs — is
-// proven by one pcs.OpenBatchParts over the commitments (s, m, l₀, …,
+// proven by one pcs.OpenGroupParts over the commitments (s, m, l₀, …,
 // l₇[, boundary][, incoming], then the key's commitments to the set's
 // function tables in set order), whose sum-check runs over max(N, set
 // variables) variables. The key's commitments are not absorbed: they are
@@ -499,7 +499,7 @@
 //	label "committed/embedding"; its point                           (first segment only)
 //	label "committed/argmax"; U packed; c_i; Local (chunks); (ρ_k, ρ_j); D(ρ); sum-check (degree 2); L(r′, ρ_j)   (with the LM head)
 //	label "committed/boundary"; its point; the boundary's value     (not in the last segment)
-//	pcs.OpenBatchParts: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
+//	pcs.OpenGroupParts: label "pcs/batch", the claims' values, α, sum-check, HyperKZG
 //
 // The claims' order in the batch: multiplicities, s of the zero-check,
 // each limb slot's claim on its limb row, each limb row's zero-check

@@ -193,7 +193,7 @@ func UnmarshalProof(data []byte) (*Proof, error) {
 	if v := r.count(FormatVersion, 1); r.err == nil && v != FormatVersion {
 		return nil, fmt.Errorf("committed: decode: format version %d, want %d", v, FormatVersion)
 	}
-	p := &Proof{Lookup: &lookup.CommittedProof[fr.Element]{}, Decomposition: &sumcheck.ZeroCheckProof[fr.Element]{}, Opening: &pcs.BatchProof{}}
+	p := &Proof{Lookup: &lookup.CommittedProof[fr.Element]{}, Decomposition: &sumcheck.ZeroCheckProof[fr.Element]{}, Opening: &pcs.GroupProof{}}
 	p.Tensors = r.points()
 	p.Multiplicities = r.points()
 	for j := range p.Limbs {

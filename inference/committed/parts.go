@@ -12,7 +12,7 @@ import (
 // PartVars is the number of variables of a part of a committed MLE
 // (pcs.CommitParts): the stacked MLE, the limb rows, the multiplicities
 // and the key's function tables of more than 2^PartVars entries are
-// committed in parts of 2^PartVars entries, so that the batch opening's
+// committed in parts of 2^PartVars entries, so that the grouped opening's
 // multi-scalar multiplications run over 2^PartVars points whatever the
 // segment's size ("Parts" in the package documentation). The boundary
 // and the incoming stream are committed whole: a segment's parts take
@@ -179,7 +179,7 @@ func commitLimbRows(srs *pcs.SRS, limbs []uint16, rows [][]fr.Element, size, m i
 	return out, nil
 }
 
-// ownParts lists, per own commitment of the batch opening (tensors,
+// ownParts lists, per own commitment of the grouped opening (tensors,
 // multiplicities over a table set of setVars variables, limb rows,
 // boundary, incoming), the parts a proof commits: every part of the
 // multiplicities.
@@ -203,8 +203,8 @@ func ownParts(l *Layout, m, setVars int, boundary, incoming bool, cached int) []
 	return out
 }
 
-// SelectParts keeps, of the scalars of every part of the batch opening
-// (pcs.VerifyBatchFieldParts: commitment by commitment, nbParts[j] for
+// SelectParts keeps, of the scalars of every part of the grouped opening
+// (pcs.VerifyGroupFieldParts: commitment by commitment, nbParts[j] for
 // commitment j, [Shape.OpeningParts]), those of the committed parts
 // (own[j] for the own commitments, [Shape.Parts]; every part of the
 // others, the function tables). The segment circuit selects its

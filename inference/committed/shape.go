@@ -207,7 +207,7 @@ func (s *Shape) PartVars() int {
 	return segmentPartVars(s.Layout, max(incoming, cacheVars(s.Cache)), s.config.partVars)
 }
 
-// Parts lists, per own commitment of the batch opening (tensors,
+// Parts lists, per own commitment of the grouped opening (tensors,
 // multiplicities, limb rows, then the boundary and the incoming stream
 // when present), the parts a proof commits, in order: those the layout
 // fills of the tensors and of each limb row, the one part of the others.
@@ -240,7 +240,7 @@ func (s *Shape) PartIndex(j int) int {
 
 // OpeningParts is the number of parts of every commitment of the batch
 // opening, the own ones then the function tables' (one each), as
-// pcs.VerifyBatchFieldParts lists their scalars; the proof commits those
+// pcs.VerifyGroupFieldParts lists their scalars; the proof commits those
 // of [Shape.Parts].
 func (s *Shape) OpeningParts() []int {
 	m := s.PartVars()

@@ -15,12 +15,12 @@ import (
 	"github.com/veriformer/veriformer/transcript"
 )
 
-// TestProveBatchSum: the batch's own sum-check prover sends what
-// sumcheck.Prove sends on the tables padded to the batch's size (rounds,
+// TestProveGroupSum: the group's own sum-check prover sends what
+// sumcheck.Prove sends on the tables padded to the group's size (rounds,
 // final point, transcript state) and returns the padded tables' values
 // at the point, for terms of every offset; the caller's tables are left
 // unchanged.
-func TestProveBatchSum(t *testing.T) {
+func TestProveGroupSum(t *testing.T) {
 	rng := newTestRand(t)
 	// Tables of 2^10 entries or more get zero granules, which the prover
 	// skips: the upper half, every other granule, all but one granule,
@@ -30,7 +30,7 @@ func TestProveBatchSum(t *testing.T) {
 		for _, v := range vars {
 			n = max(n, v)
 		}
-		var terms []batchTerm
+		var terms []groupTerm
 		var padded [][]fr.Element
 		var sc []sumcheck.Term[fr.Element]
 		var sum fr.Element
@@ -54,7 +54,7 @@ func TestProveBatchSum(t *testing.T) {
 			}
 			originals = append(originals, append([]fr.Element(nil), f...))
 			given = append(given, f)
-			tm := batchTerm{a: append([]fr.Element(nil), a...), f: stored(f), offset: n - v, ip: innerProduct(a, f), zeroF: zeroGranules(f)}
+			tm := groupTerm{a: append([]fr.Element(nil), a...), f: stored(f), offset: n - v, ip: innerProduct(a, f), zeroF: zeroGranules(f)}
 			if v >= 10 && tm.zeroF == nil {
 				t.Fatalf("vars %v: term %d has no zero granule", vars, j)
 			}
@@ -72,7 +72,7 @@ func TestProveBatchSum(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, point, evals := proveBatchSum(tb, terms, n, sum)
+		got, point, evals := proveGroupSum(tb, terms, n, sum)
 		if len(got.Rounds) != len(want.Rounds) {
 			t.Fatalf("vars %v: %d rounds, want %d", vars, len(got.Rounds), len(want.Rounds))
 		}
@@ -214,15 +214,15 @@ func TestCommitEach(t *testing.T) {
 	}
 }
 
-// TestBatchPartsWhole: with parts of at least the claims' variables, the
-// opening in parts is OpenBatch's, byte for byte, and VerifyBatchField
-// gives its scalars.
-func TestBatchPartsWhole(t *testing.T) {
+// TestGroupPartsWhole: with parts of at least the claims' variables, the
+// opening in parts is the opening of the MLEs committed whole (m =
+// MaxNbVars), byte for byte.
+func TestGroupPartsWhole(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
-	whole := newBatchFixture(t, rand.New(rand.NewPCG(seed, 0)))
+	whole := newGroupFixture(t, rand.New(rand.NewPCG(seed, 0)))
 	for _, m := range []int{5, 6} {
-		f := newBatchFixtureParts(t, rand.New(rand.NewPCG(seed, 0)), m)
+		f := newGroupFixtureParts(t, rand.New(rand.NewPCG(seed, 0)), m)
 		a, err := whole.proof.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
@@ -232,17 +232,17 @@ func TestBatchPartsWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 		if string(a) != string(b) {
-			t.Fatalf("m = %d: the proof differs from OpenBatch's", m)
+			t.Fatalf("m = %d: the proof differs from the whole opening's", m)
 		}
 	}
 }
 
-// TestBatchPartsStacked opens, in parts of 3 variables, claims on a
+// TestGroupPartsStacked opens, in parts of 3 variables, claims on a
 // 6-variable table whose points start with boolean coordinates (blocks of
 // a stacked MLE) beside random points and a 2-variable table: the proof
 // verifies, and a changed value is refused by the prover and rejected by
 // the verifier.
-func TestBatchPartsStacked(t *testing.T) {
+func TestGroupPartsStacked(t *testing.T) {
 	rng := newTestRand(t)
 	srs := srsForTest(t)
 	tables := [][]fr.Element{randomTable(rng, 6), randomTable(rng, 2)}
@@ -258,39 +258,39 @@ func TestBatchPartsStacked(t *testing.T) {
 	}
 	point := field.RandomVector[fr.Element](rng, 2)
 	claims = append(claims, Claim{Commitment: 1, Point: point, Value: poly.Evaluate[fr.Element](tables[1], point)})
-	proof, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m)
+	proof, err := OpenGroupParts(newTranscript(flat, claims), srs, tables, claims, m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(proof.Opening.Evaluations) != m {
 		t.Fatalf("an opening of %d variables, want %d", len(proof.Opening.Evaluations), m)
 	}
-	if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err != nil {
+	if err := verifyGroupParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err != nil {
 		t.Fatalf("honest proof rejected: %v", err)
 	}
 	for k := range claims {
 		claims[k].Value.Add(&claims[k].Value, &one)
-		if _, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m); err == nil {
+		if _, err := OpenGroupParts(newTranscript(flat, claims), srs, tables, claims, m); err == nil {
 			t.Errorf("claim %d: a false value was proven", k)
 		}
-		if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err == nil {
+		if err := verifyGroupParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err == nil {
 			t.Errorf("claim %d: a changed value was accepted", k)
 		}
 		claims[k].Value.Sub(&claims[k].Value, &one)
 	}
 	// The parts must be given as committed: swapping two is rejected.
 	parts[0][0], parts[0][1] = parts[0][1], parts[0][0]
-	if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err == nil {
+	if err := verifyGroupParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err == nil {
 		t.Error("swapped parts accepted")
 	}
 }
 
-// TestBatchSharedPoints: claims that share a point on several MLEs of one
+// TestGroupSharedPoints: claims that share a point on several MLEs of one
 // size (a dense point and one with a boolean prefix, one of them twice on
 // the same MLE) are proven as one term per point; the proof is the one
 // proven with one term per MLE, byte for byte, and verifies, and a
 // changed claim is rejected.
-func TestBatchSharedPoints(t *testing.T) {
+func TestGroupSharedPoints(t *testing.T) {
 	rng := newTestRand(t)
 	srs := srsForTest(t)
 	const n, m = 10, 8
@@ -321,7 +321,7 @@ func TestBatchSharedPoints(t *testing.T) {
 		t.Fatal("the proofs with terms per point and per MLE differ")
 	}
 	claims[1].Value.Add(&claims[1].Value, &one)
-	if _, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m); err == nil {
+	if _, err := OpenGroupParts(newTranscript(flat, claims), srs, tables, claims, m); err == nil {
 		t.Error("a false value on a shared point was proven")
 	}
 }
@@ -333,11 +333,11 @@ func proveSwitched(t *testing.T, sw *bool, on bool, srs *SRS, tables [][]fr.Elem
 	t.Helper()
 	*sw = on
 	defer func() { *sw = true }()
-	proof, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m)
+	proof, err := OpenGroupParts(newTranscript(flat, claims), srs, tables, claims, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err != nil {
+	if err := verifyGroupParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, proof, m); err != nil {
 		t.Fatalf("switch %v: honest proof rejected: %v", on, err)
 	}
 	data, err := proof.MarshalBinary()
@@ -362,16 +362,16 @@ func commitAllParts(t *testing.T, srs *SRS, tables [][]fr.Element, m int) (parts
 	return parts, flat
 }
 
-// TestBatchSparseTerms: an MLE whose claims are all on blocks (boolean
+// TestGroupSparseTerms: an MLE whose claims are all on blocks (boolean
 // leading coordinates) within one half, of half its size at most, is a
 // term whose Aⱼ is built at half size in its first round; the proof is
 // the one with Aⱼ built whole, byte for byte, and verifies, and a changed
-// claim is rejected. The MLEs: one of the batch's size with blocks in
+// claim is rejected. The MLEs: one of the group's size with blocks in
 // both halves, one block claimed twice at different points; a smaller
 // one (a term with leading zero coordinates) with one block; one whose
 // blocks add up to more than half (built whole either way); one with
 // blocks of one entry.
-func TestBatchSparseTerms(t *testing.T) {
+func TestGroupSparseTerms(t *testing.T) {
 	rng := newTestRand(t)
 	srs := srsForTest(t)
 	const n, m = 10, 8
@@ -411,12 +411,12 @@ func TestBatchSparseTerms(t *testing.T) {
 		t.Fatal("the proofs with sparse and whole terms differ")
 	}
 	claims[1].Value.Add(&claims[1].Value, &one)
-	if _, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m); err == nil {
+	if _, err := OpenGroupParts(newTranscript(flat, claims), srs, tables, claims, m); err == nil {
 		t.Error("a false value on a block was proven")
 	}
 }
 
-// TestBatchGenerated: tables declared generated (nil in the caller's
+// TestGroupGenerated: tables declared generated (nil in the caller's
 // list, read from their generators) give the proof of the stored
 // tables, byte for byte: a table with a sparse term and zero flags, one
 // with a whole term, one whose claims are all grouped with another
@@ -424,7 +424,7 @@ func TestBatchSparseTerms(t *testing.T) {
 // entries inside their tables. A generator that writes other values
 // gives an opening the verifier refuses, and malformed options are
 // refused.
-func TestBatchGenerated(t *testing.T) {
+func TestGroupGenerated(t *testing.T) {
 	rng := newTestRand(t)
 	srs := srsForTest(t)
 	const n, m = 11, 8
@@ -446,7 +446,7 @@ func TestBatchGenerated(t *testing.T) {
 	add(0, append([]fr.Element{zero, one, one}, field.RandomVector[fr.Element](rng, n-3)...))
 	add(1, field.RandomVector[fr.Element](rng, n)) // whole
 	add(3, field.RandomVector[fr.Element](rng, 9))
-	want, err := OpenBatchParts(newTranscript(flat, claims), srs, tables, claims, m)
+	want, err := OpenGroupParts(newTranscript(flat, claims), srs, tables, claims, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,11 +476,11 @@ func TestBatchGenerated(t *testing.T) {
 	}
 	for _, flags := range []bool{false, true} {
 		gens, given := generators(flags, -1)
-		got, err := OpenBatchParts(newTranscript(flat, claims), srs, given, claims, m, Generate(gens))
+		got, err := OpenGroupParts(newTranscript(flat, claims), srs, given, claims, m, Generate(gens))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, got, m); err != nil {
+		if err := verifyGroupParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, got, m); err != nil {
 			t.Fatalf("zero flags %v: honest proof rejected: %v", flags, err)
 		}
 		a, _ := want.MarshalBinary()
@@ -493,9 +493,9 @@ func TestBatchGenerated(t *testing.T) {
 	// no longer hold (the opening refuses), or the opening is rejected.
 	for _, j := range []int{0, 1, 2, 3} {
 		gens, given := generators(true, j)
-		bad, err := OpenBatchParts(newTranscript(flat, claims), srs, given, claims, m, Generate(gens))
+		bad, err := OpenGroupParts(newTranscript(flat, claims), srs, given, claims, m, Generate(gens))
 		if err == nil {
-			err = VerifyBatchParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, bad, m)
+			err = verifyGroupParts(newTranscript(flat, claims), srs.VerifyingKey(), parts, claims, bad, m)
 		}
 		if err == nil {
 			t.Errorf("table %d generated wrong: accepted", j)
@@ -504,7 +504,7 @@ func TestBatchGenerated(t *testing.T) {
 	gens, given := generators(true, -1)
 	for name, c := range map[string]struct {
 		tables [][]fr.Element
-		opt    BatchOption
+		opt    GroupOption
 	}{
 		"out of range":        {given, Generate(map[int]sumcheck.Generator[fr.Element]{4: gens[0]})},
 		"given and generated": {tables, Generate(map[int]sumcheck.Generator[fr.Element]{1: gens[1]})},
@@ -512,11 +512,11 @@ func TestBatchGenerated(t *testing.T) {
 		"wrong zero flags":    {given, Generate(map[int]sumcheck.Generator[fr.Element]{3: {Fill: gens[3].Fill, Zero: gens[0].Zero}})},
 		"not generated":       {given, Generate(map[int]sumcheck.Generator[fr.Element]{0: gens[0], 1: gens[1], 2: gens[2]})},
 	} {
-		opts := []BatchOption{Generate(gens), c.opt}
+		opts := []GroupOption{Generate(gens), c.opt}
 		if name == "not generated" {
 			opts = opts[1:]
 		}
-		if _, err := OpenBatchParts(newTranscript(flat, claims), srs, c.tables, claims, m, opts...); err == nil {
+		if _, err := OpenGroupParts(newTranscript(flat, claims), srs, c.tables, claims, m, opts...); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

@@ -26,35 +26,38 @@ type Claim struct {
 	Value      fr.Element   `json:"value"`
 }
 
-// BatchProof reduces claims on several committed MLEs to one opening: a
-// degree-2 sum-check over the largest number of variables, then a HyperKZG
-// opening of a linear combination of the MLEs at the sum-check's point.
-type BatchProof struct {
+// GroupProof is a grouped opening: it reduces a group of claims on
+// several committed MLEs to one opening, a degree-2 sum-check over the
+// largest number of variables, then a HyperKZG opening of a linear
+// combination of the MLEs at the sum-check's point. (The verifier's group
+// part, [VerifyGroup], is named for the curve group: it completes every
+// opening, grouped or not.)
+type GroupProof struct {
 	SumCheck sumcheck.Proof[fr.Element]
 	Opening  Proof
 }
 
-// batchShape checks the claims against nbCommitments commitments and
+// groupShape checks the claims against nbCommitments commitments and
 // returns every commitment's number of variables and the largest.
-func batchShape(nbCommitments int, claims []Claim) ([]int, int, error) {
+func groupShape(nbCommitments int, claims []Claim) ([]int, int, error) {
 	targets, vars := make([]int, len(claims)), make([]int, len(claims))
 	for k, c := range claims {
 		targets[k], vars[k] = c.Commitment, len(c.Point)
 	}
-	return BatchShape(nbCommitments, targets, vars)
+	return GroupShape(nbCommitments, targets, vars)
 }
 
-// BatchShape checks the shape of a batch opening — claim k on commitment
+// GroupShape checks the shape of a grouped opening — claim k on commitment
 // targets[k] at a point of vars[k] variables, every commitment claimed,
 // its claims of one length — and returns every commitment's number of
 // variables and the largest (the opening's). The in-circuit verifier
 // checks its claims with it too.
-func BatchShape(nbCommitments int, targets, vars []int) ([]int, int, error) {
+func GroupShape(nbCommitments int, targets, vars []int) ([]int, int, error) {
 	if len(targets) == 0 || len(vars) != len(targets) {
-		return nil, 0, fmt.Errorf("pcs: batch: no claim")
+		return nil, 0, fmt.Errorf("pcs: group: no claim")
 	}
 	if nbCommitments < 1 || nbCommitments > len(targets) {
-		return nil, 0, fmt.Errorf("pcs: batch: %d commitments for %d claims (every commitment needs a claim)", nbCommitments, len(targets))
+		return nil, 0, fmt.Errorf("pcs: group: %d commitments for %d claims (every commitment needs a claim)", nbCommitments, len(targets))
 	}
 	nbVars := make([]int, nbCommitments)
 	for i := range nbVars {
@@ -63,29 +66,30 @@ func BatchShape(nbCommitments int, targets, vars []int) ([]int, int, error) {
 	n := 0
 	for k, j := range targets {
 		if j < 0 || j >= nbCommitments {
-			return nil, 0, fmt.Errorf("pcs: batch: claim %d is on commitment %d, outside [0, %d)", k, j, nbCommitments)
+			return nil, 0, fmt.Errorf("pcs: group: claim %d is on commitment %d, outside [0, %d)", k, j, nbCommitments)
 		}
 		m := vars[k]
 		if m < 1 || m > MaxNbVars {
-			return nil, 0, fmt.Errorf("pcs: batch: claim %d has a point of %d variables, want 1 to %d", k, m, MaxNbVars)
+			return nil, 0, fmt.Errorf("pcs: group: claim %d has a point of %d variables, want 1 to %d", k, m, MaxNbVars)
 		}
 		if v := nbVars[j]; v >= 0 && v != m {
-			return nil, 0, fmt.Errorf("pcs: batch: claim %d has %d variables, an earlier claim on commitment %d has %d", k, m, j, v)
+			return nil, 0, fmt.Errorf("pcs: group: claim %d has %d variables, an earlier claim on commitment %d has %d", k, m, j, v)
 		}
 		nbVars[j] = m
 		n = max(n, m)
 	}
 	for j, v := range nbVars {
 		if v < 0 {
-			return nil, 0, fmt.Errorf("pcs: batch: no claim on commitment %d", j)
+			return nil, 0, fmt.Errorf("pcs: group: no claim on commitment %d", j)
 		}
 	}
 	return nbVars, n, nil
 }
 
-// bindBatch absorbs the claimed values and draws α; it returns the powers
-// αᵏ (one per claim) and the batched sum Σₖ αᵏ vₖ.
-func bindBatch(t *Transcript, claims []Claim) ([]fr.Element, fr.Element) {
+// bindGroup absorbs the claimed values and draws α; it returns the powers
+// αᵏ (one per claim) and the combined sum Σₖ αᵏ vₖ. Its label, "pcs/batch",
+// is part of the protocol: the circuits and the golden vectors absorb it.
+func bindGroup(t *Transcript, claims []Claim) ([]fr.Element, fr.Element) {
 	t.Label("pcs/batch")
 	values := make([]fr.Element, len(claims))
 	for k := range claims {
@@ -107,16 +111,8 @@ func bindBatch(t *Transcript, claims []Claim) ([]fr.Element, fr.Element) {
 	return powers, sum
 }
 
-// OpenBatch proves claims on the MLEs tables[0], tables[1], … (committed
-// in that order) with one sum-check and one opening. The commitments and
-// the claims' points must already be bound to the transcript; the values
-// are absorbed. It is [OpenBatchParts] with every MLE committed whole.
-func OpenBatch(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim) (*BatchProof, error) {
-	return OpenBatchParts(t, srs, tables, claims, MaxNbVars)
-}
-
 // Parts returns the number of parts of a commitment to an MLE of n
-// variables in batch openings of at most m variables ([CommitParts]):
+// variables in grouped openings of at most m variables ([CommitParts]):
 // 2^(n−m) when n > m, else 1.
 func Parts(n, m int) int {
 	if n > m {
@@ -126,8 +122,8 @@ func Parts(n, m int) int {
 }
 
 // CommitParts commits to the MLE whose table is table (2ⁿ entries) in
-// [Parts](n, m) parts, for batch openings of at most m variables
-// ([OpenBatchParts]): when n > m, part i is the MLE of m variables
+// [Parts](n, m) parts, for grouped openings of at most m variables
+// ([OpenGroupParts]): when n > m, part i is the MLE of m variables
 // table[i·2^m : (i+1)·2^m], f at leading coordinates the bits of i (most
 // significant first), committed with [Commit] (a part of zeros is the
 // identity); when n ≤ m, the one commitment [Commit](table).
@@ -240,7 +236,7 @@ func commitEach(srs *SRS, n int, get func(i int, buf *[]fr.Element) ([]fr.Elemen
 	return out, nil
 }
 
-// OpenBatchParts proves claims on the MLEs tables[0], tables[1], …
+// OpenGroupParts proves claims on the MLEs tables[0], tables[1], …
 // (committed in that order, each in [Parts](nⱼ, m) parts by
 // [CommitParts]) with one sum-check over n = maxⱼ nⱼ variables and one
 // HyperKZG opening over k = min(n, m) variables. The sum-check ends at a
@@ -256,59 +252,62 @@ func commitEach(srs *SRS, n int, get func(i int, buf *[]fr.Element) ([]fr.Elemen
 // multiplications run over 2^k points, not over the stacked length:
 // with k = m < n, the prover's cost of the opening falls by 2^(n−m)
 // while the verifier's group part takes one point per part. With m ≥ n
-// it is the opening of [OpenBatch], proof for proof.
+// (m = [MaxNbVars]: every MLE committed whole) the proof is the same for
+// every m.
 //
-// With [Generate], the tables it names are read from their generators
-// (the caller passes nil in their place).
-func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim, m int, opts ...BatchOption) (*BatchProof, error) {
-	nbVars, n, err := batchShape(len(tables), claims)
+// The commitments and the claims' points must already be bound to the
+// transcript; the values are absorbed. With [Generate], the tables it
+// names are read from their generators (the caller passes nil in their
+// place).
+func OpenGroupParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Claim, m int, opts ...GroupOption) (*GroupProof, error) {
+	nbVars, n, err := groupShape(len(tables), claims)
 	if err != nil {
 		return nil, err
 	}
-	var o batchOptions
+	var o groupOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
 	for j, g := range o.generated {
 		switch {
 		case j < 0 || j >= len(tables):
-			return nil, fmt.Errorf("pcs: batch: generated table %d, of %d", j, len(tables))
+			return nil, fmt.Errorf("pcs: group: generated table %d, of %d", j, len(tables))
 		case tables[j] != nil:
-			return nil, fmt.Errorf("pcs: batch: table %d is both given and generated", j)
+			return nil, fmt.Errorf("pcs: group: table %d is both given and generated", j)
 		case g.Fill == nil:
-			return nil, fmt.Errorf("pcs: batch: generated table %d has no Fill", j)
+			return nil, fmt.Errorf("pcs: group: generated table %d has no Fill", j)
 		}
 		size := 1 << nbVars[j]
 		if want := size / granule; g.Zero != nil && (want < 2 || len(g.Zero) != want) {
-			return nil, fmt.Errorf("pcs: batch: generated table %d has %d zero flags for %d entries", j, len(g.Zero), size)
+			return nil, fmt.Errorf("pcs: group: generated table %d has %d zero flags for %d entries", j, len(g.Zero), size)
 		}
 	}
 	if m < 1 {
-		return nil, fmt.Errorf("pcs: batch: an opening of %d variables", m)
+		return nil, fmt.Errorf("pcs: group: an opening of %d variables", m)
 	}
 	for j, table := range tables {
 		if _, ok := o.generated[j]; ok {
 			continue
 		}
 		if len(table) != 1<<nbVars[j] {
-			return nil, fmt.Errorf("pcs: batch: table %d has %d entries, its claims have %d variables", j, len(table), nbVars[j])
+			return nil, fmt.Errorf("pcs: group: table %d has %d entries, its claims have %d variables", j, len(table), nbVars[j])
 		}
 	}
 	k := min(n, m)
 	if 1<<k > srs.Size() {
-		return nil, fmt.Errorf("pcs: batch: %d variables need 2^%d powers, the srs has %d", k, k, srs.Size())
+		return nil, fmt.Errorf("pcs: group: %d variables need 2^%d powers, the srs has %d", k, k, srs.Size())
 	}
-	powers, sum := bindBatch(t, claims)
-	cols, zeros := batchColumns(tables, nbVars, o.generated)
-	terms := batchTerms(cols, zeros, claims, nbVars, n, powers)
+	powers, sum := bindGroup(t, claims)
+	cols, zeros := groupColumns(tables, nbVars, o.generated)
+	terms := groupTerms(cols, zeros, claims, nbVars, n, powers)
 	var got fr.Element
 	for j := range terms {
 		got.Add(&got, &terms[j].ip)
 	}
 	if !got.Equal(&sum) {
-		return nil, fmt.Errorf("pcs: batch: the claimed values do not hold")
+		return nil, fmt.Errorf("pcs: group: the claimed values do not hold")
 	}
-	scProof, point, evaluations := proveBatchSum(t, terms, n, sum)
+	scProof, point, evaluations := proveGroupSum(t, terms, n, sum)
 	terms = nil
 	var value, s fr.Element
 	for i := range evaluations {
@@ -335,11 +334,11 @@ func OpenBatchParts(t *Transcript, srs *SRS, tables [][]fr.Element, claims []Cla
 	if err != nil {
 		return nil, err
 	}
-	return &BatchProof{SumCheck: scProof, Opening: *proof}, nil
+	return &GroupProof{SumCheck: scProof, Opening: *proof}, nil
 }
 
 // combinations returns every commitment's combination coefficient at the
-// end point r* of the batching sum-check (n = len(r*) variables):
+// end point r* of the grouping sum-check (n = len(r*) variables):
 // Aⱼ(r*) = ∏_{i<oⱼ} (1 − r*ᵢ) · Σ_{k on j} αᵏ β(pₖ, r*[oⱼ:]), oⱼ = n − nⱼ.
 // The prover and the verifier share it.
 func combinations(nbCommitments int, claims []Claim, powers []fr.Element, nbVars []int, point []fr.Element) []fr.Element {
@@ -368,7 +367,7 @@ func combinations(nbCommitments int, claims []Claim, powers []fr.Element, nbVars
 // to compare the proofs.
 var groupPoints = true
 
-// batchTerms returns the terms of the batching sum-check, whose summand
+// groupTerms returns the terms of the grouping sum-check, whose summand
 // Σ_k αᵏ·β(pₖ, x)·f_{jₖ}(x) they split by the claims' points, and every
 // table's zero granules. A point without a boolean prefix claimed
 // several times on MLEs of one size (the decomposition zero-check's end
@@ -376,7 +375,7 @@ var groupPoints = true
 // β(p, ·)·Σ αᵏ·f_{jₖ}: one eq table where a term per MLE built one each.
 // Every MLE's other claims are one term Aⱼ·fⱼ. The summand is the same,
 // and so are the round polynomials and the proof.
-func batchTerms(cols []column, zeros [][]bool, claims []Claim, nbVars []int, n int, powers []fr.Element) (terms []batchTerm) {
+func groupTerms(cols []column, zeros [][]bool, claims []Claim, nbVars []int, n int, powers []fr.Element) (terms []groupTerm) {
 	type group struct {
 		vars   int
 		claims []int
@@ -410,7 +409,7 @@ func batchTerms(cols []column, zeros [][]bool, claims []Claim, nbVars []int, n i
 			grouped[k] = true
 			addScaledZero(f, &cols[claims[k].Commitment], 0, zeros[claims[k].Commitment], &powers[k])
 		}
-		tm := newBatchTerm(eq, stored(f), zeroGranules(f), n-g.vars)
+		tm := newGroupTerm(eq, stored(f), zeroGranules(f), n-g.vars)
 		tm.owned = true
 		terms = append(terms, tm)
 	}
@@ -430,16 +429,16 @@ func batchTerms(cols []column, zeros [][]bool, claims []Claim, nbVars []int, n i
 			for _, k := range ks {
 				addEq(a, claims[k].Point, &powers[k])
 			}
-			tm = newBatchTerm(a, col, zeros[j], n-nbVars[j])
+			tm = newGroupTerm(a, col, zeros[j], n-nbVars[j])
 		}
 		terms = append(terms, tm)
 	}
 	return terms
 }
 
-// batchColumns returns the batch's MLEs as columns — stored, or generated
+// groupColumns returns the group's MLEs as columns — stored, or generated
 // by generators — and their zero granules (the generators' flags).
-func batchColumns(tables [][]fr.Element, nbVars []int, generators map[int]sumcheck.Generator[fr.Element]) ([]column, [][]bool) {
+func groupColumns(tables [][]fr.Element, nbVars []int, generators map[int]sumcheck.Generator[fr.Element]) ([]column, [][]bool) {
 	cols := make([]column, len(tables))
 	zeros := make([][]bool, len(tables))
 	for j, table := range tables {
@@ -456,10 +455,10 @@ func batchColumns(tables [][]fr.Element, nbVars []int, generators map[int]sumche
 	return cols, zeros
 }
 
-// BatchOption configures [OpenBatchParts].
-type BatchOption func(*batchOptions)
+// GroupOption configures [OpenGroupParts].
+type GroupOption func(*groupOptions)
 
-type batchOptions struct {
+type groupOptions struct {
 	generated map[int]sumcheck.Generator[fr.Element]
 }
 
@@ -467,14 +466,14 @@ type batchOptions struct {
 // caller passes nil in their place, and the opening calls the
 // generator's Fill (from several goroutines, on disjoint spans) for the
 // entries it reads: the claims' inner products, the first round of the
-// batching sum-check, its first fold, and g. Such a table never exists
+// grouping sum-check, its first fold, and g. Such a table never exists
 // at full size in the opening: its first fold, of half its size, is the
 // first the prover stores. Each entry is generated three or four times;
 // for a table the caller holds in a smaller type (integers), that is
 // memory saved for some time. A later call adds to the earlier ones'
 // tables.
-func Generate(tables map[int]sumcheck.Generator[fr.Element]) BatchOption {
-	return func(o *batchOptions) {
+func Generate(tables map[int]sumcheck.Generator[fr.Element]) GroupOption {
+	return func(o *groupOptions) {
 		if o.generated == nil {
 			o.generated = map[int]sumcheck.Generator[fr.Element]{}
 		}
@@ -495,23 +494,23 @@ var sparseTerms = true
 // never exists at full size. It applies (ok) when every block lies in one
 // half of the table and the blocks add up to half of it at most: the
 // limb rows' claims of a lookup, each on one block.
-func sparseTerm(f column, zeroF []bool, claims []Claim, ks []int, powers []fr.Element, offset int) (batchTerm, bool) {
+func sparseTerm(f column, zeroF []bool, claims []Claim, ks []int, powers []fr.Element, offset int) (groupTerm, bool) {
 	if !sparseTerms || f.n < 2 {
-		return batchTerm{}, false
+		return groupTerm{}, false
 	}
 	h := f.n / 2
 	total := 0
 	for _, k := range ks {
 		_, bits := subCube(claims[k].Point)
 		if bits == 0 {
-			return batchTerm{}, false
+			return groupTerm{}, false
 		}
 		total += 1 << (len(claims[k].Point) - bits)
 	}
 	if total > h {
-		return batchTerm{}, false
+		return groupTerm{}, false
 	}
-	tm := batchTerm{f: f, offset: offset, zeroF: zeroF}
+	tm := groupTerm{f: f, offset: offset, zeroF: zeroF}
 	tm.pad.SetOne()
 	for _, k := range ks {
 		start, bits := subCube(claims[k].Point)
@@ -573,10 +572,10 @@ func foldBlocks(blocks []eqBlock, h int, r *fr.Element) []fr.Element {
 	return a
 }
 
-// newBatchTerm returns the term a·f over n − offset variables (f's zero
+// newGroupTerm returns the term a·f over n − offset variables (f's zero
 // granules given), with a's zero granules and the inner product.
-func newBatchTerm(a []fr.Element, f column, zeroF []bool, offset int) batchTerm {
-	tm := batchTerm{a: a, f: f, offset: offset, zeroA: zeroGranules(a), zeroF: zeroF}
+func newGroupTerm(a []fr.Element, f column, zeroF []bool, offset int) groupTerm {
+	tm := groupTerm{a: a, f: f, offset: offset, zeroA: zeroGranules(a), zeroF: zeroF}
 	tm.ip = innerProductZero(a, &f, tm.zeroA, zeroF)
 	tm.pad.SetOne()
 	return tm
@@ -612,10 +611,10 @@ func addScaledZero(dst []fr.Element, src *column, off int, zero []bool, a *fr.El
 }
 
 // partScales returns the coefficients cⱼ,ₚ of commitment j's parts
-// (nⱼ = vars variables) in an opening of k of the batch's n variables at
+// (nⱼ = vars variables) in an opening of k of the group's n variables at
 // the end of the sum-check at point, a being the commitment's combination
 // coefficient Aⱼ(r*) (zero-extended): a·∏_{i<min(oⱼ, n−k)} (1 − rᵢ) times,
-// with nⱼ > k, eq(r[oⱼ : n−k], p) for part p ([OpenBatchParts]).
+// with nⱼ > k, eq(r[oⱼ : n−k], p) for part p ([OpenGroupParts]).
 func partScales(point []fr.Element, n, vars, k int, a *fr.Element) []fr.Element {
 	o := n - vars
 	scale := *a
@@ -631,10 +630,10 @@ func partScales(point []fr.Element, n, vars, k int, a *fr.Element) []fr.Element 
 	return poly.EqTableScaled[fr.Element](point[o:n-k], &scale)
 }
 
-// batchTerm is commitment j's share Aⱼ·f̃ⱼ of the batching sum-check:
+// groupTerm is commitment j's share Aⱼ·f̃ⱼ of the grouping sum-check:
 // Aⱼ and fⱼ over their own nⱼ = n − offset variables, read over the n
-// variables of the batch with offset leading zero coordinates.
-type batchTerm struct {
+// variables of the group with offset leading zero coordinates.
+type groupTerm struct {
 	a     []fr.Element
 	f     column // generated, or the caller's table, until its first fold
 	owned bool   // f is the prover's copy, folded in place
@@ -649,8 +648,8 @@ type batchTerm struct {
 	blocks []eqBlock
 }
 
-// proveBatchSum is sumcheck.Prove for the degree-2 summand
-// Σⱼ Aⱼ(x)·f̃ⱼ(x) of the batch with the claimed sum: the same transcript
+// proveGroupSum is sumcheck.Prove for the degree-2 summand
+// Σⱼ Aⱼ(x)·f̃ⱼ(x) of the group with the claimed sum: the same transcript
 // (the sum, then per round p(0), p(2) and a challenge), rounds and final
 // point. Round i binds Xᵢ (the most significant variable
 // left). While i < offsetⱼ, the term lies in the half Xᵢ = 0 and its
@@ -664,7 +663,7 @@ type batchTerm struct {
 // times), where a term here is zero outside X₁ = … = X_o = 0 (a table
 // padded with leading zero coordinates, the same univariate polynomial
 // and so the same commitment). That zero extension has no other user.
-func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sumcheck.Proof[fr.Element], []fr.Element, [][2]fr.Element) {
+func proveGroupSum(t *Transcript, terms []groupTerm, n int, sum fr.Element) (sumcheck.Proof[fr.Element], []fr.Element, [][2]fr.Element) {
 	t.Absorb(sum)
 	proof := sumcheck.Proof[fr.Element]{Rounds: make([][]fr.Element, n)}
 	point := make([]fr.Element, n)
@@ -722,7 +721,7 @@ func proveBatchSum(t *Transcript, terms []batchTerm, n int, sum fr.Element) (sum
 	return proof, point, evaluations
 }
 
-// granule is the span of entries whose zeros the batching sum-check
+// granule is the span of entries whose zeros the grouping sum-check
 // tracks together (a limb row is zero over the blocks that do not use
 // it, a stacked MLE over its padding): poly's.
 const granule = poly.Granule
@@ -902,36 +901,26 @@ func subCube(point []fr.Element) (start, bits int) {
 	return start << (len(point) - bits), bits
 }
 
-// VerifyBatchField is the field part of the verifier of [OpenBatch] for
-// claims on nbCommitments commitments: it replays the claim batching and
-// the sum-check, computes the combination coefficients Aⱼ(r*), and runs
-// the field part of the opening ([VerifyField]). It returns the scalars
-// [VerifyGroup] needs, with GroupCheck.Commitments[j] the scalar of
-// commitment j. It is [VerifyBatchFieldParts] with every MLE committed
-// whole.
-func VerifyBatchField(t *Transcript, nbCommitments int, claims []Claim, proof *BatchProof) (*GroupCheck, error) {
-	return VerifyBatchFieldParts(t, nbCommitments, claims, proof, MaxNbVars)
-}
-
-// VerifyBatchFieldParts is the field part of the verifier of
-// [OpenBatchParts] for claims on nbCommitments commitments, each in
-// [Parts](nⱼ, m) parts: it replays the claim batching and the sum-check,
-// computes the parts' coefficients cⱼ,ₚ, and runs the field part of the
-// opening over min(n, m) variables. GroupCheck.Commitments holds one
-// scalar per part, commitment by commitment, parts in order.
-func VerifyBatchFieldParts(t *Transcript, nbCommitments int, claims []Claim, proof *BatchProof, m int) (*GroupCheck, error) {
-	nbVars, n, err := batchShape(nbCommitments, claims)
+// VerifyGroupFieldParts is the field part of the verifier of
+// [OpenGroupParts] for claims on nbCommitments commitments, each in
+// [Parts](nⱼ, m) parts: it replays the grouping of the claims and the
+// sum-check, computes the parts' coefficients cⱼ,ₚ, and runs the field
+// part of the opening over min(n, m) variables. It returns the scalars
+// [VerifyGroup] needs: GroupCheck.Commitments holds one scalar per part,
+// commitment by commitment, parts in order.
+func VerifyGroupFieldParts(t *Transcript, nbCommitments int, claims []Claim, proof *GroupProof, m int) (*GroupCheck, error) {
+	nbVars, n, err := groupShape(nbCommitments, claims)
 	if err != nil {
 		return nil, err
 	}
 	if m < 1 {
-		return nil, fmt.Errorf("pcs: batch: an opening of %d variables", m)
+		return nil, fmt.Errorf("pcs: group: an opening of %d variables", m)
 	}
 	k := min(n, m)
-	powers, sum := bindBatch(t, claims)
+	powers, sum := bindGroup(t, claims)
 	point, final, err := sumcheck.Verify(t, sum, 2, n, proof.SumCheck)
 	if err != nil {
-		return nil, fmt.Errorf("%w: batch: %w", ErrRejected, err)
+		return nil, fmt.Errorf("%w: group: %w", ErrRejected, err)
 	}
 	combination := combinations(nbCommitments, claims, powers, nbVars, point)
 	var scalars []fr.Element
@@ -939,32 +928,4 @@ func VerifyBatchFieldParts(t *Transcript, nbCommitments int, claims []Claim, pro
 		scalars = append(scalars, partScales(point, n, nbVars[j], k, &combination[j])...)
 	}
 	return verifyField(t, point[n-k:], final, &proof.Opening, scalars)
-}
-
-// VerifyBatch checks a proof of [OpenBatch]: [VerifyBatchField] then
-// [VerifyGroup].
-func VerifyBatch(t *Transcript, vk *VerifyingKey, commitments []Commitment, claims []Claim, proof *BatchProof) error {
-	whole := make([][]Commitment, len(commitments))
-	for j := range commitments {
-		whole[j] = commitments[j : j+1]
-	}
-	return VerifyBatchParts(t, vk, whole, claims, proof, MaxNbVars)
-}
-
-// VerifyBatchParts checks a proof of [OpenBatchParts]:
-// [VerifyBatchFieldParts] then [VerifyGroup], commitments[j] holding
-// commitment j's parts.
-func VerifyBatchParts(t *Transcript, vk *VerifyingKey, commitments [][]Commitment, claims []Claim, proof *BatchProof, m int) error {
-	check, err := VerifyBatchFieldParts(t, len(commitments), claims, proof, m)
-	if err != nil {
-		return err
-	}
-	var flat []Commitment
-	for _, parts := range commitments {
-		flat = append(flat, parts...)
-	}
-	if len(flat) != len(check.Commitments) {
-		return fmt.Errorf("pcs: verify: %d part commitments for %d parts", len(flat), len(check.Commitments))
-	}
-	return VerifyGroup(vk, flat, &proof.Opening, check)
 }
