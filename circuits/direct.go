@@ -73,6 +73,8 @@ type Layout struct {
 }
 
 // NewLayout prepares the layout of proofs of model m in a bucket of rows.
+// Library API, the entry the package documentation shows (its tests use
+// it); the commands, which hold the model id already, call [NewLayoutOf].
 func NewLayout(m *model.Model, rows int) (*Layout, error) {
 	return NewLayoutOf(m, m.ID(), rows)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
@@ -405,21 +404,5 @@ func retry(ctx context.Context, f func() error) error {
 			return err
 		case <-time.After(time.Second):
 		}
-	}
-}
-
-// LogProgress returns a Progress that writes a line per event to w,
-// with the time since start.
-func LogProgress(w io.Writer, start time.Time) Progress {
-	return func(event, job string, r *Result, reason error) {
-		at := time.Since(start).Round(time.Millisecond)
-		line := fmt.Sprintf("%9v  %-9s %s", at, event, job)
-		if r != nil {
-			line += fmt.Sprintf(" (attempt %d, worker %s)", r.Attempt, r.Worker)
-		}
-		if reason != nil {
-			line += ": " + reason.Error()
-		}
-		fmt.Fprintln(w, line)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // deployment is a test's: an embedded server in a temporary directory
@@ -599,4 +602,34 @@ func TestFiles(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
 		t.Fatalf("left in the directory: %v", entries)
 	}
+}
+
+// LogProgress returns a Progress that writes a line per event to w,
+// with the time since start: the tests' log of a run.
+func LogProgress(w io.Writer, start time.Time) Progress {
+	return func(event, job string, r *Result, reason error) {
+		at := time.Since(start).Round(time.Millisecond)
+		line := fmt.Sprintf("%9v  %-9s %s", at, event, job)
+		if r != nil {
+			line += fmt.Sprintf(" (attempt %d, worker %s)", r.Attempt, r.Worker)
+		}
+		if reason != nil {
+			line += ": " + reason.Error()
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// Has reports whether an object of that name is stored (not whether its
+// bytes are those of the name: Queue.Get checks that), for the tests that
+// check what a refused file leaves.
+func (q *Queue) Has(ctx context.Context, blob string) (bool, error) {
+	_, _, err := q.find(ctx, blob)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, jetstream.ErrObjectNotFound):
+		return false, nil
+	}
+	return false, fmt.Errorf("distributed: blob %s: %w", blob, err)
 }

@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Inputs are a job's inputs as its handler reads them: each checked
@@ -52,19 +50,6 @@ func (in *Inputs) Fetch(role, path string, max int64) error {
 		return err
 	}
 	return in.q.GetFile(in.ctx, blob, path, max)
-}
-
-// Has reports whether an object of that name is stored (not whether its
-// bytes are those of the name: [Queue.Get] checks that).
-func (q *Queue) Has(ctx context.Context, blob string) (bool, error) {
-	_, _, err := q.find(ctx, blob)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, jetstream.ErrObjectNotFound):
-		return false, nil
-	}
-	return false, fmt.Errorf("distributed: blob %s: %w", blob, err)
 }
 
 // PutFile stores the file at path as a blob and returns its name. With

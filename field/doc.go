@@ -25,5 +25,5 @@
 // # Integers
 //
 // Quantized values are small signed integers; v < 0 is the element p − |v|
-// ([FromInt64], [ToInt64]).
+// ([FromInt64]).
 package field

@@ -105,7 +105,9 @@ func One[E Scalar, P Ptr[E]]() E {
 }
 
 // Random returns an element drawn from rng (uniform up to a negligible bias).
-// Deterministic for a seeded rng, which is what tests and golden vectors need.
+// Deterministic for a seeded rng, which is what tests and golden vectors need:
+// used by the tests of packages field, poly, sumcheck, lookup and pcs, and of
+// gadgets/poly and gadgets/sumcheck.
 func Random[E Scalar, P Ptr[E]](rng *rand.Rand) E {
 	var buf [48]byte
 	for i := 0; i < len(buf); i += 8 {
@@ -119,26 +121,13 @@ func Random[E Scalar, P Ptr[E]](rng *rand.Rand) E {
 	return z
 }
 
-// RandomVector returns n elements drawn from rng.
+// RandomVector returns n elements drawn from rng ([Random]): used by the
+// tests and golden vectors of the protocol packages (poly, sumcheck,
+// transcript, lookup, pcs, protocol/…) and of their gadgets.
 func RandomVector[E Scalar, P Ptr[E]](rng *rand.Rand, n int) []E {
 	v := make([]E, n)
 	for i := range v {
 		v[i] = Random[E, P](rng)
 	}
 	return v
-}
-
-// ToInt64 maps a field element back to a signed integer when it lies in
-// (−2⁶³, 2⁶³) under the "p − |v| is −|v|" convention; ok is false otherwise.
-func ToInt64[E Scalar, P Ptr[E]](x *E) (v int64, ok bool) {
-	var b big.Int
-	P(x).BigInt(&b)
-	if b.IsInt64() {
-		return b.Int64(), true
-	}
-	b.Sub(&b, Modulus[E]())
-	if b.IsInt64() {
-		return b.Int64(), true
-	}
-	return 0, false
 }

@@ -60,6 +60,22 @@ func TestKernels(t *testing.T) {
 	t.Run("bls12-377", testKernels[bls12377fr.Element])
 }
 
+// ToInt64 maps a field element back to a signed integer when it lies in
+// (−2⁶³, 2⁶³) under the "p − |v| is −|v|" convention of FromInt64; ok is
+// false otherwise. The tests read FromInt64's elements back with it.
+func ToInt64[E Scalar, P Ptr[E]](x *E) (v int64, ok bool) {
+	var b big.Int
+	P(x).BigInt(&b)
+	if b.IsInt64() {
+		return b.Int64(), true
+	}
+	b.Sub(&b, Modulus[E]())
+	if b.IsInt64() {
+		return b.Int64(), true
+	}
+	return 0, false
+}
+
 func TestIntegers(t *testing.T) {
 	for _, v := range []int64{0, 1, -1, 127, -128, 1 << 40, -(1 << 62), 1<<63 - 1} {
 		x := FromInt64[bn254fr.Element](v)

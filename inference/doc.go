@@ -49,11 +49,9 @@
 // [Proof.MarshalBinary] writes a versioned binary encoding (header
 // [FormatVersion] and the field's name, then the proof's fields in order:
 // canonical 32-byte field elements, varint integers, length-prefixed
-// slices); [UnmarshalProof] reads it back, checking every length against
-// the bytes that remain (divided by the smallest encoding of one item) and
-// every field element for canonicity, and allocating at most
-// [AllocationRatio] bytes per input byte (fuzzed; measured on crafted
-// inputs).
+// slices): a run's artifacts keep it as native-proof.bin. Nothing reads it
+// back; a verifier checks the Groth16 proof of the circuit (package
+// circuits), which replays [Verify].
 //
 // # Verification
 //

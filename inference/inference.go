@@ -97,7 +97,11 @@ func Prove[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statemen
 
 // Verify checks a proof that model m, on the request's prompt, greedily
 // generated its output, in a pass of the request's rows, with statement
-// st (whose digests must be those of the tokens).
+// st (whose digests must be those of the tokens). Library API, the
+// native twin of package circuits' Direct circuit: used by the tests of
+// packages inference and circuits, which run both on the same proofs; the
+// commands, which hold the model id and the prover's pass, call
+// [VerifyPass].
 func Verify[E field.Scalar, P field.Ptr[E]](m *model.Model, st statement.Statement, req statement.Request, proof *Proof[E]) error {
 	if err := supported(m); err != nil {
 		return err

@@ -7,24 +7,19 @@ import (
 	"github.com/veriformer/veriformer/transcript"
 )
 
-// Walk visits the opened tensors of a pass in their canonical order: the
-// embedding; per layer the attention norm, the Q, K, V projections (and
-// RoPE), the attention scores, softmax and context, the output projection,
-// the residual, the MLP norm, the MLP projections and activation, the
-// residual; the final norm; the LM head. It is the order in which the
-// transcript absorbs them and the circuit holds them.
+// WalkSegment visits the opened tensors of one segment in their canonical
+// order: the embedding if it is the first; per block the attention norm,
+// the Q, K, V projections (and RoPE), the attention scores, softmax and
+// context, the output projection, the residual, the MLP norm, the MLP
+// projections and activation, the residual; the final norm and the LM
+// head if it has them (Segment.HasHead). It is the order in which the
+// transcript absorbs them and the circuit holds them; a whole pass is the
+// segment of all its blocks.
 //
 // Norm statistics: mean and its remainder (LayerNorm), exponent, the 1/√
 // input, remainder and output, then the output and its remainder.
 // Softmax: the row maxima, the high limbs of the shifted scores, the
 // probabilities and their remainders.
-func Walk(tr *model.Trace, visit func(t *model.Tensor)) {
-	WalkSegment(tr, Segment{From: 0, To: len(tr.Layers)}, visit)
-}
-
-// WalkSegment visits the opened tensors of one segment in canonical order:
-// the embedding if it is the first, its blocks, the final norm and LM head
-// if it has them (Segment.HasHead).
 func WalkSegment(tr *model.Trace, seg Segment, visit func(t *model.Tensor)) {
 	requant := func(r *model.Requant) { visit(&r.Out); visit(&r.Rem) }
 	norm := func(n *model.Norm) {

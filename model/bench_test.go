@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/veriformer/veriformer/internal/parallel"
 )
 
 // projections lists the quantized projections of one pass in order, LM
@@ -139,4 +141,63 @@ func BenchmarkMatMul(b *testing.B) {
 			}
 		})
 	}
+}
+
+// MatMulFloat32 is the float32 twin of MatMulInt with the same
+// parallelism and dot-product structure (four rows per pass over a weight
+// row, four accumulators for one row): the baseline the benchmarks compare
+// against.
+func MatMulFloat32(x []float32, rows, in int, w []float32, out int, bias []float32) []float32 {
+	acc := make([]float32, rows*out)
+	minChunk := max(1, matmulMinWork/max(1, rows*in))
+	parallel.Execute(out, minChunk, func(start, end int) {
+		for j := start; j < end; j++ {
+			wj := w[j*in : (j+1)*in]
+			var b float32
+			if bias != nil {
+				b = bias[j]
+			}
+			r := 0
+			for ; r+4 <= rows; r += 4 {
+				s0, s1, s2, s3 := dot4Float(x[r*in:(r+1)*in], x[(r+1)*in:(r+2)*in], x[(r+2)*in:(r+3)*in], x[(r+3)*in:(r+4)*in], wj)
+				acc[r*out+j] = s0 + b
+				acc[(r+1)*out+j] = s1 + b
+				acc[(r+2)*out+j] = s2 + b
+				acc[(r+3)*out+j] = s3 + b
+			}
+			for ; r < rows; r++ {
+				acc[r*out+j] = dotFloat(x[r*in:(r+1)*in], wj) + b
+			}
+		}
+	})
+	return acc
+}
+
+func dot4Float(x0, x1, x2, x3, w []float32) (s0, s1, s2, s3 float32) {
+	x0, x1, x2, x3 = x0[:len(w)], x1[:len(w)], x2[:len(w)], x3[:len(w)]
+	for i, v := range w {
+		s0 += x0[i] * v
+		s1 += x1[i] * v
+		s2 += x2[i] * v
+		s3 += x3[i] * v
+	}
+	return s0, s1, s2, s3
+}
+
+func dotFloat(x, w []float32) float32 {
+	x = x[:len(w)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(w); i += 4 {
+		ww := w[i : i+4 : i+4]
+		xx := x[i : i+4 : i+4]
+		s0 += xx[0] * ww[0]
+		s1 += xx[1] * ww[1]
+		s2 += xx[2] * ww[2]
+		s3 += xx[3] * ww[3]
+	}
+	for ; i < len(w); i++ {
+		s0 += x[i] * w[i]
+	}
+	return s0 + s1 + s2 + s3
 }

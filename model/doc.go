@@ -323,8 +323,9 @@
 // (12 layers, d = 768, 12 heads, random weights) report tokens/s of greedy
 // decoding with full traces, and, in the same run, the tokens/s of the
 // same passes' matmuls alone with the int8 kernel and with a float32
-// kernel of the same blocking ([MatMulFloat32]), and the ratios. Measured
-// on a shared, heavily loaded 2-core machine (figures vary between runs):
+// kernel of the same blocking (MatMulFloat32, in the benchmarks), and the
+// ratios. Measured on a shared, heavily loaded 2-core machine (figures vary
+// between runs):
 // the default model decodes 1,800–4,600 tokens/s; GPT-2 small 3.1–4.5
 // tokens/s with full traces, about as fast as the same passes' float32
 // matmuls alone (ratio 0.66–1.35), the int8 kernel running at 0.8–1.3

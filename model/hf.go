@@ -21,7 +21,9 @@ const (
 // weights with the default options and, when the directory has tokenizer
 // files (tokenizer.json, or vocab.json with merges.txt), loads the
 // tokenizer with its beginning-of-sequence rule as the files give it
-// (tokenizer.BOSAuto); see [LoadBOS].
+// (tokenizer.BOSAuto); see [LoadBOS]. Library API, the entry the package
+// documentation shows for a user's directory; the commands choose the
+// rule and call [LoadBOS] or [LoadText] (through [Source]).
 func Load(dir string) (*Model, error) { return LoadBOS(dir, tokenizer.BOSAuto) }
 
 // LoadText is LoadBOS for commands that read and print text: it refuses a

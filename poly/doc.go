@@ -13,7 +13,7 @@
 //
 //	f'(x₂,…,xₙ) = f(r, x₂,…,xₙ) = f(0, x₂,…) + r·(f(1, x₂,…) − f(0, x₂,…))
 //
-// A rows×cols matrix is padded to 2ᵃ×2ᵇ ([PadMatrix]) and stored row-major,
+// A rows×cols matrix is padded to 2ᵃ×2ᵇ ([PadTensor]) and stored row-major,
 // entry (i, j) at index i·2ᵇ + j: its MLE is evaluated at (r_row, r_col),
 // row variables first.
 //
@@ -31,8 +31,8 @@
 // # Structured MLEs
 //
 // Verifiers never build a table of size 2ⁿ for a matrix they know: one-hot
-// rows, prefix selectors, causal zeroifiers and masks, padding and
-// unpadding matrices all have closed forms evaluated in O(n) field
+// rows, prefix selectors, causal zeroifiers and padding matrices all
+// have closed forms evaluated in O(n) field
 // operations (structured.go, and their in-circuit twins in gadgets/poly).
 //
 // # Performance

@@ -154,26 +154,3 @@ func Eq[E field.Scalar, P field.Ptr[E]](a, b []E) E {
 	}
 	return res
 }
-
-// Pad returns a copy of values extended with zeros to the next power of two
-// (at least 1 entry).
-func Pad[E field.Scalar](values []E) []E {
-	out := hugepage.Make[E](NextPowerOfTwo(len(values)))
-	copy(out, values)
-	return out
-}
-
-// PadMatrix lays out a rows×cols row-major matrix in a 2^a × 2^b table
-// (a = ⌈log₂ rows⌉, b = ⌈log₂ cols⌉) with zeros in the padding, so entry
-// (i, j) sits at index i·2^b + j.
-func PadMatrix[E field.Scalar](values []E, rows, cols int) []E {
-	if len(values) != rows*cols {
-		panic(fmt.Sprintf("poly: PadMatrix: %d values for a %d×%d matrix", len(values), rows, cols))
-	}
-	pc := NextPowerOfTwo(cols)
-	out := hugepage.Make[E](NextPowerOfTwo(rows) * pc)
-	for i := range rows {
-		copy(out[i*pc:i*pc+cols], values[i*cols:(i+1)*cols])
-	}
-	return out
-}

@@ -1,6 +1,7 @@
 package poly
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -119,6 +120,22 @@ func TestEqTable(t *testing.T) {
 func TestFold(t *testing.T) {
 	t.Run("bn254", testFold[bn254fr.Element])
 	t.Run("bls12-377", testFold[bls12377fr.Element])
+}
+
+// PadMatrix lays out a rows×cols row-major matrix in a 2^a × 2^b table
+// (a = ⌈log₂ rows⌉, b = ⌈log₂ cols⌉) with zeros in the padding, so entry
+// (i, j) sits at index i·2^b + j: the layout of PadTensor for a matrix,
+// written out as the tests' reference.
+func PadMatrix[E field.Scalar](values []E, rows, cols int) []E {
+	if len(values) != rows*cols {
+		panic(fmt.Sprintf("poly: PadMatrix: %d values for a %d×%d matrix", len(values), rows, cols))
+	}
+	pc := NextPowerOfTwo(cols)
+	out := make([]E, NextPowerOfTwo(rows)*pc)
+	for i := range rows {
+		copy(out[i*pc:i*pc+cols], values[i*cols:(i+1)*cols])
+	}
+	return out
 }
 
 func TestPadMatrix(t *testing.T) {

@@ -11,8 +11,7 @@ import (
 //
 // The verifier of several layer protocols needs the MLE of a fixed 0/1 (or
 // 0/c) table at a random point: a one-hot row, the "first s rows" selector,
-// the causal zeroifier and mask of attention, the head padding and unpadding
-// matrices. The tables have 2ⁿ entries; their MLEs have closed forms that cost
+// the causal zeroifier of attention, the head padding matrix. The tables have 2ⁿ entries; their MLEs have closed forms that cost
 // O(n) field operations and never build the table. Every closed form below is
 // a sum over the accepting paths of a small automaton that reads the bits of
 // the table index from one end to the other; each path is a product of one
@@ -63,9 +62,10 @@ import (
 // bit. The mask is m = c·(1 − z) (c the field element that stands for −∞),
 // so m̃ = c·(1 − z̃). Over ĥ×ŝ×ŝ (heads first) the tables do not depend on the
 // head index, and since Σ_x β(r_h, x) = 1 their MLEs do not depend on the head
-// coordinates: ẑ(r_h, ρ, γ) = z̃(ρ, γ).
+// coordinates: ẑ(r_h, ρ, γ) = z̃(ρ, γ). The layer protocols build the mask
+// and the heads from CausalZeroifier in this way.
 //
-// Head padding (Padding) and unpadding (Unpadding). For h heads of width m,
+// Head padding (Padding). For h heads of width m,
 // with ĥ = 2^⌈log₂ h⌉, m̂ = 2^⌈log₂ m⌉ and D = 2^⌈log₂(h·m)⌉, the padding
 // matrix P ∈ F^{D × ĥm̂} has rows c ∈ [0, D) (the unpadded width h·m padded to
 // a power of two) and columns J = i·m̂ + j (head i, offset j):
@@ -74,7 +74,8 @@ import (
 //
 // its point is (r_c ‖ r_i ‖ r_j) with ⌈log₂(hm)⌉ + ⌈log₂ h⌉ + ⌈log₂ m⌉
 // coordinates. The unpadding matrix is its transpose U = Pᵀ ∈ F^{ĥm̂ × D},
-// point (r_i ‖ r_j ‖ r_c), Ũ(r_i, r_j, r_c) = P̃(r_c, r_i, r_j).
+// point (r_i ‖ r_j ‖ r_c): Ũ(r_i, r_j, r_c) = P̃(r_c, r_i, r_j), Padding at
+// the point's groups reordered.
 //
 // Write m = m'·2ᵃ with m' odd. The low a bits of c = i·m + j are the low a
 // bits of j, and the rest is c' = i·m' + j' (j = j'·2ᵃ + j₀); splitting r_c =
@@ -271,49 +272,16 @@ func Prefix[E field.Scalar, P field.Ptr[E]](point []E, s int) E {
 // 6ℓ multiplications. The length of point must be even.
 func CausalZeroifier[E field.Scalar, P field.Ptr[E]](point []E, s int) (E, error) {
 	var res E
-	if err := CheckCausalShape(len(point), 0); err != nil {
+	if err := CheckCausalShape(len(point)); err != nil {
 		return res, fmt.Errorf("poly: causal zeroifier: %w", err)
 	}
 	return causalZeroifier[E, P](point, s), nil
 }
 
-// CausalZeroifierHeads is [CausalZeroifier] over the ĥ × ŝ × ŝ tensor whose
-// every head is the same zeroifier: point = (r_head ‖ r_row ‖ r_col) with
-// headVars head coordinates. The MLE does not depend on r_head.
-func CausalZeroifierHeads[E field.Scalar, P field.Ptr[E]](point []E, headVars, s int) (E, error) {
-	var res E
-	if err := CheckCausalShape(len(point), headVars); err != nil {
-		return res, fmt.Errorf("poly: causal zeroifier: %w", err)
-	}
-	return causalZeroifier[E, P](point[headVars:], s), nil
-}
-
-// CausalMask returns the MLE at point = (r_row ‖ r_col) of the causal mask
-// m = c·(1 − z), z the zeroifier of [CausalZeroifier] and c the field element
-// standing for −∞. Cost: one multiplication more than the zeroifier.
-func CausalMask[E field.Scalar, P field.Ptr[E]](point []E, s int, c E) (E, error) {
-	var z E
-	if err := CheckCausalShape(len(point), 0); err != nil {
-		return z, fmt.Errorf("poly: causal mask: %w", err)
-	}
-	z = causalZeroifier[E, P](point, s)
-	return maskFromZeroifier[E, P](&z, &c), nil
-}
-
-// CausalMaskHeads is [CausalMask] over the ĥ × ŝ × ŝ tensor, point =
-// (r_head ‖ r_row ‖ r_col) with headVars head coordinates, which it ignores.
-func CausalMaskHeads[E field.Scalar, P field.Ptr[E]](point []E, headVars, s int, c E) (E, error) {
-	var z E
-	if err := CheckCausalShape(len(point), headVars); err != nil {
-		return z, fmt.Errorf("poly: causal mask: %w", err)
-	}
-	z = causalZeroifier[E, P](point[headVars:], s)
-	return maskFromZeroifier[E, P](&z, &c), nil
-}
-
 // PaddingVars returns the numbers of variables of the padding matrix of
 // [Padding] for h heads of width m: rows ⌈log₂(h·m)⌉, heads ⌈log₂ h⌉, head
-// width ⌈log₂ m⌉. The unpadding matrix has the same three groups, rows last.
+// width ⌈log₂ m⌉. Used by the tests of packages poly and gadgets/poly, to
+// size the points.
 func PaddingVars(h, m int) (rowVars, headVars, widthVars int, err error) {
 	if err := checkPaddingShape(h, m); err != nil {
 		return 0, 0, 0, fmt.Errorf("poly: padding shape: %w", err)
@@ -322,24 +290,16 @@ func PaddingVars(h, m int) (rowVars, headVars, widthVars int, err error) {
 }
 
 // SplitPaddingPoint checks h, m and the length of a point of the padding
-// matrix of [Padding], (r_c ‖ r_i ‖ r_j), or with unpadding of the
-// unpadding matrix of [Unpadding], (r_i ‖ r_j ‖ r_c), and returns its three
-// groups. It is generic so that the in-circuit twin (gadgets/poly) applies
-// the same checks to circuit variables.
-func SplitPaddingPoint[T any](point []T, h, m int, unpadding bool) (rc, ri, rj []T, err error) {
-	what := "padding"
-	if unpadding {
-		what = "unpadding"
-	}
+// matrix of [Padding], (r_c ‖ r_i ‖ r_j), and returns its three groups. It
+// is generic so that the in-circuit twin (gadgets/poly) applies the same
+// checks to circuit variables.
+func SplitPaddingPoint[T any](point []T, h, m int) (rc, ri, rj []T, err error) {
 	if err := checkPaddingShape(h, m); err != nil {
-		return nil, nil, nil, fmt.Errorf("poly: %s: %w", what, err)
+		return nil, nil, nil, fmt.Errorf("poly: padding: %w", err)
 	}
 	rowVars, headVars, widthVars := Log2Ceil(h*m), Log2Ceil(h), Log2Ceil(m)
 	if len(point) != rowVars+headVars+widthVars {
-		return nil, nil, nil, fmt.Errorf("poly: %s: point has %d coordinates, want %d", what, len(point), rowVars+headVars+widthVars)
-	}
-	if unpadding {
-		return point[headVars+widthVars:], point[:headVars], point[headVars : headVars+widthVars], nil
+		return nil, nil, nil, fmt.Errorf("poly: padding: point has %d coordinates, want %d", len(point), rowVars+headVars+widthVars)
 	}
 	return point[:rowVars], point[rowVars : rowVars+headVars], point[rowVars+headVars:], nil
 }
@@ -352,12 +312,12 @@ func checkPaddingShape(h, m int) error {
 	return nil
 }
 
-// CheckCausalShape checks that n variables split into headVars head
-// variables and two equal halves (rows, columns), the point layout of the
-// causal zeroifiers and masks (native and in-circuit).
-func CheckCausalShape(n, headVars int) error {
-	if headVars < 0 || headVars > n || (n-headVars)%2 != 0 {
-		return fmt.Errorf("%d head variables do not split %d variables into heads and two equal halves (rows, columns)", headVars, n)
+// CheckCausalShape checks that n variables split into two equal halves
+// (rows, columns), the point layout of the causal zeroifier (native and
+// in-circuit).
+func CheckCausalShape(n int) error {
+	if n%2 != 0 {
+		return fmt.Errorf("%d variables do not split into two equal halves (rows, columns)", n)
 	}
 	return nil
 }
@@ -377,19 +337,7 @@ const (
 // widths) and about 2a + min(δ'·(4m' + 1) + m'·μ', h·(9δ' + L)) otherwise.
 func Padding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
 	var res E
-	rc, ri, rj, err := SplitPaddingPoint(point, h, m, false)
-	if err != nil {
-		return res, err
-	}
-	return padding[E, P](rc, ri, rj, h, m), nil
-}
-
-// Unpadding returns the MLE of the unpadding matrix U = Pᵀ ∈ F^{ĥm̂ × D} of
-// seed 002 at point = (r_i ‖ r_j ‖ r_c): U[i·m̂ + j, c] = [i < h ∧ j < m ∧
-// c = i·m + j]. Same cost as [Padding].
-func Unpadding[E field.Scalar, P field.Ptr[E]](point []E, h, m int) (E, error) {
-	var res E
-	rc, ri, rj, err := SplitPaddingPoint(point, h, m, true)
+	rc, ri, rj, err := SplitPaddingPoint(point, h, m)
 	if err != nil {
 		return res, err
 	}
@@ -658,13 +606,6 @@ func causalZeroifier[E field.Scalar, P field.Ptr[E]](point []E, s int) E {
 		return le
 	}
 	return ee
-}
-
-// maskFromZeroifier returns c·(1 − z).
-func maskFromZeroifier[E field.Scalar, P field.Ptr[E]](z, c *E) E {
-	res := oneMinus[E, P](z)
-	P(&res).Mul(&res, c)
-	return res
 }
 
 // betaBit returns β(r, b) for a bit b: r or 1 − r.

@@ -131,18 +131,14 @@ func testPrefix[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	}
 }
 
-// causalInts is the padded zeroifier (mask = false) or the 0/1 pattern of the
-// mask (mask = true) over heads × 2^l × 2^l, index (head·2^l + i)·2^l + j.
-func causalInts(heads, l, s int, mask bool) []int64 {
+// causalInts is the padded zeroifier over 2^l × 2^l, index i·2^l + j.
+func causalInts(l, s int) []int64 {
 	side := 1 << l
-	ints := make([]int64, heads*side*side)
-	for head := range heads {
-		for i := range side {
-			for j := range side {
-				z := i < s && j < s && i >= j
-				if z != mask {
-					ints[(head*side+i)*side+j] = 1
-				}
+	ints := make([]int64, side*side)
+	for i := range side {
+		for j := range side {
+			if i < s && j < s && i >= j {
+				ints[i*side+j] = 1
 			}
 		}
 	}
@@ -163,35 +159,17 @@ func testCausal[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	rng := structuredRNG(t)
 	for l := range 4 {
 		for s := -1; s <= 1<<l+1; s++ {
-			for headVars := range 3 {
-				name := fmt.Sprintf("l=%d s=%d headVars=%d", l, s, headVars)
-				z := denseTable[E, P](causalInts(1<<headVars, l, s, false))
-				checkAgainstTable[E, P](t, rng, "zeroifier "+name, z, func(point []E) (E, error) {
-					return CausalZeroifierHeads[E, P](point, headVars, s)
-				})
-				c := field.Random[E, P](rng)
-				m := denseTable[E, P](causalInts(1<<headVars, l, s, true))
-				field.ScalarMul(m, m, &c)
-				checkAgainstTable[E, P](t, rng, "mask "+name, m, func(point []E) (E, error) {
-					return CausalMaskHeads[E, P](point, headVars, s, c)
-				})
-				if headVars == 0 {
-					checkAgainstTable[E, P](t, rng, "zeroifier "+name, z, func(point []E) (E, error) {
-						return CausalZeroifier[E, P](point, s)
-					})
-					checkAgainstTable[E, P](t, rng, "mask "+name, m, func(point []E) (E, error) {
-						return CausalMask[E, P](point, s, c)
-					})
-				}
-			}
+			z := denseTable[E, P](causalInts(l, s))
+			checkAgainstTable[E, P](t, rng, fmt.Sprintf("zeroifier l=%d s=%d", l, s), z, func(point []E) (E, error) {
+				return CausalZeroifier[E, P](point, s)
+			})
 		}
 	}
 }
 
-// paddingInts is the padding matrix (transpose = false, index c·ĥm̂ + J) or
-// the unpadding matrix (transpose = true, index J·D + c) built entry by entry
+// paddingInts is the padding matrix (index c·ĥm̂ + J) built entry by entry
 // from the definition of seed 002.
-func paddingInts(h, m int, transpose bool) []int64 {
+func paddingInts(h, m int) []int64 {
 	rows := 1 << Log2Ceil(h*m)
 	hh, mm := 1<<Log2Ceil(h), 1<<Log2Ceil(m)
 	cols := hh * mm
@@ -200,11 +178,7 @@ func paddingInts(h, m int, transpose bool) []int64 {
 		for col := range cols {
 			i, j := col/mm, col%mm
 			if i < h && j < m && c == i*m+j {
-				if transpose {
-					ints[col*rows+c] = 1
-				} else {
-					ints[c*cols+col] = 1
-				}
+				ints[c*cols+col] = 1
 			}
 		}
 	}
@@ -226,11 +200,8 @@ func testPadding[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	for h := 1; h <= 7; h++ {
 		for m := 1; m <= 9; m++ {
 			name := fmt.Sprintf("h=%d m=%d", h, m)
-			checkAgainstTable[E, P](t, rng, "padding "+name, denseTable[E, P](paddingInts(h, m, false)), func(point []E) (E, error) {
+			checkAgainstTable[E, P](t, rng, "padding "+name, denseTable[E, P](paddingInts(h, m)), func(point []E) (E, error) {
 				return Padding[E, P](point, h, m)
-			})
-			checkAgainstTable[E, P](t, rng, "unpadding "+name, denseTable[E, P](paddingInts(h, m, true)), func(point []E) (E, error) {
-				return Unpadding[E, P](point, h, m)
 			})
 		}
 	}
@@ -245,7 +216,7 @@ func testPadding[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 			split := func(point []E) (rc, ri, rj []E) {
 				return point[:rowVars], point[rowVars : rowVars+headVars], point[rowVars+headVars:]
 			}
-			table := denseTable[E, P](paddingInts(h, m, false))
+			table := denseTable[E, P](paddingInts(h, m))
 			name := fmt.Sprintf("h=%d m=%d", h, m)
 			checkAgainstTable[E, P](t, rng, "padding by heads "+name, table, func(point []E) (E, error) {
 				rc, ri, rj := split(point)
@@ -260,7 +231,7 @@ func testPadding[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	// Sizes of real models, at random points only (the tables are large).
 	for _, hm := range [][2]int{{12, 24}, {5, 96}, {3, 100}} {
 		h, m := hm[0], hm[1]
-		table := denseTable[E, P](paddingInts(h, m, false))
+		table := denseTable[E, P](paddingInts(h, m))
 		rowVars, headVars, widthVars, err := PaddingVars(h, m)
 		if err != nil {
 			t.Fatal(err)
@@ -282,17 +253,6 @@ func TestStructuredErrors(t *testing.T) {
 	if _, err := CausalZeroifier(point, 3); err == nil {
 		t.Error("zeroifier accepted an odd number of variables")
 	}
-	if _, err := CausalMask(point, 3, E{}); err == nil {
-		t.Error("mask accepted an odd number of variables")
-	}
-	for _, headVars := range []int{-1, 0, 2, 6} {
-		if _, err := CausalZeroifierHeads(point, headVars, 3); err == nil {
-			t.Errorf("zeroifier accepted %d head variables of 5", headVars)
-		}
-		if _, err := CausalMaskHeads(point, headVars, 3, E{}); err == nil {
-			t.Errorf("mask accepted %d head variables of 5", headVars)
-		}
-	}
 	for _, hm := range [][2]int{{0, 4}, {4, 0}, {-1, 3}, {1 << 16, 1}} {
 		if _, _, _, err := PaddingVars(hm[0], hm[1]); err == nil {
 			t.Errorf("padding shape h=%d m=%d accepted", hm[0], hm[1])
@@ -300,16 +260,10 @@ func TestStructuredErrors(t *testing.T) {
 		if _, err := Padding(point, hm[0], hm[1]); err == nil {
 			t.Errorf("padding h=%d m=%d accepted", hm[0], hm[1])
 		}
-		if _, err := Unpadding(point, hm[0], hm[1]); err == nil {
-			t.Errorf("unpadding h=%d m=%d accepted", hm[0], hm[1])
-		}
 	}
 	// h = 3, m = 5: 4 + 2 + 3 = 9 coordinates.
 	if _, err := Padding(point, 3, 5); err == nil {
 		t.Error("padding accepted a point of the wrong length")
-	}
-	if _, err := Unpadding(point, 3, 5); err == nil {
-		t.Error("unpadding accepted a point of the wrong length")
 	}
 }
 
@@ -396,14 +350,13 @@ func updateStructuredVectors() bool {
 const structuredVectorsFile = "testdata/structured_vectors.json"
 
 // structuredVector is one golden evaluation: Function (an exported name of
-// this file) with integer Params at Point (decimal field elements), mask
-// constant C for the masks, and the expected Value.
+// this file) with integer Params at Point (decimal field elements) and the
+// expected Value.
 type structuredVector struct {
 	Curve    string   `json:"curve"`
 	Function string   `json:"function"`
 	Params   []int    `json:"params"`
 	Point    []string `json:"point"`
-	C        string   `json:"c,omitempty"`
 	Value    string   `json:"value"`
 }
 
@@ -419,16 +372,10 @@ var structuredVectorSpecs = []struct {
 	{"Prefix", []int{10, 1000}},
 	{"CausalZeroifier", []int{3, 5}}, // ℓ, s
 	{"CausalZeroifier", []int{5, 20}},
-	{"CausalZeroifierHeads", []int{4, 3, 5}}, // head variables, ℓ, s
-	{"CausalMask", []int{3, 5}},              // ℓ, s
-	{"CausalMaskHeads", []int{2, 4, 11}},     // head variables, ℓ, s
-	{"Padding", []int{12, 64}},               // h, m
+	{"Padding", []int{12, 64}}, // h, m
 	{"Padding", []int{3, 5}},
 	{"Padding", []int{12, 48}},
 	{"Padding", []int{3, 75}},
-	{"Unpadding", []int{12, 64}},
-	{"Unpadding", []int{3, 5}},
-	{"Unpadding", []int{6, 80}},
 }
 
 // structuredVectorVars returns the number of variables of a golden vector.
@@ -436,11 +383,9 @@ func structuredVectorVars(function string, params []int) (int, error) {
 	switch function {
 	case "EqIndex", "Prefix":
 		return params[0], nil
-	case "CausalZeroifier", "CausalMask":
+	case "CausalZeroifier":
 		return 2 * params[0], nil
-	case "CausalZeroifierHeads", "CausalMaskHeads":
-		return params[0] + 2*params[1], nil
-	case "Padding", "Unpadding":
+	case "Padding":
 		rowVars, headVars, widthVars, err := PaddingVars(params[0], params[1])
 		return rowVars + headVars + widthVars, err
 	}
@@ -448,7 +393,7 @@ func structuredVectorVars(function string, params []int) (int, error) {
 }
 
 // evalStructured evaluates a golden vector's function with the closed form.
-func evalStructured[E field.Scalar, P field.Ptr[E]](function string, params []int, point []E, c E) (E, error) {
+func evalStructured[E field.Scalar, P field.Ptr[E]](function string, params []int, point []E) (E, error) {
 	switch function {
 	case "EqIndex":
 		return EqIndex[E, P](point, params[1]), nil
@@ -456,26 +401,17 @@ func evalStructured[E field.Scalar, P field.Ptr[E]](function string, params []in
 		return Prefix[E, P](point, params[1]), nil
 	case "CausalZeroifier":
 		return CausalZeroifier[E, P](point, params[1])
-	case "CausalZeroifierHeads":
-		return CausalZeroifierHeads[E, P](point, params[0], params[2])
-	case "CausalMask":
-		return CausalMask[E, P](point, params[1], c)
-	case "CausalMaskHeads":
-		return CausalMaskHeads[E, P](point, params[0], params[2], c)
 	case "Padding":
 		return Padding[E, P](point, params[0], params[1])
-	case "Unpadding":
-		return Unpadding[E, P](point, params[0], params[1])
 	}
 	var zero E
 	return zero, fmt.Errorf("unknown function %q", function)
 }
 
 // denseStructured builds the table of a golden vector's function with plain
-// integers (the masks scaled by c afterwards).
-func denseStructured[E field.Scalar, P field.Ptr[E]](function string, params []int, c E) ([]E, error) {
+// integers.
+func denseStructured[E field.Scalar, P field.Ptr[E]](function string, params []int) ([]E, error) {
 	var ints []int64
-	scale := false
 	switch function {
 	case "EqIndex":
 		ints = make([]int64, 1<<params[0])
@@ -486,25 +422,13 @@ func denseStructured[E field.Scalar, P field.Ptr[E]](function string, params []i
 			ints[x] = 1
 		}
 	case "CausalZeroifier":
-		ints = causalInts(1, params[0], params[1], false)
-	case "CausalZeroifierHeads":
-		ints = causalInts(1<<params[0], params[1], params[2], false)
-	case "CausalMask":
-		ints, scale = causalInts(1, params[0], params[1], true), true
-	case "CausalMaskHeads":
-		ints, scale = causalInts(1<<params[0], params[1], params[2], true), true
+		ints = causalInts(params[0], params[1])
 	case "Padding":
-		ints = paddingInts(params[0], params[1], false)
-	case "Unpadding":
-		ints = paddingInts(params[0], params[1], true)
+		ints = paddingInts(params[0], params[1])
 	default:
 		return nil, fmt.Errorf("unknown function %q", function)
 	}
-	table := denseTable[E, P](ints)
-	if scale {
-		field.ScalarMul(table, table, &c)
-	}
-	return table, nil
+	return denseTable[E, P](ints), nil
 }
 
 func structuredVectors[E field.Scalar, P field.Ptr[E]](t *testing.T, rng *rand.Rand) []structuredVector {
@@ -515,15 +439,11 @@ func structuredVectors[E field.Scalar, P field.Ptr[E]](t *testing.T, rng *rand.R
 			t.Fatal(err)
 		}
 		point := field.RandomVector[E, P](rng, n)
-		var c E
-		if strings.HasPrefix(spec.function, "CausalMask") {
-			c = field.FromInt64[E, P](-1 << 40)
-		}
-		value, err := evalStructured[E, P](spec.function, spec.params, point, c)
+		value, err := evalStructured[E, P](spec.function, spec.params, point)
 		if err != nil {
 			t.Fatalf("%s %v: %v", spec.function, spec.params, err)
 		}
-		table, err := denseStructured[E, P](spec.function, spec.params, c)
+		table, err := denseStructured[E, P](spec.function, spec.params)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -533,9 +453,6 @@ func structuredVectors[E field.Scalar, P field.Ptr[E]](t *testing.T, rng *rand.R
 		v := structuredVector{Curve: field.Name[E](), Function: spec.function, Params: spec.params, Value: P(&value).String()}
 		for k := range point {
 			v.Point = append(v.Point, P(&point[k]).String())
-		}
-		if !P(&c).IsZero() {
-			v.C = P(&c).String()
 		}
 		vectors = append(vectors, v)
 	}

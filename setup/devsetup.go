@@ -17,7 +17,8 @@ import (
 // DevelopmentKeys returns development Groth16 keys of ccs, made in this
 // process and not cached (the package documentation, "Development
 // keys"): for tests and benchmarks that need real keys of a circuit
-// they compile themselves. Whoever calls it can forge proofs.
+// they compile themselves, such as the tests of package recursion.
+// Whoever calls it can forge proofs.
 func DevelopmentKeys(ccs constraint.ConstraintSystem) (groth16.ProvingKey, groth16.VerifyingKey, error) {
 	return developmentSetup(ccs)
 }

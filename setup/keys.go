@@ -224,7 +224,10 @@ func LoadOrSetupVK(ccs constraint.ConstraintSystem, dir string, opts ...Option) 
 // the manifest recorded, the verifying key fits the circuit's public inputs
 // and the proving key belongs to the verifying key ([CheckPair]). Anything
 // else is an error that says which check failed. Keys are decoded without
-// gnark's subgroup checks: the digests stand for them.
+// gnark's subgroup checks: the digests stand for them. Library API, for a
+// caller that must not set keys up; used by the tests of packages setup
+// and pipeline. The commands call [LoadOrSetup], [LoadVK] and
+// [LoadProvingKey].
 func Load(ccs constraint.ConstraintSystem, dir string, opts ...Option) (*Keys, error) {
 	return loadOnly(ccs, dir, true, opts)
 }

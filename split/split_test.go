@@ -23,7 +23,27 @@ import (
 
 const testToken = "test-token"
 
-var builtinModel = sync.OnceValue(LlamaModel)
+// llamaConfig is the built-in Llama-family model the tests serve,
+// model.LlamaTiny: 3 layers, d = 64, 4 query heads sharing 2 key/value
+// heads, MLP width 128, context 64, a byte-level vocabulary of 256 (a
+// token is a byte of the prompt).
+func llamaConfig() *model.Config {
+	c, err := model.BuiltinConfig(model.LlamaTiny)
+	if err != nil {
+		panic(fmt.Sprintf("split: built-in config: %v", err))
+	}
+	return c
+}
+
+// builtinModel is the model of llamaConfig with the weights of
+// model.LlamaTinySeed, the same on every machine.
+var builtinModel = sync.OnceValue(func() *model.Model {
+	m, err := model.Builtin(model.LlamaTiny)
+	if err != nil {
+		panic(fmt.Sprintf("split: built-in model: %v", err))
+	}
+	return m
+})
 
 func builtin() *model.Model { return builtinModel() }
 
@@ -147,11 +167,11 @@ func toTokens(b []byte) []int {
 // client's checks must refuse each.
 func TestCheatingServer(t *testing.T) {
 	m := builtin()
-	other, err := model.RandomWeights(LlamaConfig(), LlamaSeed+1, model.DefaultEmbedScale, model.DefaultGain)
+	other, err := model.RandomWeights(llamaConfig(), model.LlamaTinySeed+1, model.DefaultEmbedScale, model.DefaultGain)
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherModel, err := model.New(LlamaConfig(), other, nil)
+	otherModel, err := model.New(llamaConfig(), other, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

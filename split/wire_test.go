@@ -13,7 +13,7 @@ import (
 // fuzzLayout returns the built-in model's layout and a fresh encryption of
 // zero at level.
 func fuzzLayout(t testing.TB, level int) (*Layout, *rlwe.Ciphertext, *rlwe.SecretKey) {
-	l, err := NewLayout(LlamaConfig())
+	l, err := NewLayout(llamaConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func FuzzDecodeKeys(f *testing.F) {
 // TestEncodeSmall: the diagonal encoder gives the plaintexts of lattigo's
 // encoder (modulo each prime).
 func TestEncodeSmall(t *testing.T) {
-	for _, c := range []*model.Config{LlamaConfig(), tinyLlamaLayerConfig()} {
+	for _, c := range []*model.Config{llamaConfig(), tinyLlamaLayerConfig()} {
 		l, err := NewLayout(c)
 		if err != nil {
 			t.Fatal(err)

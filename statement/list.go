@@ -167,7 +167,10 @@ func DigestOfList(modelID, list *big.Int) (*big.Int, error) {
 }
 
 // ParseWords parses the words of a list's leaves ([List.Words]): the
-// inverse of Words, refusing a word sequence no list has.
+// inverse of Words, refusing a word sequence no list has. Library API,
+// the parser of the words the registry records (the package
+// documentation); fuzzed, and used by the tests of package solidity,
+// which check that it refuses what the registry refuses.
 func ParseWords(words []*big.Int) ([]Leaf, error) {
 	var leaves []Leaf
 	for i := 0; i < len(words); {

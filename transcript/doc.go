@@ -49,6 +49,7 @@
 // # Golden vectors
 //
 // testdata/vectors.json holds, for both fields, a statement, absorbed
-// elements and the challenges that follow; the native and circuit tests both
-// replay it ([Replay]). Regenerate with go test ./transcript -update.
+// elements and the challenges that follow ([Vector], [ReadVectors]); the
+// native tests replay it and the circuit's (gadgets/transcript) derive the
+// same challenges in circuit. Regenerate with go test ./transcript -update.
 package transcript

@@ -73,17 +73,6 @@ func (t *Transcript[E, P]) State() E {
 	return t.state
 }
 
-// Resume returns a transcript in the given state, as if it had been
-// produced by the calls that led to it (used to continue a transcript in a
-// later segment).
-func Resume[E field.Scalar, P field.Ptr[E]](state E) *Transcript[E, P] {
-	return &Transcript[E, P]{
-		compress: compressor[E](),
-		state:    state,
-		tag:      Constant[E, P]("challenge"),
-	}
-}
-
 // Constant maps a string to a field element: SHA-256("veriformer/" + s)
 // read as a big-endian integer and reduced modulo the field order. Circuits
 // use the same value as a constant (ConstantBig).

@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"os"
@@ -18,6 +19,53 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden vectors in testdata")
 
 const vectorsFile = "testdata/vectors.json"
+
+// Replay runs the vector's operations on a fresh native transcript and
+// returns the challenges and final state it produces.
+func Replay[E field.Scalar, P field.Ptr[E]](v *Vector) (challenges [][]E, final E, err error) {
+	statement, err := parseAll[E, P](v.Statement)
+	if err != nil {
+		return nil, final, fmt.Errorf("statement: %w", err)
+	}
+	t := New[E, P](v.Domain, statement...)
+	for i, s := range v.Steps {
+		if s.Label != "" {
+			t.Label(s.Label)
+		}
+		xs, err := parseAll[E, P](s.Absorb)
+		if err != nil {
+			return nil, final, fmt.Errorf("step %d: %w", i, err)
+		}
+		t.Absorb(xs...)
+		challenges = append(challenges, t.Challenges(len(s.Challenges)))
+	}
+	return challenges, t.State(), nil
+}
+
+// parseAll parses decimal field elements, refusing non-canonical ones.
+func parseAll[E field.Scalar, P field.Ptr[E]](ss []string) ([]E, error) {
+	out := make([]E, len(ss))
+	for i, s := range ss {
+		b, ok := new(big.Int).SetString(s, 10)
+		if !ok || b.Sign() < 0 || b.Cmp(field.Modulus[E]()) >= 0 {
+			return nil, fmt.Errorf("element %d: %q is not a canonical field element", i, s)
+		}
+		P(&out[i]).SetBigInt(b)
+	}
+	return out, nil
+}
+
+// Resume returns a transcript in the given state, as if it had been
+// produced by the calls that led to it: the native form of the gadget's
+// Resume (gadgets/transcript), which the tests check continues a
+// transcript.
+func Resume[E field.Scalar, P field.Ptr[E]](state E) *Transcript[E, P] {
+	return &Transcript[E, P]{
+		compress: compressor[E](),
+		state:    state,
+		tag:      Constant[E, P]("challenge"),
+	}
+}
 
 func makeVector[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, name string) Vector {
 	str := func(xs []E) []string {

@@ -339,8 +339,9 @@ func kvPadding(api frontend.API, d *attention.Dims, rc, rCol []frontend.Variable
 }
 
 // Zeroifier returns the MLE of the zeroifier z[j, k] = [j < s_q ∧ k ≤
-// Start + j] over ŝ_q × l̂ at point = (r_row ‖ r_key), the twin of the
-// native function.
+// Start + j] over ŝ_q × l̂ at point = (r_row ‖ r_key), the closed form
+// [VerifyScores] evaluates. Used by the tests of package
+// protocol/attention, which compare it with the native closed form.
 func Zeroifier(api frontend.API, shape attention.Config, point []frontend.Variable) (frontend.Variable, error) {
 	d, err := shape.Dims()
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 // Structured multilinear extensions in a circuit.
 //
 // These are the in-circuit twins of the structured MLEs of the native package
-// poly (one-hot row, "first s rows" selector, causal zeroifier and mask, head
-// padding and unpadding); the closed forms are written out there. The integer
+// poly (one-hot row, "first s rows" selector, causal zeroifier, head
+// padding); the closed forms are written out there. The integer
 // parameters (index, s, h, m) are constants of the circuit, so every branch on
 // their bits is taken at compile time and only the point is a witness. A
 // product of two non-constant values costs one R1CS constraint; sums and
@@ -247,41 +247,10 @@ func prefixStep(api frontend.API, r, l frontend.Variable, bit int) frontend.Vari
 // all (s = 2^ℓ − 1); 2ℓ − 1 when s ≥ 2^ℓ; none when s ≤ 0. The length of
 // point must be even.
 func CausalZeroifier(api frontend.API, point []frontend.Variable, s int) (frontend.Variable, error) {
-	if err := native.CheckCausalShape(len(point), 0); err != nil {
+	if err := native.CheckCausalShape(len(point)); err != nil {
 		return nil, fmt.Errorf("poly: causal zeroifier: %w", err)
 	}
 	return causalZeroifier(api, point, s), nil
-}
-
-// CausalZeroifierHeads is [CausalZeroifier] over the ĥ × ŝ × ŝ tensor whose
-// every head is the same zeroifier: point = (r_head ‖ r_row ‖ r_col) with
-// headVars head coordinates. The MLE does not depend on r_head, which costs
-// nothing.
-func CausalZeroifierHeads(api frontend.API, point []frontend.Variable, headVars, s int) (frontend.Variable, error) {
-	if err := native.CheckCausalShape(len(point), headVars); err != nil {
-		return nil, fmt.Errorf("poly: causal zeroifier: %w", err)
-	}
-	return causalZeroifier(api, point[headVars:], s), nil
-}
-
-// CausalMask returns the MLE at point = (r_row ‖ r_col) of the causal mask
-// c·(1 − z), z the zeroifier of [CausalZeroifier] and c the field element
-// standing for −∞. One constraint more than the zeroifier, none when c is a
-// constant.
-func CausalMask(api frontend.API, point []frontend.Variable, s int, c frontend.Variable) (frontend.Variable, error) {
-	if err := native.CheckCausalShape(len(point), 0); err != nil {
-		return nil, fmt.Errorf("poly: causal mask: %w", err)
-	}
-	return api.Mul(c, api.Sub(1, causalZeroifier(api, point, s))), nil
-}
-
-// CausalMaskHeads is [CausalMask] over the ĥ × ŝ × ŝ tensor, point =
-// (r_head ‖ r_row ‖ r_col) with headVars head coordinates, which it ignores.
-func CausalMaskHeads(api frontend.API, point []frontend.Variable, headVars, s int, c frontend.Variable) (frontend.Variable, error) {
-	if err := native.CheckCausalShape(len(point), headVars); err != nil {
-		return nil, fmt.Errorf("poly: causal mask: %w", err)
-	}
-	return api.Mul(c, api.Sub(1, causalZeroifier(api, point[headVars:], s))), nil
 }
 
 func causalZeroifier(api frontend.API, point []frontend.Variable, s int) frontend.Variable {
@@ -330,17 +299,7 @@ func causalZeroifier(api frontend.API, point []frontend.Variable, s int) fronten
 //     δ'·(4m' + 1) + m'·μ') and the sum over heads (about h·(9δ' + L)); 57
 //     for h = 12, m = 48, 100 for h = 25, m = 80, 59 for h = 12, m = 96.
 func Padding(api frontend.API, point []frontend.Variable, h, m int) (frontend.Variable, error) {
-	rc, ri, rj, err := native.SplitPaddingPoint(point, h, m, false)
-	if err != nil {
-		return nil, err
-	}
-	return padding(api, rc, ri, rj, h, m), nil
-}
-
-// Unpadding returns the MLE of the unpadding matrix U = Pᵀ ∈ F^{ĥm̂ × D} of
-// seed 002 at point = (r_i ‖ r_j ‖ r_c). Same cost as [Padding].
-func Unpadding(api frontend.API, point []frontend.Variable, h, m int) (frontend.Variable, error) {
-	rc, ri, rj, err := native.SplitPaddingPoint(point, h, m, true)
+	rc, ri, rj, err := native.SplitPaddingPoint(point, h, m)
 	if err != nil {
 		return nil, err
 	}

@@ -29,10 +29,9 @@ var update = flag.Bool("update", false, "rewrite the snapshots in testdata")
 const constraintsStructuredFile = "testdata/constraints_structured.csv"
 
 // structuredCircuit checks one structured MLE at a witness point against a
-// claimed value. C holds the mask constant when the case has one.
+// claimed value.
 type structuredCircuit struct {
 	Point    []frontend.Variable
-	C        []frontend.Variable
 	Expected frontend.Variable `gnark:",public"`
 
 	// tc is a pointer so that gnark's test engine, which compares circuit
@@ -41,7 +40,7 @@ type structuredCircuit struct {
 }
 
 func (circuit *structuredCircuit) Define(api frontend.API) error {
-	got, err := circuit.tc.eval(api, circuit.Point, circuit.C)
+	got, err := circuit.tc.eval(api, circuit.Point)
 	if err != nil {
 		return err
 	}
@@ -50,27 +49,25 @@ func (circuit *structuredCircuit) Define(api frontend.API) error {
 }
 
 // structuredCase is one gadget with fixed integer parameters and its native
-// twin, evaluated at a point of nbVars coordinates (and a mask constant when
-// withC).
+// twin, evaluated at a point of nbVars coordinates.
 type structuredCase struct {
 	gadget, params string
 	nbVars         int
-	withC          bool
-	eval           func(api frontend.API, point, c []frontend.Variable) (frontend.Variable, error)
-	bn             func(point []bn254fr.Element, c bn254fr.Element) (bn254fr.Element, error)
-	bls            func(point []bls12377fr.Element, c bls12377fr.Element) (bls12377fr.Element, error)
+	eval           func(api frontend.API, point []frontend.Variable) (frontend.Variable, error)
+	bn             func(point []bn254fr.Element) (bn254fr.Element, error)
+	bls            func(point []bls12377fr.Element) (bls12377fr.Element, error)
 }
 
 func eqIndexCase(n, idx int) structuredCase {
 	return structuredCase{
 		gadget: "EqIndex", params: fmt.Sprintf("n=%d idx=%d", n, idx), nbVars: n,
-		eval: func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
+		eval: func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
 			return EqIndex(api, point, idx), nil
 		},
-		bn: func(point []bn254fr.Element, _ bn254fr.Element) (bn254fr.Element, error) {
+		bn: func(point []bn254fr.Element) (bn254fr.Element, error) {
 			return native.EqIndex(point, idx), nil
 		},
-		bls: func(point []bls12377fr.Element, _ bls12377fr.Element) (bls12377fr.Element, error) {
+		bls: func(point []bls12377fr.Element) (bls12377fr.Element, error) {
 			return native.EqIndex(point, idx), nil
 		},
 	}
@@ -79,99 +76,48 @@ func eqIndexCase(n, idx int) structuredCase {
 func prefixCase(n, s int) structuredCase {
 	return structuredCase{
 		gadget: "Prefix", params: fmt.Sprintf("n=%d s=%d", n, s), nbVars: n,
-		eval: func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
+		eval: func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
 			return Prefix(api, point, s), nil
 		},
-		bn: func(point []bn254fr.Element, _ bn254fr.Element) (bn254fr.Element, error) {
+		bn: func(point []bn254fr.Element) (bn254fr.Element, error) {
 			return native.Prefix(point, s), nil
 		},
-		bls: func(point []bls12377fr.Element, _ bls12377fr.Element) (bls12377fr.Element, error) {
+		bls: func(point []bls12377fr.Element) (bls12377fr.Element, error) {
 			return native.Prefix(point, s), nil
 		},
 	}
 }
 
-func plainZeroifierCase(l, s int) structuredCase {
+func zeroifierCase(l, s int) structuredCase {
 	return structuredCase{
 		gadget: "CausalZeroifier", params: fmt.Sprintf("l=%d s=%d", l, s), nbVars: 2 * l,
-		eval: func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
+		eval: func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
 			return CausalZeroifier(api, point, s)
 		},
-		bn: func(point []bn254fr.Element, _ bn254fr.Element) (bn254fr.Element, error) {
+		bn: func(point []bn254fr.Element) (bn254fr.Element, error) {
 			return native.CausalZeroifier(point, s)
 		},
-		bls: func(point []bls12377fr.Element, _ bls12377fr.Element) (bls12377fr.Element, error) {
+		bls: func(point []bls12377fr.Element) (bls12377fr.Element, error) {
 			return native.CausalZeroifier(point, s)
 		},
 	}
 }
 
-func zeroifierCase(headVars, l, s int) structuredCase {
-	return structuredCase{
-		gadget: "CausalZeroifierHeads", params: fmt.Sprintf("headVars=%d l=%d s=%d", headVars, l, s), nbVars: headVars + 2*l,
-		eval: func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
-			return CausalZeroifierHeads(api, point, headVars, s)
-		},
-		bn: func(point []bn254fr.Element, _ bn254fr.Element) (bn254fr.Element, error) {
-			return native.CausalZeroifierHeads(point, headVars, s)
-		},
-		bls: func(point []bls12377fr.Element, _ bls12377fr.Element) (bls12377fr.Element, error) {
-			return native.CausalZeroifierHeads(point, headVars, s)
-		},
-	}
-}
-
-func maskCase(l, s int) structuredCase {
-	return structuredCase{
-		gadget: "CausalMask", params: fmt.Sprintf("l=%d s=%d", l, s), nbVars: 2 * l, withC: true,
-		eval: func(api frontend.API, point, c []frontend.Variable) (frontend.Variable, error) {
-			return CausalMask(api, point, s, c[0])
-		},
-		bn: func(point []bn254fr.Element, c bn254fr.Element) (bn254fr.Element, error) {
-			return native.CausalMask(point, s, c)
-		},
-		bls: func(point []bls12377fr.Element, c bls12377fr.Element) (bls12377fr.Element, error) {
-			return native.CausalMask(point, s, c)
-		},
-	}
-}
-
-func maskHeadsCase(headVars, l, s int) structuredCase {
-	return structuredCase{
-		gadget: "CausalMaskHeads", params: fmt.Sprintf("headVars=%d l=%d s=%d", headVars, l, s), nbVars: headVars + 2*l, withC: true,
-		eval: func(api frontend.API, point, c []frontend.Variable) (frontend.Variable, error) {
-			return CausalMaskHeads(api, point, headVars, s, c[0])
-		},
-		bn: func(point []bn254fr.Element, c bn254fr.Element) (bn254fr.Element, error) {
-			return native.CausalMaskHeads(point, headVars, s, c)
-		},
-		bls: func(point []bls12377fr.Element, c bls12377fr.Element) (bls12377fr.Element, error) {
-			return native.CausalMaskHeads(point, headVars, s, c)
-		},
-	}
-}
-
-func paddingCase(h, m int, transpose bool) structuredCase {
+func paddingCase(h, m int) structuredCase {
 	rowVars, headVars, widthVars, err := native.PaddingVars(h, m)
 	if err != nil {
 		panic(err) // test table bug
 	}
-	gadget := "Padding"
-	eval, bn, bls := Padding, native.Padding[bn254fr.Element], native.Padding[bls12377fr.Element]
-	if transpose {
-		gadget = "Unpadding"
-		eval, bn, bls = Unpadding, native.Unpadding[bn254fr.Element], native.Unpadding[bls12377fr.Element]
-	}
 	return structuredCase{
-		gadget: gadget, params: fmt.Sprintf("h=%d m=%d", h, m), nbVars: rowVars + headVars + widthVars,
-		eval: func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
-			return eval(api, point, h, m)
+		gadget: "Padding", params: fmt.Sprintf("h=%d m=%d", h, m), nbVars: rowVars + headVars + widthVars,
+		eval: func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
+			return Padding(api, point, h, m)
 		},
-		bn: func(point []bn254fr.Element, _ bn254fr.Element) (bn254fr.Element, error) {
-			return bn(point, h, m)
+		bn: func(point []bn254fr.Element) (bn254fr.Element, error) {
+			return native.Padding(point, h, m)
 		},
-		bls: func(point []bls12377fr.Element, _ bls12377fr.Element) (bls12377fr.Element, error) {
-			return bls(point, h, m)
+		bls: func(point []bls12377fr.Element) (bls12377fr.Element, error) {
+			return native.Padding(point, h, m)
 		},
 	}
 }
@@ -179,7 +125,7 @@ func paddingCase(h, m int, transpose bool) structuredCase {
 // paddingStrategyCase checks one evaluation strategy of the padding matrix on
 // its own (without the power-of-two split), against the native Padding.
 func paddingStrategyCase(h, m int, division bool) structuredCase {
-	tc := paddingCase(h, m, false)
+	tc := paddingCase(h, m)
 	rowVars, headVars, _, err := native.PaddingVars(h, m)
 	if err != nil {
 		panic(err) // test table bug
@@ -190,7 +136,7 @@ func paddingStrategyCase(h, m int, division bool) structuredCase {
 		tc.gadget = "paddingByDivision"
 		strategy = paddingByDivision
 	}
-	tc.eval = func(api frontend.API, point, _ []frontend.Variable) (frontend.Variable, error) {
+	tc.eval = func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
 		return strategy(api, point[:rowVars], point[rowVars:rowVars+headVars], point[rowVars+headVars:], h, m), nil
 	}
 	return tc
@@ -213,14 +159,11 @@ func structuredCircuitCases() []structuredCase {
 	}
 	for _, l := range []int{0, 1, 3} {
 		for _, s := range []int{0, 1, 3, 5, 8} {
-			for _, headVars := range []int{0, 2} {
-				cases = append(cases, zeroifierCase(headVars, l, s), maskHeadsCase(headVars, l, s))
-			}
-			cases = append(cases, maskCase(l, s), plainZeroifierCase(l, s))
+			cases = append(cases, zeroifierCase(l, s))
 		}
 	}
 	for _, hm := range [][2]int{{1, 1}, {3, 5}, {4, 8}, {5, 3}, {6, 6}, {2, 7}, {12, 64}, {3, 12}} {
-		cases = append(cases, paddingCase(hm[0], hm[1], false), paddingCase(hm[0], hm[1], true))
+		cases = append(cases, paddingCase(hm[0], hm[1]))
 	}
 	for _, hm := range [][2]int{{1, 1}, {1, 4}, {3, 5}, {4, 3}, {5, 6}, {2, 7}, {7, 9}, {3, 75}} {
 		cases = append(cases, paddingStrategyCase(hm[0], hm[1], false), paddingStrategyCase(hm[0], hm[1], true))
@@ -228,10 +171,9 @@ func structuredCircuitCases() []structuredCase {
 	return cases
 }
 
-func structuredAssignments[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, tc structuredCase, evalNative func(point []E, c E) (E, error)) (placeholder, valid, invalid *structuredCircuit, err error) {
+func structuredAssignments[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, tc structuredCase, evalNative func(point []E) (E, error)) (placeholder, valid, invalid *structuredCircuit, err error) {
 	point := field.RandomVector[E, P](rng, tc.nbVars)
-	c := field.Random[E, P](rng)
-	want, err := evalNative(point, c)
+	want, err := evalNative(point)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -242,9 +184,6 @@ func structuredAssignments[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, tc st
 		for k := range point {
 			circuit.Point[k] = P(&point[k]).String()
 		}
-		if tc.withC {
-			circuit.C = []frontend.Variable{P(&c).String()}
-		}
 		return circuit
 	}
 	placeholder = tc.placeholder()
@@ -252,11 +191,7 @@ func structuredAssignments[E field.Scalar, P field.Ptr[E]](rng *rand.Rand, tc st
 }
 
 func (tc *structuredCase) placeholder() *structuredCircuit {
-	circuit := &structuredCircuit{Point: make([]frontend.Variable, tc.nbVars), tc: tc}
-	if tc.withC {
-		circuit.C = make([]frontend.Variable, 1)
-	}
-	return circuit
+	return &structuredCircuit{Point: make([]frontend.Variable, tc.nbVars), tc: tc}
 }
 
 func TestStructuredGadgets(t *testing.T) {
@@ -305,29 +240,14 @@ func TestStructuredGadgetErrors(t *testing.T) {
 		"zeroifier odd": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
 			return CausalZeroifier(api, point, 2)
 		},
-		"mask odd": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
-			return CausalMask(api, point, 2, 7)
-		},
-		"zeroifier heads": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
-			return CausalZeroifierHeads(api, point, 2, 2)
-		},
-		"zeroifier negative heads": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
-			return CausalZeroifierHeads(api, point, -1, 2)
-		},
-		"mask heads": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
-			return CausalMaskHeads(api, point, 6, 2, 7)
-		},
 		"padding length": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
 			return Padding(api, point, 3, 5)
-		},
-		"unpadding length": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
-			return Unpadding(api, point, 3, 5)
 		},
 		"padding heads": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
 			return Padding(api, point, 0, 5)
 		},
-		"unpadding width": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
-			return Unpadding(api, point, 3, 1<<16)
+		"padding width": func(api frontend.API, point []frontend.Variable) (frontend.Variable, error) {
+			return Padding(api, point, 3, 1<<16)
 		},
 	}
 	for name, call := range calls {
@@ -349,10 +269,10 @@ func constraintCountCases() []structuredCase {
 		cases = append(cases, prefixCase(n, 1<<n-1), prefixCase(n, 5))
 	}
 	for _, l := range []int{3, 6, 10} {
-		cases = append(cases, zeroifierCase(0, l, 1<<l-1), zeroifierCase(0, l, 1<<l), zeroifierCase(0, l, 5), zeroifierCase(4, l, 1<<l-1), maskCase(l, 1<<l-1))
+		cases = append(cases, zeroifierCase(l, 1<<l-1), zeroifierCase(l, 1<<l), zeroifierCase(l, 5))
 	}
 	for _, hm := range [][2]int{{1, 1}, {3, 5}, {12, 64}, {32, 128}, {25, 64}, {12, 48}, {25, 80}, {12, 96}, {3, 75}, {40, 75}} {
-		cases = append(cases, paddingCase(hm[0], hm[1], false), paddingCase(hm[0], hm[1], true))
+		cases = append(cases, paddingCase(hm[0], hm[1]))
 	}
 	return cases
 }
@@ -379,14 +299,12 @@ type structuredVector struct {
 	Function string   `json:"function"`
 	Params   []int    `json:"params"`
 	Point    []string `json:"point"`
-	C        string   `json:"c,omitempty"`
 	Value    string   `json:"value"`
 }
 
 // vectorCase maps a golden vector to the case that evaluates its function.
 func vectorCase(v structuredVector) (structuredCase, error) {
-	want := map[string]int{"EqIndex": 2, "Prefix": 2, "CausalZeroifier": 2, "CausalMask": 2,
-		"CausalZeroifierHeads": 3, "CausalMaskHeads": 3, "Padding": 2, "Unpadding": 2}
+	want := map[string]int{"EqIndex": 2, "Prefix": 2, "CausalZeroifier": 2, "Padding": 2}
 	n, ok := want[v.Function]
 	if !ok || len(v.Params) != n {
 		return structuredCase{}, fmt.Errorf("vector %s with params %v", v.Function, v.Params)
@@ -398,17 +316,9 @@ func vectorCase(v structuredVector) (structuredCase, error) {
 	case "Prefix":
 		return prefixCase(p[0], p[1]), nil
 	case "CausalZeroifier":
-		return plainZeroifierCase(p[0], p[1]), nil
-	case "CausalMask":
-		return maskCase(p[0], p[1]), nil
-	case "CausalZeroifierHeads":
-		return zeroifierCase(p[0], p[1], p[2]), nil
-	case "CausalMaskHeads":
-		return maskHeadsCase(p[0], p[1], p[2]), nil
-	case "Padding":
-		return paddingCase(p[0], p[1], false), nil
+		return zeroifierCase(p[0], p[1]), nil
 	default:
-		return paddingCase(p[0], p[1], true), nil
+		return paddingCase(p[0], p[1]), nil
 	}
 }
 
@@ -436,16 +346,13 @@ func TestStructuredVectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(v.Point) != tc.nbVars || (v.C != "") != tc.withC {
-			t.Fatalf("%s %v: %d coordinates (mask constant %q), want %d", v.Function, v.Params, len(v.Point), v.C, tc.nbVars)
+		if len(v.Point) != tc.nbVars {
+			t.Fatalf("%s %v: %d coordinates, want %d", v.Function, v.Params, len(v.Point), tc.nbVars)
 		}
 		assignment := func(value string) *structuredCircuit {
 			circuit := &structuredCircuit{Point: make([]frontend.Variable, len(v.Point)), Expected: value, tc: &tc}
 			for k, x := range v.Point {
 				circuit.Point[k] = x
-			}
-			if tc.withC {
-				circuit.C = []frontend.Variable{v.C}
 			}
 			return circuit
 		}

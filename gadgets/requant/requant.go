@@ -3,51 +3,13 @@ package requant
 import (
 	"fmt"
 	"math/big"
-	"math/bits"
 
 	"github.com/consensys/gnark/frontend"
-	"github.com/consensys/gnark/std/rangecheck"
 
 	"github.com/veriformer/veriformer/gadgets/poly"
 	npoly "github.com/veriformer/veriformer/poly"
 	native "github.com/veriformer/veriformer/protocol/requant"
 )
-
-// Checker range-checks the opened tensors of requantization steps; one
-// Checker (one gnark range checker) serves a whole circuit.
-type Checker struct {
-	api frontend.API
-	rc  frontend.Rangechecker
-}
-
-// New returns a Checker.
-func New(api frontend.API) *Checker {
-	return &Checker{api: api, rc: rangecheck.New(api)}
-}
-
-// Assert constrains every Rem to [0, 2^Shift) and every Out to its exact
-// range [OutLo, OutHi]: out − OutLo and OutHi − out in b = bitlen(OutHi −
-// OutLo) bits each (one check when OutHi − OutLo + 1 = 2^b; the window
-// [OutLo, OutLo + 2^b) alone would admit outputs the model rejects). Cost:
-// one range check of Shift bits and one or two of b bits per element.
-func (c *Checker) Assert(s *native.Spec, out, rem []frontend.Variable) error {
-	if err := s.Validate(); err != nil {
-		return err
-	}
-	if len(out) != s.Size() || len(rem) != s.Size() {
-		return fmt.Errorf("requant: %d outputs and %d remainders for %d elements", len(out), len(rem), s.Size())
-	}
-	span := uint64(s.OutHi) - uint64(s.OutLo)
-	outBits := max(bits.Len64(span), 1)
-	for i := range out {
-		c.rc.Check(rem[i], int(s.Shift))
-		c.rc.Check(c.api.Sub(out[i], s.OutLo), outBits)
-		if span+1 != 1<<outBits {
-			c.rc.Check(c.api.Sub(s.OutHi, out[i]), outBits)
-		}
-	}
-	return nil
-}
 
 // EvaluateAcc returns the MLE at point of the zero-padded accumulator that
 // Out and Rem determine, Acc = (Out·2^k + Rem − 2^(k−1))·M⁻¹: the eq table

@@ -4,31 +4,23 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/std/rangecheck"
 
-	gpoly "github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/gadgets/transcript"
 	native "github.com/veriformer/veriformer/transcript"
 )
 
-// TokensDigestPrefix returns the digest of the first count tokens of a
-// buffer, count a circuit variable: statement.TokensDigest of
-// tokens[:count], the same value as [TokensDigest] of those tokens alone.
-// It asserts 0 ≤ count ≤ len(tokens), every token below 2²⁰ and every
-// token at or past count equal to 0, so that the buffer holds exactly one
-// sequence for each digest.
+// prefixDigest returns the digest of the first count tokens of a buffer,
+// count a circuit variable, given the thermometer τᵢ = [i < count] of the
+// buffer (gadgets/poly.Thermometer, which asserts 0 ≤ count ≤
+// len(tokens)): statement.TokensDigest of tokens[:count]. It asserts
+// every token below 2²⁰ and every token at or past count equal to 0, so
+// that the buffer holds exactly one sequence for each digest.
 //
 // The transcript absorbs count, then every packed element of the buffer
 // (twelve 20-bit tokens each), keeping each state; the zeros past count
 // pack as the native transcript packs the shorter sequence, and the
-// digest is the state after element ⌈count/12⌉, read off the thermometer
-// τᵢ = [i < count] (gadgets/poly.Thermometer): [⌈count/12⌉ = j] =
-// τ_{12(j−1)} − τ_{12j}. Cost: the permutations of [TokensDigest] over the
-// whole buffer, plus about five constraints per token.
-func TokensDigestPrefix(api frontend.API, tokens []frontend.Variable, count frontend.Variable) (frontend.Variable, error) {
-	return prefixDigest(api, tokens, count, gpoly.Thermometer(api, count, len(tokens)))
-}
-
-// prefixDigest is TokensDigestPrefix given the thermometer τᵢ = [i <
-// count] of the buffer, which asserts 0 ≤ count ≤ len(tokens).
+// digest is the state after element ⌈count/12⌉, read off the thermometer:
+// [⌈count/12⌉ = j] = τ_{12(j−1)} − τ_{12j}. Cost: the permutations of the
+// digest of the whole buffer, plus about five constraints per token.
 func prefixDigest(api frontend.API, tokens []frontend.Variable, count frontend.Variable, tau []frontend.Variable) (frontend.Variable, error) {
 	layout, err := native.Layout(0, 1<<tokenBits-1, api.Compiler().FieldBitLen())
 	if err != nil {

@@ -13,9 +13,30 @@ import (
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/test"
 
+	gpoly "github.com/veriformer/veriformer/gadgets/poly"
 	"github.com/veriformer/veriformer/internal/snapshot"
 	native "github.com/veriformer/veriformer/statement"
 )
+
+// TokensDigestPrefix returns the digest of the first count tokens of a
+// buffer, count a circuit variable: statement.TokensDigest of
+// tokens[:count], the same value as TokensDigest of those tokens alone;
+// prefixDigest with the buffer's thermometer, as Request.Bind computes
+// it.
+// It asserts 0 ≤ count ≤ len(tokens), every token below 2²⁰ and every
+// token at or past count equal to 0, so that the buffer holds exactly one
+// sequence for each digest.
+//
+// The transcript absorbs count, then every packed element of the buffer
+// (twelve 20-bit tokens each), keeping each state; the zeros past count
+// pack as the native transcript packs the shorter sequence, and the
+// digest is the state after element ⌈count/12⌉, read off the thermometer
+// τᵢ = [i < count] (gadgets/poly.Thermometer): [⌈count/12⌉ = j] =
+// τ_{12(j−1)} − τ_{12j}. Cost: the permutations of [TokensDigest] over the
+// whole buffer, plus about five constraints per token.
+func TokensDigestPrefix(api frontend.API, tokens []frontend.Variable, count frontend.Variable) (frontend.Variable, error) {
+	return prefixDigest(api, tokens, count, gpoly.Thermometer(api, count, len(tokens)))
+}
 
 type prefixCircuit struct {
 	Tokens []frontend.Variable

@@ -68,7 +68,7 @@ type Bound struct {
 
 // Bind asserts that the request's prompt and output have the digests
 // input and output (statement.TokensDigest of the first s and g tokens
-// of the buffers, the buffers zero past them: see TokensDigestPrefix)
+// of the buffers, the buffers zero past them: see prefixDigest)
 // and that 1 ≤ s, 1 ≤ g and n = s + g − 1 ≤ R; it returns the pass's
 // tokens and live rows.
 //

@@ -31,7 +31,9 @@ func New(api frontend.API, domain string, statement ...frontend.Variable) (*Tran
 	return t, nil
 }
 
-// Resume returns a transcript in the given state (see the native Resume).
+// Resume returns a transcript in the given state, as if it had been
+// produced by the calls that led to it: [New] from the domain's constant,
+// a fork of a circuit's transcript, a segment's continued.
 func Resume(api frontend.API, state frontend.Variable) (*Transcript, error) {
 	perm, err := poseidon2.NewPoseidon2(api)
 	if err != nil {

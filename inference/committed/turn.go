@@ -390,7 +390,9 @@ func TurnTrace(m *model.Model, cache *model.Cache, pass Pass, capacity int) (*mo
 }
 
 // ProveTurn proves segment seg of a turn's pass tr (from [TurnTrace])
-// from the state of turn.Start rows, as [Prove] proves a pass's.
+// from the state of turn.Start rows, as [Prove] proves a pass's: [Prove]
+// with [WithTurn]. Used by the tests of packages inference/committed,
+// gadgets/committed and recursion; the commands give [Prove] the option.
 func ProveTurn(srs *pcs.SRS, m *model.Model, st statement.Statement, pass Pass, tr *model.Trace, seg inference.Segment, turn Turn, opts ...Option) (*Proof, *Timings, error) {
 	return Prove(srs, m, st, pass, tr, seg, append(slices.Clone(opts), WithTurn(turn))...)
 }

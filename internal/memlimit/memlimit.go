@@ -59,5 +59,7 @@ func Total() uint64 { return totalMemory() }
 
 // PeakRSS returns the process's peak resident set size in bytes (VmHWM,
 // which writing 5 to /proc/self/clear_refs resets), 0 where it is not
-// known (it is read on Linux only).
+// known (it is read on Linux only). Used by the benchmarks of packages
+// inference/committed and cmd/ceremony, which report the peak memory of a
+// proof or a setup.
 func PeakRSS() uint64 { return peakRSS() }

@@ -502,15 +502,6 @@ func FromFloat32(name string, shape []int, values []float32) Tensor {
 	return Tensor{Name: name, DType: F32, Shape: append([]int{}, shape...), Data: data}
 }
 
-// FromFloat64 builds an F64 tensor; see [FromFloat32].
-func FromFloat64(name string, shape []int, values []float64) Tensor {
-	data := make([]byte, 8*len(values))
-	for i, v := range values {
-		binary.LittleEndian.PutUint64(data[8*i:], math.Float64bits(v))
-	}
-	return Tensor{Name: name, DType: F64, Shape: append([]int{}, shape...), Data: data}
-}
-
 // Write encodes tensors and metadata (nil for none) as a safetensors file.
 // Tensors are laid out in name order; the header is padded with spaces to a
 // multiple of 8 bytes so that the buffer starts aligned. Every tensor is

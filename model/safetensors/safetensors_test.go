@@ -447,3 +447,13 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("bad file: %v", err)
 	}
 }
+
+// FromFloat64 builds an F64 tensor as FromFloat32 builds an F32 one: the
+// tests' writer of F64 files.
+func FromFloat64(name string, shape []int, values []float64) Tensor {
+	data := make([]byte, 8*len(values))
+	for i, v := range values {
+		binary.LittleEndian.PutUint64(data[8*i:], math.Float64bits(v))
+	}
+	return Tensor{Name: name, DType: F64, Shape: append([]int{}, shape...), Data: data}
+}

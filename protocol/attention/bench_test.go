@@ -25,7 +25,7 @@ var (
 // plain runs the plain computation of the layer: the integer scores and
 // output.
 func plain(cfg Config, w *Witness) {
-	if _, err := Scores(cfg, w.Query, w.Keys); err != nil {
+	if _, err := plainScores(cfg, w.Query, w.Keys); err != nil {
 		panic(err)
 	}
 	if _, err := Output(cfg, w.Probs, w.Values); err != nil {

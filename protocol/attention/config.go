@@ -138,12 +138,6 @@ func (c Config) Dims() (Dims, error) {
 	}, nil
 }
 
-// Validate reports whether c is a supported shape.
-func (c Config) Validate() error {
-	_, err := c.Dims()
-	return err
-}
-
 func (c Config) outputClaims() int { return max(c.OutputClaims, 1) }
 func (c Config) scoreClaims() int  { return max(c.ScoreClaims, 1) }
 

@@ -34,8 +34,8 @@ func invalidConfigs() map[string]Config {
 func TestConfigValidation(t *testing.T) {
 	type E = bn254fr.Element
 	for name, cfg := range invalidConfigs() {
-		if err := cfg.Validate(); err == nil || !strings.HasPrefix(err.Error(), "attention: ") {
-			t.Errorf("%s: Validate = %v", name, err)
+		if _, err := cfg.Dims(); err == nil || !strings.HasPrefix(err.Error(), "attention: ") {
+			t.Errorf("%s: Dims = %v", name, err)
 		}
 		tr := transcript.New[E]("x")
 		if _, _, err := ProveOutput(tr, cfg, &Witness{}, nil); err == nil {

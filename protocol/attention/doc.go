@@ -26,9 +26,9 @@
 // 0…o+j: a prefill pass has o = 0 and s_q = l; a decoding pass has s_q = 1
 // and o the token's position (l = o + 1 for a cache of exactly the keys so
 // far, larger for a fixed-size cache whose later rows are masked); a
-// continuation appends s_q > 1 tokens to a cache of o rows. [Scores],
+// continuation appends s_q > 1 tokens to a cache of o rows.
 // [MaskedScores], [Output] and [PadProbabilities] are the plain integer
-// computations.
+// computations, with which a caller lays out the tables its claims are on.
 //
 // Scaling. The scores are the exact integers Q_i·K_iᵀ: the 1/√m of
 // softmax(Q·Kᵀ/√m) is not applied here. It is folded into the fixed-point
@@ -135,7 +135,7 @@
 //
 // All in O(log) field operations, never a table:
 //   - β/eq factors: β(ρ'_a, ρ_a), β((ρ_j,ρ_k), (r_j,r_k)), β(ρ'_a, r_a);
-//   - the mask and zeroifier ([Zeroifier]), m̃ = c·(1 − z̃):
+//   - the mask and zeroifier, m̃ = c·(1 − z̃):
 //     poly.CausalZeroifier for a prefill pass, poly.Prefix (z(k) = [k ≤ o])
 //     for one query row, and otherwise poly.ShiftedCausal, an automaton that
 //     reads the bits of j and k from the least significant end in the state
@@ -147,7 +147,7 @@
 //     P̃_Q(r_c, r_a, r_b, r_t) = β(r_c^lo, r_t)·P̃_{h_kv,g}(r_c^hi, r_a, r_b)
 //     (the low log₂ m bits of a column of Q are t, the high ones (a·g + b),
 //     a padding of h_kv "heads" of g members); shapes where neither g nor m
-//     is a power of two are rejected by [Config.Validate] (a model's
+//     is a power of two are rejected by [Config.Dims] (a model's
 //     integer pass never makes one: model.Config.HeadLayout pads both);
 //   - U(ρ, r_d) = P_Q(r_d, ρ);
 //   - the zero-extension factor Π_{k<e}(1 − ρ″_k) of K', V', P'_kv.

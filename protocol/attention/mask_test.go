@@ -1,6 +1,7 @@
 package attention
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -9,6 +10,22 @@ import (
 	"github.com/veriformer/veriformer/field"
 	"github.com/veriformer/veriformer/poly"
 )
+
+// Zeroifier returns the MLE of the zeroifier z[j, k] = [j < s_q ∧ k ≤
+// Start + j] over ŝ_q × l̂ at point = (r_row ‖ r_key), the closed form the
+// verifier evaluates (zeroifier): the tests compare it with the dense
+// table here and with the gadget in gadget_test.go.
+func Zeroifier[E field.Scalar, P field.Ptr[E]](cfg Config, point []E) (E, error) {
+	var z E
+	d, err := cfg.Dims()
+	if err != nil {
+		return z, err
+	}
+	if len(point) != d.RowVars+d.KeyVars {
+		return z, fmt.Errorf("attention: zeroifier: point has %d coordinates, want %d", len(point), d.RowVars+d.KeyVars)
+	}
+	return zeroifier[E, P](&d, point[:d.RowVars], point[d.RowVars:])
+}
 
 // TestZeroifierClosedForm checks the zeroifier of every supported shape
 // (prefill, one row, shifted causal) against its dense table at random

@@ -67,38 +67,14 @@ func (d *Dims) checkOutput(w *Witness) error {
 	return checkProduct("output", ab, vb, d.KeyRows)
 }
 
-// Scores returns the integer scores S = Q_i·K_{⌊i/g⌋}ᵀ of every head,
-// Heads × QueryRows × KeyRows, at every position (masked ones included).
-// The 1/√m scaling is not applied here: the scores stay exact integers and
-// the scaling belongs to the requantization before the softmax lookups.
-func Scores(cfg Config, query, keys []int64) ([]int64, error) {
-	d, err := cfg.Dims()
-	if err != nil {
-		return nil, err
-	}
-	if err := d.checkScores(&Witness{Query: query, Keys: keys}); err != nil {
-		return nil, err
-	}
-	m, qw, kw := d.Width, d.Heads*d.Width, d.KVHeads*d.Width
-	out := make([]int64, d.Heads*d.QueryRows*d.KeyRows)
-	for i := range d.Heads {
-		a := i / d.Group
-		for j := range d.QueryRows {
-			q := query[j*qw+i*m : j*qw+(i+1)*m]
-			row := out[(i*d.QueryRows+j)*d.KeyRows:]
-			for k := range d.KeyRows {
-				row[k] = dot(q, keys[k*kw+a*m:k*kw+(a+1)*m])
-			}
-		}
-	}
-	return out, nil
-}
-
 // MaskedScores returns the softmax input S_M = S ⊙ ẑ + c·(1 − ẑ) as the
 // padded table of the protocol (length 2^ScoreVars, index
 // [Config.ScoreIndex]), c = MaskValue: visible entries (row < s_q, key
 // < l, key ≤ row in a prefill pass) hold the score, which is 0 in the padded
 // heads; every other entry (future keys, padded rows and keys) holds c.
+// Library API, with [Output] and [PadProbabilities]: the plain integer
+// computation a caller lays out the tables of its claims with (the package
+// example); the provers compute the same tables themselves.
 func MaskedScores(cfg Config, query, keys []int64) ([]int64, error) {
 	d, err := cfg.Dims()
 	if err != nil {
@@ -113,7 +89,7 @@ func MaskedScores(cfg Config, query, keys []int64) ([]int64, error) {
 // PadProbabilities lays the softmax output A (Heads × QueryRows × KeyRows)
 // out in the padded table of the protocol (index [Config.ScoreIndex]),
 // zeros elsewhere. Claims on A produced by [ProveOutput] are claims on this
-// table's MLE.
+// table's MLE (library API, see [MaskedScores]).
 func PadProbabilities(cfg Config, probs []int64) ([]int64, error) {
 	d, err := cfg.Dims()
 	if err != nil {
@@ -137,7 +113,7 @@ func (d *Dims) padScores(t []int64) []int64 {
 }
 
 // Output returns O = A_i·V_{⌊i/g⌋} for every head, concatenated by columns:
-// QueryRows × Heads·HeadDim.
+// QueryRows × Heads·HeadDim (library API, see [MaskedScores]).
 func Output(cfg Config, probs, values []int64) ([]int64, error) {
 	d, err := cfg.Dims()
 	if err != nil {

@@ -228,23 +228,6 @@ func kvPadding[E field.Scalar, P field.Ptr[E]](d *Dims, rc, rCol []E) (E, error)
 	return v, nil
 }
 
-// Zeroifier returns the MLE of the zeroifier z[j, k] = [j < s_q ∧ k ≤
-// Start + j] over ŝ_q × l̂ at point = (r_row ‖ r_key), in O(log) field
-// operations. The mask of the masked scores is MaskValue·(1 − z), and both
-// extend to the padded score tensors unchanged (they do not depend on the
-// head coordinates).
-func Zeroifier[E field.Scalar, P field.Ptr[E]](cfg Config, point []E) (E, error) {
-	var z E
-	d, err := cfg.Dims()
-	if err != nil {
-		return z, err
-	}
-	if len(point) != d.RowVars+d.KeyVars {
-		return z, fmt.Errorf("attention: zeroifier: point has %d coordinates, want %d", len(point), d.RowVars+d.KeyVars)
-	}
-	return zeroifier[E, P](&d, point[:d.RowVars], point[d.RowVars:])
-}
-
 // zeroifier returns z̃(r_row, r_key) for z[j, k] = [j < s_q ∧ k ≤ Start + j]
 // over ŝ_q × l̂: the causal zeroifier of seed 002 for a prefill pass, the
 // selector of the first Start + 1 keys for one query row, the shifted

@@ -19,14 +19,16 @@
 // range and |a·M| stays far below p/2 (the model's static bounds), the
 // field identity is the integer one, and y is the unique rounding of a.
 //
-// # Checks
+// # Ranges
 //
-// [Check] verifies the ranges natively; gadgets/requant asserts them in a
-// circuit with gnark's range checker and evaluates ã(r) with one
-// multiplication per element plus the eq table.
+// This package checks no range: the designs that hold y and rem do. The
+// direct design checks every opened tensor in the window of its range
+// ([0, 2^k) for rem) and every output in its exact range (package
+// inference), natively and in the circuit; the committed design
+// decomposes every committed value into range-checked limbs (package
+// inference/committed). gadgets/requant evaluates ã(r) in a circuit with
+// one multiplication per element plus the eq table.
 //
-// # Attack covered by the tests
-//
-// (y − 1, rem + 2^k) satisfies the product identity for the same a; only the
-// range check of rem rejects it.
+// The range of rem is what makes the rounding unique: (y − 1, rem + 2^k)
+// satisfies the product identity for the same a.
 package requant

@@ -8,29 +8,10 @@ import (
 	"github.com/veriformer/veriformer/poly"
 )
 
-// Check verifies the element-wise ranges of the opened tensors: every Rem in
-// [0, 2^Shift) and every Out in [OutLo, OutHi].
-func Check(s *Spec, out, rem []int64) error {
-	if err := s.Validate(); err != nil {
-		return err
-	}
-	if len(out) != s.Size() || len(rem) != s.Size() {
-		return fmt.Errorf("requant: %d outputs and %d remainders for %d elements", len(out), len(rem), s.Size())
-	}
-	for i := range out {
-		if rem[i] < 0 || uint64(rem[i])>>s.Shift != 0 {
-			return fmt.Errorf("requant: remainder %d = %d outside [0, 2^%d)", i, rem[i], s.Shift)
-		}
-		if out[i] < s.OutLo || out[i] > s.OutHi {
-			return fmt.Errorf("requant: output %d = %d outside [%d, %d]", i, out[i], s.OutLo, s.OutHi)
-		}
-	}
-	return nil
-}
-
 // EvaluateAcc returns the MLE at point of the (zero-padded) accumulator
 // that Out and Rem determine: Acc = (Out·2^k + Rem − 2^(k−1))·M⁻¹ in the
-// field, which is the integer accumulator when Check passes.
+// field, which is the integer accumulator when Out and Rem lie in their
+// ranges (the package documentation, "Ranges").
 func EvaluateAcc[E field.Scalar, P field.Ptr[E]](s *Spec, out, rem []int64, point []E) (E, error) {
 	var res E
 	if err := s.Validate(); err != nil {

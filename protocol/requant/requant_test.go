@@ -28,7 +28,7 @@ func instance(t testing.TB, rng *rand.Rand, shape []int, perColumn bool) (s Spec
 	for i := range acc {
 		acc[i] = rng.Int64N(1<<19) - 1<<18
 		var ok bool
-		out[i], rem[i], ok = model.Requantize(acc[i], s.MultiplierOf(i), s.Shift)
+		out[i], rem[i], ok = model.Requantize(acc[i], s.Multiplier[i%len(s.Multiplier)], s.Shift)
 		if !ok {
 			t.Fatal("requantize")
 		}
@@ -41,9 +41,6 @@ func testEvaluateAcc[E field.Scalar, P field.Ptr[E]](t *testing.T) {
 	for _, shape := range [][]int{{5, 3}, {1}, {2, 3, 7}, {16}} {
 		for _, perColumn := range []bool{false, true} {
 			s, acc, out, rem := instance(t, rng, shape, perColumn)
-			if err := Check(&s, out, rem); err != nil {
-				t.Fatal(err)
-			}
 			_, total, _ := poly.TensorVars(shape)
 			point := field.RandomVector[E, P](rng, total)
 			got, err := EvaluateAcc[E, P](&s, out, rem, point)
@@ -63,27 +60,8 @@ func TestEvaluateAcc(t *testing.T) {
 	t.Run("bls12-377", testEvaluateAcc[bls12377fr.Element])
 }
 
-func TestCheckRejects(t *testing.T) {
-	rng := rand.New(rand.NewPCG(2, 2))
-	s, _, out, rem := instance(t, rng, []int{4, 3}, true)
-	// Moving 2^k from Out to Rem keeps the accumulator: only the range
-	// check catches it.
-	rem[5] += 1 << s.Shift
-	out[5]--
-	if err := Check(&s, out, rem); err == nil {
-		t.Fatal("remainder of 2^k accepted")
-	}
-	rem[5] -= 1 << s.Shift
-	out[5]++
-	rem[2] = -1
-	if err := Check(&s, out, rem); err == nil {
-		t.Fatal("negative remainder accepted")
-	}
-	rem[2] = 0
-	out[0] = s.OutHi + 1
-	if err := Check(&s, out, rem); err == nil {
-		t.Fatal("output above range accepted")
-	}
+// TestSpecValidate: malformed specs are refused.
+func TestSpecValidate(t *testing.T) {
 	for _, bad := range []Spec{
 		{Shape: []int{2}, Multiplier: []int64{1, 2, 3}, Shift: 3, OutHi: 1},
 		{Shape: []int{2}, Multiplier: []int64{0}, Shift: 3, OutHi: 1},
@@ -95,8 +73,5 @@ func TestCheckRejects(t *testing.T) {
 		if err := bad.Validate(); err == nil {
 			t.Errorf("spec %+v accepted", bad)
 		}
-	}
-	if err := Check(&s, out[:3], rem); err == nil {
-		t.Fatal("short tensor accepted")
 	}
 }

@@ -65,11 +65,3 @@ func (s *Spec) Inverses(modulus *big.Int) []*big.Int {
 	}
 	return out
 }
-
-// MultiplierOf returns M for element i (row-major).
-func (s *Spec) MultiplierOf(i int) int64 {
-	if len(s.Multiplier) == 1 {
-		return s.Multiplier[0]
-	}
-	return s.Multiplier[i%len(s.Multiplier)]
-}
