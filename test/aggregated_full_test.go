@@ -53,7 +53,7 @@ func TestRunAggregatedWrapOnWorkers(t *testing.T) {
 	defer cancel()
 	opts := aggregatedOptions(t, m)
 	opts.Wrap, opts.Chain = true, true
-	opts.Queue = local.Queue(t, ctx, nil)
+	opts.Queue = local.Queue(t, ctx, nil, "")
 	rep, err := pipeline.RunAggregated(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

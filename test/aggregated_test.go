@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	bls12377 "github.com/consensys/gnark-crypto/ecc/bls12-377"
+	"github.com/consensys/gnark-crypto/ecc/bls12-377/fr"
 	bw6761 "github.com/consensys/gnark-crypto/ecc/bw6-761"
 	groth16bls12377 "github.com/consensys/gnark/backend/groth16/bls12-377"
 	groth16bw6761 "github.com/consensys/gnark/backend/groth16/bw6-761"
@@ -22,49 +24,43 @@ import (
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/statement"
 	"github.com/veriformer/veriformer/test/internal/local"
 )
 
 // TestRunAggregated proves the built-in micro model in the aggregated
-// design: its one-block committed segment proof, the segment circuit on
-// BLS12-377 with real Groth16 keys and proof, the aggregator on BW6-761
-// with real keys and proof, and in the full tier the BN254 wrapper
-// solved on that proof with gnark's test engine (its Groth16 setup is
-// the full tier's TestRunAggregatedFull). The plan of the same run then
-// finds every circuit's keys in the cache. It needs more than a minute:
-// the segment's and the aggregator's setups (real keys) take most of
-// two minutes on 2 cores. A deployment of two buckets is the full
+// design on the workers of an embedded NATS JetStream server (package
+// distributed): its one-block committed segment proof, the segment
+// circuit on BLS12-377 with real Groth16 keys and proof, the aggregator
+// on BW6-761 with real keys and proof, each a job, and in the full tier
+// the BN254 wrapper solved on that proof with gnark's test engine (its
+// Groth16 setup is the full tier's TestRunAggregatedFull). The segment's
+// and the aggregator's setups (real keys) take most of two minutes on 2
+// cores. The two in-process workers each have a key cache of their own
+// that they fill from the object store. Each returns a tampered output
+// for the first attempt of every job it takes (a proof that decodes but
+// does not verify): the coordinator refuses each one and publishes the
+// job again, which the other worker takes and proves honestly. The run
+// states the statement the keys and the greedy generation give,
+// computed natively; the plan of the same run then finds every
+// circuit's keys in the cache. The in-process orchestration of the same
+// stages is test/batches' (a batch's pass goes through it) and the
+// first turn's of test/turns. A deployment of two buckets is the full
 // tier's (TestRunAggregatedBuckets).
-//
-// The same run then goes through the workers of an embedded NATS
-// JetStream server (package distributed): two in-process workers, each
-// with a key cache of its own that it fills from the object store, take
-// the segment's native proof, its Groth16 proof and the aggregation as
-// jobs. Each worker returns a tampered output for the first attempt of
-// every job it takes (a proof that decodes but does not verify): the
-// coordinator refuses each one and publishes the job again, which the
-// other worker takes and proves honestly; the run states the same
-// statement.
 func TestRunAggregated(t *testing.T) {
 	m, err := model.Builtin(model.Micro)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inProcess := runAggregated(t, aggregatedOptions(t, m), 1)
-
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	q := local.Queue(t, ctx, lyingFirst)
 	opts := aggregatedOptions(t, m)
-	opts.Queue = q
+	opts.Queue = local.Queue(t, ctx, lyingFirst, "")
 	var log bytes.Buffer
 	opts.Log = io.MultiWriter(&log, testWriter{t})
-	rep, err := pipeline.RunAggregated(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Statement.String() != inProcess.Statement.String() {
-		t.Fatalf("on the workers the run states %v, in process %v", rep.Statement, inProcess.Statement)
+	rep := runAggregated(t, opts, 1)
+	if want := reference(t, opts); rep.Statement.String() != want.String() {
+		t.Fatalf("on the workers the run states %v, the keys and the generation %v", rep.Statement, want)
 	}
 	for _, job := range []string{pipeline.JobNative + "-0", pipeline.JobSegment + "-0", pipeline.JobAggregate} {
 		refused := regexp.MustCompile(`refused ` + job + ` \(attempt 1, worker (w[12])\)`).FindStringSubmatch(log.String())
@@ -73,51 +69,68 @@ func TestRunAggregated(t *testing.T) {
 			t.Errorf("job %s: not refused on its first attempt and done by the other worker on its second (%q, %q)", job, refused, done)
 		}
 	}
-	if err := rep.WriteStats(os.Stdout); err != nil {
+}
+
+// reference returns the final statement of opts's request as the
+// deployment's keys give it, computed natively: the final model id of
+// the cached keys' verifying keys, and the digests of the prompt and of
+// the greedy generation.
+func reference(t *testing.T, opts pipeline.AggregatedOptions) statement.Statement {
+	t.Helper()
+	gen, err := opts.Model.Generate(opts.Prompt, opts.Tokens)
+	if err != nil {
 		t.Fatal(err)
 	}
+	keys, err := pipeline.VerifyingKeysAggregated(opts, len(opts.Prompt), len(gen.Tokens))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The aggregated design's statement is over BLS12-377's scalar field,
+	// the segments'.
+	st, err := statement.Of[fr.Element](keys.FinalModelID, opts.Prompt, gen.Tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // lyingFirst wraps a worker's handlers so that the first attempt of
 // every job returns a wrong output: the native proof with its first
-// tensor commitment replaced by its first multiplicities' one, the
-// segment's Groth16 proof with its A and C points swapped, and, without
-// proving (the aggregation is the run's longest job), an aggregator
-// proof of the curves' generators. Each decodes; none verifies.
+// tensor commitment replaced by its first multiplicities' one and,
+// without proving (the Groth16 jobs are the run's longest), a segment
+// proof and an aggregator proof of their curves' generators. Each
+// decodes; none verifies.
 func lyingFirst(t *testing.T, handlers map[string]distributed.Handler) map[string]distributed.Handler {
 	out := make(map[string]distributed.Handler, len(handlers))
 	for kind, h := range handlers {
 		out[kind] = func(ctx context.Context, job *distributed.Job, in *distributed.Inputs) ([]byte, error) {
-			if kind == pipeline.JobAggregate && job.Attempt == 1 {
+			if job.Attempt > 1 {
+				return h(ctx, job, in)
+			}
+			var forged io.WriterTo
+			switch kind {
+			case pipeline.JobAggregate:
 				_, _, g1, g2 := bw6761.Generators()
-				p := &groth16bw6761.Proof{Ar: g1, Krs: g1, Bs: g2}
+				forged = &groth16bw6761.Proof{Ar: g1, Krs: g1, Bs: g2}
+			case pipeline.JobSegment:
+				_, _, g1, g2 := bls12377.Generators()
+				forged = &groth16bls12377.Proof{Ar: g1, Krs: g1, Bs: g2}
+			}
+			if forged != nil {
 				var buf bytes.Buffer
-				_, err := p.WriteTo(&buf)
+				_, err := forged.WriteTo(&buf)
 				return buf.Bytes(), err
 			}
 			data, err := h(ctx, job, in)
-			if err != nil || job.Attempt > 1 {
+			if err != nil || kind != pipeline.JobNative {
 				return data, err
 			}
-			switch kind {
-			case pipeline.JobNative:
-				p, err := committed.UnmarshalProof(data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p.Tensors[0] = p.Multiplicities[0]
-				return p.MarshalBinary()
-			case pipeline.JobSegment:
-				p := new(groth16bls12377.Proof)
-				if _, err := p.ReadFrom(bytes.NewReader(data)); err != nil {
-					t.Fatal(err)
-				}
-				p.Ar, p.Krs = p.Krs, p.Ar
-				var buf bytes.Buffer
-				_, err := p.WriteTo(&buf)
-				return buf.Bytes(), err
+			p, err := committed.UnmarshalProof(data)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return data, nil
+			p.Tensors[0] = p.Multiplicities[0]
+			return p.MarshalBinary()
 		}
 	}
 	return out

@@ -5,11 +5,13 @@
 // built-in micro model with real Groth16 keys: in the direct design
 // (TestRunDirect), its final proof verified on go-ethereum's simulated
 // chain and its tampered variants refused there by both Solidity
-// templates; in the aggregated design (TestRunAggregated), the segment
-// and aggregator proofs real (the full tier also solves the BN254
-// wrapper on the aggregator's proof with gnark's test engine). Package
-// test/turns proves
-// a conversation of two turns of the same model.
+// templates; in the aggregated design on two in-process workers that
+// lie on their first attempts (TestRunAggregated), the segment and
+// aggregator proofs real (the full tier also solves the BN254 wrapper
+// on the aggregator's proof with gnark's test engine). Package
+// test/turns proves a conversation of two turns of the same model, the
+// second on workers; test/batches a batch; test/workers kills workers,
+// a coordinator and a cluster's node mid-run.
 //
 // The full tier (scripts/test.sh --full, the build tag full) runs the
 // built-in default model: in the direct design (TestRunDirectDefault),

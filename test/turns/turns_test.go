@@ -13,6 +13,7 @@ import (
 	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pipeline"
 	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/setup"
 	"github.com/veriformer/veriformer/statement"
 	"github.com/veriformer/veriformer/test/internal/local"
 )
@@ -27,7 +28,8 @@ import (
 // whole conversation; both state one model id; the wrapper's witness for
 // turn 2's aggregator proof states the turn's list the report gives. The
 // second turn is proven on the workers of an embedded NATS JetStream
-// server (two in-process workers with key caches of their own): its
+// server (two in-process workers that read the run's key cache, as
+// prove --workers has them, and never write it): its
 // native, segment and aggregation jobs, each result verified by the
 // coordinator from the turn's state in, the aggregator's proof on the
 // turn's leaf, whose state out the coordinator states before the jobs
@@ -57,7 +59,11 @@ func TestRunTwoTurns(t *testing.T) {
 		t.Fatalf("turn 1: state in %#x, state out of %d rows, a history of %d tokens", first.Turn.StateIn, first.StateOut.Rows, len(first.History))
 	}
 	opts.History, opts.Prompt, opts.StateIn = first.History, []int{'i'}, first.Turn.StateOut
-	opts.Queue = local.Queue(t, ctx, nil)
+	cache, err := setup.DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Queue = local.Queue(t, ctx, nil, cache)
 	second, err := pipeline.RunTurn(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -14,10 +14,12 @@ import (
 )
 
 // Queue starts an embedded NATS JetStream server and two in-process
-// workers on it, w1 and w2, each with a key cache of its own and its
+// workers on it, w1 and w2, each with a key cache of its own, reading
+// compiled circuits and the keys the jobs pin from the trusted cache
+// trusted ("" for none: they compile and fetch everything), and its
 // handlers passed through wrap (nil for none); it returns the queue a
 // run publishes to. Everything stops when the test ends.
-func Queue(t *testing.T, ctx context.Context, wrap func(*testing.T, map[string]distributed.Handler) map[string]distributed.Handler) *distributed.Queue {
+func Queue(t *testing.T, ctx context.Context, wrap func(*testing.T, map[string]distributed.Handler) map[string]distributed.Handler, trusted string) *distributed.Queue {
 	t.Helper()
 	e, err := distributed.StartLocal(t.TempDir(), "coordinator", "w1", "w2")
 	if err != nil {
@@ -33,7 +35,7 @@ func Queue(t *testing.T, ctx context.Context, wrap func(*testing.T, map[string]d
 	var wg sync.WaitGroup
 	for _, id := range e.Workers {
 		name := id.Name
-		handlers, err := pipeline.WorkerHandlers(pipeline.WorkerConfig{CacheDir: t.TempDir(), Log: Writer{t}})
+		handlers, err := pipeline.WorkerHandlers(pipeline.WorkerConfig{CacheDir: t.TempDir(), Log: Writer{t}, TrustedDir: trusted})
 		if err != nil {
 			t.Fatal(err)
 		}
