@@ -67,7 +67,32 @@ type AggregatedOptions struct {
 	// (the wrapper is every run's). The buckets are then batch buckets ([BatchRows]):
 	// powers of two, which may exceed the model's context.
 	Slots int
+	// Mix, with Capacity, deploys lists that mix requests and turns
+	// ([RunList]): one aggregator of Mix.Requests requests' passes then
+	// Mix.Turns turns' passes, each in the run's bucket (the turns over
+	// a cache of Capacity rows), beside the turn aggregator of each
+	// bucket, all under one final model id: a conversation's turns,
+	// alone or in lists, chain on chain. A run proves a lone turn
+	// ([RunTurn]) unless MixedList is set.
+	Mix *Mix
+	// MixedList, with Mix, makes the run's circuits those of a mixed
+	// list ([RunList] sets it).
+	MixedList bool
+
+	// alone makes the deployment the run's aggregator alone (the leaves
+	// of the other kinds of a deployment are set up this way).
+	alone bool
 }
+
+// Mix is the layout of a deployment's mixed lists: the number of
+// requests and of turns each holds, in that order, each proven as a
+// pass of its own.
+type Mix struct {
+	Requests, Turns int
+}
+
+// mixedList reports whether the run's circuits are a mixed list's.
+func (opts *AggregatedOptions) mixedList() bool { return opts.Mix != nil && opts.MixedList }
 
 // AggregatedProof is the aggregator's BW6-761 proof of a run, verified
 // on List (under the aggregator's model id): what the wrapper proves. A
@@ -332,7 +357,17 @@ func (opts *AggregatedOptions) defaults() error {
 		return fmt.Errorf("pipeline: %d request slots, want 1 to %d", opts.Slots, statement.MaxLeaves)
 	}
 	if opts.Slots > 0 && opts.Capacity > 0 {
-		return fmt.Errorf("pipeline: a batch of conversations' turns is not supported: request slots and a cache capacity")
+		return fmt.Errorf("pipeline: a batch of conversations' turns is not supported: request slots and a cache capacity (a mixed list holds both)")
+	}
+	if mix := opts.Mix; mix != nil {
+		if opts.Capacity < 1 || opts.Slots > 0 {
+			return fmt.Errorf("pipeline: mixed lists need the turns' cache capacity and no request slots")
+		}
+		if mix.Requests < 0 || mix.Turns < 1 || mix.Requests+mix.Turns < 2 || mix.Requests+mix.Turns > recursion.MaxPasses {
+			return fmt.Errorf("pipeline: mixed lists of %d requests and %d turns: want at least one turn, two leaves, and at most %d", mix.Requests, mix.Turns, recursion.MaxPasses)
+		}
+	} else if opts.MixedList {
+		return fmt.Errorf("pipeline: a mixed list without the deployment's mix")
 	}
 	return nil
 }
@@ -386,7 +421,7 @@ func (r *runner) loadKeys(k *AggregatedKeys, c *Circuit, keep bool) (*setup.Keys
 func (r *runner) setupAggregator(k *AggregatedKeys) error {
 	return r.stage("aggregator keys (setup or cache)", func() (string, error) {
 		var err error
-		if k.Aggregator, k.AggregatorConstraints, err = r.loadKeys(k, k.Catalog.Circuits[len(k.Segments)], false); err != nil {
+		if k.Aggregator, k.AggregatorConstraints, err = r.loadKeys(k, k.Catalog.aggregator, false); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("BW6-761, %d R1CS constraints", k.AggregatorConstraints), nil
@@ -451,12 +486,13 @@ func (opts *AggregatedOptions) rows(promptLen, outputLen int) (int, error) {
 
 // deploy fills in the deployment of the model's buckets (opts.Buckets,
 // or the keys' bucket alone) and the final model id: the leaf of the
-// keys' bucket from its aggregator, the others' from their keys, set up
-// or loaded (verifying keys only).
+// keys' aggregator from its key, the others' from their keys, set up or
+// loaded (verifying keys only). A mixed deployment (opts.Mix) has two
+// aggregators per bucket: a lone turn's and a mixed list's.
 func (r *runner) deploy(opts *AggregatedOptions, k *AggregatedKeys) error {
 	m := opts.Model
 	var err error
-	if k.Slot, err = recursion.BucketSlot(k.Rows); err != nil {
+	if k.Slot, err = recursion.Slot(k.Catalog.layout(k.Shapes), k.Rows); err != nil {
 		return err
 	}
 	buckets := opts.Buckets
@@ -467,27 +503,38 @@ func (r *runner) deploy(opts *AggregatedOptions, k *AggregatedKeys) error {
 		return err
 	}
 	k.Deployment = &recursion.Deployment{ModelDigest: r.modelID()}
+	kinds := []bool{opts.MixedList}
+	if opts.Mix != nil && !opts.alone {
+		kinds = []bool{false, true}
+	}
 	for _, b := range buckets {
-		slot, err := recursion.BucketSlot(b)
-		if err != nil {
-			return err
-		}
-		if b == k.Rows {
-			if k.Deployment.Leaves[slot], err = recursion.BucketLeaf(slot, k.Aggregator.VK, k.ModelID); err != nil {
-				return err
+		for _, mixed := range kinds {
+			if b == k.Rows && mixed == opts.MixedList {
+				if k.Deployment.Leaves[k.Slot], err = recursion.BucketLeaf(k.Slot, k.Aggregator.VK, k.ModelID); err != nil {
+					return err
+				}
+				continue
 			}
-			continue
+			// The other aggregator's keys, as a deployment of its own:
+			// its one leaf is the one it has in this deployment.
+			what := fmt.Sprintf("the bucket of %d rows", b)
+			if mixed {
+				what = fmt.Sprintf("the mixed lists in the bucket of %d rows", b)
+			} else if opts.Mix != nil {
+				what = fmt.Sprintf("the lone turns in the bucket of %d rows", b)
+			}
+			r.logf("keys of %s (a leaf of the model id) …", what)
+			sub := *opts
+			sub.Bucket, sub.Buckets, sub.Wrap, sub.MixedList, sub.alone = b, nil, false, mixed, true
+			keys, err := r.setupAggregated(&sub, 1, 1)
+			if err != nil {
+				return fmt.Errorf("pipeline: %s: %w", what, err)
+			}
+			if k.Deployment.Leaves[keys.Slot] != nil {
+				return fmt.Errorf("pipeline: %s: slot %d taken twice", what, keys.Slot)
+			}
+			k.Deployment.Leaves[keys.Slot] = keys.Deployment.Leaves[keys.Slot]
 		}
-		// The other bucket's keys, as a deployment of its own: its one
-		// leaf is the one it has in this deployment.
-		r.logf("keys of the deployment's bucket of %d rows (its leaf of the model id) …", b)
-		sub := *opts
-		sub.Bucket, sub.Buckets, sub.Wrap = b, nil, false
-		keys, err := r.setupAggregated(&sub, 1, 1)
-		if err != nil {
-			return fmt.Errorf("pipeline: the bucket of %d rows: %w", b, err)
-		}
-		k.Deployment.Leaves[slot] = keys.Deployment.Leaves[slot]
 	}
 	k.FinalModelID, err = k.Deployment.FinalModelID()
 	return err
@@ -520,7 +567,7 @@ func (r *runner) setupWrapper(opts *AggregatedOptions, k *AggregatedKeys) (*Aggr
 	}
 	if err := r.stage("wrapper keys (setup or cache)", func() (string, error) {
 		var err error
-		if k.Wrapper, k.WrapperConstraints, err = r.loadKeys(k, k.Catalog.Circuits[len(k.Segments)+1], r.keepWrapper); err != nil {
+		if k.Wrapper, k.WrapperConstraints, err = r.loadKeys(k, k.Catalog.wrapper, r.keepWrapper); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("BN254, %d R1CS constraints", k.WrapperConstraints), nil
@@ -558,4 +605,19 @@ func (r *runner) provingKey(keys *setup.Keys) (groth16.ProvingKey, error) {
 // commitments in the circuit cache.
 func wrapperName(n int) string {
 	return fmt.Sprintf("list wrapper\naggregator commitments %d", n)
+}
+
+// pass returns the keys of the segment circuits of the aggregator's pass
+// p: a shallow copy of k whose Segment, Shapes and Tables are that pass's
+// segment circuits', for proving its segments.
+func (k *AggregatedKeys) pass(p int) *AggregatedKeys {
+	part := *k
+	indices := k.Catalog.passes[p].segments
+	part.Segment, part.Shapes, part.Tables = nil, nil, nil
+	for _, i := range indices {
+		part.Segment = append(part.Segment, k.Segment[i])
+		part.Shapes = append(part.Shapes, k.Shapes[i])
+		part.Tables = append(part.Tables, k.Tables[i])
+	}
+	return &part
 }

@@ -341,11 +341,15 @@ func (r *runner) recordBatch(ctx context.Context, vk groth16.VerifyingKey, rep *
 // BatchLine is one line of a batch file ([ParseBatchFile]): a JSON
 // object with the prompt as text ("prompt", for the model's tokenizer)
 // or as token ids ("promptTokens"), one of the two, and the number of
-// tokens to generate ("tokens").
+// tokens to generate ("tokens"); in a mixed list's file, a turn names its
+// conversation's directory too ("conversation").
 type BatchLine struct {
 	Prompt       *string `json:"prompt,omitempty"`
 	PromptTokens []int   `json:"promptTokens,omitempty"`
 	Tokens       int     `json:"tokens"`
+	// Conversation, in a mixed list's file, makes the line a turn: the
+	// directory of the conversation it continues or starts.
+	Conversation string `json:"conversation,omitempty"`
 }
 
 // maxBatchFile bounds a batch file: MaxBatch lines of long prompts.

@@ -79,12 +79,13 @@ func TestCommittedChain(t *testing.T) {
 	}
 
 	key := gpcs.KeyOf(k.Committed.PCS)
-	ccs, err := r.compileAggregator(opts.CacheDir, k.Shapes, key, nil, false)
+	layout := []recursion.PassShape{recursion.RequestPass(k.Shapes)}
+	ccs, err := r.compileAggregator(opts.CacheDir, layout, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	solve := func(segments []recursion.SegmentProof, st statement.Statement) error {
-		a, err := recursion.AggregatorAssignment(k.Shapes, key, st, st.List(), segments, nil)
+		a, err := recursion.AggregatorAssignment(layout, key, st.List(), []recursion.PassWitness{{Statement: st, Segments: segments}})
 		if err != nil {
 			return err
 		}

@@ -81,9 +81,16 @@ type Catalog struct {
 	Segments []inference.Segment
 	Shapes   []*committed.Shape
 
-	// segmentShapes[i] is what the aggregator knows of segment i's
-	// circuit, set when that circuit is compiled.
+	// segmentShapes[i] is what the aggregator knows of segment circuit
+	// i (Circuits[i], Shapes[i]), set when that circuit is compiled.
 	segmentShapes []*recursion.SegmentShape
+	// passes lists, per pass of the aggregator, the indices of its
+	// segment circuits and its kind: one pass, or a mixed list's
+	// requests' and turns' ([Mix]).
+	passes []catalogPass
+	// aggregator and wrapper are the aggregator's and the wrapper's
+	// circuits (the wrapper nil unless asked for).
+	aggregator, wrapper *Circuit
 	// loadSRS returns the KZG SRS of opts.SRS or of the cache, of a
 	// size (nil when there is none); srs is the one it returned, once
 	// read.
@@ -144,22 +151,55 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 	if c.Segments, err = aggregatedSegments(m, opts.SegmentSize, opts.VocabChunk); err != nil {
 		return nil, err
 	}
-	var turn *committed.Turn
-	var aggTurn *recursion.AggregatorTurn
+	// The kinds of segment circuits: a request's or a batch's (nil), or
+	// a turn's; a mixed list's requests' and turns'.
+	var kinds []*committed.Turn
 	if opts.Capacity > 0 {
 		if rows > opts.Capacity {
 			return nil, fmt.Errorf("pipeline: a bucket of %d rows in a cache of %d", rows, opts.Capacity)
 		}
-		turn = &committed.Turn{Start: 0, Capacity: opts.Capacity}
-		aggTurn = &recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: opts.Capacity}
-		c.aggTurn = aggTurn
+		c.aggTurn = &recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: opts.Capacity}
 	}
-	if c.Shapes, err = committedShapes(m, c.Segments, placeholderPass(rows, opts.Slots > 0), turn); err != nil {
-		return nil, err
+	n := len(c.Segments)
+	switch {
+	case opts.mixedList():
+		if opts.Mix.Requests > 0 {
+			kinds = append(kinds, nil)
+		}
+		kinds = append(kinds, &committed.Turn{Start: 0, Capacity: opts.Capacity})
+		for p := range opts.Mix.Requests + opts.Mix.Turns {
+			kind, first := passRequest, 0
+			if p >= opts.Mix.Requests {
+				kind, first = passTurn, n*(len(kinds)-1)
+			}
+			c.passes = append(c.passes, catalogPass{kind: kind, segments: indices(first, n)})
+		}
+	case opts.Capacity > 0:
+		kinds = []*committed.Turn{{Start: 0, Capacity: opts.Capacity}}
+		c.passes = []catalogPass{{kind: passTurn, segments: indices(0, n)}}
+	case opts.Slots > 0:
+		kinds = []*committed.Turn{nil}
+		c.passes = []catalogPass{{kind: passList, segments: indices(0, n)}}
+	default:
+		kinds = []*committed.Turn{nil}
+		c.passes = []catalogPass{{kind: passRequest, segments: indices(0, n)}}
 	}
-	c.segmentShapes = make([]*recursion.SegmentShape, len(c.Segments))
+	for _, turn := range kinds {
+		shapes, err := committedShapes(m, c.Segments, placeholderPass(rows, opts.Slots > 0), turn)
+		if err != nil {
+			return nil, err
+		}
+		c.Shapes = append(c.Shapes, shapes...)
+	}
+	c.segmentShapes = make([]*recursion.SegmentShape, len(c.Shapes))
 	for i, s := range c.Shapes {
-		name := segmentName(i, c.Segments)
+		name := segmentName(i%n, c.Segments)
+		if len(kinds) > 1 {
+			name = "request " + name
+			if i >= n {
+				name = "turn " + name[len("request "):]
+			}
+		}
 		c.Circuits = append(c.Circuits, &Circuit{Kind: "segment", Name: name, Curve: ecc.BLS12_377, compile: func() (constraint.ConstraintSystem, error) {
 			ccs, err := r.compileSegment(opts.CacheDir, m, id, s, opts.Slots, name)
 			if err != nil {
@@ -174,6 +214,9 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		}})
 	}
 	aggregator := &Circuit{Kind: "aggregator", Name: fmt.Sprintf("aggregator of %d segments", len(c.Segments)), Curve: ecc.BW6_761}
+	if len(c.passes) > 1 {
+		aggregator.Name = fmt.Sprintf("aggregator of %d requests and %d turns", opts.Mix.Requests, opts.Mix.Turns)
+	}
 	// compileAggregator compiles the aggregator, on a stand-in key when
 	// standIn allows one and there is no SRS.
 	compileAggregator := func(standIn bool) (constraint.ConstraintSystem, bool, error) {
@@ -185,7 +228,7 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		if err != nil {
 			return nil, false, err
 		}
-		ccs, err := r.compileAggregator(opts.CacheDir, shapes, key, aggTurn, opts.Slots > 0)
+		ccs, err := r.compileAggregator(opts.CacheDir, c.layout(shapes), key)
 		if err != nil {
 			return nil, false, err
 		}
@@ -198,8 +241,9 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		return ccs, err
 	}
 	c.Circuits = append(c.Circuits, aggregator)
+	c.aggregator = aggregator
 	if opts.Wrap {
-		c.Circuits = append(c.Circuits, &Circuit{Kind: "wrapper", Name: "BN254 wrapper", Curve: ecc.BN254, compile: func() (constraint.ConstraintSystem, error) {
+		c.wrapper = &Circuit{Kind: "wrapper", Name: "BN254 wrapper", Curve: ecc.BN254, compile: func() (constraint.ConstraintSystem, error) {
 			if c.aggregatorCommitments < 0 {
 				// The count does not depend on the SRS's points: a
 				// stand-in serves when there is no SRS yet.
@@ -208,7 +252,8 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 				}
 			}
 			return r.compileWrapper(opts.CacheDir, c.aggregatorCommitments)
-		}})
+		}}
+		c.Circuits = append(c.Circuits, c.wrapper)
 	}
 	return c, nil
 }
@@ -260,16 +305,64 @@ func (c *Catalog) aggregatorKey(standIn bool) (gpcs.Key, bool, error) {
 	return gpcs.KeyOf(srs.VerifyingKey()), false, nil
 }
 
-// aggregatorOptions are the options of the catalog's aggregator: a
-// turn's, a list's (a batch's pass) or none (a request's).
-func (c *Catalog) aggregatorOptions() []recursion.AggregatorOption {
-	switch {
-	case c.aggTurn != nil:
-		return []recursion.AggregatorOption{recursion.WithTurn(*c.aggTurn)}
-	case c.Slots > 0:
-		return []recursion.AggregatorOption{recursion.WithList()}
+// passKind is the kind of one pass of an aggregator.
+type passKind int
+
+const (
+	passRequest passKind = iota
+	passTurn
+	passList
+)
+
+// catalogPass is one pass of a catalog's aggregator: its kind and the
+// indices of its segment circuits.
+type catalogPass struct {
+	kind     passKind
+	segments []int
+}
+
+// indices returns first, first + 1, …, first + n − 1.
+func indices(first, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = first + i
 	}
-	return nil
+	return out
+}
+
+// layout is the layout of the catalog's aggregator, given what it knows
+// of each segment circuit: per pass, a request's, a turn's or a list's
+// (a batch's), of its segment circuits' shapes.
+func (c *Catalog) layout(shapes []recursion.SegmentShape) []recursion.PassShape {
+	out := make([]recursion.PassShape, len(c.passes))
+	for p, pass := range c.passes {
+		segs := make([]recursion.SegmentShape, len(pass.segments))
+		for i, k := range pass.segments {
+			segs[i] = shapes[k]
+		}
+		switch pass.kind {
+		case passTurn:
+			out[p] = recursion.TurnPass(segs, *c.aggTurn)
+		case passList:
+			out[p] = recursion.ListPass(segs)
+		default:
+			out[p] = recursion.RequestPass(segs)
+		}
+	}
+	return out
+}
+
+// passItems returns, in the aggregator's pass order, items[k] for each
+// segment circuit k of each pass: the keys or table commitments of the
+// passes' segments, flattened as recursion.ModelID reads them.
+func passItems[T any](c *Catalog, items []T) []T {
+	var out []T
+	for _, pass := range c.passes {
+		for _, k := range pass.segments {
+			out = append(out, items[k])
+		}
+	}
+	return out
 }
 
 // compileWrapper compiles the one wrapper for aggregators of

@@ -56,6 +56,7 @@ const (
 // proof with the final statement it was verified on.
 type jobsOut struct {
 	natives   []*committed.Proof
+	segments  []groth16.Proof
 	aggregate groth16.Proof
 	wrapped   groth16.Proof
 	final     statement.List
@@ -68,7 +69,8 @@ type jobsOut struct {
 // once, a Groth16 proof on the public inputs computed here, the
 // aggregator's on the statement, the wrapper's on the final statement)
 // before it is used.
-func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, tr *model.Trace, st statement.Statement, list statement.List, shapes []*committed.Shape, wrap bool, conv *turnProving) (*jobsOut, error) {
+func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, tr *model.Trace, st statement.Statement, list statement.List, shapes []*committed.Shape, last string, conv *turnProving) (*jobsOut, error) {
+	wrap := last == JobWrap
 	segs := keys.Segments
 	spec, err := specOf(r.opts, keys, pass, conv)
 	if err != nil {
@@ -103,7 +105,15 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 			return nil, err
 		}
 	}
-	res := &jobsOut{natives: make([]*committed.Proof, len(segs))}
+	res := &jobsOut{natives: make([]*committed.Proof, len(segs)), segments: make([]groth16.Proof, len(segs))}
+	if last == JobSegment {
+		// A mixed list's pass: its segments' proofs alone.
+		tasks, err := r.segmentTasks(ctx, q, keys, pass, st, shapes, incoming, names["spec"], names["srs"], nil, res, conv)
+		if err != nil {
+			return nil, err
+		}
+		return res, r.runSpecTasks(ctx, q, spec, specData, keys, tasks)
+	}
 	agg := &distributed.Task{
 		ID: JobAggregate, Kind: JobAggregate, Memory: 2 * segmentMemory(keys.Aggregator), MaxOutput: maxGroth16,
 		Inputs: map[string]string{"spec": names["spec"], "srs": names["srs"]}, After: map[string]string{},
@@ -125,7 +135,7 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		res.aggregate = p
 		return nil
 	}
-	tasks, err := r.segmentTasks(ctx, q, keys, pass, st, shapes, incoming, names["spec"], names["srs"], agg, res.natives, conv)
+	tasks, err := r.segmentTasks(ctx, q, keys, pass, st, shapes, incoming, names["spec"], names["srs"], agg, res, conv)
 	if err != nil {
 		return nil, err
 	}
@@ -137,19 +147,22 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 		}
 		tasks = append(tasks, t)
 	}
+	return res, r.runSpecTasks(ctx, q, spec, specData, keys, tasks)
+}
+
+// runSpecTasks runs the tasks of a spec: with the model's files when it
+// is not built in, under a run id of the spec and the keys.
+func (r *runner) runSpecTasks(ctx context.Context, q *distributed.Queue, spec *jobSpec, specData []byte, keys *AggregatedKeys, tasks []*distributed.Task) error {
 	if spec.Model == "" {
 		if err := r.putModelFiles(ctx, q, tasks); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// The run id: the same for the same request and keys from the same
 	// coordinator (a coordinator started again resumes its run), and
 	// unguessable by anyone else.
 	run := q.RunID(append(append([]byte(nil), specData...), []byte(keys.FinalModelID.Text(16))...))
-	if err := r.runTasks(ctx, q, run, tasks); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return r.runTasks(ctx, q, run, tasks)
 }
 
 // segmentTasks returns the native and Groth16 tasks of each segment,
@@ -157,7 +170,8 @@ func (r *runner) runJobs(ctx context.Context, q *distributed.Queue, keys *Aggreg
 // the pass's stream incoming, a Groth16 proof on public inputs computed
 // from the verified native proof), and makes the aggregation agg wait
 // for them; the verified native proofs go to natives.
-func (r *runner) segmentTasks(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, st statement.Statement, shapes []*committed.Shape, incoming []*pcs.Commitment, spec, srs string, agg *distributed.Task, natives []*committed.Proof, conv *turnProving) ([]*distributed.Task, error) {
+func (r *runner) segmentTasks(ctx context.Context, q *distributed.Queue, keys *AggregatedKeys, pass committed.Pass, st statement.Statement, shapes []*committed.Shape, incoming []*pcs.Commitment, spec, srs string, agg *distributed.Task, res *jobsOut, conv *turnProving) ([]*distributed.Task, error) {
+	natives := res.natives
 	m := r.opts.Model
 	segs := keys.Segments
 	var tasks []*distributed.Task
@@ -167,9 +181,11 @@ func (r *runner) segmentTasks(ctx context.Context, q *distributed.Queue, keys *A
 		if err := r.putKeys(ctx, q, segmentName(k, segs), sk.Manifest, key); err != nil {
 			return nil, err
 		}
-		agg.Inputs[fmt.Sprintf("segvk-%d", k)] = key["vk"]
-		agg.After[fmt.Sprintf("native-%d", k)] = fmt.Sprintf("%s-%d", JobNative, k)
-		agg.After[fmt.Sprintf("segment-%d", k)] = fmt.Sprintf("%s-%d", JobSegment, k)
+		if agg != nil {
+			agg.Inputs[fmt.Sprintf("segvk-%d", k)] = key["vk"]
+			agg.After[fmt.Sprintf("native-%d", k)] = fmt.Sprintf("%s-%d", JobNative, k)
+			agg.After[fmt.Sprintf("segment-%d", k)] = fmt.Sprintf("%s-%d", JobSegment, k)
+		}
 		tasks = append(tasks, &distributed.Task{
 			ID: fmt.Sprintf("%s-%d", JobNative, k), Kind: JobNative, Memory: committed.ProverMemory(shapes[k].Layout), MaxOutput: maxNative,
 			Inputs: map[string]string{"spec": spec, "srs": srs},
@@ -216,7 +232,11 @@ func (r *runner) segmentTasks(ctx context.Context, q *distributed.Queue, keys *A
 				if err != nil {
 					return err
 				}
-				return groth16.Verify(p, sk.VK, w, recursion.SegmentVerifierOption())
+				if err := groth16.Verify(p, sk.VK, w, recursion.SegmentVerifierOption()); err != nil {
+					return err
+				}
+				res.segments[k] = p
+				return nil
 			},
 		})
 	}

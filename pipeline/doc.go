@@ -52,8 +52,23 @@
 // that cannot be proven is reported in its [BatchResult] and left out;
 // the others go on. A batch file is JSON Lines, a request a line
 // ([ParseBatchFile]). The batch circuits are a deployment of their own,
-// with their own final model id (their buckets in the bucket tree's
-// slots as a single request's are).
+// with their own final model id.
+//
+// # Mixed lists
+//
+// [RunList] proves a mixed list: AggregatedOptions.Mix.Requests requests
+// then Mix.Turns turns of any conversations, each generated greedily and
+// proven as a pass of its own in one bucket (a request's by the request
+// segment circuits, a turn's from its state in by the turn segment
+// circuits over the Capacity rows, on the workers with Queue), completed
+// by one aggregator of those passes (recursion.PassShape) and with Wrap
+// the wrapper, whose one public input is the statement digest of the
+// list's leaves in order. A mixed deployment holds, per bucket, the lone
+// turn's aggregator ([RunTurn] with Mix set) and the mixed list's, in one
+// tree of aggregators (recursion.Slot), so a conversation's turns state
+// one final model id alone or in lists. With Wrap and Chain, a new
+// simulated chain records each turn's earlier turns, each in the list it
+// was proven in ([RecordedTurn]), then the list.
 //
 // # Workers
 //

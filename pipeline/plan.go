@@ -74,27 +74,49 @@ var Rates = map[string]Rate{
 // compiled on a stand-in key of the same size and reported as not
 // cached. With the aggregated design and opts.Buckets, it lists the
 // circuits of every bucket of the deployment, each bucket's segments and
-// aggregator, then the one wrapper.
+// aggregator, then the one wrapper; with opts.Mix, the lone turns' and
+// the mixed lists' circuits of each.
 func Plan(d Design, opts AggregatedOptions, promptLen int) ([]PlanItem, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
 	r := &runner{opts: &opts.Options, report: &Report{}}
-	if d != Aggregated || len(opts.Buckets) == 0 {
+	if d != Aggregated || (len(opts.Buckets) == 0 && opts.Mix == nil) {
 		return r.plan(d, &opts, promptLen, opts.Tokens)
 	}
 	buckets := slices.Clone(opts.Buckets)
 	slices.Sort(buckets)
-	var items []PlanItem
-	for i, b := range buckets {
-		sub := opts
-		sub.Bucket, sub.Buckets = b, nil
-		sub.Wrap = opts.Wrap && i == len(buckets)-1
-		more, err := r.plan(d, &sub, 1, 1)
+	if len(buckets) == 0 {
+		rows, err := opts.rows(promptLen, opts.Tokens)
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, more...)
+		buckets = []int{rows}
+	}
+	// A mixed deployment's lone turns and mixed lists: the circuits they
+	// share listed once.
+	kinds := []bool{opts.MixedList}
+	if opts.Mix != nil {
+		kinds = []bool{false, true}
+	}
+	var items []PlanItem
+	listed := map[string]bool{}
+	for i, b := range buckets {
+		for j, mixed := range kinds {
+			sub := opts
+			sub.Bucket, sub.Buckets, sub.MixedList = b, nil, mixed
+			sub.Wrap = opts.Wrap && i == len(buckets)-1 && j == len(kinds)-1
+			more, err := r.plan(d, &sub, 1, 1)
+			if err != nil {
+				return nil, err
+			}
+			for _, item := range more {
+				if !listed[item.Circuit] {
+					listed[item.Circuit] = true
+					items = append(items, item)
+				}
+			}
+		}
 	}
 	return items, nil
 }

@@ -128,9 +128,9 @@ func (r *runner) compileSegment(dir string, m *model.Model, id *big.Int, s *comm
 	})
 }
 
-// compileAggregator compiles the aggregator of the segment shapes for
+// compileAggregator compiles the aggregator of the passes of layout for
 // an SRS's key, or reads it from the circuit cache.
-func (r *runner) compileAggregator(dir string, shapes []recursion.SegmentShape, key gpcs.Key, turn *recursion.AggregatorTurn, list bool) (constraint.ConstraintSystem, error) {
+func (r *runner) compileAggregator(dir string, layout []recursion.PassShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
 	var points []byte
 	for i := range key.G1 {
 		b := key.G1[i].Bytes()
@@ -140,26 +140,41 @@ func (r *runner) compileAggregator(dir string, shapes []recursion.SegmentShape, 
 		b := key.G2[i].Bytes()
 		points = append(points, b[:]...)
 	}
-	name := fmt.Sprintf("committed list aggregator\nshapes %+v\nkey %x", shapes, points)
-	if turn != nil {
-		// The shapes print their turns' pointers: name them by value.
-		for _, s := range shapes {
-			name += fmt.Sprintf("\nturn segment %+v", *s.Turn)
+	name := fmt.Sprintf("committed aggregator\nkey %x", points)
+	segments := 0
+	for _, pass := range layout {
+		segments += len(pass.Segments)
+		name += fmt.Sprintf("\n%s pass", passName(pass))
+		for _, s := range pass.Segments {
+			name += fmt.Sprintf("\nsegment %+v", s)
+			if s.Turn != nil {
+				// The shapes print their turns' pointers: name them by
+				// value.
+				name += fmt.Sprintf(" turn %+v", *s.Turn)
+			}
 		}
-		name += fmt.Sprintf("\nturn %+v", *turn)
-		return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("turn aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
-			return recursion.CompileAggregator(shapes, key, recursion.WithTurn(*turn))
-		})
+		if pass.Turn != nil {
+			name += fmt.Sprintf("\nturn %+v", *pass.Turn)
+		}
 	}
-	if list {
-		name += "\nlist"
-		return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("list aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
-			return recursion.CompileAggregator(shapes, key, recursion.WithList())
-		})
+	what := fmt.Sprintf("%s aggregator of %d segments", passName(layout[0]), segments)
+	if len(layout) > 1 {
+		what = fmt.Sprintf("aggregator of %d passes, %d segments", len(layout), segments)
 	}
-	return r.compileCached(dir, name, ecc.BW6_761, fmt.Sprintf("aggregator of %d segments", len(shapes)), func() (constraint.ConstraintSystem, error) {
-		return recursion.CompileAggregator(shapes, key)
+	return r.compileCached(dir, name, ecc.BW6_761, what, func() (constraint.ConstraintSystem, error) {
+		return recursion.CompileAggregator(layout, key)
 	})
+}
+
+// passName names the kind of a pass: a request's, a turn's or a list's.
+func passName(p recursion.PassShape) string {
+	switch {
+	case p.Turn != nil:
+		return "turn"
+	case p.List:
+		return "list"
+	}
+	return "request"
 }
 
 // compileCached is setup.CompileCached with a progress line: what
@@ -263,7 +278,7 @@ func (r *runner) setupSegments(opts *AggregatedOptions, k *AggregatedKeys) error
 	m := opts.Model
 	cat := k.Catalog
 	if err := r.stage("segment circuits and keys (setup or cache)", func() (string, error) {
-		for i := range cat.Segments {
+		for i := range cat.Shapes {
 			keys, n, err := r.loadKeys(k, cat.Circuits[i], false)
 			if err != nil {
 				return "", err
@@ -275,7 +290,7 @@ func (r *runner) setupSegments(opts *AggregatedOptions, k *AggregatedKeys) error
 		if k.Shapes, err = cat.SegmentShapes(); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%d circuits, %d R1CS constraints in all", len(cat.Segments), k.SegmentConstraints), nil
+		return fmt.Sprintf("%d circuits, %d R1CS constraints in all", len(cat.Shapes), k.SegmentConstraints), nil
 	}); err != nil {
 		return err
 	}
@@ -293,7 +308,7 @@ func (r *runner) setupSegments(opts *AggregatedOptions, k *AggregatedKeys) error
 				return "", err
 			}
 		}
-		if k.ModelID, err = recursion.ModelID(k.segmentVKs(), k.Tables); err != nil {
+		if k.ModelID, err = recursion.ModelID(passItems(cat, k.segmentVKs()), passItems(cat, k.Tables)); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d powers, %d function tables", srsSize(cat.Shapes), len(k.Committed.Tables)), nil
@@ -465,7 +480,7 @@ func (r *runner) segmentProofs(keys *AggregatedKeys, shapes []*committed.Shape, 
 // pass's statement st and its list l (a turn's with its witness), and
 // verifies its proof on the list.
 func (r *runner) aggregate(keys *AggregatedKeys, st statement.Statement, l statement.List, segments []recursion.SegmentProof, turn *recursion.TurnWitness) (groth16.Proof, error) {
-	a, err := recursion.AggregatorAssignment(keys.Shapes, gpcs.KeyOf(keys.Committed.PCS), st, l, segments, turn, keys.Catalog.aggregatorOptions()...)
+	a, err := recursion.AggregatorAssignment(keys.Catalog.layout(keys.Shapes), gpcs.KeyOf(keys.Committed.PCS), l, []recursion.PassWitness{{Statement: st, Segments: segments, Turn: turn}})
 	if err != nil {
 		return nil, err
 	}
@@ -569,12 +584,55 @@ func nativeJobs(sizes []uint64, budget uint64, procs int) int {
 // state they give). The wrapper's proof and the final statement are left
 // in r.wrapped.
 func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace, conv *turnProving) (statement.Statement, statement.List, groth16.Proof, error) {
+	last := JobAggregate
+	if opts.Wrap {
+		last = JobWrap
+	}
+	st, list, res, _, err := r.workerJobs(opts, keys, pass, tr, conv, last)
+	if err != nil {
+		return st, list, nil, err
+	}
+	if opts.Wrap {
+		r.wrapped = res
+	}
+	return st, list, res.aggregate, nil
+}
+
+// proveSegmentsOnWorkers runs the stages of proveSegments as jobs on the
+// workers of opts.Queue (a pass of a mixed list, aggregated here with the
+// others): each segment's native and Groth16 proofs, each verified here,
+// and the chain of the native proofs, returned as the aggregator's
+// witnesses.
+func (r *runner) proveSegmentsOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace, conv *turnProving) (statement.Statement, statement.List, []recursion.SegmentProof, error) {
+	st, list, res, checks, err := r.workerJobs(opts, keys, pass, tr, conv, JobSegment)
+	if err != nil {
+		return st, list, nil, err
+	}
+	segs := keys.Segments
+	segments := make([]recursion.SegmentProof, len(segs))
+	for k := range segs {
+		n := res.natives[k]
+		if segments[k], err = recursion.ValueOfSegmentProof(res.segments[k], keys.Segment[k].VK, n.Commitments(), keys.Tables[k], &n.Opening.Opening, checks[k], chosenOf(segs[k], n)); err != nil {
+			return st, list, nil, err
+		}
+	}
+	return st, list, segments, nil
+}
+
+// workerJobs runs a pass's jobs on the workers up to the job kind last
+// (JobSegment, JobAggregate or JobWrap) and checks the native proofs'
+// chain (a turn's from conv.in, whose native proofs must leave
+// conv.out, replaced by the state they give); it returns the pass's
+// statement and list, the jobs' verified outputs and the native proofs'
+// pairing-check scalars.
+func (r *runner) workerJobs(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace, conv *turnProving, last string) (statement.Statement, statement.List, *jobsOut, []*pcs.GroupCheck, error) {
 	m := opts.Model
 	segs := keys.Segments
 	var (
-		st   statement.Statement
-		list statement.List
-		res  *jobsOut
+		st     statement.Statement
+		list   statement.List
+		res    *jobsOut
+		checks []*pcs.GroupCheck
 	)
 	err := r.stage("proofs on the workers", func() (string, error) {
 		var err error
@@ -589,16 +647,16 @@ func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, p
 		if err != nil {
 			return "", err
 		}
-		if res, err = r.runJobs(r.context(), opts.Queue, keys, pass, tr, st, list, shapes, opts.Wrap, conv); err != nil {
+		if res, err = r.runJobs(r.context(), opts.Queue, keys, pass, tr, st, list, shapes, last, conv); err != nil {
 			return "", err
 		}
 		if conv == nil {
-			if _, err := committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, res.natives); err != nil {
+			if checks, err = committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, res.natives); err != nil {
 				return "", err
 			}
 		} else {
-			out, err := committed.VerifyTurn(keys.Committed, m, st, pass, conv.in, segs, res.natives)
-			if err != nil {
+			var out *committed.State
+			if out, checks, err = committed.VerifyTurnChecks(keys.Committed, m, st, pass, conv.in, segs, res.natives); err != nil {
 				return "", err
 			}
 			if out.Digest().Cmp(conv.out.Digest()) != 0 {
@@ -606,15 +664,14 @@ func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, p
 			}
 			conv.out = out
 		}
-		what := fmt.Sprintf("%d native and %d Groth16 proofs and the aggregation", len(segs), len(segs))
-		if opts.Wrap {
-			r.wrapped = res
-			what += " and the wrapper"
+		what := fmt.Sprintf("%d native and %d Groth16 proofs", len(segs), len(segs))
+		switch last {
+		case JobAggregate:
+			what += " and the aggregation"
+		case JobWrap:
+			what += ", the aggregation and the wrapper"
 		}
 		return what + ", each verified", nil
 	})
-	if err != nil {
-		return st, list, nil, err
-	}
-	return st, list, res.aggregate, nil
+	return st, list, res, checks, err
 }

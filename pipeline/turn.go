@@ -52,12 +52,33 @@ type TurnOptions struct {
 type RecordedTurn struct {
 	ModelID *big.Int
 	Turn    statement.Leaf
-	Proof   []byte
+	// Leaves are the leaves of the mixed list the turn was proven in
+	// ([RunList]); nil for a turn proven alone, in its list of one.
+	Leaves []statement.Leaf
+	Proof  []byte
 }
 
-// List returns the turn's list of one.
+// List returns the list the turn was proven in: its list of one, or its
+// mixed list.
 func (t RecordedTurn) List() statement.List {
+	if t.Leaves != nil {
+		return statement.List{ModelID: t.ModelID, Leaves: t.Leaves}
+	}
 	return statement.List{ModelID: t.ModelID, Leaves: []statement.Leaf{t.Turn}}
+}
+
+// inList reports whether the turn is one of its list's leaves.
+func (t RecordedTurn) inList() bool {
+	want, err := t.Turn.Words()
+	if err != nil {
+		return false
+	}
+	for _, leaf := range t.List().Leaves {
+		if got, err := leaf.Words(); err == nil && slices.EqualFunc(got, want, func(a, b *big.Int) bool { return a.Cmp(b) == 0 }) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkRecords checks a conversation's turns: each states the model id
@@ -72,6 +93,9 @@ func checkRecords(turns []RecordedTurn, modelID, state *big.Int) error {
 		}
 		if err := t.List().Check(); err != nil {
 			return fmt.Errorf("turn %d: %w", i+1, err)
+		}
+		if !t.inList() {
+			return fmt.Errorf("turn %d is not a leaf of the list it was proven in", i+1)
 		}
 		if t.ModelID.Cmp(modelID) != 0 {
 			return fmt.Errorf("turn %d states model id %#x, the conversation's is %#x", i+1, t.ModelID, modelID)
@@ -316,49 +340,90 @@ func turnWitness(in, out *committed.State, pass committed.Pass) *recursion.TurnW
 }
 
 // recordTurns deploys the wrapper's verifier and the registry on a new
-// simulated chain and records the conversation's turns in order, each the
-// list of its one leaf: each submission must verify and emit the turn's
-// events, and the registry must then hold every turn and the state the
-// last left.
+// simulated chain and records the conversation's turns in order, each in
+// the list it was proven in ([runner.record]); the registry must then
+// hold the state the last turn left.
 func (r *runner) recordTurns(ctx context.Context, vk groth16.VerifyingKey, rep *TurnReport) error {
 	d, err := r.deployContracts(ctx, vk, rep.List.ModelID, false)
 	if err != nil {
 		return err
 	}
 	defer d.sim.Close()
-	registry := rep.Deployment.Registry
 	return r.stage("on-chain record", func() (string, error) {
-		for i, t := range rep.Turns {
-			data, err := solidity.PackSubmitBytes(t.Proof, t.List())
-			if err != nil {
-				return "", fmt.Errorf("turn %d: %w", i+1, err)
-			}
-			receipt, err := d.chain.SubmitCalldata(ctx, registry, data)
-			if err != nil {
-				return "", fmt.Errorf("turn %d: %w", i+1, err)
-			}
-			if err := checkRecorded(ctx, d.chain, registry, receipt, t.List()); err != nil {
-				return "", fmt.Errorf("turn %d: %w", i+1, err)
-			}
-			events, err := solidity.TurnEvents(receipt, registry)
-			if err != nil {
-				return "", err
-			}
-			if len(events) != 1 || events[0].Leaf.StateOut.Cmp(t.Turn.StateOut) != 0 {
-				return "", fmt.Errorf("turn %d: the registry emitted %d turn events, want the turn's one", i+1, len(events))
-			}
-			rep.TurnGas = append(rep.TurnGas, receipt.GasUsed)
+		gas, err := r.record(ctx, d, turnSubmissions(rep.Turns))
+		if err != nil {
+			return "", err
 		}
-		ok, err := solidity.IsState(ctx, d.chain.Backend(), registry, rep.List.ModelID, rep.Turn.StateOut)
+		ok, err := solidity.IsState(ctx, d.chain.Backend(), rep.Deployment.Registry, rep.List.ModelID, rep.Turn.StateOut)
 		if err != nil {
 			return "", err
 		}
 		if !ok {
 			return "", fmt.Errorf("the registry did not record the turn's state out")
 		}
-		rep.SubmitGas = rep.TurnGas[len(rep.TurnGas)-1]
+		rep.TurnGas = gas
+		rep.SubmitGas = gas[len(gas)-1]
 		return fmt.Sprintf("%d turns recorded in order, submit %v gas", len(rep.Turns), rep.TurnGas), nil
 	})
+}
+
+// submission is a list and the wrapper's proof of it, in the Solidity
+// verifier's encoding.
+type submission struct {
+	list  statement.List
+	proof []byte
+}
+
+// turnSubmissions returns the lists the turns were proven in, in order,
+// each once.
+func turnSubmissions(turns []RecordedTurn) []submission {
+	var out []submission
+	seen := map[string]bool{}
+	for _, t := range turns {
+		l := t.List()
+		digest, err := l.Digest()
+		if err != nil || seen[digest.String()] {
+			continue
+		}
+		seen[digest.String()] = true
+		out = append(out, submission{list: l, proof: t.Proof})
+	}
+	return out
+}
+
+// record submits the lists in order to the deployed registry: each
+// submission must verify, emit the list's event and one event per leaf
+// (a request's or a turn's), and leave every leaf recorded. It returns
+// each submission's gas.
+func (r *runner) record(ctx context.Context, d *deployed, subs []submission) ([]uint64, error) {
+	registry := r.report.Deployment.Registry
+	var gas []uint64
+	for i, s := range subs {
+		data, err := solidity.PackSubmitBytes(s.proof, s.list)
+		if err != nil {
+			return nil, fmt.Errorf("list %d: %w", i+1, err)
+		}
+		receipt, err := d.chain.SubmitCalldata(ctx, registry, data)
+		if err != nil {
+			return nil, fmt.Errorf("list %d: %w", i+1, err)
+		}
+		if err := checkRecorded(ctx, d.chain, registry, receipt, s.list); err != nil {
+			return nil, fmt.Errorf("list %d: %w", i+1, err)
+		}
+		requests, err := solidity.Events(receipt, registry)
+		if err != nil {
+			return nil, err
+		}
+		turns, err := solidity.TurnEvents(receipt, registry)
+		if err != nil {
+			return nil, err
+		}
+		if len(requests)+len(turns) != len(s.list.Leaves) {
+			return nil, fmt.Errorf("list %d: the registry emitted %d request and %d turn events for %d leaves", i+1, len(requests), len(turns), len(s.list.Leaves))
+		}
+		gas = append(gas, receipt.GasUsed)
+	}
+	return gas, nil
 }
 
 // Conversation is what a prover keeps of a conversation between its
@@ -384,7 +449,10 @@ type ConversationTurn struct {
 	InputDigest  string `json:"inputDigest"`
 	OutputDigest string `json:"outputDigest"`
 	StateOut     string `json:"stateOut"`
-	Proof        string `json:"proof,omitempty"`
+	// List holds the words of the mixed list the turn was proven in
+	// (statement.List.Words), none for a turn proven alone.
+	List  []string `json:"list,omitempty"`
+	Proof string   `json:"proof,omitempty"`
 }
 
 // Recorded decodes the conversation's turns ([RecordedTurn]).
@@ -399,6 +467,22 @@ func (c *Conversation) Recorded() ([]RecordedTurn, error) {
 			}
 		}
 		out[i].ModelID, out[i].Turn = words[0], statement.TurnLeaf(words[1], words[2], words[3], words[4])
+		if len(t.List) > 0 {
+			if len(t.List) > 4*statement.MaxLeaves {
+				return nil, fmt.Errorf("pipeline: conversation: turn %d: a list of %d words", i+1, len(t.List))
+			}
+			listWords := make([]*big.Int, len(t.List))
+			for j, v := range t.List {
+				var err error
+				if listWords[j], err = parseHex(v); err != nil {
+					return nil, fmt.Errorf("pipeline: conversation: turn %d: the list: %w", i+1, err)
+				}
+			}
+			var err error
+			if out[i].Leaves, err = statement.ParseWords(listWords); err != nil {
+				return nil, fmt.Errorf("pipeline: conversation: turn %d: the list: %w", i+1, err)
+			}
+		}
 		if t.Proof != "" {
 			p, ok := strings.CutPrefix(t.Proof, "0x")
 			if !ok || len(p) > 2*384 {
@@ -435,6 +519,12 @@ func conversationTurns(turns []RecordedTurn) []ConversationTurn {
 			InputDigest:  fmt.Sprintf("%#x", t.Turn.Input),
 			OutputDigest: fmt.Sprintf("%#x", t.Turn.Output),
 			StateOut:     fmt.Sprintf("%#x", t.Turn.StateOut),
+		}
+		if t.Leaves != nil {
+			words, _ := t.List().Words()
+			for _, w := range words {
+				out[i].List = append(out[i].List, fmt.Sprintf("%#x", w))
+			}
 		}
 		if len(t.Proof) > 0 {
 			out[i].Proof = "0x" + hex.EncodeToString(t.Proof)

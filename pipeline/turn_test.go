@@ -39,9 +39,11 @@ func TestParseConversation(t *testing.T) {
 		t.Fatalf("read %+v", c)
 	}
 	// A file with its turns: they round-trip, proofs included.
+	// The second turn was proven in a mixed list, after a request.
+	second := statement.TurnLeaf(big.NewInt(0xabc), big.NewInt(8), big.NewInt(9), big.NewInt(0xdef))
 	turns := []RecordedTurn{
 		{ModelID: big.NewInt(0x1234), Turn: statement.TurnLeaf(big.NewInt(0), big.NewInt(5), big.NewInt(6), big.NewInt(0xabc)), Proof: bytes.Repeat([]byte{7}, 384)},
-		{ModelID: big.NewInt(0x1234), Turn: statement.TurnLeaf(big.NewInt(0xabc), big.NewInt(8), big.NewInt(9), big.NewInt(0xdef))},
+		{ModelID: big.NewInt(0x1234), Turn: second, Leaves: []statement.Leaf{statement.RequestLeaf(big.NewInt(3), big.NewInt(4)), second}},
 	}
 	good.State, good.Turns = "0xdef", conversationTurns(turns)
 	if data, err = json.Marshal(good); err != nil {
@@ -52,8 +54,11 @@ func TestParseConversation(t *testing.T) {
 	}
 	got, err := c.Recorded()
 	if err != nil || len(got) != 2 || got[0].Turn.String() != turns[0].Turn.String() || got[1].Turn.String() != turns[1].Turn.String() ||
-		!bytes.Equal(got[0].Proof, turns[0].Proof) || got[1].Proof != nil {
+		!bytes.Equal(got[0].Proof, turns[0].Proof) || got[1].Proof != nil || got[0].Leaves != nil || len(got[1].List().Leaves) != 2 {
 		t.Fatalf("turns read back as %+v (%v)", got, err)
+	}
+	if subs := turnSubmissions(append(got, got[1])); len(subs) != 2 || len(subs[1].list.Leaves) != 2 {
+		t.Fatalf("the turns' lists to record: %d", len(subs))
 	}
 	for name, change := range map[string]func(c *Conversation){
 		"a first turn from a state":        func(c *Conversation) { c.Turns[0].StateIn = "0x1" },
@@ -69,9 +74,13 @@ func TestParseConversation(t *testing.T) {
 		"a digest of 65 digits":            func(c *Conversation) { c.Turns[1].InputDigest = "0x1" + strings.Repeat("0", 64) },
 		"a turn digest without 0x":         func(c *Conversation) { c.Turns[1].OutputDigest = "9" },
 		"the conversation's id not a word": func(c *Conversation) { c.ModelID = "0x" + strings.Repeat("1", 65) },
+		"a list without the turn":          func(c *Conversation) { c.Turns[1].List = c.Turns[1].List[:2] },
+		"a list of a request's half":       func(c *Conversation) { c.Turns[1].List = c.Turns[1].List[1:] },
+		"a list word without 0x":           func(c *Conversation) { c.Turns[1].List = append([]string{"3"}, c.Turns[1].List[1:]...) },
 	} {
 		bad := good
 		bad.Turns = slices.Clone(good.Turns)
+		bad.Turns[1].List = slices.Clone(good.Turns[1].List)
 		change(&bad)
 		data, err := json.Marshal(bad)
 		if err != nil {

@@ -251,16 +251,14 @@ func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *work
 	}
 	key := gpcs.KeyOf(vk.PCS)
 	r := dirs.runner(m, w)
-	var aggTurn *recursion.AggregatorTurn
-	var opts []recursion.AggregatorOption
+	layout := []recursion.PassShape{recursion.RequestPass(s.Shapes)}
 	switch {
 	case p.turn != nil:
-		aggTurn = &recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: p.turn.Capacity}
-		opts = append(opts, recursion.WithTurn(*aggTurn))
+		layout[0] = recursion.TurnPass(s.Shapes, recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: p.turn.Capacity})
 	case s.Slots > 0:
-		opts = append(opts, recursion.WithList())
+		layout[0] = recursion.ListPass(s.Shapes)
 	}
-	ccs, err := r.compileAggregator(dirs.own, s.Shapes, key, aggTurn, s.Slots > 0)
+	ccs, err := r.compileAggregator(dirs.own, layout, key)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +266,7 @@ func aggregateJob(dirs workerDirs, w io.Writer, logger *log.Logger, models *work
 	if err != nil {
 		return nil, err
 	}
-	a, err := recursion.AggregatorAssignment(s.Shapes, key, p.st, p.list, segments, witness, opts...)
+	a, err := recursion.AggregatorAssignment(layout, key, p.list, []recursion.PassWitness{{Statement: p.st, Segments: segments, Turn: witness}})
 	if err != nil {
 		return nil, distributed.Deterministic(err)
 	}

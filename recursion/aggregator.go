@@ -140,29 +140,84 @@ type SegmentProof struct {
 	Chosen []frontend.Variable
 }
 
-// Aggregator is the BW6-761 circuit that completes k committed
-// segment proofs: per segment it recomputes the digests of the opening's
-// points, verifies the segment's Groth16 proof on the statement, those
-// digests and the opening's scalars, and links each segment's boundary
-// commitment to the next one's incoming commitment (a chunk of the LM
-// head after another: their incoming commitments), and requires every
-// chunk's chosen logits equal to the first chunk's; then it checks every
-// segment's opening at once (gadgets/pcs.VerifyGroup: subgroup checks,
-// one MSM, one pairing against the SRS's fixed G2 points). The model id
-// is [ModelID] of the segment keys and the table commitments.
-//
-// Public inputs, in order: ModelID and ListDigest, the list digest
-// (statement.List.ListDigest) of what the pass proves, the same two for
-// every kind of pass so that one wrapper serves them all. The segments
-// state the pass as (ModelID, InputDigest, OutputDigest), private here:
-// a request's input and output digests, whose list of one the aggregator
-// hashes; a list's list digest and count ([WithList]), which it passes on;
-// or a turn's input and output digests, whose list of one, with the
-// states in and out it derives ([WithTurn]), it hashes.
-type Aggregator struct {
-	ModelID    frontend.Variable `gnark:",public"`
-	ListDigest frontend.Variable `gnark:",public"`
+// PassShape is what an aggregator knows of one pass of the model at
+// compile time: its segments' shapes, and its kind. A request's pass
+// (neither field set) states one request leaf; a conversation's turn
+// (Turn: the model's blocks and the cache's capacity, its segments turn
+// shapes) one turn leaf; a list's pass (List: stacked requests, whose
+// segments state (model id, list digest, count)) a list of requests,
+// and is the aggregator's only pass.
+type PassShape struct {
+	Segments []SegmentShape
+	Turn     *AggregatorTurn
+	List     bool
+}
 
+// RequestPass, TurnPass and ListPass return the shape of a pass of each
+// kind.
+func RequestPass(segments []SegmentShape) PassShape { return PassShape{Segments: segments} }
+
+// TurnPass returns the shape of a conversation's turn's pass.
+func TurnPass(segments []SegmentShape, turn AggregatorTurn) PassShape {
+	return PassShape{Segments: segments, Turn: &turn}
+}
+
+// ListPass returns the shape of a list's pass of stacked requests.
+func ListPass(segments []SegmentShape) PassShape { return PassShape{Segments: segments, List: true} }
+
+// MaxPasses bounds the passes of one aggregator.
+const MaxPasses = 1 << 6
+
+// checkLayout checks the passes of an aggregator: 1 to MaxPasses of
+// them, a list's pass alone, every segment's shape, each pass's
+// segments linked and its first reading no incoming stream nor its last
+// handing one on, a turn's segments covering the model's blocks once,
+// and at most MaxArity segments in all.
+func checkLayout(layout []PassShape) error {
+	if len(layout) < 1 || len(layout) > MaxPasses {
+		return fmt.Errorf("recursion: an aggregator of %d passes, want 1 to %d", len(layout), MaxPasses)
+	}
+	total := 0
+	for p, pass := range layout {
+		if pass.List && len(layout) > 1 {
+			return fmt.Errorf("recursion: pass %d, a list's, is not the aggregator's only pass", p)
+		}
+		if pass.List && pass.Turn != nil {
+			return fmt.Errorf("recursion: pass %d is a turn's and a list's", p)
+		}
+		k := len(pass.Segments)
+		if k < 1 {
+			return fmt.Errorf("recursion: pass %d has no segment", p)
+		}
+		total += k
+		if total > MaxArity {
+			return fmt.Errorf("recursion: an aggregator of more than %d segments", MaxArity)
+		}
+		for i, s := range pass.Segments {
+			if err := s.check(); err != nil {
+				return fmt.Errorf("recursion: pass %d, segment %d: %w", p, i, err)
+			}
+			if err := checkLink(pass.Segments, i); err != nil {
+				return fmt.Errorf("pass %d: %w", p, err)
+			}
+			if s.NbPedersen != layout[0].Segments[0].NbPedersen {
+				return fmt.Errorf("recursion: pass %d, segment %d has %d Pedersen commitments, the first segment %d", p, i, s.NbPedersen, layout[0].Segments[0].NbPedersen)
+			}
+		}
+		if pass.Segments[0].Incoming >= 0 || pass.Segments[k-1].Boundary >= 0 {
+			return fmt.Errorf("recursion: pass %d: the first committed segment reads an incoming stream or the last hands one on", p)
+		}
+		if err := checkTurnShapes(pass.Segments, pass.Turn); err != nil {
+			return fmt.Errorf("pass %d: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// Pass is one pass's witnesses in the aggregator: its statement's
+// digests as its segments state them, a turn's states and its segments'
+// proofs.
+type Pass struct {
 	InputDigest  frontend.Variable
 	OutputDigest frontend.Variable
 	// States holds a turn's StateIn and StateOut (empty otherwise).
@@ -172,90 +227,73 @@ type Aggregator struct {
 	// State is a turn's state in and the rows it keeps (one entry;
 	// none otherwise).
 	State []TurnState
+}
+
+// Aggregator is the BW6-761 circuit that completes the committed segment
+// proofs of one or more passes of a model: per segment it recomputes the
+// digests of the opening's points, verifies the segment's Groth16 proof
+// on its pass's statement, those digests and the opening's scalars, and
+// within each pass links each segment's boundary commitment to the next
+// one's incoming commitment (a chunk of the LM head after another: their
+// incoming commitments), and requires every chunk's chosen logits equal
+// to the pass's first chunk's; a turn's pass has its states checked
+// ([TurnState]); then it checks every segment's opening at once
+// (gadgets/pcs.VerifyGroup: subgroup checks, one MSM, one pairing against
+// the SRS's fixed G2 points). The model id is [ModelID] of every pass's
+// segment keys, in order, and of their table commitments.
+//
+// Public inputs, in order: ModelID and ListDigest, the list digest
+// (statement.List.ListDigest) of what the passes prove, the same two for
+// every layout so that one wrapper serves them all. Each pass's segments
+// state it as (ModelID, InputDigest, OutputDigest), private here: a
+// request's input and output digests, a request leaf; a turn's, which
+// with the states in and out the aggregator derives make a turn leaf; or
+// a list's list digest and count, passed on (a list's pass is its
+// aggregator's only one). The list digest is that of the passes' leaves
+// in order.
+type Aggregator struct {
+	ModelID    frontend.Variable `gnark:",public"`
+	ListDigest frontend.Variable `gnark:",public"`
+
+	Passes []Pass
 
 	// Not circuit variables: hidden from gnark's schema walk.
-	shapes []SegmentShape   `gnark:"-"`
-	key    gpcs.Key         `gnark:"-"`
-	opts   aggregatorConfig `gnark:"-"`
+	layout []PassShape `gnark:"-"`
+	key    gpcs.Key    `gnark:"-"`
 }
 
-// AggregatorOption configures the kind of pass an aggregator completes.
-type AggregatorOption func(*aggregatorConfig)
-
-type aggregatorConfig struct {
-	turn *AggregatorTurn
-	list bool
-}
-
-// WithTurn makes the aggregator complete a conversation's turn, whose
-// segments have turn shapes, with the model's blocks and the cache's
-// capacity.
-func WithTurn(turn AggregatorTurn) AggregatorOption {
-	return func(c *aggregatorConfig) { c.turn = &turn }
-}
-
-// WithList makes the aggregator complete a pass of stacked requests,
-// whose segments state (model id, list digest, count).
-func WithList() AggregatorOption {
-	return func(c *aggregatorConfig) { c.list = true }
-}
-
-func configure(opts []AggregatorOption) aggregatorConfig {
-	var c aggregatorConfig
-	for _, o := range opts {
-		o(&c)
-	}
-	return c
-}
-
-// NewAggregator returns the placeholder of the committed
-// aggregator for segments of the given shapes and the PCS key (the
-// SRS's, circuit constants), completing a request's pass unless an
-// option says otherwise.
-func NewAggregator(shapes []SegmentShape, key gpcs.Key, opts ...AggregatorOption) (*Aggregator, error) {
-	cfg := configure(opts)
-	turn := cfg.turn
-	if turn != nil && cfg.list {
-		return nil, errors.New("recursion: an aggregator of a turn and of a list")
-	}
-	if len(shapes) < 1 || len(shapes) > MaxArity {
-		return nil, fmt.Errorf("recursion: committed aggregator of %d segments outside [1, %d]", len(shapes), MaxArity)
-	}
-	k := len(shapes)
-	if shapes[0].Incoming >= 0 || shapes[k-1].Boundary >= 0 {
-		return nil, errors.New("recursion: the first committed segment reads an incoming stream or the last hands one on")
-	}
-	if err := checkTurnShapes(shapes, turn); err != nil {
+// NewAggregator returns the placeholder of the committed aggregator of
+// the passes of layout, with the PCS key (the SRS's, circuit constants).
+func NewAggregator(layout []PassShape, key gpcs.Key) (*Aggregator, error) {
+	if err := checkLayout(layout); err != nil {
 		return nil, err
 	}
-	c := &Aggregator{Segments: make([]SegmentProof, k), shapes: shapes, key: key, opts: cfg}
-	if turn != nil {
-		c.States = make([]frontend.Variable, 2)
-		c.State = []TurnState{{Keys: make([]sw_bls12377.G1Affine, turn.Layers), Values: make([]sw_bls12377.G1Affine, turn.Layers)}}
-	}
-	for i, s := range shapes {
-		if err := s.check(); err != nil {
-			return nil, fmt.Errorf("segment %d: %w", i, err)
+	c := &Aggregator{Passes: make([]Pass, len(layout)), layout: layout, key: key}
+	for p, shape := range layout {
+		pass := &c.Passes[p]
+		if turn := shape.Turn; turn != nil {
+			pass.States = make([]frontend.Variable, 2)
+			pass.State = []TurnState{{Keys: make([]sw_bls12377.G1Affine, turn.Layers), Values: make([]sw_bls12377.G1Affine, turn.Layers)}}
 		}
-		if err := checkLink(shapes, i); err != nil {
-			return nil, err
-		}
-		n := s.NbPedersen
-		o := gpcs.PlaceholderGroupOpening(s.NbCommitments+s.NbTables, s.NbVars)
-		c.Segments[i] = SegmentProof{
-			Chosen: make([]frontend.Variable, s.NbChosen),
-			Proof: stdgroth16.Proof[sw_bls12377.G1Affine, sw_bls12377.G2Affine]{
-				Commitments: make([]pedersen.Commitment[sw_bls12377.G1Affine], n),
-			},
-			Key: stdgroth16.VerifyingKey[sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT]{
-				G1:                           struct{ K []sw_bls12377.G1Affine }{K: make([]sw_bls12377.G1Affine, 1+s.NbPublic()+n)},
-				CommitmentKeys:               make([]pedersen.VerifyingKey[sw_bls12377.G2Affine], n),
-				PublicAndCommitmentCommitted: make([][]int, n),
-			},
-			Commitments: make([]sw_bls12377.G1Affine, s.NbCommitments),
-			Tables:      make([]sw_bls12377.G1Affine, s.NbTables),
-			Folds:       o.Folds,
-			Scalars:     o.Scalars,
+		pass.Segments = make([]SegmentProof, len(shape.Segments))
+		for i, s := range shape.Segments {
+			n := s.NbPedersen
+			o := gpcs.PlaceholderGroupOpening(s.NbCommitments+s.NbTables, s.NbVars)
+			pass.Segments[i] = SegmentProof{
+				Chosen: make([]frontend.Variable, s.NbChosen),
+				Proof: stdgroth16.Proof[sw_bls12377.G1Affine, sw_bls12377.G2Affine]{
+					Commitments: make([]pedersen.Commitment[sw_bls12377.G1Affine], n),
+				},
+				Key: stdgroth16.VerifyingKey[sw_bls12377.G1Affine, sw_bls12377.G2Affine, sw_bls12377.GT]{
+					G1:                           struct{ K []sw_bls12377.G1Affine }{K: make([]sw_bls12377.G1Affine, 1+s.NbPublic()+n)},
+					CommitmentKeys:               make([]pedersen.VerifyingKey[sw_bls12377.G2Affine], n),
+					PublicAndCommitmentCommitted: make([][]int, n),
+				},
+				Commitments: make([]sw_bls12377.G1Affine, s.NbCommitments),
+				Tables:      make([]sw_bls12377.G1Affine, s.NbTables),
+				Folds:       o.Folds,
+				Scalars:     o.Scalars,
+			}
 		}
 	}
 	return c, nil
@@ -263,55 +301,19 @@ func NewAggregator(shapes []SegmentShape, key gpcs.Key, opts ...AggregatorOption
 
 // Define implements frontend.Circuit.
 func (c *Aggregator) Define(api frontend.API) error {
-	k := len(c.Segments)
-	if k == 0 || len(c.shapes) != k {
-		return errors.New("recursion: committed aggregator without segments or shapes")
+	if len(c.Passes) != len(c.layout) {
+		return errors.New("recursion: committed aggregator without its layout")
+	}
+	if err := checkLayout(c.layout); err != nil {
+		return err
 	}
 	scalars, verifier, err := newSegmentVerifier(api)
 	if err != nil {
 		return err
 	}
-
-	// The model id: the segment keys and the digest of the table
-	// commitments, hashed as ModelID hashes keys and a graph digest.
-	var tables []sw_bls12377.G1Affine
-	for i := range c.Segments {
-		tables = append(tables, c.Segments[i].Tables...)
-	}
-	tablesDigest, err := gpcs.PointsDigest(api, tables)
+	modelID, err := c.assertModelID(api, scalars)
 	if err != nil {
 		return err
-	}
-	hasher, err := poseidon2.New(api)
-	if err != nil {
-		return fmt.Errorf("recursion: poseidon2: %w", err)
-	}
-	hasher.Write(transcript.ConstantBig(modelIDLabel, ecc.BW6_761.ScalarField()), k, c.shapes[0].NbPedersen)
-	for i := range c.Segments {
-		if c.shapes[i].NbPedersen != c.shapes[0].NbPedersen {
-			return fmt.Errorf("recursion: segment %d has %d Pedersen commitments, segment 0 %d", i, c.shapes[i].NbPedersen, c.shapes[0].NbPedersen)
-		}
-		hasher.Write(segmentKeyVariables(&c.Segments[i].Key)...)
-	}
-	hasher.Write(tablesDigest)
-	idBits := bits.ToBinary(api, hasher.Sum())[:ModelIDBits]
-	api.AssertIsEqual(c.ModelID, bits.FromBinary(api, idBits))
-	modelID := scalarFromBits(scalars, idBits)
-	inputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, c.InputDigest))
-	outputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, c.OutputDigest))
-	var turnPublic []emulated.Element[sw_bls12377.ScalarField]
-	turn := c.opts.turn
-	if turn != nil {
-		if len(c.State) != 1 || len(c.States) != 2 {
-			return errors.New("recursion: a turn aggregator without its state")
-		}
-		st := &c.State[0]
-		// Start = Rows and Keep as the segments' public inputs (below
-		// 2^32: far below either field).
-		turnPublic = []emulated.Element[sw_bls12377.ScalarField]{
-			scalarFromBits(scalars, bits.ToBinary(api, st.Rows, bits.WithNbDigits(32))),
-			scalarFromBits(scalars, bits.ToBinary(api, st.Keep, bits.WithNbDigits(32))),
-		}
 	}
 
 	digest := func(points []sw_bls12377.G1Affine) (emulated.Element[sw_bls12377.ScalarField], error) {
@@ -321,60 +323,111 @@ func (c *Aggregator) Define(api frontend.API) error {
 		}
 		return scalarFromBits(scalars, bits.ToBinary(api, d, bits.WithNbDigits(gpcs.DigestBits))), nil
 	}
-	openings := make([]gpcs.GroupOpening, k)
-	for i := range c.Segments {
-		s, sh := &c.Segments[i], c.shapes[i]
-		if len(s.Commitments) != sh.NbCommitments || len(s.Tables) != sh.NbTables || len(s.Folds) != sh.NbVars-1 ||
-			len(s.Scalars.Commitments) != sh.NbCommitments+sh.NbTables || len(s.Scalars.Folds) != sh.NbVars-1 {
-			return fmt.Errorf("recursion: committed segment %d does not have its shape", i)
+	var openings []gpcs.GroupOpening
+	for p := range c.Passes {
+		pass, shape := &c.Passes[p], c.layout[p]
+		if len(pass.Segments) != len(shape.Segments) {
+			return fmt.Errorf("recursion: pass %d has %d segments, its shape %d", p, len(pass.Segments), len(shape.Segments))
 		}
-		public := []emulated.Element[sw_bls12377.ScalarField]{modelID, inputDigest, outputDigest}
-		for _, points := range [][]sw_bls12377.G1Affine{s.Commitments, s.Commitments[sh.Multiplicities : sh.Multiplicities+sh.NbMultiplicities], s.Folds} {
-			d, err := digest(points)
-			if err != nil {
+		inputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, pass.InputDigest))
+		outputDigest := scalarFromBits(scalars, canonicalBLS12377Bits(api, pass.OutputDigest))
+		var turnPublic []emulated.Element[sw_bls12377.ScalarField]
+		if shape.Turn != nil {
+			if len(pass.State) != 1 || len(pass.States) != 2 {
+				return fmt.Errorf("recursion: pass %d, a turn's, without its state", p)
+			}
+			st := &pass.State[0]
+			// Start = Rows and Keep as the segments' public inputs
+			// (below 2^32: far below either field).
+			turnPublic = []emulated.Element[sw_bls12377.ScalarField]{
+				scalarFromBits(scalars, bits.ToBinary(api, st.Rows, bits.WithNbDigits(32))),
+				scalarFromBits(scalars, bits.ToBinary(api, st.Keep, bits.WithNbDigits(32))),
+			}
+		}
+		for i := range pass.Segments {
+			s, sh := &pass.Segments[i], shape.Segments[i]
+			if len(s.Commitments) != sh.NbCommitments || len(s.Tables) != sh.NbTables || len(s.Folds) != sh.NbVars-1 ||
+				len(s.Scalars.Commitments) != sh.NbCommitments+sh.NbTables || len(s.Scalars.Folds) != sh.NbVars-1 {
+				return fmt.Errorf("recursion: pass %d, committed segment %d does not have its shape", p, i)
+			}
+			public := []emulated.Element[sw_bls12377.ScalarField]{modelID, inputDigest, outputDigest}
+			for _, points := range [][]sw_bls12377.G1Affine{s.Commitments, s.Commitments[sh.Multiplicities : sh.Multiplicities+sh.NbMultiplicities], s.Folds} {
+				d, err := digest(points)
+				if err != nil {
+					return err
+				}
+				public = append(public, d)
+			}
+			// The scalars are native variables (gpcs.GroupScalars):
+			// their canonical bits make the proof's public inputs, which
+			// binds them as the pairing check uses them.
+			if len(s.Chosen) != sh.NbChosen {
+				return fmt.Errorf("recursion: pass %d, committed segment %d has %d chosen logits, its shape %d", p, i, len(s.Chosen), sh.NbChosen)
+			}
+			for _, list := range [][]frontend.Variable{s.Scalars.Commitments, s.Scalars.Folds, s.Scalars.Quotient[:], s.Scalars.Generator[:], s.Chosen} {
+				for _, v := range list {
+					public = append(public, scalarFromBits(scalars, canonicalBLS12377Bits(api, v)))
+				}
+			}
+			if sh.Turn != nil {
+				public = append(public, turnPublic...)
+			}
+			if err := verifier.AssertProof(s.Key, s.Proof, stdgroth16.Witness[sw_bls12377.ScalarField]{Public: public}, stdgroth16.WithSubgroupCheck()); err != nil {
+				return fmt.Errorf("recursion: verify pass %d's committed segment %d: %w", p, i, err)
+			}
+			openings = append(openings, gpcs.GroupOpening{
+				Commitments: append(append([]sw_bls12377.G1Affine(nil), s.Commitments...), s.Tables...),
+				Folds:       s.Folds,
+				Quotient:    s.Quotient,
+				Scalars:     s.Scalars,
+			})
+		}
+		if err := linkSegments(api, shape.Segments, pass.Segments); err != nil {
+			return err
+		}
+		if shape.Turn != nil {
+			if err := checkStates(api, pass, shape); err != nil {
 				return err
 			}
-			public = append(public, d)
-		}
-		// The scalars are native variables (gpcs.GroupScalars): their
-		// canonical bits make the proof's public inputs, which binds
-		// them as the pairing check uses them.
-		if len(s.Chosen) != sh.NbChosen {
-			return fmt.Errorf("recursion: committed segment %d has %d chosen logits, its shape %d", i, len(s.Chosen), sh.NbChosen)
-		}
-		for _, list := range [][]frontend.Variable{s.Scalars.Commitments, s.Scalars.Folds, s.Scalars.Quotient[:], s.Scalars.Generator[:], s.Chosen} {
-			for _, v := range list {
-				public = append(public, scalarFromBits(scalars, canonicalBLS12377Bits(api, v)))
-			}
-		}
-		if sh.Turn != nil {
-			public = append(public, turnPublic...)
-		}
-		if err := verifier.AssertProof(s.Key, s.Proof, stdgroth16.Witness[sw_bls12377.ScalarField]{Public: public}, stdgroth16.WithSubgroupCheck()); err != nil {
-			return fmt.Errorf("recursion: verify committed segment %d: %w", i, err)
-		}
-		openings[i] = gpcs.GroupOpening{
-			Commitments: append(append([]sw_bls12377.G1Affine(nil), s.Commitments...), s.Tables...),
-			Folds:       s.Folds,
-			Quotient:    s.Quotient,
-			Scalars:     s.Scalars,
-		}
-	}
-	if c.shapes[0].Incoming >= 0 || c.shapes[k-1].Boundary >= 0 {
-		return errors.New("recursion: the first committed segment reads an incoming stream or the last hands one on")
-	}
-	if err := linkSegments(api, c.shapes, c.Segments); err != nil {
-		return err
-	}
-	if turn != nil {
-		if err := c.checkStates(api); err != nil {
-			return err
 		}
 	}
 	if err := c.assertListDigest(api); err != nil {
 		return err
 	}
 	return gpcs.VerifyGroup(api, c.key, openings)
+}
+
+// assertModelID asserts the public ModelID: [ModelID] of every pass's
+// segment keys, in order, and of the digest of their table commitments,
+// hashed as ModelID hashes keys and a graph digest; it returns the id as
+// the segments' scalar.
+func (c *Aggregator) assertModelID(api frontend.API, scalars *emulated.Field[sw_bls12377.ScalarField]) (emulated.Element[sw_bls12377.ScalarField], error) {
+	var tables []sw_bls12377.G1Affine
+	k := 0
+	for p := range c.Passes {
+		for i := range c.Passes[p].Segments {
+			tables = append(tables, c.Passes[p].Segments[i].Tables...)
+			k++
+		}
+	}
+	tablesDigest, err := gpcs.PointsDigest(api, tables)
+	if err != nil {
+		return emulated.Element[sw_bls12377.ScalarField]{}, err
+	}
+	hasher, err := poseidon2.New(api)
+	if err != nil {
+		return emulated.Element[sw_bls12377.ScalarField]{}, fmt.Errorf("recursion: poseidon2: %w", err)
+	}
+	hasher.Write(transcript.ConstantBig(modelIDLabel, ecc.BW6_761.ScalarField()), k, c.layout[0].Segments[0].NbPedersen)
+	for p := range c.Passes {
+		for i := range c.Passes[p].Segments {
+			hasher.Write(segmentKeyVariables(&c.Passes[p].Segments[i].Key)...)
+		}
+	}
+	hasher.Write(tablesDigest)
+	idBits := bits.ToBinary(api, hasher.Sum())[:ModelIDBits]
+	api.AssertIsEqual(c.ModelID, bits.FromBinary(api, idBits))
+	return scalarFromBits(scalars, idBits), nil
 }
 
 // linkSegments asserts the links between consecutive segments: segment
@@ -440,10 +493,10 @@ func checkLink(shapes []SegmentShape, i int) error {
 	return nil
 }
 
-// CompileAggregator compiles the committed aggregator of the kind the
-// options say.
-func CompileAggregator(shapes []SegmentShape, key gpcs.Key, opts ...AggregatorOption) (constraint.ConstraintSystem, error) {
-	c, err := NewAggregator(shapes, key, opts...)
+// CompileAggregator compiles the committed aggregator of the passes of
+// layout.
+func CompileAggregator(layout []PassShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
+	c, err := NewAggregator(layout, key)
 	if err != nil {
 		return nil, err
 	}
@@ -512,80 +565,118 @@ func ValueOfSegmentProof(proof groth16.Proof, key groth16.VerifyingKey, commitme
 	}, nil
 }
 
+// PassWitness is one pass's witness for [AggregatorAssignment]: its
+// statement as its segments state it (the model id the inner one), its
+// segments' witnesses and, for a turn's pass, its [TurnWitness].
+type PassWitness struct {
+	Statement statement.Statement
+	Segments  []SegmentProof
+	Turn      *TurnWitness
+}
+
 // AggregatorAssignment returns the assignment of the committed
-// aggregator (of the kind the options say) for the pass's statement st
-// as the segments state it, the list l the pass proves (its model id the
-// inner one, st's) and the segments' witnesses; a turn's needs its
-// [TurnWitness]. It refuses a list that is not the pass's.
-func AggregatorAssignment(shapes []SegmentShape, key gpcs.Key, st statement.Statement, l statement.List, segments []SegmentProof, turn *TurnWitness, opts ...AggregatorOption) (*Aggregator, error) {
-	cfg := configure(opts)
-	if err := checkPass(st, l, turn, cfg); err != nil {
+// aggregator of the passes of layout for the list l they prove (its
+// model id the inner one, every pass's) and the passes' witnesses. It
+// refuses a list that is not the passes' leaves in order: a request's
+// or a turn's leaf per pass, or a list's requests.
+func AggregatorAssignment(layout []PassShape, key gpcs.Key, l statement.List, passes []PassWitness) (*Aggregator, error) {
+	if err := checkLayout(layout); err != nil {
 		return nil, err
+	}
+	if len(passes) != len(layout) {
+		return nil, fmt.Errorf("recursion: %d passes for a layout of %d", len(passes), len(layout))
+	}
+	if err := l.Check(); err != nil {
+		return nil, fmt.Errorf("recursion: %w", err)
+	}
+	if layout[0].List {
+		if err := checkListPass(passes[0].Statement, l); err != nil {
+			return nil, err
+		}
+	} else if len(l.Leaves) != len(layout) {
+		return nil, fmt.Errorf("recursion: %d passes prove a list of %d leaves", len(layout), len(l.Leaves))
 	}
 	list, err := l.ListDigest()
 	if err != nil {
 		return nil, fmt.Errorf("recursion: %w", err)
 	}
-	a := &Aggregator{
-		ModelID: st.ModelID, ListDigest: list, InputDigest: st.InputDigest, OutputDigest: st.OutputDigest,
-		Segments: segments, shapes: shapes, key: key, opts: cfg,
-	}
-	if cfg.turn != nil {
-		a.States = []frontend.Variable{turn.StateIn, turn.StateOut}
-		ts := TurnState{Rows: turn.Rows, Keep: turn.Keep}
-		for l := range turn.Keys {
-			ts.Keys = append(ts.Keys, sw_bls12377.NewG1Affine(turn.Keys[l]))
-			ts.Values = append(ts.Values, sw_bls12377.NewG1Affine(turn.Values[l]))
+	a := &Aggregator{ModelID: l.ModelID, ListDigest: list, Passes: make([]Pass, len(passes)), layout: layout, key: key}
+	for p, w := range passes {
+		shape := layout[p]
+		if err := checkStatement(w.Statement); err != nil {
+			return nil, fmt.Errorf("pass %d: %w", p, err)
 		}
-		a.State = []TurnState{ts}
+		if w.Statement.ModelID.Cmp(l.ModelID) != 0 {
+			return nil, fmt.Errorf("recursion: pass %d states another model id than the list's", p)
+		}
+		if (shape.Turn != nil) != (w.Turn != nil) {
+			return nil, fmt.Errorf("recursion: pass %d: a turn's witness exactly for a turn's pass", p)
+		}
+		if len(w.Segments) != len(shape.Segments) {
+			return nil, fmt.Errorf("recursion: pass %d has %d segments, its shape %d", p, len(w.Segments), len(shape.Segments))
+		}
+		if !shape.List {
+			if err := checkLeaf(w, l.Leaves[p]); err != nil {
+				return nil, fmt.Errorf("pass %d: %w", p, err)
+			}
+		}
+		pass := Pass{InputDigest: w.Statement.InputDigest, OutputDigest: w.Statement.OutputDigest, Segments: w.Segments}
+		if t := w.Turn; t != nil {
+			pass.States = []frontend.Variable{t.StateIn, t.StateOut}
+			ts := TurnState{Rows: t.Rows, Keep: t.Keep}
+			for b := range t.Keys {
+				ts.Keys = append(ts.Keys, sw_bls12377.NewG1Affine(t.Keys[b]))
+				ts.Values = append(ts.Values, sw_bls12377.NewG1Affine(t.Values[b]))
+			}
+			pass.State = []TurnState{ts}
+		}
+		a.Passes[p] = pass
 	}
 	return a, nil
 }
 
-// checkPass checks that the list l is what the pass of statement st
-// proves: the list of its one request or turn, or for a list's pass the
-// list whose digest and count st states.
-func checkPass(st statement.Statement, l statement.List, turn *TurnWitness, cfg aggregatorConfig) error {
+// checkListPass checks that l is the list a list's pass of statement st
+// proves: of requests only, whose list digest and count st states.
+func checkListPass(st statement.Statement, l statement.List) error {
 	if err := checkStatement(st); err != nil {
 		return err
 	}
-	if err := l.Check(); err != nil {
-		return fmt.Errorf("recursion: %w", err)
-	}
-	if l.ModelID.Cmp(st.ModelID) != 0 {
-		return errors.New("recursion: the list's model id is not the pass's")
-	}
-	if (cfg.turn != nil) != (turn != nil) {
-		return errors.New("recursion: a turn's witness exactly for a turn's aggregator")
-	}
-	var want statement.Leaf
-	switch {
-	case cfg.list:
-		digest, _ := l.ListDigest()
-		if digest.Cmp(st.InputDigest) != 0 || st.OutputDigest.Cmp(big.NewInt(int64(len(l.Leaves)))) != 0 {
-			return errors.New("recursion: the list is not the one the pass states")
-		}
-		for i, leaf := range l.Leaves {
-			if leaf.Kind != statement.KindRequest {
-				return fmt.Errorf("recursion: leaf %d of a stacked pass is a %v", i, leaf.Kind)
-			}
-		}
-		return nil
-	case cfg.turn != nil:
-		want = statement.TurnLeaf(turn.StateIn, st.InputDigest, st.OutputDigest, turn.StateOut)
-	default:
-		want = statement.RequestLeaf(st.InputDigest, st.OutputDigest)
-	}
-	if len(l.Leaves) != 1 {
-		return fmt.Errorf("recursion: a pass of one leaf proves a list of %d", len(l.Leaves))
-	}
-	got, _ := l.Leaves[0].Words()
-	w, err := want.Words()
+	digest, err := l.ListDigest()
 	if err != nil {
 		return fmt.Errorf("recursion: %w", err)
 	}
-	for i := range w {
-		if got[i].Cmp(w[i]) != 0 {
+	if digest.Cmp(st.InputDigest) != 0 || st.OutputDigest.Cmp(big.NewInt(int64(len(l.Leaves)))) != 0 {
+		return errors.New("recursion: the list is not the one the pass states")
+	}
+	for i, leaf := range l.Leaves {
+		if leaf.Kind != statement.KindRequest {
+			return fmt.Errorf("recursion: leaf %d of a list's pass is a %v", i, leaf.Kind)
+		}
+	}
+	return nil
+}
+
+// checkLeaf checks that leaf is the one a request's or a turn's pass
+// proves.
+func checkLeaf(w PassWitness, leaf statement.Leaf) error {
+	st := w.Statement
+	want := statement.RequestLeaf(st.InputDigest, st.OutputDigest)
+	if w.Turn != nil {
+		want = statement.TurnLeaf(w.Turn.StateIn, st.InputDigest, st.OutputDigest, w.Turn.StateOut)
+	}
+	got, err := leaf.Words()
+	if err != nil {
+		return fmt.Errorf("recursion: %w", err)
+	}
+	words, err := want.Words()
+	if err != nil {
+		return fmt.Errorf("recursion: %w", err)
+	}
+	if len(got) != len(words) {
+		return errors.New("recursion: the list's leaf is not the pass's")
+	}
+	for i := range words {
+		if got[i].Cmp(words[i]) != 0 {
 			return errors.New("recursion: the list's leaf is not the pass's")
 		}
 	}
@@ -593,18 +684,22 @@ func checkPass(st statement.Statement, l statement.List, turn *TurnWitness, cfg 
 }
 
 // assertListDigest asserts the public ListDigest: the list digest of
-// the request or turn the pass proves, or the one a list's segments
-// state.
+// the passes' leaves, a request's or a turn's each, or the one a list's
+// segments state.
 func (c *Aggregator) assertListDigest(api frontend.API) error {
-	if c.opts.list {
-		api.AssertIsEqual(c.ListDigest, c.InputDigest)
+	if c.layout[0].List {
+		api.AssertIsEqual(c.ListDigest, c.Passes[0].InputDigest)
 		return nil
 	}
-	leaf := gstatement.Leaf{Kind: statement.KindRequest, Input: c.InputDigest, Output: c.OutputDigest}
-	if c.opts.turn != nil {
-		leaf = gstatement.Leaf{Kind: statement.KindTurn, StateIn: c.States[0], Input: c.InputDigest, Output: c.OutputDigest, StateOut: c.States[1]}
+	leaves := make([]gstatement.Leaf, len(c.Passes))
+	for p := range c.Passes {
+		pass := &c.Passes[p]
+		leaves[p] = gstatement.Leaf{Kind: statement.KindRequest, Input: pass.InputDigest, Output: pass.OutputDigest}
+		if c.layout[p].Turn != nil {
+			leaves[p] = gstatement.Leaf{Kind: statement.KindTurn, StateIn: pass.States[0], Input: pass.InputDigest, Output: pass.OutputDigest, StateOut: pass.States[1]}
+		}
 	}
-	list, err := gstatement.ListDigestOf(api, []gstatement.Leaf{leaf})
+	list, err := gstatement.ListDigestOf(api, leaves)
 	if err != nil {
 		return fmt.Errorf("recursion: %w", err)
 	}

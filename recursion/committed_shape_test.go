@@ -21,7 +21,7 @@ func TestCommittedShapes(t *testing.T) {
 	if got, want := first.NbPublic(), 3+3+11+3+17+5; got != want {
 		t.Errorf("NbPublic %d, want %d", got, want)
 	}
-	if _, err := NewAggregator([]SegmentShape{first, last}, gpcs.Key{}); err != nil {
+	if _, err := NewAggregator(onePass(first, last), gpcs.Key{}); err != nil {
 		t.Fatalf("a first and a last segment: %v", err)
 	}
 	bad := map[string][]SegmentShape{
@@ -37,7 +37,7 @@ func TestCommittedShapes(t *testing.T) {
 		"two segments unlinked":          {{NbCommitments: 11, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: -1}, last},
 	}
 	for name, shapes := range bad {
-		if _, err := NewAggregator(shapes, gpcs.Key{}); err == nil {
+		if _, err := NewAggregator(onePass(shapes...), gpcs.Key{}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -48,7 +48,7 @@ func TestCommittedShapes(t *testing.T) {
 	if got, want := chunk.NbPublic(), 3+3+11+3+17+5+4; got != want {
 		t.Errorf("a chunk's NbPublic %d, want %d", got, want)
 	}
-	if _, err := NewAggregator([]SegmentShape{first, chunk, chunk, chunk}, gpcs.Key{}); err != nil {
+	if _, err := NewAggregator(onePass(first, chunk, chunk, chunk), gpcs.Key{}); err != nil {
 		t.Fatalf("a first segment and three chunks: %v", err)
 	}
 	other := chunk
@@ -63,7 +63,7 @@ func TestCommittedShapes(t *testing.T) {
 		"a segment after the chunks":               {first, chunk, last},
 		"a negative number of chosen logits":       {first, negative},
 	} {
-		if _, err := NewAggregator(shapes, gpcs.Key{}); err == nil {
+		if _, err := NewAggregator(onePass(shapes...), gpcs.Key{}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -80,7 +80,7 @@ func TestCommittedAggregatorCommitments(t *testing.T) {
 		{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: 10, Incoming: -1},
 		{NbPedersen: 1, NbCommitments: 13, NbTables: 3, NbVars: 17, Multiplicities: 2, NbMultiplicities: 2, Boundary: -1, Incoming: 12},
 	}
-	ccs, err := CompileAggregator(shapes, gpcs.GeneratorKey())
+	ccs, err := CompileAggregator(onePass(shapes...), gpcs.GeneratorKey())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +160,46 @@ func TestLinkSegments(t *testing.T) {
 		c.change(a)
 		if err := test.IsSolved(placeholder, a, field); (err == nil) != c.ok {
 			t.Errorf("%s: solved %v, want %v", name, err == nil, c.ok)
+		}
+	}
+}
+
+// onePass is the layout of a request's pass of the given segments.
+func onePass(shapes ...SegmentShape) []PassShape { return []PassShape{RequestPass(shapes)} }
+
+// TestAggregatorLayouts: the aggregator takes passes of requests and
+// turns in any order, each checked as a pass of its own, and refuses a
+// list's pass beside another, a pass of no segment, passes of another
+// number of Pedersen commitments and a turn's pass whose segments do not
+// cache the model's blocks.
+func TestAggregatorLayouts(t *testing.T) {
+	request := SegmentShape{NbPedersen: 1, NbCommitments: 11, NbTables: 3, NbVars: 18, Multiplicities: 1, NbMultiplicities: 1, Boundary: -1, Incoming: -1}
+	turn := request
+	turn.NbCommitments = 15
+	turn.Turn = &SegmentTurn{From: 0, Blocks: 1, Cache: 10}
+	layers := AggregatorTurn{Layers: 1, Capacity: 8}
+	mixed := []PassShape{RequestPass([]SegmentShape{request}), RequestPass([]SegmentShape{request}), TurnPass([]SegmentShape{turn}, layers)}
+	if _, err := NewAggregator(mixed, gpcs.Key{}); err != nil {
+		t.Fatalf("two requests and a turn: %v", err)
+	}
+	if _, err := NewAggregator([]PassShape{mixed[2], mixed[0], mixed[2]}, gpcs.Key{}); err != nil {
+		t.Fatalf("a turn, a request and a turn: %v", err)
+	}
+	other := request
+	other.NbPedersen = 0
+	for name, layout := range map[string][]PassShape{
+		"no pass":                        nil,
+		"a list's pass and a request's":  {ListPass([]SegmentShape{request}), mixed[0]},
+		"a request's pass and a list's":  {mixed[0], ListPass([]SegmentShape{request})},
+		"a pass of no segment":           {mixed[0], RequestPass(nil)},
+		"another Pedersen count":         {mixed[0], RequestPass([]SegmentShape{other})},
+		"a turn's shapes as a request's": {mixed[0], RequestPass([]SegmentShape{turn})},
+		"a request's shapes as a turn's": {mixed[0], TurnPass([]SegmentShape{request}, layers)},
+		"a turn of two blocks":           {TurnPass([]SegmentShape{turn}, AggregatorTurn{Layers: 2, Capacity: 8})},
+		"a turn and a list":              {{Segments: []SegmentShape{turn}, Turn: &layers, List: true}},
+	} {
+		if _, err := NewAggregator(layout, gpcs.Key{}); err == nil {
+			t.Errorf("%s: accepted", name)
 		}
 	}
 }

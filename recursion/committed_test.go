@@ -200,7 +200,7 @@ func newCommittedRunOf(t *testing.T, segs []inference.Segment, other bool) *comm
 // statement, solve it.
 func (run *committedRun) aggregator(t *testing.T) (constraint.ConstraintSystem, func([]SegmentProof, statement.Statement) error) {
 	t.Helper()
-	ph, err := NewAggregator(run.shapes, run.key)
+	ph, err := NewAggregator(onePass(run.shapes...), run.key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func (run *committedRun) aggregator(t *testing.T) (constraint.ConstraintSystem, 
 	}
 	t.Logf("committed aggregator of %d segments: %d R1CS", len(run.shapes), ccs.GetNbConstraints())
 	return ccs, func(segments []SegmentProof, st statement.Statement) error {
-		a, err := AggregatorAssignment(run.shapes, run.key, st, requestList(st), segments, nil)
+		a, err := AggregatorAssignment(onePass(run.shapes...), run.key, requestList(st), []PassWitness{{Statement: st, Segments: segments}})
 		if err != nil {
 			return err
 		}
@@ -287,7 +287,7 @@ func TestCommittedAggregator(t *testing.T) {
 		"list digest plus one":     func(l *big.Int) *big.Int { return new(big.Int).Add(l, big.NewInt(1)) },
 		"input digest as the list": func(*big.Int) *big.Int { return run.st.InputDigest },
 	} {
-		a, err := AggregatorAssignment(run.shapes, run.key, run.st, requestList(run.st), run.segments, nil)
+		a, err := AggregatorAssignment(onePass(run.shapes...), run.key, requestList(run.st), []PassWitness{{Statement: run.st, Segments: run.segments}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +413,7 @@ func TestCommittedAggregator(t *testing.T) {
 	}
 	setupTime := time.Since(start)
 	start = time.Now()
-	a, err := AggregatorAssignment(run.shapes, run.key, run.st, requestList(run.st), run.segments, nil)
+	a, err := AggregatorAssignment(onePass(run.shapes...), run.key, requestList(run.st), []PassWitness{{Statement: run.st, Segments: run.segments}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,19 +39,22 @@
 //
 // # Aggregator
 //
-// [Aggregator] completes k segment proofs. Per segment it recomputes the
-// digests from the points (gadgets/pcs.PointsDigest), verifies the Groth16
-// proof (gnark's std/recursion/groth16 over sw_bls12377, with subgroup
-// checks) on the statement, the digests and the scalars, and asserts that
-// the segment's boundary commitment is the next one's incoming
-// commitment. When the LM head is proven in chunks of the vocabulary
-// (inference.ChunkedSegments: the last block's segment without it, then
-// one segment per range of columns), every chunk reads the stream the
-// last block hands on: a chunk's incoming commitment equals the next
-// chunk's, and each chunk's chosen logits ([SegmentShape.NbChosen]) equal
-// the first chunk's, so that the argmax margins of every chunk are taken
-// against the same logits (package inference/committed, "Chunks of the
-// LM head"). Then gadgets/pcs.VerifyGroup checks every opening at once
+// [Aggregator] completes the segment proofs of one or more passes of a
+// model ([PassShape]: a request's, a turn's or a list's; a list's pass is
+// its aggregator's only one). Per segment it recomputes the digests from
+// the points (gadgets/pcs.PointsDigest), verifies the Groth16 proof
+// (gnark's std/recursion/groth16 over sw_bls12377, with subgroup checks)
+// on its pass's statement, the digests and the scalars, and asserts,
+// within each pass, that the segment's boundary commitment is the next
+// one's incoming commitment. When the LM head is proven in chunks of the
+// vocabulary (inference.ChunkedSegments: the last block's segment without
+// it, then one segment per range of columns), every chunk reads the
+// stream the last block hands on: a chunk's incoming commitment equals
+// the next chunk's, and each chunk's chosen logits
+// ([SegmentShape.NbChosen]) equal the pass's first chunk's, so that the
+// argmax margins of every chunk are taken against the same logits
+// (package inference/committed, "Chunks of the LM head"). Then
+// gadgets/pcs.VerifyGroup checks every opening of every pass at once
 // (subgroup checks, the MSMs, one pairing against the SRS's [1]₂,
 // [τ]₂ + [τ²]₂, [τ³]₂, constants of the circuit). The statement values
 // enter the segment verifiers through their bits, so the segment sees the
@@ -60,27 +63,36 @@
 //
 //	ModelID = low₂₅₀ Poseidon2_{BW6-761}(K("recursion/model-id"), k, n_c, vk₁ … vk_k, t)
 //
-// where n_c is the number of Pedersen commitments per segment and t the
-// digest (gadgets/pcs.PointsDigest, pcs.Digest natively) of the model's
-// table commitments the segments' openings read.
+// over the k segments of every pass in order, where n_c is the number of
+// Pedersen commitments per segment and t the digest
+// (gadgets/pcs.PointsDigest, pcs.Digest natively) of the model's table
+// commitments the segments' openings read, in the same order. The layout
+// itself is not hashed: the aggregator's key, which the final id binds
+// ([BucketLeaf]), is another for every layout.
 //
 // Its public inputs are ModelID and ListDigest, the list digest of what
-// the pass proves (statement.List.ListDigest). The segments state the
-// pass as (ModelID, InputDigest, OutputDigest), private in the
-// aggregator: for a request's pass the input and output digests, of
-// whose request leaf the aggregator computes the list digest
-// (gadgets/statement.ListDigestOf: SHA-256 in field arithmetic, with no
-// lookup and no commitment); for a list's pass ([WithList]) the list
-// digest and the count, which the segments compute and the aggregator
-// passes on. It has no Pedersen commitment of its own, the layout the
-// wrapper is compiled for.
+// the passes prove (statement.List.ListDigest). Each pass's segments
+// state it as (ModelID, InputDigest, OutputDigest), private in the
+// aggregator: for a request's pass the input and output digests, a
+// request leaf; for a turn's pass the same, with the states in and out
+// it derives (below) a turn leaf; the aggregator computes the list digest
+// of the passes' leaves in order (gadgets/statement.ListDigestOf: SHA-256
+// in field arithmetic, with no lookup and no commitment). For a list's
+// pass the segments state the list digest and the count, which they
+// compute (below) and the aggregator passes on. It has no Pedersen
+// commitment of its own, the layout the wrapper is compiled for.
+//
+// A mixed list ([RequestPass] and [TurnPass] in any order) thus costs one
+// pass of segment circuits per leaf and about a request aggregator's
+// share per pass in the aggregator; its leaves are fixed by the layout,
+// one per pass.
 //
 // # Turns
 //
 // A conversation's turn (inference/committed, "Turns") is proven by turn
 // segment circuits, whose public inputs end with the turn's Start and
-// Keep ([SegmentShape.Turn]), and aggregated by the turn aggregator
-// ([WithTurn]), whose witnesses StateIn and StateOut enter the list
+// Keep ([SegmentShape.Turn]), and aggregated as a turn's pass
+// ([TurnPass]), whose witnesses StateIn and StateOut enter the list
 // digest of the turn's leaf (state in, input, output, state out). It
 // takes the state in as witnesses ([TurnState]: its rows
 // and per block the commitments to the keys' and values' cache), asserts
@@ -98,8 +110,8 @@
 // A batch's pass (inference/committed, "Batches") is proven by the
 // segment circuits of circuits.CommittedBatch, whose statement is (model
 // id, list digest, number of requests), the list digest of a request
-// leaf per request (gadgets/statement.ListDigest); the list aggregator
-// ([WithList]) exposes that list digest.
+// leaf per request (gadgets/statement.ListDigest); a list's pass
+// ([ListPass]) exposes that list digest.
 //
 // # Model ids
 //
@@ -108,18 +120,22 @@
 // verifies with (e(α, β), the K points, −γ, −δ, commitment keys, each
 // coordinate a BLS12-377 Fp element, i.e. a BW6-761 Fr element), truncated
 // to [ModelIDBits] = 250 bits. A model is deployed with a list of row
-// buckets, each with its own segments' and aggregator's keys; the
-// aggregator of the bucket of R rows is the leaf of slot k = ⌈log₂ R⌉
-// ([BucketSlot]) of a tree of [BucketSlots] slots ([Deployment]):
+// buckets and kinds of aggregator, each with its own segments' and
+// aggregator's keys; the aggregator of a layout in the bucket of R rows
+// is the leaf of slot s = 32·kind + ⌈log₂ R⌉ ([Slot], [BucketSlot]; kind 0
+// a request's pass, 1 a list's, 2 a turn's, 3 several passes) of a tree
+// of [BucketSlots] = 128 slots ([Deployment]):
 //
-//	leaf_k  = Poseidon2_{BN254}(K("recursion/bucket-leaf"), k, n_c, limbs(vk_agg), ModelID)   ([BucketLeaf])
+//	leaf_s  = Poseidon2_{BN254}(K("recursion/bucket-leaf"), s, n_c, limbs(vk_agg), ModelID)   ([BucketLeaf])
 //	node    = Poseidon2_{BN254}(left, right),  an empty slot 0
 //	FinalID = low₂₅₀ Poseidon2_{BN254}(K("recursion/final-model-id/v2"), model digest, root)
 //
 // with limbs listing every BW6-761 Fp coordinate of the aggregator key as 12
 // little-endian 64-bit words and the model digest model.Model.ID (weights,
 // tokenizer, BOS rule). The final id is the one the wrapper exposes, the
-// same for every bucket of the deployment. All are recomputed natively
+// same for every bucket and kind of the deployment: a conversation's
+// turns proven alone and in mixed lists of one deployment state one id,
+// so that they chain on chain. All are recomputed natively
 // from the keys;
 // K(t) = SHA-256("veriformer/"+t) mod r as in package transcript, and the
 // hashes are gnark-crypto's Poseidon2 Merkle–Damgård hashers (zero IV,
@@ -170,7 +186,9 @@
 // tag full adds TestCommittedAggregator (the default model's two segment
 // circuits proven with Groth16, the aggregator solved on them, refusing a
 // tampered list digest), TestTurnAggregator (two turns' segments, the
-// turn aggregator solved on them) and TestWrapperCircuit
+// turn aggregator solved on them), TestMixedAggregator (two requests' and
+// a turn's passes of the micro model, one aggregator solved on them,
+// refusing each tampered variant) and TestWrapperCircuit
 // (the wrapper compiled, its size snapshot checked, solved on honest and
 // dishonest witnesses) and TestWrapperProve (its setup, cached, a proof
 // with [Wrap] and its verification):

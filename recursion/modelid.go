@@ -191,31 +191,59 @@ func bucketLeaf(slot, nbCommitments int, keyLimbs []uint64, modelID *big.Int) *b
 	return leaf.BigInt(new(big.Int))
 }
 
-// BucketDepth is the depth of a model's bucket tree: BucketSlots =
-// 2^BucketDepth leaves, slot k for the bucket of up to 2ᵏ rows.
+// BucketDepth is the depth of a deployment's tree: BucketSlots =
+// 2^BucketDepth leaves, [KindSlots] per kind of aggregator ([Slot]).
 const (
-	BucketDepth = 5
+	BucketDepth = 7
 	BucketSlots = 1 << BucketDepth
+	// KindSlots is the number of slots of one kind of aggregator: one
+	// per bucket, slot k for the bucket of up to 2ᵏ rows.
+	KindSlots = 32
 )
 
-// BucketSlot returns the slot of the bucket of rows in a bucket tree:
-// ⌈log₂ rows⌉ (a bucket is a power of two, or the context, which has no
-// power-of-two bucket at or above it).
+// BucketSlot returns the slot of the bucket of rows among its kind's
+// [KindSlots]: ⌈log₂ rows⌉ (a bucket is a power of two, or the context,
+// which has no power-of-two bucket at or above it).
 func BucketSlot(rows int) (int, error) {
 	if rows < 1 {
 		return 0, fmt.Errorf("recursion: a bucket of %d rows", rows)
 	}
 	k := bits.Len(uint(rows - 1))
-	if k >= BucketSlots {
-		return 0, fmt.Errorf("recursion: a bucket of %d rows is beyond the bucket tree's %d slots", rows, BucketSlots)
+	if k >= KindSlots {
+		return 0, fmt.Errorf("recursion: a bucket of %d rows is beyond the tree's %d buckets", rows, KindSlots)
 	}
 	return k, nil
 }
 
+// Slot returns the slot in a deployment's tree of the aggregator of
+// layout in the bucket of rows: KindSlots·kind + [BucketSlot](rows), the
+// kind 0 for a request's pass, 1 for a list's, 2 for a turn's and 3 for
+// several passes (a deployment has one layout of several passes).
+func Slot(layout []PassShape, rows int) (int, error) {
+	if err := checkLayout(layout); err != nil {
+		return 0, err
+	}
+	b, err := BucketSlot(rows)
+	if err != nil {
+		return 0, err
+	}
+	kind := 0
+	switch {
+	case len(layout) > 1:
+		kind = 3
+	case layout[0].Turn != nil:
+		kind = 2
+	case layout[0].List:
+		kind = 1
+	}
+	return KindSlots*kind + b, nil
+}
+
 // Deployment is what the on-chain id of a model in the aggregated design
 // covers: the model's own digest (model.Model.ID: weights, tokenizer and
-// its BOS rule) and the leaves ([BucketLeaf]) of the buckets it is
-// deployed with, by slot; a slot without a bucket holds 0.
+// its BOS rule) and the leaves ([BucketLeaf]) of the aggregators it is
+// deployed with, each of a kind and a bucket, by [Slot]; a slot without
+// an aggregator holds 0.
 type Deployment struct {
 	ModelDigest *big.Int
 	Leaves      [BucketSlots]*big.Int

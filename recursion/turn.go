@@ -57,9 +57,9 @@ func checkTurnShapes(shapes []SegmentShape, turn *AggregatorTurn) error {
 // checkStates asserts, for a turn, that every segment reads the state
 // in's commitments, and that StateIn and StateOut are the digests of the
 // state in and of the state out it derives (see [TurnState]).
-func (c *Aggregator) checkStates(api frontend.API) error {
-	st := &c.State[0]
-	layers := c.opts.turn.Layers
+func checkStates(api frontend.API, pass *Pass, shape PassShape) error {
+	st := &pass.State[0]
+	layers := shape.Turn.Layers
 	if len(st.Keys) != layers || len(st.Values) != layers {
 		return fmt.Errorf("recursion: a state of %d and %d blocks for %d", len(st.Keys), len(st.Values), layers)
 	}
@@ -69,11 +69,11 @@ func (c *Aggregator) checkStates(api frontend.API) error {
 		api.AssertIsEqual(a.X, b.X)
 		api.AssertIsEqual(a.Y, b.Y)
 	}
-	for i := range c.Segments {
-		t := c.shapes[i].Turn
+	for i := range pass.Segments {
+		t := shape.Segments[i].Turn
 		for b := range t.Blocks {
 			l, first := t.From+b, t.Cache+cacheCommitments*b
-			cm := c.Segments[i].Commitments
+			cm := pass.Segments[i].Commitments
 			equal(&cm[first], &st.Keys[l])
 			equal(&cm[first+1], &st.Values[l])
 			// The identity is (0, 0), which AddUnified handles.
@@ -97,19 +97,19 @@ func (c *Aggregator) checkStates(api frontend.API) error {
 			api.AssertIsEqual(api.Mul(empty, v), 0)
 		}
 	}
-	in, err := gpcs.PointsDigestWith(api, stateLabel, []frontend.Variable{st.Rows, c.opts.turn.Capacity}, interleave(st.Keys, st.Values))
+	in, err := gpcs.PointsDigestWith(api, stateLabel, []frontend.Variable{st.Rows, shape.Turn.Capacity}, interleave(st.Keys, st.Values))
 	if err != nil {
 		return err
 	}
-	api.AssertIsEqual(c.States[0], api.Mul(api.Sub(1, empty), in))
+	api.AssertIsEqual(pass.States[0], api.Mul(api.Sub(1, empty), in))
 	// Keep ≥ 1 (the request has a prompt), Rows + Keep ≤ Capacity: the
 	// segments' cache steps assert Start + Rows ≤ Capacity.
 	rows := api.Add(st.Rows, st.Keep)
-	out, err := gpcs.PointsDigestWith(api, stateLabel, []frontend.Variable{rows, c.opts.turn.Capacity}, interleave(outKeys, outValues))
+	out, err := gpcs.PointsDigestWith(api, stateLabel, []frontend.Variable{rows, shape.Turn.Capacity}, interleave(outKeys, outValues))
 	if err != nil {
 		return err
 	}
-	api.AssertIsEqual(c.States[1], out)
+	api.AssertIsEqual(pass.States[1], out)
 	return nil
 }
 

@@ -102,7 +102,7 @@ func TestTurnAggregator(t *testing.T) {
 		t.Fatal(err)
 	}
 	turnShape := AggregatorTurn{Layers: m.Config.Layers, Capacity: capacity}
-	ph, err := NewAggregator(shapes, key, WithTurn(turnShape))
+	ph, err := NewAggregator([]PassShape{TurnPass(shapes, turnShape)}, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestTurnAggregator(t *testing.T) {
 		plainShapes[i] = sh
 		plainShapes[i].Turn = nil
 	}
-	plain, err := CompileAggregator(plainShapes, key)
+	plain, err := CompileAggregator(onePass(plainShapes...), key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestTurnAggregator(t *testing.T) {
 	solve := func(segments []SegmentProof, st statement.Statement, in, out *big.Int, rows int, keys, values []pcs.Commitment, keep int) error {
 		l := statement.List{ModelID: st.ModelID, Leaves: []statement.Leaf{statement.TurnLeaf(in, st.InputDigest, st.OutputDigest, out)}}
 		tw := &TurnWitness{StateIn: in, StateOut: out, Rows: rows, Keys: keys, Values: values, Keep: keep}
-		a, err := AggregatorAssignment(shapes, key, st, l, segments, tw, WithTurn(turnShape))
+		a, err := AggregatorAssignment([]PassShape{TurnPass(shapes, turnShape)}, key, l, []PassWitness{{Statement: st, Segments: segments, Turn: tw}})
 		if err != nil {
 			return err
 		}

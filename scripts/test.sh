@@ -69,7 +69,7 @@ else
 	# timeout fails the run: the budget is part of the suite.
 	flags=(-p 2 -timeout 30m)
 fi
-slow=(test pipeline test/turns test/batches test/workers gadgets/committed inference/committed recursion solidity circuits)
+slow=(test pipeline test/lists test/batches test/workers gadgets/committed inference/committed recursion solidity circuits)
 first=()
 for p in "${slow[@]}"; do
 	first+=("$module/$p")

@@ -44,9 +44,10 @@ import (
 // states the statement the keys and the greedy generation give,
 // computed natively; the plan of the same run then finds every
 // circuit's keys in the cache. The in-process orchestration of the same
-// stages is test/batches' (a batch's pass goes through it) and the
-// first turn's of test/turns. A deployment of two buckets is the full
-// tier's (TestRunAggregatedBuckets).
+// stages is test/batches' (a batch's pass goes through it); a turn's in
+// process is the full tier's (TestRunTurns, TestRunListOnChain). A
+// deployment of two buckets is the full tier's
+// (TestRunAggregatedBuckets).
 func TestRunAggregated(t *testing.T) {
 	m, err := model.Builtin(model.Micro)
 	if err != nil {

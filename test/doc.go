@@ -9,9 +9,10 @@
 // lie on their first attempts (TestRunAggregated), the segment and
 // aggregator proofs real (the full tier also solves the BN254 wrapper
 // on the aggregator's proof with gnark's test engine). Package
-// test/turns proves a conversation of two turns of the same model, the
-// second on workers; test/batches a batch; test/workers kills workers,
-// a coordinator and a cluster's node mid-run.
+// test/lists proves a conversation's first turn alone and a mixed list
+// of two requests and its second turn, both on workers; test/batches a
+// batch; test/workers kills workers, a coordinator and a cluster's node
+// mid-run.
 //
 // The full tier (scripts/test.sh --full, the build tag full) runs the
 // built-in default model: in the direct design (TestRunDirectDefault),
@@ -19,8 +20,9 @@
 // chain with the wrapper's Groth16 setup (TestRunAggregatedFull), and
 // with the LM head in chunks of the vocabulary
 // (TestRunAggregatedChunks); and the micro model's conversations, two
-// turns recorded on a simulated chain (TestRunTurns) and a token-by-token
-// stream (TestRunStream).
+// turns recorded on a simulated chain (TestRunTurns), a token-by-token
+// stream (TestRunStream) and a lone turn then a mixed list recorded
+// through the one verifier (TestRunListOnChain).
 //
 // The development node used by the JSON-RPC tests of package solidity is
 // the command in test/devnode, built by scripts/setup-geth.sh.

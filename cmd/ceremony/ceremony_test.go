@@ -341,7 +341,8 @@ func TestSRS(t *testing.T) {
 // TestTargetsCoverCatalog: every circuit of every deployment kind's
 // catalog (pipeline.Circuits, which prove, --plan and export use) —
 // requests in both designs, a conversation's turns (--capacity), a
-// batch's requests (--batch-slots) — is a target of the ceremony on the
+// batch's requests (--batch-slots), a mixed list's requests and turns
+// (--capacity with --mix) — is a target of the ceremony on the
 // same curve; for the turn's and the batch's, the ceremony's flags
 // compile the catalog's very segment circuit (the same circuit hash),
 // and every aggregated kind has the one wrapper.
@@ -361,6 +362,9 @@ func TestTargetsCoverCatalog(t *testing.T) {
 		{"request", pipeline.Aggregated, nil, func(*pipeline.AggregatedOptions) {}},
 		{"turn", pipeline.Aggregated, []string{"--capacity", "8"}, func(o *pipeline.AggregatedOptions) { o.Capacity = 8 }},
 		{"batch", pipeline.Aggregated, []string{"--batch-slots", "2", "--bucket", "4"}, func(o *pipeline.AggregatedOptions) { o.Slots, o.Bucket = 2, 4 }},
+		{"mixed list", pipeline.Aggregated, []string{"--capacity", "8", "--mix", "2,1"}, func(o *pipeline.AggregatedOptions) {
+			o.Capacity, o.Mix, o.MixedList = 8, &pipeline.Mix{Requests: 2, Turns: 1}, true
+		}},
 	}
 	for _, k := range kinds {
 		opts := pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Tokens: 2, CacheDir: cache}, Wrap: true}

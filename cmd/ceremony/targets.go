@@ -108,6 +108,9 @@ func compileCatalog(kind string) func(f *circuitFlags) (constraint.ConstraintSys
 		}
 		opts := pipeline.AggregatedOptions{Options: pipeline.Options{Model: m, Tokens: *f.lengths.Tokens, Bucket: *f.lengths.Bucket}, Wrap: kind == "wrapper"}
 		dep.Apply(&opts)
+		// With --mix, the mixed lists' circuits (the lone turns' are
+		// those of --capacity alone).
+		opts.MixedList = opts.Mix != nil
 		cat, err := pipeline.Circuits(design, opts, *f.lengths.PromptTokens)
 		if err != nil {
 			return nil, "", err

@@ -34,25 +34,31 @@ func checkBatchFlags(design pipeline.Design, set map[string]bool) error {
 	return nil
 }
 
-// batchRequests reads the batch file and encodes its text prompts: a
-// line that cannot be read or encoded becomes a request with its error,
-// which the run reports and leaves out.
-// It returns each request's place in the file (path:line) too.
-func batchRequests(path string, src model.Source, bos tokenizer.BOSMode) ([]pipeline.BatchRequest, []string, error) {
+// fileLine is a line of a batch or list file as read: the request (with
+// its error when it cannot be one), the conversation a list's turn names,
+// and where the line is (path:line).
+type fileLine struct {
+	pipeline.BatchRequest
+	Conversation, Where string
+}
+
+// readLines reads a batch or list file and encodes its text prompts: a
+// line that cannot be read or encoded gets its error, which the run
+// reports before leaving the line out.
+func readLines(path string, src model.Source, bos tokenizer.BOSMode) ([]fileLine, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	lines, err := pipeline.ParseBatchFile(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	requests := make([]pipeline.BatchRequest, len(lines))
-	where := make([]string, len(lines))
+	out := make([]fileLine, len(lines))
 	for i, l := range lines {
-		q := &requests[i]
-		q.Tokens = l.Line.Tokens
-		where[i] = fmt.Sprintf("%s:%d", path, l.Number)
+		q := &out[i]
+		q.Tokens, q.Conversation = l.Line.Tokens, l.Line.Conversation
+		q.Where = fmt.Sprintf("%s:%d", path, l.Number)
 		switch {
 		case l.Err != nil:
 			q.Err = l.Err
@@ -60,6 +66,26 @@ func batchRequests(path string, src model.Source, bos tokenizer.BOSMode) ([]pipe
 			q.Prompt, q.Err = encodePrompt(src, *l.Line.Prompt, bos, l.Line.Tokens)
 		default:
 			q.Prompt = l.Line.PromptTokens
+		}
+	}
+	return out, nil
+}
+
+// batchRequests reads the batch file: a line that cannot be read or
+// encoded, or a turn's, becomes a request with its error, which the run
+// reports and leaves out. It returns each request's place in the file
+// (path:line) too.
+func batchRequests(path string, src model.Source, bos tokenizer.BOSMode) ([]pipeline.BatchRequest, []string, error) {
+	lines, err := readLines(path, src, bos)
+	if err != nil {
+		return nil, nil, err
+	}
+	requests := make([]pipeline.BatchRequest, len(lines))
+	where := make([]string, len(lines))
+	for i, l := range lines {
+		requests[i], where[i] = l.BatchRequest, l.Where
+		if l.Err == nil && l.Conversation != "" {
+			requests[i].Err = errors.New("a conversation's turn goes in a mixed list (--list with --mix), not in a batch")
 		}
 	}
 	return requests, where, nil
@@ -72,12 +98,11 @@ func runBatch(ctx context.Context, dep flags.Spec, src model.Source, bos tokeniz
 	if err != nil {
 		return err
 	}
-	m, err := src.LoadText(bos)
+	m, err := loadModel(src, bos, os.Stdout)
 	if err != nil {
 		return err
 	}
 	tok := m.Tokenizer
-	fmt.Printf("model: %s (%s), %d layers, d=%d, %s, vocabulary %d\n", src, m.Config.Family, m.Config.Layers, m.Config.Hidden, describeHeads(&m.Config), m.Config.Vocab)
 	fmt.Printf("batch: %d requests from %s\n", len(requests), *batchFlag)
 	opts := pipeline.BatchOptions{
 		AggregatedOptions: pipeline.AggregatedOptions{

@@ -60,6 +60,7 @@ var (
 	insecureFlag    = flag.Bool("insecure", false, "with --nats: use a NATS server that lets anyone in (no authentication): anyone reaching it can read, delay and delete jobs and blobs")
 	batchFlag       = flag.String("batch", "", "aggregated design: prove a batch of requests in one pass, read from this JSON Lines file (each line {\"prompt\": text, \"tokens\": n} or {\"promptTokens\": [ids], \"tokens\": n}); a request that cannot be proven is reported and left out")
 	slotsFlag       = deployFlags.Slots
+	listFlag        = flag.String("list", "", "aggregated design, with --mix and --capacity: prove a mixed list read from this JSON Lines file: request lines as --batch's, turn lines naming their conversation's directory ({\"conversation\": dir, \"prompt\": text, \"tokens\": n}), continued or started there")
 	continueFlag    = flag.String("continue", "", "aggregated design: prove the next turn of the conversation whose artifacts are in this directory (conversation.json: the cache's capacity, its tokens, the state the last turn left, the turns so far with their proofs); the new artifacts go to --out, or to this directory")
 )
 
@@ -105,6 +106,16 @@ func main() {
 	}
 }
 
+// loadModel loads the model with its tokenizer and describes it on w.
+func loadModel(src model.Source, bos tokenizer.BOSMode, w io.Writer) (*model.Model, error) {
+	m, err := src.LoadText(bos)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(w, "model: %s (%s), %d layers, d=%d, %s, vocabulary %d\n", src, m.Config.Family, m.Config.Layers, m.Config.Hidden, describeHeads(&m.Config), m.Config.Vocab)
+	return m, nil
+}
+
 func run(ctx context.Context) error {
 	// Every check that needs no model comes first, then those that need
 	// only the config and the tokenizer; the weights load last.
@@ -128,21 +139,23 @@ func run(ctx context.Context) error {
 	if *batchFlag != "" {
 		return runBatch(ctx, dep, src, bos, template)
 	}
+	if *listFlag != "" {
+		return runList(ctx, dep, src, bos, template)
+	}
 	prompt, err := encodePrompt(src, *promptFlag, bos, *tokensFlag)
 	if err != nil {
 		return err
 	}
-	m, err := src.LoadText(bos)
-	if err != nil {
-		return err
-	}
-	tok := m.Tokenizer
 	// With --plan --json, stdout holds the JSON only.
 	info := io.Writer(os.Stdout)
 	if *planFlag && *jsonFlag {
 		info = os.Stderr
 	}
-	fmt.Fprintf(info, "model: %s (%s), %d layers, d=%d, %s, vocabulary %d\n", src, m.Config.Family, m.Config.Layers, m.Config.Hidden, describeHeads(&m.Config), m.Config.Vocab)
+	m, err := loadModel(src, bos, info)
+	if err != nil {
+		return err
+	}
+	tok := m.Tokenizer
 	fmt.Fprintf(info, "prompt: %q (%d tokens%s), generating %d tokens\n", *promptFlag, len(prompt), bosNote(tok), *tokensFlag)
 	opts := pipeline.Options{Model: m, ModelDir: src.Dir, ModelName: src.Builtin, Prompt: prompt, Tokens: *tokensFlag, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: info,
 		Generated: func(output []int) {
@@ -267,6 +280,9 @@ func checkFlags() (flags.Spec, error) {
 	if err := checkBatchFlags(design, set); err != nil {
 		return flags.Spec{}, err
 	}
+	if err := checkListFlags(design, set); err != nil {
+		return flags.Spec{}, err
+	}
 	if err := checkWorkerFlags(design, set); err != nil {
 		return flags.Spec{}, err
 	}
@@ -280,7 +296,7 @@ func checkTurnFlags(design pipeline.Design, set map[string]bool) error {
 	if *capacityFlag == 0 && *continueFlag == "" {
 		return nil
 	}
-	if *capacityFlag > 0 && *continueFlag != "" {
+	if *capacityFlag > 0 && *continueFlag != "" && !set["mix"] {
 		return errors.New("--continue reads the capacity from the conversation: drop --capacity")
 	}
 	if design != pipeline.Aggregated {
@@ -307,6 +323,9 @@ func runTurn(ctx context.Context, aggOpts pipeline.AggregatedOptions, tok *token
 		var err error
 		if conv, err = pipeline.ReadConversation(dir); err != nil {
 			return err
+		}
+		if opts.Capacity > 0 && opts.Capacity != conv.Capacity {
+			return fmt.Errorf("%s: a conversation over a cache of %d rows, the deployment's --capacity is %d", dir, conv.Capacity, opts.Capacity)
 		}
 		opts.Capacity, opts.History = conv.Capacity, conv.History
 		state, ok := new(big.Int).SetString(strings.TrimPrefix(conv.State, "0x"), 16)

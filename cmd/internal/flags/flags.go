@@ -61,7 +61,7 @@ func (m *Model) Load() (*model.Model, error) {
 
 // Deployment names the deployment a command's circuits are those of,
 // as --design, the cut (--segment-size, --vocab-chunk, --srs),
-// --buckets, and the kind of pass (--capacity, --batch-slots): every
+// --buckets, and the kind of pass (--capacity, --batch-slots, --mix): every
 // command that names circuits (prove, --plan, export, ceremony) parses
 // it once ([Deployment.Parse]) into a [Spec] and applies that to its
 // run's options.
@@ -75,6 +75,7 @@ type Deployment struct {
 	Buckets  *string
 	Capacity *int
 	Slots    *int
+	Mix      *string
 }
 
 // AddDeployment defines the deployment's flags on fs: with design,
@@ -86,6 +87,7 @@ func AddDeployment(fs *flag.FlagSet, design bool) *Deployment {
 		SRS:         fs.String("srs", "", "aggregated design: BLS12-377 phase-1 ceremony output to take the KZG SRS from (default: a development SRS cached beside the keys)"),
 		Capacity:    fs.Int("capacity", 0, "aggregated design: the circuits of a conversation's turns over a cache of this many rows (at most the model's context); prove: the first turn of a conversation, with --out the artifacts the next turn reads (--continue)"),
 		Slots:       fs.Int("batch-slots", 0, "aggregated design: the circuits of a batch's pass with this many request slots, part of their keys and of the model id (prove --batch: 0 for 32)"),
+		Mix:         fs.String("mix", "", "aggregated design, with --capacity: the deployment's mixed lists, R,T: R requests then T turns per list, each a pass of its own, under the lone turns' model id (prove --list)"),
 	}
 	if design {
 		d.Name = new(string)
@@ -107,6 +109,8 @@ type Spec struct {
 	// Capacity, when positive, makes the circuits a conversation's
 	// turns'; Slots, when positive, a batch's.
 	Capacity, Slots int
+	// Mix, with Capacity, adds the mixed lists' aggregator.
+	Mix *pipeline.Mix
 }
 
 // Parse checks the flags and returns the deployment, of the design of
@@ -138,6 +142,20 @@ func (d *Deployment) ParseFor(design pipeline.Design) (Spec, error) {
 	case s.Capacity > 0 && s.Slots > 0:
 		return Spec{}, errors.New("a pass is a turn (--capacity) or a batch (--batch-slots), not both")
 	}
+	if *d.Mix != "" {
+		var mix pipeline.Mix
+		r, t, ok := strings.Cut(*d.Mix, ",")
+		var err1, err2 error
+		mix.Requests, err1 = strconv.Atoi(strings.TrimSpace(r))
+		mix.Turns, err2 = strconv.Atoi(strings.TrimSpace(t))
+		switch {
+		case !ok || err1 != nil || err2 != nil || mix.Requests < 0 || mix.Turns < 1 || mix.Requests+mix.Turns < 2:
+			return Spec{}, fmt.Errorf("--mix %q: want the requests and the turns of a list, such as 2,1 (at least one turn, two leaves)", *d.Mix)
+		case s.Capacity == 0:
+			return Spec{}, errors.New("--mix needs the turns' cache: add --capacity")
+		}
+		s.Mix = &mix
+	}
 	if d.Buckets != nil && *d.Buckets != "" {
 		for _, f := range strings.Split(*d.Buckets, ",") {
 			b, err := strconv.Atoi(strings.TrimSpace(f))
@@ -147,8 +165,8 @@ func (d *Deployment) ParseFor(design pipeline.Design) (Spec, error) {
 			s.Buckets = append(s.Buckets, b)
 		}
 	}
-	if design == pipeline.Direct && (s.SRS != "" || s.VocabChunk != 0 || s.Buckets != nil || s.Capacity > 0 || s.Slots > 0) {
-		return Spec{}, errors.New("--srs, --vocab-chunk, --buckets, --capacity and --batch-slots name circuits of the aggregated design: add --design aggregated")
+	if design == pipeline.Direct && (s.SRS != "" || s.VocabChunk != 0 || s.Buckets != nil || s.Capacity > 0 || s.Slots > 0 || s.Mix != nil) {
+		return Spec{}, errors.New("--srs, --vocab-chunk, --buckets, --capacity, --batch-slots and --mix name circuits of the aggregated design: add --design aggregated")
 	}
 	return s, nil
 }
@@ -156,7 +174,7 @@ func (d *Deployment) ParseFor(design pipeline.Design) (Spec, error) {
 // Apply sets the deployment's fields of opts.
 func (s Spec) Apply(opts *pipeline.AggregatedOptions) {
 	opts.SegmentSize, opts.VocabChunk, opts.SRS = s.SegmentSize, s.VocabChunk, s.SRS
-	opts.Buckets, opts.Capacity, opts.Slots = s.Buckets, s.Capacity, s.Slots
+	opts.Buckets, opts.Capacity, opts.Slots, opts.Mix = s.Buckets, s.Capacity, s.Slots, s.Mix
 }
 
 // Keys says where the keys are and which kind a command accepts.

@@ -32,6 +32,14 @@ func TestDeployment(t *testing.T) {
 	if s.Design != pipeline.Aggregated || opts.SegmentSize != 2 || opts.VocabChunk != 64 || opts.SRS != "ceremony.srs" || !slices.Equal(opts.Buckets, []int{16, 64}) || opts.Capacity != 32 || opts.Slots != 0 {
 		t.Fatalf("spec %+v applied as %+v", s, opts)
 	}
+	s, err = parse(true, "--design", "aggregated", "--capacity", "8", "--mix", "2, 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Apply(&opts)
+	if opts.Mix == nil || *opts.Mix != (pipeline.Mix{Requests: 2, Turns: 1}) || opts.Capacity != 8 {
+		t.Fatalf("a mixed deployment %+v applied as %+v", s, opts)
+	}
 	if s, err := parse(true); err != nil || s.Design != pipeline.Direct {
 		t.Fatalf("no flags: %+v, %v", s, err)
 	}
@@ -52,6 +60,12 @@ func TestDeployment(t *testing.T) {
 		{[]string{"--buckets", "16"}, "--design aggregated"},
 		{[]string{"--capacity", "16"}, "--design aggregated"},
 		{[]string{"--batch-slots", "4"}, "--design aggregated"},
+		{[]string{"--design", "aggregated", "--mix", "2,1"}, "--capacity"},
+		{[]string{"--design", "aggregated", "--capacity", "8", "--mix", "2"}, "--mix"},
+		{[]string{"--design", "aggregated", "--capacity", "8", "--mix", "2,0"}, "--mix"},
+		{[]string{"--design", "aggregated", "--capacity", "8", "--mix", "0,1"}, "--mix"},
+		{[]string{"--design", "aggregated", "--capacity", "8", "--mix", "-1,3"}, "--mix"},
+		{[]string{"--capacity", "8", "--mix", "1,1"}, "--design aggregated"},
 	} {
 		if _, err := parse(true, c.args...); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%v: %v, want an error naming %q", c.args, err, c.err)
