@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/constraint"
@@ -213,9 +214,14 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 			return ccs, nil
 		}})
 	}
-	aggregator := &Circuit{Kind: "aggregator", Name: fmt.Sprintf("aggregator of %d segments", len(c.Segments)), Curve: ecc.BW6_761}
-	if len(c.passes) > 1 {
-		aggregator.Name = fmt.Sprintf("aggregator of %d requests and %d turns", opts.Mix.Requests, opts.Mix.Turns)
+	aggregator := &Circuit{Kind: "aggregator", Name: "aggregator of " + Count(len(c.Segments), "segment"), Curve: ecc.BW6_761}
+	switch {
+	case len(c.passes) > 1:
+		aggregator.Name = fmt.Sprintf("aggregator of %s and %s", Count(opts.Mix.Requests, "request"), Count(opts.Mix.Turns, "turn"))
+	case c.passes[0].kind == passTurn:
+		aggregator.Name = "turn " + aggregator.Name
+	case c.passes[0].kind == passList:
+		aggregator.Name = "list " + aggregator.Name
 	}
 	// compileAggregator compiles the aggregator, on a stand-in key when
 	// standIn allows one and there is no SRS.
@@ -303,6 +309,17 @@ func (c *Catalog) aggregatorKey(standIn bool) (gpcs.Key, bool, error) {
 		return gpcs.GeneratorKey(), true, nil
 	}
 	return gpcs.KeyOf(srs.VerifyingKey()), false, nil
+}
+
+// Count returns "1 noun" or "n nouns" ("n passes" for a noun in s).
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // passKind is the kind of one pass of an aggregator.

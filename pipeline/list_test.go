@@ -71,7 +71,7 @@ func TestMixedCatalog(t *testing.T) {
 	for _, c := range cat.Circuits {
 		names = append(names, c.Kind+": "+c.Name)
 	}
-	want := []string{"segment: request segment 1/1 (blocks 0–0)", "segment: turn segment 1/1 (blocks 0–0)", "aggregator: aggregator of 2 requests and 1 turns", "wrapper: BN254 wrapper"}
+	want := []string{"segment: request segment 1/1 (blocks 0–0)", "segment: turn segment 1/1 (blocks 0–0)", "aggregator: aggregator of 2 requests and 1 turn", "wrapper: BN254 wrapper"}
 	if !slices.Equal(names, want) || len(cat.passes) != 3 || cat.passes[2].segments[0] != 1 {
 		t.Fatalf("the mixed list's catalog %q, passes %+v", names, cat.passes)
 	}
@@ -80,7 +80,7 @@ func TestMixedCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lone.Circuits) != 3 || lone.Circuits[0].Name != "segment 1/1 (blocks 0–0)" || len(lone.passes) != 1 || lone.passes[0].kind != passTurn {
+	if len(lone.Circuits) != 3 || lone.Circuits[0].Name != "segment 1/1 (blocks 0–0)" || lone.Circuits[1].Name != "turn aggregator of 1 segment" || len(lone.passes) != 1 || lone.passes[0].kind != passTurn {
 		t.Fatalf("the lone turn's catalog: %d circuits, passes %+v", len(lone.Circuits), lone.passes)
 	}
 	opts.MixedList = true

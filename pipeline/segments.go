@@ -157,9 +157,9 @@ func (r *runner) compileAggregator(dir string, layout []recursion.PassShape, key
 			name += fmt.Sprintf("\nturn %+v", *pass.Turn)
 		}
 	}
-	what := fmt.Sprintf("%s aggregator of %d segments", passName(layout[0]), segments)
+	what := fmt.Sprintf("%s aggregator of %s", passName(layout[0]), Count(segments, "segment"))
 	if len(layout) > 1 {
-		what = fmt.Sprintf("aggregator of %d passes, %d segments", len(layout), segments)
+		what = fmt.Sprintf("aggregator of %s, %s", Count(len(layout), "pass"), Count(segments, "segment"))
 	}
 	return r.compileCached(dir, name, ecc.BW6_761, what, func() (constraint.ConstraintSystem, error) {
 		return recursion.CompileAggregator(layout, key)

@@ -119,7 +119,7 @@ func runList(ctx context.Context, dep flags.Spec, src model.Source, bos tokenize
 		return err
 	}
 	tok := m.Tokenizer
-	fmt.Printf("list: %d requests and %d turns from %s\n", len(reqs), len(turns), *listFlag)
+	fmt.Printf("list: %s and %s from %s\n", pipeline.Count(len(reqs), "request"), pipeline.Count(len(turns), "turn"), *listFlag)
 	opts := pipeline.ListOptions{
 		AggregatedOptions: pipeline.AggregatedOptions{
 			Options:    pipeline.Options{Model: m, ModelDir: src.Dir, ModelName: src.Builtin, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: os.Stdout},
