@@ -311,13 +311,15 @@ func (c *Catalog) aggregatorKey(standIn bool) (gpcs.Key, bool, error) {
 	return gpcs.KeyOf(srs.VerifyingKey()), false, nil
 }
 
-// Count returns "1 noun" or "n nouns" ("n passes" for a noun in s).
+// Count returns "1 noun" or "n nouns" ("n passes", "n leaves").
 func Count(n int, noun string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "s") {
+	case strings.HasSuffix(noun, "s"):
 		return fmt.Sprintf("%d %ses", n, noun)
+	case strings.HasSuffix(noun, "f"):
+		return fmt.Sprintf("%d %sves", n, noun[:len(noun)-1])
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -150,7 +150,7 @@ func RunList(ctx context.Context, opts ListOptions) (*ListReport, error) {
 			return nil, fmt.Errorf("%w (shorter prompts or fewer tokens fit a smaller bucket; or deploy the bucket)", err)
 		}
 	}
-	opts.Bucket = rows
+	opts.Bucket, rep.Rows = rows, rows
 	items, err := r.listInference(&opts, rows, rep)
 	if err != nil {
 		return nil, err

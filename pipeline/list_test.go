@@ -93,3 +93,15 @@ func TestMixedCatalog(t *testing.T) {
 		t.Fatalf("a list of two turns: %d segment circuits, passes %+v", len(two.Shapes), two.passes)
 	}
 }
+
+// TestCount: counts of nouns in the singular and the plural.
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n          int
+		noun, want string
+	}{{1, "turn", "1 turn"}, {2, "turn", "2 turns"}, {0, "request", "0 requests"}, {3, "pass", "3 passes"}, {1, "leaf", "1 leaf"}, {4, "leaf", "4 leaves"}} {
+		if got := Count(c.n, c.noun); got != c.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
+	}
+}

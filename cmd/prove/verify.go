@@ -55,7 +55,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	fmt.Printf("verified: %s of a list of %d leaves (%d requests, %d turns) under model id %#x\n", what, len(v.List.Leaves), counts["request"], counts["turn"], v.List.ModelID)
+	fmt.Printf("verified: %s of a list of %s (%s, %s) under model id %#x\n", what, pipeline.Count(len(v.List.Leaves), "leaf"), pipeline.Count(counts["request"], "request"), pipeline.Count(counts["turn"], "turn"), v.List.ModelID)
 	fmt.Printf("statement digest %#x\n", digest)
 	fmt.Printf("verifying key %s (sha256 %x)\n", v.KeyFile, sha256.Sum256(key))
 	if *vk == "" {
