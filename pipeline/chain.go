@@ -169,3 +169,62 @@ func checkRecorded(ctx context.Context, chain *solidity.Chain, registry common.A
 	}
 	return nil
 }
+
+// submission is a list and the wrapper's proof of it, in the Solidity
+// verifier's encoding.
+type submission struct {
+	list  statement.List
+	proof []byte
+}
+
+// turnSubmissions returns the lists the turns were proven in, in order,
+// each once.
+func turnSubmissions(turns []RecordedTurn) []submission {
+	var out []submission
+	seen := map[string]bool{}
+	for _, t := range turns {
+		l := t.List()
+		digest, err := l.Digest()
+		if err != nil || seen[digest.String()] {
+			continue
+		}
+		seen[digest.String()] = true
+		out = append(out, submission{list: l, proof: t.Proof})
+	}
+	return out
+}
+
+// record submits the lists in order to the deployed registry: each
+// submission must verify, emit the list's event and one event per leaf
+// (a request's or a turn's), and leave every leaf recorded. It returns
+// each submission's gas.
+func (r *runner) record(ctx context.Context, d *deployed, subs []submission) ([]uint64, error) {
+	registry := r.report.Deployment.Registry
+	var gas []uint64
+	for i, s := range subs {
+		data, err := solidity.PackSubmitBytes(s.proof, s.list)
+		if err != nil {
+			return nil, fmt.Errorf("list %d: %w", i+1, err)
+		}
+		receipt, err := d.chain.SubmitCalldata(ctx, registry, data)
+		if err != nil {
+			return nil, fmt.Errorf("list %d: %w", i+1, err)
+		}
+		if err := checkRecorded(ctx, d.chain, registry, receipt, s.list); err != nil {
+			return nil, fmt.Errorf("list %d: %w", i+1, err)
+		}
+		requests, err := solidity.Events(receipt, registry)
+		if err != nil {
+			return nil, err
+		}
+		turns, err := solidity.TurnEvents(receipt, registry)
+		if err != nil {
+			return nil, err
+		}
+		if len(requests)+len(turns) != len(s.list.Leaves) {
+			return nil, fmt.Errorf("list %d: the registry emitted %d request and %d turn events for %d leaves", i+1, len(requests), len(turns), len(s.list.Leaves))
+		}
+		gas = append(gas, receipt.GasUsed)
+	}
+	return gas, nil
+}

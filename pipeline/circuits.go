@@ -2,17 +2,23 @@ package pipeline
 
 import (
 	"fmt"
+	"math/big"
 	"strings"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/constraint"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
 
 	"github.com/veriformer/veriformer/circuits"
 	gpcs "github.com/veriformer/veriformer/gadgets/pcs"
 	"github.com/veriformer/veriformer/inference"
 	"github.com/veriformer/veriformer/inference/committed"
+	"github.com/veriformer/veriformer/model"
 	"github.com/veriformer/veriformer/pcs"
 	"github.com/veriformer/veriformer/recursion"
+	"github.com/veriformer/veriformer/setup"
 )
 
 // Design is how a model's inference is proven.
@@ -152,12 +158,24 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 	if c.Segments, err = aggregatedSegments(m, opts.SegmentSize, opts.VocabChunk); err != nil {
 		return nil, err
 	}
+	if err := r.addSegments(c, opts, id); err != nil {
+		return nil, err
+	}
+	r.addOuter(c, opts)
+	return c, nil
+}
+
+// addSegments adds the segment circuits of the catalog's passes: a
+// request's or a batch's, a turn's, or a mixed list's requests' then
+// turns', the passes' kinds and their circuits' indices.
+func (r *runner) addSegments(c *Catalog, opts *AggregatedOptions, id *big.Int) error {
+	m, rows := opts.Model, c.Rows
 	// The kinds of segment circuits: a request's or a batch's (nil), or
 	// a turn's; a mixed list's requests' and turns'.
 	var kinds []*committed.Turn
 	if opts.Capacity > 0 {
 		if rows > opts.Capacity {
-			return nil, fmt.Errorf("pipeline: a bucket of %d rows in a cache of %d", rows, opts.Capacity)
+			return fmt.Errorf("pipeline: a bucket of %d rows in a cache of %d", rows, opts.Capacity)
 		}
 		c.aggTurn = &recursion.AggregatorTurn{Layers: m.Config.Layers, Capacity: opts.Capacity}
 	}
@@ -188,7 +206,7 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 	for _, turn := range kinds {
 		shapes, err := committedShapes(m, c.Segments, placeholderPass(rows, opts.Slots > 0), turn)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.Shapes = append(c.Shapes, shapes...)
 	}
@@ -214,6 +232,12 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 			return ccs, nil
 		}})
 	}
+	return nil
+}
+
+// addOuter adds the aggregator of the catalog's passes and, with
+// opts.Wrap, the wrapper.
+func (r *runner) addOuter(c *Catalog, opts *AggregatedOptions) {
 	aggregator := &Circuit{Kind: "aggregator", Name: "aggregator of " + Count(len(c.Segments), "segment"), Curve: ecc.BW6_761}
 	switch {
 	case len(c.passes) > 1:
@@ -261,7 +285,6 @@ func (r *runner) catalog(d Design, opts *AggregatedOptions, promptLen, outputLen
 		}}
 		c.Circuits = append(c.Circuits, c.wrapper)
 	}
-	return c, nil
 }
 
 // SegmentShapes returns what the aggregator knows of every segment
@@ -390,4 +413,114 @@ func (r *runner) compileWrapper(dir string, nbCommitments int) (constraint.Const
 	return r.compileCached(dir, wrapperName(nbCommitments), ecc.BN254, "BN254 wrapper", func() (constraint.ConstraintSystem, error) {
 		return recursion.CompileWrapper(nbCommitments)
 	})
+}
+
+// compileSegment compiles the segment circuit (circuits.Committed, or
+// with slots > 0 circuits.CommittedBatch of that many request slots) of
+// a shape (BLS12-377), or reads it from the circuit cache in dir
+// (setup.CompileCached): a GPT-2-small segment takes minutes to compile.
+func (r *runner) compileSegment(dir string, m *model.Model, id *big.Int, s *committed.Shape, slots int, what string) (constraint.ConstraintSystem, error) {
+	// The segment's String tells apart the segments of a cut with
+	// chunks of the LM head from those of the same blocks with it.
+	name := fmt.Sprintf("committed segment\nmodel %x\nsegment %v\nbucket %d", id, s.Segment, s.Pass.Rows)
+	if t := s.Turn(); t != nil {
+		name += fmt.Sprintf("\nturn capacity %d", t.Capacity)
+	}
+	if slots > 0 {
+		name += fmt.Sprintf("\nbatch slots %d", slots)
+		return r.compileCached(dir, name, ecc.BLS12_377, what, func() (constraint.ConstraintSystem, error) {
+			placeholder, err := circuits.NewCommittedBatch(m, s, slots)
+			if err != nil {
+				return nil, err
+			}
+			return frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+		})
+	}
+	return r.compileCached(dir, name, ecc.BLS12_377, what, func() (constraint.ConstraintSystem, error) {
+		placeholder, err := circuits.NewCommitted(m, s)
+		if err != nil {
+			return nil, err
+		}
+		return frontend.Compile(ecc.BLS12_377.ScalarField(), r1cs.NewBuilder, placeholder)
+	})
+}
+
+// compileAggregator compiles the aggregator of the passes of layout for
+// an SRS's key, or reads it from the circuit cache.
+func (r *runner) compileAggregator(dir string, layout []recursion.PassShape, key gpcs.Key) (constraint.ConstraintSystem, error) {
+	var points []byte
+	for i := range key.G1 {
+		b := key.G1[i].Bytes()
+		points = append(points, b[:]...)
+	}
+	for i := range key.G2 {
+		b := key.G2[i].Bytes()
+		points = append(points, b[:]...)
+	}
+	name := fmt.Sprintf("committed aggregator\nkey %x", points)
+	segments := 0
+	for _, pass := range layout {
+		segments += len(pass.Segments)
+		name += fmt.Sprintf("\n%s pass", passName(pass))
+		for _, s := range pass.Segments {
+			name += fmt.Sprintf("\nsegment %+v", s)
+			if s.Turn != nil {
+				// The shapes print their turns' pointers: name them by
+				// value.
+				name += fmt.Sprintf(" turn %+v", *s.Turn)
+			}
+		}
+		if pass.Turn != nil {
+			name += fmt.Sprintf("\nturn %+v", *pass.Turn)
+		}
+	}
+	what := fmt.Sprintf("%s aggregator of %s", passName(layout[0]), Count(segments, "segment"))
+	if len(layout) > 1 {
+		what = fmt.Sprintf("aggregator of %s, %s", Count(len(layout), "pass"), Count(segments, "segment"))
+	}
+	return r.compileCached(dir, name, ecc.BW6_761, what, func() (constraint.ConstraintSystem, error) {
+		return recursion.CompileAggregator(layout, key)
+	})
+}
+
+// passName names the kind of a pass: a request's, a turn's or a list's.
+func passName(p recursion.PassShape) string {
+	switch {
+	case p.Turn != nil:
+		return "turn"
+	case p.List:
+		return "list"
+	}
+	return "request"
+}
+
+// compileCached is setup.CompileCached with a progress line: what
+// names the circuit, its size and where it came from.
+func (r *runner) compileCached(dir, name string, curve ecc.ID, what string, compile func() (constraint.ConstraintSystem, error)) (constraint.ConstraintSystem, error) {
+	start := time.Now()
+	if r.circuitsFrom != "" {
+		if ccs, err := setup.CachedCircuit(r.circuitsFrom, name, curve); err == nil {
+			r.logf("  %s: %s R1CS constraints, read from the trusted circuit cache in %v", what, groupDigits(ccs.GetNbConstraints()), time.Since(start).Round(time.Millisecond))
+			return ccs, nil
+		}
+	}
+	ccs, hit, err := setup.CompileCached(dir, name, curve, compile)
+	if err != nil {
+		return nil, err
+	}
+	how := "compiled"
+	if hit {
+		how = "read from the circuit cache"
+	}
+	r.logf("  %s: %s R1CS constraints, %s in %v", what, groupDigits(ccs.GetNbConstraints()), how, time.Since(start).Round(time.Millisecond))
+	return ccs, nil
+}
+
+// groupDigits writes n with thousands separators.
+func groupDigits(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

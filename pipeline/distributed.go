@@ -355,3 +355,103 @@ func (r *runner) wrapTask(ctx context.Context, q *distributed.Queue, keys *Aggre
 func segmentMemory(k *setup.Keys) uint64 {
 	return uint64(k.Manifest.Constraints) << 10
 }
+
+// proveOnWorkers runs the stages of proveAggregated as jobs on the
+// workers of opts.Queue: each segment's native proof and Groth16 proof,
+// the aggregation and, with opts.Wrap, the wrapper, each verified here,
+// and the chain of the native proofs. With conv, they are a turn's from
+// conv.in, whose native proofs must leave conv.out (replaced by the
+// state they give). The wrapper's proof and the final statement are left
+// in r.wrapped.
+func (r *runner) proveOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace, conv *turnProving) (statement.Statement, statement.List, groth16.Proof, error) {
+	last := JobAggregate
+	if opts.Wrap {
+		last = JobWrap
+	}
+	st, list, res, _, err := r.workerJobs(opts, keys, pass, tr, conv, last)
+	if err != nil {
+		return st, list, nil, err
+	}
+	if opts.Wrap {
+		r.wrapped = res
+	}
+	return st, list, res.aggregate, nil
+}
+
+// proveSegmentsOnWorkers runs the stages of proveSegments as jobs on the
+// workers of opts.Queue (a pass of a mixed list, aggregated here with the
+// others): each segment's native and Groth16 proofs, each verified here,
+// and the chain of the native proofs, returned as the aggregator's
+// witnesses.
+func (r *runner) proveSegmentsOnWorkers(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace, conv *turnProving) (statement.Statement, statement.List, []recursion.SegmentProof, error) {
+	st, list, res, checks, err := r.workerJobs(opts, keys, pass, tr, conv, JobSegment)
+	if err != nil {
+		return st, list, nil, err
+	}
+	segs := keys.Segments
+	segments := make([]recursion.SegmentProof, len(segs))
+	for k := range segs {
+		n := res.natives[k]
+		if segments[k], err = recursion.ValueOfSegmentProof(res.segments[k], keys.Segment[k].VK, n.Commitments(), keys.Tables[k], &n.Opening.Opening, checks[k], chosenOf(segs[k], n)); err != nil {
+			return st, list, nil, err
+		}
+	}
+	return st, list, segments, nil
+}
+
+// workerJobs runs a pass's jobs on the workers up to the job kind last
+// (JobSegment, JobAggregate or JobWrap) and checks the native proofs'
+// chain (a turn's from conv.in, whose native proofs must leave
+// conv.out, replaced by the state they give); it returns the pass's
+// statement and list, the jobs' verified outputs and the native proofs'
+// pairing-check scalars.
+func (r *runner) workerJobs(opts *AggregatedOptions, keys *AggregatedKeys, pass statement.Request, tr *model.Trace, conv *turnProving, last string) (statement.Statement, statement.List, *jobsOut, []*pcs.GroupCheck, error) {
+	m := opts.Model
+	segs := keys.Segments
+	var (
+		st     statement.Statement
+		list   statement.List
+		res    *jobsOut
+		checks []*pcs.GroupCheck
+	)
+	err := r.stage("proofs on the workers", func() (string, error) {
+		var err error
+		if st, list, err = passStatement(keys.ModelID, pass); err != nil {
+			return "", err
+		}
+		var turn *committed.Turn
+		if conv != nil {
+			turn, list = &conv.turn, conv.list(st)
+		}
+		shapes, err := committedShapes(m, segs, pass, turn)
+		if err != nil {
+			return "", err
+		}
+		if res, err = r.runJobs(r.context(), opts.Queue, keys, pass, tr, st, list, shapes, last, conv); err != nil {
+			return "", err
+		}
+		if conv == nil {
+			if checks, err = committed.VerifyPassChecks(keys.Committed, m, st, pass, segs, res.natives); err != nil {
+				return "", err
+			}
+		} else {
+			var out *committed.State
+			if out, checks, err = committed.VerifyTurnChecks(keys.Committed, m, st, pass, conv.in, segs, res.natives); err != nil {
+				return "", err
+			}
+			if out.Digest().Cmp(conv.out.Digest()) != 0 {
+				return "", fmt.Errorf("pipeline: the turn's proofs leave state %#x, its cache %#x", out.Digest(), conv.out.Digest())
+			}
+			conv.out = out
+		}
+		what := fmt.Sprintf("%d native and %d Groth16 proofs", len(segs), len(segs))
+		switch last {
+		case JobAggregate:
+			what += " and the aggregation"
+		case JobWrap:
+			what += ", the aggregation and the wrapper"
+		}
+		return what + ", each verified", nil
+	})
+	return st, list, res, checks, err
+}
