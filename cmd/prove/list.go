@@ -164,19 +164,7 @@ func runList(ctx context.Context, dep flags.Spec, src model.Source, bos tokenize
 		fmt.Printf("turn %d (%s): leaf %d, output %s, state %#x → %#x (continue with a line naming %s)\n", i+1, dirs[i], len(reqs)+i, describe(tok, t.Output), t.Turn.StateIn, t.Turn.StateOut, dirs[i])
 	}
 	fmt.Printf("list: %d leaves in a bucket of %d rows, model id %#x, list digest %#x\n", len(rep.List.Leaves), rep.Rows, rep.Statement.ModelID, rep.Statement.InputDigest)
-	if *statsFlag {
-		fmt.Println()
-		if err := rep.WriteStats(os.Stdout); err != nil {
-			return err
-		}
-	}
-	if *outFlag != "" {
-		if err := pipeline.WriteArtifacts(*outFlag, rep.Report); err != nil {
-			return err
-		}
-		fmt.Printf("artifacts written to %s\n", *outFlag)
-	}
-	return submit(ctx, rep.Report)
+	return finish(ctx, rep.Report)
 }
 
 // listRequests returns the turns' prompts and lengths.

@@ -204,6 +204,12 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("\noutput: %s\n", describe(tok, rep.Output))
 	fmt.Printf("statement: %s\n", rep.Statement)
+	return finish(ctx, rep)
+}
+
+// finish prints a run's stages (--stats), writes its artifacts (--out)
+// and submits its proof (--submit).
+func finish(ctx context.Context, rep *pipeline.Report) error {
 	if *statsFlag {
 		fmt.Println()
 		if err := rep.WriteStats(os.Stdout); err != nil {
