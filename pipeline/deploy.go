@@ -78,7 +78,10 @@ func (r *runner) deploy(opts *AggregatedOptions, k *AggregatedKeys) error {
 			r.logf("keys of %s (a leaf of the model id) …", what)
 			sub := *opts
 			sub.Bucket, sub.Buckets, sub.Wrap, sub.MixedList, sub.alone = b, nil, false, mixed, true
+			scope := r.scope
+			r.scope = what
 			keys, err := r.setupAggregated(&sub, 1, 1)
+			r.scope = scope
 			if err != nil {
 				return fmt.Errorf("pipeline: %s: %w", what, err)
 			}

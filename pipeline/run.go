@@ -171,6 +171,9 @@ type runner struct {
 	// writes to, never written (a worker's view of a trusted cache; ""
 	// for none).
 	circuitsFrom string
+	// scope names the other aggregator of the deployment whose keys the
+	// stages are of ("" for the run's own).
+	scope string
 }
 
 // context returns the run's context.
@@ -204,6 +207,9 @@ func (r *runner) logf(format string, args ...any) {
 
 // stage runs f, timing it and logging its start and end.
 func (r *runner) stage(name string, f func() (string, error)) error {
+	if r.scope != "" {
+		name += " (" + r.scope + ")"
+	}
 	r.logf("• %s …", name)
 	start := time.Now()
 	note, err := f()
