@@ -98,15 +98,15 @@ func runBatch(ctx context.Context, dep flags.Spec, src model.Source, bos tokeniz
 	if err != nil {
 		return err
 	}
-	m, err := loadModel(src, bos, os.Stdout)
+	m, err := loadModel(src, bos, infoWriter())
 	if err != nil {
 		return err
 	}
 	tok := m.Tokenizer
-	fmt.Printf("batch: %d requests from %s\n", len(requests), *batchFlag)
+	fmt.Fprintf(infoWriter(), "batch: %d requests from %s\n", len(requests), *batchFlag)
 	opts := pipeline.BatchOptions{
 		AggregatedOptions: pipeline.AggregatedOptions{
-			Options:    pipeline.Options{Model: m, ModelDir: src.Dir, ModelName: src.Builtin, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: os.Stdout},
+			Options:    pipeline.Options{Model: m, ModelDir: src.Dir, ModelName: src.Builtin, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: infoWriter()},
 			NativeJobs: *jobsFlag, Wrap: *wrapFlag,
 		},
 		Requests: requests,

@@ -80,7 +80,7 @@ func listLeaves(path string, mix *pipeline.Mix, capacity int, src model.Source, 
 		dirs  []string
 	)
 	for _, q := range lines {
-		leave := func(err error) { fmt.Printf("line %s: left out: %v\n", q.Where, err) }
+		leave := func(err error) { fmt.Fprintf(infoWriter(), "line %s: left out: %v\n", q.Where, err) }
 		switch {
 		case q.Err != nil:
 			leave(q.Err)
@@ -114,15 +114,15 @@ func runList(ctx context.Context, dep flags.Spec, src model.Source, bos tokenize
 	if err != nil {
 		return err
 	}
-	m, err := loadModel(src, bos, os.Stdout)
+	m, err := loadModel(src, bos, infoWriter())
 	if err != nil {
 		return err
 	}
 	tok := m.Tokenizer
-	fmt.Printf("list: %s and %s from %s\n", pipeline.Count(len(reqs), "request"), pipeline.Count(len(turns), "turn"), *listFlag)
+	fmt.Fprintf(infoWriter(), "list: %s and %s from %s\n", pipeline.Count(len(reqs), "request"), pipeline.Count(len(turns), "turn"), *listFlag)
 	opts := pipeline.ListOptions{
 		AggregatedOptions: pipeline.AggregatedOptions{
-			Options:    pipeline.Options{Model: m, ModelDir: src.Dir, ModelName: src.Builtin, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: os.Stdout},
+			Options:    pipeline.Options{Model: m, ModelDir: src.Dir, ModelName: src.Builtin, Bucket: *bucketFlag, CacheDir: *keyFlags.Cache, KeyKind: keyFlags.Kind(), Chain: *chainFlag, Verifier: template, Log: infoWriter()},
 			NativeJobs: *jobsFlag, Wrap: *wrapFlag, MixedList: true,
 		},
 		Requests: reqs, Turns: turns,

@@ -106,6 +106,15 @@ func main() {
 	}
 }
 
+// infoWriter is where a run's progress goes: stdout, except with --plan
+// --json, whose stdout holds the JSON only.
+func infoWriter() io.Writer {
+	if *planFlag && *jsonFlag {
+		return os.Stderr
+	}
+	return os.Stdout
+}
+
 // loadModel loads the model with its tokenizer and describes it on w.
 func loadModel(src model.Source, bos tokenizer.BOSMode, w io.Writer) (*model.Model, error) {
 	m, err := src.LoadText(bos)
@@ -146,11 +155,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// With --plan --json, stdout holds the JSON only.
-	info := io.Writer(os.Stdout)
-	if *planFlag && *jsonFlag {
-		info = os.Stderr
-	}
+	info := infoWriter()
 	m, err := loadModel(src, bos, info)
 	if err != nil {
 		return err
