@@ -363,7 +363,7 @@ func (opts *AggregatedOptions) defaults() error {
 			return fmt.Errorf("pipeline: mixed lists need the turns' cache capacity and no request slots")
 		}
 		if mix.Requests < 0 || mix.Turns < 1 || mix.Requests+mix.Turns < 2 || mix.Requests+mix.Turns > recursion.MaxPasses {
-			return fmt.Errorf("pipeline: mixed lists of %d requests and %d turns: want at least one turn, two leaves, and at most %d", mix.Requests, mix.Turns, recursion.MaxPasses)
+			return fmt.Errorf("pipeline: mixed lists of %s and %s: want at least one turn, two leaves, and at most %d", Count(mix.Requests, "request"), Count(mix.Turns, "turn"), recursion.MaxPasses)
 		}
 	} else if opts.MixedList {
 		return fmt.Errorf("pipeline: a mixed list without the deployment's mix")

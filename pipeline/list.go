@@ -76,7 +76,7 @@ func (opts *ListOptions) checkList() (bool, error) {
 		return false, fmt.Errorf("pipeline: a mixed list needs its deployment's mix of requests and turns")
 	}
 	if len(opts.Requests) != mix.Requests || len(opts.Turns) != mix.Turns {
-		return false, fmt.Errorf("pipeline: a mixed list of %d requests and %d turns, the deployment's lists hold %d and %d", len(opts.Requests), len(opts.Turns), mix.Requests, mix.Turns)
+		return false, fmt.Errorf("pipeline: a mixed list of %s and %s, the deployment's lists hold %d and %d", Count(len(opts.Requests), "request"), Count(len(opts.Turns), "turn"), mix.Requests, mix.Turns)
 	}
 	for i, t := range opts.Turns {
 		turn := TurnOptions{AggregatedOptions: opts.AggregatedOptions, History: t.History, StateIn: t.StateIn, Earlier: t.Earlier}

@@ -288,6 +288,6 @@ func (r *runner) recordTurns(ctx context.Context, vk groth16.VerifyingKey, rep *
 		}
 		rep.TurnGas = gas
 		rep.SubmitGas = gas[len(gas)-1]
-		return fmt.Sprintf("%d turns recorded in order, submit %v gas", len(rep.Turns), rep.TurnGas), nil
+		return fmt.Sprintf("%s recorded in order, submit %v gas", Count(len(rep.Turns), "turn"), rep.TurnGas), nil
 	})
 }

@@ -85,11 +85,11 @@ func listLeaves(path string, mix *pipeline.Mix, capacity int, src model.Source, 
 		case q.Err != nil:
 			leave(q.Err)
 		case q.Conversation == "" && len(reqs) == mix.Requests:
-			leave(fmt.Errorf("past the list's %d requests", mix.Requests))
+			leave(fmt.Errorf("past the list's %s", pipeline.Count(mix.Requests, "request")))
 		case q.Conversation == "":
 			reqs = append(reqs, pipeline.ListRequest{Prompt: q.Prompt, Tokens: q.Tokens})
 		case len(turns) == mix.Turns:
-			leave(fmt.Errorf("past the list's %d turns", mix.Turns))
+			leave(fmt.Errorf("past the list's %s", pipeline.Count(mix.Turns, "turn")))
 		default:
 			t, err := conversationOf(q.Conversation, capacity)
 			if err != nil {
@@ -101,7 +101,7 @@ func listLeaves(path string, mix *pipeline.Mix, capacity int, src model.Source, 
 		}
 	}
 	if len(reqs) < mix.Requests || len(turns) < mix.Turns {
-		return nil, nil, nil, fmt.Errorf("%s: %d requests and %d turns to prove, the deployment's lists hold %d and %d (--mix)", path, len(reqs), len(turns), mix.Requests, mix.Turns)
+		return nil, nil, nil, fmt.Errorf("%s: %s and %s to prove, the deployment's lists hold %d and %d (--mix)", path, pipeline.Count(len(reqs), "request"), pipeline.Count(len(turns), "turn"), mix.Requests, mix.Turns)
 	}
 	return reqs, turns, dirs, nil
 }
