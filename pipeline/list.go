@@ -99,9 +99,10 @@ func (opts *ListOptions) checkList() (bool, error) {
 	return onChain, opts.defaults()
 }
 
-// listRows returns the bucket of a mixed list: every leaf's pass is
-// proven in it, so it holds the longest.
-func (opts *ListOptions) listRows() (int, error) {
+// Rows returns the bucket of a mixed list: every leaf's pass is proven
+// in it, so it holds the longest (opts.Bucket when set, else the
+// smallest of opts.Buckets or of the model's that does).
+func (opts *ListOptions) Rows() (int, error) {
 	prompt, tokens := 1, 1
 	for _, q := range opts.Requests {
 		prompt, tokens = longer(prompt, tokens, q.Prompt, q.Tokens)
@@ -136,7 +137,7 @@ func RunList(ctx context.Context, opts ListOptions) (*ListReport, error) {
 	}
 	r := &runner{opts: &opts.Options, report: &Report{Verifier: opts.Verifier}, ctx: ctx}
 	rep := &ListReport{Report: r.report}
-	rows, err := opts.listRows()
+	rows, err := opts.Rows()
 	if err != nil {
 		return nil, err
 	}
@@ -210,18 +211,9 @@ func (r *runner) listInference(opts *ListOptions, rows int, rep *ListReport) ([]
 		}
 		for i := range opts.Turns {
 			t := &opts.Turns[i]
-			it := listItem{cache: m.NewCache(), turn: t}
-			if len(t.History) > 0 {
-				if _, err := m.Forward(it.cache, t.History); err != nil {
-					return "", fmt.Errorf("turn %d: the history: %w", i+1, err)
-				}
-			}
-			output, err := m.Continue(it.cache, t.Prompt, t.Tokens)
-			if err != nil {
-				return "", fmt.Errorf("turn %d: %w", i+1, err)
-			}
-			it.pass = statement.Request{Prompt: t.Prompt, Output: output, Rows: rows}
-			if it.tr, it.next, err = committed.TurnTrace(m, it.cache, it.pass, opts.Capacity); err != nil {
+			it := listItem{turn: t}
+			var err error
+			if it.cache, it.next, it.pass, it.tr, err = turnInference(m, t.History, t.Prompt, t.Tokens, rows, opts.Capacity); err != nil {
 				return "", fmt.Errorf("turn %d: %w", i+1, err)
 			}
 			items = append(items, it)
@@ -261,14 +253,9 @@ func (r *runner) proveList(opts *ListOptions, keys *AggregatedKeys, items []list
 		if it.turn.StateIn != nil && in.Digest().Cmp(it.turn.StateIn) != 0 {
 			return fmt.Errorf("pipeline: turn %d: the history's cache has state %#x, the previous turn left %#x", i+1, in.Digest(), it.turn.StateIn)
 		}
-		conv := &turnProving{turn: committed.Turn{Start: it.cache.Len, Capacity: opts.Capacity}, history: it.turn.History, in: in}
-		if opts.Queue != nil {
-			// The workers' specs state the turn's state out: the
-			// commitment to the cache it leaves, which the native proofs
-			// must give.
-			if conv.out, err = committed.StateOf(keys.SRS, m, it.next, opts.Capacity); err != nil {
-				return err
-			}
+		conv, err := turnOf(keys, m, it.cache, it.next, it.turn.History, in, opts.Queue != nil)
+		if err != nil {
+			return err
 		}
 		st, _, segments, err := prove(&opts.AggregatedOptions, part, it.pass, it.tr, conv)
 		if err != nil {

@@ -142,22 +142,12 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 		tr          *model.Trace
 	)
 	if err := r.stage("inference", func() (string, error) {
-		cache = m.NewCache()
-		if len(opts.History) > 0 {
-			if _, err := m.Forward(cache, opts.History); err != nil {
-				return "", fmt.Errorf("pipeline: the history: %w", err)
-			}
-		}
-		output, err := m.Continue(cache, opts.Prompt, opts.Tokens)
-		if err != nil {
+		var err error
+		if cache, next, pass, tr, err = turnInference(m, opts.History, opts.Prompt, opts.Tokens, rows, opts.Capacity); err != nil {
 			return "", err
 		}
-		pass = statement.Request{Prompt: opts.Prompt, Output: output, Rows: rows}
-		if tr, next, err = committed.TurnTrace(m, cache, pass, opts.Capacity); err != nil {
-			return "", err
-		}
-		rep.Output, rep.Rows = output, rows
-		return fmt.Sprintf("%d tokens generated after %d cached rows, a pass in the bucket of %d, %d rows kept", len(output), cache.Len, rows, committed.TurnKeep(pass)), nil
+		rep.Output, rep.Rows = pass.Output, rows
+		return fmt.Sprintf("%d tokens generated after %d cached rows, a pass in the bucket of %d, %d rows kept", len(pass.Output), cache.Len, rows, committed.TurnKeep(pass)), nil
 	}); err != nil {
 		return nil, err
 	}
@@ -211,11 +201,9 @@ func RunTurn(ctx context.Context, opts TurnOptions) (*TurnReport, error) {
 // records in rep.
 func (r *runner) proveTurn(opts *TurnOptions, keys *AggregatedKeys, rep *TurnReport, cache, next *model.Cache, pass statement.Request, tr *model.Trace) error {
 	m := opts.Model
-	turn := committed.Turn{Start: cache.Len, Capacity: opts.Capacity}
 	var (
 		st       statement.Statement
 		segments []recursion.SegmentProof
-		err      error
 	)
 	if err := r.stage("state in", func() (string, error) {
 		var err error
@@ -229,14 +217,11 @@ func (r *runner) proveTurn(opts *TurnOptions, keys *AggregatedKeys, rep *TurnRep
 	}); err != nil {
 		return err
 	}
-	conv := &turnProving{turn: turn, history: opts.History, in: rep.StateIn}
+	conv, err := turnOf(keys, m, cache, next, opts.History, rep.StateIn, opts.Queue != nil)
+	if err != nil {
+		return err
+	}
 	if opts.Queue != nil {
-		// The workers' specs state the turn's leaf, its state out
-		// included: the commitment to the cache the turn leaves, which
-		// the native proofs must give.
-		if conv.out, err = committed.StateOf(keys.SRS, m, next, opts.Capacity); err != nil {
-			return err
-		}
 		st, list, aggProof, err := r.proveOnWorkers(&opts.AggregatedOptions, keys, pass, tr, conv)
 		if err != nil {
 			return err
@@ -256,6 +241,39 @@ func (r *runner) proveTurn(opts *TurnOptions, keys *AggregatedKeys, rep *TurnRep
 	}
 	rep.setAggregated(keys, st, list, aggProof)
 	return nil
+}
+
+// turnInference generates a turn over the cache of history: the cache
+// before it, the cache it leaves (capacity rows), its pass in the bucket
+// of rows and its trace.
+func turnInference(m *model.Model, history, prompt []int, tokens, rows, capacity int) (cache, next *model.Cache, pass statement.Request, tr *model.Trace, err error) {
+	cache = m.NewCache()
+	if len(history) > 0 {
+		if _, err = m.Forward(cache, history); err != nil {
+			return nil, nil, pass, nil, fmt.Errorf("pipeline: the history: %w", err)
+		}
+	}
+	output, err := m.Continue(cache, prompt, tokens)
+	if err != nil {
+		return nil, nil, pass, nil, err
+	}
+	pass = statement.Request{Prompt: prompt, Output: output, Rows: rows}
+	tr, next, err = committed.TurnTrace(m, cache, pass, capacity)
+	return cache, next, pass, tr, err
+}
+
+// turnOf is the turn over cache from the state in, for proveSegments;
+// for workers (whose specs state the turn's leaf) with its state out
+// too, the commitment to next, which the native proofs must give.
+func turnOf(keys *AggregatedKeys, m *model.Model, cache, next *model.Cache, history []int, in *committed.State, workers bool) (*turnProving, error) {
+	conv := &turnProving{turn: committed.Turn{Start: cache.Len, Capacity: in.Capacity}, history: history, in: in}
+	if workers {
+		var err error
+		if conv.out, err = committed.StateOf(keys.SRS, m, next, in.Capacity); err != nil {
+			return nil, err
+		}
+	}
+	return conv, nil
 }
 
 // turnWitness is the turn aggregator's witness of a turn from state in

@@ -129,14 +129,12 @@ func runList(ctx context.Context, dep flags.Spec, src model.Source, bos tokenize
 	}
 	dep.Apply(&opts.AggregatedOptions)
 	if *planFlag {
-		prompt, tokens := 1, 1
-		for _, q := range append(append([]pipeline.ListRequest(nil), reqs...), listRequests(turns)...) {
-			if len(q.Prompt)+q.Tokens > prompt+tokens {
-				prompt, tokens = len(q.Prompt), q.Tokens
-			}
+		// Every leaf is proven in the bucket of the longest.
+		if opts.Bucket, err = opts.Rows(); err != nil {
+			return err
 		}
-		opts.Prompt, opts.Tokens = make([]int, prompt), tokens
-		return plan(pipeline.Aggregated, opts.AggregatedOptions, prompt)
+		opts.Prompt, opts.Tokens = []int{0}, 1
+		return plan(pipeline.Aggregated, opts.AggregatedOptions, 1)
 	}
 	q, done, err := workersQueue(ctx, src)
 	if err != nil {
@@ -165,13 +163,4 @@ func runList(ctx context.Context, dep flags.Spec, src model.Source, bos tokenize
 	}
 	fmt.Printf("list: %d leaves in a bucket of %d rows, model id %#x, list digest %#x\n", len(rep.List.Leaves), rep.Rows, rep.Statement.ModelID, rep.Statement.InputDigest)
 	return finish(ctx, rep.Report)
-}
-
-// listRequests returns the turns' prompts and lengths.
-func listRequests(turns []pipeline.ListTurn) []pipeline.ListRequest {
-	out := make([]pipeline.ListRequest, len(turns))
-	for i, t := range turns {
-		out[i] = t.ListRequest
-	}
-	return out
 }
